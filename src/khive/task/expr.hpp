@@ -1,0 +1,34 @@
+// Arithmetic over axis names, as in SOL-ExecBench "expr" axes, constraints and khive cost formulas.
+//
+//   eval_expr("hidden_size // num_heads", {{"hidden_size",4096},{"num_heads",32}})  == 128
+//   eval_expr("2 * M * N * K", ...)            integer or real arithmetic, see below
+//   eval_condition("H_qo == H_kv * H_r", ...)  comparisons (== != < <= > >=), and / or / not, && || !
+//
+// Grammar: + - * / // % ** (right-assoc, binds tighter than unary minus, as in Python), parentheses,
+// integer and real literals (1e6, 0.5), identifiers. '/' is true division; '//' floors; '%' takes the
+// sign of the divisor (Python). Results are doubles; integer axes use eval_int_expr, which requires an
+// integral result. Errors (unknown name, syntax, division by zero) throw ExprError with the position.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace khive {
+
+struct ExprError : std::runtime_error {
+  std::size_t position;
+  ExprError(const std::string& msg, std::size_t pos);
+};
+
+using AxisValues = std::map<std::string, int64_t>;
+
+double eval_expr(std::string_view expr, const AxisValues& vars);
+int64_t eval_int_expr(std::string_view expr, const AxisValues& vars);
+bool eval_condition(std::string_view expr, const AxisValues& vars);
+// Identifiers an expression mentions (for dependency order and "unknown axis" errors before evaluation).
+std::vector<std::string> expr_identifiers(std::string_view expr);
+
+}  // namespace khive

@@ -1,0 +1,163 @@
+// A kernel task: what to compute, on which shapes, with which reference, tolerance and cost model.
+//
+// On disk (DESIGN.md, "Task format"):
+//   tasks/<suite>/<task>/definition.json   FlashInfer-Bench / SOL-ExecBench definition + a "khive" block
+//                        workload.jsonl     one workload a line (+ an optional "khive" block a line)
+//                        reference.cu       CUDA reference (entry point khive_launch)
+//                        reference.cpp      CPU reference (optional)
+//                        baselines/*.cu|cpp vendor baselines (optional)
+//
+// Worked example (definition.json):
+//   { "name": "gemm_fp32", "op_type": "gemm",
+//     "axes": { "M": {"type":"var"}, "N": {"type":"var"}, "K": {"type":"const","value":64},
+//               "MN": {"type":"expr","expression":"M * N"} },
+//     "inputs":  { "A": {"shape":["M","K"], "dtype":"float32"}, "B": {"shape":["K","N"], "dtype":"float32"},
+//                  "alpha": {"shape":null, "dtype":"float32"} },
+//     "outputs": { "C": {"shape":["M","N"], "dtype":"float32"} },
+//     "constraints": ["M % 1 == 0"],
+//     "khive": { "cost": {"flops":"2*M*N*K", "bytes":"4*(M*K + K*N + M*N)", "unit":"fp32"},
+//                "tolerance": {"C": {"atol":1e-4, "rtol":1e-4}},
+//                "inputs": {"A": {"dist":"normal", "mean":0.5, "std":1.0}},
+//                "policy": {"libraries": []},
+//                "reference": {"cuda":"reference.cu", "cpu":"reference.cpp"},
+//                "baselines": ["baselines/cublas.cu"] } }
+//   khive_launch(const float* A, const float* B, float alpha, float* C, int64_t M, int64_t N, cudaStream_t)
+//   (inputs in definition order, then outputs, then var axes in definition order, then the stream on CUDA).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "khive/task/dtype.hpp"
+
+namespace khive {
+
+// A malformed task file. what() reads: "<file>: <field>: expected <expected>[, got <got>]".
+struct TaskFormatError : std::runtime_error {
+  std::string file, field, expected;
+  TaskFormatError(std::string file, std::string field, std::string expected, std::string got = "");
+};
+
+struct Axis {
+  enum class Kind { constant, var, expr };
+  std::string name;
+  Kind kind = Kind::var;
+  int64_t value = 0;        // Kind::constant
+  std::string expression;   // Kind::expr, e.g. "hidden_size // num_heads"
+};
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::f32;
+  bool scalar = false;              // "shape": null
+  std::vector<std::string> shape;   // axis names; empty and !scalar = 0-D tensor (one element)
+};
+
+// How random inputs are drawn. Default: normal with a non-zero mean, so that ops that only look right
+// on zero-mean data (FIELD-NOTES, reward hacks) are caught.
+struct Distribution {
+  enum class Kind { normal, uniform, constant, integers };
+  Kind kind = Kind::normal;
+  double mean = 0.5, stddev = 1.0;  // normal
+  double low = -1.0, high = 1.0;    // uniform and integers (inclusive bounds for integers)
+  double value = 0.0;               // constant
+};
+
+// Elementwise rule: |out - ref| <= atol + rtol * |ref|. matched_ratio: the fraction of elements that
+// must satisfy it. max_error_cap: no element may be further off than this (absolute), matched or not.
+struct Tolerance {
+  double atol = 1e-4, rtol = 1e-4;
+  double matched_ratio = 1.0;
+  std::optional<double> max_error_cap;
+};
+Tolerance default_tolerance(DType t);   // per-dtype defaults (documented in docs/task-format.md)
+
+// Which hardware unit bounds the arithmetic: selects the peak rate in a hardware profile.
+enum class ComputeUnit { tc_bf16, tc_fp16, tc_tf32, tc_fp8, tc_int8, fp32, fp64 };
+std::optional<ComputeUnit> parse_compute_unit(std::string_view s);   // "bf16","fp16","tf32","fp8","int8","fp32","fp64"
+std::string_view compute_unit_name(ComputeUnit u);
+
+// The least work the operation needs (FIELD-NOTES: a row scaling is not a GEMM). Formulas over axis names.
+struct CostModel {
+  std::string flops = "0";
+  std::string bytes = "0";
+  ComputeUnit unit = ComputeUnit::fp32;
+};
+
+struct LibraryPolicy {
+  std::vector<std::string> libraries;   // allowed vendor libraries: "cublas", "cublasLt"; empty = none
+  bool allows(std::string_view lib) const;
+};
+
+enum class WorkloadRole { correctness, perf, both };
+
+struct InputSource {   // per-workload override of how one input is made
+  enum class Kind { random, scalar };
+  Kind kind = Kind::random;
+  double value = 0.0;  // Kind::scalar
+};
+
+struct Workload {
+  std::string uuid;                                 // from the file, or "w<line>" when absent
+  int line = 0;                                     // 1-based line in workload.jsonl
+  std::map<std::string, int64_t> axes;              // values of the var axes
+  std::map<std::string, InputSource> inputs;
+  WorkloadRole role = WorkloadRole::both;
+  double weight = 1.0;
+  std::map<std::string, Tolerance> tolerance;       // per-output overrides
+  bool checks_correctness() const { return role != WorkloadRole::perf; }
+  bool is_perf() const { return role != WorkloadRole::correctness; }
+};
+
+struct Task {
+  std::filesystem::path dir;
+  std::string name, description, op_type;
+  std::vector<std::string> tags;
+  std::vector<Axis> axes;            // definition order
+  std::vector<TensorSpec> inputs;    // definition order (JSON object order is kept)
+  std::vector<TensorSpec> outputs;
+  std::vector<std::string> constraints;
+  std::string pytorch_reference;     // SOL-ExecBench "reference" (Python); kept, not run
+  CostModel cost;
+  std::map<std::string, Tolerance> tolerance;       // per output; missing = default_tolerance(dtype)
+  std::map<std::string, Distribution> distributions; // per input; missing = default Distribution
+  LibraryPolicy policy;
+  std::optional<std::filesystem::path> reference_cuda, reference_cpu;   // absolute paths
+  std::vector<std::filesystem::path> baselines;                        // absolute paths
+  std::vector<Workload> workloads;
+  std::string hash;                  // sha256 over the task's files (identity)
+
+  const TensorSpec* find_input(std::string_view n) const;
+  const TensorSpec* find_output(std::string_view n) const;
+  std::vector<std::string> var_axes() const;   // names of var axes, in definition order
+  Tolerance tolerance_for(const std::string& output, const Workload& w) const;
+  Distribution distribution_for(const std::string& input) const;
+  std::optional<std::filesystem::path> reference_for(Backend b) const;
+};
+
+// Loads and validates a task directory. Throws TaskFormatError naming file, field and expectation.
+Task load_task(const std::filesystem::path& dir);
+
+// Every task directory under root (a directory holding definition.json counts as one task).
+std::vector<std::filesystem::path> find_tasks(const std::filesystem::path& root);
+
+// All axis values for one workload: constants, the workload's vars, and exprs evaluated in order.
+// Throws TaskFormatError (file workload.jsonl, field "line N: axes.X") when a var is missing or a
+// constraint does not hold.
+std::map<std::string, int64_t> resolve_axes(const Task& t, const Workload& w);
+
+// Element count of a tensor for resolved axes (1 for scalars and 0-D).
+int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>& axes);
+
+// Cost of one workload from the cost formulas.
+struct WorkloadCost { double flops = 0, bytes = 0; };
+WorkloadCost workload_cost(const Task& t, const std::map<std::string, int64_t>& axes);
+
+// "extern \"C\" void khive_launch(const float* A, ..., cudaStream_t stream)" for the backend.
+std::string launch_signature(const Task& t, Backend b);
+
+}  // namespace khive
