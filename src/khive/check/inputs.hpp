@@ -37,20 +37,21 @@ KHIVE_HD double counter_uniform(uint64_t seed, uint64_t tensor, uint64_t index, 
   uint64_t h = counter_hash(seed ^ (stream * 0x2545F4914F6CDD1Dull), tensor, index);
   return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
-// The value of element `index` (before rounding to the dtype).
+// The value of element `index` (before rounding to the dtype). Built from +, *, /, sqrt and floor alone
+// (num::det_log, num::det_cos_2pi, never-fused products), so host and device give the same bits.
 KHIVE_HD double input_value(const DistParams& d, uint64_t seed, uint64_t tensor, uint64_t index) {
   switch (d.kind) {
     case 0: {  // Box-Muller on two independent uniforms; cos branch only, so each index is independent
       double u1 = counter_uniform(seed, tensor, index, 0), u2 = counter_uniform(seed, tensor, index, 1);
-      double r = sqrt(-2.0 * log(u1));
-      return d.a + d.b * r * cos(6.283185307179586 * u2);
+      double r = sqrt(-2.0 * num::det_log(u1));
+      return num::add_rn(d.a, num::mul_rn(d.b, num::mul_rn(r, num::det_cos_2pi(u2))));
     }
-    case 1: return d.a + (d.b - d.a) * counter_uniform(seed, tensor, index, 0);
+    case 1: return num::add_rn(d.a, num::mul_rn(d.b - d.a, counter_uniform(seed, tensor, index, 0)));
     case 2: return d.a;
-    case 3: {
-      double span = floor(d.b) - floor(d.a) + 1.0;
-      double v = floor(d.a) + floor(counter_uniform(seed, tensor, index, 0) * span);
-      return v > d.b ? floor(d.b) : v;
+    case 3: {  // uniform over the integers in [a, b], both ends included
+      double lo = ceil(d.a), hi = floor(d.b);
+      double v = lo + floor(counter_uniform(seed, tensor, index, 0) * (hi - lo + 1.0));
+      return v > hi ? hi : v;
     }
     default: return 0.0;
   }
@@ -62,14 +63,42 @@ KHIVE_HD double input_value(const DistParams& d, uint64_t seed, uint64_t tensor,
 // never written; bool: a byte that is neither 0 nor 1.
 enum class Poison { a, b };
 
+// The sentinel's stored bits (zero-extended), usable in device code:
+//   f32 A 0x7FC0DEAD B 0x7FC0BEEF; f64 A 0x7FF8DEADBEEFDEAD B 0x7FF8BEEFDEADBEEF; f16 A 0x7E5D B 0x7E5E;
+//   bf16 A 0x7FDE B 0x7FDF; e4m3 A 0x7F B 0xFF (its two NaNs); e5m2 A 0x7E B 0x7D (NaNs);
+//   i64/i32/i16/i8 A 0x5A..5A B 0xA5..A5; bool A 0xA5 B 0x5A. Packed fp4 types: 0 (not supported).
+// The float sentinels are NaNs whose payloads survive every conversion in numeric.hpp but that no
+// arithmetic produces (default NaNs have an all-zero payload below the quiet bit).
+KHIVE_HD uint64_t poison_bits(DType t, Poison which) {
+  const bool a = which == Poison::a;
+  switch (t) {
+    case DType::f64: return a ? 0x7FF8DEADBEEFDEADull : 0x7FF8BEEFDEADBEEFull;
+    case DType::f32: return a ? 0x7FC0DEADu : 0x7FC0BEEFu;
+    case DType::f16: return a ? 0x7E5Du : 0x7E5Eu;
+    case DType::bf16: return a ? 0x7FDEu : 0x7FDFu;
+    case DType::f8e4m3: return a ? 0x7Fu : 0xFFu;
+    case DType::f8e5m2: return a ? 0x7Eu : 0x7Du;
+    case DType::i64: return a ? 0x5A5A5A5A5A5A5A5Aull : 0xA5A5A5A5A5A5A5A5ull;
+    case DType::i32: return a ? 0x5A5A5A5Au : 0xA5A5A5A5u;
+    case DType::i16: return a ? 0x5A5Au : 0xA5A5u;
+    case DType::i8: return a ? 0x5Au : 0xA5u;
+    case DType::boolean: return a ? 0xA5u : 0x5Au;
+    default: return 0;
+  }
+}
+
 // Host implementations (OpenMP-parallel over elements).
 void fill_input_host(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor);
 void poison_host(DType t, void* p, int64_t n, Poison which);
 // True when element i holds the sentinel `which` bit for bit.
 bool is_poison(DType t, const void* p, int64_t i, Poison which);
+// The host functions throw std::invalid_argument for the packed fp4 types (not supported yet), and
+// dist_params for a distribution that makes no sense (stddev < 0, high < low, no integer in [low, high]).
 
 #if defined(KHIVE_WITH_CUDA)
-// Device implementations (asynchronous on `stream`, a cudaStream_t passed as void*).
+// Device implementations (asynchronous on `stream`, a cudaStream_t passed as void*); the same bits as the
+// host ones. CUDA errors (launch, or an earlier asynchronous fault seen at launch) throw
+// std::runtime_error with CUDA's error text; fp4 types throw std::invalid_argument.
 void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor, void* stream);
 void poison_device(DType t, void* p, int64_t n, Poison which, void* stream);
 #endif

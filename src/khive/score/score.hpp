@@ -4,7 +4,13 @@
 //   S     = (T_b - T_sol) / ((T_k - T_sol) + (T_b - T_sol))     0.5 = as fast as the baseline, 1 = SOL
 //
 //   HardwareProfile h = builtin_profile("NVIDIA H200").value();
-//   double t = sol_seconds(cost, h, /*use_measured=*/true);
+//   double t = sol_seconds(task, resolve_axes(task, w), h, /*measured=*/true);   // uses task.cost.unit
+//   std::optional<double> s = sol_score(t_kernel, t_baseline, t);
+//
+// Profile JSON (profile_to_json / save_profile / load_profile); units keyed by compute_unit_name:
+//   { "name": "NVIDIA H200", "source": "...",
+//     "peak_flops": {"bf16": 9.894e14, ...}, "peak_bandwidth": 4.8e12,          (required, > 0)
+//     "measured_flops": {"bf16": 7.9e14, ...}, "measured_bandwidth": 4.25e12 }  (optional; 0 = not measured)
 #pragma once
 #include <filesystem>
 #include <map>
@@ -30,15 +36,28 @@ struct HardwareProfile {
   double bandwidth(bool measured) const;
 };
 
-std::optional<HardwareProfile> builtin_profile(const std::string& device_name);   // H200, H100 (SXM)
-HardwareProfile load_profile(const std::filesystem::path& json);    // throws TaskFormatError-like errors
-void save_profile(const HardwareProfile& p, const std::filesystem::path& json);
+// Matches "H200" or "H100" anywhere in the device name, case-insensitively, and returns the SXM datasheet
+// numbers (a PCIe/NVL part gets the SXM peaks: an upper bound, safe for plausibility). H200 also carries the
+// FIELD-NOTES measurements (copy, bf16, tf32, fp32); H100 has none. name = device_name as given.
+std::optional<HardwareProfile> builtin_profile(const std::string& device_name);
+// Throws TaskFormatError naming the file and the field: "profile.json: peak_flops.bf16: expected a positive
+// number, got -1". Unknown unit keys are errors; unknown top-level keys are ignored.
+HardwareProfile load_profile(const std::filesystem::path& json);
+void save_profile(const HardwareProfile& p, const std::filesystem::path& json);   // atomic (tmp + rename)
 std::string profile_to_json(const HardwareProfile& p);
 
-// Seconds at the speed of light for one workload; 0 when the profile lacks the needed rate.
+// Seconds at the speed of light for one workload: max(flops / rate(unit), bytes / bandwidth), measured
+// ceilings where present (measured = true), else datasheet. 0 when the profile lacks the needed rate
+// (flops > 0 without a rate for the unit, or bytes > 0 without a bandwidth).
+double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h, bool measured);
+// The task's cost formulas at resolved axes, with the task's unit.
+double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h,
+                   bool measured);
+// WorkloadCost carries no unit: this form assumes CostModel's default unit (fp32). Prefer the forms above.
 double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured);
 
-// SOL-ExecBench score; nullopt when undefined (baseline at or below T_sol). Clamped to [0, 1].
+// SOL-ExecBench score; nullopt when undefined (baseline at or below T_sol, or any time <= 0 / not finite).
+// A kernel time under T_sol counts as T_sol (score 1). Clamped to [0, 1].
 std::optional<double> sol_score(double t_kernel, double t_baseline, double t_sol);
 
 struct WorkloadScoreInput {
@@ -47,7 +66,9 @@ struct WorkloadScoreInput {
   double t_kernel = 0, t_sol = 0;
   std::optional<double> t_baseline;
 };
-// Weighted mean over perf workloads; any failed workload -> 0; nullopt if no workload has a score.
+// Weighted mean of sol_score over perf workloads (pass only perf workloads); any failed workload -> 0.
+// Workloads without a baseline, with an undefined score or with weight <= 0 are left out of the mean;
+// nullopt if none is left.
 std::optional<double> task_score(const std::vector<WorkloadScoreInput>& ws);
 
 }  // namespace khive

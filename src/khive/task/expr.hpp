@@ -8,6 +8,8 @@
 // integer and real literals (1e6, 0.5), identifiers. '/' is true division; '//' floors; '%' takes the
 // sign of the divisor (Python). Results are doubles; integer axes use eval_int_expr, which requires an
 // integral result. Errors (unknown name, syntax, division by zero) throw ExprError with the position.
+// `and`/`or` short-circuit; `!` is a synonym of `not` (Python precedence: `!a == b` is `not (a == b)`);
+// comparisons chain as in Python (`0 < M <= 4096`); True / False are 1 / 0.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -18,6 +20,7 @@
 
 namespace khive {
 
+// what() reads "<message> at <position>", e.g. "unknown axis 'Hq' at 4" (0-based character offset).
 struct ExprError : std::runtime_error {
   std::size_t position;
   ExprError(const std::string& msg, std::size_t pos);
@@ -28,7 +31,8 @@ using AxisValues = std::map<std::string, int64_t>;
 double eval_expr(std::string_view expr, const AxisValues& vars);
 int64_t eval_int_expr(std::string_view expr, const AxisValues& vars);
 bool eval_condition(std::string_view expr, const AxisValues& vars);
-// Identifiers an expression mentions (for dependency order and "unknown axis" errors before evaluation).
+// Identifiers an expression mentions, first occurrence first, without duplicates (for dependency order and
+// "unknown axis" errors before evaluation). Parses the whole expression: throws ExprError on a syntax error.
 std::vector<std::string> expr_identifiers(std::string_view expr);
 
 }  // namespace khive

@@ -37,8 +37,10 @@
 namespace khive {
 
 // A malformed task file. what() reads: "<file>: <field>: expected <expected>[, got <got>]".
+// file is relative to the task's parent directory ("gemm/definition.json"); for workload.jsonl the field
+// starts with "line N: " ("line 3: axes.M").
 struct TaskFormatError : std::runtime_error {
-  std::string file, field, expected;
+  std::string file, field, expected, got;
   TaskFormatError(std::string file, std::string field, std::string expected, std::string got = "");
 };
 

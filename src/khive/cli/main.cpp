@@ -1,0 +1,186 @@
+// khive: the command line.
+//   khive tasks PATH                      list tasks
+//   khive signature TASK [--backend B]    the exact khive_launch signature
+//   khive eval TASK KERNEL [...]          the guard on one kernel (exit 0 accepted, 1 rejected, 2 error)
+//   khive calibrate [--backend B]         measure this machine's ceilings and save a profile
+#include <csignal>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "khive/eval/evaluate.hpp"
+#include "khive/support/files.hpp"
+
+namespace {
+
+khive::Backend default_backend() {
+#if defined(KHIVE_WITH_CUDA)
+  // CUDA when a GPU is visible (nvidia-smi answers), else the CPU.
+  khive::ProcessSpec p;
+  p.argv = {"nvidia-smi", "-L"};
+  p.timeout_s = 10;
+  if (!khive::find_program("nvidia-smi").empty() && khive::run_process(p).ok()) return khive::Backend::cuda;
+#endif
+  return khive::Backend::cpu;
+}
+
+khive::Backend parse_backend_or_throw(const std::string& s) {
+  if (s.empty()) return default_backend();
+  auto b = khive::parse_backend(s);
+  if (!b) throw CLI::ValidationError("--backend", "expected cpu or cuda, got '" + s + "'");
+  return *b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{"KernelHive: agents that make GPU kernels faster, judged by a deterministic guard"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("khive ") + KHIVE_VERSION);
+
+  std::string path, task_dir, kernel, backend_s, profile, leader, out_path;
+  bool json = false, keep = false;
+  int seeds = 3;
+  uint64_t seed = 0;
+  double timeout = 0, time_cap = 0;
+  bool no_ref = false, no_base = false;
+
+  auto* tasks = app.add_subcommand("tasks", "List the tasks under a directory");
+  tasks->add_option("path", path, "a suite or task directory")->required();
+  tasks->add_flag("--json", json, "machine-readable output");
+
+  auto* sig = app.add_subcommand("signature", "Print the exact khive_launch signature of a task");
+  sig->add_option("task", task_dir, "task directory")->required();
+  sig->add_option("--backend", backend_s, "cpu or cuda (default: cuda when a GPU is present)");
+
+  auto* ev = app.add_subcommand("eval", "Check and time one kernel through the guard");
+  ev->add_option("task", task_dir, "task directory")->required();
+  ev->add_option("kernel", kernel, "kernel source (.cpp for cpu, .cu for cuda)")->required();
+  ev->add_option("--backend", backend_s, "cpu or cuda (default: from the kernel's extension)");
+  ev->add_flag("--json", json, "print the JSON report (schema khive.eval/1, docs/eval-json.md)");
+  ev->add_option("--out", out_path, "also write the JSON report to this file");
+  ev->add_option("--seeds", seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  ev->add_option("--seed", seed, "fixed seed base (reproducible inputs); default: random");
+  ev->add_option("--leader", leader, "A/B against this kernel: is the candidate a new leader or a backup?");
+  ev->add_option("--profile", profile, "hardware profile JSON (default: saved calibration or builtin)");
+  ev->add_option("--timeout", timeout, "watchdog per runner process, seconds");
+  ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds");
+  ev->add_flag("--no-reference", no_ref, "do not time the reference");
+  ev->add_flag("--no-baselines", no_base, "do not time the task's baselines");
+  ev->add_flag("--keep-scratch", keep, "keep the runner's scratch directories");
+
+  auto* cal = app.add_subcommand("calibrate", "Measure copy bandwidth and matrix rates; save a hardware profile");
+  cal->add_option("--backend", backend_s, "cpu or cuda");
+  cal->add_option("--out", out_path, "profile file (default: <cache>/profiles/<device>.json)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*tasks) {
+      auto found = khive::find_tasks(path);
+      nlohmann::json arr = nlohmann::json::array();
+      int bad = 0;
+      for (auto& d : found) {
+        try {
+          auto t = khive::load_task(d);
+          int corr = 0, perf = 0;
+          for (auto& w : t.workloads) {
+            corr += w.checks_correctness();
+            perf += w.is_perf();
+          }
+          if (json)
+            arr.push_back({{"name", t.name}, {"dir", d.string()}, {"op_type", t.op_type}, {"correctness_workloads", corr},
+                           {"perf_workloads", perf}, {"cuda_reference", t.reference_cuda.has_value()},
+                           {"cpu_reference", t.reference_cpu.has_value()}, {"baselines", t.baselines.size()}});
+          else
+            fmt::print("{:<28} {:<12} {:>3} correctness / {:>2} perf workloads  refs: {}{}  {}\n", t.name, t.op_type, corr, perf,
+                       t.reference_cpu ? "cpu " : "", t.reference_cuda ? "cuda" : "", d.string());
+        } catch (const std::exception& e) {
+          ++bad;
+          if (json) arr.push_back({{"dir", d.string()}, {"error", e.what()}});
+          else fmt::print("{:<28} ERROR {}\n", d.filename().string(), e.what());
+        }
+      }
+      if (json) std::cout << arr.dump(2) << "\n";
+      if (found.empty()) {
+        std::cerr << "khive: no task (a directory with definition.json) under " << path << "\n";
+        return 2;
+      }
+      return bad ? 2 : 0;
+    }
+    if (*sig) {
+      auto t = khive::load_task(task_dir);
+      std::cout << khive::launch_signature(t, parse_backend_or_throw(backend_s)) << "\n";
+      return 0;
+    }
+    if (*cal) {
+      auto b = parse_backend_or_throw(backend_s);
+      khive::Job j;
+      j.mode = "calibrate";
+      j.backend = std::string(khive::backend_name(b));
+      khive::RunnerOptions ro;
+      ro.timeout_s = 300;
+      auto out = khive::launch_runner(j, ro);
+      if (!out.result || !out.result->contains("profile")) {
+        std::cerr << "khive calibrate: failed: "
+                  << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe())
+                  << "\n" << out.process.err << "\n";
+        return 2;
+      }
+      auto& prof = (*out.result)["profile"];
+      std::string name = prof.value("name", "device");
+      std::string safe = name;
+      for (char& c : safe)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      std::filesystem::path dest = out_path.empty() ? khive::cache_root() / "profiles" / (safe + ".json") : std::filesystem::path(out_path);
+      khive::write_file_atomic(dest, prof.dump(2));
+      std::cout << prof.dump(2) << "\nsaved " << dest.string() << "\n";
+      return 0;
+    }
+    if (*ev) {
+      auto t = khive::load_task(task_dir);
+      khive::EvalOptions o;
+      if (backend_s.empty()) {
+        std::string ext = std::filesystem::path(kernel).extension().string();
+        o.backend = ext == ".cu" ? khive::Backend::cuda : khive::Backend::cpu;
+      } else {
+        o.backend = parse_backend_or_throw(backend_s);
+      }
+      if (!std::filesystem::exists(kernel)) {
+        std::cerr << "khive eval: " << kernel << ": no such file\n";
+        return 2;
+      }
+      o.seeds = seeds;
+      if (seed) o.seed = seed;
+      if (!leader.empty()) o.leader = leader;
+      if (!profile.empty()) o.profile = profile;
+      if (timeout > 0) o.runner.timeout_s = timeout;
+      else o.runner.timeout_s = o.backend == khive::Backend::cuda ? 300 : 60;
+      if (time_cap > 0) o.timing.time_cap_s = time_cap;
+      else if (o.backend == khive::Backend::cpu) o.timing.time_cap_s = 0.5;
+      o.time_reference = !no_ref;
+      o.time_baselines = !no_base;
+      o.runner.keep_scratch = keep;
+      auto r = khive::evaluate_kernel(t, std::filesystem::absolute(kernel), o);
+      auto j = khive::report_json(r);
+      if (!out_path.empty()) khive::write_file_atomic(out_path, j.dump(2));
+      if (json) std::cout << j.dump(2) << "\n";
+      else std::cout << khive::report_text(r);
+      if (!r.harness_error.empty()) return 2;
+      return r.accepted() ? 0 : 1;
+    }
+  } catch (const khive::TaskFormatError& e) {
+    std::cerr << "khive: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "khive: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

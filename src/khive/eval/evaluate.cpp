@@ -1,0 +1,319 @@
+#include "khive/eval/evaluate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "khive/build/symbol_policy.hpp"
+#include "khive/support/files.hpp"
+#include "khive/support/subprocess.hpp"
+
+namespace khive {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Plan {
+  std::vector<uint64_t> seeds;
+  uint64_t new_data_seed = 0, perturb_seed = 0;
+  TimingPlan timing;
+};
+
+Plan make_plan(uint64_t base, const EvalOptions& o) {
+  Plan p;
+  for (int i = 1; i <= std::max(1, o.seeds); ++i) p.seeds.push_back(base + static_cast<uint64_t>(i));
+  p.new_data_seed = base + 101;
+  p.perturb_seed = base + 202;
+  p.timing = o.timing;
+  p.timing.seed_base = base + 10000;
+  // Which timed samples are validated is drawn per evaluation, so a kernel cannot know which calls count.
+  std::mt19937_64 rng(base * 0x9E3779B97F4A7C15ull + 17);
+  std::vector<int> pos(static_cast<std::size_t>(std::max(1, p.timing.min_samples)));
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<int>(i);
+  std::shuffle(pos.begin(), pos.end(), rng);
+  pos.resize(std::min<std::size_t>(pos.size(), static_cast<std::size_t>(std::max(0, o.validate_samples))));
+  std::sort(pos.begin(), pos.end());
+  p.timing.validate_at = pos;
+  return p;
+}
+
+std::filesystem::path golden_dir(const Task& t, Backend b) {
+  return cache_root() / "goldens" / t.hash.substr(0, 24) / std::string(backend_name(b));
+}
+
+Job base_job(const Task& t, Backend b, const Plan& p, const std::filesystem::path& gdir) {
+  Job j;
+  j.backend = std::string(backend_name(b));
+  j.task_dir = std::filesystem::absolute(t.dir).string();
+  j.golden_dir = gdir.string();
+  j.seeds = p.seeds;
+  j.new_data_seed = p.new_data_seed;
+  j.perturb_seed = p.perturb_seed;
+  j.timing = p.timing;
+  return j;
+}
+
+// Goldens the evaluation will read that are not on disk yet.
+std::vector<GoldenRequest> missing_goldens(const Task& t, const Plan& p, const std::filesystem::path& gdir) {
+  std::vector<GoldenRequest> req;
+  auto want = [&](const Workload& w, const InputSpec& s) {
+    for (auto& o : t.outputs)
+      if (!std::filesystem::exists(gdir / w.uuid / (s.key() + "." + o.name + ".bin"))) {
+        req.push_back({w.uuid, s});
+        return;
+      }
+  };
+  for (const auto& w : t.workloads) {
+    if (w.checks_correctness()) {
+      for (auto s : p.seeds) want(w, InputSpec{s});
+      want(w, InputSpec{p.seeds.front(), p.perturb_seed, 0.01});
+      want(w, InputSpec{p.new_data_seed});
+    }
+    if (w.is_perf())
+      for (int k : p.timing.validate_at) want(w, InputSpec{p.timing.seed_base + static_cast<uint64_t>(k)});
+  }
+  return req;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+KernelRun run_kernel(const Task& task, const std::string& label, const std::filesystem::path& src, const Job& job_base,
+                     const EvalOptions& o) {
+  KernelRun k;
+  k.label = label;
+  k.source = src;
+  BuildOptions bo = o.build;
+  bo.backend = o.backend;
+  k.build = build_candidate(task, src, bo);
+  if (!k.build.ok) {
+    std::string reason = k.build.timed_out ? "build_timeout" : "build_error";
+    k.verdict = reject(Check::build, reason, "the kernel does not build: " + k.build.summary(),
+                       format_diagnostics(k.build.diagnostics));
+    return k;
+  }
+  auto violations = scan_symbols(k.build.library, task.policy, o.backend);
+  if (!violations.empty()) {
+    std::string all;
+    for (auto& v : violations) all += fmt::format("{} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
+    const auto& v = violations.front();
+    k.verdict = reject(Check::build, "forbidden_symbol",
+                       fmt::format("the kernel {} {}: {}", v.imported ? "calls" : "defines", v.symbol, v.rule), all);
+    return k;
+  }
+  Job job = job_base;
+  job.mode = "evaluate";
+  job.library = k.build.library.string();
+  RunnerOutcome out = launch_runner(job, o.runner);
+  k.verdict = judge_run(out);
+  double kernel_time = 0;
+  for (auto& t : k.verdict.timings)
+    for (double s : t.samples) kernel_time += s;
+  k.guard_seconds = std::max(0.0, out.seconds - kernel_time);
+  return k;
+}
+
+nlohmann::json query_clocks(const RunnerOptions& ro) {
+  if (find_program("nvidia-smi").empty()) return nullptr;
+  ProcessSpec p;
+  p.argv = {"nvidia-smi", "--query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,persistence_mode",
+            "--format=csv,noheader,nounits"};
+  if (!ro.cuda_visible_devices.empty()) p.argv.push_back("--id=" + ro.cuda_visible_devices);
+  p.timeout_s = 15;
+  auto r = run_process(p);
+  if (!r.ok()) return {{"error", first_line(r.err.empty() ? r.describe() : r.err)}};
+  std::vector<std::string> f;
+  std::string line = first_line(r.out), cur;
+  for (char c : line + ",") {
+    if (c == ',') {
+      auto a = cur.find_first_not_of(' ');
+      f.push_back(a == std::string::npos ? "" : cur.substr(a));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  const char* names[] = {"name", "sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz", "temperature_c", "power_w", "persistence"};
+  nlohmann::json j;
+  for (std::size_t i = 0; i < f.size() && i < 7; ++i) j[names[i]] = f[i];
+  return j;
+}
+
+std::string sanitize(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+}  // namespace
+
+HardwareProfile resolve_profile(Backend b, const std::string& device_name, const std::optional<std::filesystem::path>& explicit_path,
+                                const RunnerOptions& ro) {
+  if (explicit_path) return load_profile(*explicit_path);
+  auto saved = cache_root() / "profiles" / (sanitize(device_name) + ".json");
+  if (std::filesystem::exists(saved)) return load_profile(saved);
+  if (b == Backend::cuda) {
+    if (auto p = builtin_profile(device_name)) return *p;
+  }
+  // Calibrate once on this machine and keep it.
+  Job j;
+  j.mode = "calibrate";
+  j.backend = std::string(backend_name(b));
+  RunnerOptions r = ro;
+  r.timeout_s = 300;
+  RunnerOutcome out = launch_runner(j, r);
+  if (!out.result || !out.result->contains("profile"))
+    throw std::runtime_error("calibration failed: " + (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>()
+                                                                                                   : out.process.describe()));
+  std::filesystem::create_directories(saved.parent_path());
+  write_file_atomic(saved, (*out.result)["profile"].dump(2));
+  return load_profile(saved);
+}
+
+EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o) {
+  auto t0 = Clock::now();
+  EvalReport r;
+  r.task = task.name;
+  r.task_dir = task.dir.string();
+  r.kernel = kernel.string();
+  r.backend = std::string(backend_name(o.backend));
+  r.seed_base = o.seed ? *o.seed : (std::random_device{}() & 0xffffffffu) << 8;
+  Plan plan = make_plan(r.seed_base, o);
+  auto gdir = golden_dir(task, o.backend);
+  Job jb = base_job(task, o.backend, plan, gdir);
+  auto done = [&]() -> EvalReport& {
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
+  if (o.backend == Backend::cuda) r.clocks = query_clocks(o.runner);
+
+  // The reference: build it and make the goldens in its own process.
+  auto ref_src = task.reference_for(o.backend);
+  if (!ref_src) {
+    r.harness_error = fmt::format("task {} has no {} reference", task.name, backend_name(o.backend));
+    return done();
+  }
+  BuildOptions bo = o.build;
+  bo.backend = o.backend;
+  BuildResult ref_build = build_candidate(task, *ref_src, bo);
+  if (!ref_build.ok) {
+    r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
+    return done();
+  }
+  auto need = missing_goldens(task, plan, gdir);
+  if (!need.empty()) {
+    Job g = jb;
+    g.mode = "golden";
+    g.library = ref_build.library.string();
+    g.goldens = need;
+    RunnerOptions ro = o.runner;
+    ro.timeout_s = std::max(ro.timeout_s, 600.0);
+    RunnerOutcome out = launch_runner(g, ro);
+    Verdict gv = judge_run(out);
+    if (!gv.harness_error.empty() || gv.rejection) {
+      r.harness_error = "making goldens with the reference failed: " +
+                        (gv.rejection ? gv.rejection->message + (gv.rejection->diagnosis.empty() ? "" : " — " + gv.rejection->diagnosis)
+                                      : gv.harness_error);
+      return done();
+    }
+  }
+
+  r.candidate = run_kernel(task, "candidate", kernel, jb, o);
+  if (!r.candidate.verdict.harness_error.empty()) {
+    r.harness_error = r.candidate.verdict.harness_error;
+    return done();
+  }
+  r.preflight = r.candidate.verdict.preflight;
+  r.device = r.preflight.value("device", o.backend == Backend::cpu ? "cpu" : "cuda");
+
+  if (o.time_reference) r.reference = run_kernel(task, "reference", *ref_src, jb, o);
+  if (o.time_baselines)
+    for (auto& b : task.baselines) {
+      if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
+      r.baselines.push_back(run_kernel(task, "baseline:" + b.stem().string(), b, jb, o));
+    }
+
+  // Score inputs: T_sol from measured ceilings, the plausibility floor from datasheet peaks.
+  std::string dev_name = r.device;
+  if (o.backend == Backend::cpu) dev_name = "cpu:" + r.device + " (" + std::to_string(r.preflight.value("threads", 0)) + " threads)";
+  r.profile = resolve_profile(o.backend, dev_name, o.profile, o.runner);
+  std::map<std::string, double> floors;
+  for (const auto& w : task.workloads) {
+    if (!w.is_perf()) continue;
+    WorkloadReport wr;
+    wr.workload = w.uuid;
+    wr.weight = w.weight;
+    wr.cost = workload_cost(task, resolve_axes(task, w));
+    wr.t_sol = sol_seconds(wr.cost, r.profile, true);
+    wr.t_floor = sol_seconds(wr.cost, r.profile, false);
+    floors[w.uuid] = wr.t_floor * (1.0 - o.plausibility_margin);
+    r.workloads.push_back(wr);
+  }
+  apply_plausibility(r.candidate.verdict, floors);
+
+  // Check 11: interleaved A/B against the leader.
+  if (o.leader && r.candidate.verdict.accepted) {
+    BuildResult lb = build_candidate(task, *o.leader, bo);
+    if (!lb.ok) {
+      r.harness_error = "the leader does not build: " + lb.summary();
+      return done();
+    }
+    Job ab = jb;
+    ab.mode = "ab";
+    ab.library = r.candidate.build.library.string();
+    ab.leader_library = lb.library.string();
+    RunnerOutcome out = launch_runner(ab, o.runner);
+    Verdict av = judge_run(out);
+    if (av.rejection) {
+      r.candidate.verdict.accepted = false;
+      r.candidate.verdict.rejection = av.rejection;
+    } else if (!av.harness_error.empty()) {
+      r.harness_error = "A/B timing failed: " + av.harness_error;
+      return done();
+    } else {
+      bool all = true;
+      for (auto& w : out.result->value("ab", nlohmann::json::array())) {
+        AbReport a{w.value("workload", ""), compare_ab(w.value("a_s", std::vector<double>{}), w.value("b_s", std::vector<double>{}),
+                                                      o.ab_min_gain)};
+        all = all && a.result.b_faster;
+        r.ab.push_back(a);
+      }
+      r.new_leader = all && !r.ab.empty();
+    }
+  }
+
+  // Per-workload figures.
+  std::vector<WorkloadScoreInput> score_in;
+  for (auto& wr : r.workloads) {
+    if (auto* t = r.candidate.verdict.timing_for(wr.workload)) wr.kernel = t->summary;
+    if (r.reference && r.reference->verdict.accepted)
+      if (auto* t = r.reference->verdict.timing_for(wr.workload)) wr.reference = t->summary;
+    for (auto& b : r.baselines)
+      if (b.verdict.accepted)
+        if (auto* t = b.verdict.timing_for(wr.workload)) wr.baselines[b.label] = t->summary;
+    for (auto& [label, s] : wr.baselines)
+      if (!wr.baseline_time || s.median < *wr.baseline_time) {
+        wr.baseline_time = s.median;
+        wr.baseline_label = label;
+      }
+    if (!wr.baseline_time && wr.reference) {
+      wr.baseline_time = wr.reference->median;
+      wr.baseline_label = "reference";
+    }
+    if (wr.kernel) {
+      double tk = wr.kernel->median;
+      if (wr.t_sol > 0) wr.fraction_of_sol = wr.t_sol / tk;
+      if (wr.reference) wr.speedup_vs_reference = wr.reference->median / tk;
+      for (auto& [label, s] : wr.baselines) wr.speedup_vs_baseline[label] = s.median / tk;
+      if (wr.baseline_time && wr.t_sol > 0) wr.score = sol_score(tk, *wr.baseline_time, wr.t_sol);
+    }
+    score_in.push_back({wr.weight, r.candidate.verdict.accepted && wr.kernel.has_value(), wr.kernel ? wr.kernel->median : 0,
+                        wr.t_sol, wr.baseline_time});
+  }
+  r.task_score = r.candidate.verdict.accepted ? task_score(score_in) : std::optional<double>(0.0);
+  return done();
+}
+
+}  // namespace khive

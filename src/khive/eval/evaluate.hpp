@@ -1,0 +1,98 @@
+// The evaluation pipeline behind `khive eval` (and, later, every candidate the hive tries):
+//   build -> symbol scan -> goldens (reference, own process, cached) -> runner (checks 2-9)
+//   -> plausibility (10) -> optional A/B against a leader (11) -> timings of reference and baselines -> score.
+//
+//   EvalOptions o; o.backend = Backend::cpu;
+//   EvalReport r = evaluate_kernel(task, "kernels/fast.cpp", o);
+//   r.verdict.accepted; r.workloads[i].speedup_vs_reference; r.task_score
+#pragma once
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/build/builder.hpp"
+#include "khive/guard/verdict.hpp"
+#include "khive/run/launcher.hpp"
+#include "khive/score/score.hpp"
+#include "khive/task/task.hpp"
+
+namespace khive {
+
+struct EvalOptions {
+  Backend backend = Backend::cpu;
+  int seeds = 3;                         // fresh correctness seeds per workload
+  std::optional<uint64_t> seed;          // fixed seed base (reproducible); default: random per evaluation
+  TimingPlan timing;                     // seed_base and validate_at are filled in per evaluation
+  int validate_samples = 3;              // timed calls whose outputs are checked (check 9)
+  bool time_reference = true;            // time the reference (speedup over it)
+  bool time_baselines = true;            // time the task's baselines (score's T_b)
+  std::optional<std::filesystem::path> leader;   // A/B acceptance against this kernel (check 11)
+  std::optional<std::filesystem::path> profile;  // hardware profile JSON; default: saved/builtin/calibrated
+  double plausibility_margin = 0.05;     // a median below peak-SOL * (1 - margin) is rejected
+  double ab_min_gain = 0.005;
+  BuildOptions build;
+  RunnerOptions runner;
+};
+
+struct KernelRun {            // one kernel through the guard
+  std::string label;          // "candidate", "reference", "baseline:cublas"
+  std::filesystem::path source;
+  BuildResult build;
+  Verdict verdict;
+  double guard_seconds = 0;   // wall time of the guard's own work (runner process minus kernel time)
+};
+
+struct WorkloadReport {
+  std::string workload;
+  double weight = 1;
+  WorkloadCost cost;
+  double t_sol = 0;                  // measured ceilings
+  double t_floor = 0;                // datasheet peaks (plausibility)
+  std::optional<SampleSummary> kernel, reference;
+  std::map<std::string, SampleSummary> baselines;
+  std::optional<double> baseline_time;   // T_b: fastest baseline (or the reference when there is none)
+  std::string baseline_label;
+  std::optional<double> fraction_of_sol, speedup_vs_reference, score;
+  std::map<std::string, double> speedup_vs_baseline;
+};
+
+struct AbReport {
+  std::string workload;
+  AbResult result;
+};
+
+struct EvalReport {
+  std::string task, task_dir, kernel, backend;
+  std::string device;
+  HardwareProfile profile;
+  nlohmann::json preflight;
+  nlohmann::json clocks;            // nvidia-smi reading at the start (CUDA)
+  KernelRun candidate;
+  std::optional<KernelRun> reference;
+  std::vector<KernelRun> baselines;
+  std::vector<WorkloadReport> workloads;
+  std::optional<double> task_score;
+  std::vector<AbReport> ab;         // when a leader was given
+  std::optional<bool> new_leader;   // check 11 outcome
+  uint64_t seed_base = 0;
+  double seconds = 0;
+  std::string harness_error;        // set when the harness itself failed (exit code 2)
+  bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }   // a backup is accepted too
+};
+
+EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o);
+
+// The stable JSON form (docs/eval-json.md) and the human table.
+nlohmann::json report_json(const EvalReport& r);
+std::string report_text(const EvalReport& r);
+
+// Hardware profile for a device name: --profile file, else a saved calibration under
+// <cache>/profiles, else the builtin one (H100/H200); the CPU backend calibrates once and saves.
+HardwareProfile resolve_profile(Backend b, const std::string& device_name, const std::optional<std::filesystem::path>& explicit_path,
+                                const RunnerOptions& ro);
+
+}  // namespace khive

@@ -1,0 +1,99 @@
+// Statistics over timing samples (stats.hpp).
+#include "khive/guard/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace khive {
+
+namespace {
+
+constexpr double kMadToSigma = 1.4826;   // MAD -> standard deviation for normal data
+
+// Median of a sorted, non-empty vector; even n averages the two middle values.
+double sorted_median(const std::vector<double>& s) {
+  const std::size_t n = s.size();
+  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return sorted_median(v);
+}
+
+// Median absolute deviation from the median m.
+double mad(const std::vector<double>& v, double m) {
+  std::vector<double> d(v.size());
+  std::transform(v.begin(), v.end(), d.begin(), [m](double x) { return std::fabs(x - m); });
+  return median_of(std::move(d));
+}
+
+// Percentile p in [0, 1] of a sorted, non-empty vector, linear interpolation between closest ranks
+// (position p * (n - 1); numpy's default).
+double sorted_percentile(const std::vector<double>& s, double p) {
+  const double pos = p * static_cast<double>(s.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, s.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return s[lo] + frac * (s[hi] - s[lo]);
+}
+
+}  // namespace
+
+SampleSummary summarize(std::vector<double> samples) {
+  SampleSummary r;
+  r.n = samples.size();
+  if (samples.empty()) return r;
+  std::sort(samples.begin(), samples.end());
+  const double n = static_cast<double>(r.n);
+  r.median = sorted_median(samples);
+  r.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / n;
+  r.min = samples.front();
+  r.max = samples.back();
+  r.p10 = sorted_percentile(samples, 0.10);
+  r.p90 = sorted_percentile(samples, 0.90);
+  if (r.n >= 2) {
+    double ss = 0;
+    for (double x : samples) ss += (x - r.mean) * (x - r.mean);
+    r.stddev = std::sqrt(ss / (n - 1));
+    if (r.median > 0) r.rel_spread = kMadToSigma * mad(samples, r.median) / r.median;
+  }
+  return r;
+}
+
+bool should_stop(const std::vector<double>& samples, double elapsed_s, const StoppingRule& r) {
+  const std::size_t n = samples.size();
+  if (n >= r.max_samples) return true;
+  if (elapsed_s >= r.time_cap_s) return true;
+  // The noise of fewer than two samples is unknown (rel_spread reads 0 then), never "quiet".
+  if (n < std::max<std::size_t>(r.min_samples, 2)) return false;
+  return summarize(samples).rel_spread < r.target_noise;
+}
+
+AbResult compare_ab(const std::vector<double>& a, const std::vector<double>& b, double min_gain, double k,
+                    std::size_t min_pairs) {
+  AbResult r;
+  r.pairs = std::min(a.size(), b.size());
+  std::vector<double> logs;
+  logs.reserve(r.pairs);
+  bool valid = a.size() == b.size();
+  for (std::size_t i = 0; i < r.pairs; ++i) {
+    if (!(a[i] > 0) || !(b[i] > 0) || !std::isfinite(a[i]) || !std::isfinite(b[i])) {
+      valid = false;   // a time that is not a positive number: no verdict
+      continue;
+    }
+    logs.push_back(std::log(a[i] / b[i]));
+  }
+  if (logs.empty()) return r;
+  const double m = median_of(logs);
+  r.median_ratio = std::exp(m);
+  r.noise = logs.size() >= 2 ? kMadToSigma * mad(logs, m) : 0.0;
+  r.threshold = std::max(min_gain, k * r.noise / std::sqrt(static_cast<double>(logs.size())));
+  // Too few pairs say too little about the noise (one pair nothing at all): no verdict.
+  const bool enough = logs.size() >= std::max<std::size_t>(min_pairs, 2);
+  r.b_faster = valid && enough && r.median_ratio - 1.0 > r.threshold;
+  return r;
+}
+
+}  // namespace khive

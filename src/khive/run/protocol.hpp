@@ -1,0 +1,77 @@
+// What the orchestrator asks a runner process to do (Job), and the names both sides use for checks
+// and reasons. The runner answers with frames on the channel (channel.hpp):
+//   {"type":"progress","check":5,"workload":"w3","note":"seed 2"}   where it is, for crash reports
+//   {"type":"result", ...}                                            the observations (see runner/)
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace khive {
+
+// Guard checks, DESIGN.md order.
+enum class Check : int {
+  preflight = 0, build = 1, run = 2, inputs = 3, written = 4, correctness = 5, determinism = 6,
+  anti_caching = 7, timing = 8, timed_outputs = 9, plausibility = 10, acceptance = 11,
+};
+const char* check_name(Check c);   // "preflight", "build", ...
+
+// One set of input data: fresh values for `seed`; when perturb_seed != 0, a sparse set of elements in
+// the second half of each input (fraction of them, plus the last element) is replaced by values drawn
+// with perturb_seed. Goldens are keyed by this spec.
+struct InputSpec {
+  uint64_t seed = 1;
+  uint64_t perturb_seed = 0;
+  double fraction = 0.01;
+  std::string key() const;   // "s1" | "s1p7"
+  friend bool operator==(const InputSpec&, const InputSpec&) = default;
+};
+void to_json(nlohmann::json& j, const InputSpec& s);
+void from_json(const nlohmann::json& j, InputSpec& s);
+
+struct TimingPlan {
+  uint64_t seed_base = 1000;            // sample k uses seed seed_base + k (fresh data every sample)
+  std::vector<int> validate_at;         // samples whose outputs are compared with goldens (check 9)
+  int warmup = 3;
+  int min_samples = 10, max_samples = 200;
+  double target_noise = 0.005;
+  double time_cap_s = 2.0;
+};
+void to_json(nlohmann::json& j, const TimingPlan& p);
+void from_json(const nlohmann::json& j, TimingPlan& p);
+
+struct GoldenRequest {
+  std::string workload;   // uuid
+  InputSpec input;
+};
+
+struct Job {
+  std::string mode;              // "golden" | "evaluate" | "ab" | "calibrate"
+  std::string backend;           // "cpu" | "cuda"
+  std::string task_dir;
+  std::string library;           // the candidate (or reference in golden mode)
+  std::string leader_library;    // mode "ab": A = leader, B = candidate
+  std::string golden_dir;        // where goldens are read (evaluate) or written (golden)
+  std::vector<GoldenRequest> goldens;      // mode golden
+  // mode evaluate:
+  std::vector<uint64_t> seeds;             // correctness seeds (fresh per evaluation)
+  uint64_t new_data_seed = 0;              // check 7: new data at old addresses
+  uint64_t perturb_seed = 0;               // check 7: a few elements changed at old addresses
+  bool check_correctness = true;           // checks 3-7 on correctness workloads
+  bool time = true;                        // checks 8-9 on perf workloads
+  TimingPlan timing;
+  std::vector<std::string> only_workloads; // empty = all
+  uint64_t orchestrator_netns = 0;         // inode of the orchestrator's network namespace
+  bool seccomp = true;
+  int64_t golden_full_limit_bytes = 256ll << 20;   // larger outputs keep a sampled golden
+};
+void to_json(nlohmann::json& j, const Job& job);
+void from_json(const nlohmann::json& j, Job& job);
+
+// Marker the runner's SIGSYS handler prints to stderr before exiting with kSandboxExit.
+inline constexpr const char* kSandboxMarker = "khive-sandbox: forbidden system call ";
+inline constexpr int kSandboxExit = 159;
+
+}  // namespace khive

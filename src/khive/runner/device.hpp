@@ -1,0 +1,64 @@
+// Where the runner keeps buffers and calls the candidate: host memory (CPU backend) or one GPU.
+// Everything here is the runner's own trusted code; the candidate only ever sees buffer pointers.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/check/compare.hpp"
+#include "khive/check/inputs.hpp"
+#include "khive/run/protocol.hpp"
+
+namespace khive {
+
+using EntryFn = void (*)(void* const* args, void* stream);
+
+// A fault observed while calling the candidate (CUDA error, sticky context error).
+struct CallFault : std::runtime_error {
+  std::string reason;   // protocol reason code: "cuda_error", ...
+  CallFault(std::string reason, const std::string& what) : std::runtime_error(what), reason(std::move(reason)) {}
+};
+
+struct TimedCall {
+  double seconds = 0;   // device time of the call (events on the stream / steady clock on the CPU)
+  double drain_s = 0;   // how long a full device synchronisation still took after the end event
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string backend() const = 0;
+  virtual nlohmann::json preflight() = 0;   // device facts, clocks, L2 policy state
+  virtual void* alloc(std::size_t bytes) = 0;
+  virtual void release(void* p) = 0;
+  virtual void to_host(void* host, const void* dev, std::size_t bytes) = 0;
+  virtual void from_host(void* dev, const void* host, std::size_t bytes) = 0;
+  virtual void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) = 0;
+  virtual void poison(DType t, void* p, int64_t n, Poison which) = 0;
+  virtual uint64_t checksum(const void* p, std::size_t bytes) = 0;
+  virtual CompareStats compare(DType t, const void* out, const void* ref_host, int64_t n, int64_t cols,
+                               const Tolerance& tol, Poison poison) = 0;
+  // Empties the caches between samples (2x the last-level cache written), resets persisting L2.
+  virtual void flush() = 0;
+  // Calls the entry and waits for it; throws CallFault on a device fault.
+  virtual void call(EntryFn f, void* const* args) = 0;
+  virtual TimedCall timed_call(EntryFn f, void* const* args) = 0;
+  // After a call: did the candidate leave an L2 persistence window or limit behind? Empty if not.
+  virtual std::string persisting_l2_state() = 0;
+  virtual void synchronize() = 0;
+};
+
+std::unique_ptr<Device> make_cpu_device();
+#if defined(KHIVE_WITH_CUDA)
+std::unique_ptr<Device> make_cuda_device();
+#endif
+
+// Replace a sparse set of elements (in the second half: index >= n/2 with probability `fraction`, and
+// always the last element) by values drawn with spec.perturb_seed. Host helper; the CUDA device has its own.
+void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor);
+uint64_t checksum_host(const void* p, std::size_t bytes);
+
+}  // namespace khive

@@ -1,0 +1,59 @@
+// One runner session: a device, a task, loaded libraries, and the procedures for the three modes.
+//   golden:   run the reference on each requested (workload, inputs) and store its outputs
+//   evaluate: guard checks 2-9 on one candidate, stopping at the first failure
+//   ab:       interleaved timing of the leader (A) and a candidate (B) for check 11
+// Results are JSON objects; the caller signs and sends them.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/run/protocol.hpp"
+#include "khive/runner/device.hpp"
+#include "khive/task/task.hpp"
+
+namespace khive {
+
+// The first failed check, as the runner saw it.
+struct Failure {
+  Check check;
+  std::string reason, workload, message, diagnosis;
+  nlohmann::json to_json() const;
+};
+
+using ProgressFn = std::function<void(Check, const std::string& workload, const std::string& note)>;
+
+class Session {
+ public:
+  Session(Device& dev, const Task& task, const Job& job, ProgressFn progress);
+  nlohmann::json run_golden(EntryFn reference);
+  nlohmann::json run_evaluate(EntryFn candidate);
+  nlohmann::json run_ab(EntryFn leader, EntryFn candidate);
+
+ private:
+  struct Buffers;
+  std::unique_ptr<Buffers> prepare(const Workload& w);
+  void fill_inputs(Buffers& b, const Workload& w, const InputSpec& s);
+  void poison_outputs(Buffers& b, Poison p);
+  std::vector<uint64_t> input_checksums(Buffers& b);
+  const std::string& golden(const Workload& w, const InputSpec& s, std::size_t output);
+  std::string golden_path(const Workload& w, const InputSpec& s, std::size_t output) const;
+  // Compares every output with its golden; returns a failure for the first output that does not pass.
+  std::optional<Failure> check_outputs(Buffers& b, const Workload& w, const InputSpec& s, Poison p, Check check,
+                                       const std::string& reason_if_wrong, const std::string& context);
+  std::optional<Failure> guarded_call(EntryFn f, Buffers& b, const Workload& w, const std::string& context);
+  std::optional<Failure> check_correctness(EntryFn f, const Workload& w, nlohmann::json& record);
+  std::optional<Failure> time_workload(EntryFn f, const Workload& w, nlohmann::json& record);
+
+  Device& dev_;
+  const Task& task_;
+  const Job& job_;
+  ProgressFn progress_;
+  std::map<std::string, std::string> golden_cache_;
+};
+
+}  // namespace khive

@@ -1,0 +1,254 @@
+#include "khive/support/subprocess.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace khive {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void set_cloexec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
+
+struct Pipe {
+  int r = -1, w = -1;
+  bool open() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    r = fds[0];
+    w = fds[1];
+    return true;
+  }
+  static void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+[[noreturn]] void child_fail(int err_fd, const char* what) {
+  // Only async-signal-safe calls here.
+  int e = errno;
+  (void)!::write(err_fd, what, std::strlen(what));
+  (void)!::write(err_fd, ": ", 2);
+  const char* s = ::strerror(e);
+  (void)!::write(err_fd, s, std::strlen(s));
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string ProcessResult::describe() const {
+  if (start_failed) return "could not start (" + err + ")";
+  if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
+  if (signal) return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
+                                 strsignal(signal));
+  return fmt::format("exit {}", exit_code);
+}
+
+std::filesystem::path find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return std::filesystem::exists(name) ? std::filesystem::path(name) : "";
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    std::filesystem::path p = std::filesystem::path(dir) / name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult res;
+  if (spec.argv.empty()) {
+    res.start_failed = true;
+    res.err = "empty argv";
+    return res;
+  }
+  std::filesystem::path exe = find_program(spec.argv[0]);
+  if (exe.empty()) {
+    res.start_failed = true;
+    res.err = spec.argv[0] + ": not found in PATH";
+    return res;
+  }
+  // Everything the child needs is prepared before fork: no allocation after it.
+  std::vector<std::string> envs;
+  if (spec.env)
+    for (auto& [k, v] : *spec.env) envs.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  for (auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : envs) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  std::string cwd = spec.cwd.string();
+  std::string exe_s = exe.string();
+
+  Pipe in, out, err;
+  if (!in.open() || !out.open() || !err.open()) {
+    res.start_failed = true;
+    res.err = std::string("pipe: ") + std::strerror(errno);
+    return res;
+  }
+  auto t0 = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    res.start_failed = true;
+    res.err = std::string("fork: ") + std::strerror(errno);
+    return res;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    // Reset signal dispositions the orchestrator may have changed (SIGPIPE, SIGINT handlers).
+    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (::dup2(in.r, 0) < 0 || ::dup2(out.w, 1) < 0 || ::dup2(err.w, 2) < 0) child_fail(err.w, "dup2");
+    // Passed descriptors: first park them above every target, then move them into place.
+    int parked[64];
+    std::size_t np = spec.pass_fds.size() < 64 ? spec.pass_fds.size() : 64;
+    for (std::size_t i = 0; i < np; ++i) {
+      parked[i] = ::fcntl(spec.pass_fds[i].first, F_DUPFD, 512);
+      if (parked[i] < 0) child_fail(2, "fcntl(F_DUPFD)");
+    }
+    for (std::size_t i = 0; i < np; ++i) {
+      if (::dup2(parked[i], spec.pass_fds[i].second) < 0) child_fail(2, "dup2(pass_fd)");
+      ::close(parked[i]);
+    }
+    // Close every other descriptor >= 3: the candidate inherits nothing it could write a verdict to.
+    int keep[65];
+    std::size_t nk = 0;
+    for (std::size_t i = 0; i < np; ++i) keep[nk++] = spec.pass_fds[i].second;
+    // insertion sort (no allocation)
+    for (std::size_t i = 1; i < nk; ++i)
+      for (std::size_t j = i; j > 0 && keep[j - 1] > keep[j]; --j) std::swap(keep[j - 1], keep[j]);
+    unsigned lo = 3;
+    for (std::size_t i = 0; i < nk; ++i) {
+      if (static_cast<unsigned>(keep[i]) > lo) ::close_range(lo, static_cast<unsigned>(keep[i]) - 1, 0);
+      lo = static_cast<unsigned>(keep[i]) + 1;
+    }
+    ::close_range(lo, ~0u, 0);
+    for (std::size_t i = 0; i < nk; ++i) ::fcntl(keep[i], F_SETFD, 0);   // survive exec
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) child_fail(2, "chdir");
+    if (spec.in_child && !spec.in_child()) child_fail(2, "sandbox set-up");
+    if (spec.env)
+      ::execve(exe_s.c_str(), argv.data(), envp.data());
+    else
+      ::execv(exe_s.c_str(), argv.data());
+    child_fail(2, "exec");
+  }
+  ::setpgid(pid, pid);   // also from the parent, so killpg works even before the child runs
+  Pipe::close_fd(in.r);
+  Pipe::close_fd(out.w);
+  Pipe::close_fd(err.w);
+
+  // Feed stdin (small payloads; a large one would need to be interleaved with reading).
+  if (!spec.stdin_data.empty()) {
+    ::signal(SIGPIPE, SIG_IGN);
+    std::size_t off = 0;
+    while (off < spec.stdin_data.size()) {
+      ssize_t w = ::write(in.w, spec.stdin_data.data() + off, spec.stdin_data.size() - off);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      off += static_cast<std::size_t>(w);
+    }
+  }
+  Pipe::close_fd(in.w);
+
+  auto deadline = spec.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.timeout_s))
+                                     : Clock::time_point::max();
+  int fds[3] = {out.r, err.r, spec.extra_read_fd};
+  std::string* sinks[2] = {&res.out, &res.err};
+  std::size_t* dropped[2] = {&res.out_dropped, &res.err_dropped};
+  bool reaped = false;
+  int status = 0;
+  Clock::time_point reaped_at{};
+  char buf[1 << 16];
+  for (;;) {
+    pollfd pfd[3];
+    int n = 0;
+    int map[3];
+    for (int i = 0; i < 3; ++i)
+      if (fds[i] >= 0) {
+        pfd[n] = {fds[i], POLLIN, 0};
+        map[n++] = i;
+      }
+    // Done when the child is reaped and its stdout/stderr reached EOF; the extra fd (a channel whose
+    // writer the caller may still hold) is drained by the caller.
+    if (reaped && fds[0] < 0 && fds[1] < 0) break;
+    auto now = Clock::now();
+    if (!res.timed_out && now >= deadline) {
+      res.timed_out = true;
+      ::killpg(pid, SIGKILL);
+    }
+    // After the child is gone, give its descendants a moment to close inherited pipes, then stop.
+    if (reaped && now - reaped_at > std::chrono::milliseconds(500)) {
+      ::killpg(pid, SIGKILL);
+      break;
+    }
+    int wait_ms = 50;
+    if (deadline != Clock::time_point::max() && !res.timed_out) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+      wait_ms = static_cast<int>(std::max<long long>(0, std::min<long long>(left, 50)));
+    }
+    int pr = n ? ::poll(pfd, static_cast<nfds_t>(n), wait_ms) : (::usleep(static_cast<useconds_t>(wait_ms) * 1000), 0);
+    if (pr < 0 && errno != EINTR) break;
+    for (int k = 0; k < n && pr > 0; ++k) {
+      if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      int i = map[k];
+      ssize_t r = ::read(fds[i], buf, sizeof buf);
+      if (r <= 0) {
+        if (r < 0 && errno == EINTR) continue;
+        if (i < 2) ::close(fds[i]);
+        fds[i] = -1;
+        continue;
+      }
+      if (i == 2) {
+        if (spec.on_extra) spec.on_extra(buf, static_cast<std::size_t>(r));
+        continue;
+      }
+      std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(r), spec.capture_limit - std::min(spec.capture_limit, sinks[i]->size()));
+      sinks[i]->append(buf, keep);
+      *dropped[i] += static_cast<std::size_t>(r) - keep;
+    }
+    if (!reaped) {
+      pid_t w = ::waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        reaped = true;
+        reaped_at = Clock::now();
+      }
+    }
+  }
+  for (int i = 0; i < 2; ++i)
+    if (fds[i] >= 0) ::close(fds[i]);
+  if (!reaped) {
+    ::killpg(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  ::killpg(pid, SIGKILL);   // no descendant outlives the call
+  res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (WIFEXITED(status)) {
+    res.exit_code = WEXITSTATUS(status);
+    if (res.exit_code == 127 && res.out.empty() && res.err.find(": ") != std::string::npos &&
+        (res.err.rfind("exec:", 0) == 0 || res.err.rfind("sandbox set-up", 0) == 0 || res.err.rfind("chdir", 0) == 0))
+      res.start_failed = true;
+  } else if (WIFSIGNALED(status)) {
+    res.signal = WTERMSIG(status);
+  }
+  if (res.timed_out) res.signal = 0;
+  return res;
+}
+
+}  // namespace khive
