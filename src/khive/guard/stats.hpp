@@ -12,6 +12,9 @@ struct SampleSummary {
   double stddev = 0;
   double rel_spread = 0;   // robust relative noise: 1.4826 * MAD / median
 };
+// median: the middle value, the mean of the two middle ones for even n; p10/p90: linear interpolation between
+// closest ranks (position p * (n - 1), numpy's default); stddev: sample (n - 1); stddev and rel_spread are 0
+// when n < 2 (and rel_spread when median <= 0). Empty input: all zero.
 SampleSummary summarize(std::vector<double> samples);
 
 // Stop timing when at least min_samples (and at least 2) were taken and the robust relative noise is under

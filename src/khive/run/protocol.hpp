@@ -26,7 +26,7 @@ struct InputSpec {
   uint64_t perturb_seed = 0;
   double fraction = 0.01;
   std::string key() const;   // "s1" | "s1p7"
-  friend bool operator==(const InputSpec&, const InputSpec&) = default;
+  bool operator==(const InputSpec& o) const { return seed == o.seed && perturb_seed == o.perturb_seed && fraction == o.fraction; }
 };
 void to_json(nlohmann::json& j, const InputSpec& s);
 void from_json(const nlohmann::json& j, InputSpec& s);

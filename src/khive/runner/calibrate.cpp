@@ -29,6 +29,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+Clock::duration seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
 
 int thread_count() {
 #if defined(_OPENMP)
@@ -104,8 +105,8 @@ struct BandwidthResult {
 };
 
 // Best of several parallel copies src -> dst; each thread copies (and first touched) the same slice.
-BandwidthResult measure_copy(double budget_s) {
-  const auto t0 = Clock::now();
+// At least 2 timed copies; more while the next one fits before the deadline (at most 20).
+BandwidthResult measure_copy(Clock::time_point deadline) {
   BandwidthResult r;
   std::unique_ptr<char, FreeDeleter> src, dst;
   std::size_t bytes = std::size_t{256} << 20;
@@ -129,7 +130,7 @@ KHIVE_OMP("omp parallel")
   {   // first touch by the thread that will copy the slice (NUMA placement), non-zero source bytes
     std::size_t b, e;
     slice(thread_index(), team_size(), b, e);
-    for (std::size_t i = b; i < e; ++i) s[i] = static_cast<char>(i * 131 + 7);
+    std::memset(s + b, 0x5a, e - b);
     std::memset(d + b, 0, e - b);
   }
   auto copy_once = [&] {
@@ -147,7 +148,7 @@ KHIVE_OMP("omp parallel")
   do {
     best = std::min(best, copy_once());
     ++r.reps;
-  } while (r.reps < 3 || (r.reps < 20 && seconds_since(t0) + best < budget_s));
+  } while (r.reps < 2 || (r.reps < 20 && Clock::now() + seconds(best) < deadline));
   // Keep the copy observable (the destination is read back).
   volatile char sink = d[bytes / 2];
   (void)sink;
@@ -232,11 +233,29 @@ struct FlopsResult {
   const char* isa = "";
 };
 
-FlopsResult measure_fma(bool fp64, double budget_s) {
-  const auto t0 = Clock::now();
+FlopsResult measure_fma(bool fp64, Clock::time_point deadline) {
   const FmaKernel k = pick_kernel(fp64);
   volatile double sink = 0;
-  auto run_parallel = [&](long steps) {   // seconds and FLOPs of one parallel run
+  // Size one run from one thread's own time, best of 3 per size: a parallel region's wall time would also
+  // hold fork/join and any descheduling on a busy machine, and stop the growth at a run too short to time.
+  constexpr double kRunSeconds = 0.01;
+  long steps = 256;
+  for (;;) {
+    double s = 1e30;
+    for (int i = 0; i < 3; ++i) {
+      const auto c0 = Clock::now();
+      sink = sink + k.run(steps, 1.0);
+      s = std::min(s, seconds_since(c0));
+    }
+    if (s >= kRunSeconds / 8 || steps >= (1L << 40)) {
+      steps = std::max(steps, static_cast<long>(static_cast<double>(steps) * kRunSeconds / s));
+      break;
+    }
+    steps *= 4;
+  }
+  // Then all threads at once (SMT siblings share their FMA units, so they must run together): best of at
+  // least 2 runs, more while the next one fits before the deadline (at most 50).
+  auto run_parallel = [&] {   // FLOP/s of one parallel run
     double total = 0;
     int threads = 1;
     const auto c0 = Clock::now();
@@ -248,20 +267,14 @@ KHIVE_OMP("omp single")
     }
     const double s = seconds_since(c0);
     sink = sink + total;
-    return std::pair<double, double>{s, 2.0 * k.lanes * k.chains * static_cast<double>(steps) * threads};
+    return 2.0 * k.lanes * k.chains * static_cast<double>(steps) * threads / s;
   };
-  // Grow the run until one takes >= 20 ms (or the budget's tenth), then repeat for the rest of the budget.
-  long steps = 1 << 10;
-  const double target = std::min(0.02, budget_s / 10);
-  for (auto [s, f] = run_parallel(steps); s < target && steps < (1L << 40); std::tie(s, f) = run_parallel(steps))
-    steps *= 2;
   FlopsResult r;
   r.isa = k.isa;
   do {
-    auto [s, f] = run_parallel(steps);
-    r.flops_per_s = std::max(r.flops_per_s, f / s);
+    r.flops_per_s = std::max(r.flops_per_s, run_parallel());
     ++r.reps;
-  } while (r.reps < 3 || (r.reps < 50 && seconds_since(t0) + 2 * target < budget_s));
+  } while (r.reps < 2 || (r.reps < 50 && Clock::now() + seconds(2 * kRunSeconds) < deadline));
   return r;
 }
 
@@ -270,9 +283,11 @@ KHIVE_OMP("omp single")
 HardwareProfile calibrate_cpu(double seconds_budget) {
   const double budget = seconds_budget > 0 ? seconds_budget : 2.0;
   const int threads = thread_count();
-  const BandwidthResult bw = measure_copy(0.5 * budget);
-  const FlopsResult f32 = measure_fma(false, 0.25 * budget);
-  const FlopsResult f64 = measure_fma(true, 0.25 * budget);
+  // Half the budget for the copies (the buffers' first touch included), a quarter for each FMA rate.
+  const auto t0 = Clock::now();
+  const BandwidthResult bw = measure_copy(t0 + seconds(0.5 * budget));
+  const FlopsResult f32 = measure_fma(false, t0 + seconds(0.75 * budget));
+  const FlopsResult f64 = measure_fma(true, t0 + seconds(budget));
 
   HardwareProfile p;
   p.name = "cpu:" + cpu_model() + " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");

@@ -770,10 +770,16 @@ void load_workloads(const fs::path& dir, Task& t) {
     throw TaskFormatError(file, "khive.role", "at least one workload with role correctness or both", "only perf workloads");
 }
 
-// sha256 over (relative path, content) of every regular file, sorted by path.
+// sha256 over (relative path, content) of every regular file, sorted by path. candidates/ (kernels
+// people or agents try on the task) is not part of the task's identity, so adding one does not
+// invalidate cached goldens.
 std::string hash_task_dir(const fs::path& dir) {
   std::vector<std::pair<std::string, fs::path>> files;
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && it.depth() == 0 && it->path().filename() == "candidates") {
+      it.disable_recursion_pending();
+      continue;
+    }
     if (it->is_regular_file()) files.emplace_back(it->path().lexically_relative(dir).generic_string(), it->path());
   }
   std::sort(files.begin(), files.end());

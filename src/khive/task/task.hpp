@@ -110,7 +110,10 @@ struct Workload {
   std::map<std::string, InputSource> inputs;
   WorkloadRole role = WorkloadRole::both;
   double weight = 1.0;
-  std::map<std::string, Tolerance> tolerance;       // per-output overrides
+  // Per-output overrides. load_task folds the line's top-level "tolerance" / SOL-ExecBench "correctness"
+  // (every output) and its khive per-output tolerance into this map, each merged field by field over
+  // the task's tolerance for that output; use Task::tolerance_for rather than reading it directly.
+  std::map<std::string, Tolerance> tolerance;
   bool checks_correctness() const { return role != WorkloadRole::perf; }
   bool is_perf() const { return role != WorkloadRole::correctness; }
 };
@@ -144,7 +147,9 @@ struct Task {
 // Loads and validates a task directory. Throws TaskFormatError naming file, field and expectation.
 Task load_task(const std::filesystem::path& dir);
 
-// Every task directory under root (a directory holding definition.json counts as one task).
+// Every task directory under root (a directory holding definition.json counts as one task), sorted.
+// root itself may be a task; hidden directories and directories inside a task are not searched.
+// Throws std::runtime_error when root is not a directory.
 std::vector<std::filesystem::path> find_tasks(const std::filesystem::path& root);
 
 // All axis values for one workload: constants, the workload's vars, and exprs evaluated in order.
