@@ -246,8 +246,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     wr.workload = w.uuid;
     wr.weight = w.weight;
     wr.cost = workload_cost(task, resolve_axes(task, w));
-    wr.t_sol = sol_seconds(wr.cost, r.profile, true);
-    wr.t_floor = sol_seconds(wr.cost, r.profile, false);
+    wr.t_sol = sol_seconds(wr.cost, task.cost.unit, r.profile, true);
+    wr.t_floor = sol_seconds(wr.cost, task.cost.unit, r.profile, false);
     floors[w.uuid] = wr.t_floor * (1.0 - o.plausibility_margin);
     r.workloads.push_back(wr);
   }

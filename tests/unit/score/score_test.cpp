@@ -1,0 +1,166 @@
+// Speed of light, the SOL-ExecBench score and the task score.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "khive/score/score.hpp"
+
+namespace khive {
+namespace {
+
+HardwareProfile toy() {
+  HardwareProfile h;
+  h.name = "toy";
+  h.peak_flops = {{ComputeUnit::fp32, 100.0}, {ComputeUnit::tc_bf16, 1000.0}};
+  h.peak_bandwidth = 50.0;
+  h.measured_flops = {{ComputeUnit::fp32, 80.0}};
+  h.measured_bandwidth = 40.0;
+  return h;
+}
+
+TEST(HardwareProfile, MeasuredFallsBackToPeak) {
+  HardwareProfile h = toy();
+  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::fp32, true), 80.0);
+  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::fp32, false), 100.0);
+  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::tc_bf16, true), 1000.0);   // no measurement
+  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::tc_fp8, true), 0.0);       // unknown
+  EXPECT_DOUBLE_EQ(h.bandwidth(true), 40.0);
+  EXPECT_DOUBLE_EQ(h.bandwidth(false), 50.0);
+  h.measured_bandwidth = 0;
+  EXPECT_DOUBLE_EQ(h.bandwidth(true), 50.0);
+}
+
+TEST(BuiltinProfile, H200) {
+  auto h = builtin_profile("NVIDIA H200");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->name, "NVIDIA H200");
+  EXPECT_FALSE(h->source.empty());
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::tc_bf16), 989.4e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::tc_fp16), 989.4e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::tc_tf32), 494.7e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::tc_fp8), 1978.9e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::tc_int8), 1978.9e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::fp32), 66.9e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::fp64), 66.9e12);
+  EXPECT_DOUBLE_EQ(h->peak_bandwidth, 4.8e12);
+  EXPECT_DOUBLE_EQ(h->bandwidth(true), 4.25e12);
+  EXPECT_DOUBLE_EQ(h->flops_for(ComputeUnit::tc_bf16, true), 790e12);
+  EXPECT_DOUBLE_EQ(h->flops_for(ComputeUnit::tc_tf32, true), 357e12);
+  EXPECT_DOUBLE_EQ(h->flops_for(ComputeUnit::fp32, true), 51e12);
+  // fp16's 655 TFLOP/s was PyTorch's, not a ceiling: datasheet.
+  EXPECT_DOUBLE_EQ(h->flops_for(ComputeUnit::tc_fp16, true), 989.4e12);
+  EXPECT_DOUBLE_EQ(h->flops_for(ComputeUnit::tc_fp8, true), 1978.9e12);
+  EXPECT_EQ(h->measured_flops.count(ComputeUnit::tc_fp16), 0u);
+}
+
+TEST(BuiltinProfile, H100AndMatching) {
+  auto h = builtin_profile("nvidia h100 80gb hbm3");
+  ASSERT_TRUE(h);
+  EXPECT_DOUBLE_EQ(h->peak_bandwidth, 3.35e12);
+  EXPECT_DOUBLE_EQ(h->peak_flops.at(ComputeUnit::tc_bf16), 989.4e12);
+  EXPECT_TRUE(h->measured_flops.empty());
+  EXPECT_DOUBLE_EQ(h->measured_bandwidth, 0.0);
+  EXPECT_DOUBLE_EQ(h->bandwidth(true), 3.35e12);
+  EXPECT_TRUE(builtin_profile("NVIDIA H200 NVL"));
+  EXPECT_FALSE(builtin_profile("NVIDIA A100-SXM4-80GB"));
+  EXPECT_FALSE(builtin_profile(""));
+}
+
+TEST(SolSeconds, MemoryBound) {
+  HardwareProfile h = toy();
+  // 10 flops, 400 bytes: compute 10/80 = 0.125 s, memory 400/40 = 10 s.
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{10, 400}, ComputeUnit::fp32, h, true), 10.0);
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{10, 400}, ComputeUnit::fp32, h, false), 8.0);
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{0, 400}, ComputeUnit::tc_fp8, h, true), 10.0);   // no flops, no rate needed
+}
+
+TEST(SolSeconds, ComputeBound) {
+  HardwareProfile h = toy();
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{8000, 40}, ComputeUnit::fp32, h, true), 100.0);
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{8000, 40}, ComputeUnit::fp32, h, false), 80.0);
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{8000, 40}, ComputeUnit::tc_bf16, h, true), 8.0);
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{8000, 0}, ComputeUnit::fp32, h, true), 100.0);
+  // The unit-less form assumes fp32.
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{8000, 40}, h, true), 100.0);
+}
+
+TEST(SolSeconds, MissingRateGivesZero) {
+  HardwareProfile h = toy();
+  EXPECT_EQ(sol_seconds(WorkloadCost{1000, 40}, ComputeUnit::tc_fp8, h, true), 0.0);
+  HardwareProfile nobw = toy();
+  nobw.peak_bandwidth = 0;
+  nobw.measured_bandwidth = 0;
+  EXPECT_EQ(sol_seconds(WorkloadCost{1000, 40}, ComputeUnit::fp32, nobw, true), 0.0);
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{1000, 0}, ComputeUnit::fp32, nobw, true), 12.5);
+  EXPECT_EQ(sol_seconds(WorkloadCost{0, 0}, ComputeUnit::fp32, h, true), 0.0);
+}
+
+TEST(SolSeconds, H200Gemm) {
+  auto h = builtin_profile("NVIDIA H200").value();
+  const double n = 8192;
+  WorkloadCost c{2 * n * n * n, 2 * 3 * n * n};   // bf16 GEMM
+  EXPECT_NEAR(sol_seconds(c, ComputeUnit::tc_bf16, h, true), 2 * n * n * n / 790e12, 1e-12);
+  EXPECT_NEAR(sol_seconds(c, ComputeUnit::tc_bf16, h, false), 2 * n * n * n / 989.4e12, 1e-12);
+}
+
+TEST(SolScore, AsFastAsBaselineIsHalf) {
+  EXPECT_DOUBLE_EQ(sol_score(2.0, 2.0, 1.0).value(), 0.5);
+  EXPECT_DOUBLE_EQ(sol_score(7e-3, 7e-3, 1e-3).value(), 0.5);
+}
+
+TEST(SolScore, AtSpeedOfLightIsOne) {
+  EXPECT_DOUBLE_EQ(sol_score(1.0, 3.0, 1.0).value(), 1.0);
+  EXPECT_DOUBLE_EQ(sol_score(0.5, 3.0, 1.0).value(), 1.0);   // under T_sol counts as at T_sol
+}
+
+TEST(SolScore, Formula) {
+  // T_b - T_sol = 2, T_k - T_sol = 1 -> 2 / 3; slower than the baseline -> below 0.5.
+  EXPECT_NEAR(sol_score(2.0, 3.0, 1.0).value(), 2.0 / 3.0, 1e-15);
+  EXPECT_NEAR(sol_score(5.0, 3.0, 1.0).value(), 2.0 / 6.0, 1e-15);
+  double s = sol_score(1e6, 3.0, 1.0).value();
+  EXPECT_GE(s, 0.0);
+  EXPECT_LT(s, 1e-5);
+}
+
+TEST(SolScore, Undefined) {
+  EXPECT_FALSE(sol_score(2.0, 1.0, 1.0));    // baseline at SOL
+  EXPECT_FALSE(sol_score(2.0, 0.5, 1.0));    // baseline under SOL
+  EXPECT_FALSE(sol_score(0.0, 3.0, 1.0));
+  EXPECT_FALSE(sol_score(-1.0, 3.0, 1.0));
+  EXPECT_FALSE(sol_score(2.0, 3.0, 0.0));    // no SOL (profile lacked the rate)
+  EXPECT_FALSE(sol_score(2.0, 3.0, -1.0));
+  EXPECT_FALSE(sol_score(NAN, 3.0, 1.0));
+  EXPECT_FALSE(sol_score(2.0, INFINITY, 1.0));
+}
+
+TEST(TaskScore, WeightedMean) {
+  std::vector<WorkloadScoreInput> ws = {
+      {1.0, true, 2.0, 1.0, 2.0},   // 0.5
+      {3.0, true, 1.0, 1.0, 3.0},   // 1.0
+  };
+  EXPECT_DOUBLE_EQ(task_score(ws).value(), (0.5 * 1 + 1.0 * 3) / 4);
+}
+
+TEST(TaskScore, FailedWorkloadIsZero) {
+  std::vector<WorkloadScoreInput> ws = {
+      {1.0, true, 1.0, 1.0, 3.0},
+      {1.0, false, 1.0, 1.0, 3.0},
+  };
+  EXPECT_EQ(task_score(ws), 0.0);
+  EXPECT_EQ(task_score({{1.0, false, 0, 0, std::nullopt}}), 0.0);
+}
+
+TEST(TaskScore, UnscoredWorkloadsAreLeftOut) {
+  std::vector<WorkloadScoreInput> ws = {
+      {1.0, true, 2.0, 1.0, 2.0},            // 0.5
+      {5.0, true, 2.0, 1.0, std::nullopt},   // no baseline
+      {5.0, true, 2.0, 1.0, 0.5},            // baseline under SOL: undefined
+      {0.0, true, 1.0, 1.0, 3.0},            // weight 0
+  };
+  EXPECT_DOUBLE_EQ(task_score(ws).value(), 0.5);
+  EXPECT_FALSE(task_score({}));
+  EXPECT_FALSE(task_score({{1.0, true, 2.0, 1.0, std::nullopt}}));
+}
+
+}  // namespace
+}  // namespace khive
