@@ -102,8 +102,7 @@ std::string set_sentence(const IndexSet& s, SetKind k, const char* noun) {
     case SetKind::last: return fmt::format("only the last {} of {} {}s are wrong", s.count, s.size, noun);
     case SetKind::range: return fmt::format("only {}s {}-{} of {} are wrong", noun, s.first, s.last, s.size);
     case SetKind::alternating:
-      return fmt::format("every other {} is wrong (the {} ones, {} of {})", noun, s.first % 2 ? "odd" : "even", s.count,
-                         s.size);
+      return fmt::format("every other {} is wrong, the {} ones", noun, s.first % 2 ? "odd" : "even");
     case SetKind::all: return fmt::format("all {} {}s are wrong", s.size, noun);
     default: return fmt::format("{} of {} {}s are wrong", s.count, s.size, noun);
   }
@@ -232,13 +231,17 @@ std::string describe_pattern(const CompareStats& s) {
 std::string describe_mismatch(const std::string& output, const CompareStats& s, const Tolerance& tol) {
   std::string m = fmt::format("output {}: {} of {} elements wrong (matched {}, need {:g}%)", output, s.bad, s.n,
                               percent(s.matched_ratio(), s.bad == 0), tol.matched_ratio * 100.0);
-  if (s.worst_index >= 0)
+  if (s.worst_index >= 0 && s.max_abs_err > 0)
     m += fmt::format("; max abs err {:.2e} at {} (got {:.6g}, expected {:.6g})", s.max_abs_err, where(s, s.worst_index),
                      s.worst_out, s.worst_ref);
+  else if (s.worst_index >= 0)
+    m += "; max abs err 0";
   else
     m += "; max abs err n/a (no finite pair)";
   m += fmt::format("; mean abs err {:.2e}; max rel err {:.2e}", s.mean_abs_err(), s.max_rel_err);
-  if (s.first_bad >= 0 && s.first_bad != s.worst_index)
+  if (s.first_bad >= 0 && s.first_bad == s.first_unwritten)
+    m += fmt::format("; first wrong at {} (never written, expected {:.6g})", where(s, s.first_bad), s.first_bad_ref);
+  else if (s.first_bad >= 0 && s.first_bad != s.worst_index)
     m += fmt::format("; first wrong at {} (got {:.6g}, expected {:.6g})", where(s, s.first_bad), s.first_bad_out,
                      s.first_bad_ref);
   m += fmt::format("; tolerance atol {:g} rtol {:g}", tol.atol, tol.rtol);

@@ -63,14 +63,26 @@ inline CompareStats compare_runs_host(DType t, const void* first, const void* se
 // nonfinite, nothing over the cap, and not all-zero where the reference is not all-zero.)
 bool passes(const CompareStats& s, const Tolerance& tol);
 
-// One phrase describing where the errors are, from the histograms, e.g.
-//   "all 4096 elements are wrong", "only the last 17 of 4096 columns are wrong",
-//   "only the first 3 of 64 rows are wrong", "every other column is wrong",
-//   "2 scattered elements are wrong (rows 5, 77)", "the output is all zeros".
+// One phrase describing where the errors are, from the counts and histograms (deterministic), e.g.
+//   "nothing was written (all 4096 elements still hold the sentinel)"
+//   "the output is all zeros (the reference has 4096 non-zero elements)"
+//   "all 4096 elements are wrong"
+//   "5 elements were never written (still hold the sentinel); first at row 63, column 4091; <where>"
+//   "only the last 17 of 4096 columns are wrong (rows: all)"       (also "the first k of N", "columns a-b of N")
+//   "only the first 3 of 64 rows are wrong (columns: all)"
+//   "only the last 17 of 256 columns are wrong (rows: the last 5 of 64)"
+//   "every other column is wrong, the odd ones (rows: all)"        "only column 5 is wrong (rows: all)"
+//   "only 1 element is wrong, at row 3, column 7"
+//   "3 scattered elements are wrong (first at row 5, column 3)"   (at most 32 elements, no row/column pattern)
+//   "127 of 4096 elements are wrong in 64 of 64 rows and 64 of 64 columns (first at row 0, column 63)"
+//   1-D outputs (rows or cols == 1) speak of elements: "only the last 10 of 1000 elements are wrong".
 std::string describe_pattern(const CompareStats& s);
 
-// Full diagnosis: "output C: 17 of 262144 elements wrong (matched 99.99%, need 100%); max abs err
-// 3.1e+00 at index 4095 (got 0, expected 3.1), mean abs err 2.0e-04; unwritten 0; only the last ..."
+// Full diagnosis, e.g.: "output C: 1088 of 262144 elements wrong (matched 99.58%, need 100%); max abs err
+// 3.45e+00 at row 4, column 4087 (got 0, expected 3.44692); mean abs err 3.81e-03; max rel err 1.00e+00;
+// first wrong at row 0, column 4079 (got 0, expected 0.0860573); tolerance atol 0.0001 rtol 0.0001;
+// unwritten 0; nonfinite 0; only the last 17 of 4096 columns are wrong (rows: all)"
+// (the matched percentage never rounds up to 100% while anything is wrong).
 std::string describe_mismatch(const std::string& output, const CompareStats& s, const Tolerance& tol);
 
 // ---- shared by compare.cpp and compare.cu (not an API) ----
