@@ -414,7 +414,8 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   for (const auto& k : r.resources) meta["resources"].push_back(to_json(k));
   try {
     write_file_atomic(scratch / "build.log", r.log);
-    write_file_atomic(scratch / "meta.json", meta.dump(2) + "\n");
+    // Compiler output and source lines need not be UTF-8: replace invalid bytes rather than throw.
+    write_file_atomic(scratch / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   } catch (const std::exception& e) {
     r.ok = false;
     r.diagnostics.push_back(khive_error(std::string("cannot write the build record: ") + e.what()));

@@ -305,7 +305,10 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
     }
 
     // gcc: "file:line:col: error: msg [-Wflag]", "g++: error: msg".
-    if (auto g = find_gcc_severity(line)) {
+    auto g = find_gcc_severity(line);
+    if (g && !parse_colon_loc(line.substr(0, std::get<0>(*g))) && line.substr(0, std::get<0>(*g)).ends_with(')'))
+      g.reset();   // "file(12): error: ..." is EDG's form, below
+    if (g) {
       auto [pos, klen, sev] = *g;
       std::string_view prefix = line.substr(0, pos);
       d = Diagnostic{};

@@ -41,6 +41,7 @@ constexpr std::string_view kLimit = "device limit / L2 persistence";
 constexpr std::string_view kCallback = "host callback";
 constexpr std::string_view kDevice = "device selection";
 constexpr std::string_view kProfiler = "profiling control";
+constexpr std::string_view kIpc = "inter-process communication";
 constexpr std::string_view kRedefines = "redefines a runtime symbol";
 
 // Imports forbidden on every backend.
@@ -97,7 +98,13 @@ constexpr SymbolRule kImportRules[] = {
     {"kill", kProcCtl}, {"tgkill", kProcCtl}, {"pthread_kill", kProcCtl}, {"exit", kProcCtl}, {"_exit", kProcCtl},
     {"_Exit", kProcCtl}, {"quick_exit", kProcCtl}, {"atexit", kProcCtl}, {"at_quick_exit", kProcCtl},
     // environment
-    {"setenv", kEnv}, {"putenv", kEnv}, {"unsetenv", kEnv}, {"clearenv", kEnv},
+    {"prctl", kProcCtl}, {"setrlimit", kProcCtl}, {"prlimit", kProcCtl}, {"prlimit64", kProcCtl},
+    {"sched_setaffinity", kProcCtl}, {"sched_setscheduler", kProcCtl}, {"pthread_setaffinity_np", kProcCtl},
+    {"setpriority", kProcCtl}, {"nice", kProcCtl}, {"unshare", kProcCtl}, {"setns", kProcCtl}, {"setsid", kProcCtl},
+    {"setpgid", kProcCtl}, {"setuid", kProcCtl}, {"setgid", kProcCtl},
+    // environment and working directory
+    {"setenv", kEnv}, {"putenv", kEnv}, {"unsetenv", kEnv}, {"clearenv", kEnv}, {"chdir", kEnv}, {"fchdir", kEnv},
+    {"chroot", kEnv},
 };
 
 // Imports forbidden on the CUDA backend (all work must be enqueued on the given stream, and only the
@@ -118,8 +125,12 @@ constexpr SymbolRule kCudaImportRules[] = {
     {"cudaSetValidDevices", kDevice}, {"cudaInitDevice", kDevice}, {"cuCtxCreate*", kDevice},
     {"cuCtxSetCurrent", kDevice}, {"cuCtxPushCurrent*", kDevice}, {"cuDevicePrimaryCtxReset*", kDevice},
     {"cuDevicePrimaryCtxSetFlags*", kDevice},
+    {"cudaDeviceEnablePeerAccess", kDevice}, {"cuCtxEnablePeerAccess", kDevice},
     {"cudaProfilerStart", kProfiler}, {"cudaProfilerStop", kProfiler}, {"cuProfilerStart", kProfiler},
     {"cuProfilerStop", kProfiler},
+    // device memory shared with other processes would outlive the candidate's process (a result cache)
+    {"cudaIpc*", kIpc}, {"cuIpc*", kIpc}, {"cuMemExportToShareableHandle", kIpc},
+    {"cuMemImportFromShareableHandle", kIpc},
 };
 
 // Vendor libraries: {pattern, library}. A library listed in the task's policy may be used; an empty

@@ -19,6 +19,7 @@ struct SymbolViolation {
                           // "timer or event", "file or network I/O", "signal handling", "device limit / L2 persistence",
                           // "stream creation", "host callback", "device selection", "profiling control",
                           // "raw system call", "debugging", "process control", "environment",
+                          // "inter-process communication",
                           // "library not allowed by the task: cublas", "redefines a runtime symbol"
   bool imported = true;   // false: the candidate *defines* this symbol (an attempt to replace it)
   std::string mangled;    // the raw name from the symbol table (version suffix removed)
@@ -34,7 +35,7 @@ SymbolTable read_symbols(const std::filesystem::path& so);
 // The rules are tables in symbol_policy.cpp. A pattern is an fnmatch(3) glob on the raw name
 // ("fork", "cudaEvent*", "cu[A-Z]*") or, written "~text", a whole-word substring of the demangled
 // name ("~std::thread"). Deliberately allowed (they look close to forbidden ones): __cxa_atexit, abort,
-// raise, GOMP_* / omp_* (the CPU backend builds with OpenMP), cudaFuncSetAttribute,
+// raise, GOMP_* / omp_* except omp_get_wtime (the CPU backend builds with OpenMP), cudaFuncSetAttribute,
 // cudaDeviceSetCacheConfig, cudaDeviceSetSharedMemConfig, cudaStreamSynchronize / cudaStreamWaitEvent, mmap,
 // std::cerr / std::clog and std::basic_ostream members (CUTLASS's sm90 TMA GEMMs import std::cerr for
 // host-side error reports; stderr is captured for the log only, never parsed).

@@ -73,7 +73,7 @@ std::vector<GoldenRequest> missing_goldens(const Task& t, const Plan& p, const s
       want(w, InputSpec{p.new_data_seed});
     }
     if (w.is_perf())
-      for (int k : p.timing.validate_at) want(w, InputSpec{p.timing.seed_base + static_cast<uint64_t>(k)});
+      for (int k : p.timing.validate_at) want(w, timing_input(p.timing, k));
   }
   return req;
 }
@@ -239,6 +239,9 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   std::string dev_name = r.device;
   if (o.backend == Backend::cpu) dev_name = "cpu:" + r.device + " (" + std::to_string(r.preflight.value("threads", 0)) + " threads)";
   r.profile = resolve_profile(o.backend, dev_name, o.profile, o.runner);
+  // On the CPU the "peak" is a calibrated figure (1.5x measured), not a datasheet number, and a busy
+  // host calibrates low: only a time far beyond it is called a measurement fault.
+  const double margin = o.backend == Backend::cpu ? std::max(o.plausibility_margin, 0.75) : o.plausibility_margin;
   std::map<std::string, double> floors;
   for (const auto& w : task.workloads) {
     if (!w.is_perf()) continue;
@@ -248,7 +251,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     wr.cost = workload_cost(task, resolve_axes(task, w));
     wr.t_sol = sol_seconds(wr.cost, task.cost.unit, r.profile, true);
     wr.t_floor = sol_seconds(wr.cost, task.cost.unit, r.profile, false);
-    floors[w.uuid] = wr.t_floor * (1.0 - o.plausibility_margin);
+    floors[w.uuid] = wr.t_floor * (1.0 - margin);
     r.workloads.push_back(wr);
   }
   apply_plausibility(r.candidate.verdict, floors);

@@ -32,13 +32,18 @@ void to_json(nlohmann::json& j, const InputSpec& s);
 void from_json(const nlohmann::json& j, InputSpec& s);
 
 struct TimingPlan {
-  uint64_t seed_base = 1000;            // sample k uses seed seed_base + k (fresh data every sample)
+  uint64_t seed_base = 1000;            // base data of the timed samples (see timing_input)
   std::vector<int> validate_at;         // samples whose outputs are compared with goldens (check 9)
   int warmup = 3;
   int min_samples = 10, max_samples = 200;
   double target_noise = 0.005;
   double time_cap_s = 2.0;
 };
+// The inputs of timed sample k: the base data (seed_base) with its own perturbation (2% of the
+// second half of every input, and the last element), so no two samples see the same inputs.
+inline InputSpec timing_input(const TimingPlan& p, int k) {
+  return InputSpec{p.seed_base, p.seed_base + 1 + static_cast<uint64_t>(k), 0.02};
+}
 void to_json(nlohmann::json& j, const TimingPlan& p);
 void from_json(const nlohmann::json& j, TimingPlan& p);
 

@@ -93,6 +93,15 @@ class CpuDevice final : public Device {
     fill_input_host(t, p, n, d, s.seed, tensor);
     perturb_host(t, p, n, d, s, tensor);
   }
+  void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
+    perturb_host(t, p, n, d, s, tensor);
+  }
+  void copy(void* dst, const void* src, std::size_t bytes) override {
+    const std::size_t chunk = 1 << 20;
+#pragma omp parallel for schedule(static)
+    for (std::size_t off = 0; off < bytes; off += chunk)
+      std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(chunk, bytes - off));
+  }
   void poison(DType t, void* p, int64_t n, Poison which) override { poison_host(t, p, n, which); }
   uint64_t checksum(const void* p, std::size_t bytes) override { return checksum_host(p, bytes); }
   CompareStats compare(DType t, const void* out, const void* ref_host, int64_t n, int64_t cols, const Tolerance& tol,

@@ -103,6 +103,12 @@ class CudaDevice final : public Device {
   }
   void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
     fill_input_device(t, p, n, d, s.seed, tensor, stream_);
+    perturb(t, p, n, d, s, tensor);
+  }
+  void copy(void* dst, const void* src, std::size_t bytes) override {
+    ck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpy D2D");
+  }
+  void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
     if (s.perturb_seed && n > 0) {
       perturb_kernel<<<std::min<int64_t>((n / 2 + 255) / 256 + 1, 65535), 256, 0, stream_>>>(t, p, n, d, s.perturb_seed,
                                                                                             s.fraction, tensor);

@@ -37,6 +37,9 @@ class Device {
   virtual void to_host(void* host, const void* dev, std::size_t bytes) = 0;
   virtual void from_host(void* dev, const void* host, std::size_t bytes) = 0;
   virtual void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) = 0;
+  // Only the perturbation of `s` (perturb_host's rule), on data already in p.
+  virtual void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) = 0;
+  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;   // device to device
   virtual void poison(DType t, void* p, int64_t n, Poison which) = 0;
   virtual uint64_t checksum(const void* p, std::size_t bytes) = 0;
   virtual CompareStats compare(DType t, const void* out, const void* ref_host, int64_t n, int64_t cols,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -89,6 +90,8 @@ uint64_t netns_inode() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write to a closed pipe must fail with EPIPE, not kill the runner (and hide what happened).
+  std::signal(SIGPIPE, SIG_IGN);
   int key_fd = -1;
   for (int i = 1; i + 1 < argc; ++i) {
     std::string a = argv[i];

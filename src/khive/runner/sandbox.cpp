@@ -54,7 +54,7 @@ std::string install_seccomp(SandboxLevel level) {
                         "fork", "vfork", "ptrace", "process_vm_readv", "process_vm_writev", "unshare", "setns",
                         "mount", "umount2", "chroot", "pivot_root", "reboot", "init_module", "finit_module",
                         "delete_module", "kexec_load", "bpf", "perf_event_open", "keyctl", "add_key",
-                        "request_key", "userfaultfd", "io_uring_setup", "rt_sigaction", "sigaltstack",
+                        "request_key", "userfaultfd", "io_uring_setup",
                         "setitimer", "timer_create", "alarm", "kill", "tkill", "seccomp", "prctl", "symlink",
                         "symlinkat", "link", "linkat", "chmod", "fchmod", "fchmodat", "truncate"})
     rc |= trap(n);

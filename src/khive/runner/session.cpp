@@ -24,7 +24,8 @@ struct Session::Buffers {
   std::map<std::string, int64_t> axes;
   std::vector<void*> in, out;             // device pointers (nullptr for scalars)
   std::vector<int64_t> n_in, n_out, cols_out;
-  std::vector<std::array<unsigned char, 8>> scalars;   // host storage for scalar inputs
+  struct alignas(8) Scalar { std::array<unsigned char, 8> bytes; unsigned char* data() { return bytes.data(); } void fill(unsigned char v) { bytes.fill(v); } };
+  std::vector<Scalar> scalars;   // host storage for scalar inputs (8-byte aligned for the shim)
   std::vector<int64_t> axis_values;       // var axes, signature order
   std::vector<void*> args;
   explicit Buffers(Device& d) : dev(d) {}
@@ -61,21 +62,60 @@ std::unique_ptr<Session::Buffers> Session::prepare(const Workload& w) {
   return b;
 }
 
-void Session::fill_inputs(Buffers& b, const Workload& w, const InputSpec& s) {
+void Session::fill_inputs_scalars(Buffers& b, const Workload& w, const InputSpec& s) {
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     const auto& t = task_.inputs[i];
+    if (!t.scalar) continue;
     DistParams d = dist_params(task_.distribution_for(t.name));
-    if (t.scalar) {
-      auto it = w.inputs.find(t.name);
-      double v = (it != w.inputs.end() && it->second.kind == InputSource::Kind::scalar)
-                     ? it->second.value
-                     : input_value(d, s.perturb_seed ? s.perturb_seed : s.seed, i, 0);
-      b.scalars[i].fill(0);
-      num::store(t.dtype, b.scalars[i].data(), 0, v);
-    } else {
-      dev_.fill(t.dtype, b.in[i], b.n_in[i], d, s, i);
-    }
+    auto it = w.inputs.find(t.name);
+    double v = (it != w.inputs.end() && it->second.kind == InputSource::Kind::scalar)
+                   ? it->second.value
+                   : input_value(d, s.perturb_seed ? s.perturb_seed : s.seed, i, 0);
+    b.scalars[i].fill(0);
+    num::store(t.dtype, b.scalars[i].data(), 0, v);
   }
+}
+
+void Session::fill_inputs(Buffers& b, const Workload& w, const InputSpec& s) {
+  fill_inputs_scalars(b, w, s);
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
+    const auto& t = task_.inputs[i];
+    if (!t.scalar) dev_.fill(t.dtype, b.in[i], b.n_in[i], dist_params(task_.distribution_for(t.name)), s, i);
+  }
+}
+
+struct Session::Pristine {
+  Device& dev;
+  std::vector<void*> copies;
+  explicit Pristine(Device& d) : dev(d) {}
+  ~Pristine() {
+    for (void* p : copies) if (p) dev.release(p);
+  }
+};
+
+std::unique_ptr<Session::Pristine> Session::keep_pristine(Buffers& b, const Workload& w, const InputSpec& base) {
+  fill_inputs(b, w, base);
+  auto p = std::make_unique<Pristine>(dev_);
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
+    if (!b.in[i]) {
+      p->copies.push_back(nullptr);
+      continue;
+    }
+    std::size_t bytes = static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype);
+    p->copies.push_back(dev_.alloc(bytes));
+    dev_.copy(p->copies.back(), b.in[i], bytes);
+  }
+  return p;
+}
+
+void Session::restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, const InputSpec& s) {
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
+    const auto& t = task_.inputs[i];
+    if (!b.in[i]) continue;
+    dev_.copy(b.in[i], p.copies[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(t.dtype));
+    dev_.perturb(t.dtype, b.in[i], b.n_in[i], dist_params(task_.distribution_for(t.name)), s, i);
+  }
+  fill_inputs_scalars(b, w, s);
 }
 
 void Session::poison_outputs(Buffers& b, Poison p) {
@@ -216,9 +256,10 @@ std::optional<Failure> Session::check_correctness(EntryFn f, const Workload& w, 
 std::optional<Failure> Session::time_workload(EntryFn f, const Workload& w, nlohmann::json& record) {
   auto b = prepare(w);
   const TimingPlan& plan = job_.timing;
+  auto pristine = keep_pristine(*b, w, InputSpec{plan.seed_base});
   progress_(Check::timing, w.uuid, "warm-up");
   for (int k = 0; k < plan.warmup; ++k) {
-    fill_inputs(*b, w, InputSpec{plan.seed_base + 1000000 + static_cast<uint64_t>(k)});
+    restore_and_perturb(*b, *pristine, w, timing_input(plan, 1000000 + k));
     poison_outputs(*b, Poison::a);
     if (auto fl = guarded_call(f, *b, w, fmt::format("workload {} (warm-up)", w.uuid))) return fl;
   }
@@ -230,8 +271,8 @@ std::optional<Failure> Session::time_workload(EntryFn f, const Workload& w, nloh
   auto t0 = std::chrono::steady_clock::now();
   progress_(Check::timing, w.uuid, "samples");
   for (int k = 0;; ++k) {
-    InputSpec spec{plan.seed_base + static_cast<uint64_t>(k)};
-    fill_inputs(*b, w, spec);   // fresh data every sample: nothing to replay
+    InputSpec spec = timing_input(plan, k);
+    restore_and_perturb(*b, *pristine, w, spec);   // different inputs every sample: nothing to replay
     poison_outputs(*b, Poison::a);
     dev_.flush();
     TimedCall tc;
@@ -338,9 +379,10 @@ nlohmann::json Session::run_ab(EntryFn leader, EntryFn candidate) {
     if (!w.is_perf() || !selected(job_, w)) continue;
     auto b = prepare(w);
     EntryFn fs[2] = {leader, candidate};
+    auto pristine = keep_pristine(*b, w, InputSpec{plan.seed_base});
     for (int k = 0; k < plan.warmup; ++k)
       for (EntryFn f : fs) {
-        fill_inputs(*b, w, InputSpec{plan.seed_base + 1000000 + static_cast<uint64_t>(k)});
+        restore_and_perturb(*b, *pristine, w, timing_input(plan, 1000000 + k));
         poison_outputs(*b, Poison::a);
         if (auto fl = guarded_call(f, *b, w, "warm-up")) return {{"failure", fl->to_json()}};
       }
@@ -350,11 +392,11 @@ nlohmann::json Session::run_ab(EntryFn leader, EntryFn candidate) {
     auto t0 = std::chrono::steady_clock::now();
     progress_(Check::acceptance, w.uuid, "interleaved A/B samples");
     for (int k = 0;; ++k) {
-      InputSpec spec{plan.seed_base + static_cast<uint64_t>(k)};
+      InputSpec spec = timing_input(plan, k);
       double t[2] = {0, 0};
       for (int r = 0; r < 2; ++r) {
         int which = (k % 2 == 0) ? r : 1 - r;   // ABBA order cancels slow drift
-        fill_inputs(*b, w, spec);
+        restore_and_perturb(*b, *pristine, w, spec);
         poison_outputs(*b, Poison::a);
         dev_.flush();
         try {

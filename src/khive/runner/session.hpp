@@ -38,6 +38,13 @@ class Session {
   struct Buffers;
   std::unique_ptr<Buffers> prepare(const Workload& w);
   void fill_inputs(Buffers& b, const Workload& w, const InputSpec& s);
+  void fill_inputs_scalars(Buffers& b, const Workload& w, const InputSpec& s);
+  // Timing inputs: the base data (seed) made once and kept pristine; each sample restores it and
+  // applies its own perturbation, which is much cheaper than fresh random data on the CPU and still
+  // changes every sample's inputs (nothing to replay).
+  struct Pristine;
+  std::unique_ptr<Pristine> keep_pristine(Buffers& b, const Workload& w, const InputSpec& base);
+  void restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, const InputSpec& s);
   void poison_outputs(Buffers& b, Poison p);
   std::vector<uint64_t> input_checksums(Buffers& b);
   const std::string& golden(const Workload& w, const InputSpec& s, std::size_t output);

@@ -214,13 +214,6 @@ extern "C" void khive_launch(const float* x, float* y, int64_t n, cudaStream_t s
 }
 )SRC";
 
-std::vector<Diagnostic> of(const std::vector<Diagnostic>& ds, Sev s) {
-  std::vector<Diagnostic> out;
-  for (const auto& d : ds)
-    if (d.severity == s) out.push_back(d);
-  return out;
-}
-
 // ---- g++ ---------------------------------------------------------------------------------------------
 
 TEST(ParseDiagnostics, GccErrorsAndWarningMapToTheCandidate) {

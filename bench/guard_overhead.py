@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Guard overhead per candidate, and timing trust, measured through `khive eval`.
+
+  guard_overhead.py KHIVE ROOT BACKEND [--reps N] [--out table.md]
+
+For each demo task (and, on CUDA, tasks/demo-cuda), one honest candidate is evaluated REPS times with a
+fixed seed (build and goldens cached after the first run). Reported per task:
+  - wall: the whole `khive eval` (build cached, goldens cached, reference/baselines not timed)
+  - guard: the runner process's time minus the kernel's own timed samples (the guard's work:
+    process start, sandbox, input generation, poisoning, golden comparisons, cache flushes)
+  - the kernel's median and its spread within a run, and the spread of the medians across runs
+    (how small a difference the guard can trust).
+"""
+import json, pathlib, statistics, subprocess, sys, time
+
+khive, root, backend = sys.argv[1:4]
+root = pathlib.Path(root)
+reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
+out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+ext = "cu" if backend == "cuda" else "cpp"
+suites = [root / "tasks/demo-cpu"] + ([root / "tasks/demo-cuda"] if backend == "cuda" else [])
+
+def pick(task):
+    c = sorted((task / "candidates").glob(f"*.{ext}"))
+    return c[0] if c else task / f"reference.{ext}"
+
+rows = []
+for suite in suites:
+    for task in sorted(p for p in suite.iterdir() if (p / "definition.json").exists()):
+        k = pick(task)
+        walls, guards, medians, spreads, gbs, sol = [], [], [], [], [], []
+        for i in range(reps + 1):   # run 0 warms the build and golden caches
+            t0 = time.time()
+            r = subprocess.run([khive, "eval", str(task), str(k), "--backend", backend, "--json", "--seed", "4242",
+                                "--no-reference", "--no-baselines"], capture_output=True, text=True)
+            wall = time.time() - t0
+            try:
+                j = json.loads(r.stdout)
+            except json.JSONDecodeError:
+                print(f"{task.name}: eval failed: {r.stderr[:300]}")
+                break
+            if not j["accepted"]:
+                print(f"{task.name}: {k.name} rejected: {j['verdict']}")
+                break
+            if i == 0:
+                continue
+            walls.append(wall)
+            guards.append(j["candidate"]["guard_seconds"])
+            w = max((w for w in j["workloads"] if w["kernel"]), key=lambda w: w["bytes"])
+            medians.append(w["kernel"]["median_s"])
+            spreads.append(w["kernel"]["rel_spread"])
+            gbs.append(w["bytes"] / w["kernel"]["median_s"] / 1e9)
+            sol.append(w["fraction_of_sol"] or 0)
+            largest = w["workload"]
+        if medians:
+            across = (statistics.pstdev(medians) / statistics.mean(medians)) if len(medians) > 1 else 0
+            rows.append((task.name, k.name, largest, statistics.median(walls), statistics.median(guards),
+                         statistics.median(medians), statistics.median(spreads), across,
+                         max(medians) / min(medians) - 1, statistics.median(gbs), statistics.median(sol)))
+
+hdr = ("| task | kernel | workload | eval wall (s) | guard overhead (s) | kernel median | spread in run | "
+       "spread of medians across runs | max/min - 1 across runs | GB/s | fraction of SOL |")
+lines = [hdr, "|" + "---|" * 11]
+for r in rows:
+    lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} | {r[4]:.3f} | {r[5]*1e3:.4f} ms | {r[6]*100:.2f}% | "
+                 f"{r[7]*100:.2f}% | {r[8]*100:.2f}% | {r[9]:.0f} | {r[10]*100:.1f}% |")
+print("\n".join(lines))
+if out:
+    pathlib.Path(out).write_text(f"backend {backend}, {reps} runs per task after one warm run, command: "
+                                 f"bench/guard_overhead.py khive . {backend} --reps {reps}\n\n" + "\n".join(lines) + "\n")

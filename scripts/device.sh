@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine (the `device` tool), in one call: checks the carried build, calibrates,
+# runs the GPU tests and the benchmarks, and writes everything under $OUT.
+#
+# Here (no GPU):  BUILD_DIR=build-device BUILD_TYPE=Release scripts/build.sh && strip build-device/bin/*
+# Then:           device run, carry [build-device, .deps/cutlass], command "scripts/device.sh"
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/.device-out}
+mkdir -p "$out"
+bin=${BUILD_DIR:-$root/build-device}/bin
+log() { echo "== $*" | tee -a "$out/device.log"; }
+
+log "machine: $(date -u +%FT%TZ) $(uname -r) $(nproc) cores"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu --format=csv | tee -a "$out/device.log"
+# The binaries were built on the developers' image: find the CUDA libraries they need here.
+if ldd "$bin/khive-runner" | grep -q "not found"; then
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(dirname "$(find / -name 'libcublas.so.13' -print -quit 2>/dev/null)"); do
+    [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
+  done
+fi
+ldd "$bin/khive-runner" | grep -E "cuda|cublas|not found" | tee -a "$out/device.log"
+export KHIVE_CACHE=/tmp/khive-cache
+export KHIVE_CUTLASS="$root/.deps/cutlass"
+export PATH="$bin:$PATH"
+nvcc --version | tail -1 | tee -a "$out/device.log"
+
+step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
+  local name=$1 t=$2; shift 2
+  log "$name"
+  local s=$(date +%s.%N)
+  timeout "$t" "$@" >"$out/$name.txt" 2>&1
+  local rc=$?
+  printf '%s rc=%s %.1fs\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $s" | bc)" | tee -a "$out/device.log"
+  tail -n "${TAIL:-25}" "$out/$name.txt"
+}
+
+step calibrate 300 khive calibrate --backend cuda --out "$out/profile-h200.json"
+if [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_check" ]; then
+  step unit_check_gpu 300 "${BUILD_DIR:-$root/build-device}/tests/unit_check" --gtest_filter='*Device*:*device*'
+fi
+for s in ${DEVICE_STEPS:-honest redteam bench}; do
+  case $s in
+    honest)  step honest_cuda 900 python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
+    redteam) REDTEAM_JOBS=1 step redteam_cuda 900 python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
+    bench)   step bench_cuda 900 python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --out "$out/bench-cuda.md" ;;
+  esac
+done
+log "done"
