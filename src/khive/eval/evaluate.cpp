@@ -225,10 +225,16 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     r.harness_error = r.candidate.verdict.harness_error;
     return done();
   }
-  r.preflight = r.candidate.verdict.preflight;
-  r.device = r.preflight.value("device", o.backend == Backend::cpu ? "cpu" : "cuda");
-
   if (o.time_reference) r.reference = run_kernel(task, "reference", *ref_src, jb, o);
+  // Device facts come from the candidate's runner, or the reference's when the candidate never ran
+  // (rejected at build); with neither, there is nothing to score.
+  r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight
+                : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight : nlohmann::json::object());
+  r.device = r.preflight.value("device", o.backend == Backend::cpu ? std::string("cpu") : std::string("cuda"));
+  if (!r.candidate.verdict.accepted && !r.preflight.contains("device")) {
+    r.task_score = 0.0;
+    return done();
+  }
   if (o.time_baselines)
     for (auto& b : task.baselines) {
       if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
