@@ -40,7 +40,7 @@ for suite in suites:
                 print(f"{task.name}: eval failed: {r.stderr[:300]}")
                 break
             if not j["accepted"]:
-                print(f"{task.name}: {k.name} rejected: {j['verdict']}")
+                print(f"{task.name}: {k.name} not accepted: {j.get('verdict') or j.get('harness_error')}")
                 break
             if i == 0:
                 continue

@@ -29,22 +29,23 @@ nvcc --version | tail -1 | tee -a "$out/device.log"
 step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   local name=$1 t=$2; shift 2
   log "$name"
-  local s=$(date +%s.%N)
+  local s=$(date +%s%N)
   timeout "$t" "$@" >"$out/$name.txt" 2>&1
   local rc=$?
-  printf '%s rc=%s %.1fs\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $s" | bc)" | tee -a "$out/device.log"
+  local ms=$(( ($(date +%s%N) - s) / 1000000 ))
+  echo "$name rc=$rc ${ms} ms" | tee -a "$out/device.log"
   tail -n "${TAIL:-25}" "$out/$name.txt"
 }
 
-step calibrate 300 khive calibrate --backend cuda --out "$out/profile-h200.json"
-if [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_check" ]; then
+step calibrate ${CAL_T:-300} khive calibrate --backend cuda --out "$out/profile-h200.json"
+if [ -z "${SKIP_UNIT:-}" ] && [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_check" ]; then
   step unit_check_gpu 300 "${BUILD_DIR:-$root/build-device}/tests/unit_check" --gtest_filter='*Device*:*device*'
 fi
 for s in ${DEVICE_STEPS:-honest redteam bench}; do
   case $s in
-    honest)  step honest_cuda 900 python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
-    redteam) REDTEAM_JOBS=1 step redteam_cuda 900 python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
-    bench)   step bench_cuda 900 python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --out "$out/bench-cuda.md" ;;
+    honest)  HONEST_JOBS=${HONEST_JOBS:-6} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
+    redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-6} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
+    bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
   esac
 done
 log "done"

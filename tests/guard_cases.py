@@ -54,16 +54,16 @@ def main():
     else:
         suite = root / sys.argv[5]
         ext = "cu" if backend == "cuda" else "cpp"
-        for task in sorted(p for p in suite.iterdir() if (p / "definition.json").exists()):
-            for k in [task / f"reference.{ext}"] + sorted((task / "candidates").glob(f"*.{ext}")):
-                if not k.exists():
-                    continue
-                rc, j, err, secs = run_eval(khive, task, k, backend)
-                ok = rc == 0 and j and j["accepted"]
-                v = (j or {}).get("verdict") or {}
-                print(f"{task.name:12} {k.name:30} {'accepted' if ok else 'REJECTED'} {secs:5.1f}s {v.get('reason','')} {v.get('message','')[:200]} {err.strip()[:200]}")
-                if not ok:
-                    failures.append(f"{task.name}/{k.name}: {v or err.strip()[:300]}")
+        kernels = [(task, k) for task in sorted(p for p in suite.iterdir() if (p / "definition.json").exists())
+                   for k in [task / f"reference.{ext}"] + sorted((task / "candidates").glob(f"*.{ext}")) if k.exists()]
+        with cf.ThreadPoolExecutor(max_workers=int(os.environ.get("HONEST_JOBS", "1"))) as ex:
+            results = list(ex.map(lambda tk: (tk, run_eval(khive, tk[0], tk[1], backend)), kernels))
+        for (task, k), (rc, j, err, secs) in results:
+            ok = rc == 0 and j and j["accepted"]
+            v = (j or {}).get("verdict") or {}
+            print(f"{task.name:12} {k.name:30} {'accepted' if ok else 'REJECTED'} {secs:5.1f}s {v.get('reason','')} {v.get('message','')[:200]} {err.strip()[:200]}")
+            if not ok:
+                failures.append(f"{task.name}/{k.name}: {v or err.strip()[:300]}")
     print(f"{len(failures)} failed" if failures else "all verdicts as expected")
     for f in failures:
         print("FAIL:", f)

@@ -79,7 +79,7 @@ void from_json(const nlohmann::json& j, Job& job) {
   job.only_workloads = j.value("only_workloads", std::vector<std::string>{});
   job.orchestrator_netns = j.value("orchestrator_netns", uint64_t{0});
   job.seccomp = j.value("seccomp", true);
-  job.golden_full_limit_bytes = j.value("golden_full_limit_bytes", int64_t{256} << 20);
+  job.golden_full_limit_bytes = j.value("golden_full_limit_bytes", int64_t{8} << 30);
 }
 
 }  // namespace khive

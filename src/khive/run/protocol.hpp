@@ -70,7 +70,7 @@ struct Job {
   std::vector<std::string> only_workloads; // empty = all
   uint64_t orchestrator_netns = 0;         // inode of the orchestrator's network namespace
   bool seccomp = true;
-  int64_t golden_full_limit_bytes = 256ll << 20;   // larger outputs keep a sampled golden
+  int64_t golden_full_limit_bytes = 8ll << 30;   // goldens are files in the cache; refuse absurd sizes
 };
 void to_json(nlohmann::json& j, const Job& job);
 void from_json(const nlohmann::json& j, Job& job);

@@ -149,6 +149,9 @@ class CudaDevice final : public Device {
     ck(cudaMemsetAsync(flush_buf_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream_), "L2 flush");
   }
   void call(EntryFn f, void* const* args) override {
+    // The harness's own work (inputs, poison) is finished before the candidate runs, so work the
+    // candidate wrongly puts on another stream still sees its inputs; check 8 then names it.
+    synchronize();
     f(args, stream_);
     ck(cudaGetLastError(), "kernel launch");
     ck(cudaDeviceSynchronize(), "after the candidate's call");
