@@ -1,0 +1,102 @@
+// What a hive agent is: something that, given the task, its current strategy, the leader, the backups and
+// the board, proposes one candidate kernel at a time, and learns from the guard's verdict on it.
+// The hive owns everything else (evaluation, leader/backup rules, plateau switches, the database).
+//
+//   class Tuner : public Agent { ... };                 // no model: template library (src/khive/tuner)
+//   class LlmAgent : public Agent { ... };              // a model through a provider (src/khive/llm)
+//
+//   AgentContext ctx{task, Backend::cuda, "gemm.tile", leader, backups, board_entries, ...};
+//   if (auto p = agent.propose(ctx)) { Outcome o = hive.evaluate(*p); agent.observe(ctx, *p, o); }
+//
+// Agents run on their own threads; propose() may block for a long time (a model call); it must return
+// std::nullopt promptly once ctx.stop is set, and when the strategy has nothing left to try.
+#pragma once
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "khive/task/task.hpp"
+
+namespace khive {
+
+// A strategy: a named direction of search ("gemm.tile_shape", "elementwise.vector_width",
+// "llm.tensor_cores", ...). Agents declare the strategies they can hold for a task; the hive assigns one
+// at a time and moves the agent on a plateau.
+struct Strategy {
+  std::string name;         // unique within the agent kind; dotted: family.direction
+  std::string description;  // one line, shown in progress and the report
+};
+
+// A kernel that is already measured: the leader or a backup.
+struct MeasuredKernel {
+  std::string id;                                  // candidate id in the run database
+  std::string source;                              // full source text
+  std::string ext;                                 // "cpp" | "cu"
+  std::string agent, strategy;
+  std::map<std::string, std::string> params;       // template parameters, when a template made it
+  double score = 0;                                // task score (higher is better)
+  double time_s = 0;                               // weighted geometric mean of the workload medians
+  std::map<std::string, double> workload_median_s; // per perf workload
+};
+
+// One conclusion on the shared board.
+struct BoardEntry {
+  int64_t id = 0;
+  std::string agent, strategy;
+  std::string kind;        // "worked" | "failed" | "insight"
+  std::string text;        // one short line with the numbers ("cluster 2x1, 128x256x64: +4.1% on 8192^3")
+  std::string candidate;   // the candidate it refers to ("" when none)
+  double delta = 0;        // measured relative gain over the leader at the time (+0.041), negative for slower
+};
+
+struct AgentContext {
+  const Task* task = nullptr;
+  Backend backend = Backend::cpu;
+  Strategy strategy;                           // the one the agent holds now
+  std::optional<MeasuredKernel> leader;        // none before the first accepted candidate
+  std::vector<MeasuredKernel> backups;         // ranked, best first
+  std::vector<BoardEntry> board;               // entries relevant to this task and strategy (empty with --no-board)
+  int attempts_in_strategy = 0;                // candidates this agent evaluated under this strategy
+  uint64_t seed = 0;                           // per agent and run: deterministic proposals for replay
+  const std::atomic<bool>* stop = nullptr;     // set on Ctrl-C or budget exhausted
+  bool stopping() const { return stop && stop->load(); }
+};
+
+struct Proposal {
+  std::string source;                          // the whole kernel file
+  std::string ext;                             // "cpp" | "cu"
+  std::string parent;                          // candidate id it derives from ("" for a fresh one)
+  std::map<std::string, std::string> params;   // template parameters (tuner), for the report and the board
+  std::string note;                            // what was changed and why, one line
+  std::string label;                           // short name ("simt_128x128x8_s3"), unique-ish, for file names
+};
+
+// What the guard said about a proposal, as the agent sees it.
+struct Outcome {
+  std::string candidate;            // its id in the run database
+  std::string verdict;              // "leader" | "backup" | "rejected" | "error" (harness failure)
+  std::string check;                // the failing check's name when rejected ("build", "correctness", ...)
+  std::string reason;               // machine-readable reason code
+  std::string message;              // one sentence
+  std::string diagnosis;            // compiler lines / mismatch pattern: what a model can act on
+  double score = 0;                 // task score when accepted
+  double time_s = 0;                // weighted geometric mean of medians when accepted
+  double delta_vs_leader = 0;       // relative gain over the previous leader (+0.03 = 3% faster)
+  std::map<std::string, double> workload_median_s;
+};
+
+class Agent {
+ public:
+  virtual ~Agent() = default;
+  virtual std::string kind() const = 0;                                    // "tuner", "llm:gpt", "cmd:..."
+  virtual std::vector<Strategy> strategies(const Task& task, Backend backend) const = 0;
+  // One candidate under ctx.strategy, or nullopt when the strategy is exhausted (the hive then switches).
+  virtual std::optional<Proposal> propose(const AgentContext& ctx) = 0;
+  // The guard's verdict on the last proposal; the returned entry (if any) is posted to the board.
+  virtual std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) = 0;
+};
+
+}  // namespace khive
