@@ -50,6 +50,8 @@ struct BoardEntry {
   std::string text;        // one short line with the numbers ("cluster 2x1, 128x256x64: +4.1% on 8192^3")
   std::string candidate;   // the candidate it refers to ("" when none)
   double delta = 0;        // measured relative gain over the leader at the time (+0.041), negative for slower
+  std::string reason;      // filled by the hive for "failed" entries: the guard's reason code (distinct failures
+                           // are kept by the board's eviction rule)
 };
 
 struct AgentContext {
@@ -57,6 +59,9 @@ struct AgentContext {
   Backend backend = Backend::cpu;
   Strategy strategy;                           // the one the agent holds now
   std::optional<MeasuredKernel> leader;        // none before the first accepted candidate
+  // What the next proposal should derive from: the leader, except after a hive-wide plateau, when the hive
+  // restarts some agents from a backup (then start is that backup). Agents should mutate ctx.start.
+  std::optional<MeasuredKernel> start;
   std::vector<MeasuredKernel> backups;         // ranked, best first
   std::vector<BoardEntry> board;               // entries relevant to this task and strategy (empty with --no-board)
   int attempts_in_strategy = 0;                // candidates this agent evaluated under this strategy
@@ -88,6 +93,12 @@ struct Outcome {
   std::map<std::string, double> workload_median_s;
 };
 
+// What an agent has spent so far (LLM agents: tokens and money); the hive checks its budgets against the sum.
+struct AgentUsage {
+  int64_t tokens = 0;
+  double cost_usd = 0;
+};
+
 class Agent {
  public:
   virtual ~Agent() = default;
@@ -97,6 +108,8 @@ class Agent {
   virtual std::optional<Proposal> propose(const AgentContext& ctx) = 0;
   // The guard's verdict on the last proposal; the returned entry (if any) is posted to the board.
   virtual std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) = 0;
+  // Cumulative usage since construction (thread-safe to call from the hive between proposals).
+  virtual AgentUsage usage() const { return {}; }
 };
 
 }  // namespace khive
