@@ -6,7 +6,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config git python3 python3-pip
       nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libseccomp-dev
-      libsqlite3-dev libgtest-dev libgmock-dev binutils util-linux)
+      libsqlite3-dev libgtest-dev libgmock-dev binutils util-linux
+      libcurl4-openssl-dev libcpp-httplib-dev libtomlplusplus-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
