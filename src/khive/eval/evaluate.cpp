@@ -149,6 +149,13 @@ std::string sanitize(std::string s) {
 
 }  // namespace
 
+Task baseline_task(const Task& task) {
+  Task t = task;
+  for (const char* lib : {"cublas", "cublasLt"})
+    if (!t.policy.allows(lib)) t.policy.libraries.emplace_back(lib);
+  return t;
+}
+
 HardwareProfile resolve_profile(Backend b, const std::string& device_name, const std::optional<std::filesystem::path>& explicit_path,
                                 const RunnerOptions& ro) {
   if (explicit_path) return load_profile(*explicit_path);
@@ -235,11 +242,13 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     r.task_score = 0.0;
     return done();
   }
-  if (o.time_baselines)
+  if (o.time_baselines) {
+    const Task vendor = baseline_task(task);   // baselines may link cuBLAS(Lt); the candidate above may not
     for (auto& b : task.baselines) {
       if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
-      r.baselines.push_back(run_kernel(task, "baseline:" + b.stem().string(), b, jb, o));
+      r.baselines.push_back(run_kernel(vendor, "baseline:" + b.stem().string(), b, jb, o));
     }
+  }
 
   // Score inputs: T_sol from measured ceilings, the plausibility floor from datasheet peaks.
   std::string dev_name = r.device;

@@ -86,6 +86,12 @@ struct EvalReport {
 
 EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o);
 
+// The task as its vendor baselines are built and scanned: the same task with every vendor library a
+// policy may allow (cublas, cublasLt) allowed. Baselines are the task author's files (definition
+// "baselines"), never an agent's, and they exist to call the vendor library; candidates keep the task's
+// own policy (normally none), so allowing cuBLAS to a baseline opens nothing to candidates.
+Task baseline_task(const Task& task);
+
 // The stable JSON form (docs/eval-json.md) and the human table.
 nlohmann::json report_json(const EvalReport& r);
 std::string report_text(const EvalReport& r);
