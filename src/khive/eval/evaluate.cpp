@@ -10,6 +10,7 @@
 #include "khive/build/symbol_policy.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/eval/pytorch_baselines.hpp"
 
 namespace khive {
 namespace {
@@ -202,6 +203,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     r.harness_error = fmt::format("task {} has no {} reference", task.name, backend_name(o.backend));
     return done();
   }
+  auto t_golden = Clock::now();
   BuildOptions bo = o.build;
   bo.backend = o.backend;
   BuildResult ref_build = build_candidate(task, *ref_src, bo);
@@ -227,12 +229,14 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
   }
 
+  r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
   r.candidate = run_kernel(task, "candidate", kernel, jb, o);
   if (!r.candidate.verdict.harness_error.empty()) {
     r.harness_error = r.candidate.verdict.harness_error;
     return done();
   }
-  if (o.time_reference) r.reference = run_kernel(task, "reference", *ref_src, jb, o);
+  if (o.measured) r.reference = o.measured->reference;
+  else if (o.time_reference) r.reference = run_kernel(task, "reference", *ref_src, jb, o);
   // Device facts come from the candidate's runner, or the reference's when the candidate never ran
   // (rejected at build); with neither, there is nothing to score.
   r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight
@@ -242,7 +246,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     r.task_score = 0.0;
     return done();
   }
-  if (o.time_baselines) {
+  if (o.measured) r.baselines = o.measured->baselines;
+  else if (o.time_baselines) {
     const Task vendor = baseline_task(task);   // baselines may link cuBLAS(Lt); the candidate above may not
     for (auto& b : task.baselines) {
       if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
@@ -302,7 +307,17 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
   }
 
-  // Per-workload figures.
+  // Per-workload figures. T_b: PyTorch on this device when the suite has its numbers (docs/bench.md),
+  // else the fastest accepted baseline, else the reference.
+  std::optional<PytorchBaselines> pytorch;
+  if (o.use_pytorch) {
+    try {
+      pytorch = find_pytorch_baselines(task, o.backend, r.device);
+    } catch (const TaskFormatError& e) {
+      r.harness_error = e.what();
+      return done();
+    }
+  }
   std::vector<WorkloadScoreInput> score_in;
   for (auto& wr : r.workloads) {
     if (auto* t = r.candidate.verdict.timing_for(wr.workload)) wr.kernel = t->summary;
@@ -320,10 +335,17 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
       wr.baseline_time = wr.reference->median;
       wr.baseline_label = "reference";
     }
+    if (pytorch)
+      if ((wr.pytorch = pytorch->lookup(task, wr.workload))) {
+        wr.baseline_time = wr.pytorch->median;
+        wr.baseline_label = "pytorch";
+        r.pytorch_baselines = {{"file", pytorch->file.string()}, {"gpu", pytorch->gpu}, {"torch", pytorch->torch}, {"date", pytorch->date}};
+      }
     if (wr.kernel) {
       double tk = wr.kernel->median;
       if (wr.t_sol > 0) wr.fraction_of_sol = wr.t_sol / tk;
       if (wr.reference) wr.speedup_vs_reference = wr.reference->median / tk;
+      if (wr.pytorch) wr.speedup_vs_pytorch = wr.pytorch->median / tk;
       for (auto& [label, s] : wr.baselines) wr.speedup_vs_baseline[label] = s.median / tk;
       if (wr.baseline_time && wr.t_sol > 0) wr.score = sol_score(tk, *wr.baseline_time, wr.t_sol);
     }

@@ -8,6 +8,7 @@
 #pragma once
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@
 
 namespace khive {
 
+struct MeasuredRuns;
+
 struct EvalOptions {
   Backend backend = Backend::cpu;
   int seeds = 3;                         // fresh correctness seeds per workload
@@ -30,6 +33,10 @@ struct EvalOptions {
   int validate_samples = 3;              // timed calls whose outputs are checked (check 9)
   bool time_reference = true;            // time the reference (speedup over it)
   bool time_baselines = true;            // time the task's baselines (score's T_b)
+  bool use_pytorch = true;               // T_b from <suite>/baselines/pytorch-<device>.json where it has the workload
+  // Reference and baseline runs measured before for this task and backend (khive bench: once per task),
+  // used instead of timing them again; time_reference and time_baselines are then ignored.
+  std::shared_ptr<const MeasuredRuns> measured;
   std::optional<std::filesystem::path> leader;   // A/B acceptance against this kernel (check 11)
   std::optional<std::filesystem::path> profile;  // hardware profile JSON; default: saved/builtin/calibrated
   double plausibility_margin = 0.05;     // a median below peak-SOL * (1 - margin) is rejected
@@ -46,6 +53,11 @@ struct KernelRun {            // one kernel through the guard
   double guard_seconds = 0;   // wall time of the guard's own work (runner process minus kernel time)
 };
 
+struct MeasuredRuns {
+  std::optional<KernelRun> reference;
+  std::vector<KernelRun> baselines;
+};
+
 struct WorkloadReport {
   std::string workload;
   double weight = 1;
@@ -53,10 +65,12 @@ struct WorkloadReport {
   double t_sol = 0;                  // measured ceilings
   double t_floor = 0;                // datasheet peaks (plausibility)
   std::optional<SampleSummary> kernel, reference;
+  std::optional<SampleSummary> pytorch;        // PyTorch on this device (bench/pytorch_baselines.py); T_b when present
   std::map<std::string, SampleSummary> baselines;
   std::optional<double> baseline_time;   // T_b: fastest baseline (or the reference when there is none)
   std::string baseline_label;
   std::optional<double> fraction_of_sol, speedup_vs_reference, score;
+  std::optional<double> speedup_vs_pytorch;
   std::map<std::string, double> speedup_vs_baseline;
 };
 
@@ -80,6 +94,8 @@ struct EvalReport {
   std::optional<bool> new_leader;   // check 11 outcome
   uint64_t seed_base = 0;
   double seconds = 0;
+  double golden_seconds = 0;        // building the reference and making the goldens that were missing
+  nlohmann::json pytorch_baselines; // {file, gpu, torch, date} of the PyTorch file T_b came from; null when none
   std::string harness_error;        // set when the harness itself failed (exit code 2)
   bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }   // a backup is accepted too
 };

@@ -69,6 +69,8 @@ nlohmann::json report_json(const EvalReport& r) {
   j["preflight"] = r.preflight;
   j["clocks"] = r.clocks;
   j["profile"] = {{"name", r.profile.name}, {"source", r.profile.source}};
+  j["pytorch_baselines"] = r.pytorch_baselines;
+  j["golden_seconds"] = r.golden_seconds;
   j["candidate"] = run_json(r.candidate);
   j["reference"] = r.reference ? run_json(*r.reference) : nlohmann::json(nullptr);
   j["baselines"] = nlohmann::json::array();
@@ -91,6 +93,8 @@ nlohmann::json report_json(const EvalReport& r) {
                               {"fraction_of_sol", opt(w.fraction_of_sol)},
                               {"speedup_vs_reference", opt(w.speedup_vs_reference)},
                               {"speedup_vs_baseline", w.speedup_vs_baseline},
+                              {"pytorch", summary_json(w.pytorch)},
+                              {"speedup_vs_pytorch", opt(w.speedup_vs_pytorch)},
                               {"score", opt(w.score)}});
   }
   j["task_score"] = opt(r.task_score);
