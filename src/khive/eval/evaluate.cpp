@@ -58,7 +58,7 @@ Job base_job(const Task& t, Backend b, const Plan& p, const std::filesystem::pat
 }
 
 // Goldens the evaluation will read that are not on disk yet.
-std::vector<GoldenRequest> missing_goldens(const Task& t, const Plan& p, const std::filesystem::path& gdir) {
+std::vector<GoldenRequest> missing_goldens(const Task& t, Backend b, const Plan& p, const std::filesystem::path& gdir) {
   std::vector<GoldenRequest> req;
   auto want = [&](const Workload& w, const InputSpec& s) {
     for (auto& o : t.outputs)
@@ -68,6 +68,7 @@ std::vector<GoldenRequest> missing_goldens(const Task& t, const Plan& p, const s
       }
   };
   for (const auto& w : t.workloads) {
+    if (!w.runs_on(b)) continue;   // khive.backends: not on this backend at all
     if (w.checks_correctness()) {
       for (auto s : p.seeds) want(w, InputSpec{s});
       want(w, InputSpec{p.seeds.front(), p.perturb_seed, 0.01});
@@ -211,7 +212,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
     return done();
   }
-  auto need = missing_goldens(task, plan, gdir);
+  auto need = missing_goldens(task, o.backend, plan, gdir);
   if (!need.empty()) {
     Job g = jb;
     g.mode = "golden";
@@ -264,7 +265,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   const double margin = o.backend == Backend::cpu ? std::max(o.plausibility_margin, 0.75) : o.plausibility_margin;
   std::map<std::string, double> floors;
   for (const auto& w : task.workloads) {
-    if (!w.is_perf()) continue;
+    if (!w.is_perf() || !w.runs_on(o.backend)) continue;
     WorkloadReport wr;
     wr.workload = w.uuid;
     wr.weight = w.weight;

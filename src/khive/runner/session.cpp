@@ -311,6 +311,8 @@ std::optional<Failure> Session::time_workload(EntryFn f, const Workload& w, nloh
 }
 
 static bool selected(const Job& job, const Workload& w) {
+  // khive.backends: a workload not meant for this backend is skipped entirely.
+  if (auto b = parse_backend(job.backend); b && !w.runs_on(*b)) return false;
   return job.only_workloads.empty() ||
          std::find(job.only_workloads.begin(), job.only_workloads.end(), w.uuid) != job.only_workloads.end();
 }
@@ -321,6 +323,8 @@ nlohmann::json Session::run_golden(EntryFn reference) {
     auto wit = std::find_if(task_.workloads.begin(), task_.workloads.end(), [&](const Workload& w) { return w.uuid == req.workload; });
     if (wit == task_.workloads.end()) throw std::runtime_error("golden request for unknown workload " + req.workload);
     const Workload& w = *wit;
+    if (auto b = parse_backend(job_.backend); b && !w.runs_on(*b))
+      throw std::runtime_error("golden request for workload " + req.workload + ", which does not run on " + job_.backend);
     progress_(Check::correctness, w.uuid, "golden " + req.input.key());
     auto b = prepare(w);
     fill_inputs(*b, w, req.input);

@@ -679,7 +679,7 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
 
   if (j.contains("khive") && !j["khive"].is_null()) {
     const json& k = c.object(j["khive"], "khive");
-    c.known_keys(k, "khive", {"role", "weight", "tolerance"});
+    c.known_keys(k, "khive", {"role", "weight", "tolerance", "backends"});
     if (k.contains("role")) {
       std::string role = c.string(k["role"], "khive.role");
       if (role == "correctness") w.role = WorkloadRole::correctness;
@@ -691,6 +691,21 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
       double weight = c.number(k["weight"], "khive.weight");
       if (!(weight > 0) || !std::isfinite(weight)) c.fail("khive.weight", "a finite number > 0", describe(k["weight"]));
       w.weight = weight;
+    }
+    if (k.contains("backends") && !k["backends"].is_null()) {
+      const json& b = k["backends"];
+      if (!b.is_array()) c.fail("khive.backends", "an array of backend names (cpu, cuda)", describe(b));
+      if (b.empty()) c.fail("khive.backends", "at least one backend (cpu, cuda)", "an empty array");
+      w.on_cpu = w.on_cuda = false;
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        std::string field = "khive.backends[" + std::to_string(i) + "]";
+        std::string name = c.string(b[i], field);
+        auto be = parse_backend(name);
+        if (!be) c.fail(field, "one of cpu, cuda", quote(name));
+        bool& on = *be == Backend::cpu ? w.on_cpu : w.on_cuda;
+        if (on) c.fail(field, "each backend once", quote(name) + " (listed twice)");
+        on = true;
+      }
     }
     if (k.contains("tolerance") && !k["tolerance"].is_null()) {
       per = &c.object(k["tolerance"], "khive.tolerance");
@@ -768,6 +783,28 @@ void load_workloads(const fs::path& dir, Task& t) {
   bool any_check = std::any_of(t.workloads.begin(), t.workloads.end(), [](const Workload& w) { return w.checks_correctness(); });
   if (!any_check)
     throw TaskFormatError(file, "khive.role", "at least one workload with role correctness or both", "only perf workloads");
+  // Every backend the task has a reference for must be able to check and to time a kernel; otherwise
+  // `khive eval` on that backend would accept anything untested or have nothing to score.
+  for (Backend b : {Backend::cpu, Backend::cuda}) {
+    if (!t.reference_for(b)) continue;
+    bool check = false, perf = false;
+    for (const auto& w : t.workloads) {
+      if (!w.runs_on(b)) continue;
+      check = check || w.checks_correctness();
+      perf = perf || w.is_perf();
+    }
+    std::string be(backend_name(b));
+    if (!check)
+      throw TaskFormatError(file, "khive.backends",
+                            "at least one correctness workload (role correctness or both) that runs on " + be +
+                                " (the task has a " + be + " reference)",
+                            "none");
+    if (!perf)
+      throw TaskFormatError(file, "khive.backends",
+                            "at least one perf workload (role perf or both) that runs on " + be + " (the task has a " + be +
+                                " reference)",
+                            "none");
+  }
 }
 
 // sha256 over (relative path, content) of every regular file, sorted by path. candidates/ (kernels

@@ -114,8 +114,13 @@ struct Workload {
   // (every output) and its khive per-output tolerance into this map, each merged field by field over
   // the task's tolerance for that output; use Task::tolerance_for rather than reading it directly.
   std::map<std::string, Tolerance> tolerance;
+  // khive.backends: where this workload runs (default both). A huge perf shape can be CUDA-only and a
+  // small one CPU-only; a workload not listed for the evaluating backend is skipped entirely (no
+  // goldens, not checked, not timed, not scored).
+  bool on_cpu = true, on_cuda = true;
   bool checks_correctness() const { return role != WorkloadRole::perf; }
   bool is_perf() const { return role != WorkloadRole::correctness; }
+  bool runs_on(Backend b) const { return b == Backend::cpu ? on_cpu : on_cuda; }
 };
 
 struct Task {

@@ -167,6 +167,41 @@ TEST(LoadTask, ReadsWorkloadsWithDefaults) {
   EXPECT_EQ(b.inputs.at("A").kind, InputSource::Kind::random);
 }
 
+TEST(LoadTask, WorkloadBackends) {
+  TaskFixture f(gemm_definition(),
+                R"({"uuid": "both", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
+                R"({"uuid": "cpu", "axes": {"M": 8, "N": 8}, "khive": {"role": "perf", "backends": ["cpu"]}})" "\n"
+                R"({"uuid": "cuda", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})" "\n"
+                R"({"uuid": "listed", "axes": {"M": 2, "N": 2}, "khive": {"backends": ["cuda", "cpu"]}})" "\n"
+                R"({"uuid": "null", "axes": {"M": 2, "N": 3}, "khive": {"backends": null}})" "\n");
+  f.write("reference.cu", "//");
+  f.write("reference.cpp", "//");
+  Task t = f.load();
+  ASSERT_EQ(t.workloads.size(), 5u);
+  auto on = [&](std::size_t i, Backend b) { return t.workloads[i].runs_on(b); };
+  EXPECT_TRUE(on(0, Backend::cpu) && on(0, Backend::cuda));   // default: both
+  EXPECT_TRUE(on(1, Backend::cpu));
+  EXPECT_FALSE(on(1, Backend::cuda));
+  EXPECT_FALSE(on(2, Backend::cpu));
+  EXPECT_TRUE(on(2, Backend::cuda));
+  EXPECT_TRUE(on(3, Backend::cpu) && on(3, Backend::cuda));
+  EXPECT_TRUE(on(4, Backend::cpu) && on(4, Backend::cuda));   // null = absent
+}
+
+TEST(LoadTask, BackendCoverageIsOnlyRequiredWhereThereIsAReference) {
+  // CUDA-only perf workloads and no CPU perf workload: fine while the task has no CPU reference.
+  const std::string wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
+                         R"({"axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})" "\n";
+  TaskFixture f(gemm_definition(), wl);
+  f.write("reference.cu", "//");
+  EXPECT_NO_THROW(f.load());
+  f.write("reference.cpp", "//");
+  TaskFormatError e = load_error(f);
+  EXPECT_EQ(e.field, "khive.backends");
+  EXPECT_TRUE(contains(e.expected, "perf workload")) << e.expected;
+  EXPECT_TRUE(contains(e.expected, "runs on cpu")) << e.expected;
+}
+
 TEST(LoadTask, KeepsDefinitionOrderOfTensorsAndAxes) {
   json def = gemm_definition();
   def["axes"] = json::parse(R"({"z": {"type":"var"}, "a": {"type":"var"}, "m": {"type":"const","value":2}})");
@@ -568,7 +603,7 @@ const BadCase kWorkloadCases[] = {
     {"weight_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": "2"}})"), "workload.jsonl",
      "line 1: khive.weight", "a number", "\"2\""},
     {"khive_unknown_key", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"rol": "perf"}})"), "workload.jsonl",
-     "line 1: khive.rol", "a known key of khive (role, weight, tolerance)", "\"rol\""},
+     "line 1: khive.rol", "a known key of khive (role, weight, tolerance, backends)", "\"rol\""},
     {"tolerance_unknown_output", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"D": {"atol": 1}}}})"),
      "workload.jsonl", "line 1: khive.tolerance.D", "the name of an output (C)", "\"D\""},
     {"tolerance_bad_output_value", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"C": {"rtol": -0.5}}}})"),
@@ -595,6 +630,35 @@ const BadCase kWorkloadCases[] = {
      "line 1: axes.MN", "an integer from", "division by zero at 2"},
     {"trace_wrong_definition", WL(R"({"definition": "other", "workload": {"axes": {"M": 1, "N": 1}}})"),
      "workload.jsonl", "line 1: definition", "\"gemm_fp32\" (the definition's name)", "\"other\""},
+    {"backends_not_array", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": "cpu"}})"), "workload.jsonl",
+     "line 1: khive.backends", "an array of backend names (cpu, cuda)", "\"cpu\""},
+    {"backends_empty", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": []}})"), "workload.jsonl",
+     "line 1: khive.backends", "at least one backend", "an empty array"},
+    {"backends_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cuda", "rocm"]}})"),
+     "workload.jsonl", "line 1: khive.backends[1]", "one of cpu, cuda", "\"rocm\""},
+    {"backends_not_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": [1]}})"), "workload.jsonl",
+     "line 1: khive.backends[0]", "a non-empty string", "1"},
+    {"backends_twice", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cpu", "cpu"]}})"),
+     "workload.jsonl", "line 1: khive.backends[1]", "each backend once", "\"cpu\" (listed twice)"},
+    {"backends_later_line",
+     WL(R"({"axes": {"M": 1, "N": 1}})" "\n" R"({"axes": {"M": 2, "N": 2}, "khive": {"backends": ["CPU"]}})"),
+     "workload.jsonl", "line 2: khive.backends[0]", "one of cpu, cuda", "\"CPU\""},
+    // A backend with a reference needs a correctness and a perf workload that run on it.
+    {"cpu_reference_without_cpu_perf",
+     [](json&, std::string& wl, TaskFixture* f) {
+       wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
+            R"({"axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})";
+       if (f) f->write("reference.cpp", "//");
+     },
+     "workload.jsonl", "khive.backends", "at least one perf workload (role perf or both) that runs on cpu", "none"},
+    {"cuda_reference_without_cuda_check",
+     [](json&, std::string& wl, TaskFixture* f) {
+       wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness", "backends": ["cpu"]}})" "\n"
+            R"({"axes": {"M": 64, "N": 64}, "khive": {"role": "perf"}})";
+       if (f) f->write("reference.cu", "//");
+     },
+     "workload.jsonl", "khive.backends", "at least one correctness workload (role correctness or both) that runs on cuda",
+     "none"},
     {"empty_file", WL("\n  \n"), "workload.jsonl", "(workloads)", "at least one workload", "none"},
     {"only_perf", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "perf"}})"), "workload.jsonl", "khive.role",
      "at least one workload with role correctness or both", "only perf workloads"},
