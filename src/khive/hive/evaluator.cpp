@@ -1,0 +1,209 @@
+#include "khive/hive/evaluator.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "khive/support/subprocess.hpp"
+
+namespace khive {
+
+using Clock = std::chrono::steady_clock;
+
+double weighted_geomean(const std::map<std::string, double>& t, const std::map<std::string, double>& weight) {
+  double s = 0, ws = 0;
+  for (auto& [k, v] : t) {
+    if (!(v > 0)) continue;
+    auto it = weight.find(k);
+    double w = it == weight.end() ? 1.0 : it->second;
+    if (w <= 0) continue;
+    s += w * std::log(v);
+    ws += w;
+  }
+  return ws > 0 ? std::exp(s / ws) : 0.0;
+}
+
+std::vector<std::string> visible_gpu_slots() {
+  std::vector<std::string> out;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+    std::string cur;
+    for (const char* p = v;; ++p) {
+      if (*p == ',' || *p == 0) {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+        if (!*p) break;
+      } else if (*p != ' ') {
+        cur += *p;
+      }
+    }
+    return out;
+  }
+  if (find_program("nvidia-smi").empty()) return out;
+  ProcessSpec p;
+  p.argv = {"nvidia-smi", "--query-gpu=index", "--format=csv,noheader"};
+  p.timeout_s = 15;
+  auto r = run_process(p);
+  if (!r.ok()) return out;
+  std::string cur;
+  for (char c : r.out + "\n") {
+    if (c == '\n') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ' && c != '\r') {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+GuardEvaluator::GuardEvaluator(const Task& task, Backend backend, EvalOptions base, std::vector<std::string> slots)
+    : task_(task), backend_(backend), base_(std::move(base)) {
+  base_.backend = backend;
+  if (!base_.seed) throw std::invalid_argument("GuardEvaluator: the run's seed base must be set (EvalOptions::seed)");
+  if (slots.empty()) {
+    slot_dev_.push_back("");
+    slots_.push_back({backend == Backend::cpu ? "cpu" : "cuda", 0, 0});
+  } else {
+    for (auto& s : slots) {
+      slot_dev_.push_back(s);
+      slots_.push_back({"cuda:" + s, 0, 0});
+    }
+  }
+  busy_.assign(slots_.size(), false);
+}
+
+int GuardEvaluator::acquire() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    for (std::size_t i = 0; i < busy_.size(); ++i)
+      if (!busy_[i]) {
+        busy_[i] = true;
+        return static_cast<int>(i);
+      }
+    cv_.wait(lk);
+  }
+}
+
+void GuardEvaluator::release(int slot, double busy_s) {
+  std::lock_guard<std::mutex> lk(mu_);
+  busy_[static_cast<std::size_t>(slot)] = false;
+  slots_[static_cast<std::size_t>(slot)].busy_s += busy_s;
+  ++slots_[static_cast<std::size_t>(slot)].evaluations;
+  cv_.notify_one();
+}
+
+std::vector<SlotUsage> GuardEvaluator::slot_usage() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return slots_;
+}
+
+Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
+  Evaluation e;
+  e.seconds = r.seconds;
+  if (!r.harness_error.empty()) {
+    e.status = "error";
+    e.message = r.harness_error;
+    return e;
+  }
+  const auto& v = r.candidate.verdict;
+  if (!v.accepted) {
+    e.status = "rejected";
+    if (v.rejection) {
+      e.check = check_name(v.rejection->check);
+      e.reason = v.rejection->reason;
+      e.message = v.rejection->message;
+      e.diagnosis = v.rejection->diagnosis;
+    }
+    return e;
+  }
+  e.status = "accepted";
+  std::map<std::string, double> weight;
+  std::vector<WorkloadScoreInput> in;
+  for (auto& w : r.workloads) {
+    weight[w.workload] = w.weight;
+    if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median;
+    std::optional<double> tb;
+    if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end()) tb = it->second;
+    in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_sol, tb});
+  }
+  e.time_s = weighted_geomean(e.workload_median_s, weight);
+  e.score = task_score(in);
+  if (r.new_leader) e.beats_leader = *r.new_leader;
+  if (!r.ab.empty()) {
+    double s = 0;
+    for (auto& a : r.ab) s += std::log(std::max(1e-12, a.result.median_ratio));
+    e.gain_vs_leader = std::exp(s / static_cast<double>(r.ab.size())) - 1;
+  }
+  return e;
+}
+
+Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
+  EvalOptions o = base_;
+  o.leader.reset();
+  o.time_reference = false;   // the kernel under test is the reference itself
+  o.time_baselines = true;
+  int slot = acquire();
+  o.runner.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+  auto t0 = Clock::now();
+  EvalReport r;
+  {
+    std::unique_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    r = evaluate_kernel(task_, reference, o);
+  }
+  release(slot, std::chrono::duration<double>(Clock::now() - t0).count());
+  for (auto& w : r.workloads) {
+    if (w.kernel) reference_s_[w.workload] = w.kernel->median;
+    std::optional<double> best;
+    std::string label = "reference";
+    for (auto& [l, s] : w.baselines)
+      if (!best || s.median < *best) best = s.median, label = l;
+    if (!best && w.kernel) best = w.kernel->median;
+    if (best) baseline_s_[w.workload] = *best, baseline_label_[w.workload] = label;
+  }
+  return from_report(r);
+}
+
+Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) {
+  EvalOptions o = base_;
+  o.leader = leader;
+  o.time_reference = false;   // timed once in prepare()
+  o.time_baselines = false;
+  // Build first, outside the slot (content-hash cache): the guard's own build is then a cache hit.
+  BuildOptions bo = o.build;
+  bo.backend = backend_;
+  BuildResult b;
+  {
+    std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    b = build_candidate(task_, source, bo);
+  }
+  if (!b.ok) {
+    Evaluation e;
+    e.status = "rejected";
+    e.check = "build";
+    e.reason = b.timed_out ? "build_timeout" : "build_error";
+    e.message = "the kernel does not build: " + b.summary();
+    e.diagnosis = format_diagnostics(b.diagnostics);
+    e.seconds = b.seconds;
+    return e;
+  }
+  int slot = acquire();
+  o.runner.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+  auto t0 = Clock::now();
+  EvalReport r;
+  try {
+    std::unique_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    r = evaluate_kernel(task_, source, o);
+  } catch (...) {
+    release(slot, std::chrono::duration<double>(Clock::now() - t0).count());
+    throw;
+  }
+  release(slot, std::chrono::duration<double>(Clock::now() - t0).count());
+  return from_report(r);
+}
+
+}  // namespace khive

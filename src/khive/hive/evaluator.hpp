@@ -1,0 +1,56 @@
+// The hive's real evaluator: every candidate through the guard (evaluate_kernel), with one seed base per
+// run, the reference and the baselines timed once in prepare(), builds in parallel outside the device
+// slots, and each runner process holding one device slot exclusively (one slot per visible GPU; one slot
+// on the CPU backend, where builds also wait while a runner times: they would steal its cores).
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "khive/eval/evaluate.hpp"
+#include "khive/hive/hive.hpp"
+
+namespace khive {
+
+class GuardEvaluator : public Evaluator {
+ public:
+  // slots: device ids for CUDA_VISIBLE_DEVICES ("0", "1", ...); empty = one slot (CPU: "cpu"; CUDA: inherit).
+  // base.seed must be set (the run's seed base); base.leader is filled per candidate.
+  GuardEvaluator(const Task& task, Backend backend, EvalOptions base, std::vector<std::string> slots = {});
+  Evaluation prepare(const std::filesystem::path& reference) override;
+  Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) override;
+  std::vector<SlotUsage> slot_usage() const override;
+
+  // Per perf workload: the time a kernel is scored against (fastest baseline, else the reference), from prepare().
+  const std::map<std::string, double>& baseline_times() const { return baseline_s_; }
+  const std::map<std::string, double>& reference_times() const { return reference_s_; }
+
+ private:
+  Evaluation from_report(const EvalReport& r) const;
+  int acquire();
+  void release(int slot, double busy_s);
+
+  const Task& task_;
+  Backend backend_;
+  EvalOptions base_;
+  std::map<std::string, double> baseline_s_, reference_s_;
+  std::map<std::string, std::string> baseline_label_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<SlotUsage> slots_;
+  std::vector<std::string> slot_dev_;
+  std::vector<bool> busy_;
+  std::shared_mutex cpu_;   // CPU backend: builds shared, a runner exclusive
+};
+
+// Visible GPUs as slot ids: $CUDA_VISIBLE_DEVICES when set, else the indices nvidia-smi lists; empty when none.
+std::vector<std::string> visible_gpu_slots();
+
+// Weighted geometric mean of per-workload times (the hive's single "time" of a kernel).
+double weighted_geomean(const std::map<std::string, double>& t, const std::map<std::string, double>& weight);
+
+}  // namespace khive

@@ -1,0 +1,732 @@
+#include "khive/hive/hive.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "khive/hive/board.hpp"
+#include "khive/hive/store.hpp"
+#include "khive/support/files.hpp"
+
+namespace khive {
+
+using Clock = std::chrono::steady_clock;
+
+std::string backend_ext(Backend b) { return b == Backend::cuda ? "cu" : "cpp"; }
+
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max,
+                                         int per_family) {
+  std::vector<MeasuredKernel> v;
+  for (auto& k : accepted)
+    if (k.id != leader_id) v.push_back(k);
+  std::stable_sort(v.begin(), v.end(), [](const MeasuredKernel& a, const MeasuredKernel& b) {
+    if (a.time_s != b.time_s) return a.time_s < b.time_s;
+    return a.id < b.id;
+  });
+  std::vector<MeasuredKernel> out;
+  std::map<std::string, int> fam;
+  for (auto& k : v) {
+    if (static_cast<int>(out.size()) >= max) break;
+    auto& n = fam[strategy_family(k.strategy)];
+    if (per_family > 0 && n >= per_family) continue;
+    ++n;
+    out.push_back(k);
+  }
+  return out;
+}
+
+std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current, const std::vector<std::string>& recent,
+                            const std::vector<std::string>& exhausted, const std::map<std::string, int>& explored,
+                            const std::map<std::string, int>& held, int agent_index) {
+  auto in = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  std::vector<std::size_t> pool, fresh;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& n = all[i].name;
+    if (n == current || in(exhausted, n)) continue;
+    pool.push_back(i);
+    if (!in(recent, n)) fresh.push_back(i);
+  }
+  if (!fresh.empty()) pool = fresh;
+  if (pool.empty()) return "";
+  auto get = [](const std::map<std::string, int>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  };
+  const std::size_t n = all.size(), start = static_cast<std::size_t>(std::max(0, agent_index)) % n;
+  auto rot = [&](std::size_t i) { return (i + n - start) % n; };
+  std::size_t best = pool.front();
+  for (std::size_t i : pool) {
+    auto key = [&](std::size_t j) { return std::make_tuple(get(explored, all[j].name), get(held, all[j].name), rot(j)); };
+    if (key(i) < key(best)) best = i;
+  }
+  return all[best].name;
+}
+
+namespace {
+
+struct AgentSlot {
+  int index = 0;
+  std::unique_ptr<Agent> agent;
+  std::vector<Strategy> strategies;
+  Strategy strategy;
+  std::string base;                       // candidate id to derive from ("" = the leader)
+  std::deque<std::string> recent;
+  std::vector<std::string> exhausted;     // for the current base
+  int attempts_in_strategy = 0;
+  int streak = 0;                         // evaluated without a new leader, in this strategy
+  int dup_streak = 0;
+  std::map<std::string, int> own_explored;
+  AgentStatus st;
+};
+
+MeasuredKernel to_measured(const CandidateRecord& c) {
+  MeasuredKernel k;
+  k.id = c.id;
+  k.source = c.source;
+  k.ext = c.ext;
+  k.agent = c.agent;
+  k.strategy = c.strategy;
+  k.params = c.params;
+  k.score = c.score.value_or(0);
+  k.time_s = c.time_s;
+  k.workload_median_s = c.workload_median_s;
+  return k;
+}
+
+std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
+std::string pct(double d) { return fmt::format("{:+.1f}%", d * 100); }
+
+std::string safe_label(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  if (s.size() > 40) s.resize(40);
+  return s.empty() ? "k" : s;
+}
+
+}  // namespace
+
+struct Hive::Impl {
+  const Task& task;
+  Backend backend;
+  std::string ext;
+  Evaluator& eval;
+  HiveOptions o;
+  std::vector<AgentSlot> agents;
+  std::unique_ptr<RunStore> db;
+  std::unique_ptr<EventLog> log;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<bool> stop{false};
+  std::string stop_reason;
+  Clock::time_point t0;
+  double t_offset = 0;   // seconds of earlier sessions (resume)
+
+  std::optional<MeasuredKernel> leader;
+  std::string leader_file;
+  std::vector<MeasuredKernel> accepted;
+  std::vector<MeasuredKernel> backups;
+  std::map<std::string, std::string> file_of;           // candidate id -> absolute source path
+  std::map<std::string, CandidateRecord> known;         // hash -> verdict (errors excluded: retried)
+  std::vector<BoardEntry> board;
+  int64_t seq = 0;
+  int evaluated = 0, reserved = 0;
+  int since_hive_leader = 0, harness_errors = 0;
+  bool told_no_backup = false;
+  std::vector<std::string> lines;
+  std::string reference_id;
+
+  Impl(const Task& t, Backend b, Evaluator& e, HiveOptions opt) : task(t), backend(b), ext(backend_ext(b)), eval(e), o(std::move(opt)) {}
+
+  double now() const { return t_offset + std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+  // ---- records (callers hold mu)
+  void event(nlohmann::json ev, const std::string& line) {
+    ev["t"] = std::round(now() * 1000) / 1000;
+    log->append(ev);
+    if (!line.empty()) lines.push_back(fmt::format("[{:6.1f}s] {}", now(), line));
+    cv.notify_all();
+  }
+
+  void set_stop(const std::string& why) {
+    if (!stop.exchange(true)) {
+      stop_reason = why;
+      event({{"type", "stop"}, {"reason", why}}, "stopping: " + why);
+    }
+  }
+
+  void save_agent(const AgentSlot& a) { db->put_agent({a.index, a.st.name, a.st.kind, a.strategy.name, a.base}); }
+
+  const MeasuredKernel* find_accepted(const std::string& id) const {
+    for (auto& k : accepted)
+      if (k.id == id) return &k;
+    return nullptr;
+  }
+
+  std::vector<SlotUsage> slots() const { return eval.slot_usage(); }
+
+  // ---- strategy moves (callers hold mu)
+  void record_switch(AgentSlot& a, const std::string& to, const std::string& reason) {
+    SwitchRecord s{0, now(), a.st.name, a.strategy.name, to, reason, a.base};
+    db->add_switch(s);
+    event({{"type", "switch"}, {"agent", a.st.name}, {"from", a.strategy.name}, {"to", to}, {"reason", reason}, {"base", a.base}},
+          fmt::format("{} {} -> {}: {}", a.st.name, a.strategy.name, to, reason));
+    ++a.st.switches;
+  }
+
+  // Moves the agent to another strategy; false when there is none (the agent stays, or is done when its
+  // current strategy is exhausted too).
+  bool switch_strategy(AgentSlot& a, const std::string& reason) {
+    std::map<std::string, int> explored = o.board ? entries_per_strategy(board) : a.own_explored;
+    std::map<std::string, int> held;
+    for (auto& b : agents)
+      if (&b != &a && !b.st.done) ++held[b.strategy.name];
+    std::vector<std::string> recent(a.recent.begin(), a.recent.end());
+    std::string next = choose_strategy(a.strategies, a.strategy.name, recent, a.exhausted, explored, held, a.index);
+    if (next.empty()) return false;
+    std::string base_before = a.base;
+    a.base.clear();   // a new direction starts from the leader
+    record_switch(a, next, reason + (base_before.empty() ? "" : fmt::format(" (leaves backup {})", base_before)));
+    a.recent.push_back(a.strategy.name);
+    while (static_cast<int>(a.recent.size()) > std::max(0, o.recent_window)) a.recent.pop_front();
+    for (auto& s : a.strategies)
+      if (s.name == next) a.strategy = s;
+    a.attempts_in_strategy = 0;
+    a.streak = 0;
+    a.st.strategy = next;
+    a.st.base.clear();
+    save_agent(a);
+    return true;
+  }
+
+  void exhausted(AgentSlot& a, const std::string& why) {
+    if (std::find(a.exhausted.begin(), a.exhausted.end(), a.strategy.name) == a.exhausted.end()) a.exhausted.push_back(a.strategy.name);
+    if (!switch_strategy(a, why)) {
+      a.st.done = true;
+      event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", why + "; no strategy left"}},
+            fmt::format("{} done: {}; no strategy left", a.st.name, why));
+    }
+  }
+
+  void check_plateaus(AgentSlot& a) {
+    if (o.plateau <= 0) return;
+    if (a.streak >= o.plateau) {
+      std::string why = fmt::format("plateau: {} evaluated candidates in a row without a new leader", a.streak);
+      if (!switch_strategy(a, why)) {
+        a.streak = 0;   // nowhere to go: keep searching here, count afresh
+        event({{"type", "plateau"}, {"agent", a.st.name}, {"strategy", a.strategy.name}, {"reason", why + "; no other strategy"}},
+              fmt::format("{} {}; no other strategy, stays on {}", a.st.name, why, a.strategy.name));
+      }
+    }
+    int active = 0;
+    for (auto& b : agents) active += !b.st.done;
+    if (active > 0 && since_hive_leader >= o.plateau * active) {
+      std::string why = fmt::format("hive plateau: {} evaluated candidates without a new leader", since_hive_leader);
+      since_hive_leader = 0;
+      if (backups.empty()) {
+        if (!told_no_backup)
+          event({{"type", "hive_plateau"}, {"reason", why + "; no backup to restart from"}}, why + "; no backup to restart from");
+        told_no_backup = true;
+        return;
+      }
+      // The agents longest without a leader restart from the best backups, round robin.
+      std::vector<AgentSlot*> order;
+      for (auto& b : agents)
+        if (!b.st.done) order.push_back(&b);
+      std::stable_sort(order.begin(), order.end(), [](AgentSlot* x, AgentSlot* y) { return x->st.since_leader > y->st.since_leader; });
+      std::size_t k = (order.size() + 1) / 2;
+      for (std::size_t i = 0; i < k; ++i) {
+        auto& b = *order[i];
+        const auto& bk = backups[i % backups.size()];
+        b.base = bk.id;
+        b.exhausted.clear();   // from another starting point, a spent strategy may have more to give
+        b.streak = 0;
+        record_switch(b, b.strategy.name, fmt::format("{}; restart from backup {} ({}, {})", why, bk.id, bk.strategy, ms(bk.time_s)));
+        b.st.base = bk.id;
+        save_agent(b);
+      }
+    }
+  }
+
+  AgentContext context(AgentSlot& a) {
+    AgentContext c;
+    c.task = &task;
+    c.backend = backend;
+    c.strategy = a.strategy;
+    c.leader = leader;
+    c.start = leader;
+    if (!a.base.empty())
+      if (auto* k = find_accepted(a.base)) c.start = *k;
+    c.backups = backups;
+    if (o.board) c.board = relevant_entries(board, a.strategy.name, o.board_view);
+    c.attempts_in_strategy = a.attempts_in_strategy;
+    c.seed = o.seed + 1000003ull * static_cast<uint64_t>(a.index + 1);
+    c.stop = &stop;
+    return c;
+  }
+
+  void post(AgentSlot& a, BoardEntry e, const Outcome& oc) {
+    if (!o.board) return;
+    e.agent = a.st.name;
+    if (e.strategy.empty()) e.strategy = a.strategy.name;
+    if (e.candidate.empty()) e.candidate = oc.candidate;
+    if (e.kind != "worked" && e.kind != "failed" && e.kind != "insight") e.kind = "insight";
+    if (e.kind == "failed" && e.reason.empty()) e.reason = oc.reason;
+    e.id = db->add_board_entry(e, now());
+    board.push_back(e);
+    event({{"type", "board"}, {"id", e.id}, {"agent", e.agent}, {"strategy", e.strategy}, {"kind", e.kind}, {"text", e.text},
+           {"candidate", e.candidate}, {"delta", e.delta}, {"reason", e.reason}},
+          "");
+    auto gone = entries_to_evict(board, o.board_capacity);
+    if (!gone.empty()) {
+      db->evict_board_entries(gone);
+      for (auto id : gone) event({{"type", "evict"}, {"id", id}}, "");
+      board.erase(std::remove_if(board.begin(), board.end(),
+                                 [&](const BoardEntry& b) { return std::find(gone.begin(), gone.end(), b.id) != gone.end(); }),
+                  board.end());
+    }
+  }
+
+  void record_candidate(const CandidateRecord& c) {
+    db->put_candidate(c);
+    event({{"type", "candidate"}, {"id", c.id}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent}, {"label", c.label},
+           {"hash", c.hash}, {"file", c.file}, {"params", c.params}, {"note", c.note}, {"verdict", c.verdict}, {"check", c.check},
+           {"reason", c.reason}, {"message", c.message}, {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
+           {"time_s", c.time_s}, {"delta", c.delta}, {"workloads", c.workload_median_s}, {"eval_s", c.eval_s}},
+          fmt::format("{} {} {} {:<22} {:<8} {}", c.agent, c.strategy, c.id, c.label, c.verdict,
+                      c.verdict == "leader" || c.verdict == "backup"
+                          ? fmt::format("{}  {} vs leader{}", ms(c.time_s), pct(c.delta),
+                                        c.score ? fmt::format("  score {:.3f}", *c.score) : std::string())
+                          : (c.check.empty() ? "" : c.check + ": ") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120))));
+  }
+
+  void become_leader(const MeasuredKernel& k) {
+    leader = k;
+    leader_file = file_of[k.id];
+    backups = rank_backups(accepted, k.id, o.max_backups, o.max_backups_per_family);
+    db->set_meta("leader", k.id);
+    write_file_atomic(o.run_dir / ("best." + ext), k.source);
+  }
+
+  // ---- one agent
+  void agent_loop(AgentSlot& a) {
+    while (!stop) {
+      AgentContext ctx;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (a.st.done) break;
+        if (budget_usage_spent()) break;
+        ctx = context(a);
+      }
+      std::optional<Proposal> p;
+      try {
+        p = a.agent->propose(ctx);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lk(mu);
+        a.st.done = true;
+        event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}}, fmt::format("{} failed: {}", a.st.name, e.what()));
+        break;
+      }
+      if (stop) break;
+      if (!p) {
+        std::lock_guard<std::mutex> lk(mu);
+        exhausted(a, fmt::format("strategy {} exhausted", a.strategy.name));
+        continue;
+      }
+      if (p->ext.empty()) p->ext = ext;
+      const std::string hash = candidate_hash(p->ext, p->source);
+      std::optional<CandidateRecord> prior;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (auto it = known.find(hash); it != known.end()) prior = it->second;
+      }
+      if (prior) {   // evaluated before (this run or a resumed one): reuse the verdict
+        Outcome oc = outcome_of(*prior);
+        try {
+          a.agent->observe(ctx, *p, oc);
+        } catch (const std::exception&) {
+        }
+        std::lock_guard<std::mutex> lk(mu);
+        ++a.st.reused;
+        event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", prior->id}, {"verdict", prior->verdict}}, "");
+        if (++a.dup_streak >= o.max_duplicates) {
+          a.dup_streak = 0;
+          exhausted(a, fmt::format("{} proposals in a row repeated evaluated kernels", o.max_duplicates));
+        }
+        continue;
+      }
+      a.dup_streak = 0;
+      CandidateRecord c;
+      std::string parent_default;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (o.budget_candidates > 0 && evaluated + reserved >= o.budget_candidates) {
+          set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+          break;
+        }
+        ++reserved;
+        c.id = fmt::format("c{:04d}", ++seq);
+        c.seq = seq;
+        parent_default = ctx.start ? ctx.start->id : "";
+      }
+      c.hash = hash;
+      c.agent = a.st.name;
+      c.strategy = a.strategy.name;
+      c.parent = p->parent.empty() ? parent_default : p->parent;
+      c.label = p->label.empty() ? "candidate" : p->label;
+      c.ext = p->ext;
+      c.note = p->note;
+      c.source = p->source;
+      c.params = p->params;
+      auto file = o.run_dir / "candidates" / fmt::format("{}-{}.{}", c.id, safe_label(c.label), c.ext);
+      c.file = std::filesystem::relative(file, o.run_dir).string();
+      write_file_atomic(file, c.source);
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        file_of[c.id] = file.string();
+      }
+
+      Evaluation ev;
+      std::string verdict;
+      std::optional<MeasuredKernel> prev_leader;
+      if (p->ext != ext) {
+        ev.status = "rejected";
+        ev.check = "build";
+        ev.reason = "wrong_backend";
+        ev.message = fmt::format("a .{} kernel was proposed for the {} backend (expected .{})", p->ext, backend_name(backend), ext);
+      }
+      for (int attempt = 0; verdict.empty(); ++attempt) {
+        std::optional<std::filesystem::path> against;
+        std::string against_id;
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          if (leader) {
+            against = leader_file;
+            against_id = leader->id;
+          }
+        }
+        if (ev.status.empty() || attempt > 0) {
+          try {
+            ev = eval.evaluate(file, against);
+          } catch (const std::exception& e) {
+            ev = Evaluation{};
+            ev.status = "error";
+            ev.message = e.what();
+          }
+        }
+        std::lock_guard<std::mutex> lk(mu);
+        prev_leader = leader;
+        if (ev.status == "error") verdict = "error";
+        else if (ev.status != "accepted") verdict = "rejected";
+        else if (!leader) verdict = "leader";
+        else if (leader->id != against_id) {
+          // The leader changed while this kernel was measured: a win over the old one is re-checked
+          // against the new one (a loss to the old leader cannot beat its faster successor).
+          if (!ev.beats_leader.value_or(false) || attempt >= 2) verdict = "backup";
+        } else {
+          verdict = ev.beats_leader.value_or(false) ? "leader" : "backup";
+        }
+      }
+
+      Outcome oc;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        --reserved;
+        ++evaluated;
+        c.verdict = verdict;
+        c.check = ev.check;
+        c.reason = ev.reason;
+        c.message = ev.message;
+        c.diagnosis = ev.diagnosis;
+        c.score = ev.score;
+        c.time_s = ev.time_s;
+        c.workload_median_s = ev.workload_median_s;
+        c.eval_s = ev.seconds;
+        if (ev.status == "accepted" && prev_leader) {
+          if (ev.gain_vs_leader) c.delta = *ev.gain_vs_leader;
+          else if (ev.time_s > 0) c.delta = prev_leader->time_s / ev.time_s - 1;
+        }
+        c.t = now();
+        ++a.attempts_in_strategy;
+        ++a.st.attempts;
+        ++a.own_explored[a.strategy.name];
+        if (verdict == "error") {
+          ++a.st.errors;
+          if (++harness_errors >= o.max_harness_errors)
+            set_stop(fmt::format("{} harness errors in a row (last: {})", harness_errors, ev.message.substr(0, 200)));
+        } else {
+          harness_errors = 0;
+          known[hash] = c;
+        }
+        if (verdict == "leader" || verdict == "backup") {
+          auto mk = to_measured(c);
+          accepted.push_back(mk);
+          if (!a.st.best_time_s || mk.time_s < *a.st.best_time_s) {
+            a.st.best_time_s = mk.time_s;
+            a.st.best_score = c.score;
+          }
+        }
+        record_candidate(c);
+        if (verdict == "leader") {
+          ++a.st.leaders;
+          become_leader(to_measured(c));
+          since_hive_leader = 0;
+          a.streak = 0;
+          a.st.since_leader = 0;
+          if (!a.base.empty()) {   // the restart paid off: follow the leader again
+            a.base.clear();
+            a.st.base.clear();
+            save_agent(a);
+          }
+          told_no_backup = false;
+        } else if (verdict != "error") {
+          verdict == "backup" ? ++a.st.backups : ++a.st.rejected;
+          if (verdict == "backup") backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
+          ++since_hive_leader;
+          ++a.streak;
+          ++a.st.since_leader;
+        }
+        oc = outcome_of(c);
+      }
+      std::optional<BoardEntry> entry;
+      try {
+        entry = a.agent->observe(ctx, *p, oc);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lk(mu);
+        event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}}, "");
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      if (entry) post(a, *entry, oc);
+      if (verdict != "error") check_plateaus(a);
+      if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
+        set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+    }
+    std::lock_guard<std::mutex> lk(mu);
+    cv.notify_all();
+  }
+
+  static Outcome outcome_of(const CandidateRecord& c) {
+    Outcome oc;
+    oc.candidate = c.id;
+    oc.verdict = c.verdict;
+    oc.check = c.check;
+    oc.reason = c.reason;
+    oc.message = c.message;
+    oc.diagnosis = c.diagnosis;
+    oc.score = c.score.value_or(0);
+    oc.time_s = c.time_s;
+    oc.delta_vs_leader = c.delta;
+    oc.workload_median_s = c.workload_median_s;
+    return oc;
+  }
+
+  // Token / cost budgets over every agent's usage (callers hold mu).
+  bool budget_usage_spent() {
+    if (o.budget_tokens <= 0 && o.budget_cost_usd <= 0) return false;
+    int64_t tokens = 0;
+    double cost = 0;
+    for (auto& b : agents) {
+      auto u = b.agent->usage();
+      tokens += u.tokens;
+      cost += u.cost_usd;
+    }
+    if (o.budget_tokens > 0 && tokens >= o.budget_tokens) set_stop(fmt::format("token budget spent ({} of {})", tokens, o.budget_tokens));
+    else if (o.budget_cost_usd > 0 && cost >= o.budget_cost_usd)
+      set_stop(fmt::format("cost budget spent (${:.2f} of ${:.2f})", cost, o.budget_cost_usd));
+    return stop;
+  }
+
+  HiveStatus status(bool take_lines) {
+    HiveStatus s;
+    s.elapsed_s = now();
+    s.evaluated = evaluated;
+    for (auto& a : agents) s.agents.push_back(a.st);
+    s.leader = leader;
+    s.backups = backups.size();
+    s.board_entries = board.size();
+    s.slots = slots();
+    if (take_lines) s.lines.swap(lines);
+    s.stop_reason = stop_reason;
+    return s;
+  }
+
+  void restore() {
+    auto meta_task = db->meta("task_hash");
+    if (!meta_task) throw std::runtime_error((o.run_dir / "run.db").string() + ": not a khive run (no task_hash in meta)");
+    if (*meta_task != task.hash)
+      throw std::runtime_error(fmt::format("{}: the run was made for task hash {}, but {} now hashes to {} (the task changed)",
+                                           (o.run_dir / "run.db").string(), meta_task->substr(0, 12), task.dir.string(), task.hash.substr(0, 12)));
+    if (auto b = db->meta("backend"); b && *b != backend_name(backend))
+      throw std::runtime_error(fmt::format("{}: the run used the {} backend, not {}", (o.run_dir / "run.db").string(), *b, backend_name(backend)));
+    reference_id = db->meta("reference").value_or("");
+    std::string leader_id = db->meta("leader").value_or("");
+    for (auto& c : db->candidates()) {
+      seq = std::max(seq, c.seq);
+      t_offset = std::max(t_offset, c.t);
+      file_of[c.id] = (o.run_dir / c.file).string();
+      if (c.id != reference_id) ++evaluated;
+      if (c.verdict != "error") known[c.hash] = c;
+      if (c.verdict == "leader" || c.verdict == "backup") accepted.push_back(to_measured(c));
+    }
+    for (auto& k : accepted)
+      if (k.id == leader_id) become_leader(k);
+    for (auto& s : db->board(false)) board.push_back(s.entry);
+    for (auto& r : db->agents())
+      for (auto& a : agents)
+        if (a.index == r.index && a.st.kind == r.kind)
+          for (auto& s : a.strategies)
+            if (s.name == r.strategy) {
+              a.strategy = s;
+              a.base = find_accepted(r.base) ? r.base : "";
+            }
+  }
+
+  HiveResult run() {
+    namespace fs = std::filesystem;
+    t0 = Clock::now();
+    fs::create_directories(o.run_dir / "candidates");
+    bool existing = fs::exists(o.run_dir / "run.db");
+    if (existing && !o.resume)
+      throw std::runtime_error(fmt::format("{} already holds a run (run.db): resume it with --resume, or choose another --out", o.run_dir.string()));
+    if (!existing && o.resume) throw std::runtime_error(fmt::format("{}: no run.db to resume", o.run_dir.string()));
+    db = std::make_unique<RunStore>(o.run_dir / "run.db");
+    log = std::make_unique<EventLog>(o.run_dir / "events.jsonl");
+
+    for (auto& a : agents) {
+      a.strategies = a.agent->strategies(task, backend);
+      a.st.kind = a.agent->kind();
+      if (a.strategies.empty()) {
+        a.st.done = true;
+        continue;
+      }
+      a.strategy = a.strategies[static_cast<std::size_t>(a.index) % a.strategies.size()];
+    }
+    std::unique_lock<std::mutex> lk(mu);
+    if (o.resume) restore();
+    for (auto& a : agents) a.st.strategy = a.strategy.name, a.st.base = a.base;
+
+    if (!o.resume) {
+      db->set_meta("task_hash", task.hash);
+      db->set_meta("task", task.name);
+      db->set_meta("task_dir", fs::absolute(task.dir).string());
+      db->set_meta("backend", std::string(backend_name(backend)));
+      db->set_meta("seed", std::to_string(o.seed));
+      db->set_meta("options", o.meta.dump());
+    }
+    event({{"type", o.resume ? "resume" : "start"}, {"task", task.name}, {"backend", backend_name(backend)}, {"seed", o.seed},
+           {"agents", agents.size()}, {"options", o.meta}},
+          fmt::format("{} {} on {} with {} agent(s)", o.resume ? "resume" : "start", task.name, backend_name(backend), agents.size()));
+
+    // The reference, measured once: timings for the score, goldens for every candidate, the first leader.
+    auto ref = task.reference_for(backend);
+    if (!ref) throw std::runtime_error(fmt::format("task {} has no {} reference", task.name, backend_name(backend)));
+    auto ref_copy = o.run_dir / "candidates" / ("c0000-reference." + ext);
+    std::string ref_source = read_file(*ref);
+    if (!fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
+    lk.unlock();
+    Evaluation rev = eval.prepare(ref_copy);
+    lk.lock();
+    if (rev.status != "accepted")
+      throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref->string(), rev.status,
+                                           rev.reason, rev.message));
+    if (reference_id.empty()) {
+      CandidateRecord c;
+      c.id = "c0000";
+      reference_id = c.id;
+      c.seq = 0;
+      c.hash = candidate_hash(ext, ref_source);
+      c.agent = "hive";
+      c.strategy = "reference";
+      c.label = "reference";
+      c.ext = ext;
+      c.note = "the task's reference, measured once at the start";
+      c.source = ref_source;
+      c.file = fs::relative(ref_copy, o.run_dir).string();
+      c.verdict = "leader";
+      c.score = rev.score;
+      c.time_s = rev.time_s;
+      c.workload_median_s = rev.workload_median_s;
+      c.eval_s = rev.seconds;
+      c.t = now();
+      file_of[c.id] = ref_copy.string();
+      known[c.hash] = c;
+      accepted.push_back(to_measured(c));
+      db->set_meta("reference", c.id);
+      record_candidate(c);
+      become_leader(to_measured(c));
+    }
+    for (auto& a : agents) save_agent(a);
+    lk.unlock();
+
+    std::vector<std::thread> threads;
+    for (auto& a : agents)
+      if (!a.st.done) threads.emplace_back([this, &a] { agent_loop(a); });
+
+    auto last_update = Clock::now() - std::chrono::seconds(10);
+    lk.lock();
+    while (true) {
+      cv.wait_for(lk, std::chrono::milliseconds(250));
+      if (o.external_stop && o.external_stop->load()) set_stop("interrupted (Ctrl-C)");
+      if (o.budget_time_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= o.budget_time_s)
+        set_stop(fmt::format("time budget spent ({:.0f} s)", o.budget_time_s));
+      bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done; });
+      if (all_done) set_stop("every agent is done (all strategies exhausted)");
+      if (o.on_update && (!lines.empty() || Clock::now() - last_update > std::chrono::seconds(1))) {
+        auto s = status(true);
+        lk.unlock();
+        o.on_update(s);
+        lk.lock();
+        last_update = Clock::now();
+      }
+      if (stop) break;
+    }
+    lk.unlock();
+    for (auto& t : threads) t.join();   // in-flight evaluations finish and are recorded
+    lk.lock();
+    db->set_meta("stop_reason", stop_reason);
+    event({{"type", "end"}, {"reason", stop_reason}, {"evaluated", evaluated}, {"leader", leader ? leader->id : ""},
+           {"slots", nlohmann::json::array()}},
+          "");
+    nlohmann::json slots_j = nlohmann::json::array();
+    for (auto& s : slots()) slots_j.push_back({{"name", s.name}, {"busy_s", s.busy_s}, {"evaluations", s.evaluations}});
+    db->set_meta("slots", slots_j.dump());
+    db->set_meta("wall_s", fmt::format("{:.3f}", now()));
+    HiveResult r;
+    r.status = status(true);
+    r.status.finished = true;
+    r.leader = leader;
+    r.backups = backups;
+    r.reference_id = reference_id;
+    if (o.on_update) {
+      lk.unlock();
+      o.on_update(r.status);
+    }
+    return r;
+  }
+};
+
+Hive::Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>> agents, Evaluator& eval, HiveOptions o)
+    : impl_(std::make_unique<Impl>(task, backend, eval, std::move(o))) {
+  int i = 0;
+  for (auto& a : agents) {
+    AgentSlot s;
+    s.index = i;
+    s.st.name = fmt::format("a{}", i);
+    s.agent = std::move(a);
+    impl_->agents.push_back(std::move(s));
+    ++i;
+  }
+}
+
+Hive::~Hive() = default;
+
+HiveResult Hive::run() { return impl_->run(); }
+
+}  // namespace khive

@@ -1,0 +1,135 @@
+// The hive (DESIGN.md, "The hive"): N agents on threads, each holding one strategy; a shared leader and a
+// ranked, diverse set of backups; every candidate through an Evaluator (the guard, or a scripted fake in
+// tests); the plateau rule; the shared board; budgets; the run directory (run.db, events.jsonl, candidates/).
+//
+//   GuardEvaluator ev(task, Backend::cpu, eval_options);          // evaluator.hpp
+//   HiveOptions o; o.run_dir = "runs/softmax"; o.budget_candidates = 40; o.plateau = 6;
+//   Hive hive(task, Backend::cpu, std::move(agents), ev, o);
+//   HiveResult r = hive.run();        // blocks until a budget is spent, every agent is done, or stop is set
+//
+// Verdict routing (DESIGN.md): rejected -> discarded; correct and not faster than the leader by more than the
+// noise (guard check 11, interleaved A/B) -> backup; correct and faster -> new leader. The task's reference is
+// measured once at the start and is the first leader, so the hive's answer is never slower than it.
+#pragma once
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/hive/agent.hpp"
+#include "khive/task/task.hpp"
+
+namespace khive {
+
+// What an evaluator says about one kernel.
+struct Evaluation {
+  std::string status;                       // "accepted" | "rejected" | "error" (the harness failed: no verdict)
+  std::string check, reason, message, diagnosis;
+  std::optional<double> score;              // task score (SOL-ExecBench), when defined
+  double time_s = 0;                        // weighted geometric mean of the perf workload medians
+  std::map<std::string, double> workload_median_s;
+  std::optional<bool> beats_leader;         // check 11, when a leader was given and the kernel was accepted
+  std::optional<double> gain_vs_leader;     // A/B median gain over that leader (+0.05 = 5% faster)
+  double seconds = 0;                       // wall time of the evaluation
+};
+
+struct SlotUsage {
+  std::string name;         // "cpu", "cuda:0"
+  double busy_s = 0;        // time the slot was held
+  int evaluations = 0;
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // Once, before any agent starts: time the reference and the baselines and make the goldens (one seed base
+  // per run). Returns the reference's own evaluation; it becomes the first leader.
+  virtual Evaluation prepare(const std::filesystem::path& reference) = 0;
+  // Thread-safe; called from agent threads. `leader`: the current leader's source, for check 11.
+  virtual Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) = 0;
+  virtual std::vector<SlotUsage> slot_usage() const { return {}; }
+};
+
+struct HiveOptions {
+  std::filesystem::path run_dir;
+  bool resume = false;                 // continue the run in run_dir (its run.db) instead of starting one
+  int budget_candidates = 0;           // evaluated candidates (the reference excluded); 0 = unlimited
+  double budget_time_s = 0;            // wall time; 0 = unlimited
+  int64_t budget_tokens = 0;           // summed Agent::usage(); 0 = unlimited
+  double budget_cost_usd = 0;
+  int plateau = 6;                     // P: evaluated candidates in a row without a new leader -> switch
+  bool board = true;                   // false: no shared board (ablation)
+  int board_capacity = 0;              // 0 = unlimited
+  std::size_t board_view = 30;         // entries an agent reads per proposal
+  int max_backups = 8;
+  int max_backups_per_family = 2;      // diversity: at most this many backups per strategy family
+  int recent_window = 2;               // a plateau switch avoids the strategies held this recently
+  int max_duplicates = 20;             // proposals in a row repeating known kernels -> strategy exhausted
+  int max_harness_errors = 5;          // harness failures in a row -> the run stops
+  uint64_t seed = 0;                   // per run; agents get seed + index
+  const std::atomic<bool>* external_stop = nullptr;   // Ctrl-C
+  std::function<void(const struct HiveStatus&)> on_update;   // progress; called from the hive's main thread
+  nlohmann::json meta;                 // recorded in run.db (task, backend, agent specs, options)
+};
+
+struct AgentStatus {
+  std::string name, kind, strategy, base;
+  int attempts = 0, leaders = 0, backups = 0, rejected = 0, errors = 0, reused = 0, switches = 0;
+  int since_leader = 0;                // evaluated candidates since its last new leader (plateau counter)
+  std::optional<double> best_time_s, best_score;
+  bool done = false;
+};
+
+struct HiveStatus {
+  double elapsed_s = 0;
+  int evaluated = 0;                   // candidates evaluated in this run (all sessions)
+  std::vector<AgentStatus> agents;
+  std::optional<MeasuredKernel> leader;
+  std::size_t backups = 0, board_entries = 0;
+  std::vector<SlotUsage> slots;
+  std::vector<std::string> lines;      // events since the previous update, one line each (for plain output)
+  bool finished = false;
+  std::string stop_reason;
+};
+
+struct HiveResult {
+  HiveStatus status;
+  std::optional<MeasuredKernel> leader;
+  std::vector<MeasuredKernel> backups;
+  std::string reference_id;
+};
+
+class Hive {
+ public:
+  Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>> agents, Evaluator& eval, HiveOptions o);
+  ~Hive();
+  HiveResult run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Ranks accepted kernels into a diverse backup list: fastest first (by time_s), at most per_family per
+// strategy family, at most max in all, never the leader.
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max,
+                                         int per_family);
+
+// The plateau choice: the strategy to move an agent to, or "" when none other is left. Candidates are the
+// agent's strategies other than the current one, not exhausted and not among the `recent` ones (dropped
+// from the filter when it leaves nothing); the least explored wins (explored[name], e.g. board entries),
+// then the one held by the fewest other agents (held[name]), then declaration order starting after the
+// agent's index (so identical agents spread out).
+std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current, const std::vector<std::string>& recent,
+                            const std::vector<std::string>& exhausted, const std::map<std::string, int>& explored,
+                            const std::map<std::string, int>& held, int agent_index);
+
+std::string backend_ext(Backend b);
+
+}  // namespace khive

@@ -1,0 +1,342 @@
+#include "khive/hive/store.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "khive/support/hash.hpp"
+
+namespace khive {
+
+// ---------------------------------------------------------------- event log
+
+EventLog::EventLog(std::filesystem::path file) : file_(std::move(file)) {
+  if (!file_.parent_path().empty()) std::filesystem::create_directories(file_.parent_path());
+  fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot open the event log: {}", file_.string(), std::strerror(errno)));
+  // Cut a torn tail: everything after the last newline.
+  off_t size = ::lseek(fd_, 0, SEEK_END);
+  off_t keep = 0;
+  char buf[4096];
+  for (off_t end = size; end > 0;) {
+    off_t start = end > static_cast<off_t>(sizeof buf) ? end - static_cast<off_t>(sizeof buf) : 0;
+    ssize_t n = ::pread(fd_, buf, static_cast<std::size_t>(end - start), start);
+    if (n <= 0) break;
+    bool found = false;
+    for (ssize_t i = n - 1; i >= 0; --i)
+      if (buf[i] == '\n') {
+        keep = start + i + 1;
+        found = true;
+        break;
+      }
+    if (found) break;
+    end = start;
+  }
+  if (keep < size) {
+    if (::ftruncate(fd_, keep) != 0)
+      throw std::runtime_error(fmt::format("{}: cannot cut the torn last line: {}", file_.string(), std::strerror(errno)));
+    ::fsync(fd_);
+  }
+}
+
+EventLog::~EventLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void EventLog::append(const nlohmann::json& event) {
+  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::lock_guard<std::mutex> lk(mu_);
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(fmt::format("{}: write failed: {}", file_.string(), std::strerror(errno)));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ::fsync(fd_);
+}
+
+EventLogContents read_event_log(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read the event log");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string all = ss.str();
+  EventLogContents r;
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < all.size()) {
+    ++line_no;
+    std::size_t nl = all.find('\n', pos);
+    bool last = nl == std::string::npos;
+    std::string line = all.substr(pos, last ? std::string::npos : nl - pos);
+    pos = last ? all.size() : nl + 1;
+    if (line.empty() && !last) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (last) {   // no final newline: the write was cut short
+      r.torn_tail = true;
+      break;
+    }
+    if (j.is_discarded() || !j.is_object()) {
+      if (pos >= all.size()) {   // a complete but garbled last line: a torn write that happened to end in '\n'
+        r.torn_tail = true;
+        break;
+      }
+      throw std::runtime_error(fmt::format("{}: line {}: expected one JSON object per line", file.string(), line_no));
+    }
+    r.events.push_back(std::move(j));
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- SQLite
+
+namespace {
+
+struct Stmt {
+  sqlite3_stmt* s = nullptr;
+  sqlite3* db;
+  Stmt(sqlite3* d, const std::string& sql) : db(d) {
+    if (sqlite3_prepare_v2(d, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("run.db: ") + sqlite3_errmsg(d) + " in: " + sql);
+  }
+  ~Stmt() { sqlite3_finalize(s); }
+  Stmt& bind(int i, const std::string& v) {
+    sqlite3_bind_text(s, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, double v) {
+    sqlite3_bind_double(s, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(s, i, v);
+    return *this;
+  }
+  Stmt& bind_opt(int i, const std::optional<double>& v) {
+    if (v) sqlite3_bind_double(s, i, *v);
+    else sqlite3_bind_null(s, i);
+    return *this;
+  }
+  bool step() {
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw std::runtime_error(std::string("run.db: ") + sqlite3_errmsg(db));
+  }
+  std::string text(int c) const {
+    auto p = sqlite3_column_text(s, c);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s, c))) : std::string();
+  }
+  double real(int c) const { return sqlite3_column_double(s, c); }
+  int64_t integer(int c) const { return sqlite3_column_int64(s, c); }
+  bool null(int c) const { return sqlite3_column_type(s, c) == SQLITE_NULL; }
+};
+
+const char* kSchema = R"(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS candidates (
+  id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL, agent TEXT, strategy TEXT, parent TEXT, label TEXT,
+  ext TEXT, note TEXT, source TEXT, params TEXT, file TEXT, verdict TEXT, check_name TEXT, reason TEXT, message TEXT,
+  diagnosis TEXT, score REAL, time_s REAL, delta REAL, workloads TEXT, t REAL, eval_s REAL);
+CREATE INDEX IF NOT EXISTS candidates_hash ON candidates(hash);
+CREATE TABLE IF NOT EXISTS board (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT, strategy TEXT, kind TEXT, text TEXT, candidate TEXT, delta REAL,
+  reason TEXT, t REAL, evicted INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS switches (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL, agent TEXT, from_strategy TEXT, to_strategy TEXT, reason TEXT, base TEXT);
+CREATE TABLE IF NOT EXISTS agents (idx INTEGER PRIMARY KEY, name TEXT, kind TEXT, strategy TEXT, base TEXT);
+)";
+
+CandidateRecord read_candidate(const Stmt& q) {
+  CandidateRecord c;
+  c.id = q.text(0);
+  c.seq = q.integer(1);
+  c.hash = q.text(2);
+  c.agent = q.text(3);
+  c.strategy = q.text(4);
+  c.parent = q.text(5);
+  c.label = q.text(6);
+  c.ext = q.text(7);
+  c.note = q.text(8);
+  c.source = q.text(9);
+  auto params = nlohmann::json::parse(q.text(10), nullptr, false);
+  if (params.is_object())
+    for (auto& [k, v] : params.items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  c.file = q.text(11);
+  c.verdict = q.text(12);
+  c.check = q.text(13);
+  c.reason = q.text(14);
+  c.message = q.text(15);
+  c.diagnosis = q.text(16);
+  if (!q.null(17)) c.score = q.real(17);
+  c.time_s = q.real(18);
+  c.delta = q.real(19);
+  auto w = nlohmann::json::parse(q.text(20), nullptr, false);
+  if (w.is_object())
+    for (auto& [k, v] : w.items())
+      if (v.is_number()) c.workload_median_s[k] = v.get<double>();
+  c.t = q.real(21);
+  c.eval_s = q.real(22);
+  return c;
+}
+
+const char* kCandidateCols =
+    "id, seq, hash, agent, strategy, parent, label, ext, note, source, params, file, verdict, check_name, reason, message, "
+    "diagnosis, score, time_s, delta, workloads, t, eval_s";
+
+}  // namespace
+
+std::string candidate_hash(const std::string& ext, const std::string& source) {
+  Sha256 h;
+  h.field(ext).field(source);
+  return h.hex();
+}
+
+RunStore::RunStore(const std::filesystem::path& db) : path_(db) {
+  if (!db.parent_path().empty()) std::filesystem::create_directories(db.parent_path());
+  if (sqlite3_open_v2(db.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    std::string e = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error(db.string() + ": cannot open the run database: " + e);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  // WAL + synchronous=FULL: every committed row survives a crash; readers (khive report) never block the run.
+  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
+  exec(kSchema);
+}
+
+RunStore::~RunStore() {
+  if (db_) sqlite3_close(db_);
+}
+
+void RunStore::exec(const std::string& sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string e = err ? err : "error";
+    sqlite3_free(err);
+    throw std::runtime_error(path_.string() + ": " + e);
+  }
+}
+
+void RunStore::set_meta(const std::string& key, const std::string& value) {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+  q.bind(1, key).bind(2, value).step();
+}
+
+std::optional<std::string> RunStore::meta(const std::string& key) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "SELECT value FROM meta WHERE key = ?");
+  q.bind(1, key);
+  if (q.step()) return q.text(0);
+  return std::nullopt;
+}
+
+void RunStore::put_candidate(const CandidateRecord& c) {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, fmt::format("INSERT OR REPLACE INTO candidates({}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
+  nlohmann::json params(c.params), w(c.workload_median_s);
+  q.bind(1, c.id).bind(2, c.seq).bind(3, c.hash).bind(4, c.agent).bind(5, c.strategy).bind(6, c.parent).bind(7, c.label);
+  q.bind(8, c.ext).bind(9, c.note).bind(10, c.source).bind(11, params.dump()).bind(12, c.file).bind(13, c.verdict);
+  q.bind(14, c.check).bind(15, c.reason).bind(16, c.message).bind(17, c.diagnosis).bind_opt(18, c.score).bind(19, c.time_s);
+  q.bind(20, c.delta).bind(21, w.dump()).bind(22, c.t).bind(23, c.eval_s);
+  q.step();
+}
+
+std::vector<CandidateRecord> RunStore::candidates() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, fmt::format("SELECT {} FROM candidates ORDER BY seq", kCandidateCols));
+  std::vector<CandidateRecord> v;
+  while (q.step()) v.push_back(read_candidate(q));
+  return v;
+}
+
+std::optional<CandidateRecord> RunStore::find_by_hash(const std::string& hash) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, fmt::format("SELECT {} FROM candidates WHERE hash = ? ORDER BY seq LIMIT 1", kCandidateCols));
+  q.bind(1, hash);
+  if (q.step()) return read_candidate(q);
+  return std::nullopt;
+}
+
+int64_t RunStore::add_board_entry(const BoardEntry& e, double t) {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "INSERT INTO board(agent, strategy, kind, text, candidate, delta, reason, t) VALUES(?,?,?,?,?,?,?,?)");
+  q.bind(1, e.agent).bind(2, e.strategy).bind(3, e.kind).bind(4, e.text).bind(5, e.candidate).bind(6, e.delta).bind(7, e.reason).bind(8, t);
+  q.step();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+void RunStore::evict_board_entries(const std::vector<int64_t>& ids) {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto id : ids) {
+    Stmt q(db_, "UPDATE board SET evicted = 1 WHERE id = ?");
+    q.bind(1, id).step();
+  }
+}
+
+std::vector<StoredBoardEntry> RunStore::board(bool include_evicted) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, std::string("SELECT id, agent, strategy, kind, text, candidate, delta, reason, t, evicted FROM board ") +
+                  (include_evicted ? "" : "WHERE evicted = 0 ") + "ORDER BY id");
+  std::vector<StoredBoardEntry> v;
+  while (q.step()) {
+    StoredBoardEntry s;
+    s.entry.id = q.integer(0);
+    s.entry.agent = q.text(1);
+    s.entry.strategy = q.text(2);
+    s.entry.kind = q.text(3);
+    s.entry.text = q.text(4);
+    s.entry.candidate = q.text(5);
+    s.entry.delta = q.real(6);
+    s.entry.reason = q.text(7);
+    s.t = q.real(8);
+    s.evicted = q.integer(9) != 0;
+    v.push_back(std::move(s));
+  }
+  return v;
+}
+
+void RunStore::add_switch(const SwitchRecord& s) {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "INSERT INTO switches(t, agent, from_strategy, to_strategy, reason, base) VALUES(?,?,?,?,?,?)");
+  q.bind(1, s.t).bind(2, s.agent).bind(3, s.from).bind(4, s.to).bind(5, s.reason).bind(6, s.base).step();
+}
+
+std::vector<SwitchRecord> RunStore::switches() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "SELECT id, t, agent, from_strategy, to_strategy, reason, base FROM switches ORDER BY id");
+  std::vector<SwitchRecord> v;
+  while (q.step()) v.push_back({q.integer(0), q.real(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6)});
+  return v;
+}
+
+void RunStore::put_agent(const AgentRecord& a) {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "INSERT OR REPLACE INTO agents(idx, name, kind, strategy, base) VALUES(?,?,?,?,?)");
+  q.bind(1, static_cast<int64_t>(a.index)).bind(2, a.name).bind(3, a.kind).bind(4, a.strategy).bind(5, a.base).step();
+}
+
+std::vector<AgentRecord> RunStore::agents() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "SELECT idx, name, kind, strategy, base FROM agents ORDER BY idx");
+  std::vector<AgentRecord> v;
+  while (q.step()) v.push_back({static_cast<int>(q.integer(0)), q.text(1), q.text(2), q.text(3), q.text(4)});
+  return v;
+}
+
+}  // namespace khive

@@ -1,0 +1,117 @@
+// The run's records: events.jsonl (append-only, fsync'd, crash-safe) and run.db (SQLite: candidates, board,
+// strategy switches, agents, run metadata). The report and `--resume` read them back.
+//
+//   EventLog log(run / "events.jsonl");  log.append({{"type","candidate"}, ...});
+//   auto r = read_event_log(run / "events.jsonl");   // r.events; r.torn_tail when the last line was cut
+//   RunStore db(run / "run.db");  db.put_candidate(rec);  db.find_by_hash(h);
+#pragma once
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/hive/agent.hpp"
+
+struct sqlite3;
+
+namespace khive {
+
+class EventLog {
+ public:
+  // Opens (creates) the log for appending. A torn last line (a crash mid-write: no final newline) is cut
+  // off first, so the next event starts on a line of its own.
+  explicit EventLog(std::filesystem::path file);
+  ~EventLog();
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
+  // Writes one JSON line and fsyncs it before returning; thread-safe.
+  void append(const nlohmann::json& event);
+  const std::filesystem::path& file() const { return file_; }
+
+ private:
+  std::filesystem::path file_;
+  int fd_ = -1;
+  std::mutex mu_;
+};
+
+struct EventLogContents {
+  std::vector<nlohmann::json> events;
+  bool torn_tail = false;   // the last line was incomplete or unparsable and was ignored
+};
+// Reads a log. Only the last line may be torn; a bad line elsewhere throws std::runtime_error naming the
+// file and the line. A missing file throws too.
+EventLogContents read_event_log(const std::filesystem::path& file);
+
+struct CandidateRecord {
+  std::string id;                  // "c0007"
+  int64_t seq = 0;                 // order of recording
+  std::string hash;                // sha256 of ext + source: the same kernel proposed twice is evaluated once
+  std::string agent, strategy, parent, label, ext, note, source;
+  std::map<std::string, std::string> params;
+  std::string file;                // path of the source inside the run directory
+  std::string verdict;             // "leader" | "backup" | "rejected" | "error"
+  std::string check, reason, message, diagnosis;
+  std::optional<double> score;
+  double time_s = 0;               // weighted geometric mean of the perf workload medians (accepted)
+  double delta = 0;                // gain over the leader at the time (+0.05 = 5% faster)
+  std::map<std::string, double> workload_median_s;
+  double t = 0;                    // seconds since the run started, when the verdict was recorded
+  double eval_s = 0;               // wall time of the evaluation
+};
+
+struct SwitchRecord {
+  int64_t id = 0;
+  double t = 0;
+  std::string agent, from, to, reason;
+  std::string base;                // the candidate the agent derives from after the switch ("" = the leader)
+};
+
+struct AgentRecord {
+  int index = 0;
+  std::string name, kind, strategy, base;
+};
+
+struct StoredBoardEntry {
+  BoardEntry entry;
+  double t = 0;
+  bool evicted = false;
+};
+
+class RunStore {
+ public:
+  explicit RunStore(const std::filesystem::path& db);   // creates the schema when new; throws naming the file
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  void set_meta(const std::string& key, const std::string& value);
+  std::optional<std::string> meta(const std::string& key) const;
+
+  void put_candidate(const CandidateRecord& c);   // insert or replace by id
+  std::vector<CandidateRecord> candidates() const;   // by seq
+  std::optional<CandidateRecord> find_by_hash(const std::string& hash) const;
+
+  int64_t add_board_entry(const BoardEntry& e, double t);   // returns the new id
+  void evict_board_entries(const std::vector<int64_t>& ids);
+  std::vector<StoredBoardEntry> board(bool include_evicted) const;
+
+  void add_switch(const SwitchRecord& s);
+  std::vector<SwitchRecord> switches() const;
+
+  void put_agent(const AgentRecord& a);
+  std::vector<AgentRecord> agents() const;
+
+ private:
+  void exec(const std::string& sql) const;
+  std::filesystem::path path_;
+  sqlite3* db_ = nullptr;
+  mutable std::mutex mu_;
+};
+
+std::string candidate_hash(const std::string& ext, const std::string& source);
+
+}  // namespace khive
