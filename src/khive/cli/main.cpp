@@ -3,12 +3,14 @@
 //   khive signature TASK [--backend B]    the exact khive_launch signature
 //   khive eval TASK KERNEL [...]          the guard on one kernel (exit 0 accepted, 1 rejected, 2 error)
 //   khive calibrate [--backend B]         measure this machine's ceilings and save a profile
+//   khive bench SUITE [--kernels DIR]     reference, PyTorch, vendor and candidates of every task (docs/bench.md)
 #include <csignal>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "khive/bench/bench.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
 
@@ -69,11 +71,28 @@ int main(int argc, char** argv) {
   ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds");
   ev->add_flag("--no-reference", no_ref, "do not time the reference");
   ev->add_flag("--no-baselines", no_base, "do not time the task's baselines");
+  bool no_pytorch = false;
+  ev->add_flag("--no-pytorch", no_pytorch, "T_b from the vendor baselines even where the suite has PyTorch numbers");
   ev->add_flag("--keep-scratch", keep, "keep the runner's scratch directories");
 
   auto* cal = app.add_subcommand("calibrate", "Measure copy bandwidth and matrix rates; save a hardware profile");
   cal->add_option("--backend", backend_s, "cpu or cuda");
   cal->add_option("--out", out_path, "profile file (default: <cache>/profiles/<device>.json)");
+
+  khive::BenchCommand bc;
+  auto* bench = app.add_subcommand("bench", "Every task of a suite: reference, PyTorch, vendor baselines, candidates; a leaderboard");
+  bench->add_option("suite", bc.suite, "suite directory (tasks/cutegen26)")->required();
+  bench->add_option("--kernels", bc.kernels, "candidates: DIR/<task name>/*.cu (cuda) or *.cpp (cpu)");
+  bench->add_option("--backend", backend_s, "cpu or cuda (default: cuda when a GPU is present)");
+  bench->add_flag("--json", bc.json, "print bench.json (schema khive.bench/1) instead of the final table");
+  bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
+  bench->add_option("--tasks", bc.tasks, "only these tasks (comma-separated names)");
+  bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)");
+  bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
+  bench->add_option("--timeout", bc.timeout, "watchdog per runner process, seconds");
+  bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
+  bench->add_flag("--no-pytorch", bc.no_pytorch, "ignore the suite's PyTorch numbers (T_b from the vendor baselines)");
 
   try {
     app.parse(argc, argv);
@@ -143,6 +162,11 @@ int main(int argc, char** argv) {
       std::cout << prof.dump(2) << "\nsaved " << dest.string() << "\n";
       return 0;
     }
+    if (*bench) {
+      bc.backend = parse_backend_or_throw(backend_s);
+      for (int i = 0; i < argc; ++i) bc.command_line += (i ? " " : "") + std::string(argv[i]);
+      return khive::bench_command(bc);
+    }
     if (*ev) {
       auto t = khive::load_task(task_dir);
       khive::EvalOptions o;
@@ -166,6 +190,7 @@ int main(int argc, char** argv) {
       else if (o.backend == khive::Backend::cpu) o.timing.time_cap_s = 0.5;
       o.time_reference = !no_ref;
       o.time_baselines = !no_base;
+      o.use_pytorch = !no_pytorch;
       o.runner.keep_scratch = keep;
       auto r = khive::evaluate_kernel(t, std::filesystem::absolute(kernel), o);
       auto j = khive::report_json(r);

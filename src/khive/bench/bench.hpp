@@ -1,0 +1,103 @@
+// `khive bench SUITE`: every task of a suite through the guard — its reference, its vendor baselines and
+// (optionally) a directory of candidate kernels — against PyTorch's numbers; one leaderboard row a task.
+//
+//   BenchOptions o; o.eval.backend = Backend::cuda; o.kernels = "runs/best";   // runs/best/<task>/*.cu
+//   BenchReport r = run_bench("tasks/cutegen26", o, [](const BenchRow& row) { std::cout << bench_row_line(row); });
+//   write_bench(r, ".khive/bench/cutegen26-20261130-120000");                  // bench.json + bench.md
+//
+// Per task: the reference is evaluated as a kernel (its own guard, baselines timed in the same evaluation);
+// each candidate is evaluated with those reference and baseline runs reused (EvalOptions::measured), so
+// they are timed once per task, not once per candidate. One seed base per bench run: goldens are made once
+// per task and shared by every kernel of it. T_b per workload: PyTorch on this device (the suite's
+// baselines/pytorch-<gpu>.json), else the fastest accepted vendor baseline, else the reference.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/eval/evaluate.hpp"
+
+namespace khive {
+
+struct BenchOptions {
+  EvalOptions eval;                                // backend, timing, runner, profile; seed: one per bench run
+  std::optional<std::filesystem::path> kernels;    // DIR/<task name>/*.cu (cuda) or *.cpp (cpu)
+  std::vector<std::string> only;                   // task names or directory names; empty = every task
+};
+
+// One implementation of a task (reference, PyTorch, a vendor baseline, a candidate) over its perf workloads.
+struct BenchImpl {
+  std::string label;        // "reference", "pytorch", "baseline:cublas", "candidate:fast.cu"
+  std::string kind;         // "reference" | "pytorch" | "vendor" | "candidate"
+  std::string source;       // file (the PyTorch baselines file for "pytorch")
+  bool accepted = false;
+  std::string verdict;      // "accepted" | "rejected at check 5 (wrong_output): ..." | "error: ..."
+  std::map<std::string, SampleSummary> times;   // per perf workload uuid
+  // Over the task's perf workloads, only when every one has a time: weighted geometric mean of the medians,
+  // the same mean of T_sol / median, and the SOL-ExecBench task score against T_b.
+  std::optional<double> gmean_s, fraction_of_sol, score;
+  double seconds = 0;       // wall time of its evaluation (0 for PyTorch and for runs measured together)
+};
+
+struct BenchWorkload {
+  std::string workload;
+  double weight = 1, flops = 0, bytes = 0, t_sol = 0;
+  std::optional<double> t_b;
+  std::string t_b_label;    // "pytorch", "baseline:cublas", "reference"
+};
+
+struct BenchRow {
+  std::string task, dir;
+  std::string error;                      // the task could not be benched (bad task, no reference, harness error)
+  std::vector<BenchWorkload> workloads;   // perf workloads on this backend
+  std::vector<BenchImpl> impls;           // reference first, then PyTorch, vendors, candidates (file order)
+  int best_vendor = -1, best_candidate = -1;   // indices into impls
+  // Where the wall time went: builds (candidates and baselines), goldens (reference build + golden runs),
+  // runner processes (checks and timing), the rest (symbol scans, profile, bookkeeping).
+  double seconds = 0, build_s = 0, golden_s = 0, runner_s = 0;
+  const BenchImpl* find(const std::string& kind) const;   // the first impl of that kind
+};
+
+struct BenchReport {
+  std::string suite, backend, device, command, date, profile;
+  nlohmann::json clocks, pytorch;         // nvidia-smi at the first task; the PyTorch file's {file, gpu, torch, date}
+  uint64_t seed_base = 0;
+  std::vector<BenchRow> rows;
+  double seconds = 0;
+  bool failed() const;                    // a task with an error or a rejected reference
+};
+
+BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
+                      const std::function<void(const BenchRow&)>& on_row = {});
+
+// Computes a row's aggregates (gmean_s, fraction_of_sol, score, best_vendor, best_candidate) from the
+// impls' per-workload times and the workloads' T_sol and T_b. run_bench calls it; exposed for tests.
+void finish_row(BenchRow& row);
+
+nlohmann::json bench_json(const BenchReport& r);       // schema khive.bench/1 (docs/bench.md)
+std::string bench_markdown(const BenchReport& r);
+std::string bench_table_header();
+std::string bench_row_line(const BenchRow& row);       // one line of the live table
+// bench.json and bench.md under dir (created).
+void write_bench(const BenchReport& r, const std::filesystem::path& dir);
+
+// `khive bench` as the command line gives it (cli/main.cpp fills it).
+struct BenchCommand {
+  std::string suite, kernels, out, tasks, profile, command_line;
+  Backend backend = Backend::cpu;
+  bool json = false, no_pytorch = false;
+  int seeds = 3;
+  uint64_t seed = 0;                 // 0: random
+  double timeout = 0, time_cap = 0;  // 0: as `khive eval` (runner 300 s cuda / 60 s cpu; cap 2 s cuda / 0.5 s cpu)
+};
+// Runs the bench, prints the table live (stdout; stderr with --json, which prints bench.json at the end),
+// writes bench.json and bench.md under out (default .khive/bench/<suite>-<UTC date>).
+// Returns 0 when every task ran and every reference was accepted, 1 otherwise, 2 on bad input.
+int bench_command(const BenchCommand& c);
+
+}  // namespace khive
