@@ -1,0 +1,239 @@
+// The tuner agent (tuner.hpp): one strategy = one sub-space of the templates that apply to the task. It starts
+// from the leader's point when the leader came from a template with this strategy (else from a template's
+// default), visits the sub-space nearest-first, never proposes an invalid point (the rules are checked here,
+// before anything is built) nor a point already proposed in the run, and reports each verdict as one line.
+#include <cstdlib>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "khive/tuner/bind.hpp"
+#include "khive/tuner/library.hpp"
+#include "khive/tuner/space.hpp"
+#include "khive/tuner/tuner.hpp"
+
+namespace khive {
+
+bool TunerMemory::try_mark(const std::string& k) {
+  std::lock_guard<std::mutex> l(mu_);
+  return keys_.insert(k).second;
+}
+bool TunerMemory::tried(const std::string& k) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return keys_.count(k) > 0;
+}
+std::size_t TunerMemory::size() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return keys_.size();
+}
+
+std::string point_key(const std::string& template_name, const std::map<std::string, std::string>& params) {
+  std::string k = template_name;
+  for (const auto& [n, v] : params)
+    if (n != "template") k += "|" + n + "=" + v;
+  return k;
+}
+
+std::filesystem::path default_kernels_dir() {
+  if (const char* e = std::getenv("KHIVE_KERNELS"); e && *e) return e;
+  return std::filesystem::path(KHIVE_SOURCE_DIR) / "kernels";
+}
+
+namespace {
+
+using tuner::BoundTask;
+using tuner::Point;
+using tuner::Template;
+
+std::string fmt_time(double s) {
+  if (s <= 0) return "?";
+  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.3g} ms", s * 1e3);
+  return fmt::format("{:.3g} s", s);
+}
+
+std::string short_label(const Template& t, const Point& p) {
+  std::string s = t.name;
+  for (const auto& [k, v] : p) s += "-" + k + v;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  if (s.size() > 96) s = s.substr(0, 80) + "-" + fmt::format("{:x}", std::hash<std::string>{}(s) & 0xffffffull);
+  return s;
+}
+
+class TunerAgent final : public Agent {
+ public:
+  explicit TunerAgent(const TunerOptions& o)
+      : lib_(tuner::load_library(o.kernels_dir.empty() ? default_kernels_dir() : o.kernels_dir)),
+        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()) {}
+
+  std::string kind() const override { return "tuner"; }
+
+  std::vector<Strategy> strategies(const Task& task, Backend backend) const override {
+    std::vector<Strategy> out;
+    const State* st = state(task, backend);
+    if (!st) return out;
+    for (const Template* t : st->templates)
+      for (const auto& s : t->strategies)
+        if (std::none_of(out.begin(), out.end(), [&](const Strategy& x) { return x.name == s.name; })) out.push_back({s.name, s.description});
+    return out;
+  }
+
+  std::optional<Proposal> propose(const AgentContext& ctx) override {
+    if (ctx.stopping() || !ctx.task) return std::nullopt;
+    const State* st = state(*ctx.task, ctx.backend);
+    if (!st) return std::nullopt;
+    // Points the hive already measured count as tried (a resumed run, another agent's leader).
+    if (ctx.leader) mark_measured(*ctx.leader);
+    for (const auto& b : ctx.backups) mark_measured(b);
+
+    const Template* leader_t = nullptr;
+    Point leader_point;
+    if (ctx.leader) {
+      auto it = ctx.leader->params.find("template");
+      if (it != ctx.leader->params.end()) {
+        leader_t = lib_.find_template(it->second);
+        if (leader_t) leader_point = restrict(*leader_t, ctx.leader->params);
+      }
+    }
+    const uint64_t seed = ctx.seed ^ std::hash<std::string>{}(ctx.strategy.name);
+    std::vector<std::string> invalid;
+    std::size_t invalid_count = 0;
+
+    auto try_point = [&](const Template& t, const Point& p, const Point& base, bool from_leader) -> std::optional<Proposal> {
+      const std::string key = point_key(t.name, p);
+      if (mem_->tried(key)) return std::nullopt;
+      const auto v = tuner::check_point(t, st->bt, p);
+      if (!v.ok) {
+        ++invalid_count;
+        if (invalid.size() < 2) invalid.push_back(tuner::describe_change(base, p) + ": " + v.message);
+        return std::nullopt;
+      }
+      if (!mem_->try_mark(key)) return std::nullopt;
+      Proposal prop;
+      prop.source = tuner::render(t, st->bt, p);
+      prop.ext = t.backend == Backend::cuda ? "cu" : "cpp";
+      prop.parent = from_leader && ctx.leader ? ctx.leader->id : "";
+      prop.params = p;
+      prop.params["template"] = t.name;
+      const std::string change = from_leader ? tuner::describe_change(base, p) : "";
+      prop.note = from_leader ? fmt::format("{}: {} ({})", t.name, change.empty() ? "leader's point" : change, ctx.strategy.name)
+                              : fmt::format("{}: {} ({})", t.name, p == t.default_point() ? "default point " + tuner::describe_point(p) : tuner::describe_point(p),
+                                            ctx.strategy.name);
+      if (invalid_count)
+        prop.note += fmt::format("; {} invalid point{} skipped unbuilt: {}", invalid_count, invalid_count == 1 ? "" : "s", fmt::join(invalid, "; "));
+      prop.label = short_label(t, p);
+      return prop;
+    };
+
+    auto explore = [&](const Template& t, const Point& base, bool from_leader) -> std::optional<Proposal> {
+      const tuner::StrategySpec* s = find_strategy(t, ctx.strategy.name);
+      if (!s) return std::nullopt;
+      if (!from_leader)
+        if (auto p = try_point(t, base, base, false)) return p;
+      for (const Point& p : tuner::subspace_order(t, base, s->params, seed)) {
+        if (ctx.stopping()) return std::nullopt;
+        if (auto prop = try_point(t, p, base, from_leader)) return prop;
+      }
+      return std::nullopt;
+    };
+
+    if (leader_t && std::find(st->templates.begin(), st->templates.end(), leader_t) != st->templates.end())
+      if (auto p = explore(*leader_t, leader_point, true)) return p;
+    for (const Template* t : st->templates) {
+      if (t == leader_t) continue;
+      if (auto p = explore(*t, t->default_point(), false)) return p;
+    }
+    return std::nullopt;   // this strategy has nothing valid left to try here
+  }
+
+  std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
+    if (o.verdict == "error") return std::nullopt;   // a harness failure says nothing about the kernel
+    BoardEntry e;
+    e.agent = kind();
+    e.strategy = ctx.strategy.name;
+    e.candidate = o.candidate;
+    e.delta = o.delta_vs_leader;
+    const std::string tname = p.params.count("template") ? p.params.at("template") : "?";
+    Point pt = p.params;
+    pt.erase("template");
+    std::string what;
+    if (ctx.leader && ctx.leader->params.count("template") && ctx.leader->params.at("template") == tname) {
+      Point lp = ctx.leader->params;
+      lp.erase("template");
+      what = tuner::describe_change(lp, pt);
+      if (what.empty()) what = "same point as the leader";
+    } else {
+      what = fmt::format("{} {}", tname, tuner::describe_point(pt));
+    }
+    if (o.verdict == "leader") {
+      e.kind = "worked";
+      e.text = ctx.leader ? fmt::format("{}: {:+.1f}% vs leader ({})", what, o.delta_vs_leader * 100, fmt_time(o.time_s))
+                          : fmt::format("{}: first correct kernel, {}", what, fmt_time(o.time_s));
+    } else if (o.verdict == "backup") {
+      e.kind = "insight";
+      e.text = fmt::format("{}: {:+.1f}% vs leader ({}), not faster beyond noise", what, o.delta_vs_leader * 100, fmt_time(o.time_s));
+    } else {
+      e.kind = "failed";
+      std::string msg = o.message.size() > 160 ? o.message.substr(0, 157) + "..." : o.message;
+      e.text = fmt::format("{}: rejected at {} ({}){}", what, o.check.empty() ? "?" : o.check, o.reason, msg.empty() ? "" : ": " + msg);
+    }
+    return e;
+  }
+
+ private:
+  struct State {
+    BoundTask bt;
+    std::vector<const Template*> templates;
+  };
+
+  // Binding per (task, backend), computed once; a task without a binding gets no strategies.
+  const State* state(const Task& task, Backend backend) const {
+    std::lock_guard<std::mutex> l(mu_);
+    const std::string key = task.hash + "|" + task.dir.string() + "|" + std::string(backend_name(backend));
+    auto it = states_.find(key);
+    if (it != states_.end()) return it->second ? &*it->second : nullptr;
+    const tuner::Binding* b = lib_.binding_for(task);
+    std::optional<State> st;
+    if (b) {
+      State s;
+      s.bt = tuner::bind_task(task, backend, *b);
+      for (const auto& t : lib_.templates)
+        if (tuner::template_applies(t, s.bt)) s.templates.push_back(&t);
+      if (!s.templates.empty()) st = std::move(s);
+    }
+    auto [pos, _] = states_.emplace(key, std::move(st));
+    return pos->second ? &*pos->second : nullptr;
+  }
+
+  static const tuner::StrategySpec* find_strategy(const Template& t, const std::string& name) {
+    for (const auto& s : t.strategies)
+      if (s.name == name) return &s;
+    return nullptr;
+  }
+
+  // The leader's parameters as a point of its template: unknown keys dropped, missing ones at the default.
+  static Point restrict(const Template& t, const std::map<std::string, std::string>& params) {
+    Point p = t.default_point();
+    for (auto& [k, v] : p)
+      if (auto it = params.find(k); it != params.end() && t.find_param(k)) v = it->second;
+    return p;
+  }
+
+  void mark_measured(const MeasuredKernel& k) {
+    auto it = k.params.find("template");
+    if (it == k.params.end()) return;
+    if (const Template* t = lib_.find_template(it->second)) mem_->try_mark(point_key(t->name, restrict(*t, k.params)));
+  }
+
+  tuner::Library lib_;
+  std::shared_ptr<TunerMemory> mem_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::optional<State>> states_;
+};
+
+}  // namespace
+
+std::unique_ptr<Agent> make_tuner_agent(const TunerOptions& options) { return std::make_unique<TunerAgent>(options); }
+
+}  // namespace khive

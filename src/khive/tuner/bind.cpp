@@ -1,0 +1,467 @@
+// Binding tasks to families (docs/tuner.md, "Bindings"). The generated PROLOGUE gives a template everything it
+// needs in the family's own terms (storage type, conversions, the op), and ENTRY adapts the task's exact
+// khive_launch signature to the family's internal khive_run, so a template never mentions a task's tensor names.
+#include "khive/tuner/bind.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace khive::tuner {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+struct Ctx {
+  const Task& task;
+  Backend backend;
+  const Binding& b;
+  std::string field(const std::string& f) const { return "tasks." + b.key.substr(b.key.find('/') + 1) + "." + f; }
+  std::string file() const {
+    return (b.file.parent_path().parent_path().filename() / b.file.parent_path().filename() / b.file.filename()).string();
+  }
+  [[noreturn]] void fail(const std::string& f, const std::string& expected, const std::string& got) const {
+    throw TaskFormatError(file(), field(f), expected, got);
+  }
+  void check_keys(std::initializer_list<const char*> allowed) const {
+    for (auto it = b.spec.begin(); it != b.spec.end(); ++it) {
+      bool ok = it.key() == "family";
+      for (const char* a : allowed) ok = ok || it.key() == a;
+      if (!ok) {
+        std::string list = "family";
+        for (const char* a : allowed) list += std::string(", ") + a;
+        fail(it.key(), "one of the keys " + list, "an unknown key");
+      }
+    }
+  }
+  bool has(const char* k) const { return b.spec.contains(k) && !b.spec[k].is_null(); }
+  std::string str(const char* k, bool required) const {
+    if (!has(k)) {
+      if (required) fail(k, "a string", "nothing");
+      return "";
+    }
+    if (!b.spec[k].is_string()) fail(k, "a string", b.spec[k].dump());
+    return b.spec[k].get<std::string>();
+  }
+  const TensorSpec& input(const char* k) const {
+    const std::string n = str(k, true);
+    const TensorSpec* t = task.find_input(n);
+    if (!t || t->scalar) fail(k, "an input tensor of task '" + task.name + "'", "\"" + n + "\"");
+    return *t;
+  }
+  const TensorSpec& output(const char* k) const {
+    const std::string n = str(k, true);
+    const TensorSpec* t = task.find_output(n);
+    if (!t) fail(k, "an output of task '" + task.name + "'", "\"" + n + "\"");
+    return *t;
+  }
+};
+
+bool is_float_storage(DType d) { return d == DType::f32 || d == DType::bf16 || d == DType::f16; }
+
+// C++ for an axis: its launch parameter (var), its value (const), or its expression (expr; + - * only, so
+// the C++ integer arithmetic means the same as the task's Python-like language).
+std::string axis_cpp(const Task& t, const std::string& name, int depth = 0) {
+  if (depth > 32) throw std::runtime_error("axis expression nesting too deep at " + name);
+  for (const auto& a : t.axes) {
+    if (a.name != name) continue;
+    if (a.kind == Axis::Kind::var) return name;
+    if (a.kind == Axis::Kind::constant) return fmt::format("int64_t({})", a.value);
+    std::string out = "(";
+    const std::string& e = a.expression;
+    for (std::size_t i = 0; i < e.size();) {
+      const char c = e[i];
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        std::size_t j = i;
+        while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
+        out += axis_cpp(t, e.substr(i, j - i), depth + 1);
+        i = j;
+      } else if (std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '+' || c == '-' || c == '(' || c == ')' ||
+                 (c == '*' && !(i + 1 < e.size() && e[i + 1] == '*'))) {
+        out += c;
+        ++i;
+      } else {
+        throw std::runtime_error("axis '" + name + "' = \"" + e + "\" uses an operator other than + - * (not supported by the tuner)");
+      }
+    }
+    return out + ")";
+  }
+  // A decimal literal in a shape is a fixed size.
+  if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return "int64_t(" + name + ")";
+  throw std::runtime_error("unknown axis '" + name + "'");
+}
+
+std::string shape_product_cpp(const Task& t, const std::vector<std::string>& dims) {
+  std::string s = "int64_t(1)";
+  for (const auto& d : dims) s += " * " + axis_cpp(t, d);
+  return s;
+}
+
+std::string storage_type(DType d, Backend b) { return std::string(dtype_c_type(d, b)); }
+
+// khive_to_float_<tag> / khive_from_float_<tag> for one storage type.
+std::string conversions(const std::string& tag, DType d, Backend b) {
+  const std::string T = storage_type(d, b);
+  std::string to, from;
+  if (d == DType::f32) {
+    to = "v";
+    from = "v";
+  } else if (b == Backend::cuda) {
+    to = d == DType::bf16 ? "__bfloat162float(v)" : "__half2float(v)";
+    from = d == DType::bf16 ? "__float2bfloat16_rn(v)" : "__float2half_rn(v)";
+  } else {
+    to = d == DType::bf16 ? "khive_bf16_to_float(v)" : "khive_f16_to_float(v)";
+    from = d == DType::bf16 ? "khive_float_to_bf16(v)" : "khive_float_to_f16(v)";
+  }
+  return fmt::format("KHIVE_HD float khive_to_float_{0}({1} v) {{ return {2}; }}\nKHIVE_HD {1} khive_from_float_{0}(float v) {{ return {3}; }}\n",
+                     tag, T, to, from);
+}
+
+std::string common_prologue(const Ctx& c) {
+  std::string p = fmt::format("// binding {} ({}): generated by the khive tuner from kernels/bindings\n", c.b.key, c.b.family);
+  p += "#include <cmath>\n#include <cstdint>\n";
+  if (c.backend == Backend::cuda)
+    p += "#define KHIVE_HD __host__ __device__ __forceinline__\n";
+  else
+    p += "#define KHIVE_HD inline\n";
+  return p;
+}
+
+std::string launch_args_tail(Backend b) { return b == Backend::cuda ? ", stream" : ""; }
+
+// Per workload: all resolved axes (for the family's variables).
+std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
+  std::vector<std::map<std::string, int64_t>> out;
+  for (const auto& w : t.workloads) out.push_back(resolve_axes(t, w));
+  return out;
+}
+
+std::string op_text(const Ctx& c, const char* key) {
+  if (!c.has(key)) c.fail(key, "a C++ expression, or {\"cpu\": ..., \"cuda\": ...}", "nothing");
+  const json& o = c.b.spec[key];
+  if (o.is_string()) return o.get<std::string>();
+  if (o.is_object()) {
+    const char* be = c.backend == Backend::cuda ? "cuda" : "cpu";
+    if (!o.contains(be) || !o[be].is_string()) c.fail(std::string(key) + "." + be, "a C++ expression for this backend", o.contains(be) ? o[be].dump() : "nothing");
+    return o[be].get<std::string>();
+  }
+  c.fail(key, "a C++ expression, or {\"cpu\": ..., \"cuda\": ...}", o.dump());
+}
+
+// ------------------------------------------------------------------------------------------- elementwise
+
+BoundTask bind_elementwise(const Ctx& c) {
+  c.check_keys({"description", "inputs", "output", "scalars", "op"});
+  BoundTask bt;
+  bt.op = "map";
+  const TensorSpec& out = c.output("output");
+  if (c.task.outputs.size() != 1) c.fail("output", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
+  if (!is_float_storage(out.dtype)) c.fail("output", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(out.dtype)));
+  if (!c.has("inputs") || !c.b.spec["inputs"].is_array() || c.b.spec["inputs"].empty())
+    c.fail("inputs", "a non-empty array of input tensor names", c.has("inputs") ? c.b.spec["inputs"].dump() : "nothing");
+  std::vector<const TensorSpec*> ins;
+  std::set<std::string> covered;
+  for (std::size_t i = 0; i < c.b.spec["inputs"].size(); ++i) {
+    const json& n = c.b.spec["inputs"][i];
+    const TensorSpec* t = n.is_string() ? c.task.find_input(n.get<std::string>()) : nullptr;
+    const std::string f = "inputs[" + std::to_string(i) + "]";
+    if (!t || t->scalar) c.fail(f, "an input tensor of task '" + c.task.name + "'", n.dump());
+    if (t->dtype != out.dtype) c.fail(f, std::string("the output's dtype ") + std::string(dtype_name(out.dtype)), std::string(dtype_name(t->dtype)));
+    ins.push_back(t);
+    covered.insert(t->name);
+  }
+  std::vector<const TensorSpec*> scalars;
+  if (c.has("scalars")) {
+    if (!c.b.spec["scalars"].is_array()) c.fail("scalars", "an array of scalar input names", c.b.spec["scalars"].dump());
+    for (std::size_t i = 0; i < c.b.spec["scalars"].size(); ++i) {
+      const json& n = c.b.spec["scalars"][i];
+      const TensorSpec* t = n.is_string() ? c.task.find_input(n.get<std::string>()) : nullptr;
+      if (!t || !t->scalar || !dtype_is_float(t->dtype))
+        c.fail("scalars[" + std::to_string(i) + "]", "a floating-point scalar input (shape null)", n.dump());
+      scalars.push_back(t);
+      covered.insert(t->name);
+    }
+  }
+  for (const auto& in : c.task.inputs)
+    if (!covered.count(in.name)) c.fail("inputs", "every input of the task in inputs or scalars", "\"" + in.name + "\" left out");
+  const std::string op = op_text(c, "op");
+
+  // Same element count everywhere, on every workload (the family reads each input at the output's index).
+  const auto axes = resolved(c.task);
+  for (std::size_t w = 0; w < axes.size(); ++w) {
+    const int64_t n = element_count(out, axes[w]);
+    for (const auto* in : ins)
+      if (element_count(*in, axes[w]) != n)
+        c.fail("inputs", "inputs with the output's element count", fmt::format("\"{}\" has {} elements, the output {} on workload {}", in->name, element_count(*in, axes[w]), n, c.task.workloads[w].uuid));
+    bt.workload_vars.push_back({{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
+    bt.workload_names.push_back(c.task.workloads[w].uuid);
+  }
+
+  std::string p = common_prologue(c);
+  p += fmt::format("using khive_t = {};\n", storage_type(out.dtype, c.backend));
+  p += conversions("t", out.dtype, c.backend);
+  p += fmt::format("constexpr int KHIVE_NIN = {};\n", ins.size());
+  p += "struct khive_ins { const khive_t* p[KHIVE_NIN]; };\n";
+  p += "struct khive_scalars { ";
+  for (const auto* s : scalars) p += fmt::format("float {}; ", s->name);
+  p += scalars.empty() ? "int unused_; };\n" : "};\n";
+  p += "// The task's function of one element (inputs as float, in binding order).\n";
+  p += "KHIVE_HD float khive_op(const float* khive_v, const khive_scalars& khive_s) {\n";
+  for (std::size_t i = 0; i < ins.size(); ++i) p += fmt::format("  const float {} = khive_v[{}];\n", ins[i]->name, i);
+  for (const auto* s : scalars) p += fmt::format("  const float {0} = khive_s.{0};\n", s->name);
+  p += "  (void)khive_s;\n";
+  p += fmt::format("  return {};\n}}\n", op);
+
+  std::string in_list, sc_list;
+  for (const auto* in : ins) in_list += (in_list.empty() ? "" : ", ") + in->name;
+  for (const auto* s : scalars) sc_list += (sc_list.empty() ? "" : ", ") + fmt::format("static_cast<float>({})", s->name);
+  if (scalars.empty()) sc_list = "0";
+  std::string e = launch_signature(c.task, c.backend) + " {\n";
+  e += fmt::format("  const khive_ins khive_in{{{{{}}}}};\n", in_list);
+  e += fmt::format("  const khive_scalars khive_sc{{{}}};\n", sc_list);
+  e += fmt::format("  khive_run(khive_in, {}, {}, khive_sc{});\n}}\n", out.name, shape_product_cpp(c.task, out.shape), launch_args_tail(c.backend));
+  bt.placeholders["PROLOGUE"] = p;
+  bt.placeholders["ENTRY"] = e;
+  bt.dtype = std::string(dtype_name(out.dtype));
+  std::string ins_s;
+  for (const auto* in : ins) ins_s += (ins_s.empty() ? "" : ", ") + in->name;
+  bt.summary = fmt::format("{} = f({}) elementwise, f = {} ({})", out.name, ins_s, op, bt.dtype);
+  return bt;
+}
+
+// ------------------------------------------------------------------------------------------------ rowop
+
+BoundTask bind_rowop(const Ctx& c) {
+  c.check_keys({"description", "op", "x", "y", "weight", "bias", "residual", "residual_out", "eps"});
+  static const std::vector<std::string> ops{"softmax", "log_softmax", "rmsnorm", "layernorm", "residual_rmsnorm"};
+  BoundTask bt;
+  bt.op = c.str("op", true);
+  const auto op_it = std::find(ops.begin(), ops.end(), bt.op);
+  if (op_it == ops.end()) c.fail("op", "softmax, log_softmax, rmsnorm, layernorm or residual_rmsnorm", "\"" + bt.op + "\"");
+  const int op_index = static_cast<int>(op_it - ops.begin());
+  const TensorSpec& x = c.input("x");
+  const TensorSpec& y = c.output("y");
+  if (!is_float_storage(x.dtype)) c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
+  if (x.shape.empty()) c.fail("x", "a tensor with at least one dimension (rows are its last one)", "a 0-D tensor");
+  if (y.dtype != x.dtype || y.shape != x.shape) c.fail("y", "an output with x's dtype and shape", "\"" + y.name + "\"");
+  const bool norm = bt.op == "rmsnorm" || bt.op == "layernorm" || bt.op == "residual_rmsnorm";
+  const std::string col_axis = x.shape.back();
+  std::vector<std::string> row_axes(x.shape.begin(), x.shape.end() - 1);
+
+  const TensorSpec *w = nullptr, *bias = nullptr, *res = nullptr, *res_out = nullptr;
+  auto vec_of_cols = [&](const char* k) -> const TensorSpec* {
+    if (!c.has(k)) return nullptr;
+    const TensorSpec& t = c.input(k);
+    if (t.shape.size() != 1 || t.shape[0] != col_axis) c.fail(k, "a tensor of shape [" + col_axis + "]", "\"" + t.name + "\"");
+    if (!is_float_storage(t.dtype)) c.fail(k, "a float32, bfloat16 or float16 tensor", std::string(dtype_name(t.dtype)));
+    return &t;
+  };
+  w = vec_of_cols("weight");
+  bias = vec_of_cols("bias");
+  if (w && bias && w->dtype != bias->dtype) c.fail("bias", "the weight's dtype", std::string(dtype_name(bias->dtype)));
+  if (!norm && (w || bias)) c.fail(w ? "weight" : "bias", "no weight or bias for " + bt.op, "one");
+  if (bt.op == "rmsnorm" || bt.op == "residual_rmsnorm") {
+    if (bias) c.fail("bias", "no bias for " + bt.op, "one");
+  }
+  if (c.has("residual")) {
+    if (bt.op != "residual_rmsnorm") c.fail("residual", "no residual for " + bt.op, "one");
+    res = &c.input("residual");
+    if (res->dtype != x.dtype || res->shape != x.shape) c.fail("residual", "an input with x's dtype and shape", "\"" + res->name + "\"");
+  } else if (bt.op == "residual_rmsnorm") {
+    c.fail("residual", "the residual input of residual_rmsnorm", "nothing");
+  }
+  if (c.has("residual_out")) {
+    if (bt.op != "residual_rmsnorm") c.fail("residual_out", "no residual_out for " + bt.op, "one");
+    res_out = &c.output("residual_out");
+    if (res_out->dtype != x.dtype || res_out->shape != x.shape) c.fail("residual_out", "an output with x's dtype and shape", "\"" + res_out->name + "\"");
+  }
+  // eps: a number, or the name of a scalar input.
+  std::string eps_decl = "0.0f", eps_arg;
+  if (norm) {
+    if (!c.has("eps")) c.fail("eps", "a number or a scalar input's name for " + bt.op, "nothing");
+    const json& e = c.b.spec["eps"];
+    if (e.is_number()) {
+      if (!(e.get<double>() >= 0)) c.fail("eps", "a number >= 0", e.dump());
+      eps_decl = fmt::format("{:.9g}f", e.get<double>());
+    } else if (e.is_string()) {
+      const TensorSpec* s = c.task.find_input(e.get<std::string>());
+      if (!s || !s->scalar) c.fail("eps", "a scalar input (shape null)", e.dump());
+      eps_decl = fmt::format("static_cast<float>({})", s->name);
+    } else {
+      c.fail("eps", "a number or a scalar input's name", e.dump());
+    }
+  } else if (c.has("eps")) {
+    c.fail("eps", "no eps for " + bt.op, "one");
+  }
+  // Every task tensor must be accounted for, so the template writes every output.
+  std::set<std::string> covered{x.name, y.name};
+  for (const auto* t : {w, bias, res, res_out})
+    if (t) covered.insert(t->name);
+  if (c.has("eps") && c.b.spec["eps"].is_string()) covered.insert(c.b.spec["eps"].get<std::string>());
+  for (const auto& t : c.task.inputs)
+    if (!covered.count(t.name)) c.fail("op", "every input of the task bound (x, weight, bias, residual, eps)", "\"" + t.name + "\" left out");
+  for (const auto& t : c.task.outputs)
+    if (!covered.count(t.name)) c.fail("op", "every output of the task bound (y, residual_out)", "\"" + t.name + "\" left out");
+
+  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
+    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
+    int64_t rows = 1;
+    for (const auto& r : row_axes) rows *= ax.count(r) ? ax.at(r) : std::stoll(r);
+    const int64_t cols = ax.count(col_axis) ? ax.at(col_axis) : std::stoll(col_axis);
+    bt.workload_vars.push_back({{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
+    bt.workload_names.push_back(c.task.workloads[i].uuid);
+  }
+
+  const DType wd = w ? w->dtype : (bias ? bias->dtype : DType::f32);
+  std::string p = common_prologue(c);
+  p += fmt::format("using khive_t = {};\nusing khive_w_t = {};\n", storage_type(x.dtype, c.backend), storage_type(wd, c.backend));
+  p += conversions("t", x.dtype, c.backend);
+  p += conversions("w", wd, c.backend);
+  p += "enum { KHIVE_SOFTMAX = 0, KHIVE_LOG_SOFTMAX = 1, KHIVE_RMSNORM = 2, KHIVE_LAYERNORM = 3, KHIVE_RESIDUAL_RMSNORM = 4 };\n";
+  p += fmt::format("constexpr int KHIVE_OP = {};   // {}\n", op_index, bt.op);
+  p += fmt::format("constexpr bool KHIVE_HAS_WEIGHT = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_RESIDUAL_OUT = {};\n",
+                   w != nullptr, bias != nullptr, res != nullptr, res_out != nullptr);
+  p += "struct khive_rowargs {\n  const khive_t* x; const khive_t* residual; const khive_w_t* weight; const khive_w_t* bias;\n"
+       "  khive_t* y; khive_t* residual_out; float eps;\n};\n";
+  std::string e = launch_signature(c.task, c.backend) + " {\n";
+  e += fmt::format("  const khive_rowargs khive_a{{{}, {}, {}, {}, {}, {}, {}}};\n", x.name, res ? res->name : "nullptr", w ? w->name : "nullptr",
+                   bias ? bias->name : "nullptr", y.name, res_out ? res_out->name : "nullptr", eps_decl);
+  e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes), axis_cpp(c.task, col_axis), launch_args_tail(c.backend));
+  bt.placeholders["PROLOGUE"] = p;
+  bt.placeholders["ENTRY"] = e;
+  bt.dtype = std::string(dtype_name(x.dtype));
+  bt.summary = fmt::format("{} = {}({}) over {} ({})", y.name, bt.op, x.name, col_axis, bt.dtype);
+  return bt;
+}
+
+// ------------------------------------------------------------------------------------------------- gemm
+
+BoundTask bind_gemm(const Ctx& c) {
+  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation"});
+  BoundTask bt;
+  bt.op = "gemm";
+  const TensorSpec& A = c.input("A");
+  const TensorSpec& B = c.input("B");
+  const TensorSpec& C = c.output("C");
+  const std::string la = c.has("layout_a") ? c.str("layout_a", true) : "row";
+  const std::string lb = c.has("layout_b") ? c.str("layout_b", true) : "row";
+  if (la != "row" && la != "col") c.fail("layout_a", "row (A is [M, K]) or col (A is stored [K, M])", "\"" + la + "\"");
+  if (lb != "row" && lb != "col") c.fail("layout_b", "row (B is [K, N]) or col (B is stored [N, K])", "\"" + lb + "\"");
+  const std::string M = c.str("M", true), N = c.str("N", true), K = c.str("K", true), batch = c.str("batch", false);
+  for (const auto* t : {&A, &B, &C})
+    if (t->dtype != C.dtype || !is_float_storage(t->dtype))
+      c.fail(t == &A ? "A" : t == &B ? "B" : "C", "float32, bfloat16 or float16 tensors of one dtype", std::string(dtype_name(t->dtype)));
+  // Shapes: [batch?, rows, cols]; A and B may be shared across the batch (no batch dimension).
+  auto expect = [&](const char* key, const TensorSpec& t, std::vector<std::string> dims, bool batch_optional) -> bool {
+    std::vector<std::string> with = dims;
+    if (!batch.empty()) with.insert(with.begin(), batch);
+    if (t.shape == with) return !batch.empty();
+    if ((batch.empty() || batch_optional) && t.shape == dims) return false;
+    std::string want;
+    for (const auto& d : with) want += (want.empty() ? "" : ", ") + d;
+    std::string got;
+    for (const auto& d : t.shape) got += (got.empty() ? "" : ", ") + d;
+    c.fail(key, "shape [" + want + "]", "[" + got + "]");
+  };
+  const bool a_batched = expect("A", A, la == "row" ? std::vector<std::string>{M, K} : std::vector<std::string>{K, M}, true);
+  const bool b_batched = expect("B", B, lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K}, true);
+  expect("C", C, {M, N}, false);
+  const TensorSpec* R = nullptr;
+  bool r_batched = false;
+  if (c.has("residual")) {
+    R = &c.input("residual");
+    if (R->dtype != C.dtype) c.fail("residual", "C's dtype", std::string(dtype_name(R->dtype)));
+    r_batched = expect("residual", *R, {M, N}, true);
+  }
+  static const std::vector<std::string> acts{"none", "relu", "gelu", "gelu_tanh", "silu"};
+  const std::string act = c.has("activation") ? c.str("activation", true) : "none";
+  const auto act_it = std::find(acts.begin(), acts.end(), act);
+  if (act_it == acts.end()) c.fail("activation", "none, relu, gelu, gelu_tanh or silu", "\"" + act + "\"");
+  std::set<std::string> covered{A.name, B.name, C.name};
+  if (R) covered.insert(R->name);
+  for (const auto& t : c.task.inputs)
+    if (!covered.count(t.name)) c.fail("residual", "every input of the task bound (A, B, residual)", "\"" + t.name + "\" left out");
+  if (c.task.outputs.size() != 1) c.fail("C", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
+
+  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
+    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
+    auto v = [&](const std::string& n) -> int64_t { return n.empty() ? 1 : ax.count(n) ? ax.at(n) : std::stoll(n); };
+    bt.workload_vars.push_back({{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
+                                {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"}});
+    bt.workload_names.push_back(c.task.workloads[i].uuid);
+  }
+
+  std::string p = common_prologue(c);
+  p += fmt::format("using khive_t = {};\n", storage_type(C.dtype, c.backend));
+  p += conversions("t", C.dtype, c.backend);
+  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", la == "row", lb == "row", R != nullptr);
+  p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
+  p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", act_it - acts.begin(), act);
+  p += "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
+       "KHIVE_HD float khive_act(float v) {\n"
+       "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
+       "  else return v;\n}\n";
+  p += "// Element (i, k) of A is A[i * a_rs + k * a_cs] (and so on): any layout, one code path.\n"
+       "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
+       "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
+       "  int64_t a_bs, b_bs, c_bs, r_bs;       // batch strides (0: shared across the batch)\n};\n";
+  const std::string m = axis_cpp(c.task, M), n = axis_cpp(c.task, N), k = axis_cpp(c.task, K);
+  std::string e = launch_signature(c.task, c.backend) + " {\n";
+  e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k, batch.empty() ? "int64_t(1)" : axis_cpp(c.task, batch));
+  e += "  khive_gemm_args khive_g{};\n";
+  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", A.name, B.name, R ? R->name : "nullptr", C.name);
+  e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
+  e += la == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n" : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
+  e += lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
+  e += "  khive_g.ldc = khive_N;\n";
+  e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n", a_batched ? "khive_M * khive_K" : "0",
+                   b_batched ? "khive_K * khive_N" : "0", r_batched ? "khive_M * khive_N" : "0");
+  e += fmt::format("  khive_run(khive_g{});\n}}\n", launch_args_tail(c.backend));
+  bt.placeholders["PROLOGUE"] = p;
+  bt.placeholders["ENTRY"] = e;
+  bt.dtype = std::string(dtype_name(C.dtype));
+  // CUTLASS's element type and layouts, for the CUTLASS templates.
+  bt.placeholders["CUTLASS_ELEMENT"] = C.dtype == DType::bf16 ? "cutlass::bfloat16_t" : C.dtype == DType::f16 ? "cutlass::half_t" : "float";
+  bt.placeholders["CUTLASS_LAYOUT_A"] = la == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
+  bt.placeholders["CUTLASS_LAYOUT_B"] = lb == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
+  bt.summary = fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
+                           lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, bt.dtype);
+  if (act != "none") bt.summary.insert(bt.summary.find(" ("), ")");
+  return bt;
+}
+
+}  // namespace
+
+BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
+  Ctx c{task, backend, binding};
+  BoundTask bt;
+  try {
+    if (binding.family == "elementwise") bt = bind_elementwise(c);
+    else if (binding.family == "rowop") bt = bind_rowop(c);
+    else if (binding.family == "gemm") bt = bind_gemm(c);
+    else c.fail("family", "elementwise, rowop or gemm", "\"" + binding.family + "\"");
+  } catch (const TaskFormatError&) {
+    throw;
+  } catch (const std::exception& e) {   // axis translation, resolve_axes
+    throw TaskFormatError(c.file(), c.field("family"), "a task the " + binding.family + " family can bind", e.what());
+  }
+  bt.key = binding.key;
+  bt.family = binding.family;
+  bt.backend = backend;
+  bt.placeholders["LAUNCH"] = launch_signature(task, backend);
+  return bt;
+}
+
+bool template_applies(const Template& t, const BoundTask& bt) {
+  return t.family == bt.family && t.backend == bt.backend && t.dtypes.count(bt.dtype) && (t.ops.empty() || t.ops.count(bt.op));
+}
+
+}  // namespace khive::tuner

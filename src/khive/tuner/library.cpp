@@ -1,0 +1,360 @@
+// Loading the template library: manifests (kernels/<family>/*.json) and bindings (kernels/bindings/*.json).
+// Everything is checked when it loads, so that the search never meets a malformed space: parameter names and
+// values, defaults, every expression (it must parse and name only known variables), strategies.
+#include "khive/tuner/library.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include "khive/support/files.hpp"
+#include "khive/task/expr.hpp"
+
+namespace khive::tuner {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string rel(const fs::path& p) {
+  // Errors name files as kernels/<family>/<file>: the library directory's own name and below.
+  return (p.parent_path().parent_path().filename() / p.parent_path().filename() / p.filename()).string();
+}
+
+std::string describe(const json& j) {
+  if (j.is_string()) {
+    std::string s = j.dump();
+    return s.size() > 60 ? s.substr(0, 57) + "...\"" : s;
+  }
+  if (j.is_array()) return j.empty() ? "an empty array" : "an array";
+  if (j.is_object()) return j.empty() ? "an empty object" : "an object";
+  return j.dump();
+}
+
+[[noreturn]] void fail(const fs::path& file, const std::string& field, const std::string& expected, const std::string& got = "") {
+  throw TaskFormatError(rel(file), field, expected, got);
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_param_name(const std::string& s) {
+  if (!is_identifier(s)) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_integer_text(const std::string& s) {
+  if (s.empty()) return false;
+  std::size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  return std::all_of(s.begin() + i, s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+json parse_file(const fs::path& p) {
+  std::string text;
+  try {
+    text = read_file(p);
+  } catch (const std::exception&) {
+    fail(p, "(file)", "a readable file", "missing");
+  }
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(p, "(syntax)", "valid JSON", std::string("parse error: ") + e.what());
+  }
+}
+
+void check_keys(const fs::path& file, const std::string& field, const json& obj, std::initializer_list<const char*> allowed) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || it.key() == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(file, field.empty() ? it.key() : field + "." + it.key(), "one of the keys " + list, "an unknown key");
+    }
+  }
+}
+
+std::string get_string(const fs::path& file, const json& obj, const std::string& key, const std::string& field, bool required) {
+  if (!obj.contains(key) || obj[key].is_null()) {
+    if (required) fail(file, field + key, "a string", "nothing");
+    return "";
+  }
+  if (!obj[key].is_string()) fail(file, field + key, "a string", describe(obj[key]));
+  return obj[key].get<std::string>();
+}
+
+std::string value_text(const fs::path& file, const std::string& field, const json& v) {
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_string() && is_identifier(v.get<std::string>())) return v.get<std::string>();
+  fail(file, field, "an integer or an identifier", describe(v));
+}
+
+Param parse_param(const fs::path& file, const std::string& name, const json& j) {
+  const std::string f = "params." + name;
+  if (!is_param_name(name)) fail(file, f, "an upper-case identifier ([A-Z_][A-Z0-9_]*)", "\"" + name + "\"");
+  if (!j.is_object()) fail(file, f, "an object", describe(j));
+  check_keys(file, f, j, {"values", "range", "pow2", "default", "description"});
+  Param p;
+  p.name = name;
+  p.description = get_string(file, j, "description", f + ".", false);
+  const int forms = j.contains("values") + j.contains("range") + j.contains("pow2");
+  if (forms != 1) fail(file, f, "exactly one of values, range, pow2", std::to_string(forms) + " of them");
+  if (j.contains("values")) {
+    const json& vs = j["values"];
+    if (!vs.is_array() || vs.empty()) fail(file, f + ".values", "a non-empty array", describe(vs));
+    for (std::size_t i = 0; i < vs.size(); ++i) p.values.push_back(value_text(file, f + ".values[" + std::to_string(i) + "]", vs[i]));
+  } else {
+    const bool pow2 = j.contains("pow2");
+    const json& r = pow2 ? j["pow2"] : j["range"];
+    const std::string rf = f + (pow2 ? ".pow2" : ".range");
+    if (!r.is_array() || r.size() < 2 || r.size() > (pow2 ? 2u : 3u))
+      fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", describe(r));
+    for (const auto& x : r)
+      if (!x.is_number_integer()) fail(file, rf, "integers", describe(x));
+    const int64_t from = r[0].get<int64_t>(), to = r[1].get<int64_t>();
+    const int64_t step = (!pow2 && r.size() == 3) ? r[2].get<int64_t>() : 1;
+    if (to < from) fail(file, rf, "from <= to", r.dump());
+    if (step <= 0) fail(file, rf, "a positive step", std::to_string(step));
+    if (pow2 && (from <= 0 || (from & (from - 1)) || (to & (to - 1)))) fail(file, rf, "powers of two", r.dump());
+    for (int64_t v = from; v <= to && p.values.size() <= 4096; v = pow2 ? v * 2 : v + step) p.values.push_back(std::to_string(v));
+    if (p.values.size() > 4096) fail(file, rf, "at most 4096 values", "more");
+  }
+  std::set<std::string> seen;
+  for (const auto& v : p.values) {
+    if (!seen.insert(v).second) fail(file, f, "distinct values", "\"" + v + "\" twice");
+  }
+  p.numeric = std::all_of(p.values.begin(), p.values.end(), is_integer_text);
+  if (!p.numeric && std::any_of(p.values.begin(), p.values.end(), is_integer_text))
+    fail(file, f + ".values", "all integers or all identifiers", "a mix");
+  if (j.contains("default")) {
+    p.default_value = value_text(file, f + ".default", j["default"]);
+    if (!seen.count(p.default_value)) fail(file, f + ".default", "one of the parameter's values", "\"" + p.default_value + "\"");
+  } else {
+    p.default_value = p.values.front();
+  }
+  return p;
+}
+
+// Names a rule or derived expression may use: parameters (numeric ones by name, identifier-valued ones as
+// NAME_value flags), derived values defined before, the family's task variables.
+void check_expression(const fs::path& file, const std::string& field, const std::string& expr, const std::set<std::string>& known) {
+  std::vector<std::string> ids;
+  try {
+    ids = expr_identifiers(expr);
+  } catch (const ExprError& e) {
+    fail(file, field, "a valid expression", "\"" + expr + "\" (" + e.what() + ")");
+  }
+  for (const auto& id : ids)
+    if (!known.count(id)) fail(file, field, "names of parameters, derived values or task variables", "\"" + id + "\" in \"" + expr + "\"");
+}
+
+}  // namespace
+
+const std::set<std::string>& known_families() {
+  static const std::set<std::string> f{"elementwise", "rowop", "gemm"};
+  return f;
+}
+
+const std::vector<std::string>& family_variables(const std::string& family) {
+  // ELEM_BYTES: bytes per stored element. Every row/count/shape variable is taken per workload.
+  static const std::map<std::string, std::vector<std::string>> vars{
+      {"elementwise", {"COUNT", "NIN", "ELEM_BYTES"}},
+      {"rowop", {"ROWS", "COLS", "ELEM_BYTES"}},
+      {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
+  };
+  static const std::vector<std::string> none;
+  auto it = vars.find(family);
+  return it == vars.end() ? none : it->second;
+}
+
+const Param* Template::find_param(std::string_view n) const {
+  for (const auto& p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+Point Template::default_point() const {
+  Point pt;
+  for (const auto& p : params) pt[p.name] = p.default_value;
+  return pt;
+}
+
+std::size_t Template::space_size() const {
+  std::size_t n = 1;
+  for (const auto& p : params) {
+    if (n > std::numeric_limits<std::size_t>::max() / p.values.size()) return std::numeric_limits<std::size_t>::max();
+    n *= p.values.size();
+  }
+  return n;
+}
+
+Template load_template(const fs::path& manifest) {
+  const json j = parse_file(manifest);
+  if (!j.is_object()) fail(manifest, "(root)", "an object", describe(j));
+  check_keys(manifest, "", j, {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "strategies"});
+  Template t;
+  t.manifest = manifest;
+  t.name = get_string(manifest, j, "name", "", true);
+  t.family = get_string(manifest, j, "family", "", true);
+  if (!known_families().count(t.family)) fail(manifest, "family", "elementwise, rowop or gemm", "\"" + t.family + "\"");
+  const std::string be = get_string(manifest, j, "backend", "", true);
+  auto b = parse_backend(be);
+  if (!b) fail(manifest, "backend", "cpu or cuda", "\"" + be + "\"");
+  t.backend = *b;
+  t.description = get_string(manifest, j, "description", "", false);
+  const std::string src = get_string(manifest, j, "source", "", true);
+  t.source_path = manifest.parent_path() / src;
+  if (src.find("..") != std::string::npos || fs::path(src).is_absolute()) fail(manifest, "source", "a file name next to the manifest", "\"" + src + "\"");
+  try {
+    t.source = read_file(t.source_path);
+  } catch (const std::exception&) {
+    fail(manifest, "source", "an existing template source", "\"" + src + "\" (missing)");
+  }
+
+  if (!j.contains("dtypes") || !j["dtypes"].is_array() || j["dtypes"].empty())
+    fail(manifest, "dtypes", "a non-empty array of dtype names", j.contains("dtypes") ? describe(j["dtypes"]) : "nothing");
+  for (std::size_t i = 0; i < j["dtypes"].size(); ++i) {
+    const json& d = j["dtypes"][i];
+    if (!d.is_string() || !parse_dtype(d.get<std::string>())) fail(manifest, "dtypes[" + std::to_string(i) + "]", "a dtype name (float32, bfloat16, ...)", describe(d));
+    t.dtypes.insert(d.get<std::string>());
+  }
+  if (j.contains("ops")) {
+    if (!j["ops"].is_array()) fail(manifest, "ops", "an array of op names", describe(j["ops"]));
+    for (std::size_t i = 0; i < j["ops"].size(); ++i) {
+      if (!j["ops"][i].is_string()) fail(manifest, "ops[" + std::to_string(i) + "]", "a string", describe(j["ops"][i]));
+      t.ops.insert(j["ops"][i].get<std::string>());
+    }
+  }
+
+  if (!j.contains("params") || !j["params"].is_object() || j["params"].empty())
+    fail(manifest, "params", "a non-empty object of parameters", j.contains("params") ? describe(j["params"]) : "nothing");
+  std::set<std::string> known;
+  for (const auto& v : family_variables(t.family)) known.insert(v);
+  for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
+    if (known.count(it.key())) fail(manifest, "params." + it.key(), "a name that is not a task variable of the family", "\"" + it.key() + "\"");
+    Param p = parse_param(manifest, it.key(), it.value());
+    if (p.numeric) {
+      known.insert(p.name);
+    } else {
+      for (const auto& v : p.values) known.insert(p.name + "_" + v);
+    }
+    t.params.push_back(std::move(p));
+  }
+  if (t.params.size() > 24) fail(manifest, "params", "at most 24 parameters", std::to_string(t.params.size()));
+
+  if (j.contains("derived")) {
+    if (!j["derived"].is_object()) fail(manifest, "derived", "an object of name: expression", describe(j["derived"]));
+    for (auto it = j["derived"].begin(); it != j["derived"].end(); ++it) {
+      const std::string f = "derived." + it.key();
+      if (!is_param_name(it.key())) fail(manifest, f, "an upper-case identifier", "\"" + it.key() + "\"");
+      if (known.count(it.key())) fail(manifest, f, "a new name", "\"" + it.key() + "\" (already a parameter or variable)");
+      if (!it.value().is_string()) fail(manifest, f, "an expression (string)", describe(it.value()));
+      check_expression(manifest, f, it.value().get<std::string>(), known);
+      known.insert(it.key());
+      t.derived.emplace_back(it.key(), it.value().get<std::string>());
+    }
+  }
+  if (j.contains("rules")) {
+    if (!j["rules"].is_array()) fail(manifest, "rules", "an array of {require, message}", describe(j["rules"]));
+    for (std::size_t i = 0; i < j["rules"].size(); ++i) {
+      const json& r = j["rules"][i];
+      const std::string f = "rules[" + std::to_string(i) + "]";
+      if (!r.is_object()) fail(manifest, f, "an object {require, message}", describe(r));
+      check_keys(manifest, f, r, {"require", "message"});
+      Rule rule{get_string(manifest, r, "require", f + ".", true), get_string(manifest, r, "message", f + ".", true)};
+      check_expression(manifest, f + ".require", rule.require, known);
+      t.rules.push_back(std::move(rule));
+    }
+  }
+  if (!j.contains("strategies") || !j["strategies"].is_object() || j["strategies"].empty())
+    fail(manifest, "strategies", "a non-empty object of strategies", j.contains("strategies") ? describe(j["strategies"]) : "nothing");
+  for (auto it = j["strategies"].begin(); it != j["strategies"].end(); ++it) {
+    const std::string f = "strategies." + it.key();
+    if (it.key().rfind(t.family + ".", 0) != 0 || it.key().size() == t.family.size() + 1)
+      fail(manifest, f, "a name \"" + t.family + ".<direction>\"", "\"" + it.key() + "\"");
+    if (!it.value().is_object()) fail(manifest, f, "an object {description, params}", describe(it.value()));
+    check_keys(manifest, f, it.value(), {"description", "params"});
+    StrategySpec s{it.key(), get_string(manifest, it.value(), "description", f + ".", true), {}};
+    const json& ps = it.value().contains("params") ? it.value()["params"] : json();
+    if (!ps.is_array() || ps.empty()) fail(manifest, f + ".params", "a non-empty array of parameter names", describe(ps));
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (!ps[i].is_string() || !t.find_param(ps[i].get<std::string>()))
+        fail(manifest, f + ".params[" + std::to_string(i) + "]", "a parameter of this template", describe(ps[i]));
+      s.params.push_back(ps[i].get<std::string>());
+    }
+    t.strategies.push_back(std::move(s));
+  }
+  return t;
+}
+
+std::map<std::string, Binding> load_bindings(const fs::path& file) {
+  const json j = parse_file(file);
+  if (!j.is_object()) fail(file, "(root)", "an object", describe(j));
+  check_keys(file, "", j, {"suite", "description", "tasks"});
+  const std::string suite = get_string(file, j, "suite", "", true);
+  if (!j.contains("tasks") || !j["tasks"].is_object()) fail(file, "tasks", "an object: task directory name -> binding", j.contains("tasks") ? describe(j["tasks"]) : "nothing");
+  std::map<std::string, Binding> out;
+  for (auto it = j["tasks"].begin(); it != j["tasks"].end(); ++it) {
+    const std::string f = "tasks." + it.key();
+    if (!it.value().is_object()) fail(file, f, "an object with a family", describe(it.value()));
+    Binding b;
+    b.key = suite + "/" + it.key();
+    b.family = get_string(file, it.value(), "family", f + ".", true);
+    if (!known_families().count(b.family)) fail(file, f + ".family", "elementwise, rowop or gemm", "\"" + b.family + "\"");
+    b.spec = it.value();
+    b.file = file;
+    out.emplace(b.key, std::move(b));
+  }
+  return out;
+}
+
+Library load_library(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw std::runtime_error("template library " + dir.string() + ": expected a directory (kernels/), got none");
+  Library lib;
+  lib.dir = dir;
+  std::vector<fs::path> manifests, binding_files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_directory() || e.path().filename().string().starts_with(".")) continue;
+    const bool bindings = e.path().filename() == "bindings";
+    for (const auto& f : fs::directory_iterator(e.path()))
+      if (f.is_regular_file() && f.path().extension() == ".json") (bindings ? binding_files : manifests).push_back(f.path());
+  }
+  std::sort(manifests.begin(), manifests.end());
+  std::sort(binding_files.begin(), binding_files.end());
+  for (const auto& m : manifests) {
+    Template t = load_template(m);
+    if (lib.find_template(t.name)) fail(m, "name", "a template name unique in the library", "\"" + t.name + "\" (twice)");
+    if (m.parent_path().filename() != t.family) fail(m, "family", "the folder's family \"" + m.parent_path().filename().string() + "\"", "\"" + t.family + "\"");
+    lib.templates.push_back(std::move(t));
+  }
+  std::sort(lib.templates.begin(), lib.templates.end(), [](const Template& a, const Template& b) { return a.name < b.name; });
+  for (const auto& f : binding_files)
+    for (auto& [k, b] : load_bindings(f)) {
+      if (lib.bindings.count(k)) fail(f, "tasks", "each task bound once", "\"" + k + "\" also in " + rel(lib.bindings.at(k).file));
+      lib.bindings.emplace(k, std::move(b));
+    }
+  return lib;
+}
+
+std::string task_key(const Task& t) {
+  fs::path d = t.dir;
+  if (d.filename().empty()) d = d.parent_path();
+  return d.parent_path().filename().string() + "/" + d.filename().string();
+}
+
+const Binding* Library::binding_for(const Task& t) const {
+  auto it = bindings.find(task_key(t));
+  return it == bindings.end() ? nullptr : &it->second;
+}
+
+const Template* Library::find_template(std::string_view n) const {
+  for (const auto& t : templates)
+    if (t.name == n) return &t;
+  return nullptr;
+}
+
+}  // namespace khive::tuner

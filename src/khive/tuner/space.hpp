@@ -1,0 +1,45 @@
+// A template's space for one bound task: which points are valid (checked before anything is built), how a
+// point becomes source text, and the order in which the search visits a sub-space around a base point.
+//
+//   Validity v = check_point(t, bt, {{"VEC","8"},{"ITEMS","4"}});   // v.ok, v.message ("smem 240 KB > 227 KB")
+//   std::string src = render(t, bt, point);                         // {{NAME}} replaced; header comment added
+//   auto order = subspace_order(t, base, {"VEC","ITEMS"}, seed);     // base's neighbours first, then further out
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "khive/tuner/bind.hpp"
+#include "khive/tuner/library.hpp"
+
+namespace khive::tuner {
+
+struct Validity {
+  bool ok = true;
+  std::string message;     // the failing rule's message, with {NAME} filled in, and the workload
+};
+
+// A point is valid when it sets every parameter to one of its values and every rule holds on every workload.
+Validity check_point(const Template& t, const BoundTask& bt, const Point& p);
+
+// The variables a rule sees for one workload: the family's, numeric parameters, NAME_value flags of the
+// identifier-valued ones (1 for the chosen value, 0 for the others), derived values in order.
+AxisValues point_variables(const Template& t, const Point& p, const AxisValues& workload_vars);
+
+// Source text: every {{NAME}} replaced by the point's parameter or the binding's placeholder (PROLOGUE,
+// ENTRY, LAUNCH, ...). An unknown placeholder throws std::runtime_error naming the template and the name.
+std::string render(const Template& t, const BoundTask& bt, const Point& p);
+
+// Points of the sub-space where the `free` parameters vary and the others keep the base's values, best
+// first: fewest parameters changed, then fewest steps along the value lists, ties broken by a hash of
+// (seed, point) so that equal seeds give equal orders. The base itself is not included. At most `limit`
+// points (larger sub-spaces are sampled deterministically).
+std::vector<Point> subspace_order(const Template& t, const Point& base, const std::vector<std::string>& free, uint64_t seed,
+                                  std::size_t limit = 20000);
+
+// "VEC 4->8, ITEMS 2->4" (only the parameters that differ); "" when equal.
+std::string describe_change(const Point& from, const Point& to);
+// "VEC=8 ITEMS=4" (all parameters, in name order).
+std::string describe_point(const Point& p);
+
+}  // namespace khive::tuner
