@@ -1,0 +1,24 @@
+// layernorm, CPU reference: per row, two passes in double (mean, biased variance of x - mean), then
+// y = (x - mean) * rstd * weight + bias in double, rounded once to bf16. Rows in parallel.
+#include <cmath>
+
+extern "C" void khive_launch(const khive_bf16* x, const khive_bf16* weight, const khive_bf16* bias, khive_bf16* y,
+                             int64_t T, int64_t H) {
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < T; ++t) {
+    const khive_bf16* xr = x + t * H;
+    khive_bf16* yr = y + t * H;
+    double s = 0.0;
+    for (int64_t i = 0; i < H; ++i) s += khive_bf16_to_float(xr[i]);
+    const double mean = s / static_cast<double>(H);
+    double q = 0.0;
+    for (int64_t i = 0; i < H; ++i) {
+      const double d = khive_bf16_to_float(xr[i]) - mean;
+      q += d * d;
+    }
+    const double rstd = 1.0 / std::sqrt(q / static_cast<double>(H) + 1e-5);
+    for (int64_t i = 0; i < H; ++i)
+      yr[i] = khive_float_to_bf16(static_cast<float>((khive_bf16_to_float(xr[i]) - mean) * rstd * khive_bf16_to_float(weight[i]) +
+                                                     khive_bf16_to_float(bias[i])));
+  }
+}
