@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "khive/hive/store.hpp"
+#include "khive/support/files.hpp"
+
+using namespace khive;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path tmpdir() { return make_temp_dir(fs::temp_directory_path(), "khive-store-test"); }
+void append_raw(const fs::path& p, const std::string& s) {
+  std::ofstream f(p, std::ios::app | std::ios::binary);
+  f << s;
+}
+}  // namespace
+
+TEST(EventLog, AppendsAndReadsBack) {
+  auto d = tmpdir();
+  {
+    EventLog log(d / "events.jsonl");
+    log.append({{"type", "a"}, {"n", 1}});
+    log.append({{"type", "b"}, {"n", 2}});
+  }
+  auto r = read_event_log(d / "events.jsonl");
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[1]["type"], "b");
+  EXPECT_FALSE(r.torn_tail);
+}
+
+TEST(EventLog, TornLastLineIsIgnoredAndCutBeforeTheNextAppend) {
+  auto d = tmpdir();
+  auto f = d / "events.jsonl";
+  append_raw(f, "{\"type\":\"a\"}\n{\"type\":\"b\"}\n{\"type\":\"c\",\"te");   // crash mid-write
+  auto r = read_event_log(f);
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_TRUE(r.torn_tail);
+  {
+    EventLog log(f);   // reopening cuts the torn tail
+    log.append({{"type", "d"}});
+  }
+  r = read_event_log(f);
+  ASSERT_EQ(r.events.size(), 3u);
+  EXPECT_EQ(r.events[2]["type"], "d");
+  EXPECT_FALSE(r.torn_tail);
+  EXPECT_EQ(read_file(f), "{\"type\":\"a\"}\n{\"type\":\"b\"}\n{\"type\":\"d\"}\n");
+}
+
+TEST(EventLog, GarbledLineInTheMiddleIsAnErrorNamingTheLine) {
+  auto d = tmpdir();
+  auto f = d / "events.jsonl";
+  append_raw(f, "{\"type\":\"a\"}\nnot json\n{\"type\":\"b\"}\n");
+  try {
+    read_event_log(f);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunStore, CandidatesBoardSwitchesAgentsRoundTrip) {
+  auto d = tmpdir();
+  {
+    RunStore db(d / "run.db");
+    db.set_meta("task", "softmax");
+    CandidateRecord c;
+    c.id = "c0001";
+    c.seq = 1;
+    c.hash = candidate_hash("cpp", "src");
+    c.agent = "a0";
+    c.strategy = "s.x";
+    c.source = "src";
+    c.ext = "cpp";
+    c.params = {{"tile", "64"}};
+    c.verdict = "backup";
+    c.score = 0.61;
+    c.time_s = 0.002;
+    c.workload_median_s = {{"w1", 0.002}};
+    db.put_candidate(c);
+    BoardEntry e;
+    e.kind = "failed";
+    e.text = "x";
+    e.reason = "build_error";
+    auto id = db.add_board_entry(e, 1.5);
+    db.add_board_entry(e, 2.5);
+    db.evict_board_entries({id});
+    db.add_switch({0, 3.0, "a0", "s.x", "s.y", "plateau", ""});
+    db.put_agent({0, "a0", "replay:d", "s.y", ""});
+  }
+  RunStore db(d / "run.db");   // reopened: everything persisted
+  EXPECT_EQ(db.meta("task").value(), "softmax");
+  EXPECT_FALSE(db.meta("nothing"));
+  auto c = db.find_by_hash(candidate_hash("cpp", "src"));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->params.at("tile"), "64");
+  EXPECT_DOUBLE_EQ(*c->score, 0.61);
+  EXPECT_DOUBLE_EQ(c->workload_median_s.at("w1"), 0.002);
+  EXPECT_FALSE(db.find_by_hash(candidate_hash("cu", "src")));   // the extension is part of the identity
+  EXPECT_EQ(db.board(false).size(), 1u);
+  EXPECT_EQ(db.board(true).size(), 2u);
+  EXPECT_EQ(db.switches().at(0).reason, "plateau");
+  EXPECT_EQ(db.agents().at(0).strategy, "s.y");
+}
+
+TEST(RunStore, UnwritablePathIsAnErrorNamingIt) {
+  try {
+    RunStore db("/proc/khive-no/run.db");
+    FAIL();
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("/proc/khive-no"), std::string::npos) << e.what();
+  }
+}
