@@ -84,6 +84,7 @@ struct LlmEvent {
 // Delayed profiling as a job of its own: the agent asks, the hive schedules it on a device slot when no
 // timing holds it (profile_kernel below is the default that runs it in place).
 struct ProfileJob {
+  std::string tool = "ncu";                 // "ncu" (metrics) | "memcheck" (compute-sanitizer on a crashing kernel)
   const Task* task = nullptr;
   Backend backend = Backend::cuda;
   std::string source, ext;                  // the correct kernel to profile
