@@ -142,7 +142,7 @@ class TunerAgent final : public Agent {
       if (auto p = explore(*leader_t, leader_point, true)) return p;
     for (const Template* t : st->templates) {
       if (t == leader_t) continue;
-      if (auto p = explore(*t, t->default_point(), false)) return p;
+      if (auto p = explore(*t, start_point(*t, st->bt, seed), false)) return p;
     }
     return std::nullopt;   // this strategy has nothing valid left to try here
   }
@@ -204,6 +204,17 @@ class TunerAgent final : public Agent {
     }
     auto [pos, _] = states_.emplace(key, std::move(st));
     return pos->second ? &*pos->second : nullptr;
+  }
+
+  // The template's default, or when a rule rules it out for this task, the nearest valid point.
+  static Point start_point(const Template& t, const BoundTask& bt, uint64_t seed) {
+    Point d = t.default_point();
+    if (tuner::check_point(t, bt, d).ok) return d;
+    std::vector<std::string> all;
+    for (const auto& p : t.params) all.push_back(p.name);
+    for (const Point& p : tuner::subspace_order(t, d, all, seed))
+      if (tuner::check_point(t, bt, p).ok) return p;
+    return d;   // nothing valid: every proposal attempt is then skipped as invalid
   }
 
   static const tuner::StrategySpec* find_strategy(const Template& t, const std::string& name) {

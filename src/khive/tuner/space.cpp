@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -46,6 +48,17 @@ uint64_t hash_text(const std::string& s, uint64_t seed) {
   uint64_t h = mix(seed);
   for (unsigned char c : s) h = mix(h ^ c);
   return h;
+}
+
+// {{NAME_value}} of an identifier-valued parameter: "1" when the point chose that value, else "0".
+std::optional<std::string> flag_value(const Template& t, const Point& p, const std::string& placeholder) {
+  for (const auto& param : t.params) {
+    if (param.numeric || placeholder.rfind(param.name + "_", 0) != 0) continue;
+    const std::string value = placeholder.substr(param.name.size() + 1);
+    if (std::find(param.values.begin(), param.values.end(), value) == param.values.end()) continue;
+    return std::string(p.at(param.name) == value ? "1" : "0");
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -103,6 +116,7 @@ std::string render(const Template& t, const BoundTask& bt, const Point& p) {
       if (end == std::string::npos) throw std::runtime_error(fmt::format("{}: unterminated {{{{ at offset {}", t.source_path.string(), i));
       const std::string name = s.substr(i + 2, end - i - 2);
       if (auto it = p.find(name); it != p.end()) out += it->second;
+      else if (auto f = flag_value(t, p, name)) out += *f;
       else if (auto jt = bt.placeholders.find(name); jt != bt.placeholders.end()) out += jt->second;
       else throw std::runtime_error(fmt::format("{}: unknown placeholder {{{{{}}}}} (neither a parameter nor a binding value)", t.source_path.string(), name));
       i = end + 2;

@@ -26,8 +26,8 @@ Validity check_point(const Template& t, const BoundTask& bt, const Point& p);
 // identifier-valued ones (1 for the chosen value, 0 for the others), derived values in order.
 AxisValues point_variables(const Template& t, const Point& p, const AxisValues& workload_vars);
 
-// Source text: every {{NAME}} replaced by the point's parameter or the binding's placeholder (PROLOGUE,
-// ENTRY, LAUNCH, ...). An unknown placeholder throws std::runtime_error naming the template and the name.
+// Source text: every {{NAME}} replaced by the point's parameter, a flag {{NAME_value}} of an identifier-valued
+// parameter (1 or 0), or the binding's placeholder (PROLOGUE, ENTRY, LAUNCH, ...). An unknown placeholder throws std::runtime_error naming the template and the name.
 std::string render(const Template& t, const BoundTask& bt, const Point& p);
 
 // Points of the sub-space where the `free` parameters vary and the others keep the base's values, best

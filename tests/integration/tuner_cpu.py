@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""The tuner's CPU templates through the real pipeline: for every task of a suite that has a binding, render
+the first N proposals of every strategy (khive-tune render --build: each must compile), then run each through
+`khive eval --backend cpu`: the guard must accept every one (an honest template instance is never rejected).
+
+usage: tuner_cpu.py KHIVE_TUNE KHIVE REPO SUITE [PER_STRATEGY]"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    tune, khive, repo, suite = sys.argv[1:5]
+    per = sys.argv[5] if len(sys.argv) > 5 else "2"
+    suite_dir = os.path.join(repo, suite)
+    failures, total = [], 0
+    with tempfile.TemporaryDirectory(prefix="khive-tuner-") as tmp:
+        for task in sorted(os.listdir(suite_dir)):
+            tdir = os.path.join(suite_dir, task)
+            if not os.path.isfile(os.path.join(tdir, "definition.json")):
+                continue
+            out = os.path.join(tmp, task)
+            r = subprocess.run([tune, "render", tdir, "--backend", "cpu", "--out", out, "--per-strategy", per, "--build"],
+                               capture_output=True, text=True)
+            print(r.stdout, end="")
+            if r.returncode == 2 and "no binding" in r.stderr:
+                print(f"{task}: no binding, skipped")
+                continue
+            if r.returncode != 0:
+                failures.append(f"{task}: render/build failed: {r.stderr.strip()[-2000:]}")
+                continue
+            for line in open(os.path.join(out, "list.tsv")):
+                name = line.split("\t")[0]
+                total += 1
+                e = subprocess.run([khive, "eval", tdir, os.path.join(out, name), "--backend", "cpu", "--no-baselines"],
+                                   capture_output=True, text=True)
+                verdict = [l for l in e.stdout.splitlines() if l.startswith("verdict") or "ERROR" in l]
+                print(f"{task}/{name}: exit {e.returncode} {verdict[-1] if verdict else ''}")
+                if e.returncode != 0:
+                    failures.append(f"{task}/{name}: exit {e.returncode}\n{e.stdout[-1500:]}{e.stderr[-500:]}")
+    print(f"{total} template instances evaluated, {len(failures)} not accepted")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures or total == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
