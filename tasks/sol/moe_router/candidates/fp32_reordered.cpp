@@ -1,0 +1,38 @@
+// moe_router, honest CPU candidate: logits summed in fp32 in reverse order over 4 interleaved partial sums,
+// softmax sum in fp32. The task's inputs make every fp32 summation order exact, so the ids match the double
+// reference bit for bit (accepted with 10 seeds on 2026-11-30).
+#include <cmath>
+#include <vector>
+
+extern "C" void khive_launch(const khive_bf16* x, const khive_bf16* w, float* topk_weights, int32_t* topk_ids, int64_t T,
+                             int64_t H, int64_t E) {
+  constexpr int64_t kTopk = 8;
+#pragma omp parallel
+  {
+    std::vector<double> logit;
+    std::vector<char> taken;
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < T; ++t) {
+      logit.assign(static_cast<size_t>(E), 0.0);
+      taken.assign(static_cast<size_t>(E), 0);
+      double m = -INFINITY;
+      for (int64_t e = 0; e < E; ++e) {
+        float a4[4] = {0.f, 0.f, 0.f, 0.f};   // fp32, 4 interleaved partial sums, reversed order
+        for (int64_t i = H - 1; i >= 0; --i) a4[i % 4] += khive_bf16_to_float(x[t * H + i]) * khive_bf16_to_float(w[e * H + i]);
+        const double acc = static_cast<double>((a4[0] + a4[2]) + (a4[1] + a4[3]));
+        logit[e] = acc;
+        m = std::fmax(m, acc);
+      }
+      double sum = 0.0;
+      for (int64_t e = 0; e < E; ++e) sum += std::exp(static_cast<float>(logit[e] - m));
+      for (int64_t j = 0; j < kTopk; ++j) {
+        int64_t best = -1;
+        for (int64_t e = 0; e < E; ++e)
+          if (!taken[e] && (best < 0 || logit[e] > logit[best])) best = e;   // strict >: the lower index wins ties
+        taken[best] = 1;
+        topk_ids[t * kTopk + j] = static_cast<int32_t>(best);
+        topk_weights[t * kTopk + j] = static_cast<float>(std::exp(logit[best] - m) / sum);
+      }
+    }
+  }
+}
