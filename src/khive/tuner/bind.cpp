@@ -222,7 +222,7 @@ BoundTask bind_elementwise(const Ctx& c) {
   for (const auto* s : scalars) sc_list += (sc_list.empty() ? "" : ", ") + fmt::format("static_cast<float>({})", s->name);
   if (scalars.empty()) sc_list = "0";
   std::string e = launch_signature(c.task, c.backend) + " {\n";
-  e += fmt::format("  const khive_ins khive_in{{{{{}}}}};\n", in_list);
+  e += fmt::format("  const khive_ins khive_in{{ {{{}}} }};\n", in_list);
   e += fmt::format("  const khive_scalars khive_sc{{{}}};\n", sc_list);
   e += fmt::format("  khive_run(khive_in, {}, {}, khive_sc{});\n}}\n", out.name, shape_product_cpp(c.task, out.shape), launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;

@@ -1,0 +1,246 @@
+// The tuner: library loading and its errors, bindings, validity rules, rendering, visiting order, and the
+// agent's search replayed against a recorded table of params -> time (no build, no GPU).
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "khive/support/files.hpp"
+#include "khive/tuner/bind.hpp"
+#include "khive/tuner/library.hpp"
+#include "khive/tuner/space.hpp"
+#include "khive/tuner/tuner.hpp"
+
+namespace fs = std::filesystem;
+using namespace khive;
+using namespace khive::tuner;
+
+namespace {
+
+const fs::path kRepo = KHIVE_SOURCE_DIR;
+
+void write(const fs::path& p, const std::string& s) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << s;
+}
+
+// A small library: one elementwise template with X, Y in 1..8, a rule that excludes X + Y == 9, and a binding
+// for demo-cpu/vector_add.
+fs::path toy_library(const std::string& rules = R"([{"require": "X + Y != 9", "message": "X {X} + Y {Y} = 9"}])") {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test");
+  write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n// X={{X}} Y={{Y}} MODE={{MODE}} fast={{MODE_fast}}\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+    "dtypes": ["float32"],
+    "params": {"X": {"range": [1, 8], "default": 1}, "Y": {"range": [1, 8], "default": 1}, "MODE": {"values": ["slow", "fast"]}},
+    "derived": {"XY": "X * Y"},
+    "rules": )" + rules + R"(,
+    "strategies": {"elementwise.xy": {"description": "X and Y", "params": ["X", "Y"]},
+                   "elementwise.mode": {"description": "mode", "params": ["MODE"]}}})");
+  write(d / "bindings" / "demo.json", R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a", "b"], "output": "c", "op": "a + b"}}})");
+  return d;
+}
+
+Task vector_add() { return load_task(kRepo / "tasks/demo-cpu/vector_add"); }
+
+}  // namespace
+
+TEST(TunerLibrary, RepositoryLibraryLoadsAndBindsTheDemoTasks) {
+  const Library lib = load_library(kRepo / "kernels");
+  EXPECT_NE(lib.find_template("gemm.cuda_sm90"), nullptr);
+  EXPECT_NE(lib.find_template("elementwise.cpu"), nullptr);
+  for (const char* t : {"vector_add", "gelu", "softmax", "gemm"}) {
+    const Task task = load_task(kRepo / "tasks/demo-cpu" / t);
+    const Binding* b = lib.binding_for(task);
+    ASSERT_NE(b, nullptr) << t;
+    for (Backend be : {Backend::cpu, Backend::cuda}) {
+      const BoundTask bt = bind_task(task, be, *b);
+      int applicable = 0;
+      for (const auto& tpl : lib.templates)
+        if (template_applies(tpl, bt)) {
+          ++applicable;
+          // Rendering the start point of every applicable template leaves no placeholder behind.
+          const std::string src = render(tpl, bt, tpl.default_point());
+          EXPECT_EQ(src.find("{{"), std::string::npos) << tpl.name;
+          EXPECT_NE(src.find("khive_launch"), std::string::npos);
+        }
+      EXPECT_GE(applicable, 1) << t << " " << backend_name(be);
+    }
+  }
+}
+
+TEST(TunerLibrary, ErrorsNameFileFieldAndExpectation) {
+  const fs::path d = toy_library();
+  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+    "dtypes": ["float32"], "params": {"X": {"values": [1, 2], "default": 3}}, "strategies": {"elementwise.x": {"description": "x", "params": ["X"]}}})");
+  try {
+    load_library(d);
+    FAIL() << "expected an error";
+  } catch (const TaskFormatError& e) {
+    EXPECT_EQ(e.field, "params.X.default");
+    EXPECT_NE(std::string(e.what()).find("toy.json"), std::string::npos);
+    EXPECT_NE(e.expected.find("one of the parameter's values"), std::string::npos);
+  }
+  // A rule naming something that is neither a parameter nor a task variable.
+  const fs::path d2 = toy_library(R"([{"require": "Z > 1", "message": "m"}])");
+  try {
+    load_library(d2);
+    FAIL() << "expected an error";
+  } catch (const TaskFormatError& e) {
+    EXPECT_EQ(e.field, "rules[0].require");
+    EXPECT_NE(e.got.find("\"Z\""), std::string::npos);
+  }
+  // A strategy outside its family's namespace.
+  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+    "dtypes": ["float32"], "params": {"X": {"values": [1, 2]}}, "strategies": {"gemm.x": {"description": "x", "params": ["X"]}}})");
+  EXPECT_THROW(load_library(d), TaskFormatError);
+}
+
+TEST(TunerBinding, BadBindingIsAnErrorNamingTheField) {
+  const fs::path d = toy_library();
+  write(d / "bindings" / "demo.json", R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a"], "output": "c", "op": "a"}}})");
+  const Library lib = load_library(d);
+  try {
+    bind_task(vector_add(), Backend::cpu, *lib.binding_for(vector_add()));
+    FAIL() << "expected an error";
+  } catch (const TaskFormatError& e) {
+    EXPECT_EQ(e.field, "tasks.vector_add.inputs");
+    EXPECT_NE(e.got.find("\"b\" left out"), std::string::npos);
+  }
+}
+
+TEST(TunerSpace, RulesFlagsAndRendering) {
+  const Library lib = load_library(toy_library());
+  const Template& t = *lib.find_template("elementwise.toy");
+  const BoundTask bt = bind_task(vector_add(), Backend::cpu, *lib.binding_for(vector_add()));
+  EXPECT_TRUE(check_point(t, bt, {{"X", "4"}, {"Y", "4"}, {"MODE", "slow"}}).ok);
+  const Validity v = check_point(t, bt, {{"X", "4"}, {"Y", "5"}, {"MODE", "slow"}});
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.message.find("X 4 + Y 5 = 9"), std::string::npos) << v.message;
+  EXPECT_FALSE(check_point(t, bt, {{"X", "9"}, {"Y", "1"}, {"MODE", "slow"}}).ok);   // not one of its values
+  EXPECT_FALSE(check_point(t, bt, {{"X", "1"}, {"Y", "1"}}).ok);                      // MODE missing
+  const std::string src = render(t, bt, {{"X", "3"}, {"Y", "7"}, {"MODE", "fast"}});
+  EXPECT_NE(src.find("// X=3 Y=7 MODE=fast fast=1"), std::string::npos);
+  EXPECT_NE(src.find(launch_signature(vector_add(), Backend::cpu)), std::string::npos);
+  EXPECT_NE(src.find("return a + b;"), std::string::npos);
+  Template broken = t;
+  broken.source = "{{NOPE}}";
+  EXPECT_THROW(render(broken, bt, t.default_point()), std::runtime_error);
+}
+
+TEST(TunerSpace, SubspaceOrderIsNearestFirstAndDeterministic) {
+  const Library lib = load_library(toy_library());
+  const Template& t = *lib.find_template("elementwise.toy");
+  const Point base{{"X", "4"}, {"Y", "4"}, {"MODE", "slow"}};
+  const auto a = subspace_order(t, base, {"X", "Y"}, 7);
+  EXPECT_EQ(a.size(), 63u);   // 8 x 8 minus the base
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(describe_change(base, a[i]).find(','), std::string::npos) << "one parameter, one step first";
+  for (const auto& p : a) EXPECT_EQ(p.at("MODE"), "slow");
+  EXPECT_EQ(a, subspace_order(t, base, {"X", "Y"}, 7));
+  EXPECT_NE(a, subspace_order(t, base, {"X", "Y"}, 8));   // another seed breaks ties differently
+  const std::string c = describe_change(base, a[0]);   // "X 4->3"
+  EXPECT_TRUE(c == "X 4->3" || c == "X 4->5" || c == "Y 4->3" || c == "Y 4->5") << c;
+}
+
+// Replay: a recorded table of times (Kernel Tuner's simulation mode). The hive's rules are mimicked: the
+// fastest so far is the leader. The tuner must never repeat a point, never propose an invalid one, and reach
+// the table's optimum within a small budget; equal seeds give equal runs.
+std::vector<std::string> replay(uint64_t seed, int budget, double* best_time) {
+  const fs::path lib = toy_library();
+  TunerOptions o;
+  o.kernels_dir = lib;
+  auto agent = make_tuner_agent(o);
+  const Task task = vector_add();
+  auto time_of = [](const Point& p) {
+    const double x = std::stod(p.at("X")), y = std::stod(p.at("Y"));
+    return 1.0 + (x - 6) * (x - 6) + 0.5 * (y - 2) * (y - 2) + (p.at("MODE") == "fast" ? 0.0 : 0.25);
+  };
+  const auto strategies = agent->strategies(task, Backend::cpu);
+  EXPECT_EQ(strategies.size(), 2u);
+  std::optional<MeasuredKernel> leader;
+  std::vector<std::string> seen;
+  std::set<std::string> unique;
+  int n = 0, s = 0, idle = 0;
+  while (n < budget && idle < 2) {
+    AgentContext ctx;
+    ctx.task = &task;
+    ctx.strategy = strategies[s % strategies.size()];
+    ctx.seed = seed;
+    ctx.leader = leader;
+    auto p = agent->propose(ctx);
+    if (!p) {   // strategy exhausted: the hive would switch
+      ++s;
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    ++n;
+    Point pt = p->params;
+    EXPECT_EQ(pt.at("template"), "elementwise.toy");
+    pt.erase("template");
+    EXPECT_NE(std::stoi(pt.at("X")) + std::stoi(pt.at("Y")), 9) << "an invalid point was proposed";
+    EXPECT_TRUE(unique.insert(describe_point(pt)).second) << "proposed twice: " << describe_point(pt);
+    seen.push_back(describe_point(pt));
+    const double t = time_of(pt);
+    Outcome out;
+    out.candidate = "c" + std::to_string(n);
+    out.time_s = t;
+    out.delta_vs_leader = leader ? leader->time_s / t - 1 : 0;
+    out.verdict = !leader || t < leader->time_s * 0.995 ? "leader" : "backup";
+    auto entry = agent->observe(ctx, *p, out);
+    EXPECT_TRUE(entry.has_value());
+    if (entry) EXPECT_EQ(entry->kind, out.verdict == "leader" ? "worked" : "insight");
+    if (out.verdict == "leader") {
+      MeasuredKernel k;
+      k.id = out.candidate;
+      k.params = p->params;
+      k.time_s = t;
+      leader = k;
+    }
+    if (n % 6 == 0) ++s;   // a plateau switch every few candidates, as the hive would do
+  }
+  *best_time = leader ? leader->time_s : 1e9;
+  return seen;
+}
+
+TEST(TunerSearch, ReplayFindsTheOptimumWithoutRepeatsOrInvalidPoints) {
+  double best = 0;
+  const auto a = replay(42, 40, &best);
+  EXPECT_DOUBLE_EQ(best, 1.0) << "the optimum X=6 Y=2 MODE=fast within 40 of 128 points";
+  double best2 = 0;
+  EXPECT_EQ(a, replay(42, 40, &best2));
+  EXPECT_LE(a.size(), 40u);
+}
+
+TEST(TunerSearch, ExhaustsItsSubspacesAndStops) {
+  // Every strategy runs dry around the final leader (X=6 Y=2 fast): its 8x8 X/Y plane less the 7 invalid
+  // pairs is 57 points, plus what was visited on the way there; never the whole 128-point space.
+  double best = 0;
+  const auto all = replay(3, 1000, &best);
+  EXPECT_DOUBLE_EQ(best, 1.0);
+  EXPECT_GE(all.size(), 57u);
+  EXPECT_LT(all.size(), 114u);
+}
+
+TEST(TunerSearch, ObserveReportsRejectionsWithTheirReason) {
+  TunerOptions o;
+  o.kernels_dir = toy_library();
+  auto agent = make_tuner_agent(o);
+  const Task task = vector_add();
+  AgentContext ctx;
+  ctx.task = &task;
+  ctx.strategy = agent->strategies(task, Backend::cpu).front();
+  auto p = agent->propose(ctx);
+  ASSERT_TRUE(p);
+  Outcome out;
+  out.verdict = "rejected";
+  out.check = "correctness";
+  out.reason = "wrong_output";
+  out.message = "3 of 7 elements off";
+  auto e = agent->observe(ctx, *p, out);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, "failed");
+  EXPECT_NE(e->text.find("rejected at correctness (wrong_output)"), std::string::npos) << e->text;
+  out.verdict = "error";
+  EXPECT_FALSE(agent->observe(ctx, *p, out).has_value());
+}
