@@ -1,32 +1,40 @@
-// attention_causal, CUDA reference: causal prefill attention (query i sees keys 0..i) with GQA. One 128-thread block per (query row, query head, batch):
-// each thread scores one key of a 128-key tile (q·k in fp32), the block keeps a running max and sum (online
-// softmax, fp32) and thread d accumulates output dimension d over the tile's probabilities. Work is
-// O(S·D) per row spread over 128 threads, never a per-thread loop over all keys.
+// attention_causal, CUDA reference: causal prefill attention (query i sees keys 0..i), GQA.
+// One 128-thread block per (query row, query head, batch): each warp scores 32 keys of a 128-key tile
+// (q·k in fp32, lanes over D, coalesced), the block keeps a running max and sum (online softmax, fp32) and
+// thread d accumulates output dimension d over the tile's probabilities. Work is O(S·D) per row spread
+// over the block, never a per-thread loop over all keys.
 constexpr bool CAUSAL = true;
 namespace {
 constexpr int kThreads = 128;   // keys per tile, and >= D (one thread per output dimension)
 
 // One block computes one output row: softmax(q·K^T / sqrt(D))·V over keys [0, n_keys) of one KV head, with an
 // online (running max, running sum) softmax in fp32 over tiles of 128 keys. Key j's row starts at k + j·stride.
-__device__ void attend_row(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, int64_t stride,
-                           int64_t n_keys, int D, __nv_bfloat16* o) {
+// Forced inline: an out-of-line __device__ helper leaves a host-side stub that imports exit(), which the symbol
+// policy rejects (process control).
+__device__ __forceinline__ void attend_row(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                                           int64_t stride, int64_t n_keys, int D, __nv_bfloat16* o) {
   __shared__ float qs[128];
   __shared__ float p[kThreads];
   __shared__ float red[kThreads];
-  const int t = threadIdx.x;
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   const float scale = 1.0f / sqrtf(static_cast<float>(D));
   if (t < D) qs[t] = __bfloat162float(q[t]);
   __syncthreads();
   float m = -INFINITY, l = 0.0f, acc = 0.0f;   // acc: output dimension t (when t < D)
   for (int64_t j0 = 0; j0 < n_keys; j0 += kThreads) {
-    const int64_t j = j0 + t;
-    float s = -INFINITY;
-    if (j < n_keys) {
-      const __nv_bfloat16* kr = k + j * stride;
+    // Scores of the tile: each warp takes 32 keys; for one key its lanes read the key's row together
+    // (coalesced) and combine the partial dot products with shuffles. j is the same for the whole warp.
+    for (int u = warp; u < kThreads; u += kThreads / 32) {
+      const int64_t j = j0 + u;
       float dot = 0.0f;
-      for (int d = 0; d < D; ++d) dot = fmaf(qs[d], __bfloat162float(kr[d]), dot);
-      s = dot * scale;
+      if (j < n_keys)
+        for (int d = lane; d < D; d += 32) dot = fmaf(qs[d], __bfloat162float(k[j * stride + d]), dot);
+      for (int off = 16; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+      if (lane == 0) p[u] = j < n_keys ? dot * scale : -INFINITY;
     }
+    __syncthreads();
+    const int64_t j = j0 + t;
+    const float s = p[t];
     red[t] = s;
     __syncthreads();
     for (int w = kThreads / 2; w > 0; w /= 2) {

@@ -1,6 +1,6 @@
 // gemm_residual, honest CPU candidate: fp32 sequential dot products, the GEMM result rounded to bf16 and
 // then the residual added and rounded again (the unfused order the tolerance's atol = 0.0625 is sized for;
-// accepted with 10 seeds on 2026-11-30). Single rounding order differs from the reference's.
+// accepted with 10 seeds on 2026-11-30); the reference rounds once.
 extern "C" void khive_launch(const khive_bf16* X, const khive_bf16* W, const khive_bf16* R, khive_bf16* Y, int64_t M,
                              int64_t N, int64_t K) {
 #pragma omp parallel for schedule(static)
