@@ -2,6 +2,7 @@
 #include "khive/bench/bench.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -9,6 +10,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -97,6 +99,57 @@ std::string verdicts(const BenchRow& row) {
   return s;
 }
 
+std::vector<std::filesystem::path> candidate_files(const std::filesystem::path& kernels, const Task& task, const std::string& ext) {
+  auto kdir = kernels / task.name;
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(kdir))
+    for (const auto& e : std::filesystem::directory_iterator(kdir))
+      if (e.is_regular_file() && e.path().extension() == ext) files.push_back(std::filesystem::absolute(e.path()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool selected(const std::set<std::string>& only, const std::filesystem::path& dir, const std::string& name) {
+  return only.empty() || only.count(name) || only.count(dir.filename().string());
+}
+
+// Builds every source the run will evaluate, jobs at a time, so that the evaluations (which build one
+// after another) find them in the cache. Build failures are not reported here: the evaluation reports them.
+int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions& o, const std::set<std::string>& only,
+             const std::string& ext) {
+  std::vector<std::pair<std::shared_ptr<const Task>, std::filesystem::path>> work;
+  for (const auto& dir : dirs) {
+    std::shared_ptr<Task> task;
+    try {
+      task = std::make_shared<Task>(load_task(dir));
+    } catch (const std::exception&) {
+      continue;   // the row reports it
+    }
+    if (!selected(only, dir, task->name)) continue;
+    if (auto ref = task->reference_for(o.eval.backend)) work.emplace_back(task, *ref);
+    auto vendor = std::make_shared<Task>(baseline_task(*task));   // as evaluate_kernel builds baselines
+    for (const auto& b : task->baselines)
+      if (b.extension() == ext) work.emplace_back(vendor, b);
+    if (o.kernels)
+      for (const auto& f : candidate_files(*o.kernels, *task, ext)) work.emplace_back(task, f);
+  }
+  BuildOptions bo = o.eval.build;
+  bo.backend = o.eval.backend;
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < work.size();) {
+      try {
+        build_candidate(*work[i].first, work[i].second, bo);
+      } catch (const std::exception&) {   // the evaluation builds it again and reports the error
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, o.build_jobs); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  return static_cast<int>(work.size());
+}
+
 }  // namespace
 
 const BenchImpl* BenchRow::find(const std::string& kind) const {
@@ -162,8 +215,14 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
   eo.seed = rep.seed_base;
   const std::string ext = o.eval.backend == Backend::cuda ? ".cu" : ".cpp";
   std::set<std::string> only(o.only.begin(), o.only.end()), seen;
+  const auto dirs = find_tasks(suite);
+  if (o.build_jobs > 1) {
+    auto tb = Clock::now();
+    rep.prebuilt = prebuild(dirs, o, only, ext);
+    rep.prebuild_s = since(tb);
+  }
 
-  for (const auto& dir : find_tasks(suite)) {
+  for (const auto& dir : dirs) {
     BenchRow row;
     row.dir = dir.string();
     row.task = dir.filename().string();
@@ -184,7 +243,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
       finish();
       continue;
     }
-    if (!only.empty() && !only.count(task.name) && !only.count(dir.filename().string())) continue;
+    if (!selected(only, dir, task.name)) continue;
     seen.insert(task.name);
     seen.insert(dir.filename().string());
     try {
@@ -236,12 +295,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
       for (const auto& b : rr.baselines) row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
 
       if (o.kernels) {
-        auto kdir = *o.kernels / task.name;
-        std::vector<std::filesystem::path> files;
-        if (std::filesystem::is_directory(kdir))
-          for (const auto& e : std::filesystem::directory_iterator(kdir))
-            if (e.is_regular_file() && e.path().extension() == ext) files.push_back(e.path());
-        std::sort(files.begin(), files.end());
+        auto files = candidate_files(*o.kernels, task, ext);
         auto measured = std::make_shared<MeasuredRuns>();
         measured->reference = rr.candidate;
         measured->reference->label = "reference";
@@ -251,7 +305,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
           co.measured = measured;
           std::string label = "candidate:" + f.filename().string();
           try {
-            EvalReport cr = evaluate_kernel(task, std::filesystem::absolute(f), co);
+            EvalReport cr = evaluate_kernel(task, f, co);
             add_time(row, cr, false);
             BenchImpl m = impl_from_run(cr.candidate, label, "candidate", row.workloads);
             if (!cr.harness_error.empty()) {
@@ -309,7 +363,8 @@ nlohmann::json bench_json(const BenchReport& r) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json j = {{"schema", "khive.bench/1"}, {"suite", r.suite},     {"backend", r.backend}, {"device", r.device},
                       {"command", r.command},      {"date", r.date},       {"profile", r.profile}, {"clocks", r.clocks},
-                      {"pytorch", r.pytorch},      {"seed_base", r.seed_base}, {"seconds", r.seconds}};
+                      {"pytorch", r.pytorch},      {"seed_base", r.seed_base}, {"seconds", r.seconds},
+                      {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}}};
   j["rows"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     nlohmann::json jr = {{"task", row.task}, {"dir", row.dir}, {"seconds", row.seconds}};
@@ -348,7 +403,9 @@ std::string bench_markdown(const BenchReport& r) {
                                                   ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""), r.pytorch.value("torch", ""),
                                                                 r.pytorch.value("date", ""))
                                                   : std::string("none for this device"));
-  o << fmt::format("- seed base {}; total wall time {:.1f} s\n\n", r.seed_base, r.seconds);
+  o << fmt::format("- seed base {}; total wall time {:.1f} s", r.seed_base, r.seconds);
+  if (r.prebuilt) o << fmt::format(", of which {:.1f} s building {} sources in parallel before timing", r.prebuild_s, r.prebuilt);
+  o << "\n\n";
   o << "Times are the weighted geometric mean of the medians over the task's perf workloads, with the fraction of the\n"
        "speed of light (T_sol / T) in parentheses. Score: SOL-ExecBench's, of the best candidate, against T_b (PyTorch\n"
        "where measured on this device, else the fastest vendor baseline, else the reference); 0.5 = as fast as T_b, 1 = SOL.\n\n";
@@ -380,8 +437,9 @@ std::string bench_markdown(const BenchReport& r) {
     tr += row.runner_s;
   }
   o << fmt::format("| **all** | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s |\n", tw, tb, tg, tr, std::max(0.0, tw - tb - tg - tr));
-  o << "\nbuilds: compiling candidates and vendor baselines (cached by content hash); goldens: building the reference "
-       "and running it for the reference outputs; runner: the guard's checks and timing in the runner processes.\n";
+  o << "\nbuilds: compiling candidates and vendor baselines (cached by content hash; after a parallel build phase they "
+       "are cache hits); goldens: building the reference and running it for the reference outputs; runner: the guard's "
+       "checks and timing in the runner processes.\n";
   bool details = false;
   for (const auto& row : r.rows)
     for (const auto& m : row.impls)
@@ -420,6 +478,7 @@ int bench_command(const BenchCommand& c) {
   if (c.seed) o.eval.seed = c.seed;
   if (!c.profile.empty()) o.eval.profile = c.profile;
   o.eval.use_pytorch = !c.no_pytorch;
+  o.build_jobs = c.build_jobs > 0 ? c.build_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.eval.runner.timeout_s = c.timeout > 0 ? c.timeout : (c.backend == Backend::cuda ? 300 : 60);
   if (c.time_cap > 0) o.eval.timing.time_cap_s = c.time_cap;
   else if (c.backend == Backend::cpu) o.eval.timing.time_cap_s = 0.5;
@@ -444,6 +503,7 @@ int bench_command(const BenchCommand& c) {
   } else {
     std::cout << "\n" << bench_table_header();
     for (const auto& row : r.rows) std::cout << bench_row_line(row);
+    if (r.prebuilt) std::cout << fmt::format("\nbuild phase: {} sources in {:.1f} s ({} at a time)", r.prebuilt, r.prebuild_s, o.build_jobs);
     std::cout << fmt::format("\n{} task(s) in {:.1f} s on {}; wrote {} and {}\n", r.rows.size(), r.seconds, r.device,
                              (out / "bench.json").string(), (out / "bench.md").string());
   }

@@ -28,6 +28,9 @@ struct BenchOptions {
   EvalOptions eval;                                // backend, timing, runner, profile; seed: one per bench run
   std::optional<std::filesystem::path> kernels;    // DIR/<task name>/*.cu (cuda) or *.cpp (cpu)
   std::vector<std::string> only;                   // task names or directory names; empty = every task
+  // Build every reference, baseline and candidate of the run first, this many at a time (the builder's
+  // cache is shared and race-safe); the evaluations then find them built. 1: build as they come.
+  int build_jobs = 1;
 };
 
 // One implementation of a task (reference, PyTorch, a vendor baseline, a candidate) over its perf workloads.
@@ -67,6 +70,8 @@ struct BenchReport {
   std::string suite, backend, device, command, date, profile;
   nlohmann::json clocks, pytorch;         // nvidia-smi at the first task; the PyTorch file's {file, gpu, torch, date}
   uint64_t seed_base = 0;
+  double prebuild_s = 0;                  // the parallel build phase before any evaluation (build_jobs > 1)
+  int prebuilt = 0;                       // sources it built or found cached
   std::vector<BenchRow> rows;
   double seconds = 0;
   bool failed() const;                    // a task with an error or a rejected reference
@@ -94,6 +99,7 @@ struct BenchCommand {
   int seeds = 3;
   uint64_t seed = 0;                 // 0: random
   double timeout = 0, time_cap = 0;  // 0: as `khive eval` (runner 300 s cuda / 60 s cpu; cap 2 s cuda / 0.5 s cpu)
+  int build_jobs = 0;                // 0: the number of cores
 };
 // Runs the bench, prints the table live (stdout; stderr with --json, which prints bench.json at the end),
 // writes bench.json and bench.md under out (default .khive/bench/<suite>-<UTC date>).

@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
   bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
   bench->add_option("--timeout", bc.timeout, "watchdog per runner process, seconds");
   bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
+  bench->add_option("--build-jobs", bc.build_jobs, "parallel builds before timing (default: the number of cores)");
   bench->add_flag("--no-pytorch", bc.no_pytorch, "ignore the suite's PyTorch numbers (T_b from the vendor baselines)");
 
   try {
