@@ -365,6 +365,7 @@ class LlmAgent final : public Agent {
           {{"purpose", purpose}, {"ok", r.ok}, {"seconds", r.seconds}, {"attempts", r.attempts},
            {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens}, {"usd", r.usd},
            {"truncated", r.truncated}, {"transcript", r.transcript}});
+    provider_failed_ = !r.ok;
     if (!r.ok) {
       if (!ctx.stopping() && ++provider_failures_ >= kMaxProviderFailures)
         set_state(State::exhausted, fmt::format("the provider failed {} times in a row; last: {}", provider_failures_, r.error));
@@ -485,6 +486,7 @@ class LlmAgent final : public Agent {
       return "";
     });
     if (!ok) {
+      if (provider_failed_) { --generations_; return std::nullopt; }   // the model was not asked: no attempt spent
       if (state_ != State::exhausted && generations_ >= o_.generate_attempts)
         set_state(State::exhausted, fmt::format("{} generation attempts gave no usable file", generations_));
       return std::nullopt;
@@ -522,7 +524,7 @@ class LlmAgent final : public Agent {
       return "";
     });
     if (!ok) {
-      if (state_ == State::exhausted) return std::nullopt;
+      if (state_ == State::exhausted || provider_failed_) return std::nullopt;
       // No usable patch after the re-asks: this spends a repair attempt (bounded), not a candidate.
       if (++repairs_used_ > o_.repair_attempts) abandon(ctx, "no applicable patch within the repair budget");
       return std::nullopt;
@@ -563,7 +565,7 @@ class LlmAgent final : public Agent {
       return "";
     });
     if (!ok) {
-      ++opt_failures_in_row_;
+      if (!provider_failed_) ++opt_failures_in_row_;
       return std::nullopt;
     }
     opt_failures_in_row_ = 0;
@@ -640,6 +642,7 @@ class LlmAgent final : public Agent {
   std::string memcheck_;
   int repairs_used_ = 0, generations_ = 0, opt_steps_ = 0, proposals_ = 0, profiles_ = 0;
   int provider_failures_ = 0, opt_failures_in_row_ = 0;
+  bool provider_failed_ = false;   // the last model call failed (the provider, not the reply)
   std::string profile_text_;
   bool profile_skip_noted_ = false;
   std::vector<Step> history_;

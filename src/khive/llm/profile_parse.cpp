@@ -116,7 +116,7 @@ std::string memcheck_excerpt(const std::string& out, const std::string& source) 
   int lines = 0;
   bool in_error = false;
   while (std::getline(in, line) && lines < 40) {
-    if (line.rfind("=========", 0) != 0) continue;
+    if (line.rfind("=========", 0) != 0 || line.find("ERROR SUMMARY") != std::string::npos) continue;
     std::string body = line.substr(9);
     bool starts_error = body.find("Invalid") != std::string::npos || body.find("Error") != std::string::npos ||
                         body.find("error") != std::string::npos || body.find("Out-of-range") != std::string::npos;
