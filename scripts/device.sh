@@ -46,6 +46,17 @@ for s in ${DEVICE_STEPS:-honest redteam bench}; do
     honest)  HONEST_JOBS=${HONEST_JOBS:-6} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
     redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-6} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
     bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
+    # PyTorch baselines of the suites (docs/bench.md): written into tasks/<suite>/baselines/ here, so a
+    # later `suites` step in the same call uses them as T_b, and copied to $out for committing.
+    pytorch) for s in ${BENCH_SUITES:-cutegen26 sol}; do
+               step pytorch_$s ${PYTORCH_T:-540} python3 bench/pytorch_baselines.py tasks/$s --device cuda
+               for f in tasks/$s/baselines/pytorch-*.json; do [ -f "$f" ] && cp "$f" "$out/$s-$(basename "$f")"; done
+             done ;;
+    # khive bench of the suites: reference, PyTorch, vendor baselines (and $BENCH_KERNELS/<task>/*.cu).
+    suites)  for s in ${BENCH_SUITES:-cutegen26 sol}; do
+               TAIL=${TAIL:-40} step bench_$s ${SUITE_T:-540} khive bench tasks/$s --backend cuda --out "$out/bench-$s" \
+                 ${BENCH_KERNELS:+--kernels "$BENCH_KERNELS"} ${BENCH_ARGS:-}
+             done ;;
   esac
 done
 log "done"
