@@ -3,6 +3,7 @@
 //   khive signature TASK [--backend B]    the exact khive_launch signature
 //   khive eval TASK KERNEL [...]          the guard on one kernel (exit 0 accepted, 1 rejected, 2 error)
 //   khive calibrate [--backend B]         measure this machine's ceilings and save a profile
+//   khive build TASK KERNEL [--backend B] build only: diagnostics, kernel resources, symbol policy
 //   khive bench SUITE [--kernels DIR]     reference, PyTorch, vendor and candidates of every task (docs/bench.md)
 #include <csignal>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "khive/bench/bench.hpp"
+#include "khive/build/symbol_policy.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
 
@@ -75,6 +77,15 @@ int main(int argc, char** argv) {
   ev->add_flag("--no-pytorch", no_pytorch, "T_b from the vendor baselines even where the suite has PyTorch numbers");
   ev->add_flag("--keep-scratch", keep, "keep the runner's scratch directories");
 
+  // Build without running (no GPU needed for .cu): what a kernel author or an agent sees from the compiler.
+  bool vendor = false;
+  auto* bld = app.add_subcommand("build", "Build one kernel for a task (no run): diagnostics, resources, symbol policy");
+  bld->add_option("task", task_dir, "task directory")->required();
+  bld->add_option("kernel", kernel, "kernel source (.cpp for cpu, .cu for cuda)")->required();
+  bld->add_option("--backend", backend_s, "cpu or cuda (default: from the kernel's extension)");
+  bld->add_flag("--vendor", vendor, "build as a vendor baseline: cublas and cublasLt linked and allowed");
+  bld->add_flag("--json", json, "machine-readable output");
+
   auto* cal = app.add_subcommand("calibrate", "Measure copy bandwidth and matrix rates; save a hardware profile");
   cal->add_option("--backend", backend_s, "cpu or cuda");
   cal->add_option("--out", out_path, "profile file (default: <cache>/profiles/<device>.json)");
@@ -133,6 +144,43 @@ int main(int argc, char** argv) {
         return 2;
       }
       return bad ? 2 : 0;
+    }
+    if (*bld) {
+      auto t = khive::load_task(task_dir);
+      std::filesystem::path src = kernel;
+      khive::Backend b = backend_s.empty() ? (src.extension() == ".cu" ? khive::Backend::cuda : khive::Backend::cpu)
+                                           : parse_backend_or_throw(backend_s);
+      if (!std::filesystem::is_regular_file(src)) {
+        std::cerr << "khive build: " << kernel << ": no such file\n";
+        return 2;
+      }
+      if (vendor)
+        for (const char* lib : {"cublas", "cublasLt"})
+          if (!t.policy.allows(lib)) t.policy.libraries.emplace_back(lib);
+      khive::BuildOptions bo;
+      bo.backend = b;
+      auto r = khive::build_candidate(t, src, bo);
+      std::vector<khive::SymbolViolation> bad;
+      if (r.ok) bad = khive::scan_symbols(r.library, t.policy, b);
+      if (json) {
+        nlohmann::json res = nlohmann::json::array(), viol = nlohmann::json::array(), diags = nlohmann::json::array();
+        for (auto& k : r.resources)
+          res.push_back({{"kernel", k.kernel}, {"arch", k.arch}, {"registers", k.registers}, {"shared_bytes", k.shared_bytes},
+                         {"spill_stores", k.spill_stores}, {"spill_loads", k.spill_loads}, {"advisories", k.advisories}});
+        for (auto& v : bad) viol.push_back({{"symbol", v.symbol}, {"rule", v.rule}, {"imported", v.imported}});
+        std::cout << nlohmann::json{{"ok", r.ok && bad.empty()}, {"built", r.ok}, {"summary", r.summary()},
+                                    {"command", r.command}, {"log", r.log}, {"resources", res}, {"forbidden_symbols", viol}}
+                         .dump(2)
+                  << "\n";
+      } else {
+        std::cout << "build: " << r.summary() << "\n";
+        if (!r.diagnostics.empty()) std::cout << khive::format_diagnostics(r.diagnostics, 20);
+        for (auto& k : r.resources)
+          std::cout << fmt::format("  {} {}: {} registers, {} B shared, spills {}/{} B{}\n", k.arch, k.kernel, k.registers,
+                                   k.shared_bytes, k.spill_stores, k.spill_loads, k.wgmma_serialized ? ", wgmma serialized" : "");
+        for (auto& v : bad) std::cout << fmt::format("forbidden: {} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
+      }
+      return r.ok && bad.empty() ? 0 : 1;
     }
     if (*sig) {
       auto t = khive::load_task(task_dir);
