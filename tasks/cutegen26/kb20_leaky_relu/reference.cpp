@@ -1,0 +1,10 @@
+// kb20_leaky_relu, CPU reference: y = x if x > 0 else 0.01 * x, elementwise over x[B, D], computed in double and rounded once to fp32.
+#include <cmath>
+
+static double op(double x) { return x > 0.0 ? x : 0.01 * x; }
+
+extern "C" void khive_launch(const float* x, float* y, int64_t B, int64_t D) {
+  const int64_t total = B * D;
+#pragma omp parallel for
+  for (int64_t e = 0; e < total; ++e) y[e] = static_cast<float>(op(static_cast<double>(x[e])));
+}
