@@ -273,7 +273,9 @@ class Timer:
     def __init__(self, torch, device):
         self.torch, self.device, self.round = torch, device, 0
         if device == "cuda":
-            self.flush_bytes = 2 * torch.cuda.get_device_properties(0).L2_cache_size
+            # older torch lacks L2_cache_size: 128 MiB covers twice any current L2 (H100/H200: 50/60 MB)
+            l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (64 << 20)
+            self.flush_bytes = 2 * l2
             self.start = torch.cuda.Event(enable_timing=True)
             self.end = torch.cuda.Event(enable_timing=True)
         else:
@@ -440,7 +442,12 @@ def main():
     tasks = find_tasks(suite)
     if a.tasks:
         keep = set(a.tasks.split(","))
-        tasks = [t for t in tasks if t.name in keep or json.loads((t / "definition.json").read_text()).get("name") in keep]
+        def name_of(t):
+            try:
+                return json.loads((t / "definition.json").read_text()).get("name")
+            except (OSError, json.JSONDecodeError, AttributeError):
+                return None   # kept out of the filter; a full run records its error
+        tasks = [t for t in tasks if t.name in keep or name_of(t) in keep]
     if not tasks:
         print(f"pytorch_baselines: no task (a directory with definition.json) under {suite}", file=sys.stderr)
         return 2
