@@ -57,6 +57,35 @@ KHIVE_HD double input_value(const DistParams& d, uint64_t seed, uint64_t tensor,
   }
 }
 
+// The sparse perturbation of an input (InputSpec::perturb_seed, fraction): `perturb_count` draws j in
+// [0, count) each pick index perturb_index(...) in the second half [n/2, n) (collisions are harmless: the
+// value depends on the index only), and the last pick (j == count - 1) is always the last element, so a
+// kernel that ignores the tail is caught. O(count) work, not O(n): the timing loop does this per sample.
+KHIVE_HD int64_t perturb_count(int64_t n, double fraction) {
+  if (n <= 0) return 0;
+  int64_t half = n - n / 2;
+  double k = fraction * static_cast<double>(half);
+  int64_t c = static_cast<int64_t>(k);
+  if (static_cast<double>(c) < k) ++c;
+  return (c < 1 ? 1 : c) + 1;
+}
+KHIVE_HD int64_t perturb_index(uint64_t pseed, uint64_t tensor, int64_t j, int64_t n, int64_t count) {
+  if (j == count - 1) return n - 1;
+  int64_t half = n - n / 2;
+  int64_t off = static_cast<int64_t>(counter_uniform(pseed, tensor, static_cast<uint64_t>(j), 7) * static_cast<double>(half));
+  return n / 2 + (off < half ? off : half - 1);
+}
+
+// Sampled goldens (outputs too large to keep whole): `count` positions of an n-element output, the last
+// kSampleTail elements always (tails are where kernels go wrong) and the rest drawn by a hash of `key`
+// (derived from the inputs' seeds: a kernel cannot know which elements will be looked at).
+constexpr int64_t kSampleTail = 4096;
+KHIVE_HD int64_t sample_index(uint64_t key, int64_t j, int64_t count, int64_t n) {
+  int64_t tail = count / 2 < kSampleTail ? count / 2 : kSampleTail;
+  if (j >= count - tail) return n - (count - j);
+  return static_cast<int64_t>(counter_hash(key, 0x5A4D504C45ull, static_cast<uint64_t>(j)) % static_cast<uint64_t>(n));
+}
+
 // Sentinels written into outputs before each call. Floats: NaN with a payload no arithmetic produces
 // (so "unwritten" is told apart from "computed NaN"); integers: a fixed unusual value, and a second
 // one (B) used on the next call, so an element that equals A after call 1 and B after call 2 was

@@ -23,7 +23,8 @@ nlohmann::json run_json(const KernelRun& k) {
                       {"build", {{"ok", k.build.ok}, {"cached", k.build.cached}, {"seconds", k.build.seconds}, {"key", k.build.key}}},
                       {"guard_seconds", k.guard_seconds},
                       {"runner_seconds", k.verdict.runner_seconds},
-                      {"correctness_calls", k.verdict.correctness_calls}};
+                      {"correctness_calls", k.verdict.correctness_calls},
+                      {"phases", k.verdict.phases}};
   j["rejection"] = k.verdict.rejection ? k.verdict.rejection->to_json() : nlohmann::json(nullptr);
   if (!k.verdict.harness_error.empty()) j["harness_error"] = k.verdict.harness_error;
   nlohmann::json diags = nlohmann::json::array();

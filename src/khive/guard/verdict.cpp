@@ -83,6 +83,9 @@ Verdict judge_run(const RunnerOutcome& o) {
     v.harness_error = r["error"].get<std::string>();
     return finish(v);
   }
+  if (r.contains("phases") && r["phases"].is_object())
+    for (auto& [k, val] : r["phases"].items())
+      if (val.is_number()) v.phases[k] = val.get<double>();
   if (r.contains("failure") && r["failure"].is_object()) {
     const auto& f = r["failure"];
     return finish(reject(static_cast<Check>(f.value("check", 2)), f.value("reason", "unknown"), f.value("message", ""),

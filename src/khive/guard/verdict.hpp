@@ -44,6 +44,7 @@ struct Verdict {
   int correctness_calls = 0;
   std::string log_excerpt;       // the runner's stdout/stderr tail, for people (never parsed for a verdict)
   double runner_seconds = 0;
+  std::map<std::string, double> phases;   // the runner's time by phase ("kernel", "fill", "compare", ...)
   const WorkloadTiming* timing_for(const std::string& uuid) const;
 };
 

@@ -58,7 +58,8 @@ void to_json(nlohmann::json& j, const Job& job) {
        {"seeds", job.seeds}, {"new_data_seed", job.new_data_seed}, {"perturb_seed", job.perturb_seed},
        {"check_correctness", job.check_correctness}, {"time", job.time}, {"timing", job.timing},
        {"only_workloads", job.only_workloads}, {"orchestrator_netns", job.orchestrator_netns},
-       {"seccomp", job.seccomp}, {"golden_full_limit_bytes", job.golden_full_limit_bytes}};
+       {"seccomp", job.seccomp}, {"golden_full_limit_bytes", job.golden_full_limit_bytes},
+       {"golden_sample_count", job.golden_sample_count}};
 }
 void from_json(const nlohmann::json& j, Job& job) {
   job.mode = j.at("mode").get<std::string>();
@@ -79,7 +80,10 @@ void from_json(const nlohmann::json& j, Job& job) {
   job.only_workloads = j.value("only_workloads", std::vector<std::string>{});
   job.orchestrator_netns = j.value("orchestrator_netns", uint64_t{0});
   job.seccomp = j.value("seccomp", true);
-  job.golden_full_limit_bytes = j.value("golden_full_limit_bytes", int64_t{8} << 30);
+  job.golden_full_limit_bytes = j.value("golden_full_limit_bytes", int64_t{256} << 20);
+  job.golden_sample_count = j.value("golden_sample_count", int64_t{1} << 22);
+  if (job.golden_full_limit_bytes < 1 || job.golden_sample_count < 2)
+    throw std::invalid_argument("job: golden_full_limit_bytes must be >= 1 and golden_sample_count >= 2");
 }
 
 }  // namespace khive

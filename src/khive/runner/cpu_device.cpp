@@ -33,10 +33,20 @@ uint64_t checksum_host(const void* p, std::size_t bytes) {
 
 void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) {
   if (!s.perturb_seed || n <= 0) return;
-#pragma omp parallel for schedule(static)
-  for (int64_t i = n / 2; i < n; ++i) {
-    if (i == n - 1 || counter_uniform(s.perturb_seed, tensor, static_cast<uint64_t>(i), 7) < s.fraction)
-      num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
+  int64_t count = perturb_count(n, s.fraction);
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
+    num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
+  }
+}
+
+void restore_perturbed_host(DType t, void* dst, const void* pristine, int64_t n, const InputSpec& s, uint64_t tensor) {
+  if (!s.perturb_seed || n <= 0) return;
+  std::size_t sz = dtype_size(t);
+  int64_t count = perturb_count(n, s.fraction);
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
+    std::memcpy(static_cast<char*>(dst) + i * sz, static_cast<const char*>(pristine) + i * sz, sz);
   }
 }
 
@@ -70,15 +80,19 @@ std::string cpu_model() {
 
 class CpuDevice final : public Device {
  public:
-  CpuDevice() : flush_bytes_(2 * last_level_cache_bytes()), flush_buf_(static_cast<char*>(std::malloc(flush_bytes_))) {
-    if (!flush_buf_) throw std::runtime_error("cpu: cannot allocate the cache-flush buffer");
-    std::memset(flush_buf_, 1, flush_bytes_);
+  CpuDevice() : llc_bytes_(last_level_cache_bytes()) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+    has_clflushopt_ = (b >> 23) & 1u;
+#endif
   }
   ~CpuDevice() override { std::free(flush_buf_); }
   std::string backend() const override { return "cpu"; }
   nlohmann::json preflight() override {
     return {{"device", cpu_model()}, {"threads", omp_get_max_threads()},
-            {"llc_bytes", flush_bytes_ / 2}, {"flush_bytes", flush_bytes_}};
+            {"llc_bytes", llc_bytes_}, {"flush", flush_method()}};
   }
   void* alloc(std::size_t bytes) override {
     // 64-byte alignment like cudaMalloc's (256) for vector loads; never zero-initialised on purpose.
@@ -96,6 +110,9 @@ class CpuDevice final : public Device {
   void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
     perturb_host(t, p, n, d, s, tensor);
   }
+  void restore_perturbed(DType t, void* dst, const void* pristine, int64_t n, const InputSpec& s, uint64_t tensor) override {
+    restore_perturbed_host(t, dst, pristine, n, s, tensor);
+  }
   void copy(void* dst, const void* src, std::size_t bytes) override {
     const std::size_t chunk = 1 << 20;
 #pragma omp parallel for schedule(static)
@@ -104,15 +121,53 @@ class CpuDevice final : public Device {
   }
   void poison(DType t, void* p, int64_t n, Poison which) override { poison_host(t, p, n, which); }
   uint64_t checksum(const void* p, std::size_t bytes) override { return checksum_host(p, bytes); }
+  void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) override {
+    std::size_t sz = dtype_size(t);
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < count; ++j)
+      std::memcpy(static_cast<char*>(host_dst) + j * sz, static_cast<const char*>(out) + sample_index(key, j, count, n) * sz, sz);
+  }
   CompareStats compare(DType t, const void* out, const void* ref_host, int64_t n, int64_t cols, const Tolerance& tol,
                        Poison poison) override {
     return compare_host(t, out, ref_host, n, cols, tol, poison);
   }
-  void flush() override {
+  void flush(const std::vector<Region>& touched) override {
+#if defined(__x86_64__) || defined(__i386__)
+    // clflush on every line of the call's buffers: evicted from all levels, written back if dirty.
+    for (const Region& r : touched) {
+      auto b = reinterpret_cast<std::uintptr_t>(r.p) & ~std::uintptr_t{63};
+      auto e = reinterpret_cast<std::uintptr_t>(r.p) + r.bytes;
+      std::int64_t lines = static_cast<std::int64_t>((e - b + 63) / 64);
+#pragma omp parallel for schedule(static) if (lines > (1 << 16))
+      for (std::int64_t l = 0; l < lines; ++l) {
+        const void* line = reinterpret_cast<const void*>(b + static_cast<std::uintptr_t>(l) * 64);
+        if (has_clflushopt_) flushopt(line);   // weakly ordered: many lines in flight
+        else __builtin_ia32_clflush(line);
+      }
+    }
+    asm volatile("mfence" ::: "memory");
+#else
+    // Elsewhere: write a buffer twice the last-level cache (capped at 512 MB).
+    if (!flush_buf_) {
+      flush_bytes_ = std::min<std::size_t>(2 * llc_bytes_, std::size_t{512} << 20);
+      flush_buf_ = static_cast<char*>(std::calloc(flush_bytes_, 1));
+      if (!flush_buf_) throw std::runtime_error("cpu: cannot allocate the cache-flush buffer");
+    }
     ++flush_round_;
     char v = static_cast<char>(flush_round_);
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < flush_bytes_; i += 64) flush_buf_[i] = static_cast<char>(flush_buf_[i] + v);
+#endif
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  __attribute__((target("clflushopt"))) static void flushopt(const void* p) { __builtin_ia32_clflushopt(const_cast<void*>(p)); }
+#endif
+  static const char* flush_method() {
+#if defined(__x86_64__) || defined(__i386__)
+    return "clflush of the call's buffers";
+#else
+    return "write 2x last-level cache";
+#endif
   }
   void call(EntryFn f, void* const* args) override { f(args, nullptr); }
   TimedCall timed_call(EntryFn f, void* const* args) override {
@@ -125,8 +180,10 @@ class CpuDevice final : public Device {
   void synchronize() override {}
 
  private:
-  std::size_t flush_bytes_;
-  char* flush_buf_;
+  std::size_t llc_bytes_;
+  bool has_clflushopt_ = false;
+  std::size_t flush_bytes_ = 0;
+  char* flush_buf_ = nullptr;
   unsigned flush_round_ = 0;
 };
 

@@ -28,10 +28,25 @@ __global__ void checksum_kernel(const uint64_t* w, std::size_t n, unsigned long 
   if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
 }
 
-__global__ void perturb_kernel(DType t, void* p, int64_t n, DistParams d, uint64_t pseed, double fraction, uint64_t tensor) {
-  for (int64_t i = n / 2 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    if (i == n - 1 || counter_uniform(pseed, tensor, static_cast<uint64_t>(i), 7) < fraction)
-      num::store(t, p, i, input_value(d, pseed, tensor, static_cast<uint64_t>(i)));
+__global__ void perturb_kernel(DType t, void* p, int64_t n, DistParams d, uint64_t pseed, int64_t count, uint64_t tensor) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = perturb_index(pseed, tensor, j, n, count);
+    num::store(t, p, i, input_value(d, pseed, tensor, static_cast<uint64_t>(i)));
+  }
+}
+
+__global__ void restore_perturbed_kernel(int sz, char* dst, const char* src, int64_t n, uint64_t pseed, int64_t count, uint64_t tensor) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = perturb_index(pseed, tensor, j, n, count);
+    for (int b = 0; b < sz; ++b) dst[i * sz + b] = src[i * sz + b];
+  }
+}
+
+__global__ void gather_sample_kernel(int sz, const char* out, int64_t n, uint64_t key, int64_t count, char* dst) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
+    int64_t i = sample_index(key, j, count, n);
+    for (int b = 0; b < sz; ++b) dst[j * sz + b] = out[i * sz + b];
+  }
 }
 
 class CudaDevice final : public Device {
@@ -110,9 +125,17 @@ class CudaDevice final : public Device {
   }
   void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
     if (s.perturb_seed && n > 0) {
-      perturb_kernel<<<std::min<int64_t>((n / 2 + 255) / 256 + 1, 65535), 256, 0, stream_>>>(t, p, n, d, s.perturb_seed,
-                                                                                            s.fraction, tensor);
+      int64_t count = perturb_count(n, s.fraction);
+      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, p, n, d, s.perturb_seed, count, tensor);
       ck(cudaGetLastError(), "perturb");
+    }
+  }
+  void restore_perturbed(DType t, void* dst, const void* pristine, int64_t n, const InputSpec& s, uint64_t tensor) override {
+    if (s.perturb_seed && n > 0) {
+      int64_t count = perturb_count(n, s.fraction);
+      restore_perturbed_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(
+          static_cast<int>(dtype_size(t)), static_cast<char*>(dst), static_cast<const char*>(pristine), n, s.perturb_seed, count, tensor);
+      ck(cudaGetLastError(), "restore_perturbed");
     }
   }
   void poison(DType t, void* p, int64_t n, Poison which) override { poison_device(t, p, n, which, stream_); }
@@ -132,6 +155,17 @@ class CudaDevice final : public Device {
     }
     return acc;
   }
+  void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) override {
+    std::size_t bytes = static_cast<std::size_t>(count) * dtype_size(t);
+    void* tmp = nullptr;
+    ck(cudaMalloc(&tmp, std::max<std::size_t>(bytes, 1)), "cudaMalloc(sample)");
+    gather_sample_kernel<<<static_cast<unsigned>(std::min<int64_t>((count + 255) / 256, 4096)), 256, 0, stream_>>>(
+        static_cast<int>(dtype_size(t)), static_cast<const char*>(out), n, key, count, static_cast<char*>(tmp));
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) to_host(host_dst, tmp, bytes);
+    cudaFree(tmp);
+    ck(e, "gather_sample");
+  }
   CompareStats compare(DType t, const void* out, const void* ref_host, int64_t n, int64_t cols, const Tolerance& tol,
                        Poison poison) override {
     std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(t);
@@ -144,7 +178,7 @@ class CudaDevice final : public Device {
     from_host(ref_dev_, ref_host, bytes);
     return compare_device(t, out, ref_dev_, n, cols, tol, poison, stream_);
   }
-  void flush() override {
+  void flush(const std::vector<Region>& = {}) override {
     ck(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
     ck(cudaMemsetAsync(flush_buf_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream_), "L2 flush");
   }

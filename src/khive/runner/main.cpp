@@ -1,5 +1,6 @@
 // khive-runner: one fresh, sandboxed process per candidate. Reads the channel key from --key-fd (then
 // closes it), the job from stdin, and answers only through signed frames on --channel-fd.
+#include <chrono>
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -24,6 +25,8 @@
 namespace {
 
 using khive::Check;
+using khive::EntryFn;
+const auto g_started = std::chrono::steady_clock::now();   // set at load time: the process's start
 
 // The key lives in its own page, readable only while a frame is being signed.
 struct KeyPage {
@@ -155,12 +158,24 @@ int main(int argc, char** argv) {
 
     // Candidate code runs from here on (its static constructors run inside dlopen).
     khive::Session session(*dev, task, job, progress);
+    auto since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    double startup_s = since(g_started);
+    auto t_load = std::chrono::steady_clock::now();
+    EntryFn lead = job.mode == "ab" ? load_entry(job.leader_library) : nullptr;
+    EntryFn entry = load_entry(job.library);
+    double load_s = since(t_load);
     nlohmann::json body;
-    if (job.mode == "golden") body = session.run_golden(load_entry(job.library));
-    else if (job.mode == "evaluate") body = session.run_evaluate(load_entry(job.library));
-    else if (job.mode == "ab") body = session.run_ab(load_entry(job.leader_library), load_entry(job.library));
+    if (job.mode == "golden") body = session.run_golden(entry);
+    else if (job.mode == "evaluate") body = session.run_evaluate(entry);
+    else if (job.mode == "ab") body = session.run_ab(lead, entry);
     else throw std::runtime_error("unknown job mode '" + job.mode + "'");
     result.update(body);
+    nlohmann::json ph = session.phases();
+    ph["startup"] = startup_s;   // process start to the first line of the session: task, device, sandbox
+    ph["load_library"] = load_s; // dlopen of the candidate (its static constructors included)
+    result["phases"] = ph;
   } catch (const khive::CallFault& e) {
     result["failure"] = {{"check", static_cast<int>(Check::run)}, {"check_name", "run"}, {"reason", e.reason},
                          {"workload", ""}, {"message", e.what()}, {"diagnosis", ""}};

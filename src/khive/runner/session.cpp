@@ -19,6 +19,13 @@ nlohmann::json Failure::to_json() const {
           {"workload", workload}, {"message", message}, {"diagnosis", diagnosis}};
 }
 
+struct Session::PhaseTimer {
+  double& acc;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  PhaseTimer(Session& s, const char* phase) : acc(s.phases_[phase]) {}
+  ~PhaseTimer() { acc += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
+
 struct Session::Buffers {
   Device& dev;
   std::map<std::string, int64_t> axes;
@@ -62,6 +69,23 @@ std::unique_ptr<Session::Buffers> Session::prepare(const Workload& w) {
   return b;
 }
 
+int64_t Session::sample_count(int64_t n, DType t) const {
+  int64_t bytes = n * static_cast<int64_t>(dtype_size(t));
+  if (bytes <= job_.golden_full_limit_bytes || n <= job_.golden_sample_count) return 0;
+  return job_.golden_sample_count;
+}
+
+uint64_t Session::sample_key(const InputSpec& s) { return counter_hash(s.seed, s.perturb_seed, 0x53414D50ull); }
+
+std::vector<Device::Region> Session::regions(Buffers& b) const {
+  std::vector<Device::Region> r;
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+    if (b.in[i]) r.push_back({b.in[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype)});
+  for (std::size_t o = 0; o < task_.outputs.size(); ++o)
+    r.push_back({b.out[o], static_cast<std::size_t>(b.n_out[o]) * dtype_size(task_.outputs[o].dtype)});
+  return r;
+}
+
 void Session::fill_inputs_scalars(Buffers& b, const Workload& w, const InputSpec& s) {
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     const auto& t = task_.inputs[i];
@@ -77,6 +101,7 @@ void Session::fill_inputs_scalars(Buffers& b, const Workload& w, const InputSpec
 }
 
 void Session::fill_inputs(Buffers& b, const Workload& w, const InputSpec& s) {
+  PhaseTimer pt(*this, "fill");
   fill_inputs_scalars(b, w, s);
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     const auto& t = task_.inputs[i];
@@ -87,14 +112,45 @@ void Session::fill_inputs(Buffers& b, const Workload& w, const InputSpec& s) {
 struct Session::Pristine {
   Device& dev;
   std::vector<void*> copies;
+  std::optional<InputSpec> applied;   // the perturbation the inputs hold now (none: exactly the base data)
   explicit Pristine(Device& d) : dev(d) {}
   ~Pristine() {
     for (void* p : copies) if (p) dev.release(p);
   }
 };
 
+std::string Session::base_input_path(const Workload& w, const InputSpec& base, std::size_t input) const {
+  return (std::filesystem::path(job_.golden_dir) / w.uuid / ("s" + std::to_string(base.seed) + ".input." + task_.inputs[input].name + ".bin")).string();
+}
+
+bool Session::cache_base_inputs(const Workload& w) const {
+  // Only where generating is slow (the host: ~30 ns a value) and the files stay modest; the GPU makes
+  // its inputs at hundreds of GB/s.
+  if (dev_.backend() != "cpu" || job_.golden_dir.empty()) return false;
+  auto axes = resolve_axes(task_, w);
+  int64_t bytes = 0;
+  for (const auto& t : task_.inputs)
+    if (!t.scalar) bytes += element_count(t, axes) * static_cast<int64_t>(dtype_size(t.dtype));
+  return bytes <= (int64_t{1} << 30);
+}
+
 std::unique_ptr<Session::Pristine> Session::keep_pristine(Buffers& b, const Workload& w, const InputSpec& base) {
-  fill_inputs(b, w, base);
+  // The base data of the timed samples: read back when the golden process saved it (same generator, so
+  // the same bits), else generated here.
+  bool loaded = false;
+  if (cache_base_inputs(w)) {
+    PhaseTimer pt(*this, "read_inputs");
+    loaded = true;
+    for (std::size_t i = 0; i < task_.inputs.size() && loaded; ++i) {
+      if (!b.in[i]) continue;
+      std::size_t bytes = static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype);
+      std::ifstream f(base_input_path(w, base, i), std::ios::binary);
+      loaded = f && f.seekg(0, std::ios::end) && static_cast<std::size_t>(f.tellg()) == bytes && f.seekg(0) &&
+               f.read(static_cast<char*>(b.in[i]), static_cast<std::streamsize>(bytes));
+    }
+    fill_inputs_scalars(b, w, base);
+  }
+  if (!loaded) fill_inputs(b, w, base);
   auto p = std::make_unique<Pristine>(dev_);
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     if (!b.in[i]) {
@@ -108,21 +164,28 @@ std::unique_ptr<Session::Pristine> Session::keep_pristine(Buffers& b, const Work
   return p;
 }
 
-void Session::restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, const InputSpec& s) {
+void Session::restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, const InputSpec& s, bool full) {
+  PhaseTimer pt(*this, "restore_inputs");
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     const auto& t = task_.inputs[i];
     if (!b.in[i]) continue;
-    dev_.copy(b.in[i], p.copies[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(t.dtype));
+    if (full)
+      dev_.copy(b.in[i], p.copies[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(t.dtype));
+    else if (p.applied)
+      dev_.restore_perturbed(t.dtype, b.in[i], p.copies[i], b.n_in[i], *p.applied, i);
     dev_.perturb(t.dtype, b.in[i], b.n_in[i], dist_params(task_.distribution_for(t.name)), s, i);
   }
+  p.applied = s;
   fill_inputs_scalars(b, w, s);
 }
 
 void Session::poison_outputs(Buffers& b, Poison p) {
+  PhaseTimer pt(*this, "poison");
   for (std::size_t o = 0; o < task_.outputs.size(); ++o) dev_.poison(task_.outputs[o].dtype, b.out[o], b.n_out[o], p);
 }
 
 std::vector<uint64_t> Session::input_checksums(Buffers& b) {
+  PhaseTimer pt(*this, "checksum");
   std::vector<uint64_t> h;
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
     h.push_back(b.in[i] ? dev_.checksum(b.in[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype))
@@ -138,6 +201,7 @@ const std::string& Session::golden(const Workload& w, const InputSpec& s, std::s
   std::string p = golden_path(w, s, output);
   auto it = golden_cache_.find(p);
   if (it != golden_cache_.end()) return it->second;
+  PhaseTimer pt(*this, "read_goldens");
   std::string data = read_file(p);   // the orchestrator made sure it exists (golden mode first)
   return golden_cache_.emplace(p, std::move(data)).first->second;
 }
@@ -147,11 +211,30 @@ std::optional<Failure> Session::check_outputs(Buffers& b, const Workload& w, con
   for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
     const auto& spec = task_.outputs[o];
     const std::string& ref = golden(w, s, o);
-    std::size_t bytes = static_cast<std::size_t>(b.n_out[o]) * dtype_size(spec.dtype);
+    int64_t count = sample_count(b.n_out[o], spec.dtype);
+    std::size_t bytes = static_cast<std::size_t>(count ? count : b.n_out[o]) * dtype_size(spec.dtype);
     if (ref.size() != bytes)
       throw std::runtime_error(fmt::format("golden {} has {} bytes, expected {}", golden_path(w, s, o), ref.size(), bytes));
     Tolerance tol = task_.tolerance_for(spec.name, w);
-    CompareStats st = dev_.compare(spec.dtype, b.out[o], ref.data(), b.n_out[o], b.cols_out[o], tol, p);
+    CompareStats st;
+    if (count) {
+      // A sampled golden: the same positions are gathered from the output and compared; the indices in
+      // the statistics are mapped back to the output's own.
+      PhaseTimer pt(*this, "compare");
+      std::string got(bytes, '\0');
+      uint64_t key = sample_key(s);
+      dev_.gather_sample(spec.dtype, b.out[o], b.n_out[o], key, count, got.data());
+      st = compare_host(spec.dtype, got.data(), ref.data(), count, 1, tol, p);
+      for (int64_t* idx : {&st.first_bad, &st.first_unwritten, &st.worst_index})
+        if (*idx >= 0) *idx = sample_index(key, *idx, count, b.n_out[o]);
+      st.rows = std::max<int64_t>(1, b.n_out[o] / std::max<int64_t>(1, b.cols_out[o]));
+      st.cols = b.cols_out[o];
+      st.bad_per_row.clear();
+      st.bad_per_col.clear();
+    } else {
+      PhaseTimer pt(*this, "compare");
+      st = dev_.compare(spec.dtype, b.out[o], ref.data(), b.n_out[o], b.cols_out[o], tol, p);
+    }
     if (passes(st, tol)) continue;
     Failure f{check, reason_if_wrong, w.uuid, "", describe_mismatch(spec.name, st, tol)};
     if (check == Check::correctness) {
@@ -165,6 +248,7 @@ std::optional<Failure> Session::check_outputs(Buffers& b, const Workload& w, con
                             st.unwritten ? fmt::format("has {} of {} elements never written", st.unwritten, st.n)
                                          : fmt::format("is wrong in {} of {} elements", st.bad, st.n),
                             describe_pattern(st));
+    if (count) f.message += fmt::format(" [checked on a sample of {} of its {} elements]", count, b.n_out[o]);
     return f;
   }
   return std::nullopt;
@@ -172,6 +256,7 @@ std::optional<Failure> Session::check_outputs(Buffers& b, const Workload& w, con
 
 std::optional<Failure> Session::guarded_call(EntryFn f, Buffers& b, const Workload& w, const std::string& context) {
   try {
+    PhaseTimer pt(*this, "kernel");
     dev_.call(f, b.args.data());
   } catch (const CallFault& e) {
     return Failure{Check::run, e.reason, w.uuid, context + ": " + e.what(), ""};
@@ -272,20 +357,38 @@ std::optional<Failure> Session::time_workload(EntryFn f, const Workload& w, nloh
   progress_(Check::timing, w.uuid, "samples");
   for (int k = 0;; ++k) {
     InputSpec spec = timing_input(plan, k);
-    restore_and_perturb(*b, *pristine, w, spec);   // different inputs every sample: nothing to replay
+    bool validate = std::find(plan.validate_at.begin(), plan.validate_at.end(), k) != plan.validate_at.end();
+    // Different inputs every sample (nothing to replay), O(k) per sample. A kernel that writes into its
+    // inputs is caught by the hashes around the validated calls, or by their outputs (whose goldens were
+    // made from unmodified inputs).
+    restore_and_perturb(*b, *pristine, w, spec);
     poison_outputs(*b, Poison::a);
-    dev_.flush();
+    std::vector<uint64_t> before;
+    if (validate) before = input_checksums(*b);
+    {
+      PhaseTimer pt(*this, "flush");
+      dev_.flush(regions(*b));
+    }
     TimedCall tc;
     try {
+      PhaseTimer pt(*this, "kernel");
       tc = dev_.timed_call(f, b->args.data());
     } catch (const CallFault& e) {
       return Failure{Check::run, e.reason, w.uuid, fmt::format("workload {} (timed sample {}): {}", w.uuid, k, e.what()), ""};
+    }
+    if (validate) {
+      auto after = input_checksums(*b);
+      for (std::size_t i = 0; i < before.size(); ++i)
+        if (before[i] != after[i])
+          return Failure{Check::inputs, "input_mutated", w.uuid,
+                         fmt::format("workload {} (timed sample {}): input {} changed during the call", w.uuid, k, task_.inputs[i].name),
+                         "inputs are read-only: the harness hashes the inputs around some timed calls too"};
     }
     if (std::string l2 = dev_.persisting_l2_state(); !l2.empty())
       return Failure{Check::timing, "persisting_l2", w.uuid, fmt::format("workload {} (timed sample {}): {}", w.uuid, k, l2), ""};
     samples.push_back(tc.seconds);
     drains.push_back(tc.drain_s);
-    if (std::find(plan.validate_at.begin(), plan.validate_at.end(), k) != plan.validate_at.end()) {
+    if (validate) {
       progress_(Check::timed_outputs, w.uuid, fmt::format("sample {}", k));
       if (auto fl = check_outputs(*b, w, spec, Poison::a, Check::timed_outputs, "timed_output_wrong",
                                   fmt::format("workload {} (timed sample {})", w.uuid, k))) {
@@ -327,23 +430,39 @@ nlohmann::json Session::run_golden(EntryFn reference) {
       throw std::runtime_error("golden request for workload " + req.workload + ", which does not run on " + job_.backend);
     progress_(Check::correctness, w.uuid, "golden " + req.input.key());
     auto b = prepare(w);
-    fill_inputs(*b, w, req.input);
+    if (req.input.perturb_seed && w.is_perf() && cache_base_inputs(w)) {
+      // A timed sample's inputs: its base data is saved once (read back by every evaluation instead of
+      // being generated again), then perturbed like the runner does.
+      InputSpec base{req.input.seed};
+      auto pristine = keep_pristine(*b, w, base);
+      for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
+        if (!b->in[i]) continue;
+        std::string path = base_input_path(w, base, i);
+        std::size_t bytes = static_cast<std::size_t>(b->n_in[i]) * dtype_size(task_.inputs[i].dtype);
+        std::error_code ec;
+        if (std::filesystem::file_size(path, ec) != bytes || ec)
+          write_file_atomic(path, std::string(static_cast<const char*>(b->in[i]), bytes));
+      }
+      restore_and_perturb(*b, *pristine, w, req.input, true);
+    } else {
+      fill_inputs(*b, w, req.input);
+    }
     poison_outputs(*b, Poison::a);
     if (auto fl = guarded_call(reference, *b, w, "reference on workload " + w.uuid)) return {{"failure", fl->to_json()}, {"made", made}};
     for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
       const auto& spec = task_.outputs[o];
       std::size_t bytes = static_cast<std::size_t>(b->n_out[o]) * dtype_size(spec.dtype);
-      if (static_cast<int64_t>(bytes) > job_.golden_full_limit_bytes)
-        throw std::runtime_error(fmt::format("output {} of workload {} has {} bytes, over the golden size limit of {} bytes",
-                                             spec.name, w.uuid, bytes, job_.golden_full_limit_bytes));
-      std::string data(bytes, '\0');
-      dev_.to_host(data.data(), b->out[o], bytes);
+      int64_t count = sample_count(b->n_out[o], spec.dtype);
+      std::string data(count ? static_cast<std::size_t>(count) * dtype_size(spec.dtype) : bytes, '\0');
+      if (count) dev_.gather_sample(spec.dtype, b->out[o], b->n_out[o], sample_key(req.input), count, data.data());
+      else dev_.to_host(data.data(), b->out[o], bytes);
+      int64_t kept = count ? count : b->n_out[o];
       int64_t unwritten = 0;
-      for (int64_t i = 0; i < b->n_out[o]; ++i) unwritten += is_poison(spec.dtype, data.data(), i, Poison::a) ? 1 : 0;
+      for (int64_t i = 0; i < kept; ++i) unwritten += is_poison(spec.dtype, data.data(), i, Poison::a) ? 1 : 0;
       if (unwritten)
         return {{"failure", Failure{Check::written, "reference_incomplete", w.uuid,
-                                    fmt::format("the reference left {} of {} elements of output {} unwritten", unwritten,
-                                                b->n_out[o], spec.name), "the task's reference is broken"}.to_json()},
+                                    fmt::format("the reference left {} of {} {}elements of output {} unwritten", unwritten,
+                                                kept, count ? "sampled " : "", spec.name), "the task's reference is broken"}.to_json()},
                 {"made", made}};
       write_file_atomic(golden_path(w, req.input, o), data);
     }
@@ -402,8 +521,12 @@ nlohmann::json Session::run_ab(EntryFn leader, EntryFn candidate) {
         int which = (k % 2 == 0) ? r : 1 - r;   // ABBA order cancels slow drift
         restore_and_perturb(*b, *pristine, w, spec);
         poison_outputs(*b, Poison::a);
-        dev_.flush();
+        {
+          PhaseTimer pt(*this, "flush");
+          dev_.flush(regions(*b));
+        }
         try {
+          PhaseTimer pt(*this, "kernel");
           t[which] = dev_.timed_call(fs[which], b->args.data()).seconds;
         } catch (const CallFault& e) {
           return {{"failure", Failure{Check::run, e.reason, w.uuid, e.what(), ""}.to_json()}};

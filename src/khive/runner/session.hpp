@@ -44,10 +44,20 @@ class Session {
   // changes every sample's inputs (nothing to replay).
   struct Pristine;
   std::unique_ptr<Pristine> keep_pristine(Buffers& b, const Workload& w, const InputSpec& base);
-  void restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, const InputSpec& s);
+  // The golden process saves the timed samples' base inputs next to the goldens (CPU backend, <= 1 GiB).
+  bool cache_base_inputs(const Workload& w) const;
+  std::string base_input_path(const Workload& w, const InputSpec& base, std::size_t input) const;
+  // Puts the base data with perturbation `s` into the inputs. Normally O(k): only the elements the previous
+  // perturbation changed are copied back. `full` copies every input back (the validated samples, where the
+  // inputs are also hashed around the call: a kernel that writes into its inputs is caught there).
+  void restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, const InputSpec& s, bool full = false);
   void poison_outputs(Buffers& b, Poison p);
+  std::vector<Device::Region> regions(Buffers& b) const;   // inputs and outputs, for the cache flush
   std::vector<uint64_t> input_checksums(Buffers& b);
   const std::string& golden(const Workload& w, const InputSpec& s, std::size_t output);
+  // Elements kept in a sampled golden of an n-element output (0: the golden is whole).
+  int64_t sample_count(int64_t n, DType t) const;
+  static uint64_t sample_key(const InputSpec& s);
   std::string golden_path(const Workload& w, const InputSpec& s, std::size_t output) const;
   // Compares every output with its golden; returns a failure for the first output that does not pass.
   std::optional<Failure> check_outputs(Buffers& b, const Workload& w, const InputSpec& s, Poison p, Check check,
@@ -61,6 +71,15 @@ class Session {
   const Job& job_;
   ProgressFn progress_;
   std::map<std::string, std::string> golden_cache_;
+
+ public:
+  // Where the runner's time went, by phase (seconds): "kernel" is every call of the candidate or reference
+  // (wall clock around the call, correctness and timed calls alike); the rest is the guard's own work.
+  const std::map<std::string, double>& phases() const { return phases_; }
+
+ private:
+  std::map<std::string, double> phases_;
+  struct PhaseTimer;
 };
 
 }  // namespace khive

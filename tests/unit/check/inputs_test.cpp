@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -238,4 +239,56 @@ TEST(Inputs, PackedFp4IsRefused) {
   EXPECT_THROW(fill_input_host(DType::f4e2m1, b, 4, DistParams{}, 1, 0), std::invalid_argument);
   EXPECT_THROW(poison_host(DType::f4e2m1x2, b, 4, Poison::a), std::invalid_argument);
   EXPECT_THROW(is_poison(DType::f4e2m1, b, 0, Poison::a), std::invalid_argument);
+}
+
+// The sparse perturbation: about `fraction` of the second half, always the last element, O(count).
+TEST(Perturbation, CountAndIndicesStayInTheSecondHalfAndHitTheLastElement) {
+  for (int64_t n : {1, 2, 3, 7, 1000, 65537, 16777216}) {
+    int64_t c = khive::perturb_count(n, 0.02);
+    int64_t half = n - n / 2;
+    EXPECT_GE(c, 2) << n;
+    EXPECT_LE(c, static_cast<int64_t>(0.02 * static_cast<double>(half)) + 2) << n;
+    EXPECT_EQ(khive::perturb_index(99, 0, c - 1, n, c), n - 1) << n;
+    for (int64_t j = 0; j < c; ++j) {
+      int64_t i = khive::perturb_index(99, 0, j, n, c);
+      ASSERT_GE(i, n / 2) << n;
+      ASSERT_LT(i, n) << n;
+    }
+  }
+  EXPECT_EQ(khive::perturb_count(0, 0.02), 0);
+}
+
+TEST(Perturbation, DifferentSeedsPickDifferentElements) {
+  const int64_t n = 1 << 20, c = khive::perturb_count(n, 0.02);
+  int64_t same = 0;
+  for (int64_t j = 0; j + 1 < c; ++j) same += khive::perturb_index(5, 0, j, n, c) == khive::perturb_index(6, 0, j, n, c);
+  EXPECT_LT(same, c / 100);
+  // and they spread over the whole second half (no clumping in one corner)
+  int64_t lo = n, hi = 0;
+  for (int64_t j = 0; j + 1 < c; ++j) {
+    lo = std::min(lo, khive::perturb_index(5, 1, j, n, c));
+    hi = std::max(hi, khive::perturb_index(5, 1, j, n, c));
+  }
+  EXPECT_LT(lo, n / 2 + n / 100);
+  EXPECT_GT(hi, n - n / 100);
+}
+
+// Sampled goldens: the last kSampleTail elements always, the rest anywhere, all in range, key-dependent.
+TEST(SampledGolden, IndicesCoverTheTailAndDependOnTheKey) {
+  const int64_t n = int64_t{1} << 30, count = 1 << 16;
+  for (int64_t j = count - khive::kSampleTail; j < count; ++j)
+    EXPECT_EQ(khive::sample_index(7, j, count, n), n - (count - j));
+  int64_t differ = 0, first_half = 0;
+  for (int64_t j = 0; j < count - khive::kSampleTail; ++j) {
+    int64_t a = khive::sample_index(7, j, count, n), b = khive::sample_index(8, j, count, n);
+    ASSERT_GE(a, 0);
+    ASSERT_LT(a, n);
+    differ += a != b;
+    first_half += a < n / 2;
+  }
+  EXPECT_GT(differ, (count - khive::kSampleTail) * 99 / 100);
+  EXPECT_NEAR(static_cast<double>(first_half) / (count - khive::kSampleTail), 0.5, 0.02);
+  // tiny counts keep half of them for the tail, never more than the output has
+  EXPECT_EQ(khive::sample_index(7, 3, 4, 10), 9);
+  EXPECT_EQ(khive::sample_index(7, 2, 4, 10), 8);
 }
