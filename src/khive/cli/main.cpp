@@ -5,6 +5,8 @@
 //   khive calibrate [--backend B]         measure this machine's ceilings and save a profile
 //   khive build TASK KERNEL [--backend B] build only: diagnostics, kernel resources, symbol policy
 //   khive bench SUITE [--kernels DIR]     reference, PyTorch, vendor and candidates of every task (docs/bench.md)
+//   khive optimize TASK [...]             the hive: agents, board, leader; a run directory (docs/hive.md)
+//   khive board RUN | khive report RUN    a run's board; rebuild its report.html
 #include <csignal>
 #include <iostream>
 
@@ -13,6 +15,7 @@
 
 #include "khive/bench/bench.hpp"
 #include "khive/build/symbol_policy.hpp"
+#include "khive/cli/hive_cmds.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
 
@@ -106,6 +109,9 @@ int main(int argc, char** argv) {
   bench->add_option("--build-jobs", bc.build_jobs, "parallel builds before timing (default: the number of cores)");
   bench->add_flag("--no-pytorch", bc.no_pytorch, "ignore the suite's PyTorch numbers (T_b from the vendor baselines)");
 
+  khive::HiveCli hive_cli;   // optimize, board, report (hive_cmds.cpp)
+  khive::add_hive_commands(app, hive_cli);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,6 +119,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (hive_cli.selected()) return khive::run_hive_command(hive_cli);
     if (*tasks) {
       auto found = khive::find_tasks(path);
       nlohmann::json arr = nlohmann::json::array();

@@ -302,8 +302,9 @@ struct Hive::Impl {
            {"time_s", c.time_s}, {"delta", c.delta}, {"workloads", c.workload_median_s}, {"eval_s", c.eval_s}},
           fmt::format("{} {} {} {:<22} {:<8} {}", c.agent, c.strategy, c.id, c.label, c.verdict,
                       c.verdict == "leader" || c.verdict == "backup"
-                          ? fmt::format("{}  {} vs leader{}", ms(c.time_s), pct(c.delta),
-                                        c.score ? fmt::format("  score {:.3f}", *c.score) : std::string())
+                          ? fmt::format("{}  {} vs leader{}{}", ms(c.time_s), pct(c.delta),
+                                        c.score ? fmt::format("  score {:.3f}", *c.score) : std::string(),
+                                        c.verdict == "backup" && !c.message.empty() ? "  — " + c.message : std::string())
                           : (c.check.empty() ? "" : c.check + ": ") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120))));
   }
 
@@ -375,11 +376,13 @@ struct Hive::Impl {
         c.id = fmt::format("c{:04d}", ++seq);
         c.seq = seq;
         parent_default = ctx.start ? ctx.start->id : "";
+        // "" = a fresh kernel (Proposal contract); an id the run does not know means the agent's start.
+        c.parent = p->parent;
+        if (!c.parent.empty() && !file_of.count(c.parent)) c.parent = parent_default;
       }
       c.hash = hash;
       c.agent = a.st.name;
       c.strategy = a.strategy.name;
-      c.parent = p->parent.empty() ? parent_default : p->parent;
       c.label = p->label.empty() ? "candidate" : p->label;
       c.ext = p->ext;
       c.note = p->note;

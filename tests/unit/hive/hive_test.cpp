@@ -89,6 +89,7 @@ class ScriptAgent : public Agent {
         Proposal p;
         p.source = srcs[i++];
         p.label = n;
+        p.parent = ctx.start ? ctx.start->id : "";
         return p;
       }
     return std::nullopt;

@@ -1,0 +1,289 @@
+#include "khive/cli/hive_cmds.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <iostream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "khive/hive/evaluator.hpp"
+#include "khive/hive/hive.hpp"
+#include "khive/hive/replay.hpp"
+#include "khive/hive/report.hpp"
+#include "khive/hive/store.hpp"
+#include "khive/tuner/tuner.hpp"
+
+namespace khive {
+namespace {
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_interrupts{0};
+
+void on_sigint(int) {
+  // First Ctrl-C: stop cleanly (in-flight evaluations finish and are recorded). Second: leave now; run.db
+  // and events.jsonl are consistent at every write, so nothing recorded is lost.
+  if (g_interrupts.fetch_add(1) >= 1) std::_Exit(130);
+  g_stop.store(true);
+}
+
+std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
+
+Backend pick_backend(const std::string& s) {
+  if (!s.empty()) {
+    auto b = parse_backend(s);
+    if (!b) throw std::runtime_error("--backend: expected cpu or cuda, got '" + s + "'");
+    return *b;
+  }
+#if defined(KHIVE_WITH_CUDA)
+  if (!visible_gpu_slots().empty()) return Backend::cuda;
+#endif
+  return Backend::cpu;
+}
+
+// Expands --agent specs over --agents N (round robin) and builds them. Replay agents over the same
+// directory share its files out.
+std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n) {
+  std::vector<std::string> each;
+  for (int i = 0; i < n; ++i) each.push_back(specs[static_cast<std::size_t>(i) % specs.size()]);
+  std::map<std::string, int> total, seen;
+  for (auto& s : each) ++total[s];
+  auto tuner_memory = std::make_shared<TunerMemory>();
+  std::vector<std::unique_ptr<Agent>> out;
+  for (auto& s : each) {
+    if (s == "tuner") {
+      TunerOptions o;
+      o.memory = tuner_memory;   // the run's tuners never propose the same point twice
+      out.push_back(make_tuner_agent(o));
+    } else if (s.rfind("replay:", 0) == 0) {
+      out.push_back(std::make_unique<ReplayAgent>(s.substr(7), seen[s]++, total[s]));
+    } else {
+      throw std::runtime_error("--agent: expected tuner or replay:DIR, got '" + s + "'");
+    }
+  }
+  return out;
+}
+
+std::string timestamp() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return buf;
+}
+
+// Live progress: on a terminal the status block is redrawn in place under the scrolling event lines;
+// otherwise only the event lines are printed (one per candidate, switch, stop).
+class Progress {
+ public:
+  Progress(std::string title, bool quiet) : title_(std::move(title)), tty_(::isatty(1)), quiet_(quiet) {}
+  void update(const HiveStatus& s) {
+    if (quiet_) return;
+    std::string out;
+    if (tty_ && drawn_ > 0) out += fmt::format("\x1b[{}F\x1b[J", drawn_);
+    for (auto& l : s.lines) out += l + "\n";
+    if (tty_) {
+      auto block = status_block(s);
+      drawn_ = static_cast<int>(std::count(block.begin(), block.end(), '\n'));
+      out += block;
+    }
+    std::cout << out << std::flush;
+  }
+  std::string status_block(const HiveStatus& s) const {
+    std::string b;
+    double busy = 0;
+    for (auto& sl : s.slots) busy += sl.busy_s;
+    b += fmt::format("── {}  {:.0f}s  evaluated {}  leader {}  backups {}  board {}  device busy {:.0f}%\n", title_, s.elapsed_s, s.evaluated,
+                     s.leader ? fmt::format("{} {} ({})", s.leader->id, ms(s.leader->time_s),
+                                            s.leader->score > 0 ? fmt::format("score {:.3f}", s.leader->score) : "no score")
+                              : "-",
+                     s.backups, s.board_entries,
+                     s.elapsed_s > 0 && !s.slots.empty() ? 100 * busy / (s.elapsed_s * static_cast<double>(s.slots.size())) : 0.0);
+    for (auto& a : s.agents)
+      b += fmt::format("   {:<3} {:<14} {:<28} tries {:>3}  leader {:>2} backup {:>2} rejected {:>2} error {:>2}  best {}{}\n", a.name,
+                       a.kind.substr(0, 14), a.strategy.substr(0, 28), a.attempts, a.leaders, a.backups, a.rejected, a.errors,
+                       a.best_time_s ? ms(*a.best_time_s) : "-", a.done ? "  (done)" : a.base.empty() ? "" : "  (from " + a.base + ")");
+    return b;
+  }
+  void finish() {
+    if (tty_ && drawn_ > 0) std::cout << fmt::format("\x1b[{}F\x1b[J", drawn_) << std::flush;
+    drawn_ = 0;
+  }
+
+ private:
+  std::string title_;
+  bool tty_, quiet_;
+  int drawn_ = 0;
+};
+
+int run_optimize(HiveCli& h) {
+  namespace fs = std::filesystem;
+  nlohmann::json stored;
+  fs::path run_dir;
+  std::string task_dir = h.task;
+  if (!h.resume.empty()) {
+    run_dir = h.resume;
+    if (!fs::exists(run_dir / "run.db")) {
+      std::cerr << "khive optimize: --resume " << run_dir.string() << ": no run.db there\n";
+      return 2;
+    }
+    RunStore db(run_dir / "run.db");
+    stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
+    if (!stored.is_object()) stored = nlohmann::json::object();
+    if (task_dir.empty()) task_dir = db.meta("task_dir").value_or("");
+    if (h.backend.empty()) h.backend = db.meta("backend").value_or("");
+    if (!h.seed) h.seed = std::stoull(db.meta("seed").value_or("0"));
+  }
+  if (task_dir.empty()) {
+    std::cerr << "khive optimize: give a TASK directory (or --resume RUN)\n";
+    return 2;
+  }
+  auto task = load_task(task_dir);
+  Backend backend = pick_backend(h.backend);
+  if (!task.reference_for(backend)) {
+    std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{})\n", task.name,
+                             backend_name(backend), backend_name(backend));
+    return 2;
+  }
+  // Options: on resume, what the run was started with unless given again now.
+  auto given = [&](const char* name) { return h.optimize->count(name) > 0; };
+  auto pick = [&](const char* name, auto cur, const char* key) {
+    using T = decltype(cur);
+    if (given(name) || !stored.contains(key)) return cur;
+    return stored[key].get<T>();
+  };
+  std::vector<std::string> specs = h.agents;
+  if (specs.empty() && stored.contains("agents")) specs = stored["agents"].get<std::vector<std::string>>();
+  if (specs.empty()) specs = {"tuner"};
+  int n = given("--agents") ? h.n_agents : stored.value("n_agents", 0);
+  if (n <= 0) n = static_cast<int>(specs.size());
+
+  HiveOptions o;
+  o.budget_candidates = pick("--budget-candidates", h.budget_candidates, "budget_candidates");
+  o.budget_time_s = pick("--budget-time", h.budget_time, "budget_time_s");
+  o.budget_tokens = pick("--budget-tokens", h.budget_tokens, "budget_tokens");
+  o.budget_cost_usd = pick("--budget-cost", h.budget_cost, "budget_cost_usd");
+  o.plateau = pick("--plateau", h.plateau, "plateau");
+  o.board_capacity = pick("--board-capacity", h.board_capacity, "board_capacity");
+  o.board = !pick("--no-board", h.no_board, "no_board");
+  o.max_backups = pick("--max-backups", h.max_backups, "max_backups");
+  o.max_backups_per_family = pick("--backups-per-family", h.per_family, "backups_per_family");
+  if (!h.seed) h.seed = (static_cast<uint64_t>(std::random_device{}()) & 0xffffffffu) << 8;
+  o.seed = h.seed;
+  o.resume = !h.resume.empty();
+  o.run_dir = o.resume ? run_dir : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
+  o.external_stop = &g_stop;
+  double time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
+  double timeout = pick("--timeout", h.timeout, "timeout_s");
+  int seeds = pick("--seeds", h.seeds, "seeds");
+  o.meta = {{"agents", specs},
+            {"n_agents", n},
+            {"budget_candidates", o.budget_candidates},
+            {"budget_time_s", o.budget_time_s},
+            {"budget_tokens", o.budget_tokens},
+            {"budget_cost_usd", o.budget_cost_usd},
+            {"plateau", o.plateau},
+            {"board_capacity", o.board_capacity},
+            {"no_board", !o.board},
+            {"max_backups", o.max_backups},
+            {"backups_per_family", o.max_backups_per_family},
+            {"time_cap_s", time_cap},
+            {"timeout_s", timeout},
+            {"seeds", seeds}};
+
+  EvalOptions eo;
+  eo.backend = backend;
+  eo.seed = o.seed;
+  eo.seeds = seeds;
+  eo.runner.timeout_s = timeout > 0 ? timeout : (backend == Backend::cuda ? 300 : 60);
+  if (time_cap > 0) eo.timing.time_cap_s = time_cap;
+  // CPU: 1 s per workload, so that check 11 (whose A/B stops at twice the cap) can reach its 10 pairs on
+  // kernels of ~100 ms; with less, a slow leader can never be replaced.
+  else if (backend == Backend::cpu) eo.timing.time_cap_s = 1.0;
+  std::vector<std::string> slots;
+  if (backend == Backend::cuda) slots = visible_gpu_slots();
+  GuardEvaluator ev(task, backend, eo, slots);
+
+  auto agents = make_agents(specs, n);
+  Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
+  o.on_update = [&](const HiveStatus& s) { progress.update(s); };
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old {};
+  sigaction(SIGINT, &sa, &old);
+  std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name, backend_name(backend), n,
+                           fmt::join(specs, ", "), o.run_dir.string(), o.resume ? " (resumed)" : "");
+  Hive hive(task, backend, std::move(agents), ev, o);
+  HiveResult r;
+  try {
+    r = hive.run();
+  } catch (...) {
+    sigaction(SIGINT, &old, nullptr);
+    throw;
+  }
+  sigaction(SIGINT, &old, nullptr);
+  progress.finish();
+  if (!h.quiet) std::cout << progress.status_block(r.status);
+  auto report = write_report(o.run_dir);
+  std::cout << "\n" << summary_text(o.run_dir);
+  std::cout << fmt::format("best kernel: {}\nreport: {}\n", (o.run_dir / ("best." + backend_ext(backend))).string(), report.string());
+  return 0;
+}
+
+}  // namespace
+
+void add_hive_commands(CLI::App& app, HiveCli& h) {
+  auto* op = app.add_subcommand("optimize", "Run the hive on a task: agents propose, the guard decides, the fastest correct kernel leads");
+  h.optimize = op;
+  op->add_option("task", h.task, "task directory (optional with --resume)");
+  op->add_option("--agent", h.agents, "agent spec, repeatable: tuner | replay:DIR (default: tuner)");
+  op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")->check(CLI::Range(1, 256));
+  op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")->check(CLI::NonNegativeNumber);
+  op->add_option("--budget-time", h.budget_time, "stop after this many seconds (0 = no limit)")->check(CLI::NonNegativeNumber);
+  op->add_option("--budget-tokens", h.budget_tokens, "stop when the agents used this many model tokens (0 = no limit)")->check(CLI::NonNegativeNumber);
+  op->add_option("--budget-cost", h.budget_cost, "stop when the agents spent this many USD (0 = no limit)")->check(CLI::NonNegativeNumber);
+  op->add_option("--plateau", h.plateau, "evaluated candidates in a row without a new leader before an agent switches strategy")
+      ->check(CLI::Range(1, 100000));
+  op->add_option("--board-capacity", h.board_capacity, "keep at most K board entries, evicting the least informative (0 = unlimited)")
+      ->check(CLI::NonNegativeNumber);
+  op->add_flag("--no-board", h.no_board, "no shared board (ablation)");
+  op->add_option("--max-backups", h.max_backups, "backups kept (ranked, diverse)")->check(CLI::Range(0, 1000));
+  op->add_option("--backups-per-family", h.per_family, "at most this many backups per strategy family")->check(CLI::Range(1, 1000));
+  op->add_option("--out", h.out, "run directory (default .khive/runs/TASK-TIMESTAMP)");
+  op->add_option("--resume", h.resume, "continue the run in this directory without re-evaluating its candidates");
+  op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");
+  op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded");
+  op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds");
+  op->add_option("--timeout", h.timeout, "watchdog per runner process, seconds");
+  op->add_flag("--quiet", h.quiet, "no live progress, only the summary");
+
+  h.board = app.add_subcommand("board", "Print the shared board of a run");
+  h.board->add_option("run", h.run, "run directory")->required();
+  h.board->add_flag("--all", h.all, "include evicted entries");
+  h.report = app.add_subcommand("report", "Rebuild RUN/report.html from the run database and print the summary");
+  h.report->add_option("run", h.run, "run directory")->required();
+}
+
+int run_hive_command(HiveCli& h) {
+  if (*h.board) {
+    std::cout << board_text(h.run, h.all);
+    return 0;
+  }
+  if (*h.report) {
+    auto p = write_report(h.run);
+    std::cout << summary_text(h.run) << "report: " << p.string() << "\n";
+    return 0;
+  }
+  if (!h.out.empty() && !h.resume.empty()) {
+    std::cerr << "khive optimize: --out and --resume exclude each other (a resumed run stays in its directory)\n";
+    return 2;
+  }
+  return run_optimize(h);
+}
+
+}  // namespace khive

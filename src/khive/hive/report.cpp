@@ -1,0 +1,313 @@
+#include "khive/hive/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "khive/hive/store.hpp"
+#include "khive/support/files.hpp"
+
+namespace khive {
+namespace {
+
+std::unique_ptr<RunStore> open_run(const std::filesystem::path& run_dir) {
+  auto db = run_dir / "run.db";
+  if (!std::filesystem::exists(db)) throw std::runtime_error(run_dir.string() + ": not a khive run directory (no run.db)");
+  return std::make_unique<RunStore>(db);
+}
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
+
+struct RunView {
+  std::map<std::string, std::string> meta;
+  std::vector<CandidateRecord> cands;
+  std::vector<StoredBoardEntry> board;
+  std::vector<SwitchRecord> switches;
+  std::vector<AgentRecord> agents;
+  const CandidateRecord* find(const std::string& id) const {
+    for (auto& c : cands)
+      if (c.id == id) return &c;
+    return nullptr;
+  }
+  const CandidateRecord* leader() const { return find(meta.count("leader") ? meta.at("leader") : ""); }
+  const CandidateRecord* reference() const { return find(meta.count("reference") ? meta.at("reference") : ""); }
+  std::vector<const CandidateRecord*> lineage() const {
+    std::vector<const CandidateRecord*> v;
+    std::set<std::string> seen;
+    for (auto* c = leader(); c && !seen.count(c->id); c = find(c->parent)) {
+      seen.insert(c->id);
+      v.push_back(c);
+    }
+    std::reverse(v.begin(), v.end());
+    return v;
+  }
+};
+
+RunView load(const std::filesystem::path& run_dir) {
+  auto db = open_run(run_dir);
+  RunView v;
+  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options"})
+    if (auto m = db->meta(k)) v.meta[k] = *m;
+  v.cands = db->candidates();
+  v.board = db->board(true);
+  v.switches = db->switches();
+  v.agents = db->agents();
+  return v;
+}
+
+// ---- SVG helpers
+struct Plot {
+  double w = 760, h = 300, ml = 60, mr = 150, mt = 20, mb = 40;
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  bool logy = false;
+  double px(double x) const { return ml + (x1 > x0 ? (x - x0) / (x1 - x0) : 0.5) * (w - ml - mr); }
+  double py(double y) const {
+    double a = logy ? std::log10(y) : y, lo = logy ? std::log10(y0) : y0, hi = logy ? std::log10(y1) : y1;
+    return mt + (1 - (hi > lo ? (a - lo) / (hi - lo) : 0.5)) * (h - mt - mb);
+  }
+  std::string frame(const std::string& xlabel, const std::string& ylabel, const std::string& yfmt_unit, double yscale) const {
+    std::string s = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' font-family='sans-serif' font-size='11'>", w, h);
+    s += fmt::format("<rect x='{}' y='{}' width='{}' height='{}' fill='#fafafa' stroke='#ccc'/>", ml, mt, w - ml - mr, h - mt - mb);
+    for (int i = 0; i <= 4; ++i) {
+      double fy;
+      if (logy) fy = std::pow(10.0, std::log10(y0) + (std::log10(y1) - std::log10(y0)) * i / 4.0);
+      else fy = y0 + (y1 - y0) * i / 4.0;
+      double yy = py(fy);
+      s += fmt::format("<line x1='{}' x2='{}' y1='{:.1f}' y2='{:.1f}' stroke='#e4e4e4'/>", ml, w - mr, yy, yy);
+      s += fmt::format("<text x='{}' y='{:.1f}' text-anchor='end'>{:.3g}{}</text>", ml - 4, yy + 4, fy * yscale, yfmt_unit);
+      double fx = x0 + (x1 - x0) * i / 4.0;
+      s += fmt::format("<text x='{:.1f}' y='{}' text-anchor='middle'>{:.3g}</text>", px(fx), h - mb + 14, fx);
+    }
+    s += fmt::format("<text x='{}' y='{}' text-anchor='middle'>{}</text>", ml + (w - ml - mr) / 2, h - 6, esc(xlabel));
+    s += fmt::format("<text x='12' y='{}' transform='rotate(-90 12 {})' text-anchor='middle'>{}</text>", mt + (h - mt - mb) / 2,
+                     mt + (h - mt - mb) / 2, esc(ylabel));
+    return s;
+  }
+};
+
+const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+
+std::string progress_svg(const RunView& v) {
+  // Best so far per agent: the task score where every accepted kernel has one, else speedup over the reference.
+  const CandidateRecord* ref = v.reference();
+  bool use_score = true;
+  for (auto& c : v.cands)
+    if ((c.verdict == "leader" || c.verdict == "backup") && !c.score) use_score = false;
+  auto value = [&](const CandidateRecord& c) {
+    if (use_score) return *c.score;
+    return ref && c.time_s > 0 ? ref->time_s / c.time_s : 0.0;
+  };
+  std::map<std::string, std::vector<std::pair<double, double>>> series;
+  std::vector<std::pair<double, double>> hive;
+  double tmax = 1e-9, vmax = 0, vmin = 1e300;
+  for (auto& c : v.cands) {
+    if (c.verdict != "leader" && c.verdict != "backup") continue;
+    double val = value(c);
+    auto& s = series[c.agent];
+    double best = s.empty() ? val : std::max(s.back().second, val);
+    s.push_back({c.t, best});
+    if (c.verdict == "leader") hive.push_back({c.t, val});
+    tmax = std::max(tmax, c.t);
+    vmax = std::max(vmax, best);
+    vmin = std::min(vmin, val);
+  }
+  if (series.empty()) return "<p>No accepted kernel.</p>";
+  Plot p;
+  p.x0 = 0;
+  p.x1 = std::max(tmax, 1.0) * 1.02;
+  p.y0 = use_score ? 0 : std::min(vmin, 1.0) * 0.9;
+  p.y1 = use_score ? std::max(vmax * 1.05, 0.6) : vmax * 1.1;
+  std::string s = p.frame("seconds since the start", use_score ? "best task score" : "best speedup over the reference", use_score ? "" : "x", 1);
+  int i = 0;
+  auto line = [&](const std::vector<std::pair<double, double>>& pts, const char* col, double width, const std::string& name, int slot) {
+    std::string d;
+    double last = 0;
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+      if (k) d += fmt::format(" L{:.1f},{:.1f}", p.px(pts[k].first), p.py(last));
+      d += fmt::format(" {}{:.1f},{:.1f}", k ? "L" : "M", p.px(pts[k].first), p.py(pts[k].second));
+      last = pts[k].second;
+    }
+    d += fmt::format(" L{:.1f},{:.1f}", p.px(p.x1), p.py(last));
+    s += fmt::format("<path d='{}' fill='none' stroke='{}' stroke-width='{}'/>", d, col, width);
+    for (auto& [x, y] : pts) s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' fill='{}'/>", p.px(x), p.py(y), col);
+    s += fmt::format("<rect x='{}' y='{}' width='10' height='10' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 10,
+                     p.mt + 14 * slot, col, p.w - p.mr + 24, p.mt + 14 * slot + 9, esc(name));
+  };
+  for (auto& [agent, pts] : series) {
+    line(pts, kColors[i % 10], 1.5, agent, i);
+    ++i;
+  }
+  std::vector<std::pair<double, double>> hb;
+  for (auto& pt : hive) hb.push_back({pt.first, hb.empty() ? pt.second : std::max(hb.back().second, pt.second)});
+  line(hb, "#000", 2.5, "hive (leader)", i);
+  return s + "</svg>";
+}
+
+std::string times_svg(const RunView& v) {
+  double tmin = 1e300, tmax = 0;
+  for (auto& c : v.cands)
+    if (c.time_s > 0) tmin = std::min(tmin, c.time_s), tmax = std::max(tmax, c.time_s);
+  if (tmax <= 0) return "<p>No timed kernel.</p>";
+  Plot p;
+  p.logy = true;
+  p.x0 = 0;
+  p.x1 = std::max<double>(1, static_cast<double>(v.cands.size()));
+  p.y0 = tmin / 1.3;
+  p.y1 = tmax * 1.3;
+  std::string s = p.frame("candidate (order of evaluation)", "time (weighted geo-mean of medians)", " ms", 1e3);
+  std::map<std::string, const char*> col = {{"leader", "#2ca02c"}, {"backup", "#1f77b4"}, {"rejected", "#d62728"}, {"error", "#7f7f7f"}};
+  for (std::size_t i = 0; i < v.cands.size(); ++i) {
+    auto& c = v.cands[i];
+    double x = p.px(static_cast<double>(i));
+    std::string tip = fmt::format("{} {} {} {}: {}", c.id, c.agent, c.strategy, c.label,
+                                  c.time_s > 0 ? ms(c.time_s) : c.check + " " + c.reason);
+    if (c.time_s > 0)
+      s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='4' fill='{}'><title>{}</title></circle>", x, p.py(c.time_s),
+                       col.count(c.verdict) ? col[c.verdict] : "#000", esc(tip));
+    else
+      s += fmt::format("<text x='{:.1f}' y='{:.1f}' fill='{}' text-anchor='middle'>×<title>{}</title></text>", x, p.h - p.mb - 4,
+                       col.count(c.verdict) ? col[c.verdict] : "#000", esc(tip));
+  }
+  int k = 0;
+  for (auto& [name, c] : col) {
+    s += fmt::format("<circle cx='{}' cy='{}' r='4' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 15, p.mt + 14 * k + 5, c,
+                     p.w - p.mr + 24, p.mt + 14 * k + 9, name == "rejected" || name == "error" ? name + " (× at the bottom)" : name);
+    ++k;
+  }
+  return s + "</svg>";
+}
+
+std::string lineage_svg(const RunView& v) {
+  auto chain = v.lineage();
+  if (chain.empty()) return "<p>No leader.</p>";
+  double bw = 170, bh = 64, gap = 30;
+  double w = 20 + static_cast<double>(chain.size()) * (bw + gap);
+  std::string s = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' font-family='sans-serif' font-size='11'>", w, bh + 20);
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    auto& c = *chain[i];
+    double x = 10 + static_cast<double>(i) * (bw + gap);
+    s += fmt::format("<rect x='{}' y='10' width='{}' height='{}' rx='6' fill='{}' stroke='#555'/>", x, bw, bh,
+                     i + 1 == chain.size() ? "#d8f5d0" : "#eef");
+    s += fmt::format("<text x='{}' y='26' font-weight='bold'>{} {}</text>", x + 6, c.id, esc(c.label.substr(0, 18)));
+    s += fmt::format("<text x='{}' y='41'>{} · {}</text>", x + 6, esc(c.agent), esc(c.strategy.substr(0, 20)));
+    s += fmt::format("<text x='{}' y='56'>{}{}</text>", x + 6, ms(c.time_s), c.delta != 0 ? fmt::format("  {:+.1f}%", c.delta * 100) : "");
+    s += fmt::format("<text x='{}' y='70'>{}</text>", x + 6, c.score ? fmt::format("score {:.3f}", *c.score) : "");
+    if (i + 1 < chain.size())
+      s += fmt::format("<path d='M{},{} L{},{}' stroke='#555' marker-end='url(#a)'/>", x + bw, 10 + bh / 2, x + bw + gap - 2, 10 + bh / 2);
+  }
+  s += "<defs><marker id='a' markerWidth='8' markerHeight='8' refX='7' refY='4' orient='auto'><path d='M0,0 L8,4 L0,8 z' fill='#555'/></marker></defs>";
+  return s + "</svg>";
+}
+
+}  // namespace
+
+std::string board_text(const std::filesystem::path& run_dir, bool include_evicted) {
+  auto db = open_run(run_dir);
+  std::string out;
+  auto b = db->board(include_evicted);
+  out += fmt::format("board of {} ({} entries{})\n", run_dir.string(), b.size(), include_evicted ? ", evicted ones marked" : "");
+  for (auto& s : b) {
+    auto& e = s.entry;
+    out += fmt::format("#{:<4} {:>7.1f}s {:<4} {:<24} {:<8} {:>+7.1f}%  {}{}{}\n", e.id, s.t, e.agent, e.strategy.substr(0, 24), e.kind,
+                       e.delta * 100, e.text, e.candidate.empty() ? "" : "  [" + e.candidate + "]", s.evicted ? "  (evicted)" : "");
+  }
+  return out;
+}
+
+std::string summary_text(const std::filesystem::path& run_dir) {
+  auto v = load(run_dir);
+  std::map<std::string, int> by;
+  for (auto& c : v.cands)
+    if (c.id != v.meta["reference"]) ++by[c.verdict];
+  std::string out;
+  out += fmt::format("run {}: task {} on {}, {} candidates evaluated (leader {}, backup {}, rejected {}, error {})\n", run_dir.string(),
+                     v.meta["task"], v.meta["backend"], v.cands.empty() ? 0 : v.cands.size() - 1, by["leader"], by["backup"], by["rejected"],
+                     by["error"]);
+  if (!v.meta["stop_reason"].empty()) out += "stopped: " + v.meta["stop_reason"] + "\n";
+  auto* ref = v.reference();
+  auto* l = v.leader();
+  if (l) {
+    out += fmt::format("leader {} ({}, {} by {}): {}", l->id, l->label, l->strategy, l->agent, ms(l->time_s));
+    if (ref && ref->time_s > 0 && l->time_s > 0) out += fmt::format(", {:.2f}x the reference ({})", ref->time_s / l->time_s, ms(ref->time_s));
+    if (l->score) out += fmt::format(", task score {:.3f}", *l->score);
+    out += "\n";
+    std::string chain;
+    for (auto* c : v.lineage()) chain += (chain.empty() ? "" : " -> ") + c->id;
+    out += "lineage: " + chain + "\n";
+  }
+  auto slots = nlohmann::json::parse(v.meta.count("slots") ? v.meta["slots"] : "[]", nullptr, false);
+  double wall = v.meta.count("wall_s") ? std::atof(v.meta["wall_s"].c_str()) : 0;
+  if (slots.is_array())
+    for (auto& s : slots)
+      out += fmt::format("device slot {}: busy {:.1f} s of {:.1f} s ({:.0f}%), {} runs\n", s.value("name", "?"), s.value("busy_s", 0.0), wall,
+                         wall > 0 ? 100 * s.value("busy_s", 0.0) / wall : 0.0, s.value("evaluations", 0));
+  out += fmt::format("strategy switches: {}; board entries: {}\n", v.switches.size(),
+                     std::count_if(v.board.begin(), v.board.end(), [](const StoredBoardEntry& b) { return !b.evicted; }));
+  return out;
+}
+
+std::string report_html(const std::filesystem::path& run_dir) {
+  auto v = load(run_dir);
+  std::string h = "<!doctype html><html><head><meta charset='utf-8'><title>khive run " + esc(v.meta["task"]) + "</title><style>"
+                  "body{font-family:sans-serif;margin:24px;max-width:1100px}table{border-collapse:collapse;font-size:12px}"
+                  "td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f0f0f0}"
+                  ".leader{background:#e6f7e1}.rejected{color:#a00}.error{color:#777}.evicted{color:#aaa}pre{background:#f6f6f6;padding:8px}"
+                  "</style></head><body>";
+  h += "<h1>khive optimize: " + esc(v.meta["task"]) + "</h1>";
+  h += "<pre>" + esc(summary_text(run_dir)) + "</pre>";
+  h += "<h2>Best score over time, per agent</h2>" + progress_svg(v);
+  h += "<h2>Every candidate's time</h2>" + times_svg(v);
+  h += "<h2>Lineage of the leader</h2><div style='overflow-x:auto'>" + lineage_svg(v) + "</div>";
+  h += "<h2>Board</h2><table><tr><th>#</th><th>t</th><th>agent</th><th>strategy</th><th>kind</th><th>delta</th><th>conclusion</th><th>candidate</th></tr>";
+  for (auto& s : v.board)
+    h += fmt::format("<tr class='{}'><td>{}</td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1f}%</td><td>{}</td><td>{}</td></tr>",
+                     s.evicted ? "evicted" : "", s.entry.id, s.t, esc(s.entry.agent), esc(s.entry.strategy), esc(s.entry.kind),
+                     s.entry.delta * 100, esc(s.entry.text) + (s.evicted ? " (evicted)" : ""), esc(s.entry.candidate));
+  h += "</table>";
+  h += "<h2>Strategy switches</h2><table><tr><th>t</th><th>agent</th><th>from</th><th>to</th><th>reason</th></tr>";
+  for (auto& s : v.switches)
+    h += fmt::format("<tr><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", s.t, esc(s.agent), esc(s.from), esc(s.to), esc(s.reason));
+  h += "</table>";
+  h += "<h2>Candidates</h2><table><tr><th>id</th><th>t</th><th>agent</th><th>strategy</th><th>label</th><th>parent</th><th>verdict</th>"
+       "<th>time</th><th>vs leader</th><th>score</th><th>why</th></tr>";
+  for (auto& c : v.cands) {
+    std::string params;
+    for (auto& [k, val] : c.params) params += (params.empty() ? "" : " ") + k + "=" + val;
+    h += fmt::format("<tr class='{}'><td><a href='{}'>{}</a></td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}<br><small>{}</small></td><td>{}</td>"
+                     "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                     c.verdict, esc(c.file), c.id, c.t, esc(c.agent), esc(c.strategy), esc(c.label), esc(params), esc(c.parent), c.verdict,
+                     ms(c.time_s), c.time_s > 0 && c.delta != 0 ? fmt::format("{:+.1f}%", c.delta * 100) : "",
+                     c.score ? fmt::format("{:.3f}", *c.score) : "",
+                     esc(c.check.empty() ? c.note : c.check + " / " + c.reason + ": " + c.message.substr(0, 200)));
+  }
+  h += "</table>";
+  if (auto* l = v.leader()) h += "<h2>The leader's source (" + esc(l->id) + ")</h2><pre>" + esc(l->source) + "</pre>";
+  h += "</body></html>\n";
+  return h;
+}
+
+std::filesystem::path write_report(const std::filesystem::path& run_dir) {
+  auto p = run_dir / "report.html";
+  write_file_atomic(p, report_html(run_dir));
+  return p;
+}
+
+}  // namespace khive
