@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""A real `khive optimize` on tasks/demo-cpu/softmax with two replay agents over the task's honest candidates
+plus planted kernels (tests/integration/hive/softmax: one that does not build, one that overflows, one correct
+but slow). Asserts: the leader is the fastest correct kernel and best.cpp is its source; broken kernels are
+rejected at the right check; every candidate is in run.db and events.jsonl; `khive board` and `khive report`
+work; `--resume` re-evaluates nothing. Usage: hive_replay.py KHIVE ROOT"""
+import json, pathlib, shutil, sqlite3, subprocess, sys, tempfile
+
+khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
+task = root / "tasks/demo-cpu/softmax"
+tmp = pathlib.Path(tempfile.mkdtemp(prefix="khive-hive-it-"))
+replay = tmp / "replay"
+replay.mkdir()
+for src in list((task / "candidates").glob("*.cpp")) + list((root / "tests/integration/hive/softmax").glob("*.cpp")):
+    shutil.copy(src, replay / src.name)
+run = tmp / "run"
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def khive_run(*args):
+    r = subprocess.run([khive, *args], capture_output=True, text=True, timeout=600)
+    print(f"$ khive {' '.join(map(str, args))}  -> exit {r.returncode}\n{r.stdout[-3000:]}{r.stderr[-2000:]}")
+    return r
+
+
+r = khive_run("optimize", str(task), "--backend", "cpu", "--agent", f"replay:{replay}", "--agents", "2", "--out", str(run),
+              "--seed", "1234", "--time-cap", "0.3")
+check(r.returncode == 0, "khive optimize exits 0")
+db = sqlite3.connect(str(run / "run.db"))
+rows = db.execute("SELECT id, label, verdict, check_name, reason, time_s FROM candidates ORDER BY seq").fetchall()
+by_label = {row[1]: row for row in rows}
+meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+expected = sorted(p.stem for p in replay.glob("*.cpp"))
+check(sorted(l for l in by_label if l != "reference") == expected, f"every replayed kernel evaluated once: {sorted(by_label)}")
+check(by_label.get("broken_syntax", [None] * 6)[2:5] == ("rejected", "build", "build_error"), f"broken_syntax rejected at build: {by_label.get('broken_syntax')}")
+check(by_label.get("broken_no_max", [None] * 6)[2] == "rejected" and by_label["broken_no_max"][3] in ("correctness", "run"),
+      f"broken_no_max rejected: {by_label.get('broken_no_max')}")
+accepted = [row for row in rows if row[2] in ("leader", "backup")]
+fastest = min(accepted, key=lambda row: row[5])
+leader = [row for row in rows if row[0] == meta.get("leader")]
+check(len(leader) == 1 and leader[0][0] == fastest[0], f"the leader {meta.get('leader')} is the fastest correct kernel {fastest[:2]} ({fastest[5]*1e3:.3f} ms)")
+check(by_label.get("slow_serial", [None] * 6)[2] in ("backup", "leader") and meta.get("leader") != by_label.get("slow_serial", [None])[0],
+      "the slow correct kernel is kept as a backup, not the leader")
+if leader:
+    check((run / "best.cpp").read_text() == (replay / f"{leader[0][1]}.cpp").read_text() if leader[0][1] != "reference" else True,
+          "best.cpp is the leader's source")
+events = [json.loads(l) for l in (run / "events.jsonl").read_text().splitlines()]
+check(sum(e["type"] == "candidate" for e in events) == len(rows), "one candidate event per recorded candidate")
+check(events[-1]["type"] == "end", "the event log ends with the end event")
+check((run / "report.html").exists() and "<svg" in (run / "report.html").read_text(), "report.html with inline SVG")
+
+b = khive_run("board", str(run))
+check(b.returncode == 0 and "broken_syntax" in b.stdout, "khive board prints the conclusions")
+(run / "report.html").unlink()
+rep = khive_run("report", str(run))
+check(rep.returncode == 0 and (run / "report.html").exists(), "khive report rebuilds report.html")
+
+n_before = len(rows)
+res = khive_run("optimize", "--resume", str(run), "--quiet")
+check(res.returncode == 0, "resume exits 0")
+n_after = db.execute("SELECT COUNT(*) FROM candidates").fetchone()[0]
+events = [json.loads(l) for l in (run / "events.jsonl").read_text().splitlines()]
+check(n_after == n_before, f"resume evaluated nothing again ({n_before} -> {n_after} candidates)")
+check(sum(e["type"] == "reuse" for e in events) == len(expected), "resume reused every recorded verdict")
+
+if failures:
+    print(f"{len(failures)} failure(s); run kept in {run}")
+    sys.exit(1)
+shutil.rmtree(tmp)
+print("ok")
