@@ -16,6 +16,7 @@
 #include "khive/hive/replay.hpp"
 #include "khive/hive/report.hpp"
 #include "khive/hive/store.hpp"
+#include "khive/llm/llm_agent.hpp"
 #include "khive/tuner/tuner.hpp"
 
 namespace khive {
@@ -47,12 +48,13 @@ Backend pick_backend(const std::string& s) {
 
 // Expands --agent specs over --agents N (round robin) and builds them. Replay agents over the same
 // directory share its files out.
-std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n) {
+std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n, const std::filesystem::path& run_dir) {
   std::vector<std::string> each;
   for (int i = 0; i < n; ++i) each.push_back(specs[static_cast<std::size_t>(i) % specs.size()]);
   std::map<std::string, int> total, seen;
   for (auto& s : each) ++total[s];
   auto tuner_memory = std::make_shared<TunerMemory>();
+  auto ledger = std::make_shared<UsageLedger>();   // the run's model usage, all LLM agents together
   std::vector<std::unique_ptr<Agent>> out;
   for (auto& s : each) {
     if (s == "tuner") {
@@ -61,8 +63,16 @@ std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& 
       out.push_back(make_tuner_agent(o));
     } else if (s.rfind("replay:", 0) == 0) {
       out.push_back(std::make_unique<ReplayAgent>(s.substr(7), seen[s]++, total[s]));
+    } else if (s.rfind("llm:", 0) == 0 || s.rfind("cmd:", 0) == 0) {
+      // Requests and replies are kept under the run directory, one folder per agent.
+      std::string name = fmt::format("a{}", out.size());
+      LlmAgentOptions o = s.rfind("llm:", 0) == 0 ? load_llm_config(s.substr(4)) : LlmAgentOptions{};
+      if (o.name.empty()) o.name = name;
+      o.run_dir = run_dir / "llm" / name;
+      o.run_usage = ledger;
+      out.push_back(s.rfind("llm:", 0) == 0 ? make_llm_agent(o) : make_command_agent(s.substr(4), o));
     } else {
-      throw std::runtime_error("--agent: expected tuner or replay:DIR, got '" + s + "'");
+      throw std::runtime_error("--agent: expected tuner, replay:DIR, llm:CONFIG or cmd:COMMAND, got '" + s + "'");
     }
   }
   return out;
@@ -207,7 +217,7 @@ int run_optimize(HiveCli& h) {
   if (backend == Backend::cuda) slots = visible_gpu_slots();
   GuardEvaluator ev(task, backend, eo, slots);
 
-  auto agents = make_agents(specs, n);
+  auto agents = make_agents(specs, n, o.run_dir);
   Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
   struct sigaction sa {};
@@ -240,7 +250,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   auto* op = app.add_subcommand("optimize", "Run the hive on a task: agents propose, the guard decides, the fastest correct kernel leads");
   h.optimize = op;
   op->add_option("task", h.task, "task directory (optional with --resume)");
-  op->add_option("--agent", h.agents, "agent spec, repeatable: tuner | replay:DIR (default: tuner)");
+  op->add_option("--agent", h.agents, "agent spec, repeatable: tuner | replay:DIR | llm:CONFIG | cmd:COMMAND (default: tuner)");
   op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")->check(CLI::Range(1, 256));
   op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")->check(CLI::NonNegativeNumber);
   op->add_option("--budget-time", h.budget_time, "stop after this many seconds (0 = no limit)")->check(CLI::NonNegativeNumber);
