@@ -694,12 +694,10 @@ struct Hive::Impl {
     for (auto& t : threads) t.join();   // in-flight evaluations finish and are recorded
     lk.lock();
     db->set_meta("stop_reason", stop_reason);
-    event({{"type", "end"}, {"reason", stop_reason}, {"evaluated", evaluated}, {"leader", leader ? leader->id : ""},
-           {"slots", nlohmann::json::array()}},
-          "");
     nlohmann::json slots_j = nlohmann::json::array();
     for (auto& s : slots()) slots_j.push_back({{"name", s.name}, {"busy_s", s.busy_s}, {"evaluations", s.evaluations}});
     db->set_meta("slots", slots_j.dump());
+    event({{"type", "end"}, {"reason", stop_reason}, {"evaluated", evaluated}, {"leader", leader ? leader->id : ""}, {"slots", slots_j}}, "");
     db->set_meta("wall_s", fmt::format("{:.3f}", now()));
     HiveResult r;
     r.status = status(true);
