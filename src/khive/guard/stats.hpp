@@ -22,7 +22,8 @@ SampleSummary summarize(std::vector<double> samples);
 struct StoppingRule {
   std::size_t min_samples = 10, max_samples = 200;
   double target_noise = 0.005;   // 0.5 %
-  double time_cap_s = 2.0;       // summed sample time (plus overhead) per workload
+  double time_cap_s = 2.0;       // summed sample time (plus overhead) per workload; honoured once min_samples
+                                 // are in, else at 4x with at least 3 samples (very slow kernels)
 };
 bool should_stop(const std::vector<double>& samples, double elapsed_s, const StoppingRule& r);
 

@@ -145,8 +145,18 @@ TEST(ShouldStop, NoisyStreamHitsTheTimeCap) {
   const std::size_t n = run_until_stop(g, 0.05, 0.05, r);   // 50 ms samples: 2 s after ~40
   EXPECT_GT(n, 35u);
   EXPECT_LT(n, 45u);
-  // The cap holds even before min_samples.
-  EXPECT_TRUE(should_stop({1.0, 1.5}, 2.5, r));
+}
+
+TEST(ShouldStop, TheCapWaitsForMinSamplesUnlessTheKernelIsVerySlow) {
+  StoppingRule r;   // 10 samples, 2 s
+  std::vector<double> nine(9, 0.3);
+  EXPECT_FALSE(should_stop(nine, 2.7, r));         // over the cap, but 9 < 10 samples
+  nine.push_back(0.3);
+  EXPECT_TRUE(should_stop(nine, 3.0, r));          // 10 samples and over the cap
+  EXPECT_FALSE(should_stop({1.0, 1.5}, 2.5, r));   // a 1 s kernel: 2 samples are not enough
+  EXPECT_FALSE(should_stop({1.0, 1.5, 1.2}, 7.9, r));
+  EXPECT_TRUE(should_stop({1.0, 1.5, 1.2}, 8.0, r));   // 4x the cap and 3 samples
+  EXPECT_FALSE(should_stop({3.0, 3.0}, 100, r));       // never on 2 samples (the watchdog bounds it)
 }
 
 TEST(ShouldStop, ModerateNoiseStopsOnceTheSpreadSettles) {
