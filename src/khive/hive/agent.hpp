@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "khive/task/task.hpp"
 
 namespace khive {
@@ -110,6 +112,12 @@ class Agent {
   virtual std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) = 0;
   // Cumulative usage since construction (thread-safe to call from the hive between proposals).
   virtual AgentUsage usage() const { return {}; }
+  // What the agent needs to continue after the process ends (a run paused for GPU evaluation, Ctrl-C):
+  // the hive stores it in run.db after every propose() and observe(), and hands it back to a fresh agent
+  // of the same kind on --resume before the first call. null = nothing to keep. load_state() throws on a
+  // state it cannot read (the hive then starts the agent afresh and says so).
+  virtual nlohmann::json save_state() const { return nullptr; }
+  virtual void load_state(const nlohmann::json&) {}
 };
 
 }  // namespace khive

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/build/symbol_policy.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
@@ -175,6 +176,43 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
   return from_report(r);
 }
 
+Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
+  BuildOptions bo = base_.build;
+  bo.backend = backend_;
+  BuildResult b;
+  {
+    std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    b = build_candidate(task_, source, bo);
+  }
+  Evaluation e;
+  e.seconds = b.seconds;
+  e.build_key = b.key;
+  e.check = "build";
+  if (!b.ok) {
+    e.status = "rejected";
+    e.reason = b.timed_out ? "build_timeout" : "build_error";
+    e.message = "the kernel does not build: " + b.summary();
+    e.diagnosis = format_diagnostics(b.diagnostics);
+    return e;
+  }
+  // The same rule and wording as the guard's check 1 (eval/evaluate.cpp).
+  auto violations = scan_symbols(b.library, task_.policy, backend_);
+  if (!violations.empty()) {
+    std::string all;
+    for (auto& v : violations) all += fmt::format("{} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
+    const auto& v = violations.front();
+    e.status = "rejected";
+    e.reason = "forbidden_symbol";
+    e.message = fmt::format("the kernel {} {}: {}", v.imported ? "calls" : "defines", v.symbol, v.rule);
+    e.diagnosis = all;
+    return e;
+  }
+  e.status = "built";
+  e.check.clear();
+  return e;
+}
+
 Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) {
   EvalOptions o = base_;
   o.leader = leader;
@@ -191,6 +229,7 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const s
   }
   if (!b.ok) {
     Evaluation e;
+    e.build_key = b.key;
     e.status = "rejected";
     e.check = "build";
     e.reason = b.timed_out ? "build_timeout" : "build_error";
@@ -239,10 +278,14 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const s
       }
       release(slot, std::chrono::duration<double>(Clock::now() - t1).count());
       r2.seconds += r.seconds;
-      return from_report(r2);
+      auto e2 = from_report(r2);
+      e2.build_key = b.key;
+      return e2;
     }
   }
-  return from_report(r);
+  auto e = from_report(r);
+  e.build_key = b.key;
+  return e;
 }
 
 }  // namespace khive

@@ -24,6 +24,8 @@ class GuardEvaluator : public Evaluator {
   Evaluation prepare(const std::filesystem::path& reference) override;
   Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) override;
   std::vector<SlotUsage> slot_usage() const override;
+  // Check 1 without a device: the build (cached by content) and the symbol policy, as the guard applies them.
+  Evaluation build_only(const std::filesystem::path& source) override;
 
   // Per perf workload: the time a kernel is scored against (fastest baseline, else the reference), from prepare().
   const std::map<std::string, double>& baseline_times() const { return baseline_s_; }

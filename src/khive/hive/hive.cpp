@@ -135,6 +135,7 @@ struct Hive::Impl {
   std::vector<MeasuredKernel> backups;
   std::map<std::string, std::string> file_of;           // candidate id -> absolute source path
   std::map<std::string, CandidateRecord> known;         // hash -> verdict (errors excluded: retried)
+  std::map<std::string, std::string> awaiting;          // hash -> id of a candidate awaiting its GPU verdict
   std::vector<BoardEntry> board;
   int64_t seq = 0;
   int evaluated = 0, reserved = 0;
@@ -316,8 +317,202 @@ struct Hive::Impl {
     write_file_atomic(o.run_dir / ("best." + ext), k.source);
   }
 
+  // ---- verdicts
+  // Runs the evaluator on a recorded candidate against the leader of the time, applies the rules (leader /
+  // backup / rejected / error) to the hive's state and records it. `preset`: a verdict reached without
+  // running it (wrong backend, a deferred build rejection). A harness error is recorded only when
+  // record_error (evaluate-pending leaves the candidate awaiting instead). Called without mu.
+  Evaluation judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset, bool record_error) {
+    Evaluation ev;
+    if (preset) ev = *preset;
+    std::string verdict;
+    std::optional<MeasuredKernel> prev_leader;
+    for (int attempt = 0; verdict.empty(); ++attempt) {
+      std::optional<std::filesystem::path> against;
+      std::string against_id;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (leader) {
+          against = leader_file;
+          against_id = leader->id;
+        }
+      }
+      if (ev.status.empty() || attempt > 0) {
+        try {
+          ev = eval.evaluate(file, against);
+        } catch (const std::exception& e) {
+          ev = Evaluation{};
+          ev.status = "error";
+          ev.message = e.what();
+        }
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      prev_leader = leader;
+      if (ev.status == "error") verdict = "error";
+      else if (ev.status != "accepted") verdict = "rejected";
+      else if (!leader) verdict = "leader";
+      else if (leader->id != against_id) {
+        // The leader changed while this kernel was measured: a win over the old one is re-checked
+        // against the new one (a loss to the old leader cannot beat its faster successor).
+        if (!ev.beats_leader.value_or(false) || attempt >= 2) verdict = "backup";
+      } else {
+        verdict = ev.beats_leader.value_or(false) ? "leader" : "backup";
+      }
+    }
+    std::lock_guard<std::mutex> lk(mu);
+    if (verdict == "error") {
+      if (++harness_errors >= o.max_harness_errors)
+        set_stop(fmt::format("{} harness errors in a row (last: {})", harness_errors, ev.message.substr(0, 200)));
+      if (!record_error) {
+        c.message = ev.message;
+        return ev;
+      }
+    } else {
+      harness_errors = 0;
+    }
+    c.verdict = verdict;
+    c.check = ev.check;
+    c.reason = ev.reason;
+    c.message = ev.message;
+    c.diagnosis = ev.diagnosis;
+    c.score = ev.score;
+    c.time_s = ev.time_s;
+    c.workload_median_s = ev.workload_median_s;
+    c.eval_s = ev.seconds;
+    c.delta = 0;
+    if (ev.status == "accepted" && prev_leader) {
+      if (ev.gain_vs_leader) c.delta = *ev.gain_vs_leader;
+      else if (ev.time_s > 0) c.delta = prev_leader->time_s / ev.time_s - 1;
+    }
+    c.t = now();
+    awaiting.erase(c.hash);
+    if (verdict != "error") known[c.hash] = c;
+    if (verdict == "leader" || verdict == "backup") accepted.push_back(to_measured(c));
+    record_candidate(c);
+    if (verdict == "leader") become_leader(to_measured(c));
+    else if (verdict == "backup") backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
+    return ev;
+  }
+
+  // The agent's side of a verdict: its counters and plateau streaks (callers hold mu).
+  void account(AgentSlot& a, const CandidateRecord& c) {
+    ++a.attempts_in_strategy;
+    ++a.st.attempts;
+    ++a.own_explored[a.strategy.name];
+    if (c.verdict == "error") {
+      ++a.st.errors;
+      return;
+    }
+    if (c.verdict == "leader" || c.verdict == "backup")
+      if (!a.st.best_time_s || c.time_s < *a.st.best_time_s) {
+        a.st.best_time_s = c.time_s;
+        a.st.best_score = c.score;
+      }
+    if (c.verdict == "leader") {
+      ++a.st.leaders;
+      since_hive_leader = 0;
+      a.streak = 0;
+      a.st.since_leader = 0;
+      if (!a.base.empty()) {   // the restart paid off: follow the leader again
+        a.base.clear();
+        a.st.base.clear();
+        save_agent(a);
+      }
+      told_no_backup = false;
+    } else {
+      c.verdict == "backup" ? ++a.st.backups : ++a.st.rejected;
+      ++since_hive_leader;
+      ++a.streak;
+      ++a.st.since_leader;
+    }
+  }
+
+  // The agent sees the verdict; its conclusion goes to the board; plateaus and the budget are checked.
+  // Called without mu.
+  void conclude(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const CandidateRecord& c) {
+    Outcome oc = outcome_of(c);
+    std::optional<BoardEntry> entry;
+    try {
+      entry = a.agent->observe(ctx, p, oc);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lk(mu);
+      event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}}, "");
+    }
+    save_state(a);
+    std::lock_guard<std::mutex> lk(mu);
+    if (entry) post(a, *entry, oc);
+    if (c.verdict != "error") check_plateaus(a);
+    if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
+      set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+  }
+
+  void save_state(AgentSlot& a) {
+    nlohmann::json s;
+    try {
+      s = a.agent->save_state();
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lk(mu);
+      event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("saving its state: ") + e.what()}}, "");
+      return;
+    }
+    if (!s.is_null()) db->put_agent_state(a.index, a.st.kind, s.dump());
+  }
+
+  static Proposal proposal_of(const CandidateRecord& c) {
+    Proposal p;
+    p.source = c.source;
+    p.ext = c.ext;
+    p.parent = c.parent;
+    p.params = c.params;
+    p.note = c.note;
+    p.label = c.label;
+    return p;
+  }
+
+  // Deferred verdicts, before the agent proposes again: in order, each evaluated one is observed; an
+  // awaiting one is evaluated now when a device is here, else the agent keeps waiting. False: it waits.
+  bool deliver(AgentSlot& a) {
+    for (auto& pr : db->pending()) {
+      if (pr.agent != a.st.name || pr.status == "observed") continue;
+      auto all = db->candidates();
+      auto it = std::find_if(all.begin(), all.end(), [&](const CandidateRecord& r) { return r.id == pr.id; });
+      if (it == all.end()) continue;   // cannot happen with a consistent run.db; nothing to observe
+      CandidateRecord c = *it;
+      if (pr.status == "awaiting") {
+        std::lock_guard<std::mutex> lk(mu);
+        if (o.defer_eval) {
+          a.st.waiting = true;
+          return false;
+        }
+      }
+      if (pr.status == "awaiting") {   // a device is here now: evaluate it as the hive would have
+        auto file = o.run_dir / c.file;
+        if (!std::filesystem::exists(file)) write_file_atomic(file, c.source);
+        judge(c, file, std::nullopt, true);
+      }
+      AgentContext ctx;
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        account(a, c);
+        ctx = context(a);
+        event({{"type", "deliver"}, {"agent", a.st.name}, {"candidate", c.id}, {"verdict", c.verdict}},
+              fmt::format("{} observes the deferred verdict on {}: {}", a.st.name, c.id, c.verdict));
+      }
+      conclude(a, ctx, proposal_of(c), c);
+      pr.status = "observed";
+      db->put_pending(pr);
+      if (stop) return false;
+    }
+    return true;
+  }
+
   // ---- one agent
   void agent_loop(AgentSlot& a) {
+    if (!deliver(a)) {
+      std::lock_guard<std::mutex> lk(mu);
+      cv.notify_all();
+      return;
+    }
     while (!stop) {
       AgentContext ctx;
       {
@@ -335,6 +530,7 @@ struct Hive::Impl {
         event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}}, fmt::format("{} failed: {}", a.st.name, e.what()));
         break;
       }
+      save_state(a);
       if (stop) break;
       if (!p) {
         std::lock_guard<std::mutex> lk(mu);
@@ -344,9 +540,21 @@ struct Hive::Impl {
       if (p->ext.empty()) p->ext = ext;
       const std::string hash = candidate_hash(p->ext, p->source);
       std::optional<CandidateRecord> prior;
+      std::string awaited;
       {
         std::lock_guard<std::mutex> lk(mu);
         if (auto it = known.find(hash); it != known.end()) prior = it->second;
+        else if (auto w = awaiting.find(hash); w != awaiting.end()) awaited = w->second;
+      }
+      if (!awaited.empty()) {   // the same kernel already awaits its GPU verdict: nothing new to evaluate
+        std::lock_guard<std::mutex> lk(mu);
+        ++a.st.reused;
+        event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", awaited}, {"verdict", "pending"}}, "");
+        if (++a.dup_streak >= o.max_duplicates) {
+          a.dup_streak = 0;
+          exhausted(a, fmt::format("{} proposals in a row repeated known kernels", o.max_duplicates));
+        }
+        continue;
       }
       if (prior) {   // evaluated before (this run or a resumed one): reuse the verdict
         Outcome oc = outcome_of(*prior);
@@ -354,6 +562,7 @@ struct Hive::Impl {
           a.agent->observe(ctx, *p, oc);
         } catch (const std::exception&) {
         }
+        save_state(a);
         std::lock_guard<std::mutex> lk(mu);
         ++a.st.reused;
         event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", prior->id}, {"verdict", prior->verdict}}, "");
@@ -396,120 +605,51 @@ struct Hive::Impl {
         file_of[c.id] = file.string();
       }
 
-      Evaluation ev;
-      std::string verdict;
-      std::optional<MeasuredKernel> prev_leader;
+      std::optional<Evaluation> preset;
       if (p->ext != ext) {
-        ev.status = "rejected";
-        ev.check = "build";
-        ev.reason = "wrong_backend";
-        ev.message = fmt::format("a .{} kernel was proposed for the {} backend (expected .{})", p->ext, backend_name(backend), ext);
-      }
-      for (int attempt = 0; verdict.empty(); ++attempt) {
-        std::optional<std::filesystem::path> against;
-        std::string against_id;
-        {
+        Evaluation e;
+        e.status = "rejected";
+        e.check = "build";
+        e.reason = "wrong_backend";
+        e.message = fmt::format("a .{} kernel was proposed for the {} backend (expected .{})", p->ext, backend_name(backend), ext);
+        preset = e;
+      } else if (o.defer_eval) {
+        // Check 1 here (a build error or a forbidden symbol is a real verdict, repaired here); the run waits
+        // for a GPU only with kernels that build.
+        Evaluation b;
+        try {
+          b = eval.build_only(file);
+        } catch (const std::exception& e) {
+          b.status = "error";
+          b.message = e.what();
+        }
+        if (b.status == "built") {
           std::lock_guard<std::mutex> lk(mu);
-          if (leader) {
-            against = leader_file;
-            against_id = leader->id;
-          }
+          --reserved;
+          ++evaluated;   // spent from the budget now: it will be evaluated
+          c.verdict = "pending";
+          c.message = "built here (check 1 passed); awaits evaluation on a GPU";
+          c.eval_s = b.seconds;
+          c.t = now();
+          record_candidate(c);
+          db->put_pending({c.id, a.st.name, b.build_key, "awaiting", c.t, 0, ""});
+          awaiting[hash] = c.id;
+          a.st.waiting = true;   // it must not propose on top of a kernel nobody has measured
+          ++a.st.pending;
+          if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
+            set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+          break;
         }
-        if (ev.status.empty() || attempt > 0) {
-          try {
-            ev = eval.evaluate(file, against);
-          } catch (const std::exception& e) {
-            ev = Evaluation{};
-            ev.status = "error";
-            ev.message = e.what();
-          }
-        }
-        std::lock_guard<std::mutex> lk(mu);
-        prev_leader = leader;
-        if (ev.status == "error") verdict = "error";
-        else if (ev.status != "accepted") verdict = "rejected";
-        else if (!leader) verdict = "leader";
-        else if (leader->id != against_id) {
-          // The leader changed while this kernel was measured: a win over the old one is re-checked
-          // against the new one (a loss to the old leader cannot beat its faster successor).
-          if (!ev.beats_leader.value_or(false) || attempt >= 2) verdict = "backup";
-        } else {
-          verdict = ev.beats_leader.value_or(false) ? "leader" : "backup";
-        }
+        preset = b;
       }
-
-      Outcome oc;
+      judge(c, file, preset, true);
       {
         std::lock_guard<std::mutex> lk(mu);
         --reserved;
         ++evaluated;
-        c.verdict = verdict;
-        c.check = ev.check;
-        c.reason = ev.reason;
-        c.message = ev.message;
-        c.diagnosis = ev.diagnosis;
-        c.score = ev.score;
-        c.time_s = ev.time_s;
-        c.workload_median_s = ev.workload_median_s;
-        c.eval_s = ev.seconds;
-        if (ev.status == "accepted" && prev_leader) {
-          if (ev.gain_vs_leader) c.delta = *ev.gain_vs_leader;
-          else if (ev.time_s > 0) c.delta = prev_leader->time_s / ev.time_s - 1;
-        }
-        c.t = now();
-        ++a.attempts_in_strategy;
-        ++a.st.attempts;
-        ++a.own_explored[a.strategy.name];
-        if (verdict == "error") {
-          ++a.st.errors;
-          if (++harness_errors >= o.max_harness_errors)
-            set_stop(fmt::format("{} harness errors in a row (last: {})", harness_errors, ev.message.substr(0, 200)));
-        } else {
-          harness_errors = 0;
-          known[hash] = c;
-        }
-        if (verdict == "leader" || verdict == "backup") {
-          auto mk = to_measured(c);
-          accepted.push_back(mk);
-          if (!a.st.best_time_s || mk.time_s < *a.st.best_time_s) {
-            a.st.best_time_s = mk.time_s;
-            a.st.best_score = c.score;
-          }
-        }
-        record_candidate(c);
-        if (verdict == "leader") {
-          ++a.st.leaders;
-          become_leader(to_measured(c));
-          since_hive_leader = 0;
-          a.streak = 0;
-          a.st.since_leader = 0;
-          if (!a.base.empty()) {   // the restart paid off: follow the leader again
-            a.base.clear();
-            a.st.base.clear();
-            save_agent(a);
-          }
-          told_no_backup = false;
-        } else if (verdict != "error") {
-          verdict == "backup" ? ++a.st.backups : ++a.st.rejected;
-          if (verdict == "backup") backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
-          ++since_hive_leader;
-          ++a.streak;
-          ++a.st.since_leader;
-        }
-        oc = outcome_of(c);
+        account(a, c);
       }
-      std::optional<BoardEntry> entry;
-      try {
-        entry = a.agent->observe(ctx, *p, oc);
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lk(mu);
-        event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}}, "");
-      }
-      std::lock_guard<std::mutex> lk(mu);
-      if (entry) post(a, *entry, oc);
-      if (verdict != "error") check_plateaus(a);
-      if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
-        set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+      conclude(a, ctx, *p, c);
     }
     std::lock_guard<std::mutex> lk(mu);
     cv.notify_all();
@@ -575,7 +715,8 @@ struct Hive::Impl {
       t_offset = std::max(t_offset, c.t);
       file_of[c.id] = (o.run_dir / c.file).string();
       if (c.id != reference_id) ++evaluated;
-      if (c.verdict != "error") known[c.hash] = c;
+      if (c.verdict == "pending") awaiting[c.hash] = c.id;
+      else if (c.verdict != "error") known[c.hash] = c;
       if (c.verdict == "leader" || c.verdict == "backup") accepted.push_back(to_measured(c));
     }
     for (auto& k : accepted)
@@ -589,6 +730,65 @@ struct Hive::Impl {
               a.strategy = s;
               a.base = find_accepted(r.base) ? r.base : "";
             }
+    // The agents' own state (an LLM agent's loop position, its base and history), when they keep one.
+    for (auto& a : agents) {
+      auto s = db->agent_state(a.index, a.st.kind);
+      if (!s) continue;
+      try {
+        a.agent->load_state(nlohmann::json::parse(*s));
+      } catch (const std::exception& e) {
+        event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("its saved state could not be restored: ") + e.what()}},
+              fmt::format("{}: saved state not restored ({}); it starts afresh", a.st.name, e.what()));
+      }
+    }
+  }
+
+  std::string pause_message() const {
+    return fmt::format("paused: {} candidate(s) await GPU evaluation; run `khive evaluate-pending {}` on a machine with a GPU, then "
+                       "`khive optimize --resume {}`",
+                       awaiting.size(), o.run_dir.string(), o.run_dir.string());
+  }
+
+  CandidateRecord reference_record(const std::string& ref_source, const std::filesystem::path& ref_copy) {
+    CandidateRecord c;
+    c.id = "c0000";
+    reference_id = c.id;
+    c.seq = 0;
+    c.hash = candidate_hash(ext, ref_source);
+    c.agent = "hive";
+    c.strategy = "reference";
+    c.label = "reference";
+    c.ext = ext;
+    c.note = "the task's reference, measured once at the start";
+    c.source = ref_source;
+    c.file = std::filesystem::relative(ref_copy, o.run_dir).string();
+    c.t = now();
+    file_of[c.id] = ref_copy.string();
+    return c;
+  }
+
+  // The reference's measurement of this session: recorded as the first leader when the run has none yet
+  // (a new run, or one whose reference was deferred). Returns true when it was recorded now. Holds mu.
+  bool measure_reference(const std::string& ref_source, const std::filesystem::path& ref_copy, const Evaluation& rev) {
+    std::optional<CandidateRecord> prior;
+    if (!reference_id.empty())
+      for (auto& c : db->candidates())
+        if (c.id == reference_id) prior = c;
+    if (prior && prior->verdict != "pending") return false;
+    CandidateRecord c = reference_record(ref_source, ref_copy);
+    c.verdict = "leader";
+    c.score = rev.score;
+    c.time_s = rev.time_s;
+    c.workload_median_s = rev.workload_median_s;
+    c.eval_s = rev.seconds;
+    awaiting.erase(c.hash);
+    known[c.hash] = c;
+    accepted.push_back(to_measured(c));
+    db->set_meta("reference", c.id);
+    record_candidate(c);
+    become_leader(to_measured(c));
+    if (prior) db->put_pending({c.id, "hive", "", "observed", 0, c.t, "measured"});
+    return true;
   }
 
   HiveResult run() {
@@ -619,6 +819,9 @@ struct Hive::Impl {
       db->set_meta("task_hash", task.hash);
       db->set_meta("task", task.name);
       db->set_meta("task_dir", fs::absolute(task.dir).string());
+      // Relative to the run directory too: a run directory carried to another machine inside the same
+      // repository (the device copy) finds its task again there.
+      db->set_meta("task_dir_from_run", fs::relative(fs::absolute(task.dir), fs::absolute(o.run_dir)).string());
       db->set_meta("backend", std::string(backend_name(backend)));
       db->set_meta("seed", std::to_string(o.seed));
       db->set_meta("options", o.meta.dump());
@@ -633,37 +836,31 @@ struct Hive::Impl {
     auto ref_copy = o.run_dir / "candidates" / ("c0000-reference." + ext);
     std::string ref_source = read_file(*ref);
     if (!fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
-    lk.unlock();
-    Evaluation rev = eval.prepare(ref_copy);
-    lk.lock();
-    if (rev.status != "accepted")
-      throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref->string(), rev.status,
-                                           rev.reason, rev.message));
-    if (reference_id.empty()) {
-      CandidateRecord c;
-      c.id = "c0000";
-      reference_id = c.id;
-      c.seq = 0;
-      c.hash = candidate_hash(ext, ref_source);
-      c.agent = "hive";
-      c.strategy = "reference";
-      c.label = "reference";
-      c.ext = ext;
-      c.note = "the task's reference, measured once at the start";
-      c.source = ref_source;
-      c.file = fs::relative(ref_copy, o.run_dir).string();
-      c.verdict = "leader";
-      c.score = rev.score;
-      c.time_s = rev.time_s;
-      c.workload_median_s = rev.workload_median_s;
-      c.eval_s = rev.seconds;
-      c.t = now();
-      file_of[c.id] = ref_copy.string();
-      known[c.hash] = c;
-      accepted.push_back(to_measured(c));
-      db->set_meta("reference", c.id);
-      record_candidate(c);
-      become_leader(to_measured(c));
+    if (o.defer_eval) {
+      // No device here: the reference is measured where the candidates are (evaluate-pending); until
+      // then there is no leader. It must build, or nothing could ever be judged against it.
+      if (reference_id.empty()) {
+        lk.unlock();
+        Evaluation b = eval.build_only(ref_copy);
+        lk.lock();
+        if (b.status != "built")
+          throw std::runtime_error(fmt::format("the task's reference {} does not build ({}: {} {})", ref->string(), b.status, b.reason, b.message));
+        CandidateRecord c = reference_record(ref_source, ref_copy);
+        c.verdict = "pending";
+        c.message = "built here; measured on a GPU by evaluate-pending";
+        db->set_meta("reference", c.id);
+        record_candidate(c);
+        db->put_pending({c.id, "hive", b.build_key, "awaiting", c.t, 0, ""});
+        awaiting[c.hash] = c.id;
+      }
+    } else {
+      lk.unlock();
+      Evaluation rev = eval.prepare(ref_copy);
+      lk.lock();
+      if (rev.status != "accepted")
+        throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref->string(), rev.status,
+                                             rev.reason, rev.message));
+      measure_reference(ref_source, ref_copy, rev);
     }
     for (auto& a : agents) save_agent(a);
     lk.unlock();
@@ -679,8 +876,9 @@ struct Hive::Impl {
       if (o.external_stop && o.external_stop->load()) set_stop("interrupted (Ctrl-C)");
       if (o.budget_time_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= o.budget_time_s)
         set_stop(fmt::format("time budget spent ({:.0f} s)", o.budget_time_s));
-      bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done; });
-      if (all_done) set_stop("every agent is done (all strategies exhausted)");
+      bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done || a.st.waiting; });
+      bool any_waits = std::any_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.waiting; });
+      if (all_done) set_stop(any_waits ? "every agent waits for a GPU verdict" : "every agent is done (all strategies exhausted)");
       if (o.on_update && (!lines.empty() || Clock::now() - last_update > std::chrono::seconds(1))) {
         auto s = status(true);
         lk.unlock();
@@ -693,11 +891,21 @@ struct Hive::Impl {
     lk.unlock();
     for (auto& t : threads) t.join();   // in-flight evaluations finish and are recorded
     lk.lock();
+    if (!awaiting.empty()) {
+      // Every pause is an event: what waits, and what to run next.
+      std::vector<std::string> ids;
+      for (auto& p : db->pending("awaiting")) ids.push_back(p.id);
+      std::string cause = stop_reason;
+      stop_reason = pause_message();
+      event({{"type", "pause"}, {"pending", ids.size()}, {"ids", ids}, {"cause", cause}, {"message", stop_reason}}, stop_reason);
+    }
     db->set_meta("stop_reason", stop_reason);
     nlohmann::json slots_j = nlohmann::json::array();
     for (auto& s : slots()) slots_j.push_back({{"name", s.name}, {"busy_s", s.busy_s}, {"evaluations", s.evaluations}});
     db->set_meta("slots", slots_j.dump());
-    event({{"type", "end"}, {"reason", stop_reason}, {"evaluated", evaluated}, {"leader", leader ? leader->id : ""}, {"slots", slots_j}}, "");
+    event({{"type", "end"}, {"reason", stop_reason}, {"evaluated", evaluated}, {"leader", leader ? leader->id : ""}, {"slots", slots_j},
+           {"pending", awaiting.size()}},
+          "");
     db->set_meta("wall_s", fmt::format("{:.3f}", now()));
     HiveResult r;
     r.status = status(true);
@@ -710,6 +918,104 @@ struct Hive::Impl {
       o.on_update(r.status);
     }
     return r;
+  }
+  PendingSummary evaluate_pending() {
+    namespace fs = std::filesystem;
+    t0 = Clock::now();
+    if (!fs::exists(o.run_dir / "run.db")) throw std::runtime_error(fmt::format("{}: no run.db (not a khive run directory)", o.run_dir.string()));
+    db = std::make_unique<RunStore>(o.run_dir / "run.db");
+    log = std::make_unique<EventLog>(o.run_dir / "events.jsonl");
+    std::unique_lock<std::mutex> lk(mu);
+    restore();
+    auto todo = db->pending("awaiting");
+    PendingSummary sum;
+    event({{"type", "evaluate_pending"}, {"pending", todo.size()}, {"backend", backend_name(backend)}},
+          fmt::format("evaluate-pending: {} candidate(s) awaiting on {}", todo.size(), backend_name(backend)));
+    // The reference first: this session's goldens and T_b (the run's seed), and the first leader when it
+    // was deferred too.
+    auto ref = task.reference_for(backend);
+    if (!ref) throw std::runtime_error(fmt::format("task {} has no {} reference", task.name, backend_name(backend)));
+    auto ref_copy = o.run_dir / "candidates" / ("c0000-reference." + ext);
+    std::string ref_source = read_file(*ref);
+    if (!fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
+    lk.unlock();
+    Evaluation rev = eval.prepare(ref_copy);
+    lk.lock();
+    if (rev.status != "accepted")
+      throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref->string(), rev.status,
+                                           rev.reason, rev.message));
+    if (measure_reference(ref_source, ref_copy, rev)) {
+      PendingVerdict v;
+      v.id = reference_id;
+      v.agent = "hive";
+      v.strategy = v.label = "reference";
+      v.verdict = "leader";
+      v.time_s = rev.time_s;
+      v.score = rev.score;
+      v.eval_s = rev.seconds;
+      sum.verdicts.push_back(v);
+    }
+    std::map<std::string, CandidateRecord> by_id;
+    for (auto& c : db->candidates()) by_id[c.id] = c;
+    lk.unlock();
+    for (auto pr : todo) {
+      if (pr.id == reference_id) continue;
+      auto it = by_id.find(pr.id);
+      if (it == by_id.end()) throw std::runtime_error(fmt::format("{}: pending {} has no candidate row", (o.run_dir / "run.db").string(), pr.id));
+      CandidateRecord c = it->second;
+      // Paths inside the run directory are relative, so a run made on another machine reads the same;
+      // the source is in run.db as well, should the file have been left behind.
+      auto file = o.run_dir / c.file;
+      if (!fs::exists(file)) write_file_atomic(file, c.source);
+      {
+        std::lock_guard<std::mutex> g(mu);
+        file_of[c.id] = file.string();
+      }
+      Evaluation ev = judge(c, file, std::nullopt, false);
+      std::lock_guard<std::mutex> g(mu);
+      if (ev.status == "error") {
+        ++sum.errors;
+        pr.note = ev.message.substr(0, 500);
+        db->put_pending(pr);
+        event({{"type", "pending_error"}, {"candidate", c.id}, {"agent", c.agent}, {"message", ev.message}},
+              fmt::format("{}: harness error, left awaiting: {}", c.id, ev.message.substr(0, 200)));
+        if (stop) break;
+        continue;
+      }
+      PendingVerdict v;
+      v.id = c.id;
+      v.agent = c.agent;
+      v.strategy = c.strategy;
+      v.label = c.label;
+      v.verdict = c.verdict;
+      v.check = c.check;
+      v.reason = c.reason;
+      v.message = c.message;
+      v.time_s = c.time_s;
+      v.delta = c.delta;
+      v.score = c.score;
+      v.eval_s = c.eval_s;
+      v.build_key_changed = !pr.build_key.empty() && !ev.build_key.empty() && pr.build_key != ev.build_key;
+      if (v.build_key_changed)
+        event({{"type", "note"}, {"candidate", c.id}, {"message", "rebuilt with another build key (another compiler or flags) than where it was proposed"}},
+              "");
+      sum.verdicts.push_back(v);
+      pr.status = "evaluated";
+      pr.t_evaluated = c.t;
+      pr.note.clear();
+      db->put_pending(pr);
+    }
+    lk.lock();
+    sum.remaining = static_cast<int>(db->pending("awaiting").size());
+    sum.leader = leader;
+    sum.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    nlohmann::json slots_j = nlohmann::json::array();
+    for (auto& s : slots()) slots_j.push_back({{"name", s.name}, {"busy_s", s.busy_s}, {"evaluations", s.evaluations}});
+    event({{"type", "evaluated_pending"}, {"evaluated", sum.verdicts.size()}, {"errors", sum.errors}, {"remaining", sum.remaining},
+           {"leader", leader ? leader->id : ""}, {"seconds", sum.seconds}, {"slots", slots_j}},
+          fmt::format("evaluate-pending: {} verdict(s), {} harness error(s), {} still awaiting; leader {}", sum.verdicts.size(), sum.errors,
+                      sum.remaining, leader ? leader->id : "-"));
+    return sum;
   }
 };
 
@@ -729,5 +1035,11 @@ Hive::Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>
 Hive::~Hive() = default;
 
 HiveResult Hive::run() { return impl_->run(); }
+
+PendingSummary Hive::evaluate_pending() { return impl_->evaluate_pending(); }
+
+Evaluation Evaluator::build_only(const std::filesystem::path& source) {
+  throw std::runtime_error("this evaluator cannot defer evaluation (no build-only check) for " + source.string());
+}
 
 }  // namespace khive

@@ -37,6 +37,7 @@ struct Evaluation {
   std::optional<bool> beats_leader;         // check 11, when a leader was given and the kernel was accepted
   std::optional<double> gain_vs_leader;     // A/B median gain over that leader (+0.05 = 5% faster)
   double seconds = 0;                       // wall time of the evaluation
+  std::string build_key;                    // the builder's content key, when the kernel was built
 };
 
 struct SlotUsage {
@@ -54,6 +55,9 @@ class Evaluator {
   // Thread-safe; called from agent threads. `leader`: the current leader's source, for check 11.
   virtual Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) = 0;
   virtual std::vector<SlotUsage> slot_usage() const { return {}; }
+  // Deferred evaluation (no GPU here): check 1 only, the build and the symbol policy. Returns the
+  // rejection ("rejected", check "build"), or status "built" with build_key set. Thread-safe.
+  virtual Evaluation build_only(const std::filesystem::path& source);
 };
 
 struct HiveOptions {
@@ -72,6 +76,11 @@ struct HiveOptions {
   int recent_window = 2;               // a plateau switch avoids the strategies held this recently
   int max_duplicates = 20;             // proposals in a row repeating known kernels -> strategy exhausted
   int max_harness_errors = 5;          // harness failures in a row -> the run stops
+  // Models here, GPU there: candidates are built (check 1) but not run; one that builds is recorded as
+  // "pending" and its agent waits; the run pauses when every agent waits. `evaluate_pending()` (on a
+  // machine with a GPU) gives the verdicts; a resumed run hands them to the agents. The reference is
+  // deferred too (it is measured there).
+  bool defer_eval = false;
   uint64_t seed = 0;                   // per run; agents get seed + index
   const std::atomic<bool>* external_stop = nullptr;   // Ctrl-C
   std::function<void(const struct HiveStatus&)> on_update;   // progress; called from the hive's main thread
@@ -84,6 +93,8 @@ struct AgentStatus {
   int since_leader = 0;                // evaluated candidates since its last new leader (plateau counter)
   std::optional<double> best_time_s, best_score;
   bool done = false;
+  bool waiting = false;                // its last proposal awaits a GPU verdict (deferred evaluation)
+  int pending = 0;                     // candidates it left awaiting in this session
 };
 
 struct HiveStatus {
@@ -105,11 +116,32 @@ struct HiveResult {
   std::string reference_id;
 };
 
+// What `khive evaluate-pending` did.
+struct PendingVerdict {
+  std::string id, agent, strategy, label, verdict, check, reason, message;
+  double time_s = 0, delta = 0, eval_s = 0;
+  std::optional<double> score;
+  bool build_key_changed = false;   // rebuilt there with another key (another toolchain): said, not fatal
+};
+struct PendingSummary {
+  std::vector<PendingVerdict> verdicts;   // in candidate order, the reference first when it was pending
+  int errors = 0;                         // harness failures: left awaiting, evaluated again next time
+  int remaining = 0;                      // still awaiting afterwards
+  std::optional<MeasuredKernel> leader;
+  double seconds = 0;
+};
+
 class Hive {
  public:
   Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>> agents, Evaluator& eval, HiveOptions o);
   ~Hive();
   HiveResult run();
+  // The GPU side of a deferred run (o.run_dir must hold one; agents are not needed): measures the reference
+  // (goldens and T_b, the run's seed), then every awaiting candidate in order through the evaluator against
+  // the leader of the time, with the hive's leader / backup / rejected rules; records the verdicts in run.db
+  // and events.jsonl. Board entries are not written here: each agent posts its own conclusion when it
+  // observes the verdict on resume.
+  PendingSummary evaluate_pending();
 
  private:
   struct Impl;

@@ -158,6 +158,9 @@ CREATE TABLE IF NOT EXISTS board (
 CREATE TABLE IF NOT EXISTS switches (
   id INTEGER PRIMARY KEY AUTOINCREMENT, t REAL, agent TEXT, from_strategy TEXT, to_strategy TEXT, reason TEXT, base TEXT);
 CREATE TABLE IF NOT EXISTS agents (idx INTEGER PRIMARY KEY, name TEXT, kind TEXT, strategy TEXT, base TEXT);
+CREATE TABLE IF NOT EXISTS pending (
+  id TEXT PRIMARY KEY, agent TEXT, build_key TEXT, status TEXT NOT NULL, t_deferred REAL, t_evaluated REAL, note TEXT);
+CREATE TABLE IF NOT EXISTS agent_state (idx INTEGER PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL);
 )";
 
 CandidateRecord read_candidate(const Stmt& q) {
@@ -337,6 +340,40 @@ std::vector<AgentRecord> RunStore::agents() const {
   std::vector<AgentRecord> v;
   while (q.step()) v.push_back({static_cast<int>(q.integer(0)), q.text(1), q.text(2), q.text(3), q.text(4)});
   return v;
+}
+
+void RunStore::put_pending(const PendingRecord& p) {
+  if (p.status != "awaiting" && p.status != "evaluated" && p.status != "observed")
+    throw std::invalid_argument(fmt::format("{}: pending {}: status must be awaiting, evaluated or observed, not '{}'", path_.string(), p.id, p.status));
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "INSERT OR REPLACE INTO pending(id, agent, build_key, status, t_deferred, t_evaluated, note) VALUES(?,?,?,?,?,?,?)");
+  q.bind(1, p.id).bind(2, p.agent).bind(3, p.build_key).bind(4, p.status).bind(5, p.t_deferred).bind(6, p.t_evaluated).bind(7, p.note).step();
+}
+
+std::vector<PendingRecord> RunStore::pending(const std::string& status) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  // Candidate order, so that verdicts are produced and observed in the order the agents proposed.
+  Stmt q(db_, std::string("SELECT p.id, p.agent, p.build_key, p.status, p.t_deferred, p.t_evaluated, p.note FROM pending p "
+                          "LEFT JOIN candidates c ON c.id = p.id ") +
+                  (status.empty() ? "" : "WHERE p.status = ? ") + "ORDER BY c.seq, p.id");
+  if (!status.empty()) q.bind(1, status);
+  std::vector<PendingRecord> v;
+  while (q.step()) v.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.text(6)});
+  return v;
+}
+
+void RunStore::put_agent_state(int index, const std::string& kind, const std::string& state_json) {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "INSERT OR REPLACE INTO agent_state(idx, kind, state) VALUES(?,?,?)");
+  q.bind(1, static_cast<int64_t>(index)).bind(2, kind).bind(3, state_json).step();
+}
+
+std::optional<std::string> RunStore::agent_state(int index, const std::string& kind) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  Stmt q(db_, "SELECT state FROM agent_state WHERE idx = ? AND kind = ?");
+  q.bind(1, static_cast<int64_t>(index)).bind(2, kind);
+  if (q.step()) return q.text(0);
+  return std::nullopt;
 }
 
 }  // namespace khive

@@ -75,6 +75,18 @@ struct AgentRecord {
   std::string name, kind, strategy, base;
 };
 
+// A candidate whose evaluation was deferred (built here, run on a machine with a GPU: docs/hive.md,
+// "Models here, GPU there"). status: "awaiting" (built, not run) -> "evaluated" (verdict recorded by
+// `khive evaluate-pending`) -> "observed" (its agent has seen the verdict on resume).
+struct PendingRecord {
+  std::string id;                  // candidate id ("c0007"; "c0000" is the reference)
+  std::string agent;               // "a0", or "hive" for the reference
+  std::string build_key;           // the builder's content key here; compared when it is rebuilt there
+  std::string status;              // "awaiting" | "evaluated" | "observed"
+  double t_deferred = 0, t_evaluated = 0;
+  std::string note;                // e.g. the last harness error while evaluating it
+};
+
 struct StoredBoardEntry {
   BoardEntry entry;
   double t = 0;
@@ -104,6 +116,14 @@ class RunStore {
 
   void put_agent(const AgentRecord& a);
   std::vector<AgentRecord> agents() const;
+
+  // Deferred evaluation: insert or replace by id; listed in candidate order (seq), optionally one status.
+  void put_pending(const PendingRecord& p);
+  std::vector<PendingRecord> pending(const std::string& status = "") const;
+
+  // An agent's own state (JSON from Agent::save_state), so that a resumed run continues where it paused.
+  void put_agent_state(int index, const std::string& kind, const std::string& state_json);
+  std::optional<std::string> agent_state(int index, const std::string& kind) const;
 
  private:
   void exec(const std::string& sql) const;
