@@ -55,6 +55,7 @@ std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& 
   for (auto& s : each) ++total[s];
   auto tuner_memory = std::make_shared<TunerMemory>();
   auto ledger = std::make_shared<UsageLedger>();   // the run's model usage, all LLM agents together
+  std::function<void(const LlmEvent&)> llm_events;   // RUN/llm/events.jsonl: transitions, requests, steps (tool_s)
   std::vector<std::unique_ptr<Agent>> out;
   for (auto& s : each) {
     if (s == "tuner") {
@@ -70,6 +71,8 @@ std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& 
       if (o.name.empty()) o.name = name;
       o.run_dir = run_dir / "llm" / name;
       o.run_usage = ledger;
+      if (!llm_events) llm_events = llm_event_log(run_dir / "llm" / "events.jsonl");
+      if (!o.on_event) o.on_event = llm_events;
       out.push_back(s.rfind("llm:", 0) == 0 ? make_llm_agent(o) : make_command_agent(s.substr(4), o));
     } else {
       throw std::runtime_error("--agent: expected tuner, replay:DIR, llm:CONFIG or cmd:COMMAND, got '" + s + "'");
@@ -115,7 +118,8 @@ class Progress {
     for (auto& a : s.agents)
       b += fmt::format("   {:<3} {:<14} {:<28} tries {:>3}  leader {:>2} backup {:>2} rejected {:>2} error {:>2}  best {}{}\n", a.name,
                        a.kind.substr(0, 14), a.strategy.substr(0, 28), a.attempts, a.leaders, a.backups, a.rejected, a.errors,
-                       a.best_time_s ? ms(*a.best_time_s) : "-", a.done ? "  (done)" : a.base.empty() ? "" : "  (from " + a.base + ")");
+                       a.best_time_s ? ms(*a.best_time_s) : "-",
+                       a.done ? "  (done)" : a.waiting ? "  (waits for a GPU verdict)" : a.base.empty() ? "" : "  (from " + a.base + ")");
     return b;
   }
   void finish() {
@@ -143,7 +147,7 @@ int run_optimize(HiveCli& h) {
     RunStore db(run_dir / "run.db");
     stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
     if (!stored.is_object()) stored = nlohmann::json::object();
-    if (task_dir.empty()) task_dir = db.meta("task_dir").value_or("");
+    task_dir = resolve_run_task(run_dir, task_dir).string();
     if (h.backend.empty()) h.backend = db.meta("backend").value_or("");
     if (!h.seed) h.seed = std::stoull(db.meta("seed").value_or("0"));
   }
@@ -204,17 +208,14 @@ int run_optimize(HiveCli& h) {
             {"timeout_s", timeout},
             {"seeds", seeds}};
 
-  EvalOptions eo;
-  eo.backend = backend;
-  eo.seed = o.seed;
-  eo.seeds = seeds;
-  eo.runner.timeout_s = timeout > 0 ? timeout : (backend == Backend::cuda ? 300 : 60);
-  if (time_cap > 0) eo.timing.time_cap_s = time_cap;
-  // CPU: 1 s per workload, so that check 11 (whose A/B stops at twice the cap) can reach its 10 pairs on
-  // kernels of ~100 ms; with less, a slow leader can never be replaced.
-  else if (backend == Backend::cpu) eo.timing.time_cap_s = 1.0;
+  EvalOptions eo = hive_eval_options(backend, o.seed, seeds, time_cap, timeout);
   std::vector<std::string> slots;
   if (backend == Backend::cuda) slots = visible_gpu_slots();
+  // Models here, GPU there: without a visible GPU a CUDA run builds its candidates here and leaves them
+  // for `khive evaluate-pending` (docs/hive.md). --defer-eval forces it (also on the CPU backend, for tests).
+  o.defer_eval = h.defer_eval || (backend == Backend::cuda && slots.empty());
+  if (o.defer_eval && !h.defer_eval && !h.quiet)
+    std::cout << "no GPU visible: evaluation deferred (candidates are built here and run by `khive evaluate-pending` on a GPU)\n";
   GuardEvaluator ev(task, backend, eo, slots);
 
   auto agents = make_agents(specs, n, o.run_dir);
@@ -240,7 +241,13 @@ int run_optimize(HiveCli& h) {
   if (!h.quiet) std::cout << progress.status_block(r.status);
   auto report = write_report(o.run_dir);
   std::cout << "\n" << summary_text(o.run_dir);
-  std::cout << fmt::format("best kernel: {}\nreport: {}\n", (o.run_dir / ("best." + backend_ext(backend))).string(), report.string());
+  auto best = o.run_dir / ("best." + backend_ext(backend));
+  if (fs::exists(best)) std::cout << fmt::format("best kernel: {}\n", best.string());
+  std::cout << fmt::format("report: {}\n", report.string());
+  if (r.status.stop_reason.rfind("paused:", 0) == 0) {
+    std::cout << r.status.stop_reason << "\n";
+    return 3;   // paused: candidates await GPU evaluation (docs/hive.md)
+  }
   return 0;
 }
 
@@ -271,15 +278,19 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds");
   op->add_option("--timeout", h.timeout, "watchdog per runner process, seconds");
   op->add_flag("--quiet", h.quiet, "no live progress, only the summary");
+  op->add_flag("--defer-eval", h.defer_eval,
+               "build candidates here, leave running them to `khive evaluate-pending` on a GPU (automatic on cuda without a GPU)");
 
   h.board = app.add_subcommand("board", "Print the shared board of a run");
   h.board->add_option("run", h.run, "run directory")->required();
   h.board->add_flag("--all", h.all, "include evicted entries");
   h.report = app.add_subcommand("report", "Rebuild RUN/report.html from the run database and print the summary");
   h.report->add_option("run", h.run, "run directory")->required();
+  add_pending_command(app, h);
 }
 
 int run_hive_command(HiveCli& h) {
+  if (h.evaluate_pending && *h.evaluate_pending) return run_evaluate_pending(h);
   if (*h.board) {
     std::cout << board_text(h.run, h.all);
     return 0;

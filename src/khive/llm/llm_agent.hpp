@@ -130,6 +130,10 @@ std::unique_ptr<Agent> make_llm_agent(const LlmAgentOptions& o);
 // answers on stdout). `base` carries run_dir, on_event, R, K, ...; its provider is replaced.
 std::unique_ptr<Agent> make_command_agent(const std::string& command, LlmAgentOptions base = {});
 
+// An on_event sink that appends each event as one JSON line (plus "t": Unix time, "elapsed_s": since the
+// sink was made) to FILE; thread-safe, shared by all agents of a run. Throws when FILE cannot be opened.
+std::function<void(const LlmEvent&)> llm_event_log(const std::filesystem::path& file);
+
 // The usage of an agent made by the factories above (nullopt for other agents).
 std::optional<Usage> llm_usage(const Agent& a);
 
