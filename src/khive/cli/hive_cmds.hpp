@@ -1,9 +1,13 @@
 // The hive's subcommands: `khive optimize`, `khive board`, `khive report` (docs/hive.md).
 #pragma once
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "khive/eval/evaluate.hpp"
 
 namespace khive {
 
@@ -11,6 +15,7 @@ struct HiveCli {
   CLI::App* optimize = nullptr;
   CLI::App* board = nullptr;
   CLI::App* report = nullptr;
+  CLI::App* evaluate_pending = nullptr;   // pending_cmd.cpp
   std::string task, out, resume, backend;
   std::vector<std::string> agents;
   int n_agents = 0;
@@ -19,12 +24,24 @@ struct HiveCli {
   int64_t budget_tokens = 0;
   int plateau = 6, board_capacity = 0, max_backups = 8, per_family = 2, seeds = 3;
   bool no_board = false, quiet = false, all = false;
+  bool defer_eval = false;   // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
   uint64_t seed = 0;
   std::string run;   // board / report
-  bool selected() const { return (optimize && *optimize) || (board && *board) || (report && *report); }
+  bool selected() const {
+    return (optimize && *optimize) || (board && *board) || (report && *report) || (evaluate_pending && *evaluate_pending);
+  }
 };
 
 void add_hive_commands(CLI::App& app, HiveCli& h);
+void add_pending_command(CLI::App& app, HiveCli& h);   // `khive evaluate-pending RUN`
+int run_evaluate_pending(HiveCli& h);
+
+// A run's task directory: `given` when set; else the recorded absolute path when it still exists; else
+// the path recorded relative to the run directory (a run carried to another machine inside the same
+// repository). Throws naming what was tried.
+std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, const std::string& given);
+// The guard options of a hive run (the same for `optimize` and `evaluate-pending`, so verdicts match).
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, int seeds, double time_cap, double timeout);
 // Runs the selected hive subcommand; returns the exit code (0 ok, 2 bad input or harness failure).
 int run_hive_command(HiveCli& h);
 

@@ -1,0 +1,130 @@
+// `khive evaluate-pending RUN`: the GPU side of a deferred run (docs/hive.md, "Models here, GPU there").
+// The run's candidates were built where the models run; here every awaiting one goes through the guard
+// with the run's seed and options, against the leader of the time, and the verdicts land in run.db and
+// events.jsonl. `khive optimize --resume RUN` then hands them to the agents.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "khive/cli/hive_cmds.hpp"
+#include "khive/hive/evaluator.hpp"
+#include "khive/hive/hive.hpp"
+#include "khive/hive/report.hpp"
+#include "khive/hive/store.hpp"
+
+namespace khive {
+
+namespace fs = std::filesystem;
+
+fs::path resolve_run_task(const fs::path& run_dir, const std::string& given) {
+  if (!given.empty()) return given;
+  RunStore db(run_dir / "run.db");
+  auto abs = db.meta("task_dir").value_or("");
+  if (!abs.empty() && fs::exists(fs::path(abs) / "definition.json")) return abs;
+  auto rel = db.meta("task_dir_from_run").value_or("");
+  if (!rel.empty()) {
+    auto p = (run_dir / rel).lexically_normal();
+    if (fs::exists(p / "definition.json")) return p;
+  }
+  throw std::runtime_error(fmt::format(
+      "{}: the run's task is not here (recorded: '{}'{}); give it with --task DIR", (run_dir / "run.db").string(), abs,
+      rel.empty() ? std::string() : fmt::format(", relative to the run: '{}'", rel)));
+}
+
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, int seeds, double time_cap, double timeout) {
+  EvalOptions eo;
+  eo.backend = backend;
+  eo.seed = seed;
+  eo.seeds = seeds;
+  eo.runner.timeout_s = timeout > 0 ? timeout : (backend == Backend::cuda ? 300 : 60);
+  if (time_cap > 0) eo.timing.time_cap_s = time_cap;
+  // CPU: 1 s per workload, so that check 11 (whose A/B stops at twice the cap) can reach its 10 pairs on
+  // kernels of ~100 ms; with less, a slow leader can never be replaced.
+  else if (backend == Backend::cpu) eo.timing.time_cap_s = 1.0;
+  return eo;
+}
+
+void add_pending_command(CLI::App& app, HiveCli& h) {
+  auto* ep = app.add_subcommand("evaluate-pending",
+                                "Evaluate the candidates a deferred run left awaiting (on a machine with a GPU); then resume it with optimize --resume");
+  h.evaluate_pending = ep;
+  ep->add_option("run", h.run, "run directory (made by khive optimize with deferred evaluation)")->required();
+  ep->add_option("--task", h.task, "the task directory, when the recorded one is not found here");
+  ep->add_option("--backend", h.backend, "cpu or cuda (must be the run's; default: the run's)");
+  ep->add_flag("--quiet", h.quiet, "only the summary");
+}
+
+int run_evaluate_pending(HiveCli& h) {
+  fs::path run_dir = h.run;
+  if (!fs::exists(run_dir / "run.db")) {
+    std::cerr << "khive evaluate-pending: " << run_dir.string() << ": no run.db there (expected a run directory)\n";
+    return 2;
+  }
+  nlohmann::json stored;
+  std::string backend_s;
+  uint64_t seed = 0;
+  {
+    RunStore db(run_dir / "run.db");
+    stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
+    if (!stored.is_object()) stored = nlohmann::json::object();
+    backend_s = db.meta("backend").value_or("");
+    auto s = db.meta("seed").value_or("");
+    if (s.empty()) {
+      std::cerr << "khive evaluate-pending: " << (run_dir / "run.db").string() << ": meta 'seed' missing (not a khive run?)\n";
+      return 2;
+    }
+    seed = std::stoull(s);
+  }
+  auto run_backend = parse_backend(backend_s);
+  if (!run_backend) {
+    std::cerr << fmt::format("khive evaluate-pending: {}: meta 'backend' is '{}', expected cpu or cuda\n", (run_dir / "run.db").string(), backend_s);
+    return 2;
+  }
+  if (!h.backend.empty() && h.backend != backend_s) {
+    std::cerr << fmt::format("khive evaluate-pending: the run uses the {} backend, not {}\n", backend_s, h.backend);
+    return 2;
+  }
+  Backend backend = *run_backend;
+  auto task = load_task(resolve_run_task(run_dir, h.task));
+  std::vector<std::string> slots;
+  if (backend == Backend::cuda) {
+    slots = visible_gpu_slots();
+    if (slots.empty()) {
+      std::cerr << "khive evaluate-pending: no GPU visible here (CUDA_VISIBLE_DEVICES / nvidia-smi); run it on the machine with the GPU\n";
+      return 2;
+    }
+  }
+  EvalOptions eo = hive_eval_options(backend, seed, stored.value("seeds", 3), stored.value("time_cap_s", 0.0), stored.value("timeout_s", 0.0));
+  GuardEvaluator ev(task, backend, eo, slots);
+  HiveOptions o;
+  o.run_dir = run_dir;
+  o.resume = true;
+  o.seed = seed;
+  o.max_backups = stored.value("max_backups", o.max_backups);
+  o.max_backups_per_family = stored.value("backups_per_family", o.max_backups_per_family);
+  if (!h.quiet)
+    o.on_update = [](const HiveStatus& s) {
+      for (auto& l : s.lines) std::cout << l << "\n";
+    };
+  Hive hive(task, backend, {}, ev, o);
+  PendingSummary sum = hive.evaluate_pending();
+  write_report(run_dir);
+
+  auto ms = [](double s) { return s > 0 ? fmt::format("{:.4g} ms", s * 1e3) : std::string("-"); };
+  std::cout << fmt::format("\nevaluate-pending {} ({} on {}): {} verdict(s) in {:.1f} s\n", run_dir.string(), task.name, backend_name(backend),
+                           sum.verdicts.size(), sum.seconds);
+  for (auto& v : sum.verdicts)
+    std::cout << fmt::format("  {} {:<5} {:<22} {:<8} {:>12} {}{}\n", v.id, v.agent, v.label.substr(0, 22), v.verdict, ms(v.time_s),
+                             v.verdict == "leader" || v.verdict == "backup" ? fmt::format("{:+.1f}% vs leader", v.delta * 100)
+                                                                             : v.check + ": " + v.reason,
+                             v.build_key_changed ? "  (rebuilt with another toolchain)" : "");
+  if (sum.leader) std::cout << fmt::format("leader: {} ({}, {})\n", sum.leader->id, sum.leader->agent, ms(sum.leader->time_s));
+  if (sum.errors > 0 || sum.remaining > 0) {
+    std::cout << fmt::format("{} harness error(s); {} candidate(s) still await evaluation: run evaluate-pending again\n", sum.errors, sum.remaining);
+    return 2;
+  }
+  std::cout << fmt::format("next, where the models run: khive optimize --resume {}\n", run_dir.string());
+  return 0;
+}
+
+}  // namespace khive
