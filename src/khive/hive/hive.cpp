@@ -1004,6 +1004,10 @@ struct Hive::Impl {
       pr.t_evaluated = c.t;
       pr.note.clear();
       db->put_pending(pr);
+      if (o.on_update) {
+        auto st = status(true);
+        o.on_update(st);
+      }
     }
     lk.lock();
     sum.remaining = static_cast<int>(db->pending("awaiting").size());

@@ -241,6 +241,7 @@ std::string summary_text(const std::filesystem::path& run_dir) {
   out += fmt::format("run {}: task {} on {}, {} candidates evaluated (leader {}, backup {}, rejected {}, error {})\n", run_dir.string(),
                      v.meta["task"], v.meta["backend"], v.cands.empty() ? 0 : v.cands.size() - 1, by["leader"], by["backup"], by["rejected"],
                      by["error"]);
+  if (by["pending"] > 0) out += fmt::format("pending: {} built here, awaiting evaluation on a GPU (khive evaluate-pending)\n", by["pending"]);
   if (!v.meta["stop_reason"].empty()) out += "stopped: " + v.meta["stop_reason"] + "\n";
   auto* ref = v.reference();
   auto* l = v.leader();
