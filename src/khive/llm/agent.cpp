@@ -296,6 +296,99 @@ class LlmAgent final : public Agent {
     return b;
   }
 
+  // The loop's position survives the process (a run paused for GPU evaluation and resumed): state,
+  // the kernel under repair or the base, counters, history, profile text and usage.
+  nlohmann::json save_state() const override {
+    auto measured = [](const MeasuredKernel& k) {
+      return nlohmann::json{{"id", k.id}, {"source", k.source}, {"ext", k.ext}, {"agent", k.agent}, {"strategy", k.strategy},
+                            {"params", k.params}, {"score", k.score}, {"time_s", k.time_s}, {"workloads", k.workload_median_s}};
+    };
+    nlohmann::json hist = nlohmann::json::array();
+    for (auto& h : history_) hist.push_back({h.kind, h.what, h.verdict});
+    Usage u = full_usage();
+    return {{"version", 1}, {"state", state_name(state_)}, {"pending_kind", state_name(pending_kind_)}, {"strategy", strategy_},
+            {"ext", ext_}, {"klass", klass_}, {"base", base_ ? measured(*base_) : nlohmann::json()}, {"broken", broken_},
+            {"broken_id", broken_id_},
+            {"diag", {{"candidate", diag_.candidate}, {"verdict", diag_.verdict}, {"check", diag_.check}, {"reason", diag_.reason},
+                      {"message", diag_.message}, {"diagnosis", diag_.diagnosis}}},
+            {"memcheck", memcheck_}, {"repairs_used", repairs_used_}, {"generations", generations_}, {"opt_steps", opt_steps_},
+            {"proposals", proposals_}, {"profiles", profiles_}, {"provider_failures", provider_failures_},
+            {"opt_failures_in_row", opt_failures_in_row_}, {"profile_text", profile_text_}, {"profile_skip_noted", profile_skip_noted_},
+            {"history", hist}, {"usage", u.to_json()}};
+  }
+
+  void load_state(const nlohmann::json& j) override {
+    if (!j.is_object() || j.value("version", 0) != 1)
+      throw std::runtime_error("llm agent state: expected an object with \"version\": 1");
+    auto state_of = [](const std::string& n) {
+      for (State s : {State::generate, State::repair, State::optimize, State::exhausted})
+        if (n == state_name(s)) return s;
+      throw std::runtime_error("llm agent state: unknown loop state '" + n + "' (expected generate, repair, optimize or exhausted)");
+    };
+    State st = state_of(j.at("state").get<std::string>());
+    State pk = state_of(j.at("pending_kind").get<std::string>());
+    std::optional<MeasuredKernel> base;
+    if (const auto& b = j.at("base"); !b.is_null()) {
+      MeasuredKernel k;
+      k.id = b.at("id").get<std::string>();
+      k.source = b.at("source").get<std::string>();
+      k.ext = b.at("ext").get<std::string>();
+      k.agent = b.at("agent").get<std::string>();
+      k.strategy = b.at("strategy").get<std::string>();
+      k.params = b.at("params").get<std::map<std::string, std::string>>();
+      k.score = b.at("score").get<double>();
+      k.time_s = b.at("time_s").get<double>();
+      k.workload_median_s = b.at("workloads").get<std::map<std::string, double>>();
+      base = k;
+    }
+    const auto& d = j.at("diag");
+    Outcome diag;
+    diag.candidate = d.at("candidate").get<std::string>();
+    diag.verdict = d.at("verdict").get<std::string>();
+    diag.check = d.at("check").get<std::string>();
+    diag.reason = d.at("reason").get<std::string>();
+    diag.message = d.at("message").get<std::string>();
+    diag.diagnosis = d.at("diagnosis").get<std::string>();
+    std::vector<Step> hist;
+    for (auto& h : j.at("history")) hist.push_back({h.at(0).get<std::string>(), h.at(1).get<std::string>(), h.at(2).get<std::string>()});
+    const auto& u = j.at("usage");
+    Usage us;
+    us.requests = u.at("requests").get<int64_t>();
+    us.failed_requests = u.at("failed_requests").get<int64_t>();
+    us.input_tokens = u.at("input_tokens").get<int64_t>();
+    us.output_tokens = u.at("output_tokens").get<int64_t>();
+    us.usd = u.at("usd").get<double>();
+    us.model_seconds = u.at("model_seconds").get<double>();
+    // Everything read: only now replace the fresh agent's state (a bad state leaves it untouched).
+    state_ = st;
+    pending_kind_ = pk;
+    strategy_ = j.at("strategy").get<std::string>();
+    ext_ = j.at("ext").get<std::string>();
+    klass_ = j.at("klass").get<std::string>();
+    base_ = base;
+    broken_ = j.at("broken").get<std::string>();
+    broken_id_ = j.at("broken_id").get<std::string>();
+    diag_ = diag;
+    memcheck_ = j.at("memcheck").get<std::string>();
+    repairs_used_ = j.at("repairs_used").get<int>();
+    generations_ = j.at("generations").get<int>();
+    opt_steps_ = j.at("opt_steps").get<int>();
+    proposals_ = j.at("proposals").get<int>();
+    profiles_ = j.at("profiles").get<int>();
+    provider_failures_ = j.at("provider_failures").get<int>();
+    opt_failures_in_row_ = j.at("opt_failures_in_row").get<int>();
+    profile_text_ = j.at("profile_text").get<std::string>();
+    profile_skip_noted_ = j.at("profile_skip_noted").get<bool>();
+    history_ = std::move(hist);
+    {
+      std::lock_guard lk(usage_mu_);
+      usage_ = us;
+    }
+    if (o_.run_usage) o_.run_usage->add(us);   // the run's totals count the earlier sessions too
+    event("note", state_name(state_), state_name(state_),
+          fmt::format("state restored: {} after {} proposal(s), {} optimization step(s)", state_name(state_), proposals_, opt_steps_));
+  }
+
   Usage full_usage() const {
     std::lock_guard lk(usage_mu_);
     return usage_;

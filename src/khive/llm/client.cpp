@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "khive/llm/client.hpp"
 
 #include <dlfcn.h>
@@ -226,6 +227,14 @@ LlmClient::LlmClient(ProviderConfig cfg, std::filesystem::path transcript_dir, s
   if (!cfg_.api_key_env.empty())
     if (const char* k = std::getenv(cfg_.api_key_env.c_str())) key_ = k;
   if (!dir_.empty()) std::filesystem::create_directories(dir_);
+  // A resumed run (e.g. after a pause for GPU evaluation) continues the numbering: earlier transcripts
+  // are kept, not overwritten.
+  if (!dir_.empty())
+    for (auto& e : std::filesystem::directory_iterator(dir_)) {
+      const std::string n = e.path().filename().string();
+      if (n.size() > 5 && n[4] == '-' && std::all_of(n.begin(), n.begin() + 4, [](char c) { return c >= '0' && c <= '9'; }))
+        seq_ = std::max(seq_.load(), std::stoi(n.substr(0, 4)));
+    }
 }
 
 std::string LlmClient::redact(std::string s) const {
