@@ -20,7 +20,7 @@ void compare_typed(const void* out, const void* ref, int64_t n, int64_t cols, co
   int64_t* rows_hist = s.bad_per_row.data();
   int64_t* cols_hist = s.bad_per_col.data();
   detail::Partial total;
-#pragma omp parallel
+#pragma omp parallel if (ntiles > 16)
   {
     detail::Partial mine;
     std::array<double, kCompareTile> errs;

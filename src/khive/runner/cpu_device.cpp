@@ -19,7 +19,7 @@ uint64_t checksum_host(const void* p, std::size_t bytes) {
   const auto* w = static_cast<const uint64_t*>(p);
   std::size_t n = bytes / 8;
   uint64_t acc = 0;
-#pragma omp parallel for reduction(+ : acc) schedule(static)
+#pragma omp parallel for reduction(+ : acc) schedule(static) if (n > (1 << 17))
   for (std::size_t i = 0; i < n; ++i) {
     uint64_t x = w[i] ^ (i * 0x9E3779B97F4A7C15ull);
     x ^= x >> 31;
@@ -34,9 +34,12 @@ uint64_t checksum_host(const void* p, std::size_t bytes) {
 void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) {
   if (!s.perturb_seed || n <= 0) return;
   int64_t count = perturb_count(n, s.fraction);
+  std::size_t sz = dtype_size(t);
   for (int64_t j = 0; j < count; ++j) {
     int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
-    num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
+    int64_t src = perturb_source(s.perturb_seed, tensor, i, n);
+    if (src >= 0) std::memcpy(static_cast<char*>(p) + i * sz, static_cast<const char*>(p) + src * sz, sz);
+    else num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
   }
 }
 
@@ -115,7 +118,7 @@ class CpuDevice final : public Device {
   }
   void copy(void* dst, const void* src, std::size_t bytes) override {
     const std::size_t chunk = 1 << 20;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (bytes > 8 * chunk)
     for (std::size_t off = 0; off < bytes; off += chunk)
       std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(chunk, bytes - off));
   }
@@ -123,7 +126,7 @@ class CpuDevice final : public Device {
   uint64_t checksum(const void* p, std::size_t bytes) override { return checksum_host(p, bytes); }
   void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) override {
     std::size_t sz = dtype_size(t);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (count > (1 << 16))
     for (int64_t j = 0; j < count; ++j)
       std::memcpy(static_cast<char*>(host_dst) + j * sz, static_cast<const char*>(out) + sample_index(key, j, count, n) * sz, sz);
   }

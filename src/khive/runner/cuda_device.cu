@@ -28,10 +28,15 @@ __global__ void checksum_kernel(const uint64_t* w, std::size_t n, unsigned long 
   if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
 }
 
-__global__ void perturb_kernel(DType t, void* p, int64_t n, DistParams d, uint64_t pseed, int64_t count, uint64_t tensor) {
+__global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d, uint64_t pseed, int64_t count, uint64_t tensor) {
   for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = perturb_index(pseed, tensor, j, n, count);
-    num::store(t, p, i, input_value(d, pseed, tensor, static_cast<uint64_t>(i)));
+    int64_t src = perturb_source(pseed, tensor, i, n);
+    if (src >= 0) {
+      for (int b = 0; b < sz; ++b) static_cast<char*>(p)[i * sz + b] = static_cast<const char*>(p)[src * sz + b];
+    } else {
+      num::store(t, p, i, input_value(d, pseed, tensor, static_cast<uint64_t>(i)));
+    }
   }
 }
 
@@ -126,7 +131,7 @@ class CudaDevice final : public Device {
   void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
     if (s.perturb_seed && n > 0) {
       int64_t count = perturb_count(n, s.fraction);
-      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, p, n, d, s.perturb_seed, count, tensor);
+      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb_seed, count, tensor);
       ck(cudaGetLastError(), "perturb");
     }
   }

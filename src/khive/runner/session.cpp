@@ -69,10 +69,13 @@ std::unique_ptr<Session::Buffers> Session::prepare(const Workload& w) {
   return b;
 }
 
-int64_t Session::sample_count(int64_t n, DType t) const {
+int64_t Session::sample_count(int64_t n, DType t, const InputSpec& s) const {
   int64_t bytes = n * static_cast<int64_t>(dtype_size(t));
-  if (bytes <= job_.golden_full_limit_bytes || n <= job_.golden_sample_count) return 0;
-  return job_.golden_sample_count;
+  const bool timed = s.perturb_seed != 0 && s.seed == job_.timing.seed_base;   // timing_input(plan, k)
+  int64_t limit = timed ? std::min(job_.golden_timed_limit_bytes, job_.golden_full_limit_bytes) : job_.golden_full_limit_bytes;
+  int64_t count = timed ? std::min<int64_t>(job_.golden_sample_count, int64_t{1} << 20) : job_.golden_sample_count;
+  if (bytes <= limit || n <= count) return 0;
+  return count;
 }
 
 uint64_t Session::sample_key(const InputSpec& s) { return counter_hash(s.seed, s.perturb_seed, 0x53414D50ull); }
@@ -211,7 +214,7 @@ std::optional<Failure> Session::check_outputs(Buffers& b, const Workload& w, con
   for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
     const auto& spec = task_.outputs[o];
     const std::string& ref = golden(w, s, o);
-    int64_t count = sample_count(b.n_out[o], spec.dtype);
+    int64_t count = sample_count(b.n_out[o], spec.dtype, s);
     std::size_t bytes = static_cast<std::size_t>(count ? count : b.n_out[o]) * dtype_size(spec.dtype);
     if (ref.size() != bytes)
       throw std::runtime_error(fmt::format("golden {} has {} bytes, expected {}", golden_path(w, s, o), ref.size(), bytes));
@@ -452,7 +455,7 @@ nlohmann::json Session::run_golden(EntryFn reference) {
     for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
       const auto& spec = task_.outputs[o];
       std::size_t bytes = static_cast<std::size_t>(b->n_out[o]) * dtype_size(spec.dtype);
-      int64_t count = sample_count(b->n_out[o], spec.dtype);
+      int64_t count = sample_count(b->n_out[o], spec.dtype, req.input);
       std::string data(count ? static_cast<std::size_t>(count) * dtype_size(spec.dtype) : bytes, '\0');
       if (count) dev_.gather_sample(spec.dtype, b->out[o], b->n_out[o], sample_key(req.input), count, data.data());
       else dev_.to_host(data.data(), b->out[o], bytes);

@@ -56,7 +56,7 @@ class Session {
   std::vector<uint64_t> input_checksums(Buffers& b);
   const std::string& golden(const Workload& w, const InputSpec& s, std::size_t output);
   // Elements kept in a sampled golden of an n-element output (0: the golden is whole).
-  int64_t sample_count(int64_t n, DType t) const;
+  int64_t sample_count(int64_t n, DType t, const InputSpec& s) const;
   static uint64_t sample_key(const InputSpec& s);
   std::string golden_path(const Workload& w, const InputSpec& s, std::size_t output) const;
   // Compares every output with its golden; returns a failure for the first output that does not pass.
