@@ -28,7 +28,7 @@ rows = []
 for suite in suites:
     for task in sorted(p for p in suite.iterdir() if (p / "definition.json").exists()):
         k = pick(task)
-        walls, guards, medians, spreads, gbs, sol = [], [], [], [], [], []
+        walls, guards, medians, spreads, gbs, sol, phases = [], [], [], [], [], [], []
         for i in range(reps + 1):   # run 0 warms the build and golden caches
             t0 = time.time()
             r = subprocess.run([khive, "eval", str(task), str(k), "--backend", backend, "--json", "--seed", "4242",
@@ -46,6 +46,7 @@ for suite in suites:
                 continue
             walls.append(wall)
             guards.append(j["candidate"]["guard_seconds"])
+            phases.append(j["candidate"].get("phases", {}))
             w = max((w for w in j["workloads"] if w["kernel"]), key=lambda w: w["bytes"])
             medians.append(w["kernel"]["median_s"])
             spreads.append(w["kernel"]["rel_spread"])
@@ -54,16 +55,20 @@ for suite in suites:
             largest = w["workload"]
         if medians:
             across = (statistics.pstdev(medians) / statistics.mean(medians)) if len(medians) > 1 else 0
+            # where the guard's own time went (median per phase over the runs; "kernel" is the kernel's)
+            names = {n for p in phases for n in p if n != "kernel"}
+            ph = sorted(((statistics.median(p.get(n, 0.0) for p in phases), n) for n in names), reverse=True)
+            where = ", ".join(f"{n} {v:.2f}" for v, n in ph[:4] if v >= 0.005)
             rows.append((task.name, k.name, largest, statistics.median(walls), statistics.median(guards),
                          statistics.median(medians), statistics.median(spreads), across,
-                         max(medians) / min(medians) - 1, statistics.median(gbs), statistics.median(sol)))
+                         max(medians) / min(medians) - 1, statistics.median(gbs), statistics.median(sol), where))
 
 hdr = ("| task | kernel | workload | eval wall (s) | guard overhead (s) | kernel median | spread in run | "
-       "spread of medians across runs | max/min - 1 across runs | GB/s | fraction of SOL |")
-lines = [hdr, "|" + "---|" * 11]
+       "spread of medians across runs | max/min - 1 across runs | GB/s | fraction of SOL | guard time by phase (s) |")
+lines = [hdr, "|" + "---|" * 12]
 for r in rows:
     lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} | {r[4]:.3f} | {r[5]*1e3:.4f} ms | {r[6]*100:.2f}% | "
-                 f"{r[7]*100:.2f}% | {r[8]*100:.2f}% | {r[9]:.0f} | {r[10]*100:.1f}% |")
+                 f"{r[7]*100:.2f}% | {r[8]*100:.2f}% | {r[9]:.0f} | {r[10]*100:.1f}% | {r[11]} |")
 print("\n".join(lines))
 if out:
     pathlib.Path(out).write_text(f"backend {backend}, {reps} runs per task after one warm run, command: "
