@@ -135,7 +135,7 @@ class Progress {
 
 int run_optimize(HiveCli& h) {
   namespace fs = std::filesystem;
-  nlohmann::json stored;
+  nlohmann::json stored = nlohmann::json::object();   // options of the resumed run; empty for a new one
   fs::path run_dir;
   std::string task_dir = h.task;
   if (!h.resume.empty()) {
