@@ -207,7 +207,14 @@ class LlmAgent final : public Agent {
     // Build on what the hive says (the leader, or a backup after a hive-wide plateau; it may be another
     // agent's kernel); a repair in progress finishes first.
     const std::optional<MeasuredKernel>& start = ctx.start ? ctx.start : ctx.leader;
-    if (start) {
+    // The hive makes the task's reference the first leader (agent "hive", strategy "reference"): a slow
+    // baseline, not a kernel to patch. The agent's first step writes its own version (the reference is in
+    // the prompt); if that fails, abandon() falls back to optimizing the reference.
+    const bool own_first = start && start->agent == "hive" && start->strategy == "reference" && state_ == State::generate &&
+                           generations_ == 0;
+    if (own_first) {
+      event("note", "generate", "generate", fmt::format("the leader is the task's reference ({}): generating a first version", start->id));
+    } else if (start) {
       if (!base_ || base_->id != start->id) {
         base_ = *start;
         if (state_ == State::optimize) profile_text_.clear();

@@ -280,3 +280,59 @@ TEST(LlmAgent, StrategiesFromThePack) {
 
 }  // namespace
 }  // namespace khive
+
+namespace khive {
+namespace {
+
+// The hive's first leader is the task's reference: the agent writes its own first version instead of
+// patching it, and optimizes the leader once its version is in.
+TEST(LlmAgent, GeneratesItsOwnFirstVersionWhenTheLeaderIsTheReference) {
+  Harness h;
+  auto a = make_llm_agent(h.opts);
+  auto ctx = h.ctx();
+  std::string fixed = kBroken;
+  fixed.replace(fixed.find("b[i]\n"), 5, "b[i];\n");
+  ctx.leader = MeasuredKernel{"c0000", fixed, "cpp", "hive", "reference", {}, 0.5, 1e-3, {}};
+  h.server.push_text(gen_reply(kBroken));
+  auto p1 = a->propose(ctx);
+  ASSERT_TRUE(p1);
+  EXPECT_EQ(p1->source, kBroken);
+  EXPECT_EQ(p1->parent, "");
+  EXPECT_NE(h.last_prompt().find("Write the whole"), std::string::npos);
+  EXPECT_TRUE(h.saw("note", "generate", "the leader is the task's reference (c0000)"));
+  EXPECT_FALSE(h.saw("transition", "optimize", "a correct leader exists"));
+
+  // Its version is rejected: the repair patches its own kernel, not the reference.
+  a->observe(ctx, *p1, rejected("build", "compile_error", "kernel.cpp:3:23: error: expected ';'"));
+  h.server.push_text(kFix);
+  auto p2 = a->propose(ctx);
+  ASSERT_TRUE(p2);
+  EXPECT_EQ(p2->parent, "c-compile_error");
+  EXPECT_EQ(p2->source, fixed);
+
+  // Accepted but not faster (a backup): the next step optimizes from the hive's leader.
+  a->observe(ctx, *p2, accepted("backup", 1.1e-3, -0.1, "c0002"));
+  h.server.push_text(kOpt);
+  auto p3 = a->propose(ctx);
+  ASSERT_TRUE(p3);
+  EXPECT_EQ(p3->parent, "c0000");
+  EXPECT_NE(p3->source.find("#pragma omp simd"), std::string::npos);
+}
+
+// Any other leader (another agent's kernel) is a base from the start, as before.
+TEST(LlmAgent, StartsFromALeaderThatIsNotTheReference) {
+  Harness h;
+  auto a = make_llm_agent(h.opts);
+  auto ctx = h.ctx();
+  std::string fixed = kBroken;
+  fixed.replace(fixed.find("b[i]\n"), 5, "b[i];\n");
+  ctx.leader = MeasuredKernel{"c0003", fixed, "cpp", "tuner", "elementwise.vector_width", {}, 0.5, 1e-3, {}};
+  h.server.push_text(kOpt);
+  auto p = a->propose(ctx);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->parent, "c0003");
+  EXPECT_TRUE(h.saw("transition", "optimize", "a correct leader exists"));
+}
+
+}  // namespace
+}  // namespace khive
