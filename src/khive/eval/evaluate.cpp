@@ -42,10 +42,9 @@ Plan make_plan(uint64_t base, const EvalOptions& o) {
 }
 
 std::filesystem::path golden_dir(const Task& t, Backend b) {
-  // "v4": the format of the goldens (v2: sparse perturbation by drawn indices; v3: sampled timed goldens;
-  // v4: perturbed values copied from the first half; v5: 0.2% timing perturbation). A change to how inputs
-  // are made must bump it, or old goldens would be read for new inputs.
-  return cache_root() / "goldens" / "v5" / t.hash.substr(0, 24) / std::string(backend_name(b));
+  // goldens/v<kInputsVersion>: v2 sparse perturbation by drawn indices; v3 sampled timed goldens; v4 perturbed
+  // values copied from the first half; v5 0.2% timing perturbation (run/protocol.hpp).
+  return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / std::string(backend_name(b));
 }
 
 Job base_job(const Task& t, Backend b, const Plan& p, const std::filesystem::path& gdir) {

@@ -59,7 +59,8 @@ void to_json(nlohmann::json& j, const Job& job) {
        {"check_correctness", job.check_correctness}, {"time", job.time}, {"timing", job.timing},
        {"only_workloads", job.only_workloads}, {"orchestrator_netns", job.orchestrator_netns},
        {"seccomp", job.seccomp}, {"golden_full_limit_bytes", job.golden_full_limit_bytes},
-       {"golden_sample_count", job.golden_sample_count}, {"golden_timed_limit_bytes", job.golden_timed_limit_bytes}};
+       {"golden_sample_count", job.golden_sample_count}, {"golden_timed_limit_bytes", job.golden_timed_limit_bytes},
+       {"inputs_version", job.inputs_version}};
 }
 void from_json(const nlohmann::json& j, Job& job) {
   job.mode = j.at("mode").get<std::string>();
@@ -83,6 +84,7 @@ void from_json(const nlohmann::json& j, Job& job) {
   job.golden_full_limit_bytes = j.value("golden_full_limit_bytes", int64_t{256} << 20);
   job.golden_sample_count = j.value("golden_sample_count", int64_t{1} << 22);
   job.golden_timed_limit_bytes = j.value("golden_timed_limit_bytes", int64_t{16} << 20);
+  job.inputs_version = j.value("inputs_version", 0);
   if (job.golden_full_limit_bytes < 1 || job.golden_sample_count < 2 || job.golden_timed_limit_bytes < 1)
     throw std::invalid_argument("job: golden_full_limit_bytes must be >= 1 and golden_sample_count >= 2");
 }

@@ -49,6 +49,12 @@ inline InputSpec timing_input(const TimingPlan& p, int k) {
 void to_json(nlohmann::json& j, const TimingPlan& p);
 void from_json(const nlohmann::json& j, TimingPlan& p);
 
+// The version of how inputs, perturbations and goldens are made. Goldens live under goldens/v<N>/, and a
+// runner refuses a job from a khive of another version: the two processes must make the same inputs, or
+// honest kernels would be judged against goldens of other data. Bump it with any change to check/inputs.hpp,
+// timing_input or the golden format.
+inline constexpr int kInputsVersion = 5;
+
 struct GoldenRequest {
   std::string workload;   // uuid
   InputSpec input;
@@ -81,6 +87,7 @@ struct Job {
   // elements drawn anew for every sample. A kernel that skips a fraction f of its work escapes with
   // probability (1 - f)^(2^20).
   int64_t golden_timed_limit_bytes = 16ll << 20;
+  int inputs_version = kInputsVersion;
 };
 void to_json(nlohmann::json& j, const Job& job);
 void from_json(const nlohmann::json& j, Job& job);

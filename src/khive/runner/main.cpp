@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+    if (job.inputs_version != khive::kInputsVersion)
+      throw std::runtime_error("khive and khive-runner make inputs differently (inputs version " + std::to_string(job.inputs_version) +
+                               " vs " + std::to_string(khive::kInputsVersion) + "): use a khive-runner from the same build");
     khive::Task task = khive::load_task(job.task_dir);
     std::unique_ptr<khive::Device> dev;
     if (job.backend == "cpu") {
