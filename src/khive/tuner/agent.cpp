@@ -120,6 +120,7 @@ class TunerAgent final : public Agent {
       prop.note = from_leader ? fmt::format("{}: {} ({})", t.name, change.empty() ? "leader's point" : change, ctx.strategy.name)
                               : fmt::format("{}: {} ({})", t.name, p == t.default_point() ? "default point " + tuner::describe_point(p) : tuner::describe_point(p),
                                             ctx.strategy.name);
+      if (const std::string fp = tuner::fast_path_note(v); !fp.empty()) prop.note += "; " + fp;
       if (invalid_count)
         prop.note += fmt::format("; {} invalid point{} skipped unbuilt: {}", invalid_count, invalid_count == 1 ? "" : "s", fmt::join(invalid, "; "));
       prop.label = short_label(t, p);

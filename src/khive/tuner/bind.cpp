@@ -200,6 +200,7 @@ BoundTask bind_elementwise(const Ctx& c) {
         c.fail("inputs", "inputs with the output's element count", fmt::format("\"{}\" has {} elements, the output {} on workload {}", in->name, element_count(*in, axes[w]), n, c.task.workloads[w].uuid));
     bt.workload_vars.push_back({{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
     bt.workload_names.push_back(c.task.workloads[w].uuid);
+    bt.workload_perf.push_back(c.task.workloads[w].is_perf() && c.task.workloads[w].runs_on(c.backend));
   }
 
   std::string p = common_prologue(c);
@@ -315,6 +316,7 @@ BoundTask bind_rowop(const Ctx& c) {
     const int64_t cols = ax.count(col_axis) ? ax.at(col_axis) : std::stoll(col_axis);
     bt.workload_vars.push_back({{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
     bt.workload_names.push_back(c.task.workloads[i].uuid);
+    bt.workload_perf.push_back(c.task.workloads[i].is_perf() && c.task.workloads[i].runs_on(c.backend));
   }
 
   const DType wd = w ? w->dtype : (bias ? bias->dtype : DType::f32);
@@ -394,6 +396,7 @@ BoundTask bind_gemm(const Ctx& c) {
     bt.workload_vars.push_back({{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
                                 {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"}});
     bt.workload_names.push_back(c.task.workloads[i].uuid);
+    bt.workload_perf.push_back(c.task.workloads[i].is_perf() && c.task.workloads[i].runs_on(c.backend));
   }
 
   std::string p = common_prologue(c);

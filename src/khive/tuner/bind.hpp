@@ -28,6 +28,7 @@ struct BoundTask {
   std::map<std::string, std::string> placeholders;   // PROLOGUE, ENTRY, LAUNCH, ...
   std::vector<AxisValues> workload_vars;             // per workload (all roles), the family's variables
   std::vector<std::string> workload_names;           // their uuids
+  std::vector<bool> workload_perf;                   // timed on this backend (role perf or both, runs on it)
 };
 
 // Throws TaskFormatError naming the bindings file and the field ("tasks.softmax.weight").

@@ -195,7 +195,7 @@ std::size_t Template::space_size() const {
 Template load_template(const fs::path& manifest) {
   const json j = parse_file(manifest);
   if (!j.is_object()) fail(manifest, "(root)", "an object", describe(j));
-  check_keys(manifest, "", j, {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "strategies"});
+  check_keys(manifest, "", j, {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "fast_path", "strategies"});
   Template t;
   t.manifest = manifest;
   t.name = get_string(manifest, j, "name", "", true);
@@ -258,16 +258,17 @@ Template load_template(const fs::path& manifest) {
       t.derived.emplace_back(it.key(), it.value().get<std::string>());
     }
   }
-  if (j.contains("rules")) {
-    if (!j["rules"].is_array()) fail(manifest, "rules", "an array of {require, message}", describe(j["rules"]));
-    for (std::size_t i = 0; i < j["rules"].size(); ++i) {
-      const json& r = j["rules"][i];
-      const std::string f = "rules[" + std::to_string(i) + "]";
+  for (const char* key : {"rules", "fast_path"}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_array()) fail(manifest, key, "an array of {require, message}", describe(j[key]));
+    for (std::size_t i = 0; i < j[key].size(); ++i) {
+      const json& r = j[key][i];
+      const std::string f = std::string(key) + "[" + std::to_string(i) + "]";
       if (!r.is_object()) fail(manifest, f, "an object {require, message}", describe(r));
       check_keys(manifest, f, r, {"require", "message"});
       Rule rule{get_string(manifest, r, "require", f + ".", true), get_string(manifest, r, "message", f + ".", true)};
       check_expression(manifest, f + ".require", rule.require, known);
-      t.rules.push_back(std::move(rule));
+      (std::string(key) == "rules" ? t.rules : t.fast_path).push_back(std::move(rule));
     }
   }
   if (!j.contains("strategies") || !j["strategies"].is_object() || j["strategies"].empty())

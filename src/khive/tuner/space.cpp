@@ -61,6 +61,13 @@ std::optional<std::string> flag_value(const Template& t, const Point& p, const s
   return std::nullopt;
 }
 
+Validity invalid(std::string message) {
+  Validity v;
+  v.ok = false;
+  v.message = std::move(message);
+  return v;
+}
+
 }  // namespace
 
 AxisValues point_variables(const Template& t, const Point& p, const AxisValues& workload_vars) {
@@ -80,30 +87,71 @@ AxisValues point_variables(const Template& t, const Point& p, const AxisValues& 
 Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
   for (const auto& param : t.params) {
     auto it = p.find(param.name);
-    if (it == p.end()) return {false, fmt::format("{} is not set", param.name)};
+    if (it == p.end()) return invalid(fmt::format("{} is not set", param.name));
     if (std::find(param.values.begin(), param.values.end(), it->second) == param.values.end())
-      return {false, fmt::format("{}={} is not one of its values", param.name, it->second)};
+      return invalid(fmt::format("{}={} is not one of its values", param.name, it->second));
   }
   for (const auto& [name, value] : p)
-    if (!t.find_param(name)) return {false, fmt::format("{} is not a parameter of {}", name, t.name)};
+    if (!t.find_param(name)) return invalid(fmt::format("{} is not a parameter of {}", name, t.name));
   for (std::size_t w = 0; w < bt.workload_vars.size(); ++w) {
     AxisValues vars;
     try {
       vars = point_variables(t, p, bt.workload_vars[w]);
     } catch (const ExprError& e) {
-      return {false, fmt::format("derived value: {} (workload {})", e.what(), bt.workload_names[w])};
+      return invalid(fmt::format("derived value: {} (workload {})", e.what(), bt.workload_names[w]));
     }
     for (const auto& rule : t.rules) {
       bool holds = false;
       try {
         holds = eval_condition(rule.require, vars);
       } catch (const ExprError& e) {
-        return {false, fmt::format("{}: {} (workload {})", rule.require, e.what(), bt.workload_names[w])};
+        return invalid(fmt::format("{}: {} (workload {})", rule.require, e.what(), bt.workload_names[w]));
       }
-      if (!holds) return {false, fmt::format("{} (workload {})", fill_message(rule.message, vars), bt.workload_names[w])};
+      if (!holds) return invalid(fmt::format("{} (workload {})", fill_message(rule.message, vars), bt.workload_names[w]));
     }
   }
-  return {};
+  Validity out;
+  if (t.fast_path.empty()) return out;
+  std::string first_miss;   // why the fast path misses the first perf workload, for the message when it takes none
+  for (std::size_t w = 0; w < bt.workload_vars.size(); ++w) {
+    const bool perf = w < bt.workload_perf.size() && bt.workload_perf[w];
+    const AxisValues vars = point_variables(t, p, bt.workload_vars[w]);   // evaluated above without error
+    std::string miss;
+    for (const auto& rule : t.fast_path) {
+      bool holds = false;
+      try {
+        holds = eval_condition(rule.require, vars);
+      } catch (const ExprError& e) {
+        return invalid(fmt::format("{}: {} (workload {})", rule.require, e.what(), bt.workload_names[w]));
+      }
+      if (!holds) {
+        miss = fill_message(rule.message, vars);
+        break;
+      }
+    }
+    out.perf_total += perf;
+    if (miss.empty()) {
+      out.perf_fast += perf;
+    } else {
+      out.generic.push_back(fmt::format("{} (workload {}{})", miss, bt.workload_names[w], perf ? ", perf" : ""));
+      if (perf && first_miss.empty()) first_miss = out.generic.back();
+    }
+  }
+  if (out.perf_total > 0 && out.perf_fast == 0) {
+    out.ok = false;
+    out.message = fmt::format("the fast path takes none of the {} perf workloads: {}", out.perf_total, first_miss);
+  }
+  return out;
+}
+
+std::string fast_path_note(const Validity& v, std::size_t max_listed) {
+  if (v.perf_total == 0 && v.generic.empty()) return "";
+  std::string s = fmt::format("fast path on {} of {} perf workloads", v.perf_fast, v.perf_total);
+  if (v.generic.empty()) return s;
+  s += "; generic path: ";
+  for (std::size_t i = 0; i < v.generic.size() && i < max_listed; ++i) s += (i ? "; " : "") + v.generic[i];
+  if (v.generic.size() > max_listed) s += fmt::format(" (+{} more)", v.generic.size() - max_listed);
+  return s;
 }
 
 std::string render(const Template& t, const BoundTask& bt, const Point& p) {

@@ -17,10 +17,19 @@ namespace khive::tuner {
 struct Validity {
   bool ok = true;
   std::string message;     // the failing rule's message, with {NAME} filled in, and the workload
+  // Fast-path applicability (templates with fast_path rules): perf workloads the fast path takes, out of all
+  // perf workloads, and the workloads (any role) that go through the generic path, each with the reason.
+  std::size_t perf_fast = 0, perf_total = 0;
+  std::vector<std::string> generic;
 };
 
-// A point is valid when it sets every parameter to one of its values and every rule holds on every workload.
+// A point is valid when it sets every parameter to one of its values, every rule holds on every workload, and
+// its fast_path rules all hold on at least one perf workload (a fast path that no timed shape takes is useless).
+// Workloads the fast path does not take stay correct through the template's generic path; listed in `generic`.
 Validity check_point(const Template& t, const BoundTask& bt, const Point& p);
+
+// "fast path on 5 of 7 perf workloads; generic path: <reason> (workload w1); ... (+3 more)"; "" without fast_path rules.
+std::string fast_path_note(const Validity& v, std::size_t max_listed = 2);
 
 // The variables a rule sees for one workload: the family's, numeric parameters, NAME_value flags of the
 // identifier-valued ones (1 for the chosen value, 0 for the others), derived values in order.

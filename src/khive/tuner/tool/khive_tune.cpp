@@ -58,15 +58,17 @@ int main(int argc, char** argv) {
       for (const auto& t : lib.templates) {
         if (!khive::tuner::template_applies(t, bt)) continue;
         // Count valid points exactly when the space is small enough to list.
-        std::string valid = "?";
+        std::string valid = "? points valid";
         if (t.space_size() <= 200000) {
-          std::size_t n = 0, total = 0;
+          std::size_t n = 0, total = 0, all_perf = 0;   // all_perf: valid, and the fast path takes every perf workload
           std::vector<std::size_t> idx(t.params.size(), 0);
           for (;;) {
             khive::tuner::Point p;
             for (std::size_t i = 0; i < idx.size(); ++i) p[t.params[i].name] = t.params[i].values[idx[i]];
             ++total;
-            n += khive::tuner::check_point(t, bt, p).ok;
+            const auto pv = khive::tuner::check_point(t, bt, p);
+            n += pv.ok;
+            all_perf += pv.ok && pv.perf_fast == pv.perf_total;
             std::size_t i = 0;
             for (; i < idx.size(); ++i) {
               if (++idx[i] < t.params[i].values.size()) break;
@@ -74,11 +76,13 @@ int main(int argc, char** argv) {
             }
             if (i == idx.size()) break;
           }
-          valid = fmt::format("{} of {}", n, total);
+          valid = t.fast_path.empty() ? fmt::format("{} of {} points valid", n, total)
+                                      : fmt::format("{} of {} points valid, {} with the fast path on every perf workload", n, total, all_perf);
         }
         const auto v = khive::tuner::check_point(t, bt, t.default_point());
-        std::cout << fmt::format("  template {} ({} points valid); default {}{}\n", t.name, valid, khive::tuner::describe_point(t.default_point()),
+        std::cout << fmt::format("  template {} ({}); default {}{}\n", t.name, valid, khive::tuner::describe_point(t.default_point()),
                                  v.ok ? "" : " INVALID: " + v.message);
+        if (const std::string fp = khive::tuner::fast_path_note(v, 3); v.ok && !fp.empty()) std::cout << "    default: " << fp << "\n";
         for (const auto& s : t.strategies) std::cout << fmt::format("    {}: {} [{}]\n", s.name, s.description, fmt::join(s.params, ", "));
       }
       return 0;
