@@ -244,3 +244,97 @@ TEST(TunerSearch, ObserveReportsRejectionsWithTheirReason) {
   out.verdict = "error";
   EXPECT_FALSE(agent->observe(ctx, *p, out).has_value());
 }
+
+// fast_path rules: checked on the perf workloads only (the point must take at least one); correctness shapes the
+// fast path cannot take are listed as going through the generic path, and compile rules still hold everywhere.
+TEST(TunerFastPath, Sm90GemmTakesAlignedPerfShapesAndSendsOddShapesToTheGenericPath) {
+  const Library lib = load_library(kRepo / "kernels");
+  const Template& t = *lib.find_template("gemm.cuda_sm90");
+  ASSERT_FALSE(t.fast_path.empty());
+  for (const char* name : {"gemm_bf16", "gemm_residual"}) {
+    const Task task = load_task(kRepo / "tasks/sol" / name);
+    const BoundTask bt = bind_task(task, Backend::cuda, *lib.binding_for(task));
+    std::size_t perf = 0;
+    for (const auto& w : task.workloads) perf += w.is_perf() && w.runs_on(Backend::cuda);
+    const Validity v = check_point(t, bt, t.default_point());
+    ASSERT_TRUE(v.ok) << name << ": " << v.message;
+    EXPECT_EQ(v.perf_total, perf);
+    EXPECT_EQ(v.perf_fast, perf);   // every perf shape of these tasks is 16-byte aligned
+    ASSERT_FALSE(v.generic.empty());
+    EXPECT_NE(v.generic.front().find("TMA needs 16-byte aligned rows: M=1 N=1 K=1"), std::string::npos) << v.generic.front();
+    EXPECT_NE(fast_path_note(v).find("generic path"), std::string::npos);
+    // A compile rule still rules a point out, whatever the shapes.
+    Point big = t.default_point();
+    big["STAGES"] = "7";
+    big["TILE_K"] = "128";
+    big["TILE_N"] = "256";
+    const Validity vb = check_point(t, bt, big);
+    EXPECT_FALSE(vb.ok);
+    EXPECT_NE(vb.message.find("shared memory"), std::string::npos) << vb.message;
+  }
+}
+
+TEST(TunerFastPath, PointTakingNoPerfWorkloadIsInvalidAndPartialOnesAreCounted) {
+  const Library lib = load_library(kRepo / "kernels");
+  const Template& t = *lib.find_template("rowop.cuda_softmax");
+  // cutegen26 kb23: one perf shape with rows of 393216 floats: no register cache can hold that.
+  const Task big = load_task(kRepo / "tasks/cutegen26/kb23_softmax");
+  const BoundTask bb = bind_task(big, Backend::cuda, *lib.binding_for(big));
+  const Validity v = check_point(t, bb, t.default_point());
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.message.find("the fast path takes none of the 1 perf workloads"), std::string::npos) << v.message;
+  Point none = t.default_point();
+  none["CACHE"] = "none";
+  none["CHUNKS"] = "1";
+  EXPECT_TRUE(check_point(t, bb, none).ok);
+  // sol/softmax: the default register cache (128 x 4 x 8 = 4096 floats) takes the short rows, not the vocab rows.
+  const Task sm = load_task(kRepo / "tasks/sol/softmax");
+  const BoundTask bs = bind_task(sm, Backend::cuda, *lib.binding_for(sm));
+  const Validity vs = check_point(t, bs, t.default_point());
+  ASSERT_TRUE(vs.ok) << vs.message;
+  EXPECT_GT(vs.perf_fast, 0u);
+  EXPECT_LT(vs.perf_fast, vs.perf_total);
+  bool vocab_generic = false, r16384 = false;
+  for (const auto& g : vs.generic) {
+    vocab_generic |= g.find("a row of 128256 does not fit") != std::string::npos && g.find(", perf)") != std::string::npos;
+    r16384 |= g.find("R16384-C4096") != std::string::npos;
+  }
+  EXPECT_TRUE(vocab_generic);
+  EXPECT_FALSE(r16384) << "rows of 4096 fit the default register cache";
+}
+
+TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
+  const Library lib = load_library(kRepo / "kernels");
+  const Task g = load_task(kRepo / "tasks/sol/gemm_bf16");
+  const BoundTask bg = bind_task(g, Backend::cuda, *lib.binding_for(g));
+  const Template& sm90 = *lib.find_template("gemm.cuda_sm90");
+  const std::string gs = render(sm90, bg, sm90.default_point());
+  for (const char* s : {"GemmUniversalAdapter", "khive_gemm_generic", "khive_fast_path_takes", "if (!khive_fast_path_takes(g))",
+                        "khive_run_generic(g, stream)"})
+    EXPECT_NE(gs.find(s), std::string::npos) << s;
+  EXPECT_NE(gs.find("constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = false, KHIVE_HAS_RESIDUAL = false;"), std::string::npos);
+  for (const char* task : {"softmax", "rmsnorm", "add_rmsnorm"}) {
+    const Task r = load_task(kRepo / "tasks/sol" / task);
+    const BoundTask br = bind_task(r, Backend::cuda, *lib.binding_for(r));
+    for (const auto& t : lib.templates) {
+      if (!template_applies(t, br)) continue;
+      const std::string rs = render(t, br, t.default_point());
+      for (const char* s : {"khive_rowk_generic<<<", "khive_rowk<true><<<", "cols <= int64_t(kTpr) * kVec * kChunks"})
+        EXPECT_NE(rs.find(s), std::string::npos) << task << ": " << s;
+    }
+  }
+}
+
+TEST(TunerFastPath, BadFastPathEntryIsAnErrorNamingTheField) {
+  const fs::path d = toy_library();
+  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+    "dtypes": ["float32"], "params": {"X": {"values": [1, 2]}, "Y": {"values": [1]}, "MODE": {"values": ["slow"]}},
+    "fast_path": [{"require": "COUNT >= X", "message": "ok"}, {"require": "NOPE > 1", "message": "m"}],
+    "strategies": {"elementwise.x": {"description": "x", "params": ["X"]}}})");
+  try {
+    load_library(d);
+    FAIL() << "expected an error";
+  } catch (const TaskFormatError& e) {
+    EXPECT_EQ(e.field, "fast_path[1].require");
+  }
+}
