@@ -163,7 +163,59 @@ struct Hive::Impl {
     }
   }
 
-  void save_agent(const AgentSlot& a) { db->put_agent({a.index, a.st.name, a.st.kind, a.strategy.name, a.base}); }
+  void save_agent(const AgentSlot& a) {
+    db->put_agent({a.index, a.st.name, a.st.kind, a.strategy.name, a.base});
+    save_counters(a);
+  }
+
+  // The hive's own view of each agent (verdict counters, plateau streaks, strategy history) is kept in
+  // run.db too: a deferred run resumes once per GPU round, and counters rebuilt from that session's
+  // verdicts alone would keep every streak at 1, so the plateau rules could never fire. Callers hold mu.
+  static std::string counters_key(const AgentSlot& a) { return fmt::format("agent_counters.{}.{}", a.index, a.st.kind); }
+
+  void save_counters(const AgentSlot& a) {
+    auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    nlohmann::json j = {{"attempts", a.st.attempts},
+                        {"leaders", a.st.leaders},
+                        {"backups", a.st.backups},
+                        {"rejected", a.st.rejected},
+                        {"errors", a.st.errors},
+                        {"reused", a.st.reused},
+                        {"switches", a.st.switches},
+                        {"since_leader", a.st.since_leader},
+                        {"best_time_s", opt(a.st.best_time_s)},
+                        {"best_score", opt(a.st.best_score)},
+                        {"attempts_in_strategy", a.attempts_in_strategy},
+                        {"streak", a.streak},
+                        {"dup_streak", a.dup_streak},
+                        {"own_explored", a.own_explored},
+                        {"recent", std::vector<std::string>(a.recent.begin(), a.recent.end())},
+                        {"exhausted", a.exhausted}};
+    db->set_meta(counters_key(a), j.dump());
+    db->set_meta("hive_counters", nlohmann::json({{"since_hive_leader", since_hive_leader}, {"told_no_backup", told_no_backup}}).dump());
+  }
+
+  void load_counters(AgentSlot& a, const std::string& text) {
+    auto j = nlohmann::json::parse(text);
+    auto opt = [&](const char* k) { return j.at(k).is_null() ? std::optional<double>() : std::optional<double>(j.at(k).get<double>()); };
+    a.st.attempts = j.at("attempts").get<int>();
+    a.st.leaders = j.at("leaders").get<int>();
+    a.st.backups = j.at("backups").get<int>();
+    a.st.rejected = j.at("rejected").get<int>();
+    a.st.errors = j.at("errors").get<int>();
+    a.st.reused = j.at("reused").get<int>();
+    a.st.switches = j.at("switches").get<int>();
+    a.st.since_leader = j.at("since_leader").get<int>();
+    a.st.best_time_s = opt("best_time_s");
+    a.st.best_score = opt("best_score");
+    a.attempts_in_strategy = j.at("attempts_in_strategy").get<int>();
+    a.streak = j.at("streak").get<int>();
+    a.dup_streak = j.at("dup_streak").get<int>();
+    a.own_explored = j.at("own_explored").get<std::map<std::string, int>>();
+    auto recent = j.at("recent").get<std::vector<std::string>>();
+    a.recent.assign(recent.begin(), recent.end());
+    a.exhausted = j.at("exhausted").get<std::vector<std::string>>();
+  }
 
   const MeasuredKernel* find_accepted(const std::string& id) const {
     for (auto& k : accepted)
@@ -425,6 +477,7 @@ struct Hive::Impl {
       ++a.streak;
       ++a.st.since_leader;
     }
+    save_counters(a);
   }
 
   // The agent sees the verdict; its conclusion goes to the board; plateaus and the budget are checked.
@@ -730,6 +783,26 @@ struct Hive::Impl {
               a.strategy = s;
               a.base = find_accepted(r.base) ? r.base : "";
             }
+    // The hive's counters and streaks per agent (absent in runs made before they were stored).
+    for (auto& a : agents) {
+      auto s = db->meta(counters_key(a));
+      if (!s) continue;
+      try {
+        load_counters(a, *s);
+      } catch (const std::exception& e) {
+        event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("its stored counters could not be read: ") + e.what()}},
+              fmt::format("{}: stored counters not restored ({}); they start at zero", a.st.name, e.what()));
+      }
+    }
+    if (auto h = db->meta("hive_counters")) {
+      try {
+        auto j = nlohmann::json::parse(*h);
+        since_hive_leader = j.at("since_hive_leader").get<int>();
+        told_no_backup = j.at("told_no_backup").get<bool>();
+      } catch (const std::exception& e) {
+        event({{"type", "agent_error"}, {"agent", "hive"}, {"message", std::string("hive_counters could not be read: ") + e.what()}}, "");
+      }
+    }
     // The agents' own state (an LLM agent's loop position, its base and history), when they keep one.
     for (auto& a : agents) {
       auto s = db->agent_state(a.index, a.st.kind);
@@ -891,6 +964,7 @@ struct Hive::Impl {
     lk.unlock();
     for (auto& t : threads) t.join();   // in-flight evaluations finish and are recorded
     lk.lock();
+    for (auto& a : agents) save_counters(a);   // also what changed outside a verdict (reused, duplicates)
     if (!awaiting.empty()) {
       // Every pause is an event: what waits, and what to run next.
       std::vector<std::string> ids;

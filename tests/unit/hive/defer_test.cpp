@@ -319,3 +319,58 @@ TEST(HiveDefer, BudgetReachedWithPendingPauses) {
     if (e["type"] == "pause") cause = e["cause"].get<std::string>().find("budget") != std::string::npos;
   EXPECT_TRUE(cause);
 }
+
+// A deferred run resumes once per GPU round. The hive's counters and plateau streaks must carry over the
+// pauses: with one candidate per session, counting only the session's own verdicts would never let a
+// streak reach the plateau.
+TEST(HiveDefer, CountersAndStreaksSurvivePauses) {
+  Fixture f;
+  const std::vector<std::string> list = {"time=0.5", "time=0.9", "time=0.95", "time=0.97"};
+  auto opts = [&](bool resume) {
+    auto o = f.opts();
+    o.defer_eval = true;
+    o.plateau = 2;
+    o.resume = resume;
+    return o;
+  };
+  HiveResult last;
+  for (int round = 0; round < 4; ++round) {
+    auto log = std::make_shared<Log>();
+    DeferEvaluator here;
+    last = Hive(f.task, Backend::cpu, agents({list}, log), here, opts(round > 0)).run();
+    ASSERT_EQ(last.status.stop_reason.rfind("paused: ", 0), 0u) << "round " << round << ": " << last.status.stop_reason;
+    DeferEvaluator there;
+    auto eo = f.opts();
+    eo.resume = true;
+    Hive(f.task, Backend::cpu, {}, there, eo).evaluate_pending();
+  }
+  // Delivered over sessions 2-4: c0001 leader, c0002 and c0003 backups; c0004 evaluated, not yet observed.
+  ASSERT_EQ(last.status.agents.size(), 1u);
+  const auto& a = last.status.agents[0];
+  EXPECT_EQ(a.attempts, 3);
+  EXPECT_EQ(a.leaders, 1);
+  EXPECT_EQ(a.backups, 2);
+  EXPECT_EQ(a.since_leader, 2);
+  ASSERT_TRUE(a.best_time_s);
+  EXPECT_DOUBLE_EQ(*a.best_time_s, 0.5);
+  // The two backups, one per session, make a streak of 2 = the plateau: the agent's plateau fires (it has
+  // no other strategy, so it stays and counts afresh).
+  auto t = types(f.opts().run_dir);
+  EXPECT_EQ(std::count(t.begin(), t.end(), "plateau"), 1);
+
+  // Bad stored counters are an event naming the agent, not a crash; the run goes on from zero.
+  {
+    RunStore db(f.opts().run_dir / "run.db");
+    db.set_meta("agent_counters.0.list", "{\"attempts\": \"three\"}");
+  }
+  auto log = std::make_shared<Log>();
+  DeferEvaluator here;
+  auto r = Hive(f.task, Backend::cpu, agents({list}, log), here, opts(true)).run();
+  bool named = false;
+  for (auto& e : read_event_log(f.opts().run_dir / "events.jsonl").events)
+    if (e["type"] == "agent_error" && e["agent"] == "a0")
+      named = e["message"].get<std::string>().find("stored counters") != std::string::npos;
+  EXPECT_TRUE(named);
+  ASSERT_EQ(r.status.agents.size(), 1u);
+  EXPECT_EQ(r.status.agents[0].attempts, 1);   // only c0004, delivered in this session
+}
