@@ -192,6 +192,7 @@ class LlmAgent final : public Agent {
   std::optional<Proposal> propose(const AgentContext& ctx) override {
     auto t0 = Clock::now();
     double outside = 0;   // model and profiling time: not the tool's
+    step_queue_s_ = 0;
     const Task& task = *ctx.task;
     ext_ = ctx.backend == Backend::cuda ? "cu" : "cpp";
     if (ctx.strategy.name != strategy_) {
@@ -230,7 +231,7 @@ class LlmAgent final : public Agent {
     double tool = since(t0) - outside;
     event("step", state_name(state_), p ? "evaluate" : "none",
           p ? fmt::format("proposed {} ({})", p->label, one_line(p->note, 120)) : "no proposal", tool,
-          {{"model_s", outside}, {"task", task.name}});
+          {{"model_s", outside - step_queue_s_}, {"queue_s", step_queue_s_}, {"task", task.name}});
     if (p) pending_kind_ = state_;
     return p;
   }
@@ -444,13 +445,14 @@ class LlmAgent final : public Agent {
     ChatRequest req{system_prompt(), msgs, purpose};
     ChatReply r = client_->chat(req, ctx.stop);
     outside += r.seconds;
+    step_queue_s_ += r.queue_s;
     Usage u;
     u.requests = 1;
     u.failed_requests = r.ok ? 0 : 1;
     u.input_tokens = r.input_tokens;
     u.output_tokens = r.output_tokens;
     u.usd = r.usd;
-    u.model_seconds = r.seconds;
+    u.model_seconds = r.seconds - r.queue_s;   // the queue at the concurrency gate is not the model's time
     {
       std::lock_guard lk(usage_mu_);
       usage_.requests += u.requests;
@@ -462,7 +464,7 @@ class LlmAgent final : public Agent {
     }
     if (o_.run_usage) o_.run_usage->add(u);
     event("request", state_name(state_), "", r.ok ? purpose : "failed: " + r.error, 0,
-          {{"purpose", purpose}, {"ok", r.ok}, {"seconds", r.seconds}, {"attempts", r.attempts},
+          {{"purpose", purpose}, {"ok", r.ok}, {"seconds", r.seconds}, {"queue_s", r.queue_s}, {"attempts", r.attempts},
            {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens}, {"usd", r.usd},
            {"truncated", r.truncated}, {"transcript", r.transcript}});
     provider_failed_ = !r.ok;
@@ -743,6 +745,7 @@ class LlmAgent final : public Agent {
   int repairs_used_ = 0, generations_ = 0, opt_steps_ = 0, proposals_ = 0, profiles_ = 0;
   int provider_failures_ = 0, opt_failures_in_row_ = 0;
   bool provider_failed_ = false;   // the last model call failed (the provider, not the reply)
+  double step_queue_s_ = 0;        // this propose()'s wait at the provider's concurrency gate
   std::string profile_text_;
   bool profile_skip_noted_ = false;
   std::vector<Step> history_;

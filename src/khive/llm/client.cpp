@@ -329,8 +329,10 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
   int seq = ++seq_;
   auto t0 = Clock::now();
   ChatReply r;
+  double queued = 0;
   {
     GateHold hold(gate_for(cfg_), stop);
+    queued = since(t0);   // behind other agents' requests: not the model's time
     if (!hold.held) {
       r.error = "stopped while waiting for a free provider slot";
     } else {
@@ -338,8 +340,9 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
     }
   }
   r.seconds = since(t0);
+  r.queue_s = queued;
   r.usd = double(r.input_tokens) * cfg_.usd_per_input_token + double(r.output_tokens) * cfg_.usd_per_output_token;
-  nlohmann::json meta = {{"ok", r.ok}, {"error", r.error}, {"attempts", r.attempts}, {"seconds", r.seconds},
+  nlohmann::json meta = {{"ok", r.ok}, {"error", r.error}, {"attempts", r.attempts}, {"seconds", r.seconds}, {"queue_s", r.queue_s},
                          {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens},
                          {"tokens_estimated", r.tokens_estimated}, {"usd", r.usd},
                          {"finish_reason", r.finish_reason}, {"truncated", r.truncated}};

@@ -39,6 +39,7 @@ struct ChatReply {
   bool tokens_estimated = false;   // the command provider: characters / 4
   double usd = 0;
   double seconds = 0;         // wall time of the whole call, retries and waits included
+  double queue_s = 0;         // part of `seconds` spent waiting for a free slot at the provider's concurrency gate
   int attempts = 0;
   std::string transcript;     // path of the saved reply ("" when not saved)
 };

@@ -3,6 +3,7 @@
 // concurrency gate, and the command provider (stdin and {prompt_file}).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -237,11 +238,21 @@ TEST(LlmClient, ConcurrencyLimitIsPerProviderAcrossClients) {
   c.concurrency = 1;
   std::vector<std::thread> ts;
   std::atomic<int> ok{0};
+  std::vector<ChatReply> replies(4);
   for (int i = 0; i < 4; ++i)
-    ts.emplace_back([&, i] { LlmClient cl(c, "", "a" + std::to_string(i)); ok += cl.chat(hello()).ok; });
+    ts.emplace_back([&, i] { LlmClient cl(c, "", "a" + std::to_string(i)); replies[i] = cl.chat(hello()); ok += replies[i].ok; });
   for (auto& t : ts) t.join();
   EXPECT_EQ(ok.load(), 4);
   EXPECT_EQ(s.max_in_flight(), 1);
+  // The wait at the gate is reported apart from the call: the last of 4 one-at-a-time 200 ms requests
+  // queued >= 3 x 200 ms, and every call's own part (seconds - queue_s) is one request.
+  double most = 0;
+  for (auto& r : replies) {
+    most = std::max(most, r.queue_s);
+    EXPECT_GE(r.seconds - r.queue_s, 0.19);
+    EXPECT_LT(r.seconds - r.queue_s, 1.0);
+  }
+  EXPECT_GE(most, 0.55);
 }
 
 TEST(LlmClient, StopInterruptsTheBackoff) {
