@@ -22,12 +22,13 @@ std::filesystem::path default_runner_path() {
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    auto p = self.parent_path() / "khive-runner";
-    if (std::filesystem::exists(p)) return p;
-    p = self.parent_path() / "bin" / "khive-runner";   // test executables live one level up
-    if (std::filesystem::exists(p)) return p;
-    p = self.parent_path().parent_path() / "bin" / "khive-runner";
-    if (std::filesystem::exists(p)) return p;
+    // Next to khive (bin/), or for test executables deeper in the build tree, in an ancestor's bin/.
+    auto dir = self.parent_path();
+    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
+      for (auto p : {dir / "khive-runner", dir / "bin" / "khive-runner"})
+        if (std::filesystem::exists(p)) return p;
+      if (dir == dir.root_path()) break;
+    }
   }
   return "khive-runner";
 }
