@@ -35,6 +35,9 @@ void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputS
   if (!s.perturb_seed || n <= 0) return;
   int64_t count = perturb_count(n, s.fraction);
   std::size_t sz = dtype_size(t);
+  // Random accesses, bound by memory latency: in parallel once there are many. Two picks of one index write the
+  // same bytes (the value depends on the index alone), and sources lie in the first half, never written here.
+#pragma omp parallel for schedule(static) if (count > 8192)
   for (int64_t j = 0; j < count; ++j) {
     int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
     int64_t src = perturb_source(s.perturb_seed, tensor, i, n);
@@ -47,6 +50,7 @@ void restore_perturbed_host(DType t, void* dst, const void* pristine, int64_t n,
   if (!s.perturb_seed || n <= 0) return;
   std::size_t sz = dtype_size(t);
   int64_t count = perturb_count(n, s.fraction);
+#pragma omp parallel for schedule(static) if (count > 8192)
   for (int64_t j = 0; j < count; ++j) {
     int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
     std::memcpy(static_cast<char*>(dst) + i * sz, static_cast<const char*>(pristine) + i * sz, sz);
