@@ -305,14 +305,21 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
       r.harness_error = "A/B timing failed: " + av.harness_error;
       return done();
     } else {
-      bool all = true;
+      std::vector<AbResult> results;
+      std::vector<double> weights;
       for (auto& w : out.result->value("ab", nlohmann::json::array())) {
         AbReport a{w.value("workload", ""), compare_ab(w.value("a_s", std::vector<double>{}), w.value("b_s", std::vector<double>{}),
                                                       o.ab_min_gain)};
-        all = all && a.result.b_faster;
+        double weight = 1;
+        for (const auto& tw : task.workloads)
+          if (tw.uuid == a.workload) weight = tw.weight;
+        results.push_back(a.result);
+        weights.push_back(weight);
         r.ab.push_back(a);
       }
-      r.new_leader = all && !r.ab.empty();
+      LeaderDecision d = decide_leader(results, weights, o.ab_min_gain);
+      r.new_leader = d.new_leader;
+      r.ab_decision = d.why;
     }
   }
 

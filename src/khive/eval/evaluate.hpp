@@ -92,6 +92,7 @@ struct EvalReport {
   std::optional<double> task_score;
   std::vector<AbReport> ab;         // when a leader was given
   std::optional<bool> new_leader;   // check 11 outcome
+  std::string ab_decision;          // check 11: why (decide_leader)
   uint64_t seed_base = 0;
   double seconds = 0;
   double golden_seconds = 0;        // building the reference and making the goldens that were missing

@@ -104,6 +104,7 @@ nlohmann::json report_json(const EvalReport& r) {
     j["ab"].push_back({{"workload", a.workload}, {"pairs", a.result.pairs}, {"median_ratio", a.result.median_ratio},
                        {"noise", a.result.noise}, {"threshold", a.result.threshold}, {"b_faster", a.result.b_faster}});
   j["new_leader"] = r.new_leader ? nlohmann::json(*r.new_leader) : nlohmann::json(nullptr);
+  j["ab_decision"] = r.new_leader ? nlohmann::json(r.ab_decision) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -144,7 +145,7 @@ std::string report_text(const EvalReport& r) {
   const auto& v = r.candidate.verdict;
   if (v.accepted) {
     o << "verdict: ACCEPTED";
-    if (r.new_leader) o << (*r.new_leader ? " — new leader (faster than the leader by more than the noise)" : " — backup (not faster than the leader by more than the noise)");
+    if (r.new_leader) o << (*r.new_leader ? " — new leader (" : " — backup (") << r.ab_decision << ")";
     o << "\n";
   } else {
     auto& j = *v.rejection;

@@ -100,4 +100,41 @@ AbResult compare_ab(const std::vector<double>& a, const std::vector<double>& b, 
   return r;
 }
 
+bool b_slower(const AbResult& r) {
+  return r.pairs >= 2 && r.median_ratio > 0 && 1.0 / r.median_ratio - 1.0 > r.threshold;
+}
+
+LeaderDecision decide_leader(const std::vector<AbResult>& per_workload, const std::vector<double>& weights,
+                             double min_gain) {
+  LeaderDecision d;
+  if (per_workload.empty()) {
+    d.why = "no perf workload was compared";
+    return d;
+  }
+  double lw = 0, ws = 0;
+  bool verdict_everywhere = true;
+  for (std::size_t i = 0; i < per_workload.size(); ++i) {
+    const AbResult& r = per_workload[i];
+    const double w = i < weights.size() && weights[i] > 0 ? weights[i] : 1.0;
+    if (r.pairs < 2 || !(r.median_ratio > 0)) verdict_everywhere = false;
+    else {
+      lw += w * std::log(r.median_ratio);
+      ws += w;
+    }
+    if (b_slower(r)) d.slower.push_back(i);
+    if (r.b_faster) d.faster.push_back(i);
+  }
+  d.weighted_ratio = ws > 0 ? std::exp(lw / ws) : 1.0;
+  if (!verdict_everywhere) d.why = "too few A/B pairs on some workload";
+  else if (!d.slower.empty()) d.why = "slower than the leader beyond the noise on " + std::to_string(d.slower.size()) + " workload(s)";
+  else if (d.faster.empty()) d.why = "faster beyond the noise on no workload";
+  else if (d.weighted_ratio - 1.0 <= min_gain) d.why = "overall gain under the minimum";
+  else {
+    d.new_leader = true;
+    d.why = "faster beyond the noise on " + std::to_string(d.faster.size()) + " of " + std::to_string(per_workload.size()) +
+            " workload(s), slower on none";
+  }
+  return d;
+}
+
 }  // namespace khive

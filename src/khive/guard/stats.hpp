@@ -2,6 +2,7 @@
 // Pure functions over synthetic or measured samples, tested without a GPU (nvbench-style criteria).
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace khive {
@@ -55,5 +56,22 @@ struct AbResult {
 };
 AbResult compare_ab(const std::vector<double>& a, const std::vector<double>& b, double min_gain = 0.005,
                     double k = 2.0, std::size_t min_pairs = 10);
+// B is slower than A by more than the noise (the mirror of b_faster, same threshold).
+bool b_slower(const AbResult& r);
+
+// Check 11 over a task's perf workloads: the candidate becomes leader when
+//   - no workload is slower by more than its noise (never trade a regression for a gain elsewhere),
+//   - at least one workload is faster by more than its noise, and
+//   - the weighted geometric mean of the ratios beats 1 by more than min_gain.
+// So a kernel 40% faster on prefill shapes and level (within noise) on a memory-bound decode shape leads;
+// one that is 40% faster on three shapes and 5% slower (beyond noise) on the fourth stays a backup.
+struct LeaderDecision {
+  bool new_leader = false;
+  double weighted_ratio = 1;   // exp(sum w_i log r_i / sum w_i)
+  std::vector<std::size_t> slower, faster;   // indices of workloads slower / faster beyond their noise
+  std::string why;             // one line: what decided it
+};
+LeaderDecision decide_leader(const std::vector<AbResult>& per_workload, const std::vector<double>& weights,
+                             double min_gain = 0.005);
 
 }  // namespace khive

@@ -144,7 +144,7 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
     }
     e.gain_vs_leader = std::exp(s / static_cast<double>(r.ab.size())) - 1;
     // Why check 11 decided as it did (a backup with a large median gain had too few pairs or too much noise).
-    e.message = "A/B vs the leader: " + detail;
+    e.message = "A/B vs the leader: " + (r.ab_decision.empty() ? "" : r.ab_decision + ": ") + detail;
   }
   return e;
 }

@@ -276,7 +276,9 @@ class LlmAgent final : public Agent {
                              o.delta_vs_leader != 0 ? fmt::format(" ({:+.1f}% vs previous leader)", o.delta_vs_leader * 100) : "");
       } else {
         b.kind = "failed";
-        b.text = fmt::format("{}: correct, {}, not faster than the leader ({:+.1f}%)", subject, ms(o.time_s), o.delta_vs_leader * 100);
+        // The guard's check-11 line says which workloads held it back (a regression on one shape vetoes gains elsewhere).
+        b.text = fmt::format("{}: correct, {}, not faster than the leader ({:+.1f}%){}", subject, ms(o.time_s), o.delta_vs_leader * 100,
+                             o.message.empty() ? "" : " — " + one_line(o.message, 220));
       }
       history_.push_back({what, p.note, b.text});
       set_state(State::optimize, fmt::format("{} accepted as {} ({})", what, o.verdict, ms(o.time_s)));

@@ -320,3 +320,66 @@ TEST(CompareAb, Guards) {
 
 }  // namespace
 }  // namespace khive
+
+// ------------------------------------------------------------------------------------------ decide_leader
+
+using khive::AbResult;
+using khive::b_slower;
+using khive::decide_leader;
+
+namespace {
+AbResult ab(double ratio, double threshold, std::size_t pairs = 20) {
+  AbResult r;
+  r.pairs = pairs;
+  r.median_ratio = ratio;
+  r.threshold = threshold;
+  r.b_faster = pairs >= 10 && ratio - 1.0 > threshold;
+  return r;
+}
+}  // namespace
+
+TEST(DecideLeader, FasterSomewhereLevelElsewhereLeads) {
+  // 40% faster on three prefill shapes, level (within 2% noise) on a memory-bound decode shape.
+  auto d = decide_leader({ab(1.4, 0.01), ab(1.5, 0.01), ab(1.39, 0.01), ab(1.005, 0.02)}, {1, 1, 1, 1});
+  EXPECT_TRUE(d.new_leader) << d.why;
+  EXPECT_EQ(d.faster.size(), 3u);
+  EXPECT_TRUE(d.slower.empty());
+  EXPECT_GT(d.weighted_ratio, 1.3);
+}
+
+TEST(DecideLeader, ARegressionBeyondTheNoiseVetoes) {
+  // The same gains, but 5% slower (noise 1%) on the decode shape: a backup, and the reason says why.
+  auto d = decide_leader({ab(1.4, 0.01), ab(1.5, 0.01), ab(1.39, 0.01), ab(1 / 1.05, 0.01)}, {1, 1, 1, 1});
+  EXPECT_FALSE(d.new_leader);
+  ASSERT_EQ(d.slower.size(), 1u);
+  EXPECT_EQ(d.slower[0], 3u);
+  EXPECT_NE(d.why.find("slower"), std::string::npos);
+}
+
+TEST(DecideLeader, LevelEverywhereIsABackup) {
+  auto d = decide_leader({ab(1.004, 0.01), ab(0.998, 0.01)}, {1, 1});
+  EXPECT_FALSE(d.new_leader);
+  EXPECT_TRUE(d.faster.empty());
+  EXPECT_TRUE(d.slower.empty());
+}
+
+TEST(DecideLeader, WeightsDecideTheOverallGain) {
+  // Faster beyond the noise on a light workload only; the heavy one is level but slightly slower: the
+  // weighted gain stays under the 0.5% minimum.
+  auto d = decide_leader({ab(1.02, 0.01), ab(0.996, 0.01)}, {1, 20});
+  EXPECT_FALSE(d.new_leader);
+  EXPECT_NE(d.why.find("overall"), std::string::npos);
+  EXPECT_TRUE(decide_leader({ab(1.02, 0.01), ab(0.996, 0.01)}, {20, 1}).new_leader);
+}
+
+TEST(DecideLeader, TooFewPairsAnywhereGivesNoLeader) {
+  auto d = decide_leader({ab(1.5, 0.01), ab(1.5, 0.01, 1)}, {1, 1});
+  EXPECT_FALSE(d.new_leader);
+  EXPECT_FALSE(decide_leader({}, {}).new_leader);
+}
+
+TEST(DecideLeader, SlowerIsTheMirrorOfFaster) {
+  EXPECT_TRUE(b_slower(ab(1 / 1.03, 0.01)));
+  EXPECT_FALSE(b_slower(ab(1 / 1.005, 0.01)));
+  EXPECT_FALSE(b_slower(ab(1.2, 0.01)));
+}
