@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The tuner over a whole suite (issue 4: "for each suite the mean score and how many tasks the tuner improved
+over the reference and over PyTorch"). Runs `khive optimize TASK --agent tuner` on every task of the suite that
+the tuner has a template for, reads each run's run.db, and prints a Markdown table (also written to --md).
+
+  bench/tune_suite.py tasks/sol --khive build/bin/khive --backend cuda --agents 3 --budget 16 --md out.md
+
+Per task: the reference's and the leader's weighted geometric mean time (from the same run), the leader's task
+score (against T_b: PyTorch on this device where the suite has its numbers), and the leader against PyTorch over
+the workloads PyTorch was measured on (tasks/<suite>/baselines/pytorch-<gpu>.json, matched by workload uuid).
+A task the tuner has no template for is listed as such; a failed run is listed with its error and the suite goes on.
+"""
+import argparse, datetime, json, math, pathlib, sqlite3, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("suite")
+ap.add_argument("--khive", default="build/bin/khive")
+ap.add_argument("--backend", default="cpu")
+ap.add_argument("--agents", type=int, default=3)
+ap.add_argument("--budget", type=int, default=12, help="evaluated candidates per task")
+ap.add_argument("--budget-time", type=float, default=0, help="seconds per task (0: no limit)")
+ap.add_argument("--time-cap", type=float, default=0.5)
+ap.add_argument("--seed", type=int, default=20261130)
+ap.add_argument("--tasks", default="", help="comma-separated task directory names (default: all)")
+ap.add_argument("--pytorch", default="", help="PyTorch baselines file (default: the suite's pytorch-h200.json on cuda)")
+ap.add_argument("--out", default=".khive/tune-suite", help="run directories go here")
+ap.add_argument("--md", default=None)
+a = ap.parse_args()
+
+suite = pathlib.Path(a.suite)
+tasks = sorted(p.parent for p in suite.glob("*/definition.json"))
+if a.tasks:
+    want = set(a.tasks.split(","))
+    tasks = [t for t in tasks if t.name in want]
+if not tasks:
+    sys.exit(f"tune_suite: no task under {suite}")
+
+pt_file = pathlib.Path(a.pytorch) if a.pytorch else (suite / "baselines" / "pytorch-h200.json" if a.backend == "cuda" else None)
+pytorch = {}
+if pt_file and pt_file.exists():
+    pytorch = json.loads(pt_file.read_text()).get("tasks", {})
+
+
+def geomean(times, weights):
+    keys = [k for k in times if k in weights and times[k] > 0]
+    if not keys:
+        return None
+    ws = sum(weights[k] for k in keys)
+    return math.exp(sum(weights[k] * math.log(times[k]) for k in keys) / ws)
+
+
+def weights_of(task):
+    w = {}
+    for line in (task / "workload.jsonl").read_text().splitlines():
+        if line.strip():
+            j = json.loads(line)
+            w[j.get("uuid", "")] = float(j.get("khive", {}).get("weight", 1))
+    return w
+
+
+rows = []
+out = pathlib.Path(a.out)
+out.mkdir(parents=True, exist_ok=True)
+for task in tasks:
+    definition = json.loads((task / "definition.json").read_text())
+    run = out / f"{task.name}-{a.backend}"
+    cmd = [a.khive, "optimize", str(task), "--backend", a.backend, "--agent", "tuner", "--agents", str(a.agents),
+           "--budget-candidates", str(a.budget), "--time-cap", str(a.time_cap), "--seed", str(a.seed), "--out", str(run), "--quiet"]
+    if a.budget_time:
+        cmd += ["--budget-time", str(a.budget_time)]
+    print("$", " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    if not (run / "run.db").exists():
+        rows.append((task.name, {"error": text.strip().splitlines()[-1] if text.strip() else f"exit {r.returncode}"}))
+        continue
+    db = sqlite3.connect(str(run / "run.db"))
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    cands = {c[0]: c for c in db.execute("SELECT id, verdict, time_s, score, workloads FROM candidates")}
+    tried = len(cands) - 1
+    if tried == 0:
+        # The tuner declares no strategy for a task none of its templates binds: the run ends at once.
+        rows.append((task.name, {"error": "no tuner template for this task" if "strategies exhausted" in text or "no strategy" in text
+                                 else "no candidate: " + " / ".join(l for l in text.splitlines() if l.startswith("stopped"))}))
+        continue
+    ref, lead = cands[meta["reference"]], cands[meta["leader"]]
+    w = weights_of(task)
+    lead_w = json.loads(lead[4] or "{}")
+    pt_w = {k: v["median_s"] for k, v in pytorch.get(definition["name"], {}).get("workloads", {}).items() if "median_s" in v}
+    common = {k: lead_w[k] for k in lead_w if k in pt_w}
+    lead_t_common = geomean(common, w) if common else None
+    pt_t = geomean({k: pt_w[k] for k in common}, w) if common else None
+    rows.append((task.name, {"ref": ref[2], "lead": lead[2], "score": lead[3], "improved": meta["leader"] != meta["reference"],
+                             "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
+                             "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}))
+    print(f"  {task.name}: leader {meta['leader']}, {ref[2] / lead[2]:.2f}x the reference", flush=True)
+
+lines = [f"# The tuner over {suite} ({a.backend})", "",
+         f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; {a.agents} tuner agents, {a.budget} candidates per task"
+         f"{f', {a.budget_time:.0f} s per task' if a.budget_time else ''}, time cap {a.time_cap} s, seed {a.seed}; PyTorch: "
+         f"{pt_file if pytorch else 'none'}.", "",
+         "| task | reference | tuner's leader | vs reference | vs PyTorch (same workloads) | score | leader / backup / rejected / error |",
+         "|---|---|---|---|---|---|---|"]
+scores, improved, beat_pt, with_pt = [], 0, 0, 0
+for name, d in rows:
+    if "error" in d:
+        lines.append(f"| {name} | | {d['error']} | | | | |")
+        continue
+    v = d["verdicts"]
+    vs_pt = f"{d['vs_pytorch']:.2f}x" if d["vs_pytorch"] else "-"
+    lines.append(f"| {name} | {d['ref'] * 1e3:.4g} ms | {d['lead'] * 1e3:.4g} ms | {d['ref'] / d['lead']:.2f}x | {vs_pt} | "
+                 f"{d['score']:.3f} | {v['leader'] - 1} / {v['backup']} / {v['rejected']} / {v['error']} |" if d["score"] is not None else
+                 f"| {name} | {d['ref'] * 1e3:.4g} ms | {d['lead'] * 1e3:.4g} ms | {d['ref'] / d['lead']:.2f}x | {vs_pt} | - | "
+                 f"{v['leader'] - 1} / {v['backup']} / {v['rejected']} / {v['error']} |")
+    if d["score"] is not None:
+        scores.append(d["score"])
+    improved += d["improved"]
+    if d["vs_pytorch"]:
+        with_pt += 1
+        beat_pt += d["vs_pytorch"] > 1
+ran = sum(1 for _, d in rows if "error" not in d)
+lines += ["", f"Tasks tuned: {ran} of {len(rows)}; improved over the reference: {improved} of {ran}; faster than PyTorch: "
+          f"{beat_pt} of {with_pt} with PyTorch numbers; mean score: {sum(scores) / len(scores):.3f} over {len(scores)} task(s)."
+          if scores else f"Tasks tuned: {ran} of {len(rows)}; improved over the reference: {improved} of {ran}.",
+          "", "(leader count excludes the reference, which is the first leader of every run)", "",
+          "Command: `" + " ".join([sys.argv[0]] + sys.argv[1:]) + "`"]
+md = "\n".join(lines) + "\n"
+print(md)
+if a.md:
+    pathlib.Path(a.md).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(a.md).write_text(md)
