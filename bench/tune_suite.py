@@ -10,7 +10,7 @@ score (against T_b: PyTorch on this device where the suite has its numbers), and
 the workloads PyTorch was measured on (tasks/<suite>/baselines/pytorch-<gpu>.json, matched by workload uuid).
 A task the tuner has no template for is listed as such; a failed run is listed with its error and the suite goes on.
 """
-import argparse, datetime, json, math, pathlib, sqlite3, subprocess, sys
+import argparse, datetime, json, math, pathlib, shutil, sqlite3, subprocess, sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("suite")
@@ -64,6 +64,8 @@ out.mkdir(parents=True, exist_ok=True)
 for task in tasks:
     definition = json.loads((task / "definition.json").read_text())
     run = out / f"{task.name}-{a.backend}"
+    if run.exists():
+        shutil.rmtree(run)   # a fresh run per invocation (an existing run directory would be refused)
     cmd = [a.khive, "optimize", str(task), "--backend", a.backend, "--agent", "tuner", "--agents", str(a.agents),
            "--budget-candidates", str(a.budget), "--time-cap", str(a.time_cap), "--seed", str(a.seed), "--out", str(run), "--quiet"]
     if a.budget_time:
