@@ -68,8 +68,10 @@ std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& 
       // Requests and replies are kept under the run directory, one folder per agent.
       std::string name = fmt::format("a{}", out.size());
       LlmAgentOptions o = s.rfind("llm:", 0) == 0 ? load_llm_config(s.substr(4)) : LlmAgentOptions{};
-      if (o.name.empty()) o.name = name;
-      o.run_dir = run_dir / "llm" / name;
+      // The agent keeps its transcripts in run_dir/<its name>: the name is unique per agent (a0, a1, or
+      // "<config name>-a0" when several agents share one config).
+      o.name = o.name.empty() ? name : o.name + "-" + name;
+      o.run_dir = run_dir / "llm";
       o.run_usage = ledger;
       if (!llm_events) llm_events = llm_event_log(run_dir / "llm" / "events.jsonl");
       if (!o.on_event) o.on_event = llm_events;
