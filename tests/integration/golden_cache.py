@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""The golden cache does not grow with one-off evaluations: `khive eval` without --seed draws a random seed base
+whose goldens (and saved base inputs) are removed when the evaluation ends; with --seed they are kept for reuse.
+
+  golden_cache.py KHIVE ROOT
+"""
+import os, pathlib, subprocess, sys, tempfile
+
+khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
+task = root / "tasks/demo-cpu/gemm"
+kernel = task / "candidates/blocked_packed.cpp"
+with tempfile.TemporaryDirectory(prefix="khive-golden-cache-") as cache:
+    env = dict(os.environ, KHIVE_CACHE=cache)
+
+    def files():
+        g = pathlib.Path(cache) / "goldens"
+        return sorted(p for p in g.rglob("*") if p.is_file()) if g.exists() else []
+
+    def run(*extra):
+        r = subprocess.run([khive, "eval", str(task), str(kernel), "--backend", "cpu", "--no-reference", "--no-baselines",
+                            "--time-cap", "0.1", *extra], env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(f"FAIL: khive eval {' '.join(extra)} exited {r.returncode}: {r.stdout[-800:]} {r.stderr[-800:]}")
+
+    run()
+    run()
+    left = files()
+    if left:
+        sys.exit(f"FAIL: {len(left)} golden file(s) left behind by random-seed evaluations, e.g. {left[0]}")
+    run("--seed", "77")
+    kept = files()
+    if not kept or not all(p.name.startswith("s") for p in kept):
+        sys.exit(f"FAIL: a fixed-seed evaluation kept no goldens ({kept[:3]})")
+    run("--seed", "77")   # reuses them (no new files)
+    if files() != kept:
+        sys.exit("FAIL: a second evaluation with the same seed made new golden files")
+    print(f"ok: random seeds leave nothing; --seed 77 keeps {len(kept)} golden file(s) and reuses them")
