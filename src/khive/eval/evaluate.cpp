@@ -230,9 +230,9 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   } drop;
   if (!o.seed) {
     drop.dir = gdir;
-    for (uint64_t s : plan.seeds) drop.prefixes.push_back("s" + std::to_string(s));
-    drop.prefixes.push_back("s" + std::to_string(plan.new_data_seed));
-    drop.prefixes.push_back("s" + std::to_string(plan.timing.seed_base));
+    for (uint64_t s : plan.seeds) drop.prefixes.push_back(InputSpec{s}.key());
+    drop.prefixes.push_back(InputSpec{plan.new_data_seed}.key());
+    drop.prefixes.push_back(InputSpec{plan.timing.seed_base}.key());
   }
   auto done = [&]() -> EvalReport& {
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

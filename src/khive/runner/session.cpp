@@ -31,6 +31,7 @@ struct Session::Buffers {
   std::map<std::string, int64_t> axes;
   std::vector<void*> in, out;             // device pointers (nullptr for scalars)
   std::vector<int64_t> n_in, n_out, cols_out;
+  std::vector<std::size_t> in_bytes, out_bytes;   // n * dtype size, per tensor (0 for scalar inputs)
   struct alignas(8) Scalar { std::array<unsigned char, 8> bytes; unsigned char* data() { return bytes.data(); } void fill(unsigned char v) { bytes.fill(v); } };
   std::vector<Scalar> scalars;   // host storage for scalar inputs (8-byte aligned for the shim)
   std::vector<int64_t> axis_values;       // var axes, signature order
@@ -53,13 +54,15 @@ std::unique_ptr<Session::Buffers> Session::prepare(const Workload& w) {
     const auto& s = task_.inputs[i];
     int64_t n = element_count(s, b->axes);
     b->n_in.push_back(n);
-    b->in.push_back(s.scalar ? nullptr : dev_.alloc(static_cast<std::size_t>(n) * dtype_size(s.dtype)));
+    b->in_bytes.push_back(s.scalar ? 0 : static_cast<std::size_t>(n) * dtype_size(s.dtype));
+    b->in.push_back(s.scalar ? nullptr : dev_.alloc(b->in_bytes.back()));
   }
   for (const auto& s : task_.outputs) {
     int64_t n = element_count(s, b->axes);
     b->n_out.push_back(n);
+    b->out_bytes.push_back(static_cast<std::size_t>(n) * dtype_size(s.dtype));
     b->cols_out.push_back(s.shape.empty() ? 1 : std::max<int64_t>(1, b->axes.at(s.shape.back())));
-    b->out.push_back(dev_.alloc(static_cast<std::size_t>(n) * dtype_size(s.dtype)));
+    b->out.push_back(dev_.alloc(b->out_bytes.back()));
   }
   for (const auto& a : task_.var_axes()) b->axis_values.push_back(b->axes.at(a));
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
@@ -83,9 +86,9 @@ uint64_t Session::sample_key(const InputSpec& s) { return counter_hash(s.seed, s
 std::vector<Device::Region> Session::regions(Buffers& b) const {
   std::vector<Device::Region> r;
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
-    if (b.in[i]) r.push_back({b.in[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype)});
+    if (b.in[i]) r.push_back({b.in[i], b.in_bytes[i]});
   for (std::size_t o = 0; o < task_.outputs.size(); ++o)
-    r.push_back({b.out[o], static_cast<std::size_t>(b.n_out[o]) * dtype_size(task_.outputs[o].dtype)});
+    r.push_back({b.out[o], b.out_bytes[o]});
   return r;
 }
 
@@ -123,7 +126,7 @@ struct Session::Pristine {
 };
 
 std::string Session::base_input_path(const Workload& w, const InputSpec& base, std::size_t input) const {
-  return (std::filesystem::path(job_.golden_dir) / w.uuid / ("s" + std::to_string(base.seed) + ".input." + task_.inputs[input].name + ".bin")).string();
+  return (std::filesystem::path(job_.golden_dir) / w.uuid / (InputSpec{base.seed}.key() + ".input." + task_.inputs[input].name + ".bin")).string();
 }
 
 bool Session::cache_base_inputs(const Workload& w) const {
@@ -146,7 +149,7 @@ std::unique_ptr<Session::Pristine> Session::keep_pristine(Buffers& b, const Work
     loaded = true;
     for (std::size_t i = 0; i < task_.inputs.size() && loaded; ++i) {
       if (!b.in[i]) continue;
-      std::size_t bytes = static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype);
+      const std::size_t bytes = b.in_bytes[i];
       std::ifstream f(base_input_path(w, base, i), std::ios::binary);
       loaded = f && f.seekg(0, std::ios::end) && static_cast<std::size_t>(f.tellg()) == bytes && f.seekg(0) &&
                f.read(static_cast<char*>(b.in[i]), static_cast<std::streamsize>(bytes));
@@ -160,9 +163,8 @@ std::unique_ptr<Session::Pristine> Session::keep_pristine(Buffers& b, const Work
       p->copies.push_back(nullptr);
       continue;
     }
-    std::size_t bytes = static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype);
-    p->copies.push_back(dev_.alloc(bytes));
-    dev_.copy(p->copies.back(), b.in[i], bytes);
+    p->copies.push_back(dev_.alloc(b.in_bytes[i]));
+    dev_.copy(p->copies.back(), b.in[i], b.in_bytes[i]);
   }
   return p;
 }
@@ -173,7 +175,7 @@ void Session::restore_and_perturb(Buffers& b, Pristine& p, const Workload& w, co
     const auto& t = task_.inputs[i];
     if (!b.in[i]) continue;
     if (full)
-      dev_.copy(b.in[i], p.copies[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(t.dtype));
+      dev_.copy(b.in[i], p.copies[i], b.in_bytes[i]);
     else if (p.applied)
       dev_.restore_perturbed(t.dtype, b.in[i], p.copies[i], b.n_in[i], *p.applied, i);
     dev_.perturb(t.dtype, b.in[i], b.n_in[i], dist_params(task_.distribution_for(t.name)), s, i);
@@ -191,8 +193,7 @@ std::vector<uint64_t> Session::input_checksums(Buffers& b) {
   PhaseTimer pt(*this, "checksum");
   std::vector<uint64_t> h;
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
-    h.push_back(b.in[i] ? dev_.checksum(b.in[i], static_cast<std::size_t>(b.n_in[i]) * dtype_size(task_.inputs[i].dtype))
-                        : 0);
+    h.push_back(b.in[i] ? dev_.checksum(b.in[i], b.in_bytes[i]) : 0);
   return h;
 }
 
@@ -220,23 +221,24 @@ std::optional<Failure> Session::check_outputs(Buffers& b, const Workload& w, con
       throw std::runtime_error(fmt::format("golden {} has {} bytes, expected {}", golden_path(w, s, o), ref.size(), bytes));
     Tolerance tol = task_.tolerance_for(spec.name, w);
     CompareStats st;
-    if (count) {
-      // A sampled golden: the same positions are gathered from the output and compared; the indices in
-      // the statistics are mapped back to the output's own.
+    {
       PhaseTimer pt(*this, "compare");
-      std::string got(bytes, '\0');
-      uint64_t key = sample_key(s);
-      dev_.gather_sample(spec.dtype, b.out[o], b.n_out[o], key, count, got.data());
-      st = compare_host(spec.dtype, got.data(), ref.data(), count, 1, tol, p);
-      for (int64_t* idx : {&st.first_bad, &st.first_unwritten, &st.worst_index})
-        if (*idx >= 0) *idx = sample_index(key, *idx, count, b.n_out[o]);
-      st.rows = std::max<int64_t>(1, b.n_out[o] / std::max<int64_t>(1, b.cols_out[o]));
-      st.cols = b.cols_out[o];
-      st.bad_per_row.clear();
-      st.bad_per_col.clear();
-    } else {
-      PhaseTimer pt(*this, "compare");
-      st = dev_.compare(spec.dtype, b.out[o], ref.data(), b.n_out[o], b.cols_out[o], tol, p);
+      if (count) {
+        // A sampled golden: the same positions are gathered from the output and compared; the indices in
+        // the statistics are mapped back to the output's own.
+        std::string got(bytes, '\0');
+        uint64_t key = sample_key(s);
+        dev_.gather_sample(spec.dtype, b.out[o], b.n_out[o], key, count, got.data());
+        st = compare_host(spec.dtype, got.data(), ref.data(), count, 1, tol, p);
+        for (int64_t* idx : {&st.first_bad, &st.first_unwritten, &st.worst_index})
+          if (*idx >= 0) *idx = sample_index(key, *idx, count, b.n_out[o]);
+        st.rows = std::max<int64_t>(1, b.n_out[o] / std::max<int64_t>(1, b.cols_out[o]));
+        st.cols = b.cols_out[o];
+        st.bad_per_row.clear();
+        st.bad_per_col.clear();
+      } else {
+        st = dev_.compare(spec.dtype, b.out[o], ref.data(), b.n_out[o], b.cols_out[o], tol, p);
+      }
     }
     if (passes(st, tol)) continue;
     Failure f{check, reason_if_wrong, w.uuid, "", describe_mismatch(spec.name, st, tol)};
@@ -292,7 +294,7 @@ std::optional<Failure> Session::check_correctness(EntryFn f, const Workload& w, 
     // Check 6: the same inputs again (outputs poisoned with the other sentinel) must give the same outputs.
     std::vector<std::string> first(task_.outputs.size());
     for (std::size_t o = 0; o < first.size(); ++o) {
-      first[o].resize(static_cast<std::size_t>(b->n_out[o]) * dtype_size(task_.outputs[o].dtype));
+      first[o].resize(b->out_bytes[o]);
       dev_.to_host(first[o].data(), b->out[o], first[o].size());
     }
     progress_(Check::determinism, w.uuid, ctx);
@@ -425,6 +427,12 @@ static bool selected(const Job& job, const Workload& w) {
 
 nlohmann::json Session::run_golden(EntryFn reference) {
   nlohmann::json made = nlohmann::json::array();
+  // Consecutive requests of one workload share its buffers, and the timed samples of one base share its
+  // pristine copy: the base data is made (or read) and saved once, not once per validated sample.
+  const Workload* current = nullptr;
+  std::unique_ptr<Buffers> b;
+  std::unique_ptr<Pristine> pristine;
+  uint64_t pristine_base = 0;   // the seed of the base data `pristine` holds
   for (const auto& req : job_.goldens) {
     auto wit = std::find_if(task_.workloads.begin(), task_.workloads.end(), [&](const Workload& w) { return w.uuid == req.workload; });
     if (wit == task_.workloads.end()) throw std::runtime_error("golden request for unknown workload " + req.workload);
@@ -432,19 +440,25 @@ nlohmann::json Session::run_golden(EntryFn reference) {
     if (auto b = parse_backend(job_.backend); b && !w.runs_on(*b))
       throw std::runtime_error("golden request for workload " + req.workload + ", which does not run on " + job_.backend);
     progress_(Check::correctness, w.uuid, "golden " + req.input.key());
-    auto b = prepare(w);
+    if (current != &w) {
+      pristine.reset();
+      b = prepare(w);
+      current = &w;
+    }
     if (req.input.perturb_seed && w.is_perf() && cache_base_inputs(w)) {
-      // A timed sample's inputs: its base data is saved once (read back by every evaluation instead of
-      // being generated again), then perturbed like the runner does.
-      InputSpec base{req.input.seed};
-      auto pristine = keep_pristine(*b, w, base);
-      for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
-        if (!b->in[i]) continue;
-        std::string path = base_input_path(w, base, i);
-        std::size_t bytes = static_cast<std::size_t>(b->n_in[i]) * dtype_size(task_.inputs[i].dtype);
-        std::error_code ec;
-        if (std::filesystem::file_size(path, ec) != bytes || ec)
-          write_file_atomic(path, std::string(static_cast<const char*>(b->in[i]), bytes));
+      // A timed sample's inputs: its base data is saved (read back by every evaluation instead of being
+      // generated again), then perturbed like the runner does.
+      if (!pristine || pristine_base != req.input.seed) {
+        InputSpec base{req.input.seed};
+        pristine = keep_pristine(*b, w, base);
+        pristine_base = base.seed;
+        for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
+          if (!b->in[i]) continue;
+          std::string path = base_input_path(w, base, i);
+          std::error_code ec;
+          if (std::filesystem::file_size(path, ec) != b->in_bytes[i] || ec)
+            write_file_atomic(path, std::string(static_cast<const char*>(b->in[i]), b->in_bytes[i]));
+        }
       }
       restore_and_perturb(*b, *pristine, w, req.input, true);
     } else {
@@ -454,11 +468,10 @@ nlohmann::json Session::run_golden(EntryFn reference) {
     if (auto fl = guarded_call(reference, *b, w, "reference on workload " + w.uuid)) return {{"failure", fl->to_json()}, {"made", made}};
     for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
       const auto& spec = task_.outputs[o];
-      std::size_t bytes = static_cast<std::size_t>(b->n_out[o]) * dtype_size(spec.dtype);
       int64_t count = sample_count(b->n_out[o], spec.dtype, req.input);
-      std::string data(count ? static_cast<std::size_t>(count) * dtype_size(spec.dtype) : bytes, '\0');
+      std::string data(count ? static_cast<std::size_t>(count) * dtype_size(spec.dtype) : b->out_bytes[o], '\0');
       if (count) dev_.gather_sample(spec.dtype, b->out[o], b->n_out[o], sample_key(req.input), count, data.data());
-      else dev_.to_host(data.data(), b->out[o], bytes);
+      else dev_.to_host(data.data(), b->out[o], data.size());
       int64_t kept = count ? count : b->n_out[o];
       int64_t unwritten = 0;
       for (int64_t i = 0; i < kept; ++i) unwritten += is_poison(spec.dtype, data.data(), i, Poison::a) ? 1 : 0;
