@@ -1,0 +1,168 @@
+// gemm.cuda_sm80_simt (kernels/gemm/cuda_sm80_simt.json): the CUTLASS 2.x SIMT constraints as rules, checked on the
+// cutegen26 fp32 GEMM tasks and on hand-made workloads (column-major A, huge batches), the fast path, the
+// rendering, and that the tuner offers the template next to gemm.cuda_simt.
+#include <gtest/gtest.h>
+
+#include "khive/tuner/bind.hpp"
+#include "khive/tuner/library.hpp"
+#include "khive/tuner/space.hpp"
+#include "khive/tuner/tuner.hpp"
+
+namespace fs = std::filesystem;
+using namespace khive;
+using namespace khive::tuner;
+
+namespace {
+
+const fs::path kRepo = KHIVE_SOURCE_DIR;
+
+const Library& lib() {
+  static const Library l = load_library(kRepo / "kernels");
+  return l;
+}
+
+const Template& sm80() {
+  const Template* t = lib().find_template("gemm.cuda_sm80_simt");
+  if (!t) throw std::runtime_error("gemm.cuda_sm80_simt is not in kernels/");
+  return *t;
+}
+
+BoundTask bound(const std::string& task) {
+  const Task t = load_task(kRepo / "tasks/cutegen26" / task);
+  return bind_task(t, Backend::cuda, *lib().binding_for(t));
+}
+
+// A gemm task described by its workloads only (what the rules see), for layouts and sizes cutegen26 lacks.
+BoundTask synthetic(bool a_row, bool b_row, std::vector<std::pair<int64_t, bool>> batches_perf) {
+  BoundTask bt;
+  bt.key = "synthetic/gemm";
+  bt.family = "gemm";
+  bt.op = "gemm";
+  bt.dtype = "float32";
+  bt.backend = Backend::cuda;
+  for (std::size_t i = 0; i < batches_perf.size(); ++i) {
+    bt.workload_vars.push_back({{"M", 1024}, {"N", 1024}, {"K", 1024}, {"BATCH", batches_perf[i].first}, {"ELEM_BYTES", 4},
+                                {"A_ROW", a_row}, {"B_ROW", b_row}, {"HAS_RESIDUAL", 0}, {"HAS_ACTIVATION", 0}});
+    bt.workload_names.push_back("w" + std::to_string(i));
+    bt.workload_perf.push_back(batches_perf[i].second);
+  }
+  return bt;
+}
+
+Point with(Point p, std::initializer_list<std::pair<const char*, const char*>> changes) {
+  for (const auto& [k, v] : changes) p[k] = v;
+  return p;
+}
+
+void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, const std::string& message) {
+  const Validity v = check_point(t, bt, p);
+  EXPECT_FALSE(v.ok) << describe_point(p);
+  EXPECT_NE(v.message.find(message), std::string::npos) << describe_point(p) << ": " << v.message;
+}
+
+}  // namespace
+
+// The default is CUTLASS's profiler configuration for SIMT sgemm on sm80 (128x128x8, 4x2 warps of 32x64, 5 stages)
+// and takes every cutegen26 fp32 GEMM, with the CUTLASS kernel on every workload (alignment 1: no generic shape).
+TEST(TunerSm80Simt, DefaultIsTheProfilerConfigAndTakesEveryCutegen26Gemm) {
+  const Template& t = sm80();
+  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=1 STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
+  for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
+                           "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb13_matmul_symmetric", "kb17_matmul_transposed_b"}) {
+    const BoundTask bt = bound(task);
+    ASSERT_TRUE(template_applies(t, bt)) << task;
+    const Validity v = check_point(t, bt, t.default_point());
+    ASSERT_TRUE(v.ok) << task << ": " << v.message;
+    EXPECT_EQ(v.perf_fast, v.perf_total) << task;
+    EXPECT_GE(v.perf_total, 1u) << task;
+    EXPECT_TRUE(v.generic.empty()) << task << ": " << fast_path_note(v);
+  }
+}
+
+// Each CUTLASS constraint is a rule with its own message, so that no point that would fail to compile is built.
+TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
+  const Template& t = sm80();
+  const Point d = t.default_point();
+  const BoundTask sq = bound("kb01_matmul_square");   // row-major A and B
+  expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "64"}}), "threadblock tile 32x128 not divisible by the warp tile 64x64");
+  expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "16"}, {"W_N", "32"}}), "128 warps per threadblock (1..16)");
+  expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "128"}, {"W_N", "64"}}),
+                 "warp tile 128x64: 256 accumulators per thread exceed the register budget (128)");
+  // 32x128 with 16x16 warps: 16 warps = 512 threads for an A tile of 32 x 8 = 256 elements.
+  expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "16"}, {"W_N", "16"}}), "512 threads do not split the A tile 32x8");
+  // TB_K 32 pads the transposed A tile by one row: lanes of 4 (warp tile 32 rows) do not fit.
+  expect_invalid(t, sq, with(d, {{"TB_K", "32"}}), "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
+  expect_invalid(t, sq, with(d, {{"STAGES", "7"}}), "STAGES=7 is not one of its values");
+
+  // Column-major A is not transposed: TB_K 32 is fine there unless B is column-major, and then shared memory binds.
+  const BoundTask nn = synthetic(false, true, {{1, true}});
+  EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_K", "32"}})).ok);
+  const BoundTask nt = synthetic(false, false, {{1, true}});
+  expect_invalid(t, nt, with(d, {{"TB_K", "32"}}), "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
+  expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "6"}}),
+                 "6 stages x (256+256) x 32 x 4 B (+ A padding) = 393984 B of shared memory > 227 KB");
+  EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}})).ok);
+
+  // Valid corners: the largest warp tile (64x64 = 128 accumulators), 1 warp, 16 warps.
+  EXPECT_TRUE(check_point(t, sq, with(d, {{"TB_M", "256"}, {"W_M", "64"}})).ok);
+  EXPECT_TRUE(check_point(t, sq, with(d, {{"TB_M", "32"}, {"TB_N", "64"}, {"W_M", "32"}, {"W_N", "64"}})).ok);
+  EXPECT_TRUE(check_point(t, sq, with(d, {{"TB_M", "64"}, {"TB_N", "64"}, {"W_M", "16"}, {"W_N", "16"}})).ok);
+}
+
+// Split-K takes CUTLASS's batch dimension: not on batched tasks; the grid z limit sends huge batches to the generic path.
+TEST(TunerSm80Simt, SplitKAndTheGridLimits) {
+  const Template& t = sm80();
+  const Point d = t.default_point();
+  expect_invalid(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "4"}}), "split-K 4 shares CUTLASS's grid z with the batch: batch 3 > 1");
+  EXPECT_TRUE(check_point(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_K", "32"}})).ok);
+
+  const BoundTask huge = synthetic(true, true, {{70000, false}, {8, true}});
+  const Validity v = check_point(t, huge, d);
+  ASSERT_TRUE(v.ok) << v.message;
+  EXPECT_EQ(v.perf_fast, 1u);
+  ASSERT_EQ(v.generic.size(), 1u);
+  EXPECT_NE(v.generic[0].find("grid over CUDA's limits (batch 70000, N=1024) (workload w0)"), std::string::npos) << v.generic[0];
+  expect_invalid(t, synthetic(true, true, {{70000, true}}), d, "the fast path takes none of the 1 perf workloads");
+}
+
+TEST(TunerSm80Simt, RenderingInstantiatesGemmUniversalForTheTasksLayouts) {
+  const Template& t = sm80();
+  const BoundTask tb = bound("kb17_matmul_transposed_b");
+  const std::string s = render(t, tb, with(t.default_point(), {{"SWIZZLE", "4"}, {"SPLIT_K", "8"}}));
+  EXPECT_EQ(s.find("{{"), std::string::npos);
+  for (const char* part : {"using LayoutA = cutlass::layout::RowMajor;", "using LayoutB = cutlass::layout::ColumnMajor;",
+                           "cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>",
+                           "GemmIdentityThreadblockSwizzle<4>", "constexpr int kSplitK = 8;", "cutlass::arch::OpClassSimt, cutlass::arch::Sm80",
+                           "khive_gemm_generic", "extern \"C\""})
+    EXPECT_NE(s.find(part), std::string::npos) << part;
+}
+
+// Both fp32 CUDA templates serve the cutegen26 GEMMs; the strategies of the new one are offered, and an agent on
+// one of them starts from its default (CUTLASS's profiler point).
+TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
+  const Task task = load_task(kRepo / "tasks/cutegen26/kb01_matmul_square");
+  const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
+  std::vector<std::string> names;
+  for (const auto& tpl : lib().templates)
+    if (template_applies(tpl, bt)) names.push_back(tpl.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_simt"}));
+
+  TunerOptions o;
+  o.kernels_dir = kRepo / "kernels";
+  auto agent = make_tuner_agent(o);
+  std::vector<std::string> strategies;
+  for (const auto& s : agent->strategies(task, Backend::cuda)) strategies.push_back(s.name);
+  for (const char* s : {"gemm.tile_shape", "gemm.warp_shape", "gemm.scheduling"})
+    EXPECT_NE(std::find(strategies.begin(), strategies.end(), s), strategies.end()) << s;
+
+  AgentContext ctx;
+  ctx.task = &task;
+  ctx.backend = Backend::cuda;
+  ctx.strategy = {"gemm.warp_shape", ""};
+  ctx.seed = 1;
+  const auto p = agent->propose(ctx);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->params.at("template"), "gemm.cuda_sm80_simt");
+  EXPECT_NE(p->note.find("default point"), std::string::npos) << p->note;
+  EXPECT_EQ(p->ext, "cu");
+}
