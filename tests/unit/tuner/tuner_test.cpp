@@ -286,8 +286,11 @@ TEST(TunerFastPath, PointTakingNoPerfWorkloadIsInvalidAndPartialOnesAreCounted) 
   Point none = t.default_point();
   none["CACHE"] = "none";
   none["CHUNKS"] = "1";
+  EXPECT_FALSE(check_point(t, bb, none).ok) << "DISPATCH=by_cols needs the register cache";
+  none["DISPATCH"] = "fixed";
   EXPECT_TRUE(check_point(t, bb, none).ok);
-  // sol/softmax: the default register cache (128 x 4 x 8 = 4096 floats) takes the short rows, not the vocab rows.
+  // sol/softmax: the default register cache (by_cols: up to 1024 x 4 x 8 = 32768 floats) takes the short rows,
+  // not the vocab rows; fixed at 128 threads per row (4096 floats) it takes rows of 4096 but not of 16384.
   const Task sm = load_task(kRepo / "tasks/sol/softmax");
   const BoundTask bs = bind_task(sm, Backend::cuda, *lib.binding_for(sm));
   const Validity vs = check_point(t, bs, t.default_point());
@@ -301,6 +304,14 @@ TEST(TunerFastPath, PointTakingNoPerfWorkloadIsInvalidAndPartialOnesAreCounted) 
   }
   EXPECT_TRUE(vocab_generic);
   EXPECT_FALSE(r16384) << "rows of 4096 fit the default register cache";
+  Point fixed = t.default_point();
+  fixed["DISPATCH"] = "fixed";
+  const Validity vf = check_point(t, bs, fixed);
+  ASSERT_TRUE(vf.ok) << vf.message;
+  EXPECT_LT(vf.perf_fast, vs.perf_fast);
+  bool c16384 = false;
+  for (const auto& g : vf.generic) c16384 |= g.find("a row of 16384 does not fit in 128 threads") != std::string::npos;
+  EXPECT_TRUE(c16384);
 }
 
 TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
@@ -319,7 +330,8 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
     for (const auto& t : lib.templates) {
       if (!template_applies(t, br) || t.source_path.filename() != "cuda_rowop.cu.in") continue;   // the cluster template: its own test
       const std::string rs = render(t, br, t.default_point());
-      for (const char* s : {"khive_rowk_generic<<<", "khive_rowk<true><<<", "cols <= int64_t(kTpr) * kVec * kChunks"})
+      for (const char* s : {"khive_rowk_generic<true><<<", "khive_rowk<kTpr, kRpb, kVectorOk><<<", "cols <= reg_capacity",
+                            "khive_launch_by_cols<1024, kVectorOk>"})
         EXPECT_NE(rs.find(s), std::string::npos) << task << ": " << s;
     }
   }
