@@ -90,11 +90,14 @@ TEST(TunerClusterSoftmax, RenderedSourceKeepsTheManifestsLimitAndLaunchesCluster
   const BoundTask bt = bound(lib, "tasks/cutegen26/kb24_log_softmax");
   const std::string s = render(t, bt, with(t.default_point(), {{"CLUSTER", "16"}, {"SPLIT", "fixed"}, {"HINT", "stream"}}));
   for (const char* want : {"constexpr int kThreads = 512, kVec = 4, kUnroll = 2, kMaxCluster = 16;",
-                           "constexpr bool kSplitFit = 0, kStreamHint = 1;", "constexpr int KHIVE_OP = 1;",
+                           "constexpr bool kSplitFit = 0, kStreamHint = 1, kBulk = 0;", "constexpr int KHIVE_OP = 1;",
                            "cudaLaunchAttributeClusterDimension", "cudaFuncAttributeNonPortableClusterSizeAllowed",
                            "cudaOccupancyMaxActiveClusters", "map_shared_rank", "void khive_launch("})
     EXPECT_NE(s.find(want), std::string::npos) << want;
   EXPECT_EQ(s.find("{{"), std::string::npos) << "a placeholder was left";
+  const std::string b = render(t, bt, with(t.default_point(), {{"LOAD", "bulk"}}));
+  for (const char* want : {"kBulk = 1;", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", "mbarrier.try_wait.parity"})
+    EXPECT_NE(b.find(want), std::string::npos) << want;
 }
 
 TEST(TunerClusterSoftmax, TunerProposesItUnderItsOwnStrategies) {
