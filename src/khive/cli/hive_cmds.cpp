@@ -159,6 +159,25 @@ int run_optimize(HiveCli& h) {
   }
   auto task = load_task(task_dir);
   Backend backend = pick_backend(h.backend);
+  // --perf-workloads: a resumed run keeps the timed workloads it started with (its times are over those).
+  std::string perf_pattern = stored.value("perf_workloads", std::string());
+  if (h.optimize->count("--perf-workloads") > 0) {
+    if (!h.resume.empty() && h.perf_workloads != perf_pattern) {
+      std::cerr << fmt::format("khive optimize: --perf-workloads '{}': the resumed run {} was started with '{}' and keeps it (its times are over those workloads)\n",
+                               h.perf_workloads, run_dir.string(), perf_pattern);
+      return 2;
+    }
+    perf_pattern = h.perf_workloads;
+  }
+  if (!perf_pattern.empty()) {
+    try {
+      const auto kept = select_perf_workloads(task, perf_pattern, backend);
+      if (!h.quiet) std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "khive optimize: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (!task.reference_for(backend)) {
     std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{})\n", task.name,
                              backend_name(backend), backend_name(backend));
@@ -208,7 +227,8 @@ int run_optimize(HiveCli& h) {
             {"backups_per_family", o.max_backups_per_family},
             {"time_cap_s", time_cap},
             {"timeout_s", timeout},
-            {"seeds", seeds}};
+            {"seeds", seeds},
+            {"perf_workloads", perf_pattern}};
 
   EvalOptions eo = hive_eval_options(backend, o.seed, seeds, time_cap, timeout);
   std::vector<std::string> slots;
@@ -277,6 +297,8 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");
   op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded");
   op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  op->add_option("--perf-workloads", h.perf_workloads,
+                 "time only the perf workloads whose uuid matches this regex (every correctness check still runs)");
   op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds");
   op->add_option("--timeout", h.timeout, "watchdog per runner process, seconds");
   op->add_flag("--quiet", h.quiet, "no live progress, only the summary");

@@ -86,6 +86,14 @@ int run_evaluate_pending(HiveCli& h) {
   }
   Backend backend = *run_backend;
   auto task = load_task(resolve_run_task(run_dir, h.task));
+  if (const std::string pattern = stored.value("perf_workloads", std::string()); !pattern.empty()) {
+    try {
+      select_perf_workloads(task, pattern, backend);   // the run's timed workloads, as optimize chose them
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "khive evaluate-pending: " << (run_dir / "run.db").string() << ": " << e.what() << "\n";
+      return 2;
+    }
+  }
   std::vector<std::string> slots;
   if (backend == Backend::cuda) {
     slots = visible_gpu_slots();

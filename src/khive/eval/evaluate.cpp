@@ -52,6 +52,7 @@ Job base_job(const Task& t, Backend b, const Plan& p, const std::filesystem::pat
   j.backend = std::string(backend_name(b));
   j.task_dir = std::filesystem::absolute(t.dir).string();
   j.golden_dir = gdir.string();
+  j.perf_workloads = t.perf_filter;
   j.seeds = p.seeds;
   j.new_data_seed = p.new_data_seed;
   j.perturb_seed = p.perturb_seed;

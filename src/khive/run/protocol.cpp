@@ -57,7 +57,7 @@ void to_json(nlohmann::json& j, const Job& job) {
        {"leader_library", job.leader_library}, {"golden_dir", job.golden_dir}, {"goldens", gs},
        {"seeds", job.seeds}, {"new_data_seed", job.new_data_seed}, {"perturb_seed", job.perturb_seed},
        {"check_correctness", job.check_correctness}, {"time", job.time}, {"timing", job.timing},
-       {"only_workloads", job.only_workloads}, {"orchestrator_netns", job.orchestrator_netns},
+       {"only_workloads", job.only_workloads}, {"perf_workloads", job.perf_workloads}, {"orchestrator_netns", job.orchestrator_netns},
        {"seccomp", job.seccomp}, {"golden_full_limit_bytes", job.golden_full_limit_bytes},
        {"golden_sample_count", job.golden_sample_count}, {"golden_timed_limit_bytes", job.golden_timed_limit_bytes},
        {"inputs_version", job.inputs_version}};
@@ -79,6 +79,7 @@ void from_json(const nlohmann::json& j, Job& job) {
   job.time = j.value("time", true);
   if (j.contains("timing")) job.timing = j.at("timing").get<TimingPlan>();
   job.only_workloads = j.value("only_workloads", std::vector<std::string>{});
+  job.perf_workloads = j.value("perf_workloads", std::string());
   job.orchestrator_netns = j.value("orchestrator_netns", uint64_t{0});
   job.seccomp = j.value("seccomp", true);
   job.golden_full_limit_bytes = j.value("golden_full_limit_bytes", int64_t{256} << 20);

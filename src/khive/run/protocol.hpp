@@ -76,6 +76,7 @@ struct Job {
   bool time = true;                        // checks 8-9 on perf workloads
   TimingPlan timing;
   std::vector<std::string> only_workloads; // empty = all
+  std::string perf_workloads;              // select_perf_workloads pattern the runner applies to the task (empty: none)
   uint64_t orchestrator_netns = 0;         // inode of the orchestrator's network namespace
   bool seccomp = true;
   // Goldens are files in the cache: an output larger than this keeps only a sample of golden_sample_count

@@ -136,6 +136,11 @@ int main(int argc, char** argv) {
       throw std::runtime_error("khive and khive-runner make inputs differently (inputs version " + std::to_string(job.inputs_version) +
                                " vs " + std::to_string(khive::kInputsVersion) + "): use a khive-runner from the same build");
     khive::Task task = khive::load_task(job.task_dir);
+    if (!job.perf_workloads.empty()) {
+      const auto b = khive::parse_backend(job.backend);
+      if (!b) throw std::runtime_error("job: backend '" + job.backend + "' is not cpu or cuda");
+      khive::select_perf_workloads(task, job.perf_workloads, *b);   // the orchestrator's selection, the same way
+    }
     std::unique_ptr<khive::Device> dev;
     if (job.backend == "cpu") {
       dev = khive::make_cpu_device();

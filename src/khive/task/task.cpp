@@ -1,5 +1,6 @@
 // Task model helpers: defaults, lookups, element counts, cost and the entry-point signature.
 // Loading and validation live in load.cpp.
+#include <regex>
 #include <stdexcept>
 
 #include "khive/task/expr.hpp"
@@ -149,6 +150,40 @@ WorkloadCost workload_cost(const Task& t, const std::map<std::string, int64_t>& 
   c.flops = eval_expr(t.cost.flops, axes);
   c.bytes = eval_expr(t.cost.bytes, axes);
   return c;
+}
+
+std::vector<std::string> select_perf_workloads(Task& t, const std::string& pattern, Backend b) {
+  std::regex re;
+  try {
+    re = std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("--perf-workloads '" + pattern + "': not a regular expression (" + e.what() + ")");
+  }
+  std::vector<std::string> kept, all;
+  for (const auto& w : t.workloads) {
+    if (!w.is_perf() || !w.runs_on(b)) continue;
+    all.push_back(w.uuid);
+    if (std::regex_search(w.uuid, re)) kept.push_back(w.uuid);
+  }
+  if (kept.empty()) {
+    std::string list;
+    for (const auto& u : all) list += (list.empty() ? "" : ", ") + u;
+    throw std::invalid_argument("--perf-workloads '" + pattern + "': no perf workload of task " + t.name + " (" + std::string(backend_name(b)) +
+                                ") matches; its perf workloads: " + (list.empty() ? "none" : list));
+  }
+  std::vector<Workload> out;
+  for (auto& w : t.workloads) {
+    const bool timed_here = w.is_perf() && w.runs_on(b);
+    if (!timed_here || std::regex_search(w.uuid, re)) {
+      out.push_back(std::move(w));
+    } else if (w.checks_correctness()) {
+      w.role = WorkloadRole::correctness;
+      out.push_back(std::move(w));
+    }
+  }
+  t.workloads = std::move(out);
+  t.perf_filter = pattern;
+  return kept;
 }
 
 std::string launch_signature(const Task& t, Backend b) {

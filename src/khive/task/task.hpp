@@ -140,6 +140,7 @@ struct Task {
   std::vector<std::filesystem::path> baselines;                        // absolute paths
   std::vector<Workload> workloads;
   std::string hash;                  // sha256 over the task's files (identity)
+  std::string perf_filter;           // select_perf_workloads' pattern once applied (the runner applies it too)
 
   const TensorSpec* find_input(std::string_view n) const;
   const TensorSpec* find_output(std::string_view n) const;
@@ -151,6 +152,14 @@ struct Task {
 
 // Loads and validates a task directory. Throws TaskFormatError naming file, field and expectation.
 Task load_task(const std::filesystem::path& dir);
+
+// Narrows what is timed to the perf workloads (running on backend b) whose uuid matches `pattern`, an ECMAScript
+// regex searched in the uuid ("M8192", "^gemm_bf16-M4096-N4096-K4096$"): every correctness check stays; a
+// workload that was both correctness and perf and does not match keeps only its check; a perf-only one that
+// does not match is dropped. Used by `khive optimize --perf-workloads` to tune for the shapes a user cares about.
+// Returns the uuids still timed, in file order. Throws std::invalid_argument naming the option and listing the
+// perf workloads when the pattern is not a regex or matches none of them; the task is then unchanged.
+std::vector<std::string> select_perf_workloads(Task& t, const std::string& pattern, Backend b);
 
 // Every task directory under root (a directory holding definition.json counts as one task), sorted.
 // root itself may be a task; hidden directories and directories inside a task are not searched.

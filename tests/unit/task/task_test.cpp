@@ -967,5 +967,51 @@ TEST(LibraryPolicy, Allows) {
   EXPECT_FALSE(p.allows("cudnn"));
 }
 
+TEST(SelectPerfWorkloads, KeepsEveryCheckAndTimesOnlyTheMatches) {
+  TaskFixture f(gemm_definition(),
+                R"({"uuid": "check-1", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
+                R"({"uuid": "perf-M256", "axes": {"M": 256, "N": 256}, "khive": {"role": "perf"}})" "\n"
+                R"({"uuid": "both-M512", "axes": {"M": 512, "N": 512}})" "\n"
+                R"({"uuid": "perf-M4096", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})" "\n"
+                R"({"uuid": "perf-M1024", "axes": {"M": 1024, "N": 1024}, "khive": {"role": "perf"}})" "\n");
+  f.write("reference.cu", "//");
+  f.write("reference.cpp", "//");
+  Task t = f.load();
+  EXPECT_EQ(select_perf_workloads(t, "M1024|M4096", Backend::cpu), (std::vector<std::string>{"perf-M1024"}));
+  std::vector<std::string> uuids;
+  for (const auto& w : t.workloads) uuids.push_back(w.uuid);
+  // check-1 stays; perf-M256 is dropped; both-M512 keeps only its check; perf-M4096 does not run on the CPU
+  // (untouched: the CUDA backend never sees this filtered task).
+  EXPECT_EQ(uuids, (std::vector<std::string>{"check-1", "both-M512", "perf-M4096", "perf-M1024"}));
+  EXPECT_EQ(t.workloads[1].role, WorkloadRole::correctness);
+  EXPECT_TRUE(t.workloads[3].is_perf());
+
+  Task c = f.load();
+  EXPECT_EQ(select_perf_workloads(c, "^perf-M4096$", Backend::cuda), (std::vector<std::string>{"perf-M4096"}));
+  int timed = 0;
+  for (const auto& w : c.workloads) timed += w.is_perf() && w.runs_on(Backend::cuda);
+  EXPECT_EQ(timed, 1);
+}
+
+TEST(SelectPerfWorkloads, NoMatchOrBadPatternIsAnErrorAndLeavesTheTask) {
+  TaskFixture f;
+  Task t = f.load();
+  const auto before = t.workloads.size();
+  try {
+    select_perf_workloads(t, "M8192", Backend::cpu);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(contains(e.what(), "--perf-workloads 'M8192': no perf workload of task gemm_fp32 (cpu) matches; its perf workloads: w2"))
+        << e.what();
+  }
+  try {
+    select_perf_workloads(t, "M(", Backend::cpu);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(contains(e.what(), "--perf-workloads 'M(': not a regular expression")) << e.what();
+  }
+  EXPECT_EQ(t.workloads.size(), before);
+}
+
 }  // namespace
 }  // namespace khive
