@@ -28,7 +28,7 @@ DEFAULT_POINTS = [
     "CLUSTER=16,SPLIT=fixed",                            # kb23: 16 x 96 KB slices, 2 CTAs per SM
     "CLUSTER=16,LOAD=bulk",                              # kb23: 16 x 2 x 96 KB, the next row's copy overlaps
     "CLUSTER=8,LOAD=bulk",                               # kb23: 8 x 192 KB, one buffer
-    "THREADS=1024,UNROLL=4",
+    "THREADS=512,UNROLL=2",
     "CLUSTER=16,SPLIT=fixed,THREADS=512,UNROLL=4,HINT=stream",
     "VEC=8,CLUSTER=16",                                  # bf16 only (16-byte accesses)
     "VEC=8,CLUSTER=16,LOAD=bulk",

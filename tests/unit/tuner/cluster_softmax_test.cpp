@@ -89,7 +89,7 @@ TEST(TunerClusterSoftmax, RenderedSourceKeepsTheManifestsLimitAndLaunchesCluster
 
   const BoundTask bt = bound(lib, "tasks/cutegen26/kb24_log_softmax");
   const std::string s = render(t, bt, with(t.default_point(), {{"CLUSTER", "16"}, {"SPLIT", "fixed"}, {"HINT", "stream"}}));
-  for (const char* want : {"constexpr int kThreads = 512, kVec = 4, kUnroll = 2, kMaxCluster = 16;",
+  for (const char* want : {"constexpr int kThreads = 1024, kVec = 4, kUnroll = 4, kMaxCluster = 16;",
                            "constexpr bool kSplitFit = 0, kStreamHint = 1, kBulk = 0;", "constexpr int KHIVE_OP = 1;",
                            "cudaLaunchAttributeClusterDimension", "cudaFuncAttributeNonPortableClusterSizeAllowed",
                            "cudaOccupancyMaxActiveClusters", "map_shared_rank", "void khive_launch("})
