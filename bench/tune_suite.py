@@ -4,13 +4,14 @@ over the reference and over PyTorch"). Runs `khive optimize TASK --agent tuner` 
 the tuner has a template for, reads each run's run.db, and prints a Markdown table (also written to --md).
 
   bench/tune_suite.py tasks/sol --khive build/bin/khive --backend cuda --agents 3 --budget 16 --md out.md
+  bench/tune_suite.py tasks/cutegen26 ... --gpus 4     # four tasks at a time, one GPU each (CUDA_VISIBLE_DEVICES)
 
 Per task: the reference's and the leader's weighted geometric mean time (from the same run), the leader's task
 score (against T_b: PyTorch on this device where the suite has its numbers), and the leader against PyTorch over
 the workloads PyTorch was measured on (tasks/<suite>/baselines/pytorch-<gpu>.json, matched by workload uuid).
 A task the tuner has no template for is listed as such; a failed run is listed with its error and the suite goes on.
 """
-import argparse, datetime, json, math, pathlib, shutil, sqlite3, subprocess, sys
+import argparse, concurrent.futures, datetime, json, math, os, pathlib, queue, shutil, sqlite3, subprocess, sys
 
 ap = argparse.ArgumentParser()
 ap.add_argument("suite")
@@ -25,6 +26,8 @@ ap.add_argument("--tasks", default="", help="comma-separated task directory name
 ap.add_argument("--pytorch", default="", help="PyTorch baselines file (default: the suite's pytorch-h200.json on cuda)")
 ap.add_argument("--out", default=".khive/tune-suite", help="run directories go here")
 ap.add_argument("--md", default=None)
+ap.add_argument("--gpus", type=int, default=1,
+                help="cuda: tune this many tasks at once, each run seeing one GPU (CUDA_VISIBLE_DEVICES=i), so timing stays exclusive per GPU")
 a = ap.parse_args()
 
 suite = pathlib.Path(a.suite)
@@ -58,10 +61,15 @@ def weights_of(task):
     return w
 
 
-rows = []
 out = pathlib.Path(a.out)
 out.mkdir(parents=True, exist_ok=True)
-for task in tasks:
+free_gpus = queue.Queue()
+for i in range(max(1, a.gpus) if a.backend == "cuda" else 1):
+    free_gpus.put(i)
+
+
+def tune(task):
+    """One task's run; returns (name, row). Holds one GPU for the run when --gpus > 1."""
     definition = json.loads((task / "definition.json").read_text())
     run = out / f"{task.name}-{a.backend}"
     if run.exists():
@@ -70,21 +78,27 @@ for task in tasks:
            "--budget-candidates", str(a.budget), "--time-cap", str(a.time_cap), "--seed", str(a.seed), "--out", str(run), "--quiet"]
     if a.budget_time:
         cmd += ["--budget-time", str(a.budget_time)]
-    print("$", " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    gpu = free_gpus.get()
+    env = dict(os.environ)
+    if a.backend == "cuda" and a.gpus > 1:
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    print(f"$ {'CUDA_VISIBLE_DEVICES=%d ' % gpu if 'CUDA_VISIBLE_DEVICES' in env and a.gpus > 1 else ''}{' '.join(cmd)}", flush=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    finally:
+        free_gpus.put(gpu)
     text = r.stdout + r.stderr
+    (out / f"{task.name}-{a.backend}.log").write_text(text)
     if not (run / "run.db").exists():
-        rows.append((task.name, {"error": text.strip().splitlines()[-1] if text.strip() else f"exit {r.returncode}"}))
-        continue
+        return task.name, {"error": text.strip().splitlines()[-1] if text.strip() else f"exit {r.returncode}"}
     db = sqlite3.connect(str(run / "run.db"))
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     cands = {c[0]: c for c in db.execute("SELECT id, verdict, time_s, score, workloads FROM candidates")}
     tried = len(cands) - 1
     if tried == 0:
         # The tuner declares no strategy for a task none of its templates binds: the run ends at once.
-        rows.append((task.name, {"error": "no tuner template for this task" if "strategies exhausted" in text or "no strategy" in text
-                                 else "no candidate: " + " / ".join(l for l in text.splitlines() if l.startswith("stopped"))}))
-        continue
+        return task.name, {"error": "no tuner template for this task" if "strategies exhausted" in text or "no strategy" in text
+                           else "no candidate: " + " / ".join(l for l in text.splitlines() if l.startswith("stopped"))}
     ref, lead = cands[meta["reference"]], cands[meta["leader"]]
     w = weights_of(task)
     lead_w = json.loads(lead[4] or "{}")
@@ -92,13 +106,18 @@ for task in tasks:
     common = {k: lead_w[k] for k in lead_w if k in pt_w}
     lead_t_common = geomean(common, w) if common else None
     pt_t = geomean({k: pt_w[k] for k in common}, w) if common else None
-    rows.append((task.name, {"ref": ref[2], "lead": lead[2], "score": lead[3], "improved": meta["leader"] != meta["reference"],
-                             "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
-                             "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}))
     print(f"  {task.name}: leader {meta['leader']}, {ref[2] / lead[2]:.2f}x the reference", flush=True)
+    return task.name, {"ref": ref[2], "lead": lead[2], "score": lead[3], "improved": meta["leader"] != meta["reference"],
+                       "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
+                       "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}
+
+
+with concurrent.futures.ThreadPoolExecutor(max_workers=free_gpus.qsize()) as pool:
+    rows = list(pool.map(tune, tasks))   # task order kept
 
 lines = [f"# The tuner over {suite} ({a.backend})", "",
          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; {a.agents} tuner agents, {a.budget} candidates per task"
+         f"{f', {a.gpus} tasks at a time (one GPU each)' if a.backend == 'cuda' and a.gpus > 1 else ''}"
          f"{f', {a.budget_time:.0f} s per task' if a.budget_time else ''}, time cap {a.time_cap} s, seed {a.seed}; PyTorch: "
          f"{pt_file if pytorch else 'none'}.", "",
          "| task | reference | tuner's leader | vs reference | vs PyTorch (same workloads) | score | leader / backup / rejected / error |",

@@ -57,6 +57,22 @@ for s in ${DEVICE_STEPS:-honest redteam bench}; do
                TAIL=${TAIL:-40} step bench_$s ${SUITE_T:-540} khive bench tasks/$s --backend cuda --out "$out/bench-$s" \
                  ${BENCH_KERNELS:+--kernels "$BENCH_KERNELS"} ${BENCH_ARGS:-}
              done ;;
+    # The hive with the tuner on chosen tasks (docs/hive.md): TUNE_TASKS="sol/softmax cutegen26/kb01_matmul_square
+    # sol/gemm_bf16@M4096-N4096-K4096|M8192" (after @: --perf-workloads); per-workload tables against PyTorch.
+    tune) for spec in ${TUNE_TASKS:-}; do
+            t=${spec%%@*}; pat=""; [ "$spec" != "$t" ] && pat=${spec#*@}
+            n=$(echo "$t" | tr / _)
+            TAIL=${TAIL:-12} step tune_$n ${TUNE_T:-300} khive optimize "tasks/$t" --backend cuda --agent tuner --agents ${TUNE_AGENTS:-4} \
+              --budget-candidates ${TUNE_BUDGET:-16} --budget-time ${TUNE_TIME:-240} --time-cap 0.5 --seed ${TUNE_SEED:-41} --quiet \
+              --out "$out/tune/$n" ${pat:+--perf-workloads "$pat"}
+            python3 bench/run_workloads.py "$out/tune/$n" --md "$out/tune/$n-workloads.md" > /dev/null 2>&1
+          done ;;
+    # The tuner over whole suites (bench/tune_suite.py), one task per visible GPU at a time.
+    tune_suite) for s in ${TUNE_SUITES:-sol cutegen26}; do
+            TAIL=${TAIL:-45} step tune_suite_$s ${TUNE_SUITE_T:-580} python3 bench/tune_suite.py tasks/$s --khive "$bin/khive" --backend cuda \
+              --agents ${TUNE_AGENTS:-3} --budget ${TUNE_BUDGET:-8} ${TUNE_TIME:+--budget-time $TUNE_TIME} --gpus "$(nvidia-smi -L | wc -l)" \
+              ${TUNE_SUITE_TASKS:+--tasks $TUNE_SUITE_TASKS} --out "$out/tune-$s" --md "$out/tune-suite-$s.md"
+          done ;;
   esac
 done
 log "done"
