@@ -26,6 +26,8 @@ ap.add_argument("--tasks", default="", help="comma-separated task directory name
 ap.add_argument("--pytorch", default="", help="PyTorch baselines file (default: the suite's pytorch-h200.json on cuda)")
 ap.add_argument("--out", default=".khive/tune-suite", help="run directories go here")
 ap.add_argument("--md", default=None)
+ap.add_argument("--collect", action="store_true",
+                help="run nothing: build the table from the run directories already under --out (e.g. a suite run cut short)")
 ap.add_argument("--gpus", type=int, default=1,
                 help="cuda: tune this many tasks at once, each run seeing one GPU (CUDA_VISIBLE_DEVICES=i), so timing stays exclusive per GPU")
 a = ap.parse_args()
@@ -72,6 +74,12 @@ def tune(task):
     """One task's run; returns (name, row). Holds one GPU for the run when --gpus > 1."""
     definition = json.loads((task / "definition.json").read_text())
     run = out / f"{task.name}-{a.backend}"
+    if a.collect:
+        log = out / f"{task.name}-{a.backend}.log"
+        text = log.read_text() if log.exists() else ""
+        if not (run / "run.db").exists():
+            return task.name, {"error": "not run"}
+        return read_run(task, definition, run, text)
     if run.exists():
         shutil.rmtree(run)   # a fresh run per invocation (an existing run directory would be refused)
     cmd = [a.khive, "optimize", str(task), "--backend", a.backend, "--agent", "tuner", "--agents", str(a.agents),
@@ -91,10 +99,16 @@ def tune(task):
     (out / f"{task.name}-{a.backend}.log").write_text(text)
     if not (run / "run.db").exists():
         return task.name, {"error": text.strip().splitlines()[-1] if text.strip() else f"exit {r.returncode}"}
+    return read_run(task, definition, run, text)
+
+
+def read_run(task, definition, run, text):
     db = sqlite3.connect(str(run / "run.db"))
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     cands = {c[0]: c for c in db.execute("SELECT id, verdict, time_s, score, workloads FROM candidates")}
     tried = len(cands) - 1
+    if "reference" not in meta or "leader" not in meta:
+        return task.name, {"error": "run cut short before the reference was measured"}
     if tried == 0:
         # The tuner declares no strategy for a task none of its templates binds: the run ends at once.
         return task.name, {"error": "no tuner template for this task" if "strategies exhausted" in text or "no strategy" in text
@@ -107,7 +121,7 @@ def tune(task):
     lead_t_common = geomean(common, w) if common else None
     pt_t = geomean({k: pt_w[k] for k in common}, w) if common else None
     print(f"  {task.name}: leader {meta['leader']}, {ref[2] / lead[2]:.2f}x the reference", flush=True)
-    return task.name, {"ref": ref[2], "lead": lead[2], "score": lead[3], "improved": meta["leader"] != meta["reference"],
+    return task.name, {"cut": "stop_reason" not in meta, "ref": ref[2], "lead": lead[2], "score": lead[3], "improved": meta["leader"] != meta["reference"],
                        "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
                        "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}
 
@@ -116,10 +130,11 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=free_gpus.qsize()) as poo
     rows = list(pool.map(tune, tasks))   # task order kept
 
 lines = [f"# The tuner over {suite} ({a.backend})", "",
-         f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; {a.agents} tuner agents, {a.budget} candidates per task"
+         (f"Collected {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ} from the runs under {out} (made with: " if a.collect else
+          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; ") + f"{a.agents} tuner agents, {a.budget} candidates per task"
          f"{f', {a.gpus} tasks at a time (one GPU each)' if a.backend == 'cuda' and a.gpus > 1 else ''}"
          f"{f', {a.budget_time:.0f} s per task' if a.budget_time else ''}, time cap {a.time_cap} s, seed {a.seed}; PyTorch: "
-         f"{pt_file if pytorch else 'none'}.", "",
+         f"{pt_file if pytorch else 'none'}" + (")." if a.collect else "."), "",
          "| task | reference | tuner's leader | vs reference | vs PyTorch (same workloads) | score | leader / backup / rejected / error |",
          "|---|---|---|---|---|---|---|"]
 scores, improved, beat_pt, with_pt = [], 0, 0, 0
@@ -129,6 +144,8 @@ for name, d in rows:
         continue
     v = d["verdicts"]
     vs_pt = f"{d['vs_pytorch']:.2f}x" if d["vs_pytorch"] else "-"
+    if d.get("cut"):
+        name += " (run cut short: no stop reason recorded)"
     lines.append(f"| {name} | {d['ref'] * 1e3:.4g} ms | {d['lead'] * 1e3:.4g} ms | {d['ref'] / d['lead']:.2f}x | {vs_pt} | "
                  f"{d['score']:.3f} | {v['leader'] - 1} / {v['backup']} / {v['rejected']} / {v['error']} |" if d["score"] is not None else
                  f"| {name} | {d['ref'] * 1e3:.4g} ms | {d['lead'] * 1e3:.4g} ms | {d['ref'] / d['lead']:.2f}x | {vs_pt} | - | "
