@@ -45,6 +45,9 @@ TEST(ProfileGpu, NcuMetricsOfTheCuteExample) {
   std::cout << r.text << "(" << r.seconds << " s)\n";
 }
 
+// memcheck checks that an address lies in some allocation, not in the right one: the first version wrote 1e6
+// elements past c, which landed in the driver's next buffer and was reported clean on the H200. The planted
+// write now goes 64 GiB past c, into address space no buffer of the driver can occupy.
 TEST(ProfileGpu, MemcheckPointsAtAnOutOfBoundsWrite) {
   if (!have_gpu() || find_program("compute-sanitizer").empty() || find_program("nvcc").empty())
     GTEST_SKIP() << "needs a GPU, compute-sanitizer and nvcc";
@@ -52,7 +55,7 @@ TEST(ProfileGpu, MemcheckPointsAtAnOutOfBoundsWrite) {
   std::string bad =
       "__global__ void k(const float* a, const float* b, float* c, int64_t n) {\n"
       "  int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;\n"
-      "  c[i + 1000000] = a[i % n] + b[i % n];   // out of bounds on purpose\n"
+      "  c[i + (int64_t(1) << 34)] = a[i % n] + b[i % n];   // out of bounds on purpose, 64 GiB past c\n"
       "}\n"
       "extern \"C\" void khive_launch(const float* a, const float* b, float* c, int64_t N, cudaStream_t s) {\n"
       "  k<<<unsigned((N + 255) / 256), 256, 0, s>>>(a, b, c, N);\n"
