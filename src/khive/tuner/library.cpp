@@ -192,6 +192,44 @@ std::size_t Template::space_size() const {
   return n;
 }
 
+// A line "// khive:include NAME" in a template source is replaced by the file NAME next to it (itself expanded,
+// to a depth of 4), so templates share code (the GEMM templates' K = 0 and generic paths) instead of copying it;
+// placeholders in the included text are rendered like the template's own.
+static std::string expand_includes(const fs::path& file, const std::string& text, int depth) {
+  static const std::string kDirective = "// khive:include ";
+  std::string out;
+  std::size_t line_no = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t end = text.find('\n', i);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(i, end - i);
+    ++line_no;
+    const std::size_t at = line.find_first_not_of(" \t");
+    if (at != std::string::npos && line.compare(at, kDirective.size(), kDirective) == 0) {
+      std::string name = line.substr(at + kDirective.size());
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+      const std::string field = "line " + std::to_string(line_no) + ": khive:include";
+      if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+        fail(file, field, "a file name in the template's directory", "\"" + name + "\"");
+      if (depth >= 4) fail(file, field, "includes nested at most 4 deep", "\"" + name + "\" at depth 5");
+      const fs::path inc = file.parent_path() / name;
+      std::string body;
+      try {
+        body = read_file(inc);
+      } catch (const std::exception&) {
+        fail(file, field, "an existing file next to the template", "\"" + name + "\" (missing)");
+      }
+      out += expand_includes(inc, body, depth + 1);
+      if (!out.empty() && out.back() != '\n') out += '\n';
+    } else {
+      out += line;
+      if (end < text.size()) out += '\n';
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
 Template load_template(const fs::path& manifest) {
   const json j = parse_file(manifest);
   if (!j.is_object()) fail(manifest, "(root)", "an object", describe(j));
@@ -214,6 +252,7 @@ Template load_template(const fs::path& manifest) {
   } catch (const std::exception&) {
     fail(manifest, "source", "an existing template source", "\"" + src + "\" (missing)");
   }
+  t.source = expand_includes(t.source_path, t.source, 0);
 
   if (!j.contains("dtypes") || !j["dtypes"].is_array() || j["dtypes"].empty())
     fail(manifest, "dtypes", "a non-empty array of dtype names", j.contains("dtypes") ? describe(j["dtypes"]) : "nothing");

@@ -337,6 +337,41 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
   }
 }
 
+// "// khive:include NAME" shares code between templates: the file next to the template is spliced in (nested
+// includes too) before rendering, so its placeholders render like the template's own.
+TEST(TunerLibrary, IncludesAreSplicedBeforeRendering) {
+  const fs::path d = toy_library();
+  write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n  // khive:include shared.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+  write(d / "elementwise" / "shared.cuh", "// shared X={{X}}\n// khive:include inner.cuh\n");
+  write(d / "elementwise" / "inner.cuh", "constexpr int kInnerY = {{Y}};");
+  const Library lib = load_library(d);
+  const Template& t = *lib.find_template("elementwise.toy");
+  EXPECT_EQ(t.source.find("khive:include"), std::string::npos) << t.source;
+  const Task task = vector_add();
+  const BoundTask bt = bind_task(task, Backend::cpu, *lib.binding_for(task));
+  Point p = t.default_point();
+  p["X"] = "3";
+  p["Y"] = "5";
+  const std::string r = render(t, bt, p);
+  EXPECT_NE(r.find("// shared X=3\nconstexpr int kInnerY = 5;\nvoid khive_run"), std::string::npos) << r;
+}
+
+TEST(TunerLibrary, BadIncludeIsAnErrorNamingTheLine) {
+  for (const auto& [name, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"missing.cuh", "\"missing.cuh\" (missing)"}, {"../toy.json", "a file name in the template's directory"}, {"self.cuh", "nested at most 4 deep"}}) {
+    const fs::path d = toy_library();
+    write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n\n// khive:include " + name + "\n{{ENTRY}}\n");
+    write(d / "elementwise" / "self.cuh", "// khive:include self.cuh\n");
+    try {
+      load_library(d);
+      ADD_FAILURE() << name << ": expected an error";
+    } catch (const TaskFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+      EXPECT_NE(e.field.find("khive:include"), std::string::npos) << e.field;
+    }
+  }
+}
+
 TEST(TunerFastPath, BadFastPathEntryIsAnErrorNamingTheField) {
   const fs::path d = toy_library();
   write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
