@@ -14,7 +14,8 @@ with tempfile.TemporaryDirectory(prefix="khive-golden-cache-") as cache:
 
     def files():
         g = pathlib.Path(cache) / "goldens"
-        return sorted(p for p in g.rglob("*") if p.is_file()) if g.exists() else []
+        # Dot files are the cache's bookkeeping (.khive-lock, .task: docs/guard.md, "The cache"), not goldens.
+        return sorted(p for p in g.rglob("*") if p.is_file() and not p.name.startswith(".")) if g.exists() else []
 
     def run(*extra):
         r = subprocess.run([khive, "eval", str(task), str(kernel), "--backend", "cpu", "--no-reference", "--no-baselines",

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/build/builder.hpp"
+#include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/hash.hpp"
 #include "khive/support/subprocess.hpp"
@@ -334,6 +335,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   if (o.use_cache)
     if (auto hit = load_entry(final_dir, r.key)) {
       hit->cached = true;
+      cache::touch(final_dir);   // the LRU clock of the cache size policy (support/cache.hpp)
       return *hit;
     }
 

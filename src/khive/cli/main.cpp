@@ -7,6 +7,7 @@
 //   khive bench SUITE [--kernels DIR]     reference, PyTorch, vendor and candidates of every task (docs/bench.md)
 //   khive optimize TASK [...]             the hive: agents, board, leader; a run directory (docs/hive.md)
 //   khive board RUN | khive report RUN    a run's board; rebuild its report.html
+//   khive cache [prune [--max-gb X] | clear]  cache sizes and cap; apply the size policy; remove everything
 #include <csignal>
 #include <iostream>
 
@@ -15,6 +16,7 @@
 
 #include "khive/bench/bench.hpp"
 #include "khive/build/symbol_policy.hpp"
+#include "khive/cli/cache_cmd.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
@@ -111,6 +113,8 @@ int main(int argc, char** argv) {
 
   khive::HiveCli hive_cli;   // optimize, board, report (hive_cmds.cpp)
   khive::add_hive_commands(app, hive_cli);
+  khive::CacheCli cache_cli;  // cache, cache prune, cache clear (cache_cmd.cpp)
+  khive::add_cache_command(app, cache_cli);
 
   try {
     app.parse(argc, argv);
@@ -120,6 +124,7 @@ int main(int argc, char** argv) {
 
   try {
     if (hive_cli.selected()) return khive::run_hive_command(hive_cli);
+    if (cache_cli.selected()) return khive::run_cache_command(cache_cli);
     if (*tasks) {
       auto found = khive::find_tasks(path);
       nlohmann::json arr = nlohmann::json::array();

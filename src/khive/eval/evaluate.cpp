@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
+#include <mutex>
 #include <random>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "khive/build/symbol_policy.hpp"
+#include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
 #include "khive/eval/pytorch_baselines.hpp"
@@ -85,6 +88,21 @@ std::vector<GoldenRequest> missing_goldens(const Task& t, Backend b, const Plan&
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// Builds and holds the artifact's directory against cache pruning (by any khive process) until `held` is
+// dropped, so the runner finds the library it is given. An artifact pruned between the cache lookup and the
+// hold is built again, once.
+BuildResult build_held(const Task& task, const std::filesystem::path& src, const BuildOptions& bo, std::optional<cache::Hold>& held) {
+  BuildResult b;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    b = build_candidate(task, src, bo);
+    if (!b.ok) return b;
+    held = cache::hold(b.library.parent_path());
+    std::error_code ec;
+    if (held && std::filesystem::is_regular_file(b.library, ec)) return b;
+  }
+  return b;
+}
+
 KernelRun run_kernel(const Task& task, const std::string& label, const std::filesystem::path& src, const Job& job_base,
                      const EvalOptions& o) {
   KernelRun k;
@@ -92,7 +110,8 @@ KernelRun run_kernel(const Task& task, const std::string& label, const std::file
   k.source = src;
   BuildOptions bo = o.build;
   bo.backend = o.backend;
-  k.build = build_candidate(task, src, bo);
+  std::optional<cache::Hold> held;   // until the runner is done with the library
+  k.build = build_held(task, src, bo, held);
   if (!k.build.ok) {
     std::string reason = k.build.timed_out ? "build_timeout" : "build_error";
     k.verdict = reject(Check::build, reason, "the kernel does not build: " + k.build.summary(),
@@ -158,6 +177,26 @@ std::string sanitize(std::string s) {
   return s;
 }
 
+// The cache size policy at the start of an evaluation (docs/guard.md, "The cache"). One pruning at a time in
+// this process; after one that left the cache under its cap, the next 30 s of evaluations (the hive's
+// parallel ones) skip the scan. Returns the summary line when something was over the cap.
+std::string apply_cache_cap(const std::filesystem::path& own_unit) {
+  static std::mutex mu;
+  static Clock::time_point last{};
+  static bool last_over = false;
+  const auto cap = cache::cap_from_env();   // throws on a malformed $KHIVE_CACHE_MAX_GB
+  if (!cap) return "";
+  std::lock_guard<std::mutex> lk(mu);
+  if (last != Clock::time_point{} && !last_over && Clock::now() - last < std::chrono::seconds(30)) return "";
+  cache::PruneResult pr = cache::prune(cache_root(), *cap, {own_unit});
+  last = Clock::now();
+  last_over = pr.after > *cap;
+  if (pr.before <= *cap) return "";
+  std::string line = pr.summary();
+  std::cerr << "khive: " << line << "\n";   // the run's log (hive, bench, tune_suite capture stderr)
+  return line;
+}
+
 }  // namespace
 
 Task baseline_task(const Task& task) {
@@ -201,6 +240,27 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   Plan plan = make_plan(r.seed_base, o);
   auto gdir = golden_dir(task, o.backend);
   Job jb = base_job(task, o.backend, plan, gdir);
+  auto done = [&]() -> EvalReport& {
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
+  // The task's golden unit: held for the whole evaluation so no khive process prunes it, touched (the LRU
+  // clock) and labelled with the task's name for `khive cache`; then the cache cap, sparing this unit.
+  std::optional<cache::Hold> golden_hold;
+  try {
+    for (int attempt = 0; attempt < 3 && !golden_hold; ++attempt) {
+      std::filesystem::create_directories(gdir);
+      golden_hold = cache::hold(gdir);
+    }
+    if (!golden_hold) throw std::runtime_error(gdir.string() + ": cannot lock the golden directory (removed repeatedly while starting)");
+    cache::touch(gdir);
+    std::error_code ec;
+    if (!std::filesystem::exists(gdir / ".task", ec)) write_file_atomic(gdir / ".task", task.name + "\n" + r.task_dir + "\n");
+    r.cache_pruned = apply_cache_cap(gdir);
+  } catch (const std::exception& e) {
+    r.harness_error = std::string("cache: ") + e.what();
+    return done();
+  }
   // A random seed base is never used again: its goldens (and the saved base inputs of its timed samples) are
   // removed when this evaluation ends, so the cache does not grow by a full set per `khive eval`. Runs that
   // reuse them (the hive, bench, --seed) pass a fixed seed and keep them.
@@ -235,10 +295,6 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     drop.prefixes.push_back(InputSpec{plan.new_data_seed}.key());
     drop.prefixes.push_back(InputSpec{plan.timing.seed_base}.key());
   }
-  auto done = [&]() -> EvalReport& {
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    return r;
-  };
   if (o.backend == Backend::cuda) r.clocks = query_clocks(o.runner);
 
   // The reference: build it and make the goldens in its own process.
@@ -250,13 +306,13 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   auto t_golden = Clock::now();
   BuildOptions bo = o.build;
   bo.backend = o.backend;
-  BuildResult ref_build = build_candidate(task, *ref_src, bo);
-  if (!ref_build.ok) {
-    r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
-    return done();
-  }
-  auto need = missing_goldens(task, o.backend, plan, gdir);
-  if (!need.empty()) {
+  // Makes the goldens not on disk; "" or what failed.
+  auto make_goldens = [&]() -> std::string {
+    auto need = missing_goldens(task, o.backend, plan, gdir);
+    if (need.empty()) return "";
+    std::optional<cache::Hold> ref_held;
+    BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
+    if (!ref_build.ok) return "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
     Job g = jb;
     g.mode = "golden";
     g.library = ref_build.library.string();
@@ -265,22 +321,46 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     ro.timeout_s = std::max(ro.timeout_s, 600.0);
     RunnerOutcome out = launch_runner(g, ro);
     Verdict gv = judge_run(out);
-    if (!gv.harness_error.empty() || gv.rejection) {
-      r.harness_error = "making goldens with the reference failed: " +
-                        (gv.rejection ? gv.rejection->message + (gv.rejection->diagnosis.empty() ? "" : " — " + gv.rejection->diagnosis)
-                                      : gv.harness_error);
+    if (!gv.harness_error.empty() || gv.rejection)
+      return "making goldens with the reference failed: " +
+             (gv.rejection ? gv.rejection->message + (gv.rejection->diagnosis.empty() ? "" : " — " + gv.rejection->diagnosis)
+                           : gv.harness_error);
+    return "";
+  };
+  // The golden unit is held, so no khive process prunes it; files can still vanish by hand (rm, a cache
+  // cleaner). A run that failed in the harness while goldens are missing is run again after making them once,
+  // instead of failing the candidate with "cannot read".
+  auto run_checked = [&](const Task& t, const std::string& label, const std::filesystem::path& src) {
+    KernelRun k = run_kernel(t, label, src, jb, o);
+    if (k.verdict.harness_error.empty() || r.goldens_remade || missing_goldens(task, o.backend, plan, gdir).empty()) return k;
+    r.goldens_remade = true;
+    if (std::string err = make_goldens(); !err.empty()) {
+      k.verdict.harness_error += " (goldens were missing; making them again failed: " + err + ")";
+      return k;
+    }
+    return run_kernel(t, label, src, jb, o);
+  };
+  // The reference must build even when every golden is cached: a task whose reference broke is an error.
+  {
+    BuildResult ref_build = build_candidate(task, *ref_src, bo);
+    if (!ref_build.ok) {
+      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
       return done();
     }
   }
+  if (std::string err = make_goldens(); !err.empty()) {
+    r.harness_error = err;
+    return done();
+  }
 
   r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
-  r.candidate = run_kernel(task, "candidate", kernel, jb, o);
+  r.candidate = run_checked(task, "candidate", kernel);
   if (!r.candidate.verdict.harness_error.empty()) {
     r.harness_error = r.candidate.verdict.harness_error;
     return done();
   }
   if (o.measured) r.reference = o.measured->reference;
-  else if (o.time_reference) r.reference = run_kernel(task, "reference", *ref_src, jb, o);
+  else if (o.time_reference) r.reference = run_checked(task, "reference", *ref_src);
   // Device facts come from the candidate's runner, or the reference's when the candidate never ran
   // (rejected at build); with neither, there is nothing to score.
   r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight
@@ -295,7 +375,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     const Task vendor = baseline_task(task);   // baselines may link cuBLAS(Lt); the candidate above may not
     for (auto& b : task.baselines) {
       if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
-      r.baselines.push_back(run_kernel(vendor, "baseline:" + b.stem().string(), b, jb, o));
+      r.baselines.push_back(run_checked(vendor, "baseline:" + b.stem().string(), b));
     }
   }
 
@@ -322,7 +402,14 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
 
   // Check 11: interleaved A/B against the leader.
   if (o.leader && r.candidate.verdict.accepted) {
-    BuildResult lb = build_candidate(task, *o.leader, bo);
+    std::optional<cache::Hold> leader_held, cand_held;
+    BuildResult lb = build_held(task, *o.leader, bo, leader_held);
+    // The candidate's library was held only while its own run lasted: hold it again for the A/B (rebuilt if
+    // it was pruned meanwhile; the same source gives the same key).
+    if (lb.ok) {
+      BuildResult cb = build_held(task, kernel, bo, cand_held);
+      if (cb.ok) r.candidate.build.library = cb.library;
+    }
     if (!lb.ok) {
       r.harness_error = "the leader does not build: " + lb.summary();
       return done();

@@ -98,6 +98,8 @@ struct EvalReport {
   double golden_seconds = 0;        // building the reference and making the goldens that were missing
   nlohmann::json pytorch_baselines; // {file, gpu, torch, date} of the PyTorch file T_b came from; null when none
   std::string harness_error;        // set when the harness itself failed (exit code 2)
+  std::string cache_pruned;         // set when this evaluation pruned the cache: cache::PruneResult::summary()
+  bool goldens_remade = false;      // goldens vanished mid-evaluation (cache removed) and were made again
   bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }   // a backup is accepted too
 };
 

@@ -72,6 +72,8 @@ nlohmann::json report_json(const EvalReport& r) {
   j["profile"] = {{"name", r.profile.name}, {"source", r.profile.source}};
   j["pytorch_baselines"] = r.pytorch_baselines;
   j["golden_seconds"] = r.golden_seconds;
+  j["cache_pruned"] = r.cache_pruned.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.cache_pruned);
+  j["goldens_remade"] = r.goldens_remade;
   j["candidate"] = run_json(r.candidate);
   j["reference"] = r.reference ? run_json(*r.reference) : nlohmann::json(nullptr);
   j["baselines"] = nlohmann::json::array();
@@ -111,6 +113,7 @@ nlohmann::json report_json(const EvalReport& r) {
 std::string report_text(const EvalReport& r) {
   std::ostringstream o;
   o << fmt::format("task {}  kernel {}  backend {}  device {}\n", r.task, r.kernel, r.backend, r.device);
+  if (!r.cache_pruned.empty()) o << r.cache_pruned << "\n";
   if (!r.harness_error.empty()) {
     o << "HARNESS ERROR (no verdict on the kernel): " << r.harness_error << "\n";
     return o.str();
