@@ -372,6 +372,31 @@ TEST(TunerLibrary, BadIncludeIsAnErrorNamingTheLine) {
   }
 }
 
+// PREFETCH (the next row loaded while the current one is reduced) needs the register cache and room for a second
+// copy of the row's chunks.
+TEST(TunerFastPath, PrefetchNeedsTheRegisterCacheAndRegisters) {
+  const Library lib = load_library(kRepo / "kernels");
+  const Template& t = *lib.find_template("rowop.cuda_softmax");
+  const Task sm = load_task(kRepo / "tasks/sol/softmax");
+  const BoundTask bs = bind_task(sm, Backend::cuda, *lib.binding_for(sm));
+  Point p = t.default_point();
+  p["PREFETCH"] = "1";
+  p["VEC"] = "8";
+  p["CHUNKS"] = "4";
+  EXPECT_TRUE(check_point(t, bs, p).ok) << check_point(t, bs, p).message;
+  EXPECT_NE(render(t, bs, p).find("khive_resident_blocks<kTpr, kRpb, kVectorOk>(smem)"), std::string::npos);
+  p["CHUNKS"] = "8";
+  const Validity big = check_point(t, bs, p);
+  EXPECT_FALSE(big.ok);
+  EXPECT_NE(big.message.find("PREFETCH doubles the row's registers: 8 x 8"), std::string::npos) << big.message;
+  p["CHUNKS"] = "1";
+  p["CACHE"] = "smem";
+  p["DISPATCH"] = "fixed";
+  const Validity smem = check_point(t, bs, p);
+  EXPECT_FALSE(smem.ok);
+  EXPECT_NE(smem.message.find("it needs the register cache"), std::string::npos) << smem.message;
+}
+
 TEST(TunerFastPath, BadFastPathEntryIsAnErrorNamingTheField) {
   const fs::path d = toy_library();
   write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
