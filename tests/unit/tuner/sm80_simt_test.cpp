@@ -66,7 +66,8 @@ void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, cons
 // and takes every cutegen26 fp32 GEMM, with the CUTLASS kernel on every workload (alignment 1: no generic shape).
 TEST(TunerSm80Simt, DefaultIsTheProfilerConfigAndTakesEveryCutegen26Gemm) {
   const Template& t = sm80();
-  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=1 STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
+  // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM).
+  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=0 STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
   for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
                            "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
     const BoundTask bt = bound(task);
@@ -115,6 +116,12 @@ TEST(TunerSm80Simt, SplitKAndTheGridLimits) {
   const Point d = t.default_point();
   expect_invalid(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "4"}}), "split-K 4 shares CUTLASS's grid z with the batch: batch 3 > 1");
   EXPECT_TRUE(check_point(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_K", "32"}})).ok);
+  EXPECT_TRUE(check_point(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "0"}})).ok) << "auto leaves batched calls unsplit";
+  // The auto rule in the rendered source: one tile per SM, at most 64 partitions, none under 256 deep, batch 1 only.
+  const std::string src = render(t, bound("kb06_matmul_large_k"), d);
+  for (const char* part : {"if (g.batch != 1) return 1;", "if (tiles >= sms) return 1;", "if (s > 64) s = 64;", "while (s > 1 && g.K / s < 256) --s;",
+                           "constexpr int kSplitK = 0;"})
+    EXPECT_NE(src.find(part), std::string::npos) << part;
 
   const BoundTask huge = synthetic(true, true, {{70000, false}, {8, true}});
   const Validity v = check_point(t, huge, d);
