@@ -306,13 +306,18 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   auto t_golden = Clock::now();
   BuildOptions bo = o.build;
   bo.backend = o.backend;
+  // The reference must build even when every golden is cached (a task whose reference broke is an error); its
+  // build is held for the whole evaluation, in case goldens must be made again later.
+  std::optional<cache::Hold> ref_held;
+  BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
+  if (!ref_build.ok) {
+    r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
+    return done();
+  }
   // Makes the goldens not on disk; "" or what failed.
   auto make_goldens = [&]() -> std::string {
     auto need = missing_goldens(task, o.backend, plan, gdir);
     if (need.empty()) return "";
-    std::optional<cache::Hold> ref_held;
-    BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
-    if (!ref_build.ok) return "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
     Job g = jb;
     g.mode = "golden";
     g.library = ref_build.library.string();
@@ -340,14 +345,6 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
     return run_kernel(t, label, src, jb, o);
   };
-  // The reference must build even when every golden is cached: a task whose reference broke is an error.
-  {
-    BuildResult ref_build = build_candidate(task, *ref_src, bo);
-    if (!ref_build.ok) {
-      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
-      return done();
-    }
-  }
   if (std::string err = make_goldens(); !err.empty()) {
     r.harness_error = err;
     return done();
