@@ -155,7 +155,7 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 }  // namespace
 
 const std::set<std::string>& known_families() {
-  static const std::set<std::string> f{"elementwise", "rowop", "gemm"};
+  static const std::set<std::string> f{"elementwise", "gated", "rowop", "gemm"};
   return f;
 }
 
@@ -164,6 +164,7 @@ const std::vector<std::string>& family_variables(const std::string& family) {
   static const std::map<std::string, std::vector<std::string>> vars{
       {"elementwise", {"COUNT", "NIN", "ELEM_BYTES"}},
       {"rowop", {"ROWS", "COLS", "ELEM_BYTES"}},
+      {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},   // COLS: the output's row length (half the input's)
       {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
   };
   static const std::vector<std::string> none;
@@ -238,7 +239,7 @@ Template load_template(const fs::path& manifest) {
   t.manifest = manifest;
   t.name = get_string(manifest, j, "name", "", true);
   t.family = get_string(manifest, j, "family", "", true);
-  if (!known_families().count(t.family)) fail(manifest, "family", "elementwise, rowop or gemm", "\"" + t.family + "\"");
+  if (!known_families().count(t.family)) fail(manifest, "family", "elementwise, gated, rowop or gemm", "\"" + t.family + "\"");
   const std::string be = get_string(manifest, j, "backend", "", true);
   auto b = parse_backend(be);
   if (!b) fail(manifest, "backend", "cpu or cuda", "\"" + be + "\"");
@@ -344,7 +345,7 @@ std::map<std::string, Binding> load_bindings(const fs::path& file) {
     Binding b;
     b.key = suite + "/" + it.key();
     b.family = get_string(file, it.value(), "family", f + ".", true);
-    if (!known_families().count(b.family)) fail(file, f + ".family", "elementwise, rowop or gemm", "\"" + b.family + "\"");
+    if (!known_families().count(b.family)) fail(file, f + ".family", "elementwise, gated, rowop or gemm", "\"" + b.family + "\"");
     b.spec = it.value();
     b.file = file;
     out.emplace(b.key, std::move(b));

@@ -45,7 +45,7 @@ struct StrategySpec {
 
 struct Template {
   std::string name;                  // "gemm.cuda_sm90" (unique in the library)
-  std::string family;                // "elementwise" | "rowop" | "gemm"
+  std::string family;                // "elementwise" | "gated" | "rowop" | "gemm"
   Backend backend = Backend::cpu;
   std::string description;
   std::filesystem::path manifest;    // kernels/<family>/<name>.json
