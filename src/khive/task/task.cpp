@@ -161,7 +161,7 @@ std::vector<std::string> select_perf_workloads(Task& t, const std::string& patte
   }
   std::vector<std::string> kept, all;
   for (const auto& w : t.workloads) {
-    if (!w.is_perf() || !w.runs_on(b)) continue;
+    if (!w.timed_on(b)) continue;
     all.push_back(w.uuid);
     if (std::regex_search(w.uuid, re)) kept.push_back(w.uuid);
   }
@@ -173,8 +173,7 @@ std::vector<std::string> select_perf_workloads(Task& t, const std::string& patte
   }
   std::vector<Workload> out;
   for (auto& w : t.workloads) {
-    const bool timed_here = w.is_perf() && w.runs_on(b);
-    if (!timed_here || std::regex_search(w.uuid, re)) {
+    if (!w.timed_on(b) || std::regex_search(w.uuid, re)) {
       out.push_back(std::move(w));
     } else if (w.checks_correctness()) {
       w.role = WorkloadRole::correctness;

@@ -121,6 +121,7 @@ struct Workload {
   bool checks_correctness() const { return role != WorkloadRole::perf; }
   bool is_perf() const { return role != WorkloadRole::correctness; }
   bool runs_on(Backend b) const { return b == Backend::cpu ? on_cpu : on_cuda; }
+  bool timed_on(Backend b) const { return is_perf() && runs_on(b); }   // timed (and scored) on this backend
 };
 
 struct Task {

@@ -135,6 +135,13 @@ std::string common_prologue(const Ctx& c) {
 
 std::string launch_args_tail(Backend b) { return b == Backend::cuda ? ", stream" : ""; }
 
+// Records workload w's family variables, its uuid and whether it is timed on the binding's backend.
+void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars) {
+  bt.workload_vars.push_back(std::move(vars));
+  bt.workload_names.push_back(c.task.workloads[w].uuid);
+  bt.workload_perf.push_back(c.task.workloads[w].timed_on(c.backend));
+}
+
 // Per workload: all resolved axes (for the family's variables).
 std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
   std::vector<std::map<std::string, int64_t>> out;
@@ -199,9 +206,7 @@ BoundTask bind_elementwise(const Ctx& c) {
     for (const auto* in : ins)
       if (element_count(*in, axes[w]) != n)
         c.fail("inputs", "inputs with the output's element count", fmt::format("\"{}\" has {} elements, the output {} on workload {}", in->name, element_count(*in, axes[w]), n, c.task.workloads[w].uuid));
-    bt.workload_vars.push_back({{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
-    bt.workload_names.push_back(c.task.workloads[w].uuid);
-    bt.workload_perf.push_back(c.task.workloads[w].is_perf() && c.task.workloads[w].runs_on(c.backend));
+    add_workload(bt, c, w, {{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
   }
 
   std::string p = common_prologue(c);
@@ -273,9 +278,7 @@ BoundTask bind_gated(const Ctx& c) {
     if (in_cols != 2 * cols)
       c.fail("output", "a last axis half the input's (gate and up are its two halves)",
              fmt::format("{} = {} for {} = {} on workload {}", y.shape.back(), cols, x.shape.back(), in_cols, c.task.workloads[w].uuid));
-    bt.workload_vars.push_back({{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
-    bt.workload_names.push_back(c.task.workloads[w].uuid);
-    bt.workload_perf.push_back(c.task.workloads[w].is_perf() && c.task.workloads[w].runs_on(c.backend));
+    add_workload(bt, c, w, {{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
 
   std::string p = common_prologue(c);
@@ -372,9 +375,7 @@ BoundTask bind_rowop(const Ctx& c) {
     int64_t rows = 1;
     for (const auto& r : row_axes) rows *= ax.count(r) ? ax.at(r) : std::stoll(r);
     const int64_t cols = ax.count(col_axis) ? ax.at(col_axis) : std::stoll(col_axis);
-    bt.workload_vars.push_back({{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
-    bt.workload_names.push_back(c.task.workloads[i].uuid);
-    bt.workload_perf.push_back(c.task.workloads[i].is_perf() && c.task.workloads[i].runs_on(c.backend));
+    add_workload(bt, c, i, {{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
 
   const DType wd = w ? w->dtype : (bias ? bias->dtype : DType::f32);
@@ -451,10 +452,8 @@ BoundTask bind_gemm(const Ctx& c) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) -> int64_t { return n.empty() ? 1 : ax.count(n) ? ax.at(n) : std::stoll(n); };
-    bt.workload_vars.push_back({{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
-                                {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"}});
-    bt.workload_names.push_back(c.task.workloads[i].uuid);
-    bt.workload_perf.push_back(c.task.workloads[i].is_perf() && c.task.workloads[i].runs_on(c.backend));
+    add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
+                            {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"}});
   }
 
   std::string p = common_prologue(c);
@@ -509,7 +508,7 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
     else if (binding.family == "gated") bt = bind_gated(c);
     else if (binding.family == "rowop") bt = bind_rowop(c);
     else if (binding.family == "gemm") bt = bind_gemm(c);
-    else c.fail("family", "elementwise, gated, rowop or gemm", "\"" + binding.family + "\"");
+    else c.fail("family", known_families_text(), "\"" + binding.family + "\"");
   } catch (const TaskFormatError&) {
     throw;
   } catch (const std::exception& e) {   // axis translation, resolve_axes

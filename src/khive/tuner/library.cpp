@@ -154,9 +154,23 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 
 }  // namespace
 
-const std::set<std::string>& known_families() {
-  static const std::set<std::string> f{"elementwise", "gated", "rowop", "gemm"};
+namespace {
+const std::vector<std::string>& family_list() {   // in the order error messages name them
+  static const std::vector<std::string> f{"elementwise", "gated", "rowop", "gemm"};
   return f;
+}
+}  // namespace
+
+const std::set<std::string>& known_families() {
+  static const std::set<std::string> f(family_list().begin(), family_list().end());
+  return f;
+}
+
+std::string known_families_text() {
+  const auto& f = family_list();
+  std::string s;
+  for (std::size_t i = 0; i < f.size(); ++i) s += (i == 0 ? "" : i + 1 == f.size() ? " or " : ", ") + f[i];
+  return s;
 }
 
 const std::vector<std::string>& family_variables(const std::string& family) {
@@ -239,7 +253,7 @@ Template load_template(const fs::path& manifest) {
   t.manifest = manifest;
   t.name = get_string(manifest, j, "name", "", true);
   t.family = get_string(manifest, j, "family", "", true);
-  if (!known_families().count(t.family)) fail(manifest, "family", "elementwise, gated, rowop or gemm", "\"" + t.family + "\"");
+  if (!known_families().count(t.family)) fail(manifest, "family", known_families_text(), "\"" + t.family + "\"");
   const std::string be = get_string(manifest, j, "backend", "", true);
   auto b = parse_backend(be);
   if (!b) fail(manifest, "backend", "cpu or cuda", "\"" + be + "\"");
@@ -345,7 +359,7 @@ std::map<std::string, Binding> load_bindings(const fs::path& file) {
     Binding b;
     b.key = suite + "/" + it.key();
     b.family = get_string(file, it.value(), "family", f + ".", true);
-    if (!known_families().count(b.family)) fail(file, f + ".family", "elementwise, gated, rowop or gemm", "\"" + b.family + "\"");
+    if (!known_families().count(b.family)) fail(file, f + ".family", known_families_text(), "\"" + b.family + "\"");
     b.spec = it.value();
     b.file = file;
     out.emplace(b.key, std::move(b));

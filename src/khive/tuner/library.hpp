@@ -85,6 +85,7 @@ struct Library {
 // The task variables a family's rules may use, besides parameters and derived values (bind.hpp fills them).
 const std::vector<std::string>& family_variables(const std::string& family);
 const std::set<std::string>& known_families();
+std::string known_families_text();   // "elementwise, gated, rowop or gemm", for error messages
 
 Template load_template(const std::filesystem::path& manifest);
 std::map<std::string, Binding> load_bindings(const std::filesystem::path& file);

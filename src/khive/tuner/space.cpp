@@ -93,6 +93,11 @@ Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
   }
   for (const auto& [name, value] : p)
     if (!t.find_param(name)) return invalid(fmt::format("{} is not a parameter of {}", name, t.name));
+  // One pass over the workloads: the rules must hold on every one; the fast_path rules say which ones the fast
+  // path takes. A fast_path expression error is reported only once every rule has held (as rule failures come first).
+  Validity out;
+  std::optional<Validity> fast_path_error;
+  std::string first_miss;   // why the fast path misses the first perf workload, for the message when it takes none
   for (std::size_t w = 0; w < bt.workload_vars.size(); ++w) {
     AxisValues vars;
     try {
@@ -109,26 +114,23 @@ Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
       }
       if (!holds) return invalid(fmt::format("{} (workload {})", fill_message(rule.message, vars), bt.workload_names[w]));
     }
-  }
-  Validity out;
-  if (t.fast_path.empty()) return out;
-  std::string first_miss;   // why the fast path misses the first perf workload, for the message when it takes none
-  for (std::size_t w = 0; w < bt.workload_vars.size(); ++w) {
+    if (t.fast_path.empty() || fast_path_error) continue;
     const bool perf = w < bt.workload_perf.size() && bt.workload_perf[w];
-    const AxisValues vars = point_variables(t, p, bt.workload_vars[w]);   // evaluated above without error
     std::string miss;
     for (const auto& rule : t.fast_path) {
       bool holds = false;
       try {
         holds = eval_condition(rule.require, vars);
       } catch (const ExprError& e) {
-        return invalid(fmt::format("{}: {} (workload {})", rule.require, e.what(), bt.workload_names[w]));
+        fast_path_error = invalid(fmt::format("{}: {} (workload {})", rule.require, e.what(), bt.workload_names[w]));
+        break;
       }
       if (!holds) {
         miss = fill_message(rule.message, vars);
         break;
       }
     }
+    if (fast_path_error) continue;
     out.perf_total += perf;
     if (miss.empty()) {
       out.perf_fast += perf;
@@ -137,6 +139,7 @@ Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
       if (perf && first_miss.empty()) first_miss = out.generic.back();
     }
   }
+  if (fast_path_error) return *fast_path_error;
   if (out.perf_total > 0 && out.perf_fast == 0) {
     out.ok = false;
     out.message = fmt::format("the fast path takes none of the {} perf workloads: {}", out.perf_total, first_miss);
