@@ -169,15 +169,12 @@ int run_optimize(HiveCli& h) {
     }
     perf_pattern = h.perf_workloads;
   }
-  if (!perf_pattern.empty()) {
-    try {
-      const auto kept = select_perf_workloads(task, perf_pattern, backend);
-      if (!h.quiet) std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "khive optimize: " << e.what() << "\n";
-      return 2;
-    }
+  std::vector<std::string> kept;
+  if (std::string err = narrow_perf_workloads(task, perf_pattern, backend, &kept); !err.empty()) {
+    std::cerr << "khive optimize: " << err << "\n";
+    return 2;
   }
+  if (!kept.empty() && !h.quiet) std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
   if (!task.reference_for(backend)) {
     std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{})\n", task.name,
                              backend_name(backend), backend_name(backend));

@@ -41,6 +41,9 @@ int run_evaluate_pending(HiveCli& h);
 // the path recorded relative to the run directory (a run carried to another machine inside the same
 // repository). Throws naming what was tried.
 std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, const std::string& given);
+// --perf-workloads: narrows `task` to the perf workloads matching `pattern` (select_perf_workloads); "" when the
+// pattern is empty or applied, else the error (a bad pattern, or one matching nothing) for the caller to print.
+std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept = nullptr);
 // The guard options of a hive run (the same for `optimize` and `evaluate-pending`, so verdicts match).
 EvalOptions hive_eval_options(Backend backend, uint64_t seed, int seeds, double time_cap, double timeout);
 // Runs the selected hive subcommand; returns the exit code (0 ok, 2 bad input or harness failure).

@@ -31,6 +31,17 @@ fs::path resolve_run_task(const fs::path& run_dir, const std::string& given) {
       rel.empty() ? std::string() : fmt::format(", relative to the run: '{}'", rel)));
 }
 
+std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept) {
+  if (pattern.empty()) return "";
+  try {
+    auto k = select_perf_workloads(task, pattern, backend);
+    if (kept) *kept = std::move(k);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 EvalOptions hive_eval_options(Backend backend, uint64_t seed, int seeds, double time_cap, double timeout) {
   EvalOptions eo;
   eo.backend = backend;
@@ -86,13 +97,10 @@ int run_evaluate_pending(HiveCli& h) {
   }
   Backend backend = *run_backend;
   auto task = load_task(resolve_run_task(run_dir, h.task));
-  if (const std::string pattern = stored.value("perf_workloads", std::string()); !pattern.empty()) {
-    try {
-      select_perf_workloads(task, pattern, backend);   // the run's timed workloads, as optimize chose them
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "khive evaluate-pending: " << (run_dir / "run.db").string() << ": " << e.what() << "\n";
-      return 2;
-    }
+  // The run's timed workloads, as optimize chose them.
+  if (std::string err = narrow_perf_workloads(task, stored.value("perf_workloads", std::string()), backend); !err.empty()) {
+    std::cerr << "khive evaluate-pending: " << (run_dir / "run.db").string() << ": " << err << "\n";
+    return 2;
   }
   std::vector<std::string> slots;
   if (backend == Backend::cuda) {
