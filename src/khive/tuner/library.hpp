@@ -45,7 +45,7 @@ struct StrategySpec {
 
 struct Template {
   std::string name;                  // "gemm.cuda_sm90" (unique in the library)
-  std::string family;                // "elementwise" | "gated" | "rowop" | "gemm"
+  std::string family;                // "elementwise" | "gated" | "rowop" | "gemm" | "rope"
   Backend backend = Backend::cpu;
   std::string description;
   std::filesystem::path manifest;    // kernels/<family>/<name>.json
@@ -85,7 +85,7 @@ struct Library {
 // The task variables a family's rules may use, besides parameters and derived values (bind.hpp fills them).
 const std::vector<std::string>& family_variables(const std::string& family);
 const std::set<std::string>& known_families();
-std::string known_families_text();   // "elementwise, gated, rowop or gemm", for error messages
+std::string known_families_text();   // "elementwise, gated, rowop, gemm or rope", for error messages
 
 Template load_template(const std::filesystem::path& manifest);
 std::map<std::string, Binding> load_bindings(const std::filesystem::path& file);
