@@ -1,0 +1,256 @@
+// The attention family (kernels/attention, sol/attention, attention_causal, attention_decode): the binding's checks
+// and errors, the workload variables it gives the rules, the templates' rules, rendering and the tuner's strategies.
+#include <fstream>
+#include <functional>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "khive/support/files.hpp"
+#include "khive/tuner/bind.hpp"
+#include "khive/tuner/library.hpp"
+#include "khive/tuner/space.hpp"
+#include "khive/tuner/tuner.hpp"
+
+namespace fs = std::filesystem;
+using namespace khive;
+using namespace khive::tuner;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const fs::path kRepo = KHIVE_SOURCE_DIR;
+
+const Library& lib() {
+  static const Library l = load_library(kRepo / "kernels");
+  return l;
+}
+
+const Template& tpl(const char* name) {
+  const Template* t = lib().find_template(name);
+  if (!t) throw std::runtime_error(std::string(name) + " is not in kernels/");
+  return *t;
+}
+
+Task sol(const char* name) { return load_task(kRepo / "tasks/sol" / name); }
+
+// A copy of a sol attention task (same suite/task key, so the repository's binding applies), definition and
+// workloads edited.
+Task edited(const char* name, const std::function<void(json&)>& edit, const std::function<void(std::string&)>& edit_workloads = {}) {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-attention-test") / "sol" / name;
+  fs::create_directories(d);
+  for (const auto& e : fs::directory_iterator(kRepo / "tasks/sol" / name)) fs::copy_file(e.path(), d / e.path().filename());
+  json def = json::parse(read_file(d / "definition.json"));
+  edit(def);
+  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
+  if (edit_workloads) {
+    std::string w = read_file(d / "workload.jsonl");
+    edit_workloads(w);
+    std::ofstream(d / "workload.jsonl", std::ios::trunc) << w;
+  }
+  return load_task(d);
+}
+
+Binding binding_with(const Task& task, const json& spec) {
+  Binding b = *lib().binding_for(task);
+  b.spec = spec;
+  return b;
+}
+
+TaskFormatError bind_error(const Task& task, const Binding& b, Backend be = Backend::cpu) {
+  try {
+    bind_task(task, be, b);
+  } catch (const TaskFormatError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a binding error";
+  return TaskFormatError("", "", "", "");
+}
+
+// An attention task described by its workloads only: (SQ, SKV, HQ, HKV, D, perf) each, batch 1, bf16.
+BoundTask synthetic(bool causal, std::vector<std::array<int64_t, 6>> ws, Backend be = Backend::cuda) {
+  BoundTask bt;
+  bt.key = "synthetic/attention";
+  bt.family = "attention";
+  bt.op = causal ? "causal" : "prefill";
+  bt.dtype = "bfloat16";
+  bt.backend = be;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const auto& w = ws[i];
+    bt.workload_vars.push_back({{"BATCH", 1}, {"SQ", w[0]}, {"SKV", w[1]}, {"HQ", w[2]}, {"HKV", w[3]}, {"D", w[4]}, {"ELEM_BYTES", 2},
+                                {"CAUSAL", causal ? 1 : 0}, {"GROUP", w[2] / w[3]}});
+    bt.workload_names.push_back("w" + std::to_string(i));
+    bt.workload_perf.push_back(w[5] != 0);
+  }
+  return bt;
+}
+
+}  // namespace
+
+TEST(AttentionBinding, TheThreeSolTasksBindWithTheirVariables) {
+  for (const char* name : {"attention", "attention_causal", "attention_decode"}) {
+    const Task task = sol(name);
+    const bool decode = std::string(name) == "attention_decode", causal = std::string(name) == "attention_causal";
+    for (Backend be : {Backend::cpu, Backend::cuda}) {
+      const BoundTask bt = bind_task(task, be, *lib().binding_for(task));
+      EXPECT_EQ(bt.family, "attention");
+      EXPECT_EQ(bt.op, decode ? "decode" : causal ? "causal" : "prefill");
+      EXPECT_EQ(bt.dtype, "bfloat16");
+      ASSERT_EQ(bt.workload_vars.size(), task.workloads.size());
+      for (std::size_t w = 0; w < task.workloads.size(); ++w) {
+        const auto& ax = task.workloads[w].axes;
+        const auto& v = bt.workload_vars[w];
+        EXPECT_EQ(v.at("BATCH"), ax.at("B")) << bt.workload_names[w];
+        EXPECT_EQ(v.at("SQ"), decode ? 1 : ax.at("S")) << bt.workload_names[w];
+        EXPECT_EQ(v.at("SKV"), ax.at(decode ? "L" : "S")) << bt.workload_names[w];
+        EXPECT_EQ(v.at("HQ"), ax.at("Hq"));
+        EXPECT_EQ(v.at("HKV"), ax.at("Hkv"));
+        EXPECT_EQ(v.at("GROUP"), ax.at("Hq") / ax.at("Hkv"));
+        EXPECT_EQ(v.at("D"), ax.at("D"));
+        EXPECT_EQ(v.at("ELEM_BYTES"), 2);
+        EXPECT_EQ(v.at("CAUSAL"), causal ? 1 : 0);
+      }
+      const std::string& p = bt.placeholders.at("PROLOGUE");
+      EXPECT_NE(p.find(causal ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"), std::string::npos) << p;
+      EXPECT_NE(p.find(decode ? "#define KHIVE_DECODE 1" : "#define KHIVE_DECODE 0"), std::string::npos) << p;
+      const std::string tail = be == Backend::cuda ? ", stream);" : ");";
+      const std::string call = decode ? "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D" + tail : "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D" + tail;
+      EXPECT_NE(bt.placeholders.at("ENTRY").find(call), std::string::npos) << bt.placeholders.at("ENTRY");
+    }
+  }
+}
+
+TEST(AttentionBinding, BadFieldsAreErrorsNamingTheField) {
+  const Task task = sol("attention");
+  const json good = lib().binding_for(task)->spec;
+  auto with = [&](const char* key, json v) {
+    json s = good;
+    if (v.is_null()) s.erase(key);
+    else s[key] = v;
+    return binding_with(task, s);
+  };
+  TaskFormatError e = bind_error(task, with("q", "o"));
+  EXPECT_EQ(e.field, "tasks.attention.q");
+  EXPECT_NE(e.expected.find("an input tensor"), std::string::npos);
+  EXPECT_NE(std::string(e.what()).find("kernels/bindings/sol.json"), std::string::npos) << e.what();
+  e = bind_error(task, with("o", "q"));
+  EXPECT_EQ(e.field, "tasks.attention.o");
+  e = bind_error(task, with("v", nullptr));
+  EXPECT_EQ(e.field, "tasks.attention.v");
+  e = bind_error(task, with("causal", "yes"));
+  EXPECT_EQ(e.field, "tasks.attention.causal");
+  EXPECT_EQ(e.expected, "true or false");
+  e = bind_error(task, with("scale", 0.5));
+  EXPECT_EQ(e.field, "tasks.attention.scale");
+  EXPECT_NE(e.expected.find("one of the keys family, description, q, k, v, o, causal, decode"), std::string::npos) << e.expected;
+  // Causal decode is refused (one query sees the whole cache).
+  json cd = good;
+  cd["causal"] = true;
+  cd["decode"] = true;
+  e = bind_error(task, binding_with(task, cd));
+  EXPECT_EQ(e.field, "tasks.attention.causal");
+  // A prefill task bound as decode: q has 4 dimensions, decode wants [B, Hq, D].
+  e = bind_error(task, with("decode", true));
+  EXPECT_EQ(e.field, "tasks.attention.q");
+  EXPECT_NE(e.expected.find("[B, Hq, D]"), std::string::npos) << e.expected;
+  EXPECT_NE(e.got.find("[B, S, Hq, D]"), std::string::npos) << e.got;
+  // The decode task bound as prefill: its q is 3-D.
+  const Task dec = sol("attention_decode");
+  json pre = lib().binding_for(dec)->spec;
+  pre["decode"] = false;
+  e = bind_error(dec, binding_with(dec, pre));
+  EXPECT_EQ(e.field, "tasks.attention_decode.q");
+  EXPECT_NE(e.expected.find("[B, Sq, Hq, D]"), std::string::npos) << e.expected;
+  // k and v swapped with q: k must have q's head dim last and batch first (here: a 4-D tensor of other axes).
+  e = bind_error(task, with("k", "q"));
+  EXPECT_EQ(e.field, "tasks.attention.v");   // v's shape differs from the (q-shaped) k
+}
+
+TEST(AttentionBinding, ShapesDtypesAndHeadsAreChecked) {
+  const Binding& b = *lib().binding_for(sol("attention"));
+  // fp32 tensors: the family is bf16/fp16 (tensor-core MMA on CUDA).
+  TaskFormatError e = bind_error(edited("attention", [](json& d) {
+                                   for (const char* t : {"q", "k", "v"}) d["inputs"][t]["dtype"] = "float32";
+                                   d["outputs"]["o"]["dtype"] = "float32";
+                                 }),
+                                 b);
+  EXPECT_EQ(e.field, "tasks.attention.q");
+  EXPECT_NE(e.expected.find("bfloat16 or float16"), std::string::npos);
+  // v in another dtype than q.
+  e = bind_error(edited("attention", [](json& d) { d["inputs"]["v"]["dtype"] = "float16"; }), b);
+  EXPECT_EQ(e.field, "tasks.attention.v");
+  EXPECT_NE(e.expected.find("q's dtype bfloat16"), std::string::npos) << e.expected;
+  // o of another shape.
+  e = bind_error(edited("attention", [](json& d) { d["outputs"]["o"]["shape"] = json::array({"B", "S", "Hkv", "D"}); }), b);
+  EXPECT_EQ(e.field, "tasks.attention.o");
+  EXPECT_NE(e.expected.find("q's shape [B, S, Hq, D]"), std::string::npos) << e.expected;
+  // v of another shape than k.
+  e = bind_error(edited("attention", [](json& d) { d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hq", "D"}); }), b);
+  EXPECT_EQ(e.field, "tasks.attention.v");
+  // k's head dim is not q's.
+  e = bind_error(edited("attention", [](json& d) {
+                   d["axes"]["Dk"] = json{{"type", "expr"}, {"expression", "D + 0"}};
+                   d["inputs"]["k"]["shape"] = json::array({"B", "S", "Hkv", "Dk"});
+                   d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hkv", "Dk"});
+                 }),
+                 b);
+  EXPECT_EQ(e.field, "tasks.attention.k");
+  EXPECT_NE(e.expected.find("head dim axis D last"), std::string::npos) << e.expected;
+  // Query heads not a multiple of the KV heads, on one workload: named with the workload.
+  e = bind_error(edited(
+                     "attention", [](json& d) { d["constraints"] = json::array({"B >= 1"}); },
+                     [](std::string& w) {
+                       const std::string from = R"("B": 2, "S": 33, "Hq": 4, "Hkv": 2)", to = R"("B": 2, "S": 33, "Hq": 3, "Hkv": 2)";
+                       w.replace(w.find(from), from.size(), to);
+                     }),
+                 b);
+  EXPECT_EQ(e.field, "tasks.attention.k");
+  EXPECT_NE(e.expected.find("KV heads dividing the query heads"), std::string::npos) << e.expected;
+  EXPECT_NE(e.got.find("Hq = 3, Hkv = 2 on workload attention-B2-S33-Hq4-Hkv2-D128"), std::string::npos) << e.got;
+  // A fourth input the family would ignore.
+  e = bind_error(edited("attention", [](json& d) { d["inputs"]["bias"] = json{{"shape", json::array({"S"})}, {"dtype", "bfloat16"}}; }), b);
+  EXPECT_EQ(e.field, "tasks.attention.q");
+  EXPECT_NE(e.got.find("\"bias\" left out"), std::string::npos) << e.got;
+}
+
+TEST(AttentionRules, CpuWorkingSetBoundsTheBlocks) {
+  const Template& t = tpl("attention.cpu");
+  const Task task = sol("attention");
+  const BoundTask bt = bind_task(task, Backend::cpu, *lib().binding_for(task));
+  const Validity v = check_point(t, bt, t.default_point());
+  EXPECT_TRUE(v.ok) << v.message;
+  // 256 keys of D 128 in fp32, K and V: 256 KB before any query.
+  Point big = t.default_point();
+  big["KV_BLOCK"] = "256";
+  const Validity vb = check_point(t, bt, big);
+  EXPECT_FALSE(vb.ok);
+  EXPECT_NE(vb.message.find("exceed 256 KB"), std::string::npos) << vb.message;
+  // The same block is fine for head dim 64 with one query head per item and a small query block.
+  big["GQA_SHARE"] = "0";
+  big["QUERY_BLOCK"] = "4";
+  EXPECT_TRUE(check_point(t, synthetic(false, {{256, 256, 4, 2, 64, 1}}, Backend::cpu), big).ok);
+  // GQA sharing multiplies the queries of an item by GROUP: 32 rows x 8 heads x D 128 is too many.
+  Point wide = t.default_point();
+  wide["QUERY_BLOCK"] = "32";
+  EXPECT_TRUE(check_point(t, synthetic(false, {{512, 512, 8, 8, 128, 1}}, Backend::cpu), wide).ok);
+  EXPECT_FALSE(check_point(t, synthetic(false, {{512, 512, 64, 8, 128, 1}}, Backend::cpu), wide).ok);
+}
+
+TEST(AttentionTemplates, CpuRendersTheBindingAndTheTunerOffersItsStrategies) {
+  for (const char* name : {"attention", "attention_causal", "attention_decode"}) {
+    const Task task = sol(name);
+    const BoundTask bt = bind_task(task, Backend::cpu, *lib().binding_for(task));
+    const std::string cpp = render(tpl("attention.cpu"), bt, tpl("attention.cpu").default_point());
+    for (const char* s : {"constexpr int64_t kQueryBlock = 8;", "constexpr int64_t kKvBlock = 64;", "#pragma omp for schedule(dynamic)",
+                          "constexpr bool kDotByKey = 1 != 0;", "extern \"C\""})
+      EXPECT_NE(cpp.find(s), std::string::npos) << name << ": " << s;
+    EXPECT_NE(cpp.find(std::string(name) == "attention_causal" ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"), std::string::npos);
+    EXPECT_EQ(cpp.find("{{"), std::string::npos);
+  }
+  TunerOptions o;
+  o.kernels_dir = kRepo / "kernels";
+  auto agent = make_tuner_agent(o);
+  std::vector<std::string> names;
+  for (const auto& s : agent->strategies(sol("attention_causal"), Backend::cpu)) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"attention.blocking", "attention.schedule"}));
+}
