@@ -156,7 +156,7 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 
 namespace {
 const std::vector<std::string>& family_list() {   // in the order error messages name them
-  static const std::vector<std::string> f{"elementwise", "gated", "rowop", "gemm", "rope"};
+  static const std::vector<std::string> f{"elementwise", "gated", "rowop", "gemm", "rope", "router"};
   return f;
 }
 }  // namespace
@@ -180,6 +180,7 @@ const std::vector<std::string>& family_variables(const std::string& family) {
       {"rowop", {"ROWS", "COLS", "ELEM_BYTES"}},
       {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},   // COLS: the output's row length (half the input's)
       {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
+      {"router", {"TOKENS", "HIDDEN", "EXPERTS", "TOPK", "ELEM_BYTES"}},   // TOPK: experts chosen per token
       {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},   // D: the head dim (D / 2 rotation pairs per head)
   };
   static const std::vector<std::string> none;
