@@ -312,6 +312,8 @@ BoundTask bind_rope(const Ctx& c) {
   const TensorSpec& sn = c.input("sin");
   const TensorSpec& qo = c.output("q_out");
   const TensorSpec& ko = c.output("k_out");
+  if (q.name == k.name || cs.name == sn.name)
+    c.fail(q.name == k.name ? "k" : "sin", "a tensor of its own (q, k, cos and sin are four inputs)", "\"" + (q.name == k.name ? k.name : sn.name) + "\"");
   auto dims = [](const std::vector<std::string>& s) {
     std::string o;
     for (const auto& d : s) o += (o.empty() ? "" : ", ") + d;
@@ -335,8 +337,6 @@ BoundTask bind_rope(const Ctx& c) {
   if (ko.dtype != k.dtype || ko.shape != k.shape)
     c.fail("k_out", "an output with k's dtype and shape " + dims(k.shape), "\"" + ko.name + "\" of shape " + dims(ko.shape) + ", " + std::string(dtype_name(ko.dtype)));
   if (qo.name == ko.name) c.fail("k_out", "an output other than q_out", "\"" + ko.name + "\"");
-  if (q.name == k.name || cs.name == sn.name)
-    c.fail(q.name == k.name ? "k" : "sin", "a tensor of its own (q, k, cos and sin are four inputs)", "\"" + (q.name == k.name ? k.name : sn.name) + "\"");
   if (c.task.inputs.size() != 4)
     for (const auto& t : c.task.inputs)
       if (t.name != q.name && t.name != k.name && t.name != cs.name && t.name != sn.name)
