@@ -528,7 +528,8 @@ BoundTask bind_router(const Ctx& c) {
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));
-  bt.summary = fmt::format("{}, {} = top-{} of softmax({} @ {}^T) over {} ({})", ti.name, tw.name, tw.shape[1], x.name, w.name, w.shape[0], bt.dtype);
+  bt.summary = fmt::format("{}, {} = the top k = {} experts of softmax({} @ {}^T) over {} per token ({})", ti.name, tw.name, tw.shape[1], x.name, w.name,
+                           w.shape[0], bt.dtype);
   return bt;
 }
 
