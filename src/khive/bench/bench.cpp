@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "khive/eval/pytorch_baselines.hpp"
+#include "khive/guard/stats.hpp"
 #include "khive/support/files.hpp"
 
 namespace khive {
@@ -247,6 +248,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
     seen.insert(task.name);
     seen.insert(dir.filename().string());
     try {
+      if (!o.perf_workloads.empty()) select_perf_workloads(task, o.perf_workloads, o.eval.backend);   // throws: no match
       auto ref = task.reference_for(o.eval.backend);
       if (!ref) throw std::runtime_error(fmt::format("no {} reference", rep.backend));
       // The reference through its own guard, with the vendor baselines timed in the same evaluation.
@@ -300,18 +302,46 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
         measured->reference = rr.candidate;
         measured->reference->label = "reference";
         measured->baselines = rr.baselines;
+        // The vendors a candidate is A/B-timed against (--ab-vendor): the accepted ones.
+        std::vector<const KernelRun*> ab_vendors;
+        if (o.ab_vendor)
+          for (const auto& b : rr.baselines)
+            if (b.verdict.accepted) ab_vendors.push_back(&b);
         for (const auto& f : files) {
           EvalOptions co = eo;
           co.measured = measured;
           std::string label = "candidate:" + f.filename().string();
           try {
+            // The first vendor's A/B rides on the candidate's own evaluation (check 11 with the vendor as the
+            // leader); any further vendor takes an evaluation of its own.
+            if (!ab_vendors.empty()) {
+              co.leader = ab_vendors.front()->source;
+              co.leader_is_vendor = true;
+            }
             EvalReport cr = evaluate_kernel(task, f, co);
             add_time(row, cr, false);
             BenchImpl m = impl_from_run(cr.candidate, label, "candidate", row.workloads);
-            if (!cr.harness_error.empty()) {
+            if (!cr.harness_error.empty() && cr.candidate.verdict.accepted && !ab_vendors.empty() &&
+                cr.harness_error.find("A/B") != std::string::npos) {
+              m.ab_error = cr.harness_error;   // the candidate's own checks and times stand
+            } else if (!cr.harness_error.empty()) {
               m.accepted = false;
               m.verdict = "error: " + cr.harness_error;
               m.times.clear();
+            }
+            if (m.accepted && !ab_vendors.empty()) {
+              auto record = [&](const KernelRun& vendor, const EvalReport& er) {
+                for (const auto& a : er.ab) m.ab[vendor.label][a.workload] = a.result;
+                if (!er.harness_error.empty() && m.ab_error.empty()) m.ab_error = er.harness_error;
+              };
+              record(*ab_vendors.front(), cr);
+              for (std::size_t v = 1; v < ab_vendors.size(); ++v) {
+                EvalOptions vo = co;
+                vo.leader = ab_vendors[v]->source;
+                EvalReport vr = evaluate_kernel(task, f, vo);
+                add_time(row, vr, false);
+                record(*ab_vendors[v], vr);
+              }
             }
             m.seconds = cr.seconds;
             row.impls.push_back(std::move(m));
@@ -379,9 +409,19 @@ nlohmann::json bench_json(const BenchReport& r) {
     for (const auto& m : row.impls) {
       nlohmann::json t = nlohmann::json::object();
       for (const auto& [uuid, s] : m.times) t[uuid] = {{"median_s", s.median}, {"rel_spread", s.rel_spread}, {"samples", s.n}};
-      jr["impls"].push_back({{"label", m.label}, {"kind", m.kind}, {"source", m.source}, {"accepted", m.accepted},
+      nlohmann::json impl = {{"label", m.label}, {"kind", m.kind}, {"source", m.source}, {"accepted", m.accepted},
                              {"verdict", m.verdict}, {"times", t}, {"gmean_s", opt(m.gmean_s)},
-                             {"fraction_of_sol", opt(m.fraction_of_sol)}, {"score", opt(m.score)}, {"seconds", m.seconds}});
+                             {"fraction_of_sol", opt(m.fraction_of_sol)}, {"score", opt(m.score)}, {"seconds", m.seconds}};
+      if (!m.ab.empty() || !m.ab_error.empty()) {
+        nlohmann::json ab = nlohmann::json::object();
+        for (const auto& [vendor, per] : m.ab)
+          for (const auto& [uuid, a] : per)
+            ab[vendor][uuid] = {{"vendor_over_this", a.median_ratio}, {"noise", a.noise}, {"threshold", a.threshold},
+                                {"pairs", a.pairs}, {"faster", a.b_faster}, {"slower", b_slower(a)}};
+        impl["ab"] = ab;
+        impl["ab_error"] = m.ab_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.ab_error);
+      }
+      jr["impls"].push_back(impl);
     }
     auto label = [&](int i) { return i >= 0 ? nlohmann::json(row.impls[static_cast<std::size_t>(i)].label) : nlohmann::json(nullptr); };
     jr["best_vendor"] = label(row.best_vendor);
@@ -389,6 +429,36 @@ nlohmann::json bench_json(const BenchReport& r) {
     j["rows"].push_back(jr);
   }
   return j;
+}
+
+static std::string ab_verdict(const AbResult& a) {
+  if (a.b_faster) return "faster";
+  if (b_slower(a)) return "slower";
+  return "within noise";
+}
+
+std::string bench_ab_markdown(const BenchReport& r) {
+  std::ostringstream o;
+  bool any = false;
+  for (const auto& row : r.rows)
+    for (const auto& m : row.impls) {
+      if (m.ab.empty() && m.ab_error.empty()) continue;
+      if (!any)
+        o << "\n## Interleaved A/B against the vendor baselines\n\n"
+             "Each candidate and the vendor baseline timed in alternation in one runner process (the guard's check 11, "
+             "the vendor as A): T_vendor / T_candidate is the median of the per-pair ratios, above 1 when the candidate "
+             "is faster; noise is the pairs' relative spread (1.4826 MAD of the log-ratios); the verdict uses the guard's "
+             "threshold.\n\n| task | candidate | vendor | workload | T_vendor / T_candidate | noise | pairs | verdict |\n"
+             "|---|---|---|---|---|---|---|---|\n";
+      any = true;
+      const std::string cand = m.label.substr(m.label.find(':') + 1);
+      for (const auto& [vendor, per] : m.ab)
+        for (const auto& [uuid, a] : per)
+          o << fmt::format("| {} | {} | {} | {} | {:.4f}x | {:.2f}% | {} | {} |\n", row.task, cand, vendor.substr(vendor.find(':') + 1), uuid,
+                           a.median_ratio, 100 * a.noise, a.pairs, ab_verdict(a));
+      if (!m.ab_error.empty()) o << fmt::format("| {} | {} | - | - | - | - | - | {} |\n", row.task, cand, m.ab_error);
+    }
+  return o.str();
 }
 
 std::string bench_markdown(const BenchReport& r) {
@@ -440,6 +510,7 @@ std::string bench_markdown(const BenchReport& r) {
   o << "\nbuilds: compiling candidates and vendor baselines (cached by content hash; after a parallel build phase they "
        "are cache hits); goldens: building the reference and running it for the reference outputs; runner: the guard's "
        "checks and timing in the runner processes.\n";
+  o << bench_ab_markdown(r);
   bool details = false;
   for (const auto& row : r.rows)
     for (const auto& m : row.impls)
@@ -478,6 +549,8 @@ int bench_command(const BenchCommand& c) {
   if (c.seed) o.eval.seed = c.seed;
   if (!c.profile.empty()) o.eval.profile = c.profile;
   o.eval.use_pytorch = !c.no_pytorch;
+  o.ab_vendor = c.ab_vendor;
+  o.perf_workloads = c.perf_workloads;
   o.build_jobs = c.build_jobs > 0 ? c.build_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.eval.runner.timeout_s = c.timeout > 0 ? c.timeout : (c.backend == Backend::cuda ? 300 : 60);
   if (c.time_cap > 0) o.eval.timing.time_cap_s = c.time_cap;

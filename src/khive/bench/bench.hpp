@@ -31,6 +31,11 @@ struct BenchOptions {
   // Build every reference, baseline and candidate of the run first, this many at a time (the builder's
   // cache is shared and race-safe); the evaluations then find them built. 1: build as they come.
   int build_jobs = 1;
+  // Each candidate is also timed interleaved with each accepted vendor baseline in one runner process (the
+  // guard's check-11 A/B, the vendor as A): the fair "faster than cuBLAS?" answer, free of the drift between
+  // processes and calls that separate medians carry.
+  bool ab_vendor = false;
+  std::string perf_workloads;   // time only the perf workloads whose uuid matches this regex (checks stay)
 };
 
 // One implementation of a task (reference, PyTorch, a vendor baseline, a candidate) over its perf workloads.
@@ -45,6 +50,10 @@ struct BenchImpl {
   // the same mean of T_sol / median, and the SOL-ExecBench task score against T_b.
   std::optional<double> gmean_s, fraction_of_sol, score;
   double seconds = 0;       // wall time of its evaluation (0 for PyTorch and for runs measured together)
+  // With BenchOptions::ab_vendor: vendor label -> perf workload -> interleaved A/B with A = that vendor
+  // baseline, B = this candidate (median_ratio = T_vendor / T_this: above 1 when this one is faster).
+  std::map<std::string, std::map<std::string, AbResult>> ab;
+  std::string ab_error;     // why an A/B could not be made (the vendor's or this build failed, the runner failed)
 };
 
 struct BenchWorkload {
@@ -86,6 +95,7 @@ void finish_row(BenchRow& row);
 
 nlohmann::json bench_json(const BenchReport& r);       // schema khive.bench/1 (docs/bench.md)
 std::string bench_markdown(const BenchReport& r);
+std::string bench_ab_markdown(const BenchReport& r);   // the A/B section of bench.md ("" without --ab-vendor)
 std::string bench_table_header();
 std::string bench_row_line(const BenchRow& row);       // one line of the live table
 // bench.json and bench.md under dir (created).
@@ -95,7 +105,8 @@ void write_bench(const BenchReport& r, const std::filesystem::path& dir);
 struct BenchCommand {
   std::string suite, kernels, out, tasks, profile, command_line;
   Backend backend = Backend::cpu;
-  bool json = false, no_pytorch = false;
+  bool json = false, no_pytorch = false, ab_vendor = false;
+  std::string perf_workloads;
   int seeds = 3;
   uint64_t seed = 0;                 // 0: random
   double timeout = 0, time_cap = 0;  // 0: as `khive eval` (runner 300 s cuda / 60 s cpu; cap 2 s cuda / 0.5 s cpu)

@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
   bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
   bench->add_option("--build-jobs", bc.build_jobs, "parallel builds before timing (default: the number of cores)");
   bench->add_flag("--no-pytorch", bc.no_pytorch, "ignore the suite's PyTorch numbers (T_b from the vendor baselines)");
+  bench->add_flag("--ab-vendor", bc.ab_vendor, "also time each candidate interleaved with each vendor baseline in one process (guard check 11)");
+  bench->add_option("--perf-workloads", bc.perf_workloads, "time only the perf workloads whose uuid matches this regex (checks stay)");
 
   khive::HiveCli hive_cli;   // optimize, board, report (hive_cmds.cpp)
   khive::add_hive_commands(app, hive_cli);

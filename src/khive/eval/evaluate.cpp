@@ -400,7 +400,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   // Check 11: interleaved A/B against the leader.
   if (o.leader && r.candidate.verdict.accepted) {
     std::optional<cache::Hold> leader_held, cand_held;
-    BuildResult lb = build_held(task, *o.leader, bo, leader_held);
+    BuildResult lb = build_held(o.leader_is_vendor ? baseline_task(task) : task, *o.leader, bo, leader_held);
     // The candidate's library was held only while its own run lasted: hold it again for the A/B (rebuilt if
     // it was pruned meanwhile; the same source gives the same key).
     if (lb.ok) {

@@ -38,6 +38,7 @@ struct EvalOptions {
   // used instead of timing them again; time_reference and time_baselines are then ignored.
   std::shared_ptr<const MeasuredRuns> measured;
   std::optional<std::filesystem::path> leader;   // A/B acceptance against this kernel (check 11)
+  bool leader_is_vendor = false;         // the leader is a vendor baseline: built as one (it may link cuBLAS(Lt))
   std::optional<std::filesystem::path> profile;  // hardware profile JSON; default: saved/builtin/calibrated
   double plausibility_margin = 0.05;     // a median below peak-SOL * (1 - margin) is rejected
   double ab_min_gain = 0.005;

@@ -124,5 +124,45 @@ TEST(BenchRow, JsonMarkdownAndLiveLineReportEveryVerdict) {
   EXPECT_TRUE(rep.failed());          // a rejected reference is
 }
 
+// --ab-vendor: the interleaved A/B entries of a candidate in bench.json and their section in bench.md; a row
+// without them has no such section.
+TEST(BenchAb, JsonAndMarkdown) {
+  BenchReport rep;
+  rep.rows.push_back(row());
+  finish_row(rep.rows[0]);
+  EXPECT_EQ(bench_ab_markdown(rep), "");
+  EXPECT_FALSE(bench_json(rep)["rows"][0]["impls"][4].contains("ab"));
+
+  AbResult faster;
+  faster.pairs = 21;
+  faster.median_ratio = 1.034;
+  faster.noise = 0.004;
+  faster.threshold = 0.008;
+  faster.b_faster = true;
+  AbResult tie = faster;
+  tie.median_ratio = 1.002;
+  tie.b_faster = false;
+  BenchImpl& c = rep.rows[0].impls[4];   // candidate:ok.cu
+  c.ab["baseline:fast"]["a"] = faster;
+  c.ab["baseline:fast"]["b"] = tie;
+  rep.rows[0].impls[5].ab_error = "A/B timing failed: runner crashed";
+
+  auto j = bench_json(rep)["rows"][0]["impls"];
+  EXPECT_DOUBLE_EQ(j[4]["ab"]["baseline:fast"]["a"]["vendor_over_this"].get<double>(), 1.034);
+  EXPECT_EQ(j[4]["ab"]["baseline:fast"]["a"]["faster"], true);
+  EXPECT_EQ(j[4]["ab"]["baseline:fast"]["b"]["faster"], false);
+  EXPECT_EQ(j[4]["ab"]["baseline:fast"]["b"]["slower"], false);
+  EXPECT_EQ(j[4]["ab"]["baseline:fast"]["b"]["pairs"], 21);
+  EXPECT_TRUE(j[4]["ab_error"].is_null());
+  EXPECT_EQ(j[5]["ab_error"], "A/B timing failed: runner crashed");
+
+  std::string md = bench_ab_markdown(rep);
+  EXPECT_NE(md.find("## Interleaved A/B against the vendor baselines"), std::string::npos);
+  EXPECT_NE(md.find("| softmax | ok.cu | fast | a | 1.0340x | 0.40% | 21 | faster |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| softmax | ok.cu | fast | b | 1.0020x | 0.40% | 21 | within noise |"), std::string::npos) << md;
+  EXPECT_NE(md.find("A/B timing failed: runner crashed"), std::string::npos);
+  EXPECT_NE(bench_markdown(rep).find("## Interleaved A/B"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace khive
