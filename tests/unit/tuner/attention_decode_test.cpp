@@ -94,7 +94,7 @@ TEST(AttentionDecode, RegisterRuleBoundsRowsDimsAndUnroll) {
   EXPECT_EQ(v.perf_fast, v.perf_total);
   EXPECT_TRUE(v.generic.empty()) << fast_path_note(v);
   // 8 rows x 16 dims: q and the accumulators alone are 256 registers per thread.
-  const Validity wide = check_point(t, bt, with(d, {{"LANE_DIMS", "16"}}));
+  const Validity wide = check_point(t, bt, with(d, {{"LANE_DIMS", "16"}, {"QROWS", "8"}}));
   EXPECT_FALSE(wide.ok);
   EXPECT_NE(wide.message.find("8 query rows x 16 dims"), std::string::npos) << wide.message;
   EXPECT_NE(wide.message.find("> 240: spills"), std::string::npos) << wide.message;
@@ -104,7 +104,8 @@ TEST(AttentionDecode, RegisterRuleBoundsRowsDimsAndUnroll) {
   EXPECT_FALSE(two.ok);
   EXPECT_NE(two.message.find("~264 registers"), std::string::npos) << two.message;
   // 8 rows x 8 dims: UNROLL 2 (232) fits, 4 (264) does not; 4 rows x 8 dims fit even UNROLL 8 (232).
-  EXPECT_FALSE(check_point(t, bt, with(d, {{"UNROLL", "4"}})).ok);
+  EXPECT_TRUE(check_point(t, bt, with(d, {{"QROWS", "8"}, {"UNROLL", "2"}})).ok);
+  EXPECT_FALSE(check_point(t, bt, with(d, {{"QROWS", "8"}, {"UNROLL", "4"}})).ok);
   EXPECT_TRUE(check_point(t, bt, with(d, {{"QROWS", "4"}, {"UNROLL", "8"}})).ok);
   // The split count and warps never change registers.
   for (const char* s : {"1", "64"})
@@ -130,8 +131,8 @@ TEST(AttentionDecode, HeadDimsOtherThan64And128GoGeneric) {
 TEST(AttentionDecode, RendersParamsAndTheDecodeEntry) {
   const Template& t = decode_tpl();
   const BoundTask bt = bound("attention_decode");
-  const std::string cu = render(t, bt, with(t.default_point(), {{"WARPS", "8"}, {"SPLIT", "16"}, {"QROWS", "4"}}));
-  for (const char* s : {"constexpr int kWarps = 8, kThreads = 32 * kWarps;", "constexpr int kLaneDims = 8;", "constexpr int kQRows = 4;",
+  const std::string cu = render(t, bt, with(t.default_point(), {{"WARPS", "8"}, {"SPLIT", "16"}, {"QROWS", "2"}}));
+  for (const char* s : {"constexpr int kWarps = 8, kThreads = 32 * kWarps;", "constexpr int kLaneDims = 8;", "constexpr int kQRows = 2;",
                         "constexpr int kUnroll = 2;", "constexpr int kSplitParam = 16;", "#define KHIVE_CAUSAL 0",
                         "using khive_t = __nv_bfloat16;", "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D, stream);",
                         "if (D == 64) khive_launch_d<64>(a, stream);", "khive_decode_generic<<<blocks, kGenThreads, smem, stream>>>(a, D);",
