@@ -254,3 +254,67 @@ TEST(AttentionTemplates, CpuRendersTheBindingAndTheTunerOffersItsStrategies) {
   for (const auto& s : agent->strategies(sol("attention_causal"), Backend::cpu)) names.push_back(s.name);
   EXPECT_EQ(names, (std::vector<std::string>{"attention.blocking", "attention.schedule"}));
 }
+
+TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
+  const Template& t = tpl("attention.cuda_flash");
+  const Task task = sol("attention");
+  const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
+  const Validity v = check_point(t, bt, t.default_point());
+  ASSERT_TRUE(v.ok) << v.message;
+  EXPECT_EQ(v.perf_total, 9u);
+  EXPECT_EQ(v.perf_fast, 9u);   // every perf shape has D 64 or 128
+  EXPECT_TRUE(v.generic.empty()) << fast_path_note(v);
+  // 8 warps over 64 rows: 8 rows per warp, not an m16 tile.
+  Point p = t.default_point();
+  p["BLOCK_M"] = "64";
+  Validity r = check_point(t, bt, p);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("8 warps over 64 rows give 8 rows per warp"), std::string::npos) << r.message;
+  p["WARPS"] = "4";
+  EXPECT_TRUE(check_point(t, bt, p).ok);
+  // 4 warps over 128 rows: 32 rows per warp; with Q in registers at D 128, 2 x (64 + 32 + 32) = 256 registers.
+  p = t.default_point();
+  p["WARPS"] = "4";
+  r = check_point(t, bt, p);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("256 registers per thread"), std::string::npos) << r.message;
+  p["Q_IN_REGS"] = "0";   // FlashAttention-2's sm80 shape (128 x 64, 4 warps): 192
+  EXPECT_TRUE(check_point(t, bt, p).ok);
+  // Three stages of 128-key tiles at D 128: (128 + 768) rows x 136 x 2 B = 243712 B.
+  p = t.default_point();
+  p["STAGES"] = "3";
+  p["BLOCK_N"] = "128";
+  r = check_point(t, bt, p);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("243712 B of shared memory at D 128"), std::string::npos) << r.message;
+  // Only D 64 tasks: the same point fits.
+  EXPECT_TRUE(check_point(t, synthetic(false, {{4096, 4096, 32, 8, 64, 1}}), p).ok);
+  // A head dim the MMA path is not compiled for goes generic; with no perf shape on the fast path the point is out.
+  const Validity g = check_point(t, synthetic(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}), t.default_point());
+  ASSERT_TRUE(g.ok) << g.message;
+  ASSERT_EQ(g.generic.size(), 1u);
+  EXPECT_NE(g.generic[0].find("head dim 96"), std::string::npos) << g.generic[0];
+  EXPECT_FALSE(check_point(t, synthetic(false, {{4096, 4096, 32, 8, 96, 1}}), t.default_point()).ok);
+}
+
+TEST(AttentionTemplates, CudaFlashServesPrefillAndCausalNotDecode) {
+  TunerOptions o;
+  o.kernels_dir = kRepo / "kernels";
+  auto agent = make_tuner_agent(o);
+  for (const char* name : {"attention", "attention_causal"}) {
+    const Task task = sol(name);
+    const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
+    EXPECT_TRUE(template_applies(tpl("attention.cuda_flash"), bt)) << name;
+    const std::string cu = render(tpl("attention.cuda_flash"), bt, tpl("attention.cuda_flash").default_point());
+    for (const char* s : {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 8, kStages = 2;", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                          "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1"})
+      EXPECT_NE(cu.find(s), std::string::npos) << name << ": " << s;
+    EXPECT_EQ(cu.find("{{"), std::string::npos);
+    std::vector<std::string> names;
+    for (const auto& s : agent->strategies(task, Backend::cuda)) names.push_back(s.name);
+    EXPECT_NE(std::find(names.begin(), names.end(), "attention.tile_shape"), names.end()) << name;
+    EXPECT_NE(std::find(names.begin(), names.end(), "attention.pipeline"), names.end()) << name;
+  }
+  const Task dec = sol("attention_decode");
+  EXPECT_FALSE(template_applies(tpl("attention.cuda_flash"), bind_task(dec, Backend::cuda, *lib().binding_for(dec))));
+}
