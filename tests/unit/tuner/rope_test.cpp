@@ -245,6 +245,22 @@ TEST(RopeRules, AccessWidthAndFastPath) {
   p = t.default_point();
   p["VEC"] = "4";
   EXPECT_TRUE(check_point(t, f32, p).ok);
+  // Registers: HEADS_PER_THREAD x VEC pairs of both halves live at once; 8 x 8 bf16 pairs (~200 registers) fit 256
+  // threads of an SM's 65536, not 512; the default's 2 x 8 (~80) does not fit 1024.
+  p = t.default_point();
+  p["HEADS_PER_THREAD"] = "8";
+  p["BLOCK"] = "512";
+  const Validity vr = check_point(t, bt, p);
+  EXPECT_FALSE(vr.ok);
+  EXPECT_NE(vr.message.find("about 200 registers per thread (HEADS_PER_THREAD 8 x VEC 8 pairs of both halves held at once) x BLOCK 512 threads"), std::string::npos)
+      << vr.message;
+  p["BLOCK"] = "256";
+  EXPECT_TRUE(check_point(t, bt, p).ok);
+  p["HEADS_PER_THREAD"] = "2";
+  p["BLOCK"] = "1024";
+  EXPECT_FALSE(check_point(t, bt, p).ok);
+  p["HEADS_PER_THREAD"] = "1";
+  EXPECT_TRUE(check_point(t, bt, p).ok);
   // The token mapping needs a head's pair vectors within one block: D = 1024 at VEC 1 is 512 of them.
   const BoundTask wide = synthetic(2, {{1024, true}, {128, true}});
   Point tok = t.default_point();
