@@ -112,6 +112,23 @@ TEST(AttentionDecode, RegisterRuleBoundsRowsDimsAndUnroll) {
     for (const char* w : {"4", "8"}) EXPECT_TRUE(check_point(t, bt, with(d, {{"SPLIT", s}, {"WARPS", w}})).ok) << s << " " << w;
 }
 
+TEST(AttentionDecode, RingRuleBoundsSharedMemory) {
+  const Template& t = decode_tpl();
+  const BoundTask bt = bound("attention_decode");
+  const Point d = t.default_point();
+  EXPECT_EQ(d.at("STAGES"), "4");
+  // 8 warps x 6 stages x 4 row steps x 8 dims: 196608 bytes of ring, past 160 KB.
+  const Validity big = check_point(t, bt, with(d, {{"WARPS", "8"}, {"STAGES", "6"}, {"UNROLL", "4"}}));
+  EXPECT_FALSE(big.ok);
+  EXPECT_NE(big.message.find("8 warps x 6 stages x 4 row steps of 8-dim K and V rows need a 196608-byte ring"), std::string::npos) << big.message;
+  // 4 warps of the same fit (98304), and so does 8 x 4 x 4 (131072); no ring (STAGES 0) never needs shared memory.
+  EXPECT_TRUE(check_point(t, bt, with(d, {{"WARPS", "4"}, {"STAGES", "6"}, {"UNROLL", "4"}})).ok);
+  EXPECT_TRUE(check_point(t, bt, with(d, {{"WARPS", "8"}, {"STAGES", "4"}, {"UNROLL", "4"}})).ok);
+  EXPECT_TRUE(check_point(t, bt, with(d, {{"WARPS", "8"}, {"STAGES", "0"}, {"UNROLL", "8"}})).ok);
+  const std::string cu = render(t, bt, with(d, {{"STAGES", "0"}}));
+  EXPECT_NE(cu.find("constexpr int kStages = 0;"), std::string::npos);
+}
+
 TEST(AttentionDecode, HeadDimsOtherThan64And128GoGeneric) {
   const Template& t = decode_tpl();
   // One timed D 96 shape, one D 128: the fast path takes one of two, and the note names the other.
