@@ -213,7 +213,8 @@ std::size_t Template::space_size() const {
 
 // A line "// khive:include NAME" in a template source is replaced by the file NAME next to it (itself expanded,
 // to a depth of 4), so templates share code (the GEMM templates' K = 0 and generic paths) instead of copying it;
-// placeholders in the included text are rendered like the template's own.
+// "// khive:include common/NAME" takes NAME from the library's common/ folder (code every family uses: the
+// device queries). Placeholders in the included text are rendered like the template's own.
 static std::string expand_includes(const fs::path& file, const std::string& text, int depth) {
   static const std::string kDirective = "// khive:include ";
   std::string out;
@@ -228,15 +229,22 @@ static std::string expand_includes(const fs::path& file, const std::string& text
       std::string name = line.substr(at + kDirective.size());
       while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
       const std::string field = "line " + std::to_string(line_no) + ": khive:include";
-      if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos)
-        fail(file, field, "a file name in the template's directory", "\"" + name + "\"");
+      // A file of the template's own folder, or common/<file> of the library (whose root is that folder's
+      // parent, or the folder itself for a file already in common/).
+      static const std::string kCommon = "common/";
+      const bool common = name.compare(0, kCommon.size(), kCommon) == 0;
+      const std::string base = common ? name.substr(kCommon.size()) : name;
+      if (base.empty() || base.find('/') != std::string::npos || base.find("..") != std::string::npos)
+        fail(file, field, "a file name in the template's directory or common/<file name>", "\"" + name + "\"");
       if (depth >= 4) fail(file, field, "includes nested at most 4 deep", "\"" + name + "\" at depth 5");
-      const fs::path inc = file.parent_path() / name;
+      const fs::path dir = file.parent_path();
+      const fs::path inc = common ? (dir.filename() == "common" ? dir : dir.parent_path() / "common") / base : dir / base;
       std::string body;
       try {
         body = read_file(inc);
       } catch (const std::exception&) {
-        fail(file, field, "an existing file next to the template", "\"" + name + "\" (missing)");
+        fail(file, field, common ? "an existing file in the library's common/ folder" : "an existing file next to the template",
+             "\"" + name + "\" (missing)");
       }
       out += expand_includes(inc, body, depth + 1);
       if (!out.empty() && out.back() != '\n') out += '\n';

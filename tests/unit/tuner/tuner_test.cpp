@@ -356,9 +356,31 @@ TEST(TunerLibrary, IncludesAreSplicedBeforeRendering) {
   EXPECT_NE(r.find("// shared X=3\nconstexpr int kInnerY = 5;\nvoid khive_run"), std::string::npos) << r;
 }
 
+// "// khive:include common/NAME" takes the file from the library's common/ folder (code of every family); a
+// common file's own includes resolve in common/ too.
+TEST(TunerLibrary, CommonIncludesComeFromTheLibrarysCommonFolder) {
+  const fs::path d = toy_library();
+  fs::create_directories(d / "common");
+  write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n// khive:include common/device.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+  write(d / "common" / "device.cuh", "// device X={{X}}\n// khive:include common/inner.cuh\n// khive:include more.cuh\n");
+  write(d / "common" / "inner.cuh", "constexpr int kInner = 1;");
+  write(d / "common" / "more.cuh", "constexpr int kMore = 2;");
+  const Library lib = load_library(d);
+  EXPECT_EQ(lib.find_template("common.device"), nullptr);   // common/ holds no templates
+  const Template& t = *lib.find_template("elementwise.toy");
+  const Task task = vector_add();
+  const BoundTask bt = bind_task(task, Backend::cpu, *lib.binding_for(task));
+  Point p = t.default_point();
+  p["X"] = "3";
+  const std::string r = render(t, bt, p);
+  EXPECT_NE(r.find("// device X=3\nconstexpr int kInner = 1;\nconstexpr int kMore = 2;\nvoid khive_run"), std::string::npos) << r;
+}
+
 TEST(TunerLibrary, BadIncludeIsAnErrorNamingTheLine) {
   for (const auto& [name, expect] : std::vector<std::pair<std::string, std::string>>{
-           {"missing.cuh", "\"missing.cuh\" (missing)"}, {"../toy.json", "a file name in the template's directory"}, {"self.cuh", "nested at most 4 deep"}}) {
+           {"missing.cuh", "\"missing.cuh\" (missing)"}, {"../toy.json", "a file name in the template's directory"}, {"self.cuh", "nested at most 4 deep"},
+           {"common/missing.cuh", "an existing file in the library's common/ folder"}, {"common/../x.cuh", "common/<file name>"},
+           {"gemm/x.cuh", "common/<file name>"}}) {
     const fs::path d = toy_library();
     write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n\n// khive:include " + name + "\n{{ENTRY}}\n");
     write(d / "elementwise" / "self.cuh", "// khive:include self.cuh\n");
@@ -384,7 +406,7 @@ TEST(TunerFastPath, PrefetchNeedsTheRegisterCacheAndRegisters) {
   p["VEC"] = "8";
   p["CHUNKS"] = "4";
   EXPECT_TRUE(check_point(t, bs, p).ok) << check_point(t, bs, p).message;
-  EXPECT_NE(render(t, bs, p).find("khive_resident_blocks<kTpr, kRpb, kVectorOk>(smem)"), std::string::npos);
+  EXPECT_NE(render(t, bs, p).find("khive_row_blocks<kTpr, kRpb, kVectorOk>(smem)"), std::string::npos);
   p["CHUNKS"] = "8";
   const Validity big = check_point(t, bs, p);
   EXPECT_FALSE(big.ok);
