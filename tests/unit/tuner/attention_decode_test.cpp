@@ -6,6 +6,7 @@
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
@@ -13,18 +14,9 @@ using namespace khive::tuner;
 
 namespace {
 
-const fs::path kRepo = KHIVE_SOURCE_DIR;
-
-const Library& lib() {
-  static const Library l = load_library(kRepo / "kernels");
-  return l;
-}
-
-const Template& decode_tpl() {
-  const Template* t = lib().find_template("attention.cuda_decode");
-  if (!t) throw std::runtime_error("attention.cuda_decode is not in kernels/");
-  return *t;
-}
+const fs::path kRepo = fixtures::repo();
+const Library& lib() { return fixtures::repo_library(); }
+const Template& decode_tpl() { return fixtures::repo_template("attention.cuda_decode"); }
 
 Task sol(const char* name) { return load_task(kRepo / "tasks/sol" / name); }
 

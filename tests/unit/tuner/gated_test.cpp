@@ -1,81 +1,36 @@
 // The gated family (kernels/gated, sol/swiglu): the binding's checks and errors, the workload variables it gives
 // the rules, the CUDA template's vector rule and fast path, rendering on both backends, and the tuner's strategies.
-#include <fstream>
 #include <functional>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
 using namespace khive::tuner;
+using namespace khive::tuner::fixtures;
 using json = nlohmann::ordered_json;
 
 namespace {
 
-const fs::path kRepo = KHIVE_SOURCE_DIR;
-
-const Library& lib() {
-  static const Library l = load_library(kRepo / "kernels");
-  return l;
-}
-
-const Template& tpl(const char* name) {
-  const Template* t = lib().find_template(name);
-  if (!t) throw std::runtime_error(std::string(name) + " is not in kernels/");
-  return *t;
-}
-
-Task swiglu() { return load_task(kRepo / "tasks/sol/swiglu"); }
-
-// A copy of sol/swiglu (same suite/task key, so the repository's binding applies) with its definition edited.
-Task edited_swiglu(const std::function<void(json&)>& edit) {
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-gated-test") / "sol" / "swiglu";
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(kRepo / "tasks/sol/swiglu")) fs::copy_file(e.path(), d / e.path().filename());
-  json def = json::parse(read_file(d / "definition.json"));
-  edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  return load_task(d);
-}
-
-// The repository's sol/swiglu binding with its spec replaced.
-Binding binding_with(const json& spec) {
-  Binding b = *lib().binding_for(swiglu());
-  b.spec = spec;
-  return b;
-}
-
-TaskFormatError bind_error(const Task& task, const Binding& b, Backend be = Backend::cpu) {
-  try {
-    bind_task(task, be, b);
-  } catch (const TaskFormatError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a binding error";
-  return TaskFormatError("", "", "", "");
-}
+const fs::path kRepo = repo();
+const Library& lib() { return repo_library(); }
+const Template& tpl(const char* name) { return repo_template(name); }
+Task swiglu() { return repo_task("sol/swiglu"); }
+Task edited_swiglu(const std::function<void(json&)>& edit) { return edited_task("sol/swiglu", edit); }
+Binding binding_with(const json& spec) { return fixtures::binding_with(swiglu(), spec); }
 
 // A gated task described by its workloads only: (cols, perf) pairs, rows 4.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::pair<int64_t, bool>> cols_perf) {
-  BoundTask bt;
-  bt.key = "synthetic/gated";
-  bt.family = "gated";
-  bt.op = "gated";
-  bt.dtype = elem_bytes == 4 ? "float32" : "bfloat16";
-  bt.backend = Backend::cuda;
-  for (std::size_t i = 0; i < cols_perf.size(); ++i) {
-    bt.workload_vars.push_back({{"ROWS", 4}, {"COLS", cols_perf[i].first}, {"ELEM_BYTES", elem_bytes}});
-    bt.workload_names.push_back("w" + std::to_string(i));
-    bt.workload_perf.push_back(cols_perf[i].second);
-  }
-  return bt;
+  std::vector<std::pair<AxisValues, bool>> ws;
+  for (const auto& [cols, perf] : cols_perf) ws.push_back({{{"ROWS", 4}, {"COLS", cols}, {"ELEM_BYTES", elem_bytes}}, perf});
+  return synthetic_task("gated", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
 }  // namespace

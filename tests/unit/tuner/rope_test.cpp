@@ -1,82 +1,39 @@
 // The rope family (kernels/rope, sol/rope): the binding's checks and errors, the workload variables it gives the
 // rules, the CUDA template's access-width rule and fast path, rendering on both backends, and the strategies.
-#include <fstream>
 #include <functional>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
 using namespace khive::tuner;
+using namespace khive::tuner::fixtures;
 using json = nlohmann::ordered_json;
 
 namespace {
 
-const fs::path kRepo = KHIVE_SOURCE_DIR;
-
-const Library& lib() {
-  static const Library l = load_library(kRepo / "kernels");
-  return l;
-}
-
-const Template& tpl(const char* name) {
-  const Template* t = lib().find_template(name);
-  if (!t) throw std::runtime_error(std::string(name) + " is not in kernels/");
-  return *t;
-}
-
-Task rope() { return load_task(kRepo / "tasks/sol/rope"); }
-
-// A copy of sol/rope (same suite/task key, so the repository's binding applies) with its definition and, when
-// given, its workloads edited.
+const fs::path kRepo = repo();
+const Library& lib() { return repo_library(); }
+const Template& tpl(const char* name) { return repo_template(name); }
+Task rope() { return repo_task("sol/rope"); }
 Task edited_rope(const std::function<void(json&)>& edit, const std::string& extra_workload = "") {
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-rope-test") / "sol" / "rope";
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(kRepo / "tasks/sol/rope")) fs::copy_file(e.path(), d / e.path().filename());
-  json def = json::parse(read_file(d / "definition.json"));
-  edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  if (!extra_workload.empty()) std::ofstream(d / "workload.jsonl", std::ios::app) << extra_workload << "\n";
-  return load_task(d);
+  return edited_task("sol/rope", edit, extra_workload);
 }
-
-Binding binding_with(const json& spec) {
-  Binding b = *lib().binding_for(rope());
-  b.spec = spec;
-  return b;
-}
-
-TaskFormatError bind_error(const Task& task, const Binding& b, Backend be = Backend::cpu) {
-  try {
-    bind_task(task, be, b);
-  } catch (const TaskFormatError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a binding error";
-  return TaskFormatError("", "", "", "");
-}
+Binding binding_with(const json& spec) { return fixtures::binding_with(rope(), spec); }
 
 // A rope task described by its workloads only: (D, perf) pairs, T 512, Hq 32, Hkv 8.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::pair<int64_t, bool>> d_perf) {
-  BoundTask bt;
-  bt.key = "synthetic/rope";
-  bt.family = "rope";
-  bt.op = "rope";
-  bt.dtype = elem_bytes == 4 ? "float32" : "bfloat16";
-  bt.backend = Backend::cuda;
-  for (std::size_t i = 0; i < d_perf.size(); ++i) {
-    bt.workload_vars.push_back({{"TOKENS", 512}, {"HQ", 32}, {"HKV", 8}, {"D", d_perf[i].first}, {"ELEM_BYTES", elem_bytes}});
-    bt.workload_names.push_back("w" + std::to_string(i));
-    bt.workload_perf.push_back(d_perf[i].second);
-  }
-  return bt;
+  std::vector<std::pair<AxisValues, bool>> ws;
+  for (const auto& [d, perf] : d_perf)
+    ws.push_back({{{"TOKENS", 512}, {"HQ", 32}, {"HKV", 8}, {"D", d}, {"ELEM_BYTES", elem_bytes}}, perf});
+  return synthetic_task("rope", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
@@ -14,18 +15,9 @@ using namespace khive::tuner;
 
 namespace {
 
-const fs::path kRepo = KHIVE_SOURCE_DIR;
-
-const Library& lib() {
-  static const Library l = load_library(kRepo / "kernels");
-  return l;
-}
-
-const Template& sm80() {
-  const Template* t = lib().find_template("gemm.cuda_sm80_simt");
-  if (!t) throw std::runtime_error("gemm.cuda_sm80_simt is not in kernels/");
-  return *t;
-}
+const fs::path kRepo = fixtures::repo();
+const Library& lib() { return fixtures::repo_library(); }
+const Template& sm80() { return fixtures::repo_template("gemm.cuda_sm80_simt"); }
 
 BoundTask bound(const std::string& task) {
   const Task t = load_task(kRepo / "tasks/cutegen26" / task);

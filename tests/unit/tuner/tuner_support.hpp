@@ -1,0 +1,98 @@
+// Fixtures shared by the tuner's unit tests: the repository's template library and tasks, copies of a task with an
+// edited definition, a binding with an edited spec, the error a binding raises, and tasks described by their
+// workloads' family variables only (for rules, without a task directory).
+//
+//   const Template& t = repo_template("rope.cuda");
+//   Task odd = edited_task("sol/rope", [](json& d) { d["inputs"]["q"]["dtype"] = "float32"; });
+//   EXPECT_NE(std::string(bind_error(odd, *repo_library().binding_for(odd)).what()).find("q"), std::string::npos);
+//   BoundTask bt = synthetic_task("rope", "bfloat16", {{{{"TOKENS", 512}, {"D", 10}}, true}});
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "khive/support/files.hpp"
+#include "khive/tuner/bind.hpp"
+#include "khive/tuner/library.hpp"
+
+namespace khive::tuner::fixtures {
+
+inline const std::filesystem::path& repo() {
+  static const std::filesystem::path p = KHIVE_SOURCE_DIR;
+  return p;
+}
+
+inline const Library& repo_library() {
+  static const Library l = load_library(repo() / "kernels");
+  return l;
+}
+
+inline const Template& repo_template(const std::string& name) {
+  const Template* t = repo_library().find_template(name);
+  if (!t) throw std::runtime_error(name + " is not in kernels/");
+  return *t;
+}
+
+inline Task repo_task(const std::string& suite_task) { return load_task(repo() / "tasks" / suite_task); }
+
+// A copy of tasks/<suite>/<task> in a fresh temporary <suite>/<task> folder (the same key, so the repository's
+// binding applies) with its definition edited and, when given, one workload line appended.
+inline Task edited_task(const std::string& suite_task, const std::function<void(nlohmann::ordered_json&)>& edit,
+                        const std::string& extra_workload = "") {
+  namespace fs = std::filesystem;
+  const fs::path src = repo() / "tasks" / suite_task;
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / src.parent_path().filename() / src.filename();
+  fs::create_directories(d);
+  for (const auto& e : fs::directory_iterator(src))
+    if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
+  auto def = nlohmann::ordered_json::parse(read_file(d / "definition.json"));
+  edit(def);
+  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
+  if (!extra_workload.empty()) std::ofstream(d / "workload.jsonl", std::ios::app) << extra_workload << "\n";
+  return load_task(d);
+}
+
+// The repository's binding of `task` with its spec replaced.
+inline Binding binding_with(const Task& task, const nlohmann::ordered_json& spec) {
+  Binding b = *repo_library().binding_for(task);
+  b.spec = spec;
+  return b;
+}
+
+// The error binding `task` with `b` raises (a test failure when it binds).
+inline TaskFormatError bind_error(const Task& task, const Binding& b, Backend be = Backend::cpu) {
+  try {
+    bind_task(task, be, b);
+  } catch (const TaskFormatError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a binding error";
+  return TaskFormatError("", "", "", "");
+}
+
+// A task of `family` described by its workloads only: each one's family variables and whether it is timed.
+inline BoundTask synthetic_task(const std::string& family, const std::string& dtype, const std::vector<std::pair<AxisValues, bool>>& workloads,
+                                const std::string& op = "", Backend be = Backend::cuda) {
+  BoundTask bt;
+  bt.key = "synthetic/" + family;
+  bt.family = family;
+  bt.op = op.empty() ? family : op;
+  bt.dtype = dtype;
+  bt.backend = be;
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    bt.workload_vars.push_back(workloads[i].first);
+    bt.workload_names.push_back("w" + std::to_string(i));
+    bt.workload_perf.push_back(workloads[i].second);
+  }
+  return bt;
+}
+
+}  // namespace khive::tuner::fixtures
