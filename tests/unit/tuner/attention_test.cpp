@@ -1,88 +1,41 @@
 // The attention family (kernels/attention, sol/attention, attention_causal, attention_decode): the binding's checks
 // and errors, the workload variables it gives the rules, the templates' rules, rendering and the tuner's strategies.
-#include <fstream>
+#include <array>
 #include <functional>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
 using namespace khive::tuner;
+using namespace khive::tuner::fixtures;
 using json = nlohmann::ordered_json;
 
 namespace {
 
-const fs::path kRepo = KHIVE_SOURCE_DIR;
-
-const Library& lib() {
-  static const Library l = load_library(kRepo / "kernels");
-  return l;
-}
-
-const Template& tpl(const char* name) {
-  const Template* t = lib().find_template(name);
-  if (!t) throw std::runtime_error(std::string(name) + " is not in kernels/");
-  return *t;
-}
-
-Task sol(const char* name) { return load_task(kRepo / "tasks/sol" / name); }
-
-// A copy of a sol attention task (same suite/task key, so the repository's binding applies), definition and
-// workloads edited.
+const fs::path kRepo = repo();
+const Library& lib() { return repo_library(); }
+const Template& tpl(const char* name) { return repo_template(name); }
+Task sol(const char* name) { return repo_task(std::string("sol/") + name); }
 Task edited(const char* name, const std::function<void(json&)>& edit, const std::function<void(std::string&)>& edit_workloads = {}) {
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-attention-test") / "sol" / name;
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(kRepo / "tasks/sol" / name)) fs::copy_file(e.path(), d / e.path().filename());
-  json def = json::parse(read_file(d / "definition.json"));
-  edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  if (edit_workloads) {
-    std::string w = read_file(d / "workload.jsonl");
-    edit_workloads(w);
-    std::ofstream(d / "workload.jsonl", std::ios::trunc) << w;
-  }
-  return load_task(d);
-}
-
-Binding binding_with(const Task& task, const json& spec) {
-  Binding b = *lib().binding_for(task);
-  b.spec = spec;
-  return b;
-}
-
-TaskFormatError bind_error(const Task& task, const Binding& b, Backend be = Backend::cpu) {
-  try {
-    bind_task(task, be, b);
-  } catch (const TaskFormatError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a binding error";
-  return TaskFormatError("", "", "", "");
+  return edited_task(std::string("sol/") + name, edit, edit_workloads);
 }
 
 // An attention task described by its workloads only: (SQ, SKV, HQ, HKV, D, perf) each, batch 1, bf16.
 BoundTask synthetic(bool causal, std::vector<std::array<int64_t, 6>> ws, Backend be = Backend::cuda) {
-  BoundTask bt;
-  bt.key = "synthetic/attention";
-  bt.family = "attention";
-  bt.op = causal ? "causal" : "prefill";
-  bt.dtype = "bfloat16";
-  bt.backend = be;
-  for (std::size_t i = 0; i < ws.size(); ++i) {
-    const auto& w = ws[i];
-    bt.workload_vars.push_back({{"BATCH", 1}, {"SQ", w[0]}, {"SKV", w[1]}, {"HQ", w[2]}, {"HKV", w[3]}, {"D", w[4]}, {"ELEM_BYTES", 2},
-                                {"CAUSAL", causal ? 1 : 0}, {"GROUP", w[2] / w[3]}});
-    bt.workload_names.push_back("w" + std::to_string(i));
-    bt.workload_perf.push_back(w[5] != 0);
-  }
-  return bt;
+  std::vector<std::pair<AxisValues, bool>> vars;
+  for (const auto& w : ws)
+    vars.push_back({{{"BATCH", 1}, {"SQ", w[0]}, {"SKV", w[1]}, {"HQ", w[2]}, {"HKV", w[3]}, {"D", w[4]}, {"ELEM_BYTES", 2},
+                     {"CAUSAL", causal ? 1 : 0}, {"GROUP", w[2] / w[3]}},
+                    w[5] != 0});
+  return synthetic_task("attention", "bfloat16", vars, causal ? "causal" : "prefill", be);
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ const Library& lib() { return repo_library(); }
 const Template& tpl(const char* name) { return repo_template(name); }
 Task rope() { return repo_task("sol/rope"); }
 Task edited_rope(const std::function<void(json&)>& edit, const std::string& extra_workload = "") {
-  return edited_task("sol/rope", edit, extra_workload);
+  if (extra_workload.empty()) return edited_task("sol/rope", edit);
+  return edited_task("sol/rope", edit, [&](std::string& w) { w += extra_workload + "\n"; });
 }
 Binding binding_with(const json& spec) { return fixtures::binding_with(rope(), spec); }
 

@@ -44,9 +44,9 @@ inline const Template& repo_template(const std::string& name) {
 inline Task repo_task(const std::string& suite_task) { return load_task(repo() / "tasks" / suite_task); }
 
 // A copy of tasks/<suite>/<task> in a fresh temporary <suite>/<task> folder (the same key, so the repository's
-// binding applies) with its definition edited and, when given, one workload line appended.
+// binding applies) with its definition edited and, when given, its workload.jsonl text edited.
 inline Task edited_task(const std::string& suite_task, const std::function<void(nlohmann::ordered_json&)>& edit,
-                        const std::string& extra_workload = "") {
+                        const std::function<void(std::string&)>& edit_workloads = {}) {
   namespace fs = std::filesystem;
   const fs::path src = repo() / "tasks" / suite_task;
   const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / src.parent_path().filename() / src.filename();
@@ -56,7 +56,11 @@ inline Task edited_task(const std::string& suite_task, const std::function<void(
   auto def = nlohmann::ordered_json::parse(read_file(d / "definition.json"));
   edit(def);
   std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  if (!extra_workload.empty()) std::ofstream(d / "workload.jsonl", std::ios::app) << extra_workload << "\n";
+  if (edit_workloads) {
+    std::string w = read_file(d / "workload.jsonl");
+    edit_workloads(w);
+    std::ofstream(d / "workload.jsonl", std::ios::trunc) << w;
+  }
   return load_task(d);
 }
 
