@@ -207,6 +207,79 @@ __device__ __forceinline__ void khive_warp_select(const float* rows, int64_t ld,
   }
 }
 
+// khive_warp_select for E <= 32 * C: lane l keeps experts l + 32c (c < C) of each row in registers and a mask of
+// the ones not yet picked, so a round is a register argmax over its remaining experts plus the warp merge (no
+// shared-memory reads, no "ranked below the previous pick" test); the winner's lane clears its bit. The picks
+// are the same: each round takes the largest remaining (value, lower index) in the same total order.
+template <int R, int C>
+__device__ __forceinline__ void khive_warp_select_regs(const float* rows, int64_t ld, int n, int64_t E, int64_t K, float* __restrict__ weights,
+                                                       int32_t* __restrict__ ids) {
+  const int lane = threadIdx.x & 31;
+  float v[R][C], m[R], sum[R];
+  unsigned left[R];   // bit c: expert lane + 32c exists and is not picked yet
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    m[i] = -INFINITY;
+    sum[i] = 0.0f;
+    left[i] = 0u;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int64_t e = lane + 32 * c;
+      v[i][c] = e < E ? rows[i * ld + e] : -INFINITY;
+      if (e < E) left[i] |= 1u << c;
+      m[i] = fmaxf(m[i], v[i][c]);
+    }
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int i = 0; i < R; ++i) m[i] = fmaxf(m[i], __shfl_xor_sync(0xffffffffu, m[i], o));
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+      if ((left[i] >> c) & 1u) sum[i] += expf(v[i][c] - m[i]);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int i = 0; i < R; ++i) sum[i] += __shfl_xor_sync(0xffffffffu, sum[i], o);
+  for (int64_t j = 0; j < K; ++j) {
+    float bv[R];
+    int bi[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      bv[i] = -INFINITY;
+      bi[i] = -1;
+#pragma unroll
+      for (int c = 0; c < C; ++c)   // ascending experts: strict > keeps the lower index
+        if (((left[i] >> c) & 1u) && (bi[i] < 0 || v[i][c] > bv[i])) {
+          bv[i] = v[i][c];
+          bi[i] = lane + 32 * c;
+        }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {   // a total order: every lane ends with the same winner
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const float ov = __shfl_xor_sync(0xffffffffu, bv[i], o);
+        const int oi = __shfl_xor_sync(0xffffffffu, bi[i], o);
+        if (oi >= 0 && (bi[i] < 0 || ov > bv[i] || (ov == bv[i] && oi < bi[i]))) {
+          bv[i] = ov;
+          bi[i] = oi;
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      if (bi[i] >= 0 && (bi[i] & 31) == lane) left[i] &= ~(1u << (bi[i] >> 5));
+      if (lane == 0 && i < n) {   // bi < 0 only when K > E (the binding rules it out)
+        ids[i * K + j] = bi[i];
+        weights[i * K + j] = bi[i] < 0 ? 0.0f : expf(bv[i] - m[i]) / sum[i];
+      }
+    }
+  }
+}
+
 // One warp per token: sums the slices' partial logits in slice order (into slice 0's row), then selects.
 __global__ void __launch_bounds__(256) khive_router_select(float* __restrict__ part, int64_t slices, float* __restrict__ topk_weights,
                                                             int32_t* __restrict__ topk_ids, int64_t T, int64_t E, int64_t K) {
@@ -389,7 +462,10 @@ __global__ void __launch_bounds__(kMmaThreads, kMmaMinBlocks) khive_router_mma(c
     const int64_t t = t0 + r;
     if (t < T) {
       const int n = T - t < kR ? int(T - t) : kR;
-      khive_warp_select<kR>(sL + r * ld, ld, n, E, K, topk_weights + t * K, topk_ids + t * K);
+      if (E <= 32 * 8)   // E <= 256: the experts fit in 8 registers per lane
+        khive_warp_select_regs<kR, 8>(sL + r * ld, ld, n, E, K, topk_weights + t * K, topk_ids + t * K);
+      else
+        khive_warp_select<kR>(sL + r * ld, ld, n, E, K, topk_weights + t * K, topk_ids + t * K);
     }
   }
 }
