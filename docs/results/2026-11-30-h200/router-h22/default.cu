@@ -294,7 +294,10 @@ __global__ void __launch_bounds__(256) khive_router_select(float* __restrict__ p
       }
       __syncwarp();   // the row's sums, written by every lane, visible to the whole warp
     }
-    khive_warp_select<1>(row, 0, 1, E, K, topk_weights + t * K, topk_ids + t * K);
+    if (E <= 32 * 8)
+      khive_warp_select_regs<1, 8>(row, 0, 1, E, K, topk_weights + t * K, topk_ids + t * K);
+    else
+      khive_warp_select<1>(row, 0, 1, E, K, topk_weights + t * K, topk_ids + t * K);
     __syncwarp();
   }
 }
