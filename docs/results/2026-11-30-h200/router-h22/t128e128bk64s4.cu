@@ -326,45 +326,50 @@ __device__ __forceinline__ void khive_mma(float* c, const uint32_t* a, const uin
 }
 
 // Block (blockIdx.x = token tile, blockIdx.y = expert chunk or all chunks when fused, blockIdx.z = H range):
-// logits of kMT tokens x kNT experts per chunk over the k-slices [kc0, kc1) of MMA_BK elements (H % 8 == 0, so an
+// logits of kBM tokens x kBN experts per chunk over the k-slices [kc0, kc1) of MMA_BK elements (H % 8 == 0, so an
 // 8-element chunk is wholly inside or outside the row; rows past T or E and chunks past H are zero-filled).
-// fused: all chunks into shared memory (ld = E rounded up to kNT, + 8), then selection; else partial logits
+// fused: all chunks into shared memory (ld = E rounded up to kBN, + 8), then selection; else partial logits
 // to part[(z * T + t) * E + e].
-template <typename TT>
+template <typename TT, int F>
 __global__ void __launch_bounds__(kMmaThreads, kMmaMinBlocks) khive_router_mma(const TT* __restrict__ x, const TT* __restrict__ w, float* __restrict__ part,
                                                                 float* __restrict__ topk_weights, int32_t* __restrict__ topk_ids, int64_t T,
                                                                 int64_t H, int64_t E, int64_t K, int64_t kslices_per_split, bool fused) {
+  // F = 2 (folded): the same warp tiles laid out as 2 * MMA_TILE_T tokens x MMA_TILE_E / 2 experts, for E <= half
+  // the expert tile (the host's choice): no warp column idles on experts past E, the staged rows stay as many.
+  constexpr int kBM = F * kMT, kBN = kNT / F, kBWN = kWN / F;
+  constexpr int64_t kBStageBytes = int64_t(kStages) * (kBM + kBN) * kLd * 2;
+  static_assert(kBWN * F == kWN && kBN * F == kNT && kBStageBytes <= kStageBytes, "fold: warp columns or staged rows do not fit");
   extern __shared__ __align__(16) unsigned char khive_smem[];
-  TT* sA = reinterpret_cast<TT*>(khive_smem);                 // [kStages][kMT][kLd]
-  TT* sB = sA + int64_t(kStages) * kMT * kLd;                 // [kStages][kNT][kLd]
-  const int64_t chunks = (E + kNT - 1) / kNT, ld = chunks * kNT + 8;
-  // fused: [kMT][ld]; with one chunk it reuses the stages (idle once the chunk's k loop is done), so a tile of all
+  TT* sA = reinterpret_cast<TT*>(khive_smem);                 // [kStages][kBM][kLd]
+  TT* sB = sA + int64_t(kStages) * kBM * kLd;                 // [kStages][kBN][kLd]
+  const int64_t chunks = (E + kBN - 1) / kBN, ld = chunks * kBN + 8;
+  // fused: [kBM][ld]; with one chunk it reuses the stages (idle once the chunk's k loop is done), so a tile of all
   // the experts (MMA_TILE_E >= E: x read once) fits next to a deep pipeline.
-  float* sL = reinterpret_cast<float*>(khive_smem + (chunks == 1 ? 0 : kStageBytes));
+  float* sL = reinterpret_cast<float*>(khive_smem + (chunks == 1 ? 0 : kBStageBytes));
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int wm0 = (warp / kWN) * kTM, wn0 = (warp % kWN) * kTN;
-  const int64_t t0 = int64_t(blockIdx.x) * kMT;
+  const int wm0 = (warp / kBWN) * kTM, wn0 = (warp % kBWN) * kTN;
+  const int64_t t0 = int64_t(blockIdx.x) * kBM;
   const int64_t kslices = (H + kBK - 1) / kBK;
   const int64_t kc0 = int64_t(blockIdx.z) * kslices_per_split;
   const int64_t kc1 = kc0 + kslices_per_split < kslices ? kc0 + kslices_per_split : kslices;
   const int64_t c_first = fused ? 0 : blockIdx.y, c_last = fused ? chunks : blockIdx.y + 1;
 
   for (int64_t chunk = c_first; chunk < c_last; ++chunk) {
-    const int64_t n0 = chunk * kNT;
+    const int64_t n0 = chunk * kBN;
     auto load = [&](int slot, int64_t kc) {
       const int64_t k0 = kc * kBK;
       constexpr int kPerRow = kBK / 8;
-      for (int c = tid; c < kMT * kPerRow; c += kMmaThreads) {
+      for (int c = tid; c < kBM * kPerRow; c += kMmaThreads) {
         const int r = c / kPerRow, col = (c % kPerRow) * 8;
         const int64_t gt = t0 + r, gk = k0 + col;
         const bool ok = gt < T && gk < H;
-        khive_cp16(sA + (int64_t(slot) * kMT + r) * kLd + col, ok ? x + gt * H + gk : x, ok);
+        khive_cp16(sA + (int64_t(slot) * kBM + r) * kLd + col, ok ? x + gt * H + gk : x, ok);
       }
-      for (int c = tid; c < kNT * kPerRow; c += kMmaThreads) {
+      for (int c = tid; c < kBN * kPerRow; c += kMmaThreads) {
         const int r = c / kPerRow, col = (c % kPerRow) * 8;
         const int64_t ge = n0 + r, gk = k0 + col;
         const bool ok = ge < E && gk < H;
-        khive_cp16(sB + (int64_t(slot) * kNT + r) * kLd + col, ok ? w + ge * H + gk : w, ok);
+        khive_cp16(sB + (int64_t(slot) * kBN + r) * kLd + col, ok ? w + ge * H + gk : w, ok);
       }
     };
     float acc[kMI][kNI][4];
@@ -391,8 +396,8 @@ __global__ void __launch_bounds__(kMmaThreads, kMmaMinBlocks) khive_router_mma(c
       if (next < kc1) load(fill, next);
       khive_cp_commit();
       fill = fill + 1 == kStages ? 0 : fill + 1;
-      const TT* a_s = sA + int64_t(slot) * kMT * kLd;
-      const TT* b_s = sB + int64_t(slot) * kNT * kLd;
+      const TT* a_s = sA + int64_t(slot) * kBM * kLd;
+      const TT* b_s = sB + int64_t(slot) * kBN * kLd;
       if (live) {   // warp-uniform: the warp still joins every barrier and load
 #pragma unroll
       for (int kk = 0; kk < kBK; kk += 16) {
@@ -445,7 +450,7 @@ __global__ void __launch_bounds__(kMmaThreads, kMmaMinBlocks) khive_router_mma(c
           const int64_t col = n0 + wn0 + j * 8 + 2 * (lane & 3);
           const float2 v = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
           if (fused) {
-            *reinterpret_cast<float2*>(sL + r * ld + col) = v;   // col + 1 < chunks * kNT < ld (even)
+            *reinterpret_cast<float2*>(sL + r * ld + col) = v;   // col + 1 < chunks * kBN < ld (even)
           } else if (t0 + r < T) {
             float* dst = part + (int64_t(blockIdx.z) * T + t0 + r) * E + col;
             if (E % 2 == 0) {
@@ -459,9 +464,9 @@ __global__ void __launch_bounds__(kMmaThreads, kMmaMinBlocks) khive_router_mma(c
   }
   if (!fused) return;
   __syncthreads();
-  // kR consecutive rows per warp at a time (kMT is a multiple of 16 * MMA_WARPS_M, so of 16: kMT / 8 >= 2).
-  constexpr int kWarpsAll = kMmaThreads / 32, kR = kMT / kWarpsAll < 4 ? kMT / kWarpsAll : 4;
-  for (int r = warp * kR; r < kMT; r += kWarpsAll * kR) {
+  // kR consecutive rows per warp at a time (kBM is a multiple of 16 * MMA_WARPS_M, so of 16: kBM / 8 >= 2).
+  constexpr int kWarpsAll = kMmaThreads / 32, kR = kBM / kWarpsAll < 4 ? kBM / kWarpsAll : 4;
+  for (int r = warp * kR; r < kBM; r += kWarpsAll * kR) {
     const int64_t t = t0 + r;
     if (t < T) {
       const int n = T - t < kR ? int(T - t) : kR;
@@ -483,6 +488,45 @@ void khive_select_launch(float* part, int64_t slices, float* topk_weights, int32
 
 bool khive_aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// Folding (kernel F = 2) keeps every staged row and warp tile as they are: the warp columns must pair up and
+// 2 * MMA_TILE_T + MMA_TILE_E / 2 rows must fit in the MMA_TILE_T + MMA_TILE_E that the stages hold.
+constexpr bool kFold = kWN % 2 == 0 && 2 * kMT + kNT / 2 <= kMT + kNT;
+
+// The launch for a block tile of F * MMA_TILE_T tokens x MMA_TILE_E / F experts.
+template <int F>
+bool khive_launch_mma(const khive_t* x, const khive_t* w, float* topk_weights, int32_t* topk_ids, int64_t T, int64_t H, int64_t E, int64_t K,
+                      cudaStream_t stream) {
+  constexpr int kBM = F * kMT, kBN = kNT / F;
+  constexpr int64_t kBStageBytes = int64_t(kStages) * (kBM + kBN) * kLd * 2;
+  const int64_t tiles = (T + kBM - 1) / kBM, chunks = (E + kBN - 1) / kBN, kslices = (H + kBK - 1) / kBK;
+  if (tiles > 0x7fffffff || chunks > 65535) return false;
+  const int sms = khive_sm_count();
+  int64_t splits = 1;
+  if (kMmaSplit > 1 && tiles < sms) splits = sms / tiles < kMmaSplit ? sms / tiles : kMmaSplit;   // fill the GPU
+  if (splits > kslices) splits = kslices > 0 ? kslices : 1;
+  const int64_t per = kslices > 0 ? (kslices + splits - 1) / splits : 0;
+  splits = per > 0 ? (kslices + per - 1) / per : 1;   // no empty range
+  const int64_t logit_bytes = int64_t(kBM) * (chunks * kBN + 8) * 4;
+  const int64_t fused_bytes = chunks == 1 ? (logit_bytes > kBStageBytes ? logit_bytes : kBStageBytes) : kBStageBytes + logit_bytes;   // as the kernel lays them out
+  const bool fused = splits == 1 && fused_bytes <= kSmemMax;
+  static bool attr = false;   // one per instantiation
+  if (!attr) {
+    cudaFuncSetAttribute(khive_router_mma<khive_t, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmemMax));
+    attr = true;
+  }
+  if (fused) {
+    khive_router_mma<khive_t, F><<<dim3(unsigned(tiles), 1, 1), kMmaThreads, size_t(fused_bytes), stream>>>(x, w, nullptr, topk_weights, topk_ids, T, H,
+                                                                                                          E, K, per, true);
+    return true;
+  }
+  float* part = khive_workspace(size_t(splits * T * E));
+  if (!part) return false;
+  khive_router_mma<khive_t, F><<<dim3(unsigned(tiles), unsigned(chunks), unsigned(splits)), kMmaThreads, size_t(kBStageBytes), stream>>>(
+      x, w, part, nullptr, nullptr, T, H, E, K, per, false);
+  khive_select_launch(part, splits, topk_weights, topk_ids, T, E, K, stream);
+  return true;
+}
+
 // Tensor-core logits (and selection when fused); false when the call is not the tensor-core path's.
 bool khive_run_mma(const khive_t* x, const khive_t* w, float* topk_weights, int32_t* topk_ids, int64_t T, int64_t H, int64_t E, int64_t K,
                    cudaStream_t stream) {
@@ -491,33 +535,10 @@ bool khive_run_mma(const khive_t* x, const khive_t* w, float* topk_weights, int3
   } else {
     if (!kPathMma && T < kMmaMinT) return false;
     if (H % 8 != 0 || !khive_aligned16(x) || !khive_aligned16(w)) return false;
-    const int64_t tiles = (T + kMT - 1) / kMT, chunks = (E + kNT - 1) / kNT, kslices = (H + kBK - 1) / kBK;
-    if (tiles > 0x7fffffff || chunks > 65535) return false;
-    const int sms = khive_sm_count();
-    int64_t splits = 1;
-    if (kMmaSplit > 1 && tiles < sms) splits = sms / tiles < kMmaSplit ? sms / tiles : kMmaSplit;   // fill the GPU
-    if (splits > kslices) splits = kslices > 0 ? kslices : 1;
-    const int64_t per = kslices > 0 ? (kslices + splits - 1) / splits : 0;
-    splits = per > 0 ? (kslices + per - 1) / per : 1;   // no empty range
-    const int64_t logit_bytes = int64_t(kMT) * (chunks * kNT + 8) * 4;
-    const int64_t fused_bytes = chunks == 1 ? (logit_bytes > kStageBytes ? logit_bytes : kStageBytes) : kStageBytes + logit_bytes;   // as the kernel lays them out
-    const bool fused = splits == 1 && fused_bytes <= kSmemMax;
-    static bool attr = false;
-    if (!attr) {
-      cudaFuncSetAttribute(khive_router_mma<khive_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmemMax));
-      attr = true;
+    if constexpr (kFold) {
+      if (E <= kNT / 2) return khive_launch_mma<2>(x, w, topk_weights, topk_ids, T, H, E, K, stream);   // else half the warps idle
     }
-    if (fused) {
-      khive_router_mma<khive_t><<<dim3(unsigned(tiles), 1, 1), kMmaThreads, size_t(fused_bytes), stream>>>(x, w, nullptr, topk_weights, topk_ids, T, H, E, K,
-                                                                                                       per, true);
-      return true;
-    }
-    float* part = khive_workspace(size_t(splits * T * E));
-    if (!part) return false;
-    khive_router_mma<khive_t><<<dim3(unsigned(tiles), unsigned(chunks), unsigned(splits)), kMmaThreads, size_t(kStageBytes), stream>>>(
-        x, w, part, nullptr, nullptr, T, H, E, K, per, false);
-    khive_select_launch(part, splits, topk_weights, topk_ids, T, E, K, stream);
-    return true;
+    return khive_launch_mma<1>(x, w, topk_weights, topk_ids, T, H, E, K, stream);
   }
 }
 
