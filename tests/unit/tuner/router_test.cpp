@@ -1,83 +1,39 @@
 // The router family (kernels/router, sol/moe_router): the binding's checks and errors, the workload variables it
 // gives the rules, the CUDA template's rules and fast path (SIMT vector loads, tensor-core path), rendering on both
 // backends, and the tuner's strategies.
-#include <fstream>
 #include <functional>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
 using namespace khive::tuner;
+using namespace khive::tuner::fixtures;
 using json = nlohmann::ordered_json;
 
 namespace {
 
-const fs::path kRepo = KHIVE_SOURCE_DIR;
-
-const Library& lib() {
-  static const Library l = load_library(kRepo / "kernels");
-  return l;
-}
-
-const Template& tpl(const char* name) {
-  const Template* t = lib().find_template(name);
-  if (!t) throw std::runtime_error(std::string(name) + " is not in kernels/");
-  return *t;
-}
-
-Task router() { return load_task(kRepo / "tasks/sol/moe_router"); }
-
-// A copy of sol/moe_router (same suite/task key, so the repository's binding applies) with its definition edited.
-Task edited_router(const std::function<void(json&)>& edit) {
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-router-test") / "sol" / "moe_router";
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(kRepo / "tasks/sol/moe_router"))
-    if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
-  json def = json::parse(read_file(d / "definition.json"));
-  edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  return load_task(d);
-}
-
-Binding binding_with(const json& spec) {
-  Binding b = *lib().binding_for(router());
-  b.spec = spec;
-  return b;
-}
-
-TaskFormatError bind_error(const Task& task, const Binding& b, Backend be = Backend::cpu) {
-  try {
-    bind_task(task, be, b);
-  } catch (const TaskFormatError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected a binding error";
-  return TaskFormatError("", "", "", "");
-}
+const fs::path kRepo = repo();
+const Library& lib() { return repo_library(); }
+const Template& tpl(const char* name) { return repo_template(name); }
+Task router() { return repo_task("sol/moe_router"); }
+Task edited_router(const std::function<void(json&)>& edit) { return edited_task("sol/moe_router", edit); }
+Binding binding_with(const json& spec) { return fixtures::binding_with(router(), spec); }
 
 // A router task described by its workloads only: (T, H, perf), E = 64, K = 8.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::tuple<int64_t, int64_t, bool>> thp) {
-  BoundTask bt;
-  bt.key = "synthetic/router";
-  bt.family = "router";
-  bt.op = "router";
-  bt.dtype = elem_bytes == 4 ? "float32" : "bfloat16";
-  bt.backend = Backend::cuda;
-  for (std::size_t i = 0; i < thp.size(); ++i) {
-    const auto [t, h, perf] = thp[i];
-    bt.workload_vars.push_back({{"TOKENS", t}, {"HIDDEN", h}, {"EXPERTS", 64}, {"TOPK", 8}, {"ELEM_BYTES", elem_bytes}});
-    bt.workload_names.push_back("w" + std::to_string(i));
-    bt.workload_perf.push_back(perf);
-  }
-  return bt;
+  std::vector<std::pair<AxisValues, bool>> ws;
+  for (const auto& [t, h, perf] : thp)
+    ws.push_back({{{"TOKENS", t}, {"HIDDEN", h}, {"EXPERTS", 64}, {"TOPK", 8}, {"ELEM_BYTES", elem_bytes}}, perf});
+  return synthetic_task("router", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
 bool any_contains(const std::vector<std::string>& v, const std::string& a, const std::string& b) {
