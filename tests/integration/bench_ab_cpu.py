@@ -37,13 +37,14 @@ def bench(suite, kernels, out, pattern):
 with tempfile.TemporaryDirectory(prefix="khive_bench_ab_") as tmp:
     tmp = pathlib.Path(tmp)
     suite = tmp / "suite"
-    shutil.copytree(root / "tasks/demo-cpu/vector_add", suite / "vector_add", ignore=shutil.ignore_patterns("candidates"))
-    (suite / "vector_add/baselines").mkdir(exist_ok=True)
-    shutil.copy(root / "tasks/demo-cpu/vector_add/reference.cpp", suite / "vector_add/baselines/plain.cpp")
+    # The task directory is named apart from the task (vector_add): the candidates' folder is found by either.
+    shutil.copytree(root / "tasks/demo-cpu/vector_add", suite / "va_dir", ignore=shutil.ignore_patterns("candidates"))
+    (suite / "va_dir/baselines").mkdir(exist_ok=True)
+    shutil.copy(root / "tasks/demo-cpu/vector_add/reference.cpp", suite / "va_dir/baselines/plain.cpp")
     kernels = tmp / "kernels"
-    (kernels / "vector_add").mkdir(parents=True)
-    shutil.copy(root / "tasks/demo-cpu/vector_add/reference.cpp", kernels / "vector_add/same.cpp")
-    (kernels / "vector_add/fourfold.cpp").write_text(
+    (kernels / "va_dir").mkdir(parents=True)
+    shutil.copy(root / "tasks/demo-cpu/vector_add/reference.cpp", kernels / "va_dir/same.cpp")
+    (kernels / "va_dir/fourfold.cpp").write_text(
         "// correct, but computes every element eight times (volatile: not folded away)\n"
         "#include <cstdint>\n"
         'extern "C" void khive_launch(const float* a, const float* b, float* c, int64_t N) {\n'

@@ -100,8 +100,11 @@ std::string verdicts(const BenchRow& row) {
   return s;
 }
 
-std::vector<std::filesystem::path> candidate_files(const std::filesystem::path& kernels, const Task& task, const std::string& ext) {
+// DIR/<task name>/ or, when there is none, DIR/<task directory name>/ (sol/rope's task is named rope_bf16).
+std::vector<std::filesystem::path> candidate_files(const std::filesystem::path& kernels, const Task& task, const std::filesystem::path& dir,
+                                                   const std::string& ext) {
   auto kdir = kernels / task.name;
+  if (!std::filesystem::is_directory(kdir)) kdir = kernels / dir.filename();
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_directory(kdir))
     for (const auto& e : std::filesystem::directory_iterator(kdir))
@@ -132,7 +135,7 @@ int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions&
     for (const auto& b : task->baselines)
       if (b.extension() == ext) work.emplace_back(vendor, b);
     if (o.kernels)
-      for (const auto& f : candidate_files(*o.kernels, *task, ext)) work.emplace_back(task, f);
+      for (const auto& f : candidate_files(*o.kernels, *task, dir, ext)) work.emplace_back(task, f);
   }
   BuildOptions bo = o.eval.build;
   bo.backend = o.eval.backend;
@@ -297,7 +300,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
       for (const auto& b : rr.baselines) row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
 
       if (o.kernels) {
-        auto files = candidate_files(*o.kernels, task, ext);
+        auto files = candidate_files(*o.kernels, task, dir, ext);
         auto measured = std::make_shared<MeasuredRuns>();
         measured->reference = rr.candidate;
         measured->reference->label = "reference";

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   khive::BenchCommand bc;
   auto* bench = app.add_subcommand("bench", "Every task of a suite: reference, PyTorch, vendor baselines, candidates; a leaderboard");
   bench->add_option("suite", bc.suite, "suite directory (tasks/cutegen26)")->required();
-  bench->add_option("--kernels", bc.kernels, "candidates: DIR/<task name>/*.cu (cuda) or *.cpp (cpu)");
+  bench->add_option("--kernels", bc.kernels, "candidates: DIR/<task name or task directory name>/*.cu (cuda) or *.cpp (cpu)");
   bench->add_option("--backend", backend_s, "cpu or cuda (default: cuda when a GPU is present)");
   bench->add_flag("--json", bc.json, "print bench.json (schema khive.bench/1) instead of the final table");
   bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
