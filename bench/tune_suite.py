@@ -22,7 +22,7 @@ ap.add_argument("--budget", type=int, default=12, help="evaluated candidates per
 ap.add_argument("--budget-time", type=float, default=0, help="seconds per task (0: no limit)")
 ap.add_argument("--time-cap", type=float, default=0.5)
 ap.add_argument("--seed", type=int, default=20261130)
-ap.add_argument("--tasks", default="", help="comma-separated task directory names (default: all)")
+ap.add_argument("--tasks", default="", help="comma-separated task directory names, run in this order (default: all, sorted)")
 ap.add_argument("--pytorch", default="", help="PyTorch baselines file (default: the suite's pytorch-h200.json on cuda)")
 ap.add_argument("--out", default=".khive/tune-suite", help="run directories go here")
 ap.add_argument("--md", default=None)
@@ -34,9 +34,13 @@ a = ap.parse_args()
 
 suite = pathlib.Path(a.suite)
 tasks = sorted(p.parent for p in suite.glob("*/definition.json"))
-if a.tasks:
-    want = set(a.tasks.split(","))
-    tasks = [t for t in tasks if t.name in want]
+if a.tasks:   # in the order given (the tasks that matter most first, in case the run is cut)
+    by_name = {t.name: t for t in tasks}
+    want = [n for n in a.tasks.split(",") if n]
+    unknown = [n for n in want if n not in by_name]
+    if unknown:
+        sys.exit(f"tune_suite: --tasks: no task {', '.join(unknown)} under {suite} (have: {', '.join(sorted(by_name))})")
+    tasks = [by_name[n] for n in dict.fromkeys(want)]
 if not tasks:
     sys.exit(f"tune_suite: no task under {suite}")
 
