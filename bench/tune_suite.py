@@ -28,6 +28,9 @@ ap.add_argument("--out", default=".khive/tune-suite", help="run directories go h
 ap.add_argument("--md", default=None)
 ap.add_argument("--collect", action="store_true",
                 help="run nothing: build the table from the run directories already under --out (e.g. a suite run cut short)")
+ap.add_argument("--rescore-profile", default="",
+                help="score column from `khive rescore RUN --profile FILE` (T_b: PyTorch where the suite has numbers) instead of "
+                     "the score the run recorded (runs made before the hive scored against PyTorch recorded the reference's or a vendor's)")
 ap.add_argument("--gpus", type=int, default=1,
                 help="cuda: tune this many tasks at once, each run seeing one GPU (CUDA_VISIBLE_DEVICES=i), so timing stays exclusive per GPU")
 a = ap.parse_args()
@@ -125,7 +128,13 @@ def read_run(task, definition, run, text):
     lead_t_common = geomean(common, w) if common else None
     pt_t = geomean({k: pt_w[k] for k in common}, w) if common else None
     print(f"  {task.name}: leader {meta['leader']}, {ref[2] / lead[2]:.2f}x the reference", flush=True)
-    return task.name, {"cut": "stop_reason" not in meta, "ref": ref[2], "lead": lead[2], "score": lead[3], "improved": meta["leader"] != meta["reference"],
+    score = lead[3]
+    if a.rescore_profile:
+        r = subprocess.run([a.khive, "rescore", str(run), "--profile", a.rescore_profile, "--json"], capture_output=True, text=True)
+        if r.returncode != 0:
+            return task.name, {"error": "khive rescore: " + (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]}
+        score = json.loads(r.stdout).get("leader_rescored")
+    return task.name, {"cut": "stop_reason" not in meta, "ref": ref[2], "lead": lead[2], "score": score, "improved": meta["leader"] != meta["reference"],
                        "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
                        "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}
 
@@ -138,7 +147,9 @@ lines = [f"# The tuner over {suite} ({a.backend})", "",
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; ") + f"{a.agents} tuner agents, {a.budget} candidates per task"
          f"{f', {a.gpus} tasks at a time (one GPU each)' if a.backend == 'cuda' and a.gpus > 1 else ''}"
          f"{f', {a.budget_time:.0f} s per task' if a.budget_time else ''}, time cap {a.time_cap} s, seed {a.seed}; PyTorch: "
-         f"{pt_file if pytorch else 'none'}" + (")." if a.collect else "."), "",
+         f"{pt_file if pytorch else 'none'}" + (")." if a.collect else ".") +
+         (f" Scores recomputed by `khive rescore --profile {a.rescore_profile}` (T_b: PyTorch where the suite has numbers,"
+          " else the run's reference)." if a.rescore_profile else ""), "",
          "| task | reference | tuner's leader | vs reference | vs PyTorch (same workloads) | score | leader / backup / rejected / error |",
          "|---|---|---|---|---|---|---|"]
 scores, improved, beat_pt, with_pt = [], 0, 0, 0

@@ -15,6 +15,7 @@
 #include "khive/hive/hive.hpp"
 #include "khive/hive/replay.hpp"
 #include "khive/hive/report.hpp"
+#include "khive/hive/rescore.hpp"
 #include "khive/hive/store.hpp"
 #include "khive/llm/llm_agent.hpp"
 #include "khive/tuner/tuner.hpp"
@@ -307,7 +308,44 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.board->add_flag("--all", h.all, "include evicted entries");
   h.report = app.add_subcommand("report", "Rebuild RUN/report.html from the run database and print the summary");
   h.report->add_option("run", h.run, "run directory")->required();
+  h.rescore = app.add_subcommand("rescore", "Recompute a run's scores against T_b as the guard defines it now (PyTorch where the suite has numbers) with a given hardware profile; the run is not changed");
+  h.rescore->add_option("run", h.run, "run directory")->required();
+  h.rescore->add_option("--profile", h.profile, "hardware profile JSON of the device the run was timed on (khive calibrate --out)")->required();
+  h.rescore->add_option("--task", h.task_dir, "the run's task directory (default: as the run recorded it)");
+  h.rescore->add_flag("--json", h.json, "print JSON instead of the table");
   add_pending_command(app, h);
+}
+
+// `khive rescore RUN --profile P`: the leader's and every accepted candidate's recorded and recomputed scores.
+static int run_rescore(const HiveCli& h) {
+  Rescore r;
+  try {
+    const HardwareProfile prof = load_profile(h.profile);
+    r = rescore_run(h.run, resolve_run_task(h.run, h.task_dir), prof);
+  } catch (const std::exception& e) {
+    std::cerr << "khive rescore: " << e.what() << "\n";
+    return 2;
+  }
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  const RescoredCandidate* lead = r.find(r.leader);
+  if (h.json) {
+    nlohmann::json j = {{"task", r.task}, {"device", r.device}, {"pytorch_file", r.pytorch_file}, {"reference", r.reference}, {"leader", r.leader},
+                        {"leader_recorded", lead ? opt(lead->recorded) : nullptr}, {"leader_rescored", lead ? opt(lead->rescored) : nullptr}};
+    for (const auto& [uuid, tb] : r.t_b) j["workloads"][uuid] = {{"t_b_s", tb}, {"t_b_label", r.t_b_label[uuid]}, {"t_sol_s", r.t_sol[uuid]}};
+    for (const auto& c : r.candidates)
+      j["candidates"].push_back({{"id", c.id}, {"verdict", c.verdict}, {"time_s", c.time_s}, {"recorded", opt(c.recorded)}, {"rescored", opt(c.rescored)}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  auto f = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };
+  std::cout << fmt::format("{} on {}: T_b from {}\n", r.task, r.device, r.pytorch_file.empty() ? "the reference (no PyTorch numbers for this device)" : r.pytorch_file);
+  for (const auto& [uuid, tb] : r.t_b)
+    std::cout << fmt::format("  {}: T_b {:.4g} us ({}), T_sol {:.4g} us\n", uuid, tb * 1e6, r.t_b_label[uuid], r.t_sol[uuid] * 1e6);
+  std::cout << fmt::format("{:8} {:8} {:>12} {:>9} {:>9}\n", "id", "verdict", "time", "recorded", "rescored");
+  for (const auto& c : r.candidates)
+    std::cout << fmt::format("{:8} {:8} {:>9.4g} us {:>9} {:>9}\n", c.id, c.verdict, c.time_s * 1e6, f(c.recorded), f(c.rescored));
+  if (lead) std::cout << fmt::format("leader {}: score {} (recorded {})\n", r.leader, f(lead->rescored), f(lead->recorded));
+  return 0;
 }
 
 int run_hive_command(HiveCli& h) {
@@ -316,6 +354,7 @@ int run_hive_command(HiveCli& h) {
     std::cout << board_text(h.run, h.all);
     return 0;
   }
+  if (*h.rescore) return run_rescore(h);
   if (*h.report) {
     auto p = write_report(h.run);
     std::cout << summary_text(h.run) << "report: " << p.string() << "\n";

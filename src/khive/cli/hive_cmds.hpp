@@ -1,4 +1,4 @@
-// The hive's subcommands: `khive optimize`, `khive board`, `khive report` (docs/hive.md).
+// The hive's subcommands: `khive optimize`, `khive board`, `khive report`, `khive rescore` (docs/hive.md).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -15,6 +15,9 @@ struct HiveCli {
   CLI::App* optimize = nullptr;
   CLI::App* board = nullptr;
   CLI::App* report = nullptr;
+  CLI::App* rescore = nullptr;
+  std::string profile, task_dir;   // rescore --profile, --task
+  bool json = false;               // rescore --json
   CLI::App* evaluate_pending = nullptr;   // pending_cmd.cpp
   std::string task, out, resume, backend;
   std::string perf_workloads;   // regex over perf workload uuids: time only those (select_perf_workloads)
@@ -27,9 +30,10 @@ struct HiveCli {
   bool no_board = false, quiet = false, all = false;
   bool defer_eval = false;   // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
   uint64_t seed = 0;
-  std::string run;   // board / report
+  std::string run;   // board / report / rescore
   bool selected() const {
-    return (optimize && *optimize) || (board && *board) || (report && *report) || (evaluate_pending && *evaluate_pending);
+    return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) ||
+           (evaluate_pending && *evaluate_pending);
   }
 };
 

@@ -1,0 +1,77 @@
+// khive rescore (rescore.hpp).
+#include "khive/hive/rescore.hpp"
+
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/eval/pytorch_baselines.hpp"
+#include "khive/hive/store.hpp"
+#include "khive/task/task.hpp"
+
+namespace khive {
+
+const RescoredCandidate* Rescore::find(const std::string& id) const {
+  for (const auto& c : candidates)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem::path& task_dir, const HardwareProfile& profile) {
+  namespace fs = std::filesystem;
+  const fs::path db_file = run_dir / "run.db";
+  if (!fs::is_regular_file(db_file)) throw std::runtime_error(db_file.string() + ": no run database (expected a khive optimize run directory)");
+  RunStore db(db_file);
+  Rescore r;
+  r.reference = db.meta("reference").value_or("");
+  r.leader = db.meta("leader").value_or("");
+  r.backend = db.meta("backend").value_or("cuda");
+  if (r.reference.empty()) throw std::runtime_error(db_file.string() + ": meta.reference: the run never measured its reference");
+  Task task = load_task(task_dir);
+  r.task = task.name;
+  const auto backend = parse_backend(r.backend);
+  if (!backend) throw std::runtime_error(db_file.string() + ": meta.backend: expected cpu or cuda, got \"" + r.backend + "\"");
+  const auto options = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
+  const std::string pattern = options.is_object() ? options.value("perf_workloads", std::string()) : std::string();
+  if (!pattern.empty()) select_perf_workloads(task, pattern, *backend);   // the run timed only these
+
+  r.device = profile.name;
+  const auto pytorch = find_pytorch_baselines(task, *backend, profile.name);
+  if (pytorch) r.pytorch_file = pytorch->file.string();
+  const auto cands = db.candidates();
+  const CandidateRecord* ref = nullptr;
+  for (const auto& c : cands)
+    if (c.id == r.reference) ref = &c;
+  if (!ref || ref->workload_median_s.empty())
+    throw std::runtime_error(db_file.string() + ": candidate " + r.reference + " (the reference) has no recorded medians");
+
+  std::map<std::string, double> weight;
+  for (const auto& w : task.workloads) {
+    if (!w.timed_on(*backend)) continue;
+    weight[w.uuid] = w.weight;
+    r.t_sol[w.uuid] = sol_seconds(task, resolve_axes(task, w), profile, /*measured=*/true);
+    if (auto s = pytorch ? pytorch->lookup(task, w.uuid) : std::nullopt) {
+      r.t_b[w.uuid] = s->median;
+      r.t_b_label[w.uuid] = "pytorch";
+    } else if (auto it = ref->workload_median_s.find(w.uuid); it != ref->workload_median_s.end()) {
+      r.t_b[w.uuid] = it->second;
+      r.t_b_label[w.uuid] = "reference";
+    }
+  }
+  for (const auto& c : cands) {
+    if (c.verdict != "leader" && c.verdict != "backup") continue;
+    RescoredCandidate rc{c.id, c.verdict, c.time_s, c.score, std::nullopt};
+    std::vector<WorkloadScoreInput> in;
+    for (const auto& [uuid, wt] : weight) {
+      auto m = c.workload_median_s.find(uuid);
+      std::optional<double> tb;
+      if (auto it = r.t_b.find(uuid); it != r.t_b.end()) tb = it->second;
+      in.push_back({wt, m != c.workload_median_s.end(), m != c.workload_median_s.end() ? m->second : 0.0, r.t_sol[uuid], tb});
+    }
+    rc.rescored = task_score(in);
+    r.candidates.push_back(rc);
+  }
+  return r;
+}
+
+}  // namespace khive
