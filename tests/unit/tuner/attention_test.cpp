@@ -220,6 +220,7 @@ TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
   // 8 warps over 64 rows: 8 rows per warp, not an m16 tile.
   Point p = t.default_point();
   p["BLOCK_M"] = "64";
+  p["WARPS"] = "8";
   Validity r = check_point(t, bt, p);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("8 warps over 64 rows give 8 rows per warp"), std::string::npos) << r.message;
@@ -228,13 +229,17 @@ TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
   // 4 warps over 128 rows: 32 rows per warp; with Q in registers at D 128, 2 x (64 + 32 + 32) = 256 registers.
   p = t.default_point();
   p["WARPS"] = "4";
+  p["Q_IN_REGS"] = "1";
   r = check_point(t, bt, p);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("256 registers per thread"), std::string::npos) << r.message;
-  p["Q_IN_REGS"] = "0";   // FlashAttention-2's sm80 shape (128 x 64, 4 warps): 192
+  p["Q_IN_REGS"] = "0";   // FlashAttention-2's sm80 shape (128 x 64, 4 warps): 192; the default since the H200 runs
   EXPECT_TRUE(check_point(t, bt, p).ok);
+  EXPECT_EQ(p, t.default_point());
   // Three stages of 128-key tiles at D 128: (128 + 768) rows x 136 x 2 B = 243712 B.
   p = t.default_point();
+  p["WARPS"] = "8";
+  p["Q_IN_REGS"] = "1";
   p["STAGES"] = "3";
   p["BLOCK_N"] = "128";
   r = check_point(t, bt, p);
@@ -259,7 +264,7 @@ TEST(AttentionTemplates, CudaFlashServesPrefillAndCausalNotDecode) {
     const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
     EXPECT_TRUE(template_applies(tpl("attention.cuda_flash"), bt)) << name;
     const std::string cu = render(tpl("attention.cuda_flash"), bt, tpl("attention.cuda_flash").default_point());
-    for (const char* s : {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 8, kStages = 2;", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    for (const char* s : {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 4, kStages = 2;", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
                           "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1"})
       EXPECT_NE(cu.find(s), std::string::npos) << name << ": " << s;
     EXPECT_EQ(cu.find("{{"), std::string::npos);
