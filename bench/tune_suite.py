@@ -84,7 +84,7 @@ def tune(task):
     if a.collect:
         log = out / f"{task.name}-{a.backend}.log"
         text = log.read_text() if log.exists() else ""
-        if not (run / "run.db").exists():
+        if not (run / "run.db").exists() and not (run / "events.jsonl").exists():
             return task.name, {"error": "not run"}
         return read_run(task, definition, run, text)
     if run.exists():
@@ -109,10 +109,34 @@ def tune(task):
     return read_run(task, definition, run, text)
 
 
+def run_records(run):
+    """(meta, {id: (id, verdict, time_s, score, workloads json)}) from run.db, or from events.jsonl when a results
+    folder kept only the event log (the last event of a candidate id wins)."""
+    if (run / "run.db").exists():
+        db = sqlite3.connect(str(run / "run.db"))
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        return meta, {c[0]: c for c in db.execute("SELECT id, verdict, time_s, score, workloads FROM candidates")}
+    meta, cands = {}, {}
+    for line in (run / "events.jsonl").read_text().splitlines():
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue   # a torn last line
+        if e.get("type") == "candidate":
+            cands[e["id"]] = (e["id"], e.get("verdict"), e.get("time_s"), e.get("score"), json.dumps(e.get("workloads", {})))
+            if e.get("strategy") == "reference":
+                meta.setdefault("reference", e["id"])
+            if e.get("verdict") == "leader":
+                meta["leader"] = e["id"]
+        elif e.get("type") == "stop":
+            meta["stop_reason"] = e.get("reason", "")
+        elif e.get("type") == "end" and e.get("leader"):
+            meta["leader"] = e["leader"]
+    return meta, cands
+
+
 def read_run(task, definition, run, text):
-    db = sqlite3.connect(str(run / "run.db"))
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    cands = {c[0]: c for c in db.execute("SELECT id, verdict, time_s, score, workloads FROM candidates")}
+    meta, cands = run_records(run)
     tried = len(cands) - 1
     if "reference" not in meta or "leader" not in meta:
         return task.name, {"error": "run cut short before the reference was measured"}
@@ -130,7 +154,8 @@ def read_run(task, definition, run, text):
     print(f"  {task.name}: leader {meta['leader']}, {ref[2] / lead[2]:.2f}x the reference", flush=True)
     score = lead[3]
     if a.rescore_profile:
-        r = subprocess.run([a.khive, "rescore", str(run), "--profile", a.rescore_profile, "--json"], capture_output=True, text=True)
+        r = subprocess.run([a.khive, "rescore", str(run), "--task", str(task), "--profile", a.rescore_profile, "--json"],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             return task.name, {"error": "khive rescore: " + (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]}
         score = json.loads(r.stdout).get("leader_rescored")

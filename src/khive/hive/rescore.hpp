@@ -37,8 +37,9 @@ struct Rescore {
   const RescoredCandidate* find(const std::string& id) const;
 };
 
-// task_dir: the run's task (the CLI resolves it with resolve_run_task). Throws std::runtime_error naming the file
-// when the run directory has no run.db or the reference has no recorded medians.
+// task_dir: the run's task (the CLI resolves it with resolve_run_task). Reads run.db, or the run's events.jsonl
+// when a results folder kept only the log. Throws std::runtime_error naming the file when the directory has neither
+// or the reference has no recorded medians.
 Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem::path& task_dir, const HardwareProfile& profile);
 
 }  // namespace khive

@@ -118,3 +118,28 @@ TEST(Rescore, ErrorsNameTheFile) {
   }
   EXPECT_FALSE(fs::exists(empty / "run.db"));   // not created by looking
 }
+
+// A results folder that kept only the event log: the same scores from its candidate events.
+TEST(Rescore, FromTheEventLogWhenTheDatabaseIsGone) {
+  const Fixture f = make_run();
+  const Rescore from_db = rescore_run(f.run_dir, f.task_dir, toy_gpu());
+  {
+    EventLog log(f.run_dir / "events.jsonl");
+    log.append({{"type", "start"}, {"backend", "cuda"}, {"options", {{"perf_workloads", ""}}}});
+    RunStore db(f.run_dir / "run.db");
+    for (const auto& c : db.candidates()) {
+      nlohmann::json w = nlohmann::json::object();
+      for (const auto& [u, m] : c.workload_median_s) w[u] = m;
+      log.append({{"type", "candidate"}, {"id", c.id}, {"verdict", c.verdict}, {"strategy", c.id == "c0000" ? "reference" : "tile"},
+                  {"time_s", c.time_s}, {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json(nullptr)}, {"workloads", w}});
+    }
+    log.append({{"type", "end"}, {"leader", "c0001"}});
+  }
+  fs::remove(f.run_dir / "run.db");
+  const Rescore from_log = rescore_run(f.run_dir, f.task_dir, toy_gpu());
+  EXPECT_FALSE(fs::exists(f.run_dir / "run.db"));
+  EXPECT_EQ(from_log.reference, "c0000");
+  EXPECT_EQ(from_log.leader, "c0001");
+  ASSERT_EQ(from_log.candidates.size(), 2u);
+  for (const char* id : {"c0000", "c0001"}) EXPECT_NEAR(*from_log.find(id)->rescored, *from_db.find(id)->rescored, 1e-12) << id;
+}
