@@ -122,7 +122,10 @@ def run_records(run):
             e = json.loads(line)
         except ValueError:
             continue   # a torn last line
-        if e.get("type") == "candidate":
+        if e.get("type") == "start":
+            meta["options"] = json.dumps(e.get("options", {}))
+            meta["seed"] = str(e.get("seed", ""))
+        elif e.get("type") == "candidate":
             cands[e["id"]] = (e["id"], e.get("verdict"), e.get("time_s"), e.get("score"), json.dumps(e.get("workloads", {})))
             if e.get("strategy") == "reference":
                 meta.setdefault("reference", e["id"])
@@ -159,7 +162,11 @@ def read_run(task, definition, run, text):
         if r.returncode != 0:
             return task.name, {"error": "khive rescore: " + (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]}
         score = json.loads(r.stdout).get("leader_rescored")
-    return task.name, {"cut": "stop_reason" not in meta, "ref": ref[2], "lead": lead[2], "score": score, "improved": meta["leader"] != meta["reference"],
+    opts = json.loads(meta.get("options") or "{}")
+    per_task = f", {opts['budget_time_s']:.0f} s per task" if opts.get("budget_time_s") else ""
+    made = (f"{opts.get('n_agents', '?')} tuner agents, {opts.get('budget_candidates', '?')} candidates per task{per_task}, "
+            f"time cap {opts.get('time_cap_s', '?')} s, seed {meta.get('seed', '?')}")
+    return task.name, {"made": made, "cut": "stop_reason" not in meta, "ref": ref[2], "lead": lead[2], "score": score, "improved": meta["leader"] != meta["reference"],
                        "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
                        "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}
 
@@ -167,11 +174,14 @@ def read_run(task, definition, run, text):
 with concurrent.futures.ThreadPoolExecutor(max_workers=free_gpus.qsize()) as pool:
     rows = list(pool.map(tune, tasks))   # task order kept
 
+# Collected runs say how they were made (their own options), not this invocation's defaults.
+made_with = sorted({d["made"] for _, d in rows if "made" in d})
 lines = [f"# The tuner over {suite} ({a.backend})", "",
-         (f"Collected {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ} from the runs under {out} (made with: " if a.collect else
-          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; ") + f"{a.agents} tuner agents, {a.budget} candidates per task"
-         f"{f', {a.gpus} tasks at a time (one GPU each)' if a.backend == 'cuda' and a.gpus > 1 else ''}"
-         f"{f', {a.budget_time:.0f} s per task' if a.budget_time else ''}, time cap {a.time_cap} s, seed {a.seed}; PyTorch: "
+         (f"Collected {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ} from the runs under {out} (made with: "
+          + ("; ".join(made_with) if made_with else "unknown") + "; PyTorch: " if a.collect else
+          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%MZ}; {a.agents} tuner agents, {a.budget} candidates per task"
+          f"{f', {a.gpus} tasks at a time (one GPU each)' if a.backend == 'cuda' and a.gpus > 1 else ''}"
+          f"{f', {a.budget_time:.0f} s per task' if a.budget_time else ''}, time cap {a.time_cap} s, seed {a.seed}; PyTorch: ") +
          f"{pt_file if pytorch else 'none'}" + (")." if a.collect else ".") +
          (f" Scores recomputed by `khive rescore --profile {a.rescore_profile}` (T_b: PyTorch where the suite has numbers,"
           " else the run's reference)." if a.rescore_profile else ""), "",
