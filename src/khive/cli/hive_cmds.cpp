@@ -49,7 +49,24 @@ Backend pick_backend(const std::string& s) {
 
 // Expands --agent specs over --agents N (round robin) and builds them. Replay agents over the same
 // directory share its files out.
-std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n, const std::filesystem::path& run_dir) {
+// --warm-start RUN...: the accepted tuner points (leader and backups) of each earlier run, fastest first, at most 8
+// a run; they need not come from the same task (a GEMM's points for another GEMM): the tuner skips what does not
+// apply or is invalid here.
+std::vector<std::map<std::string, std::string>> warm_start_points(const std::vector<std::string>& runs) {
+  std::vector<std::map<std::string, std::string>> out;
+  for (const auto& run : runs) {
+    RunRecords rr = load_run_records(run);
+    std::vector<const CandidateRecord*> ok;
+    for (const auto& c : rr.candidates)
+      if ((c.verdict == "leader" || c.verdict == "backup") && c.params.count("template") && c.time_s > 0) ok.push_back(&c);
+    std::stable_sort(ok.begin(), ok.end(), [](const CandidateRecord* a, const CandidateRecord* b) { return a->time_s < b->time_s; });
+    for (std::size_t i = 0; i < ok.size() && i < 8; ++i) out.push_back(ok[i]->params);
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n, const std::filesystem::path& run_dir,
+                                                const std::vector<std::map<std::string, std::string>>& warm_start = {}) {
   std::vector<std::string> each;
   for (int i = 0; i < n; ++i) each.push_back(specs[static_cast<std::size_t>(i) % specs.size()]);
   std::map<std::string, int> total, seen;
@@ -62,6 +79,7 @@ std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& 
     if (s == "tuner") {
       TunerOptions o;
       o.memory = tuner_memory;   // the run's tuners never propose the same point twice
+      o.warm_start = warm_start;
       out.push_back(make_tuner_agent(o));
     } else if (s.rfind("replay:", 0) == 0) {
       out.push_back(std::make_unique<ReplayAgent>(s.substr(7), seen[s]++, total[s]));
@@ -212,6 +230,10 @@ int run_optimize(HiveCli& h) {
   double time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
   double timeout = pick("--timeout", h.timeout, "timeout_s");
   int seeds = pick("--seeds", h.seeds, "seeds");
+  // A resumed run keeps its warm start unless given again (points it already tried are not proposed twice).
+  if (h.warm_start.empty() && stored.is_object() && stored.contains("warm_start") && stored["warm_start"].is_array())
+    for (const auto& w : stored["warm_start"])
+      if (w.is_string()) h.warm_start.push_back(w.get<std::string>());
   o.meta = {{"agents", specs},
             {"n_agents", n},
             {"budget_candidates", o.budget_candidates},
@@ -226,7 +248,15 @@ int run_optimize(HiveCli& h) {
             {"time_cap_s", time_cap},
             {"timeout_s", timeout},
             {"seeds", seeds},
-            {"perf_workloads", perf_pattern}};
+            {"perf_workloads", perf_pattern},
+            {"warm_start", h.warm_start}};
+  std::vector<std::map<std::string, std::string>> warm;
+  try {
+    warm = warm_start_points(h.warm_start);
+  } catch (const std::exception& e) {
+    std::cerr << "khive optimize: --warm-start: " << e.what() << "\n";
+    return 2;
+  }
 
   EvalOptions eo = hive_eval_options(backend, o.seed, seeds, time_cap, timeout);
   std::vector<std::string> slots;
@@ -238,7 +268,7 @@ int run_optimize(HiveCli& h) {
     std::cout << "no GPU visible: evaluation deferred (candidates are built here and run by `khive evaluate-pending` on a GPU)\n";
   GuardEvaluator ev(task, backend, eo, slots);
 
-  auto agents = make_agents(specs, n, o.run_dir);
+  auto agents = make_agents(specs, n, o.run_dir, warm);
   Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
   struct sigaction sa {};
@@ -295,6 +325,8 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");
   op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded");
   op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  op->add_option("--warm-start", h.warm_start,
+                 "earlier run directory, repeatable: the tuner proposes its fastest accepted points first (where they apply)");
   op->add_option("--perf-workloads", h.perf_workloads,
                  "time only the perf workloads whose uuid matches this regex (every correctness check still runs)");
   op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds");

@@ -21,6 +21,7 @@ struct HiveCli {
   CLI::App* evaluate_pending = nullptr;   // pending_cmd.cpp
   std::string task, out, resume, backend;
   std::string perf_workloads;   // regex over perf workload uuids: time only those (select_perf_workloads)
+  std::vector<std::string> warm_start;   // earlier run directories whose best tuner points are proposed first
   std::vector<std::string> agents;
   int n_agents = 0;
   int budget_candidates = 0;

@@ -17,66 +17,8 @@ const RescoredCandidate* Rescore::find(const std::string& id) const {
   return nullptr;
 }
 
-namespace {
-
-// What rescoring needs from a run: its reference, leader, backend, options and candidates — from run.db, or, when a
-// run directory kept only its event log (the log is the crash-safe record; results folders may omit the database),
-// from the log's start, candidate and end events (the last event of a candidate id wins).
-struct RunRecords {
-  std::string reference, leader, backend;
-  nlohmann::json options = nlohmann::json::object();
-  std::vector<CandidateRecord> candidates;
-};
-
-RunRecords read_run_records(const std::filesystem::path& run_dir) {
-  namespace fs = std::filesystem;
-  RunRecords rr;
-  const fs::path db_file = run_dir / "run.db", log_file = run_dir / "events.jsonl";
-  if (fs::is_regular_file(db_file)) {
-    RunStore db(db_file);
-    rr.reference = db.meta("reference").value_or("");
-    rr.leader = db.meta("leader").value_or("");
-    rr.backend = db.meta("backend").value_or("cuda");
-    auto o = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
-    if (o.is_object()) rr.options = o;
-    rr.candidates = db.candidates();
-    if (rr.reference.empty()) throw std::runtime_error(db_file.string() + ": meta.reference: the run never measured its reference");
-    return rr;
-  }
-  if (!fs::is_regular_file(log_file))
-    throw std::runtime_error(db_file.string() + ": no run database and no events.jsonl (expected a khive optimize run directory)");
-  std::map<std::string, std::size_t> at;
-  for (const auto& e : read_event_log(log_file).events) {
-    const std::string type = e.value("type", "");
-    if (type == "start") {
-      rr.backend = e.value("backend", "cuda");
-      if (e.contains("options") && e["options"].is_object()) rr.options = e["options"];
-    } else if (type == "end") {
-      rr.leader = e.value("leader", rr.leader);
-    } else if (type == "candidate") {
-      CandidateRecord c;
-      c.id = e.value("id", "");
-      c.verdict = e.value("verdict", "");
-      c.strategy = e.value("strategy", "");
-      c.time_s = e.value("time_s", 0.0);
-      if (e.contains("score") && e["score"].is_number()) c.score = e["score"].get<double>();
-      if (e.contains("workloads") && e["workloads"].is_object())
-        for (const auto& [u, m] : e["workloads"].items())
-          if (m.is_number()) c.workload_median_s[u] = m.get<double>();
-      if (c.strategy == "reference" && rr.reference.empty()) rr.reference = c.id;
-      if (c.verdict == "leader") rr.leader = c.id;
-      if (auto it = at.find(c.id); it != at.end()) rr.candidates[it->second] = c;
-      else at[c.id] = rr.candidates.size(), rr.candidates.push_back(c);
-    }
-  }
-  if (rr.reference.empty()) throw std::runtime_error(log_file.string() + ": no candidate event of the reference (strategy \"reference\")");
-  return rr;
-}
-
-}  // namespace
-
 Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem::path& task_dir, const HardwareProfile& profile) {
-  const RunRecords rr = read_run_records(run_dir);
+  const RunRecords rr = load_run_records(run_dir);
   const std::string db_file = (run_dir / "run.db").string();
   Rescore r;
   r.reference = rr.reference;

@@ -134,4 +134,16 @@ class RunStore {
 
 std::string candidate_hash(const std::string& ext, const std::string& source);
 
+// What a run recorded, from run.db or, when a folder kept only its event log (the log is the crash-safe record;
+// results folders may leave the database out), from the log's start, candidate and end events (the last event of a
+// candidate id wins). For readers of finished runs: khive rescore, optimize --warm-start.
+struct RunRecords {
+  std::string reference, leader, backend;
+  nlohmann::json options = nlohmann::json::object();
+  std::vector<CandidateRecord> candidates;   // in recording order
+};
+// Throws std::runtime_error naming the file when the directory has neither or the reference was never recorded;
+// never creates a database.
+RunRecords load_run_records(const std::filesystem::path& run_dir);
+
 }  // namespace khive

@@ -65,7 +65,8 @@ class TunerAgent final : public Agent {
  public:
   explicit TunerAgent(const TunerOptions& o)
       : lib_(tuner::load_library(o.kernels_dir.empty() ? default_kernels_dir() : o.kernels_dir)),
-        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()) {}
+        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()),
+        warm_(o.warm_start) {}
 
   std::string kind() const override { return "tuner"; }
 
@@ -139,6 +140,18 @@ class TunerAgent final : public Agent {
       return std::nullopt;
     };
 
+    // Warm start: earlier runs' best points first, whatever the strategy (each once per run).
+    for (const auto& w : warm_) {
+      if (ctx.stopping()) return std::nullopt;
+      auto it = w.find("template");
+      const Template* t = it == w.end() ? nullptr : lib_.find_template(it->second);
+      if (!t || std::find(st->templates.begin(), st->templates.end(), t) == st->templates.end()) continue;
+      const Point p = restrict(*t, w);
+      if (auto prop = try_point(*t, p, p, false)) {
+        prop->note = "warm start (a point of an earlier run): " + prop->note;
+        return prop;
+      }
+    }
     if (leader_t && std::find(st->templates.begin(), st->templates.end(), leader_t) != st->templates.end())
       if (auto p = explore(*leader_t, leader_point, true)) return p;
     for (const Template* t : st->templates) {
@@ -240,6 +253,7 @@ class TunerAgent final : public Agent {
 
   tuner::Library lib_;
   std::shared_ptr<TunerMemory> mem_;
+  std::vector<std::map<std::string, std::string>> warm_;
   mutable std::mutex mu_;
   mutable std::map<std::string, std::optional<State>> states_;
 };

@@ -245,6 +245,38 @@ TEST(TunerSearch, ObserveReportsRejectionsWithTheirReason) {
   EXPECT_FALSE(agent->observe(ctx, *p, out).has_value());
 }
 
+// --warm-start: the given points come first, in order, whatever the strategy; a point of a template that does not
+// apply, one the rules rule out (X + Y = 9) and one already proposed are skipped; then the search goes on as usual.
+TEST(TunerSearch, WarmStartPointsComeFirstValidOnesOnlyOnce) {
+  TunerOptions o;
+  o.kernels_dir = toy_library();
+  o.memory = std::make_shared<TunerMemory>();
+  o.warm_start = {{{"template", "gemm.cpu_blocked"}, {"MC", "64"}},                       // not this task's family
+                  {{"template", "elementwise.toy"}, {"X", "4"}, {"Y", "5"}},              // X + Y = 9: ruled out
+                  {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},
+                  {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},   // the same again
+                  {{"template", "elementwise.toy"}, {"X", "3"}, {"NOT_A_PARAM", "1"}}};   // unknown keys dropped
+  auto a = make_tuner_agent(o), b = make_tuner_agent(o);   // two agents of one run share the memory
+  const Task task = vector_add();
+  AgentContext ctx;
+  ctx.task = &task;
+  ctx.strategy = a->strategies(task, Backend::cpu).back();   // elementwise.mode: the warm points ignore it
+  auto p1 = a->propose(ctx);
+  ASSERT_TRUE(p1);
+  EXPECT_EQ(p1->params.at("X"), "6");
+  EXPECT_EQ(p1->params.at("Y"), "2");
+  EXPECT_EQ(p1->params.at("MODE"), "fast");
+  EXPECT_EQ(p1->note.rfind("warm start", 0), 0u) << p1->note;
+  auto p2 = b->propose(ctx);   // the other agent: the next warm point, not the same one
+  ASSERT_TRUE(p2);
+  EXPECT_EQ(p2->params.at("X"), "3");
+  EXPECT_EQ(p2->params.at("Y"), "1");   // missing: the default
+  EXPECT_EQ(p2->params.count("NOT_A_PARAM"), 0u);
+  auto p3 = a->propose(ctx);   // warm points spent: the strategy's own search
+  ASSERT_TRUE(p3);
+  EXPECT_EQ(p3->note.find("warm start"), std::string::npos) << p3->note;
+}
+
 // fast_path rules: checked on the perf workloads only (the point must take at least one); correctness shapes the
 // fast path cannot take are listed as going through the generic path, and compile rules still hold everywhere.
 TEST(TunerFastPath, Sm90GemmTakesAlignedPerfShapesAndSendsOddShapesToTheGenericPath) {
