@@ -31,6 +31,8 @@ ap.add_argument("--collect", action="store_true",
 ap.add_argument("--rescore-profile", default="",
                 help="score column from `khive rescore RUN --profile FILE` (T_b: PyTorch where the suite has numbers) instead of "
                      "the score the run recorded (runs made before the hive scored against PyTorch recorded the reference's or a vendor's)")
+ap.add_argument("--warm-from", default="",
+                help="an earlier --out directory: each task's run there (TASK-BACKEND) warm-starts this one (khive optimize --warm-start)")
 ap.add_argument("--gpus", type=int, default=1,
                 help="cuda: tune this many tasks at once, each run seeing one GPU (CUDA_VISIBLE_DEVICES=i), so timing stays exclusive per GPU")
 a = ap.parse_args()
@@ -93,6 +95,9 @@ def tune(task):
            "--budget-candidates", str(a.budget), "--time-cap", str(a.time_cap), "--seed", str(a.seed), "--out", str(run), "--quiet"]
     if a.budget_time:
         cmd += ["--budget-time", str(a.budget_time)]
+    warm = pathlib.Path(a.warm_from) / f"{task.name}-{a.backend}" if a.warm_from else None
+    if warm and ((warm / "run.db").exists() or (warm / "events.jsonl").exists()):
+        cmd += ["--warm-start", str(warm)]
     gpu = free_gpus.get()
     env = dict(os.environ)
     if a.backend == "cuda" and a.gpus > 1:
