@@ -47,7 +47,11 @@ with tempfile.TemporaryDirectory(prefix="khive_hive_tb_") as tmp:
                        capture_output=True, text=True, timeout=600)
     print(r.stdout[-2000:], r.stderr[-2000:])
     check(r.returncode == 0, f"optimize exit {r.returncode}")
+    check("scores: T_b: pytorch on 3 workloads; T_sol: hardware profile" in r.stdout,
+          f"the summary says where the scores come from: {[l for l in r.stdout.splitlines() if l.startswith('scores')]}")
     db = sqlite3.connect(run / "run.db")
+    basis = db.execute("select value from meta where key = 'score_basis'").fetchone()
+    check(basis is not None and basis[0].startswith("T_b: pytorch on 3 workloads"), f"the run records it: {basis}")
     ref = db.execute("select value from meta where key = 'reference'").fetchone()
     check(ref is not None, "the run names its reference")
     if ref:

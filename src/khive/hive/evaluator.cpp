@@ -164,6 +164,7 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
     r = evaluate_kernel(task_, reference, o);
   }
   release(slot, std::chrono::duration<double>(Clock::now() - t0).count());
+  std::map<std::string, int> basis;   // T_b source -> workloads
   // T_b per workload as the guard's evaluation picks it (DESIGN: PyTorch on this device where the suite has its
   // numbers, else the fastest vendor baseline), else the reference measured here: the same scores as khive eval
   // and khive bench give.
@@ -172,9 +173,14 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
     std::optional<double> best = w.baseline_time;
     std::string label = w.baseline_label;
     if (!best && w.kernel) best = w.kernel->median, label = "reference";
-    if (best) baseline_s_[w.workload] = *best, baseline_label_[w.workload] = label;
+    if (best) baseline_s_[w.workload] = *best, baseline_label_[w.workload] = label, ++basis[label];
   }
-  return from_report(r);
+  Evaluation e = from_report(r);
+  std::string tb;
+  for (const auto& [label, n] : basis) tb += fmt::format("{}{} on {} workload{}", tb.empty() ? "" : ", ", label, n, n == 1 ? "" : "s");
+  e.score_basis = fmt::format("T_b: {}; T_sol: hardware profile '{}' ({})", tb.empty() ? "none" : tb, r.profile.name,
+                              r.profile.source.empty() ? "no source recorded" : r.profile.source);
+  return e;
 }
 
 Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {

@@ -858,6 +858,8 @@ struct Hive::Impl {
     known[c.hash] = c;
     accepted.push_back(to_measured(c));
     db->set_meta("reference", c.id);
+    // Which T_b and T_sol the run's scores stand on (each session re-measures: the last one's is kept).
+    if (!rev.score_basis.empty()) db->set_meta("score_basis", rev.score_basis);
     record_candidate(c);
     become_leader(to_measured(c));
     if (prior) db->put_pending({c.id, "hive", "", "observed", 0, c.t, "measured"});

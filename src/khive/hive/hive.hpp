@@ -38,6 +38,7 @@ struct Evaluation {
   std::optional<double> gain_vs_leader;     // A/B median gain over that leader (+0.05 = 5% faster)
   double seconds = 0;                       // wall time of the evaluation
   std::string build_key;                    // the builder's content key, when the kernel was built
+  std::string score_basis;                  // prepare(): where the scores' T_b and T_sol come from (kept in the run)
 };
 
 struct SlotUsage {

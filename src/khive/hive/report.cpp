@@ -64,7 +64,7 @@ struct RunView {
 RunView load(const std::filesystem::path& run_dir) {
   auto db = open_run(run_dir);
   RunView v;
-  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options"})
+  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options", "score_basis"})
     if (auto m = db->meta(k)) v.meta[k] = *m;
   v.cands = db->candidates();
   v.board = db->board(true);
@@ -249,7 +249,9 @@ std::string summary_text(const std::filesystem::path& run_dir) {
     out += fmt::format("leader {} ({}, {} by {}): {}", l->id, l->label, l->strategy, l->agent, ms(l->time_s));
     if (ref && ref->time_s > 0 && l->time_s > 0) out += fmt::format(", {:.2f}x the reference ({})", ref->time_s / l->time_s, ms(ref->time_s));
     if (l->score) out += fmt::format(", task score {:.3f}", *l->score);
+    else if (l->time_s > 0) out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
     out += "\n";
+    if (!v.meta["score_basis"].empty()) out += "scores: " + v.meta["score_basis"] + "\n";
     std::string chain;
     for (auto* c : v.lineage()) chain += (chain.empty() ? "" : " -> ") + c->id;
     out += "lineage: " + chain + "\n";
