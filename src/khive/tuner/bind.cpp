@@ -133,7 +133,27 @@ std::string common_prologue(const Ctx& c) {
   return p;
 }
 
+// The common prologue plus the storage type khive_t of dtype d and its float conversions (khive_to_float_t,
+// khive_from_float_t): what every family's PROLOGUE starts with.
+std::string typed_prologue(const Ctx& c, DType d) {
+  return common_prologue(c) + fmt::format("using khive_t = {};\n", storage_type(d, c.backend)) + conversions("t", d, c.backend);
+}
+
 std::string launch_args_tail(Backend b) { return b == Backend::cuda ? ", stream" : ""; }
+
+// A shape as error messages print it: "[T, Hq, D]".
+std::string shape_text(const std::vector<std::string>& s) {
+  std::string o;
+  for (const auto& d : s) o += (o.empty() ? "" : ", ") + d;
+  return "[" + o + "]";
+}
+
+// One axis of a workload's resolved axes: an axis name, a literal size ("128"), or "" (an absent axis: 1).
+int64_t axis_value(const AxisValues& ax, const std::string& n) {
+  if (n.empty()) return 1;
+  auto it = ax.find(n);
+  return it != ax.end() ? it->second : std::stoll(n);
+}
 
 // Records workload w's family variables, its uuid and whether it is timed on the binding's backend.
 void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars) {
@@ -209,9 +229,7 @@ BoundTask bind_elementwise(const Ctx& c) {
     add_workload(bt, c, w, {{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
   }
 
-  std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\n", storage_type(out.dtype, c.backend));
-  p += conversions("t", out.dtype, c.backend);
+  std::string p = typed_prologue(c, out.dtype);
   p += fmt::format("constexpr int KHIVE_NIN = {};\n", ins.size());
   p += "struct khive_ins { const khive_t* p[KHIVE_NIN]; };\n";
   p += "struct khive_scalars { ";
@@ -255,14 +273,9 @@ BoundTask bind_gated(const Ctx& c) {
   if (!is_float_storage(x.dtype)) c.fail("input", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
   if (y.dtype != x.dtype) c.fail("output", std::string("the input's dtype ") + std::string(dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
   if (x.shape.empty()) c.fail("input", "a tensor with at least one dimension (gate and up halve its last one)", "a 0-D tensor");
-  auto dims = [](const std::vector<std::string>& s) {
-    std::string o;
-    for (const auto& d : s) o += (o.empty() ? "" : ", ") + d;
-    return "[" + o + "]";
-  };
   const std::vector<std::string> row_axes(x.shape.begin(), x.shape.end() - 1);
   if (y.shape.size() != x.shape.size() || !std::equal(row_axes.begin(), row_axes.end(), y.shape.begin()))
-    c.fail("output", "a tensor with the input's leading axes " + dims(row_axes) + " and a last axis half the input's", "\"" + y.name + "\" of shape " + dims(y.shape));
+    c.fail("output", "a tensor with the input's leading axes " + shape_text(row_axes) + " and a last axis half the input's", "\"" + y.name + "\" of shape " + shape_text(y.shape));
   if (c.task.inputs.size() != 1)
     for (const auto& t : c.task.inputs)
       if (t.name != x.name) c.fail("input", "a task whose only input is the concatenated gate and up", "\"" + t.name + "\" left out");
@@ -271,7 +284,7 @@ BoundTask bind_gated(const Ctx& c) {
 
   const auto axes = resolved(c.task);
   for (std::size_t w = 0; w < axes.size(); ++w) {
-    auto v = [&](const std::string& n) -> int64_t { return axes[w].count(n) ? axes[w].at(n) : std::stoll(n); };
+    auto v = [&](const std::string& n) { return axis_value(axes[w], n); };
     int64_t rows = 1;
     for (const auto& r : row_axes) rows *= v(r);
     const int64_t cols = v(y.shape.back()), in_cols = v(x.shape.back());
@@ -281,9 +294,7 @@ BoundTask bind_gated(const Ctx& c) {
     add_workload(bt, c, w, {{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
 
-  std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\n", storage_type(x.dtype, c.backend));
-  p += conversions("t", x.dtype, c.backend);
+  std::string p = typed_prologue(c, x.dtype);
   p += "// The task's function of one output element: gate = x[row, col], up = x[row, cols + col], as float.\n";
   p += fmt::format("KHIVE_HD float khive_op(float gate, float up) {{\n  return {};\n}}\n", op);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
@@ -314,28 +325,23 @@ BoundTask bind_rope(const Ctx& c) {
   const TensorSpec& ko = c.output("k_out");
   if (q.name == k.name || cs.name == sn.name)
     c.fail(q.name == k.name ? "k" : "sin", "a tensor of its own (q, k, cos and sin are four inputs)", "\"" + (q.name == k.name ? k.name : sn.name) + "\"");
-  auto dims = [](const std::vector<std::string>& s) {
-    std::string o;
-    for (const auto& d : s) o += (o.empty() ? "" : ", ") + d;
-    return "[" + o + "]";
-  };
   if (!is_float_storage(q.dtype)) c.fail("q", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(q.dtype)));
-  if (q.shape.size() != 3) c.fail("q", "shape [T, Hq, D] (tokens, heads, head dim)", "\"" + q.name + "\" of shape " + dims(q.shape));
+  if (q.shape.size() != 3) c.fail("q", "shape [T, Hq, D] (tokens, heads, head dim)", "\"" + q.name + "\" of shape " + shape_text(q.shape));
   if (k.dtype != q.dtype) c.fail("k", std::string("q's dtype ") + std::string(dtype_name(q.dtype)), std::string(dtype_name(k.dtype)));
   const std::string T = q.shape[0], Hq = q.shape[1], D = q.shape[2];
   if (k.shape.size() != 3 || k.shape[0] != T || k.shape[2] != D)
-    c.fail("k", "shape [" + T + ", Hkv, " + D + "] (q's token and head-dim axes)", "\"" + k.name + "\" of shape " + dims(k.shape));
+    c.fail("k", "shape [" + T + ", Hkv, " + D + "] (q's token and head-dim axes)", "\"" + k.name + "\" of shape " + shape_text(k.shape));
   const std::string Hkv = k.shape[1];
   for (const auto& [key, t] : {std::pair<const char*, const TensorSpec*>{"cos", &cs}, {"sin", &sn}}) {
     if (t->dtype != DType::f32) c.fail(key, "a float32 tensor (one value per token and rotation pair)", std::string(dtype_name(t->dtype)));
     if (t->shape.size() != 2 || t->shape[0] != T)
-      c.fail(key, "shape [" + T + ", " + D + " / 2] (per token, one value per rotation pair)", "\"" + t->name + "\" of shape " + dims(t->shape));
+      c.fail(key, "shape [" + T + ", " + D + " / 2] (per token, one value per rotation pair)", "\"" + t->name + "\" of shape " + shape_text(t->shape));
   }
-  if (cs.shape != sn.shape) c.fail("sin", "cos's shape " + dims(cs.shape), "\"" + sn.name + "\" of shape " + dims(sn.shape));
+  if (cs.shape != sn.shape) c.fail("sin", "cos's shape " + shape_text(cs.shape), "\"" + sn.name + "\" of shape " + shape_text(sn.shape));
   if (qo.dtype != q.dtype || qo.shape != q.shape)
-    c.fail("q_out", "an output with q's dtype and shape " + dims(q.shape), "\"" + qo.name + "\" of shape " + dims(qo.shape) + ", " + std::string(dtype_name(qo.dtype)));
+    c.fail("q_out", "an output with q's dtype and shape " + shape_text(q.shape), "\"" + qo.name + "\" of shape " + shape_text(qo.shape) + ", " + std::string(dtype_name(qo.dtype)));
   if (ko.dtype != k.dtype || ko.shape != k.shape)
-    c.fail("k_out", "an output with k's dtype and shape " + dims(k.shape), "\"" + ko.name + "\" of shape " + dims(ko.shape) + ", " + std::string(dtype_name(ko.dtype)));
+    c.fail("k_out", "an output with k's dtype and shape " + shape_text(k.shape), "\"" + ko.name + "\" of shape " + shape_text(ko.shape) + ", " + std::string(dtype_name(ko.dtype)));
   if (qo.name == ko.name) c.fail("k_out", "an output other than q_out", "\"" + ko.name + "\"");
   if (c.task.inputs.size() != 4)
     for (const auto& t : c.task.inputs)
@@ -345,7 +351,7 @@ BoundTask bind_rope(const Ctx& c) {
 
   const auto axes = resolved(c.task);
   for (std::size_t w = 0; w < axes.size(); ++w) {
-    auto v = [&](const std::string& n) -> int64_t { return axes[w].count(n) ? axes[w].at(n) : std::stoll(n); };
+    auto v = [&](const std::string& n) { return axis_value(axes[w], n); };
     const int64_t d = v(D), h = v(cs.shape[1]);
     const std::string at = " on workload " + c.task.workloads[w].uuid;
     if (d < 2 || d % 2 != 0) c.fail("q", "an even head dim >= 2 (rotate-half pairs x[i] with x[i + D/2])", fmt::format("{} = {}{}", D, d, at));
@@ -353,9 +359,7 @@ BoundTask bind_rope(const Ctx& c) {
     add_workload(bt, c, w, {{"TOKENS", v(T)}, {"HQ", v(Hq)}, {"HKV", v(Hkv)}, {"D", d}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(q.dtype))}});
   }
 
-  std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\n", storage_type(q.dtype, c.backend));
-  p += conversions("t", q.dtype, c.backend);
+  std::string p = typed_prologue(c, q.dtype);
   p += "// Rotate-half RoPE: per token t, head and pair i < D/2, with c = cos[t*D/2 + i], s = sin[t*D/2 + i]:\n"
        "// out[i] = x[i]*c - x[i + D/2]*s, out[i + D/2] = x[i + D/2]*c + x[i]*s (fp32, one rounding to khive_t).\n";
   std::string e = launch_signature(c.task, c.backend) + " {\n";
@@ -446,8 +450,8 @@ BoundTask bind_rowop(const Ctx& c) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     int64_t rows = 1;
-    for (const auto& r : row_axes) rows *= ax.count(r) ? ax.at(r) : std::stoll(r);
-    const int64_t cols = ax.count(col_axis) ? ax.at(col_axis) : std::stoll(col_axis);
+    for (const auto& r : row_axes) rows *= axis_value(ax, r);
+    const int64_t cols = axis_value(ax, col_axis);
     add_workload(bt, c, i, {{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
 
@@ -482,27 +486,22 @@ BoundTask bind_router(const Ctx& c) {
   c.check_keys({"description", "x", "w", "topk_weights", "topk_ids"});
   BoundTask bt;
   bt.op = "router";
-  auto dims = [](const std::vector<std::string>& s) {
-    std::string o;
-    for (const auto& d : s) o += (o.empty() ? "" : ", ") + d;
-    return "[" + o + "]";
-  };
   const TensorSpec& x = c.input("x");
   const TensorSpec& w = c.input("w");
   const TensorSpec& tw = c.output("topk_weights");
   const TensorSpec& ti = c.output("topk_ids");
   if (!is_float_storage(x.dtype)) c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
-  if (x.shape.size() != 2) c.fail("x", "a tensor of shape [tokens, hidden]", "\"" + x.name + "\" of shape " + dims(x.shape));
+  if (x.shape.size() != 2) c.fail("x", "a tensor of shape [tokens, hidden]", "\"" + x.name + "\" of shape " + shape_text(x.shape));
   if (w.name == x.name) c.fail("w", "the router weight, an input other than x", "\"" + w.name + "\"");
   if (w.dtype != x.dtype) c.fail("w", std::string("x's dtype ") + std::string(dtype_name(x.dtype)), std::string(dtype_name(w.dtype)));
   if (w.shape.size() != 2 || w.shape[1] != x.shape[1])
-    c.fail("w", "a tensor of shape [experts, " + x.shape[1] + "] (x's hidden axis last)", "\"" + w.name + "\" of shape " + dims(w.shape));
+    c.fail("w", "a tensor of shape [experts, " + x.shape[1] + "] (x's hidden axis last)", "\"" + w.name + "\" of shape " + shape_text(w.shape));
   if (tw.dtype != DType::f32) c.fail("topk_weights", "a float32 tensor", std::string(dtype_name(tw.dtype)));
   if (tw.shape.size() != 2 || tw.shape[0] != x.shape[0])
-    c.fail("topk_weights", "a tensor of shape [" + x.shape[0] + ", topk] (x's token axis first)", "\"" + tw.name + "\" of shape " + dims(tw.shape));
+    c.fail("topk_weights", "a tensor of shape [" + x.shape[0] + ", topk] (x's token axis first)", "\"" + tw.name + "\" of shape " + shape_text(tw.shape));
   if (ti.name == tw.name) c.fail("topk_ids", "an output other than topk_weights", "\"" + ti.name + "\"");
   if (ti.dtype != DType::i32) c.fail("topk_ids", "an int32 tensor", std::string(dtype_name(ti.dtype)));
-  if (ti.shape != tw.shape) c.fail("topk_ids", "topk_weights' shape " + dims(tw.shape), "\"" + ti.name + "\" of shape " + dims(ti.shape));
+  if (ti.shape != tw.shape) c.fail("topk_ids", "topk_weights' shape " + shape_text(tw.shape), "\"" + ti.name + "\" of shape " + shape_text(ti.shape));
   for (const auto& t : c.task.inputs)
     if (t.name != x.name && t.name != w.name) c.fail("x", "a task whose inputs are x and w only", "\"" + t.name + "\" left out");
   for (const auto& t : c.task.outputs)
@@ -510,7 +509,7 @@ BoundTask bind_router(const Ctx& c) {
 
   const auto axes = resolved(c.task);
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    auto v = [&](const std::string& n) -> int64_t { return axes[i].count(n) ? axes[i].at(n) : std::stoll(n); };
+    auto v = [&](const std::string& n) { return axis_value(axes[i], n); };
     const int64_t T = v(x.shape[0]), H = v(x.shape[1]), E = v(w.shape[0]), K = v(tw.shape[1]);
     // K > E would leave slots no expert can fill: the family has no value to write there.
     if (K < 1 || K > E)
@@ -519,9 +518,7 @@ BoundTask bind_router(const Ctx& c) {
     add_workload(bt, c, i, {{"TOKENS", T}, {"HIDDEN", H}, {"EXPERTS", E}, {"TOPK", K}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
 
-  std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\n", storage_type(x.dtype, c.backend));
-  p += conversions("t", x.dtype, c.backend);
+  std::string p = typed_prologue(c, x.dtype);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  khive_run({}, {}, {}, {}, {}, {}, {}, {}{});\n}}\n", x.name, w.name, tw.name, ti.name, axis_cpp(c.task, x.shape[0]),
                    axis_cpp(c.task, x.shape[1]), axis_cpp(c.task, w.shape[0]), axis_cpp(c.task, tw.shape[1]), launch_args_tail(c.backend));
@@ -584,14 +581,12 @@ BoundTask bind_gemm(const Ctx& c) {
 
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
-    auto v = [&](const std::string& n) -> int64_t { return n.empty() ? 1 : ax.count(n) ? ax.at(n) : std::stoll(n); };
+    auto v = [&](const std::string& n) { return axis_value(ax, n); };
     add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
                             {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"}});
   }
 
-  std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\n", storage_type(C.dtype, c.backend));
-  p += conversions("t", C.dtype, c.backend);
+  std::string p = typed_prologue(c, C.dtype);
   p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", la == "row", lb == "row", R != nullptr);
   p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
   p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", act_it - acts.begin(), act);
@@ -655,21 +650,16 @@ BoundTask bind_attention(const Ctx& c) {
   if (q.dtype != DType::bf16 && q.dtype != DType::f16) c.fail("q", "a bfloat16 or float16 tensor", std::string(dtype_name(q.dtype)));
   for (const auto& [key, t] : {std::pair<const char*, const TensorSpec*>{"k", &k}, {"v", &v}, {"o", &o}})
     if (t->dtype != q.dtype) c.fail(key, std::string("q's dtype ") + std::string(dtype_name(q.dtype)), std::string(dtype_name(t->dtype)));
-  auto dims = [](const std::vector<std::string>& s) {
-    std::string out;
-    for (const auto& d : s) out += (out.empty() ? "" : ", ") + d;
-    return "[" + out + "]";
-  };
   const std::size_t q_rank = decode ? 3 : 4;
   if (q.shape.size() != q_rank)
-    c.fail("q", decode ? "shape [B, Hq, D] (decode: one query per sequence)" : "shape [B, Sq, Hq, D]", "\"" + q.name + "\" of shape " + dims(q.shape));
-  if (k.shape.size() != 4) c.fail("k", "shape [B, Skv, Hkv, D]", "\"" + k.name + "\" of shape " + dims(k.shape));
-  if (v.shape != k.shape) c.fail("v", "k's shape " + dims(k.shape), "\"" + v.name + "\" of shape " + dims(v.shape));
-  if (o.shape != q.shape) c.fail("o", "q's shape " + dims(q.shape), "\"" + o.name + "\" of shape " + dims(o.shape));
+    c.fail("q", decode ? "shape [B, Hq, D] (decode: one query per sequence)" : "shape [B, Sq, Hq, D]", "\"" + q.name + "\" of shape " + shape_text(q.shape));
+  if (k.shape.size() != 4) c.fail("k", "shape [B, Skv, Hkv, D]", "\"" + k.name + "\" of shape " + shape_text(k.shape));
+  if (v.shape != k.shape) c.fail("v", "k's shape " + shape_text(k.shape), "\"" + v.name + "\" of shape " + shape_text(v.shape));
+  if (o.shape != q.shape) c.fail("o", "q's shape " + shape_text(q.shape), "\"" + o.name + "\" of shape " + shape_text(o.shape));
   const std::string B = q.shape[0], Hq = q.shape[q_rank - 2], D = q.shape[q_rank - 1];
   const std::string Sq = decode ? "" : q.shape[1], Skv = k.shape[1], Hkv = k.shape[2];
-  if (k.shape[0] != B) c.fail("k", "q's batch axis " + B + " first", "\"" + k.name + "\" of shape " + dims(k.shape));
-  if (k.shape[3] != D) c.fail("k", "q's head dim axis " + D + " last", "\"" + k.name + "\" of shape " + dims(k.shape));
+  if (k.shape[0] != B) c.fail("k", "q's batch axis " + B + " first", "\"" + k.name + "\" of shape " + shape_text(k.shape));
+  if (k.shape[3] != D) c.fail("k", "q's head dim axis " + D + " last", "\"" + k.name + "\" of shape " + shape_text(k.shape));
   if (c.task.inputs.size() != 3)
     for (const auto& t : c.task.inputs)
       if (t.name != q.name && t.name != k.name && t.name != v.name) c.fail("q", "a task whose only inputs are q, k and v", "\"" + t.name + "\" left out");
@@ -677,7 +667,7 @@ BoundTask bind_attention(const Ctx& c) {
 
   const auto axes = resolved(c.task);
   for (std::size_t w = 0; w < axes.size(); ++w) {
-    auto val = [&](const std::string& n) -> int64_t { return n.empty() ? 1 : axes[w].count(n) ? axes[w].at(n) : std::stoll(n); };
+    auto val = [&](const std::string& n) { return axis_value(axes[w], n); };
     const int64_t hq = val(Hq), hkv = val(Hkv), sq = val(Sq), skv = val(Skv);
     const std::string at = " on workload " + c.task.workloads[w].uuid;
     if (hkv <= 0 || hq % hkv != 0)
@@ -688,9 +678,7 @@ BoundTask bind_attention(const Ctx& c) {
                             {"ELEM_BYTES", static_cast<int64_t>(dtype_size(q.dtype))}, {"CAUSAL", causal ? 1 : 0}, {"GROUP", hq / hkv}});
   }
 
-  std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\n", storage_type(q.dtype, c.backend));
-  p += conversions("t", q.dtype, c.backend);
+  std::string p = typed_prologue(c, q.dtype);
   p += "// Causal: query i of Sq sees keys j <= i + (Skv - Sq). Decode: Sq = 1 (q and o are [B, Hq, D]).\n";
   p += fmt::format("#define KHIVE_CAUSAL {}\n#define KHIVE_DECODE {}\n", causal ? 1 : 0, decode ? 1 : 0);
   p += fmt::format("#define KHIVE_ELEM_BF16 {}\n", q.dtype == DType::bf16 ? 1 : 0);
