@@ -324,8 +324,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
             EvalReport cr = evaluate_kernel(task, f, co);
             add_time(row, cr, false);
             BenchImpl m = impl_from_run(cr.candidate, label, "candidate", row.workloads);
-            if (!cr.harness_error.empty() && cr.candidate.verdict.accepted && !ab_vendors.empty() &&
-                cr.harness_error.find("A/B") != std::string::npos) {
+            if (cr.ab_failed && cr.candidate.verdict.accepted) {
               m.ab_error = cr.harness_error;   // the candidate's own checks and times stand
             } else if (!cr.harness_error.empty()) {
               m.accepted = false;

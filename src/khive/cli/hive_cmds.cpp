@@ -353,10 +353,6 @@ static int run_rescore(const HiveCli& h) {
   Rescore r;
   try {
     const HardwareProfile prof = load_profile(h.profile);
-    // Without run.db (a results folder that kept only events.jsonl) the task is not recorded: it must be given,
-    // and resolve_run_task must not open (create) a database there.
-    if (h.task_dir.empty() && !std::filesystem::is_regular_file(std::filesystem::path(h.run) / "run.db"))
-      throw std::runtime_error(h.run + ": no run.db to read the run's task from; give it with --task DIR");
     r = rescore_run(h.run, resolve_run_task(h.run, h.task_dir), prof);
   } catch (const std::exception& e) {
     std::cerr << "khive rescore: " << e.what() << "\n";

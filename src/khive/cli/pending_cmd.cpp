@@ -18,6 +18,10 @@ namespace fs = std::filesystem;
 
 fs::path resolve_run_task(const fs::path& run_dir, const std::string& given) {
   if (!given.empty()) return given;
+  // Opening a RunStore creates a database: a folder without one (a results folder that kept only its event log)
+  // must not get an empty run.db by being looked at.
+  if (!fs::is_regular_file(run_dir / "run.db"))
+    throw std::runtime_error(fmt::format("{}: no run database to read the run's task from; give it with --task DIR", (run_dir / "run.db").string()));
   RunStore db(run_dir / "run.db");
   auto abs = db.meta("task_dir").value_or("");
   if (!abs.empty() && fs::exists(fs::path(abs) / "definition.json")) return abs;

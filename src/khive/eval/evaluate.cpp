@@ -422,6 +422,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
       r.candidate.verdict.rejection = av.rejection;
     } else if (!av.harness_error.empty()) {
       r.harness_error = "A/B timing failed: " + av.harness_error;
+      r.ab_failed = true;
       return done();
     } else {
       std::vector<AbResult> results;

@@ -101,6 +101,7 @@ struct EvalReport {
   std::string harness_error;        // set when the harness itself failed (exit code 2)
   std::string cache_pruned;         // set when this evaluation pruned the cache: cache::PruneResult::summary()
   bool goldens_remade = false;      // goldens vanished mid-evaluation (cache removed) and were made again
+  bool ab_failed = false;           // check 11's interleaved timing failed (harness_error says how); the candidate's own run stands
   bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }   // a backup is accepted too
 };
 

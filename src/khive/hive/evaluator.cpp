@@ -173,7 +173,7 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
     std::optional<double> best = w.baseline_time;
     std::string label = w.baseline_label;
     if (!best && w.kernel) best = w.kernel->median, label = "reference";
-    if (best) baseline_s_[w.workload] = *best, baseline_label_[w.workload] = label, ++basis[label];
+    if (best) baseline_s_[w.workload] = *best, ++basis[label];
   }
   Evaluation e = from_report(r);
   std::string tb;

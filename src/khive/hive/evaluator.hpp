@@ -40,7 +40,6 @@ class GuardEvaluator : public Evaluator {
   Backend backend_;
   EvalOptions base_;
   std::map<std::string, double> baseline_s_, reference_s_;
-  std::map<std::string, std::string> baseline_label_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<SlotUsage> slots_;
