@@ -1,20 +1,8 @@
 // Shared by the CUTLASS GEMM templates (`// khive:include gemm_generic.cuh`): the CUTLASS workspace, the K = 0 kernel
 // and the generic path.
 
-// Workspace (split-K semaphores, stream-K partials and locks) grows on demand and is kept: the same buffer serves
-// every call.
-void* khive_workspace(size_t bytes) {
-  static void* ptr = nullptr;
-  static size_t size = 0;
-  if (bytes > size) {
-    if (ptr) cudaFree(ptr);
-    ptr = nullptr;
-    size = 0;
-    if (cudaMalloc(&ptr, bytes) != cudaSuccess) return nullptr;
-    size = bytes;
-  }
-  return ptr;
-}
+// The CUTLASS workspace (split-K semaphores, stream-K partials and locks).
+// khive:include common/workspace.cuh
 
 // khive:include gemm_fill_k0.cuh
 
