@@ -3,7 +3,11 @@
 //   khive-tune render TASK --out DIR [--per-strategy N] [--backend B] [--seed S] [--build]
 //       writes the first N proposals of every strategy (as the agent makes them, no leader) to DIR and a
 //       list.tsv (file, template, point); --build also compiles each with the real builder (check 1).
+//   khive-tune point TASK --template NAME [--set PARAM=VALUE ...] --out FILE [--backend B] [--build]
+//       writes exactly one point (the template's defaults, with each --set applied), after the same validity
+//       rules the agent checks, so a hand-picked point can be benchmarked (khive bench --kernels) or kept.
 // Exit status: 0 fine, 1 a rendered point failed to build, 2 bad input.
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -38,6 +42,15 @@ int main(int argc, char** argv) {
   ren->add_option("--per-strategy", per_strategy)->check(CLI::Range(1, 1000));
   ren->add_option("--seed", seed);
   ren->add_flag("--build", build, "compile every rendered point with the real builder");
+  std::string template_name, out_file;
+  std::vector<std::string> sets;
+  auto* pt = app.add_subcommand("point", "write one point of one template (defaults, then each --set)");
+  pt->add_option("task", task_dir)->required();
+  pt->add_option("--backend", backend_s, "cpu or cuda");
+  pt->add_option("--template", template_name, "template name, e.g. rowop.cuda_softmax")->required();
+  pt->add_option("--set", sets, "PARAM=VALUE (repeatable); parameters not set keep the template's default");
+  pt->add_option("--out", out_file, "the source file to write")->required();
+  pt->add_flag("--build", build, "compile it with the real builder");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -88,6 +101,55 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+    auto build_status = [&](const fs::path& file) {
+      khive::BuildOptions bo;
+      bo.backend = *backend;
+      const auto r = khive::build_candidate(task, file, bo);
+      std::string status = fmt::format("  build {} {:.1f}s", r.ok ? "ok" : "FAILED", r.seconds);
+      for (const auto& k : r.resources)
+        status += fmt::format(" [{} regs, {} B smem{}{}]", k.registers, k.shared_bytes, k.spill_stores ? ", spills" : "", k.wgmma_serialized ? ", WGMMA SERIALIZED" : "");
+      if (!r.ok) {
+        status += "\n" + khive::format_diagnostics(r.diagnostics, 3);
+        if (r.diagnostics.empty()) status += "\n" + r.log.substr(0, 2000);
+      }
+      return std::make_pair(r.ok, status);
+    };
+
+    if (*pt) {
+      const khive::tuner::Template* t = nullptr;
+      for (const auto& x : lib.templates)
+        if (x.name == template_name) t = &x;
+      if (!t) throw std::runtime_error(fmt::format("--template: no template named \"{}\" in {}", template_name, kdir.string()));
+      if (!khive::tuner::template_applies(*t, bt))
+        throw std::runtime_error(fmt::format("--template: {} does not apply to {} ({})", t->name, bt.key, bt.summary));
+      khive::tuner::Point p = t->default_point();
+      for (const auto& kv : sets) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("--set: expected PARAM=VALUE, got \"{}\"", kv));
+        const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
+        const auto* prm = t->find_param(name);
+        if (!prm) {
+          std::vector<std::string> names;
+          for (const auto& x : t->params) names.push_back(x.name);
+          throw std::runtime_error(fmt::format("--set {}: {} has no parameter {} (it has {})", kv, t->name, name, fmt::join(names, ", ")));
+        }
+        if (std::find(prm->values.begin(), prm->values.end(), value) == prm->values.end())
+          throw std::runtime_error(fmt::format("--set {}: {} of {} takes one of {}", kv, name, t->name, fmt::join(prm->values, ", ")));
+        p[name] = value;
+      }
+      const auto v = khive::tuner::check_point(*t, bt, p);
+      if (!v.ok) throw std::runtime_error(fmt::format("{} {}: invalid point: {}", t->name, khive::tuner::describe_point(p), v.message));
+      if (out_file.empty() || fs::path(out_file).filename().empty()) throw std::runtime_error("--out: expected a file path");
+      if (fs::path(out_file).has_parent_path()) fs::create_directories(fs::path(out_file).parent_path());
+      khive::write_file_atomic(out_file, khive::tuner::render(*t, bt, p));
+      std::string status;
+      bool ok = true;
+      if (build) std::tie(ok, status) = build_status(out_file);
+      std::cout << fmt::format("{} {} -> {}{}\n", t->name, khive::tuner::describe_point(p), out_file, status);
+      if (const std::string fp = khive::tuner::fast_path_note(v, 3); !fp.empty()) std::cout << "  " << fp << "\n";
+      return ok ? 0 : 1;
+    }
+
     fs::create_directories(out_dir);
     khive::TunerOptions o;
     o.kernels_dir = kdir;
@@ -112,17 +174,9 @@ int main(int argc, char** argv) {
         ++count;
         std::string status;
         if (build) {
-          khive::BuildOptions bo;
-          bo.backend = *backend;
-          const auto r = khive::build_candidate(task, file, bo);
-          status = fmt::format("  build {} {:.1f}s", r.ok ? "ok" : "FAILED", r.seconds);
-          for (const auto& k : r.resources)
-            status += fmt::format(" [{} regs, {} B smem{}{}]", k.registers, k.shared_bytes, k.spill_stores ? ", spills" : "", k.wgmma_serialized ? ", WGMMA SERIALIZED" : "");
-          if (!r.ok) {
-            ++failures;
-            status += "\n" + khive::format_diagnostics(r.diagnostics, 3);
-            if (r.diagnostics.empty()) status += "\n" + r.log.substr(0, 2000);
-          }
+          bool ok = true;
+          std::tie(ok, status) = build_status(file);
+          failures += !ok;
         }
         std::cout << fmt::format("{:<28} {}{}\n", s.name, p->label, status) << std::flush;
       }
