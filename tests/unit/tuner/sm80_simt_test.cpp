@@ -58,8 +58,8 @@ void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, cons
 // and takes every cutegen26 fp32 GEMM, with the CUTLASS kernel on every workload (alignment 1: no generic shape).
 TEST(TunerSm80Simt, DefaultIsTheProfilerConfigAndTakesEveryCutegen26Gemm) {
   const Template& t = sm80();
-  // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM).
-  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=0 STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
+  // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM), serial split-K.
+  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=0 SPLIT_MODE=serial STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
   for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
                            "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
     const BoundTask bt = bound(task);
@@ -122,6 +122,49 @@ TEST(TunerSm80Simt, SplitKAndTheGridLimits) {
   ASSERT_EQ(v.generic.size(), 1u);
   EXPECT_NE(v.generic[0].find("grid over CUDA's limits (batch 70000, N=1024) (workload w0)"), std::string::npos) << v.generic[0];
   expect_invalid(t, synthetic(true, true, {{70000, true}}), d, "the fast path takes none of the 1 perf workloads");
+}
+
+// Parallel split-K: unbatched only (a batched call would run unsplit, a duplicate of serial), never with one
+// partition (the unsplit kernel again); serial split-K stops at 64 partitions, parallel goes to 256.
+TEST(TunerSm80Simt, ParallelSplitKRules) {
+  const Template& t = sm80();
+  const Point d = t.default_point();
+  const BoundTask kb06 = bound("kb06_matmul_large_k"), kb03 = bound("kb03_matmul_batched");
+  for (const char* k : {"0", "2", "16", "64", "128", "256"})
+    EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", k}})).ok) << k;
+  expect_invalid(t, kb03, with(d, {{"SPLIT_MODE", "parallel"}}),
+                 "SPLIT_MODE parallel only splits unbatched calls (split-K shares CUTLASS's grid z with the batch): batch 3 > 1");
+  expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "1"}}), "SPLIT_MODE parallel with SPLIT_K 1 is the unsplit kernel");
+  expect_invalid(t, kb06, with(d, {{"SPLIT_K", "128"}}), "serial split-K 128: the 128 partitions of a tile would run their epilogues one after another");
+  EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_K", "64"}})).ok);
+  EXPECT_TRUE(check_point(t, kb03, with(d, {{"SPLIT_K", "1"}})).ok) << "serial points stay as they were";
+
+  // gemm.scheduling varies SPLIT_MODE with the swizzle and the count.
+  const auto& strategies = t.strategies;
+  const auto it = std::find_if(strategies.begin(), strategies.end(), [](const auto& s) { return s.name == "gemm.scheduling"; });
+  ASSERT_NE(it, strategies.end());
+  EXPECT_EQ(it->params, (std::vector<std::string>{"SWIZZLE", "SPLIT_K", "SPLIT_MODE"}));
+}
+
+// Serial renders no partial GEMM; parallel renders the kGemmSplitKParallel instance with a plain epilogue, the
+// reduction in partition order (residual first, activation last, as serial split-K accumulates) and its auto rule.
+TEST(TunerSm80Simt, RenderingOfTheSplitModes) {
+  const Template& t = sm80();
+  const Point d = t.default_point();
+  const std::string serial = render(t, bound("kb06_matmul_large_k"), d);
+  EXPECT_NE(serial.find("#if 0\n// Parallel split-K"), std::string::npos);
+  EXPECT_NE(serial.find("#if 0\n  return khive_splits_parallel(g);\n#else\n  return khive_splits_serial(g);"), std::string::npos);
+  const std::string par = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "128"}}));
+  for (const char* part : {"#if 1\n// Parallel split-K", "constexpr int kSplitK = 128;", "cutlass::epilogue::thread::LinearCombination<float, 1, float, float>;",
+                           "cutlass::gemm::GemmUniversalMode::kGemmSplitKParallel", "const int parts = int(GemmPartial::get_grid_shape(args).z);",
+                           "if (splits > 1 && khive_run_parallel(g, splits, stream)) return;",
+                           "const int64_t target = int64_t(khive_sm_count()) * (occupancy > 0 ? occupancy : 2);", "if (s > g.K / 1024) s = g.K / 1024;",
+                           "constexpr int64_t kPartialBytesCap = int64_t(256) << 20;", "acc[t] += reinterpret_cast<const float*>(&x)[t];",
+                           "reinterpret_cast<float*>(&out)[t] = khive_act(acc[t]);"})
+    EXPECT_NE(par.find(part), std::string::npos) << part;
+  // The residual is the sum's starting value (serial split-K's partition 0 adds its accumulators to R).
+  const std::string res = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}}));
+  EXPECT_LT(res.find("acc[t] = reinterpret_cast<const float*>(&r)[t];"), res.find("for (int z = 0; z < parts; ++z)"));
 }
 
 TEST(TunerSm80Simt, RenderingInstantiatesGemmUniversalForTheTasksLayouts) {
