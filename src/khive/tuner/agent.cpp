@@ -2,12 +2,14 @@
 // from the leader's point when the leader came from a template with this strategy (else from a template's
 // default), visits the sub-space nearest-first, never proposes an invalid point (the rules are checked here,
 // before anything is built) nor a point already proposed in the run, and reports each verdict as one line.
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
 #include <fmt/format.h>
 
 #include "khive/tuner/bind.hpp"
+#include "khive/tuner/compose.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
@@ -77,6 +79,9 @@ class TunerAgent final : public Agent {
     for (const Template* t : st->templates)
       for (const auto& s : t->strategies)
         if (std::none_of(out.begin(), out.end(), [&](const Strategy& x) { return x.name == s.name; })) out.push_back({s.name, s.description});
+    // Several timed shapes: the fastest accepted point of each can be composed into one kernel (compose.hpp).
+    if (std::count(st->bt.workload_perf.begin(), st->bt.workload_perf.end(), true) >= 2)
+      out.push_back({tuner::kDispatchTemplate, "per-shape dispatch: one kernel calling, per timed shape, the accepted point that measured fastest there"});
     return out;
   }
 
@@ -140,8 +145,9 @@ class TunerAgent final : public Agent {
       return std::nullopt;
     };
 
-    // Warm start: earlier runs' best points first, whatever the strategy (each once per run).
-    for (const auto& w : warm_) {
+    // Warm start: earlier runs' best points first, whatever the strategy (each once per run); an earlier run's
+    // composite stands for its variants.
+    for (const auto& w : warm_points()) {
       if (ctx.stopping()) return std::nullopt;
       auto it = w.find("template");
       const Template* t = it == w.end() ? nullptr : lib_.find_template(it->second);
@@ -152,6 +158,7 @@ class TunerAgent final : public Agent {
         return prop;
       }
     }
+    if (ctx.strategy.name == tuner::kDispatchTemplate) return compose(ctx, *st);
     if (leader_t && std::find(st->templates.begin(), st->templates.end(), leader_t) != st->templates.end())
       if (auto p = explore(*leader_t, leader_point, true)) return p;
     for (const Template* t : st->templates) {
@@ -172,7 +179,10 @@ class TunerAgent final : public Agent {
     Point pt = p.params;
     pt.erase("template");
     std::string what;
-    if (ctx.leader && ctx.leader->params.count("template") && ctx.leader->params.at("template") == tname) {
+    if (tname == tuner::kDispatchTemplate) {
+      const auto n = tuner::dispatch_variant_points(p.params).size();
+      what = fmt::format("dispatch over {} points (candidates {})", n, p.params.count("variants") ? p.params.at("variants") : "?");
+    } else if (ctx.leader && ctx.leader->params.count("template") && ctx.leader->params.at("template") == tname) {
       Point lp = ctx.leader->params;
       lp.erase("template");
       what = tuner::describe_change(lp, pt);
@@ -245,9 +255,66 @@ class TunerAgent final : public Agent {
     return p;
   }
 
+  // A composite's key: its points and routes (not the candidate ids, so the same composite of re-measured points is
+  // the same composite).
+  static std::string dispatch_key(const std::map<std::string, std::string>& params) {
+    auto p = params;
+    p.erase("variants");
+    return point_key(tuner::kDispatchTemplate, p);
+  }
+
+  // Per timed shape the fastest accepted point (tuner.dispatch); nothing when the leader's points are the fastest
+  // everywhere (within 3%), when this composite was proposed before, or when the variants cannot share one unit.
+  std::optional<Proposal> compose(const AgentContext& ctx, const State& st) {
+    const tuner::DispatchPlan plan = tuner::plan_dispatch(*ctx.task, st.bt, lib_, ctx.leader, ctx.backups);
+    if (!plan.ok()) return std::nullopt;
+    const std::string key = dispatch_key(plan.params);
+    if (mem_->tried(key)) return std::nullopt;
+    Proposal prop;
+    try {
+      prop.source = tuner::render_composite(*ctx.task, st.bt, plan.variants, plan.routes);
+    } catch (const tuner::ComposeError&) {
+      mem_->try_mark(key);   // the same variants would be refused again
+      return std::nullopt;
+    }
+    if (!mem_->try_mark(key)) return std::nullopt;
+    prop.ext = st.bt.backend == Backend::cuda ? "cu" : "cpp";
+    prop.parent = ctx.leader ? ctx.leader->id : "";
+    prop.params = plan.params;
+    prop.note = plan.note + " (" + ctx.strategy.name + ")";
+    std::string ids = plan.params.at("variants");
+    std::replace(ids.begin(), ids.end(), ' ', '-');
+    prop.label = "dispatch-" + ids;
+    for (char& c : prop.label)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+    if (prop.label.size() > 64) prop.label = prop.label.substr(0, 48) + "-" + fmt::format("{:x}", std::hash<std::string>{}(key) & 0xffffffull);
+    return prop;
+  }
+
+  // The warm-start points with each composite replaced by its variants' points (a malformed one is dropped).
+  std::vector<std::map<std::string, std::string>> warm_points() const {
+    std::vector<std::map<std::string, std::string>> out;
+    for (const auto& w : warm_) {
+      auto it = w.find("template");
+      if (it == w.end() || it->second != tuner::kDispatchTemplate) {
+        out.push_back(w);
+        continue;
+      }
+      try {
+        for (auto& p : tuner::dispatch_variant_points(w)) out.push_back(std::move(p));
+      } catch (const std::exception&) {
+      }
+    }
+    return out;
+  }
+
   void mark_measured(const MeasuredKernel& k) {
     auto it = k.params.find("template");
     if (it == k.params.end()) return;
+    if (it->second == tuner::kDispatchTemplate) {
+      mem_->try_mark(dispatch_key(k.params));
+      return;
+    }
     if (const Template* t = lib_.find_template(it->second)) mem_->try_mark(point_key(t->name, restrict(*t, k.params)));
   }
 
