@@ -6,6 +6,9 @@
 //   khive-tune point TASK --template NAME [--set PARAM=VALUE ...] --out FILE [--backend B] [--build]
 //       writes exactly one point (the template's defaults, with each --set applied), after the same validity
 //       rules the agent checks, so a hand-picked point can be benchmarked (khive bench --kernels) or kept.
+//   khive-tune compose TASK --point TEMPLATE[:P=V,...] --point ... --out FILE [--route WORKLOAD=I ...] [--backend B] [--build]
+//       writes a per-shape dispatch composite (strategy tuner.dispatch) of the given points: timed shapes go to
+//       the variants round robin unless --route says otherwise; --build compiles it with the real builder.
 // Exit status: 0 fine, 1 a rendered point failed to build, 2 bad input.
 #include <algorithm>
 #include <chrono>
@@ -18,6 +21,7 @@
 #include "khive/build/builder.hpp"
 #include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
+#include "khive/tuner/compose.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
@@ -51,6 +55,14 @@ int main(int argc, char** argv) {
   pt->add_option("--set", sets, "PARAM=VALUE (repeatable); parameters not set keep the template's default");
   pt->add_option("--out", out_file, "the source file to write")->required();
   pt->add_flag("--build", build, "compile it with the real builder");
+  std::vector<std::string> compose_points, compose_routes;
+  auto* cmp = app.add_subcommand("compose", "write a per-shape dispatch composite of several points (tuner.dispatch)");
+  cmp->add_option("task", task_dir)->required();
+  cmp->add_option("--backend", backend_s, "cpu or cuda");
+  cmp->add_option("--point", compose_points, "TEMPLATE[:PARAM=VALUE,...]: variant v0, v1, ... in order (parameters not set keep the default)")->required();
+  cmp->add_option("--route", compose_routes, "WORKLOAD=INDEX: that timed workload's shape runs variant INDEX (default: round robin)");
+  cmp->add_option("--out", out_file, "the source file to write")->required();
+  cmp->add_flag("--build", build, "compile it with the real builder");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -115,32 +127,85 @@ int main(int argc, char** argv) {
       return std::make_pair(r.ok, status);
     };
 
-    if (*pt) {
-      const khive::tuner::Template* t = nullptr;
-      for (const auto& x : lib.templates)
-        if (x.name == template_name) t = &x;
-      if (!t) throw std::runtime_error(fmt::format("--template: no template named \"{}\" in {}", template_name, kdir.string()));
+    // A valid point of a template that applies here: its defaults with each PARAM=VALUE of `kvs` applied.
+    auto make_point = [&](const std::string& opt, const std::string& tname, const std::vector<std::string>& kvs, const std::string& kv_opt) {
+      const khive::tuner::Template* t = lib.find_template(tname);
+      if (!t) throw std::runtime_error(fmt::format("{}: no template named \"{}\" in {}", opt, tname, kdir.string()));
       if (!khive::tuner::template_applies(*t, bt))
-        throw std::runtime_error(fmt::format("--template: {} does not apply to {} ({})", t->name, bt.key, bt.summary));
+        throw std::runtime_error(fmt::format("{}: {} does not apply to {} ({})", opt, t->name, bt.key, bt.summary));
       khive::tuner::Point p = t->default_point();
-      for (const auto& kv : sets) {
+      for (const auto& kv : kvs) {
         const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("--set: expected PARAM=VALUE, got \"{}\"", kv));
+        if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("{}: expected PARAM=VALUE, got \"{}\"", kv_opt, kv));
         const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
         const auto* prm = t->find_param(name);
         if (!prm) {
           std::vector<std::string> names;
           for (const auto& x : t->params) names.push_back(x.name);
-          throw std::runtime_error(fmt::format("--set {}: {} has no parameter {} (it has {})", kv, t->name, name, fmt::join(names, ", ")));
+          throw std::runtime_error(fmt::format("{} {}: {} has no parameter {} (it has {})", kv_opt, kv, t->name, name, fmt::join(names, ", ")));
         }
         if (std::find(prm->values.begin(), prm->values.end(), value) == prm->values.end())
-          throw std::runtime_error(fmt::format("--set {}: {} of {} takes one of {}", kv, name, t->name, fmt::join(prm->values, ", ")));
+          throw std::runtime_error(fmt::format("{} {}: {} of {} takes one of {}", kv_opt, kv, name, t->name, fmt::join(prm->values, ", ")));
         p[name] = value;
       }
       const auto v = khive::tuner::check_point(*t, bt, p);
       if (!v.ok) throw std::runtime_error(fmt::format("{} {}: invalid point: {}", t->name, khive::tuner::describe_point(p), v.message));
-      if (out_file.empty() || fs::path(out_file).filename().empty()) throw std::runtime_error("--out: expected a file path");
-      if (fs::path(out_file).has_parent_path()) fs::create_directories(fs::path(out_file).parent_path());
+      return std::make_tuple(t, p, v);
+    };
+    if (out_file.empty() && (*pt || *cmp)) throw std::runtime_error("--out: expected a file path");
+    if ((*pt || *cmp) && fs::path(out_file).has_parent_path()) fs::create_directories(fs::path(out_file).parent_path());
+
+    if (*cmp) {
+      std::vector<khive::tuner::Variant> variants;
+      for (const auto& spec : compose_points) {
+        const auto colon = spec.find(':');
+        std::vector<std::string> kvs;
+        if (colon != std::string::npos) {
+          std::string rest = spec.substr(colon + 1);
+          for (std::size_t i = 0; i <= rest.size();) {
+            auto e = rest.find(',', i);
+            if (e == std::string::npos) e = rest.size();
+            if (e > i) kvs.push_back(rest.substr(i, e - i));
+            i = e + 1;
+          }
+        }
+        auto [t, p, v] = make_point("--point " + spec, spec.substr(0, colon), kvs, "--point " + spec.substr(0, colon));
+        variants.push_back({t, p, ""});
+      }
+      // Timed shapes (workloads with equal var axes share one), round robin over the variants unless routed.
+      std::vector<khive::tuner::Route> routes;
+      for (std::size_t w = 0; w < task.workloads.size(); ++w) {
+        if (!bt.workload_perf[w]) continue;
+        const auto& ax = task.workloads[w].axes;
+        auto it = std::find_if(routes.begin(), routes.end(), [&](const khive::tuner::Route& r) { return r.axes == ax; });
+        if (it == routes.end()) it = routes.insert(routes.end(), {{}, ax, static_cast<int>(routes.size() % variants.size())});
+        it->workloads.push_back(task.workloads[w].uuid);
+      }
+      for (const auto& r : compose_routes) {
+        const auto eq = r.rfind('=');
+        if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("--route: expected WORKLOAD=INDEX, got \"{}\"", r));
+        const std::string w = r.substr(0, eq);
+        auto it = std::find_if(routes.begin(), routes.end(), [&](const khive::tuner::Route& x) {
+          return std::find(x.workloads.begin(), x.workloads.end(), w) != x.workloads.end();
+        });
+        if (it == routes.end()) throw std::runtime_error(fmt::format("--route {}: {} is not a workload timed on {}", r, w, backend_s));
+        try {
+          it->variant = std::stoi(r.substr(eq + 1));
+        } catch (const std::exception&) {
+          throw std::runtime_error(fmt::format("--route {}: expected a variant index after =", r));
+        }
+      }
+      khive::write_file_atomic(out_file, khive::tuner::render_composite(task, bt, variants, routes));
+      std::string status;
+      bool ok = true;
+      if (build) std::tie(ok, status) = build_status(out_file);
+      std::cout << fmt::format("{} variants -> {}{}\n", variants.size(), out_file, status);
+      for (const auto& r : routes) std::cout << fmt::format("  {} -> v{}\n", fmt::join(r.workloads, " "), r.variant);
+      return ok ? 0 : 1;
+    }
+
+    if (*pt) {
+      auto [t, p, v] = make_point("--template", template_name, sets, "--set");
       khive::write_file_atomic(out_file, khive::tuner::render(*t, bt, p));
       std::string status;
       bool ok = true;
