@@ -321,8 +321,8 @@ TEST(TunerFastPath, PointTakingNoPerfWorkloadIsInvalidAndPartialOnesAreCounted) 
   EXPECT_FALSE(check_point(t, bb, none).ok) << "DISPATCH=by_cols needs the register cache";
   none["DISPATCH"] = "fixed";
   EXPECT_TRUE(check_point(t, bb, none).ok);
-  // sol/softmax: the default register cache (by_cols: up to 1024 x 4 x 8 = 32768 floats) takes the short rows,
-  // not the vocab rows; fixed at 128 threads per row (4096 floats) it takes rows of 4096 but not of 16384.
+  // sol/softmax: the default register cache (by_cols: up to 1024 x 4 x 4 = 16384 floats) takes the short rows,
+  // not the vocab rows; fixed at 64 threads per row (1024 floats) it takes rows of 1024 but not of 4096.
   const Task sm = load_task(kRepo / "tasks/sol/softmax");
   const BoundTask bs = bind_task(sm, Backend::cuda, *lib.binding_for(sm));
   const Validity vs = check_point(t, bs, t.default_point());
@@ -341,9 +341,9 @@ TEST(TunerFastPath, PointTakingNoPerfWorkloadIsInvalidAndPartialOnesAreCounted) 
   const Validity vf = check_point(t, bs, fixed);
   ASSERT_TRUE(vf.ok) << vf.message;
   EXPECT_LT(vf.perf_fast, vs.perf_fast);
-  bool c16384 = false;
-  for (const auto& g : vf.generic) c16384 |= g.find("a row of 16384 does not fit in 128 threads") != std::string::npos;
-  EXPECT_TRUE(c16384);
+  bool c4096 = false;
+  for (const auto& g : vf.generic) c4096 |= g.find("a row of 4096 does not fit in 64 threads") != std::string::npos;
+  EXPECT_TRUE(c4096);
 }
 
 TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
