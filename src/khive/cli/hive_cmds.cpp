@@ -345,6 +345,8 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.rescore->add_option("--profile", h.profile, "hardware profile JSON of the device the run was timed on (khive calibrate --out)")->required();
   h.rescore->add_option("--task", h.task_dir, "the run's task directory (default: as the run recorded it)");
   h.rescore->add_flag("--json", h.json, "print JSON instead of the table");
+  h.export_run = app.add_subcommand("export", "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
+  h.export_run->add_option("run", h.run, "run directory")->required();
   add_pending_command(app, h);
 }
 
@@ -387,6 +389,19 @@ int run_hive_command(HiveCli& h) {
     return 0;
   }
   if (*h.rescore) return run_rescore(h);
+  if (*h.export_run) {
+    // A run cut short before its reference was measured is still exported (reference null): readers say so.
+    RunRecords rr;
+    try {
+      rr = load_run_records(h.run, /*require_reference=*/false);
+    } catch (const std::exception& e) {
+      std::cerr << "khive export: " << e.what() << "\n";
+      return 2;
+    }
+    // Labels and messages come from agents: invalid UTF-8 is replaced rather than failing the export.
+    std::cout << run_records_json(rr, h.run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return 0;
+  }
   if (*h.report) {
     auto p = write_report(h.run);
     std::cout << summary_text(h.run) << "report: " << p.string() << "\n";

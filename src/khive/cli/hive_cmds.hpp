@@ -1,4 +1,4 @@
-// The hive's subcommands: `khive optimize`, `khive board`, `khive report`, `khive rescore` (docs/hive.md).
+// The hive's subcommands: `khive optimize`, `khive board`, `khive report`, `khive rescore`, `khive export` (docs/hive.md).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -16,6 +16,7 @@ struct HiveCli {
   CLI::App* board = nullptr;
   CLI::App* report = nullptr;
   CLI::App* rescore = nullptr;
+  CLI::App* export_run = nullptr;   // `khive export RUN`: the run's records as JSON
   std::string profile, task_dir;   // rescore --profile, --task
   bool json = false;               // rescore --json
   CLI::App* evaluate_pending = nullptr;   // pending_cmd.cpp
@@ -31,9 +32,9 @@ struct HiveCli {
   bool no_board = false, quiet = false, all = false;
   bool defer_eval = false;   // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
   uint64_t seed = 0;
-  std::string run;   // board / report / rescore
+  std::string run;   // board / report / rescore / export
   bool selected() const {
-    return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) ||
+    return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) || (export_run && *export_run) ||
            (evaluate_pending && *evaluate_pending);
   }
 };

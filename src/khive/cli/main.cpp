@@ -7,6 +7,7 @@
 //   khive bench SUITE [--kernels DIR]     reference, PyTorch, vendor and candidates of every task (docs/bench.md)
 //   khive optimize TASK [...]             the hive: agents, board, leader; a run directory (docs/hive.md)
 //   khive board RUN | khive report RUN    a run's board; rebuild its report.html
+//   khive export RUN                      a run's meta and candidates as JSON (bench/*.py read runs through it)
 //   khive cache [prune [--max-gb X] | clear]  cache sizes and cap; apply the size policy; remove everything
 #include <csignal>
 #include <iostream>

@@ -1,0 +1,185 @@
+// `khive export RUN`'s document (run_records_json over load_run_records): the same records from run.db and from a
+// folder that kept only events.jsonl; a run cut before its reference; a folder that is no run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/hive/store.hpp"
+#include "khive/support/files.hpp"
+
+using namespace khive;
+namespace fs = std::filesystem;
+
+namespace {
+
+CandidateRecord cand(const std::string& id, int64_t seq, const std::string& strategy, const std::string& verdict, double time_s,
+                     std::optional<double> score) {
+  CandidateRecord c;
+  c.id = id;
+  c.seq = seq;
+  c.hash = "h" + id;
+  c.agent = seq == 0 ? "hive" : "a0";
+  c.strategy = strategy;
+  c.label = strategy + "-" + id;
+  c.file = "candidates/" + id + ".cu";
+  c.verdict = verdict;
+  c.score = score;
+  c.time_s = time_s;
+  c.t = 1.5 * static_cast<double>(seq + 1);
+  if (verdict == "rejected") {
+    c.check = "correctness";
+    c.reason = "max abs error 3 > 0.01";
+  } else {
+    c.workload_median_s = {{"w-small", time_s / 2}, {"w-large", time_s * 2}};
+  }
+  if (strategy != "reference") c.params = {{"template", "rowop"}, {"BLOCK", "256"}};
+  return c;
+}
+
+// A finished run: reference c0000, leader c0002, a rejected c0001, a backup c0003.
+std::vector<CandidateRecord> candidates() {
+  return {cand("c0000", 0, "reference", "leader", 4e-3, 0.5), cand("c0001", 1, "rowop", "rejected", 0, std::nullopt),
+          cand("c0002", 2, "rowop", "leader", 2e-3, 0.75), cand("c0003", 3, "rowop", "backup", 2.5e-3, 0.7)};
+}
+
+fs::path db_run() {
+  const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-db");
+  RunStore db(run / "run.db");
+  db.set_meta("task", "softmax");
+  db.set_meta("task_dir", "/somewhere/tasks/sol/softmax");
+  db.set_meta("task_dir_from_run", "../../tasks/sol/softmax");
+  db.set_meta("backend", "cuda");
+  db.set_meta("seed", "20261130");
+  db.set_meta("options", R"({"budget_time_s":38.0,"n_agents":3,"perf_workloads":""})");
+  db.set_meta("reference", "c0000");
+  db.set_meta("leader", "c0002");
+  db.set_meta("stop_reason", "candidate budget spent");
+  for (const auto& c : candidates()) db.put_candidate(c);
+  return run;
+}
+
+// The same run as its event log writes it (hive.cpp's record_candidate fields), c0002 first recorded as a backup
+// and then again as the leader (the last event of an id wins, at its first place).
+fs::path log_run() {
+  const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-log");
+  EventLog log(run / "events.jsonl");
+  log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cuda"}, {"seed", 20261130ull},
+              {"options", {{"budget_time_s", 38.0}, {"n_agents", 3}, {"perf_workloads", ""}}}});
+  auto event = [&](const CandidateRecord& c) {
+    log.append({{"type", "candidate"}, {"id", c.id}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent},
+                {"label", c.label}, {"hash", c.hash}, {"file", c.file}, {"params", c.params}, {"note", c.note},
+                {"verdict", c.verdict}, {"check", c.check}, {"reason", c.reason}, {"message", c.message},
+                {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()}, {"time_s", c.time_s}, {"delta", c.delta},
+                {"workloads", c.workload_median_s}, {"eval_s", c.eval_s}, {"t", c.t}});
+  };
+  auto cs = candidates();
+  event(cs[0]);
+  event(cs[1]);
+  CandidateRecord early = cs[2];
+  early.verdict = "backup";
+  event(early);
+  event(cs[3]);
+  event(cs[2]);
+  log.append({{"type", "stop"}, {"reason", "candidate budget spent"}});
+  log.append({{"type", "end"}, {"reason", "candidate budget spent"}, {"leader", "c0002"}});
+  return run;
+}
+
+}  // namespace
+
+TEST(RunExport, FromTheDatabase) {
+  const fs::path run = db_run();
+  const nlohmann::json j = run_records_json(load_run_records(run), run);
+  EXPECT_EQ(j["schema"], "khive.run-export/1");
+  EXPECT_EQ(j["source"], "run.db");
+  const auto& m = j["meta"];
+  EXPECT_EQ(m["task"], "softmax");
+  EXPECT_EQ(m["task_dir"], "/somewhere/tasks/sol/softmax");
+  EXPECT_EQ(m["task_dir_from_run"], "../../tasks/sol/softmax");
+  EXPECT_EQ(m["seed"], "20261130");
+  EXPECT_EQ(m["reference"], "c0000");
+  EXPECT_EQ(m["leader"], "c0002");
+  EXPECT_EQ(m["stop_reason"], "candidate budget spent");
+  EXPECT_EQ(m["options"]["budget_time_s"], 38.0);
+  ASSERT_EQ(j["candidates"].size(), 4u);
+  const auto& c1 = j["candidates"][1];
+  EXPECT_EQ(c1["id"], "c0001");
+  EXPECT_EQ(c1["seq"], 1);
+  EXPECT_EQ(c1["verdict"], "rejected");
+  EXPECT_EQ(c1["check"], "correctness");
+  EXPECT_TRUE(c1["score"].is_null());
+  EXPECT_TRUE(c1["workloads"].empty());
+  const auto& c2 = j["candidates"][2];
+  EXPECT_EQ(c2["label"], "rowop-c0002");
+  EXPECT_EQ(c2["params"]["BLOCK"], "256");
+  EXPECT_EQ(c2["score"], 0.75);
+  EXPECT_EQ(c2["time_s"], 2e-3);
+  EXPECT_EQ(c2["workloads"]["w-large"], 4e-3);
+  EXPECT_EQ(c2["t"], 4.5);
+}
+
+// A results folder that kept only events.jsonl exports the same meta and candidates as the database would.
+TEST(RunExport, FromTheEventLogTheSameAsFromTheDatabase) {
+  const fs::path from_db = db_run(), from_log = log_run();
+  nlohmann::json a = run_records_json(load_run_records(from_db), from_db);
+  nlohmann::json b = run_records_json(load_run_records(from_log), from_log);
+  EXPECT_FALSE(fs::exists(from_log / "run.db"));   // looking creates no database
+  EXPECT_EQ(b["source"], "events.jsonl");
+  // The log records the task's name, not where its directory was.
+  EXPECT_EQ(b["meta"]["task_dir"], "");
+  for (auto* j : {&a, &b}) {
+    j->erase("run");
+    j->erase("source");
+    (*j)["meta"].erase("task_dir");
+    (*j)["meta"].erase("task_dir_from_run");
+  }
+  EXPECT_EQ(a, b) << a.dump(1) << "\n" << b.dump(1);
+}
+
+TEST(RunExport, EventLogStopAndLeaderDetails) {
+  const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-cut");
+  {
+    EventLog log(run / "events.jsonl");
+    log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cpu"}, {"seed", 7}});
+    log.append({{"type", "candidate"}, {"id", "c0000"}, {"strategy", "reference"}, {"verdict", "leader"}, {"time_s", 1e-3}});
+    log.append({{"type", "end"}, {"reason", "paused: 2 candidate(s) await evaluation"}, {"leader", ""}});   // no leader named
+  }
+  RunRecords rr = load_run_records(run);
+  EXPECT_EQ(rr.leader, "c0000");   // an end event naming no leader does not erase the one recorded
+  EXPECT_EQ(rr.backend, "cpu");
+  EXPECT_EQ(rr.seed, "7");
+  ASSERT_TRUE(rr.stop_reason.has_value());
+  EXPECT_EQ(*rr.stop_reason, "paused: 2 candidate(s) await evaluation");
+}
+
+// Cut before the reference was measured: exported (reference null) for readers to report; required, an error.
+TEST(RunExport, RunWithoutItsReference) {
+  const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-noref");
+  {
+    EventLog log(run / "events.jsonl");
+    log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cuda"}, {"seed", 1}});
+  }
+  const nlohmann::json j = run_records_json(load_run_records(run, /*require_reference=*/false), run);
+  EXPECT_TRUE(j["meta"]["reference"].is_null());
+  EXPECT_TRUE(j["meta"]["leader"].is_null());
+  EXPECT_TRUE(j["meta"]["stop_reason"].is_null());
+  EXPECT_TRUE(j["candidates"].empty());
+  try {
+    load_run_records(run);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("events.jsonl: no candidate event of the reference"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunExport, FolderWithNeitherIsAnErrorNamingIt) {
+  const fs::path empty = make_temp_dir(fs::temp_directory_path(), "khive-export-empty");
+  try {
+    load_run_records(empty, /*require_reference=*/false);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find((empty / "run.db").string() + ": no run database and no events.jsonl"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(fs::exists(empty / "run.db"));
+}
