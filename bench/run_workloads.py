@@ -4,48 +4,47 @@ candidate of the run (leader or backup) and its label, PyTorch's time on the sam
 tasks/<suite>/baselines/pytorch-<gpu>.json, matched by uuid), and the leader's TFLOP/s and GB/s from the task's
 cost formulas (the task's least-work counts: docs/task-format.md).
 
-  bench/run_workloads.py RUN [RUN ...] [--gpu h200] [--md out.md]
+  bench/run_workloads.py RUN [RUN ...] [--gpu h200] [--md out.md] [--khive build/bin/khive]
 
-Numbers come from run.db only (the guard's medians); nothing is re-measured.
+Numbers are the run's recorded guard medians, read through `khive export`; nothing is re-measured. The run must have
+recorded its task directory (run.db does; a folder that kept only events.jsonl does not).
 """
-import argparse, json, math, pathlib, re, sqlite3, sys
+import argparse, json, math, pathlib, sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import pytorch_baselines as pb  # noqa: E402  (the task format's expression language and axis resolution)
+import run_export  # noqa: E402  (a run's records, read by khive)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("runs", nargs="+")
 ap.add_argument("--gpu", default="h200")
 ap.add_argument("--md", default=None)
+ap.add_argument("--khive", default="build/bin/khive", help="khive executable (reads the runs: khive export)")
 a = ap.parse_args()
 
 
-def axes_of(definition, workload_axes):
-    """Constants, the workload's vars and expr axes, in definition order (expr axes may use earlier ones)."""
-    ax = dict(workload_axes)
-    for name, spec in definition.get("axes", {}).items():
-        if spec.get("type") == "const":
-            ax[name] = spec["value"]
-        elif spec.get("type") == "expr":
-            ax[name] = evaluate(spec["expression"], ax)
-    return ax
-
-
-def evaluate(expr, ax):
-    # The cost language is integer arithmetic over axis names (+ - * / % parentheses, min/max); Python evaluates it
-    # the same for these operators. Anything else is reported as unknown rather than guessed.
-    if not re.fullmatch(r"[\w\s+\-*/%().,]*", expr):
-        return None
+def cost(definition, workload_axes, formula):
+    """A cost formula over the workload's axes; None (a blank cell) where it cannot be evaluated."""
     try:
-        return eval(expr, {"__builtins__": {}, "min": min, "max": max}, dict(ax))
-    except Exception:
+        return pb.eval_expr(formula, pb.resolve_axes(definition, {"axes": workload_axes}, definition.get("name", "")))
+    except (pb.TaskError, ValueError, SyntaxError, TypeError, ArithmeticError):
         return None
 
 
 lines = []
 for run in map(pathlib.Path, a.runs):
-    db = sqlite3.connect(str(run / "run.db"))
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    try:
+        rec = run_export.load(a.khive, run)
+    except run_export.Error as e:
+        sys.exit(f"run_workloads: {e}")
+    meta = rec["meta"]
+    if not meta["task_dir"] and not meta["task_dir_from_run"]:
+        sys.exit(f"run_workloads: {run}: the run recorded no task directory (read from {rec['source']})")
+    if not meta["leader"]:
+        sys.exit(f"run_workloads: {run}: the run recorded no leader (cut short before its reference was measured)")
     task_dir = pathlib.Path(meta["task_dir"])
-    if not task_dir.exists():
-        task_dir = (run / meta.get("task_dir_from_run", "")).resolve()
+    if not meta["task_dir"] or not task_dir.exists():
+        task_dir = (run / meta["task_dir_from_run"]).resolve()
     definition = json.loads((task_dir / "definition.json").read_text())
     workloads = {}
     for line in (task_dir / "workload.jsonl").read_text().splitlines():
@@ -56,20 +55,18 @@ for run in map(pathlib.Path, a.runs):
     pt = {}
     if pt_file.exists():
         pt = json.loads(pt_file.read_text()).get("tasks", {}).get(definition["name"], {}).get("workloads", {})
-    cands = db.execute("SELECT id, verdict, label, workloads FROM candidates WHERE verdict IN ('leader', 'backup')").fetchall()
-    by_id = {c[0]: (c[2] or c[0], json.loads(c[3] or "{}")) for c in cands}
+    by_id = {c["id"]: (c["label"] or c["id"], c["workloads"]) for c in rec["candidates"] if c["verdict"] in ("leader", "backup")}
     leader = meta["leader"]
     lead_w = by_id[leader][1]
-    options = json.loads(meta.get("options", "{}"))
+    options = meta["options"]
     lines += [f"## {definition['name']} ({run.name})", "",
               f"Leader {leader}: {by_id[leader][0]}" + (f"; timed workloads: `{options['perf_workloads']}`" if options.get("perf_workloads") else ""), "",
               "| workload | leader | PyTorch | leader vs PyTorch | TFLOP/s | GB/s | fastest correct candidate | its time | it vs PyTorch |",
               "|---|---|---|---|---|---|---|---|---|"]
     for uuid, t in lead_w.items():
-        ax = axes_of(definition, workloads.get(uuid, {}))
-        cost = definition.get("khive", {}).get("cost", {})
-        flops = evaluate(cost.get("flops", ""), ax) if cost.get("flops") else None
-        nbytes = evaluate(cost.get("bytes", ""), ax) if cost.get("bytes") else None
+        formulas = definition.get("khive", {}).get("cost", {})
+        flops = cost(definition, workloads.get(uuid, {}), formulas["flops"]) if formulas.get("flops") else None
+        nbytes = cost(definition, workloads.get(uuid, {}), formulas["bytes"]) if formulas.get("bytes") else None
         best_id = min(by_id, key=lambda i: by_id[i][1].get(uuid, math.inf))
         best_t = by_id[best_id][1].get(uuid)
         p = pt.get(uuid, {}).get("median_s")

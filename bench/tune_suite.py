@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The tuner over a whole suite (issue 4: "for each suite the mean score and how many tasks the tuner improved
 over the reference and over PyTorch"). Runs `khive optimize TASK --agent tuner` on every task of the suite that
-the tuner has a template for, reads each run's run.db, and prints a Markdown table (also written to --md).
+the tuner has a template for, reads each run through `khive export` (run.db, or events.jsonl where a results folder
+kept only the log), and prints a Markdown table (also written to --md).
 
   bench/tune_suite.py tasks/sol --khive build/bin/khive --backend cuda --agents 3 --budget 16 --md out.md
   bench/tune_suite.py tasks/cutegen26 ... --gpus 4     # four tasks at a time, one GPU each (CUDA_VISIBLE_DEVICES)
@@ -11,11 +12,14 @@ score (against T_b: PyTorch on this device where the suite has its numbers), and
 the workloads PyTorch was measured on (tasks/<suite>/baselines/pytorch-<gpu>.json, matched by workload uuid).
 A task the tuner has no template for is listed as such; a failed run is listed with its error and the suite goes on.
 """
-import argparse, concurrent.futures, datetime, json, math, os, pathlib, queue, shutil, sqlite3, subprocess, sys
+import argparse, concurrent.futures, datetime, json, math, os, pathlib, queue, shutil, subprocess, sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import run_export  # noqa: E402  (a run's records, read by khive)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("suite")
-ap.add_argument("--khive", default="build/bin/khive")
+ap.add_argument("--khive", default="build/bin/khive", help="khive executable: runs the tuner, reads runs (khive export), rescores")
 ap.add_argument("--backend", default="cpu")
 ap.add_argument("--agents", type=int, default=3)
 ap.add_argument("--budget", type=int, default=12, help="evaluated candidates per task")
@@ -37,6 +41,8 @@ ap.add_argument("--gpus", type=int, default=1,
                 help="cuda: tune this many tasks at once, each run seeing one GPU (CUDA_VISIBLE_DEVICES=i), so timing stays exclusive per GPU")
 a = ap.parse_args()
 
+if not pathlib.Path(a.khive).is_file():
+    sys.exit(f"tune_suite: --khive {a.khive}: no such file (build khive, or give --khive PATH: --collect reads the runs through it too)")
 suite = pathlib.Path(a.suite)
 tasks = sorted(p.parent for p in suite.glob("*/definition.json"))
 if a.tasks:   # in the order given (the tasks that matter most first, in case the run is cut)
@@ -114,39 +120,15 @@ def tune(task):
     return read_run(task, definition, run, text)
 
 
-def run_records(run):
-    """(meta, {id: (id, verdict, time_s, score, workloads json)}) from run.db, or from events.jsonl when a results
-    folder kept only the event log (the last event of a candidate id wins)."""
-    if (run / "run.db").exists():
-        db = sqlite3.connect(str(run / "run.db"))
-        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        return meta, {c[0]: c for c in db.execute("SELECT id, verdict, time_s, score, workloads FROM candidates")}
-    meta, cands = {}, {}
-    for line in (run / "events.jsonl").read_text().splitlines():
-        try:
-            e = json.loads(line)
-        except ValueError:
-            continue   # a torn last line
-        if e.get("type") == "start":
-            meta["options"] = json.dumps(e.get("options", {}))
-            meta["seed"] = str(e.get("seed", ""))
-        elif e.get("type") == "candidate":
-            cands[e["id"]] = (e["id"], e.get("verdict"), e.get("time_s"), e.get("score"), json.dumps(e.get("workloads", {})))
-            if e.get("strategy") == "reference":
-                meta.setdefault("reference", e["id"])
-            if e.get("verdict") == "leader":
-                meta["leader"] = e["id"]
-        elif e.get("type") == "stop":
-            meta["stop_reason"] = e.get("reason", "")
-        elif e.get("type") == "end" and e.get("leader"):
-            meta["leader"] = e["leader"]
-    return meta, cands
-
-
 def read_run(task, definition, run, text):
-    meta, cands = run_records(run)
+    try:
+        rec = run_export.load(a.khive, run)
+    except run_export.Error as e:
+        return task.name, {"error": str(e)}
+    meta = rec["meta"]
+    cands = {c["id"]: c for c in rec["candidates"]}
     tried = len(cands) - 1
-    if "reference" not in meta or "leader" not in meta:
+    if not meta["reference"] or not meta["leader"]:
         return task.name, {"error": "run cut short before the reference was measured"}
     if tried == 0:
         # The tuner declares no strategy for a task none of its templates binds: the run ends at once.
@@ -154,26 +136,26 @@ def read_run(task, definition, run, text):
                            else "no candidate: " + " / ".join(l for l in text.splitlines() if l.startswith("stopped"))}
     ref, lead = cands[meta["reference"]], cands[meta["leader"]]
     w = weights_of(task)
-    lead_w = json.loads(lead[4] or "{}")
+    lead_w = lead["workloads"]
     pt_w = {k: v["median_s"] for k, v in pytorch.get(definition["name"], {}).get("workloads", {}).items() if "median_s" in v}
     common = {k: lead_w[k] for k in lead_w if k in pt_w}
     lead_t_common = geomean(common, w) if common else None
     pt_t = geomean({k: pt_w[k] for k in common}, w) if common else None
-    print(f"  {task.name}: leader {meta['leader']}, {ref[2] / lead[2]:.2f}x the reference", flush=True)
-    score = lead[3]
+    print(f"  {task.name}: leader {meta['leader']}, {ref['time_s'] / lead['time_s']:.2f}x the reference", flush=True)
+    score = lead["score"]
     if a.rescore_profile:
         r = subprocess.run([a.khive, "rescore", str(run), "--task", str(task), "--profile", a.rescore_profile, "--json"],
                            capture_output=True, text=True)
         if r.returncode != 0:
             return task.name, {"error": "khive rescore: " + (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]}
         score = json.loads(r.stdout).get("leader_rescored")
-    opts = json.loads(meta.get("options") or "{}")
+    opts = meta["options"]
     per_task = f", {opts['budget_time_s']:.0f} s per task" if opts.get("budget_time_s") else ""
     made = (f"{opts.get('n_agents', '?')} tuner agents, {opts.get('budget_candidates', '?')} candidates per task{per_task}, "
-            f"time cap {opts.get('time_cap_s', '?')} s, seed {meta.get('seed', '?')}")
-    return task.name, {"made": made, "cut": "stop_reason" not in meta, "ref": ref[2], "lead": lead[2], "score": score, "improved": meta["leader"] != meta["reference"],
+            f"time cap {opts.get('time_cap_s', '?')} s, seed {meta['seed'] or '?'}")
+    return task.name, {"made": made, "cut": meta["stop_reason"] is None, "ref": ref["time_s"], "lead": lead["time_s"], "score": score, "improved": meta["leader"] != meta["reference"],
                        "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
-                       "verdicts": {v: sum(1 for c in cands.values() if c[1] == v) for v in ("leader", "backup", "rejected", "error")}}
+                       "verdicts": {v: sum(1 for c in cands.values() if c["verdict"] == v) for v in ("leader", "backup", "rejected", "error")}}
 
 
 with concurrent.futures.ThreadPoolExecutor(max_workers=free_gpus.qsize()) as pool:
