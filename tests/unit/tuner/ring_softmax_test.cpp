@@ -1,5 +1,5 @@
 // rowop.cuda_softmax_ring (kernels/rowop/cuda_softmax_ring.json + cuda_rowop_ring.cu.in): which tasks it serves,
-// its shared-memory and register rules, its fast path on sol softmax's shapes (whole 16-byte rows that fit a
+// its shared-memory rule, its fast path on sol softmax's shapes (whole 16-byte rows that fit a
 // stage), that the source's limits are the manifest's, what a point renders to, and that the tuner proposes it.
 #include <regex>
 #include <string>
@@ -45,7 +45,7 @@ TEST(TunerRingSoftmax, AppliesToSoftmaxAndLogSoftmaxOnlyOnCuda) {
   EXPECT_FALSE(template_applies(*t, bound(lib, "tasks/sol/softmax", Backend::cpu)));
 }
 
-TEST(TunerRingSoftmax, RingMustFitSharedMemoryAndTheRegisterCacheTheRegisterFile) {
+TEST(TunerRingSoftmax, RingMustFitSharedMemory) {
   const Library lib = load_library(kRepo / "kernels");
   const Template& t = *lib.find_template(kName);
   const BoundTask bs = bound(lib, "tasks/sol/softmax");
@@ -55,15 +55,14 @@ TEST(TunerRingSoftmax, RingMustFitSharedMemoryAndTheRegisterCacheTheRegisterFile
   const Validity big = check_point(t, bs, with(t.default_point(), {{"STAGES", "8"}, {"THREADS", "1024"}}));
   EXPECT_FALSE(big.ok);
   EXPECT_TRUE(has(big.message, "a ring of 8 tiles x 1024 threads x 2 x 16 B = 262144 B")) << big.message;
-  // bf16: 1024 threads x 8 chunks x 8 = 65536 cached floats (the whole register file); CACHE=smem caches none.
-  const Validity regs = check_point(t, bs, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "512"}, {"CHUNKS", "8"}}));
-  EXPECT_TRUE(regs.ok) << regs.message;   // 512 x 8 x 8 = 32768: half the register file
-  const Validity spill = check_point(t, bs, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "1024"}, {"CHUNKS", "4"}, {"HINT", "stream"}}));
-  EXPECT_TRUE(spill.ok) << spill.message;   // 1024 x 4 x 8 = 32768
-  const BoundTask kb = bound(lib, "tasks/cutegen26/kb23_softmax");   // fp32: 4 floats per chunk
+  // The ring bounds the register cache too: the largest valid caches (1024 x 4 and 512 x 8 chunks of bf16: 32 or 64
+  // floats a thread) compile without spills (ptxas: 58 and 114 registers); fp32 caches half as many floats.
+  EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "512"}, {"CHUNKS", "8"}})).ok);
+  EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "3"}, {"THREADS", "1024"}, {"CHUNKS", "4"}})).ok);   // 196608 B
+  const BoundTask kb = bound(lib, "tasks/cutegen26/kb23_softmax");   // the rule holds whatever the dtype and shape
   const Validity f32 = check_point(t, kb, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "1024"}, {"CHUNKS", "8"}}));
   EXPECT_FALSE(f32.ok);
-  EXPECT_TRUE(has(f32.message, "1024 threads x 8 chunks cache 32768") || has(f32.message, "226 KB")) << f32.message;
+  EXPECT_TRUE(has(f32.message, "a ring of 2 tiles x 1024 threads x 8 x 16 B = 262144 B")) << f32.message;
 }
 
 TEST(TunerRingSoftmax, FastPathTakesWhole16ByteRowsThatFitAStage) {
@@ -96,7 +95,7 @@ TEST(TunerRingSoftmax, RenderedSourceKeepsTheManifestsLimitsAndIssuesBulkCopies)
   std::smatch src;
   ASSERT_TRUE(std::regex_search(t.source, src, std::regex(R"(kSmemLimit = (\d+) - (\d+);)")));
   const long long limit = std::stoll(src[1]) - std::stoll(src[2]);
-  ASSERT_EQ(t.rules.size(), 2u);
+  ASSERT_EQ(t.rules.size(), 1u);
   ASSERT_EQ(t.fast_path.size(), 2u);
   EXPECT_TRUE(has(t.rules[0].require, "RING_BYTES <= " + std::to_string(limit))) << t.rules[0].require;
   EXPECT_TRUE(has(t.fast_path[1].require, "ROW_BYTES <= " + std::to_string(limit))) << t.fast_path[1].require;
