@@ -620,9 +620,16 @@ BoundTask bind_router(const Ctx& c) {
 // ------------------------------------------------------------------------------------------------- gemm
 
 BoundTask bind_gemm(const Ctx& c) {
-  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation"});
+  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation", "triangular"});
   BoundTask bt;
   bt.op = "gemm";
+  // triangular: A and B are upper (lower) triangular, their other triangle holds arbitrary values that are not part
+  // of the input, and C = triu(A·B) (tril) with its zero triangle written: op gemm_triu / gemm_tril, served only by
+  // templates that restrict k per tile and mask the operands (their manifests' "ops").
+  const std::string tri = c.has("triangular") ? c.str("triangular", true) : "none";
+  if (tri != "none" && tri != "upper" && tri != "lower")
+    c.fail("triangular", "none, upper (A, B upper triangular, C = triu(A·B)) or lower", "\"" + tri + "\"");
+  if (tri != "none") bt.op = tri == "upper" ? "gemm_triu" : "gemm_tril";
   const TensorSpec& A = c.input("A");
   const TensorSpec& B = c.input("B");
   const TensorSpec& C = c.output("C");
@@ -666,17 +673,29 @@ BoundTask bind_gemm(const Ctx& c) {
     if (!covered.count(t.name)) c.fail("residual", "every input of the task bound (A, B, residual)", "\"" + t.name + "\" left out");
   if (c.task.outputs.size() != 1) c.fail("C", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
 
+  // A triangular product has no epilogue: act(0) + residual would fill the zero triangle with something else.
+  if (tri != "none" && R) c.fail("residual", "no residual with triangular " + tri, "\"" + R->name + "\"");
+  if (tri != "none" && act != "none") c.fail("activation", "none with triangular " + tri, "\"" + act + "\"");
+
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
+    if (tri != "none" && (v(M) != v(N) || v(K) != v(N)))
+      c.fail("triangular", "square operands (M = N = K) for a triangular product",
+             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
     add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
-                            {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"}});
+                            {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
+                            {"TRI", tri == "upper" ? 1 : tri == "lower" ? 2 : 0}});
   }
 
   std::string p = typed_prologue(c, C.dtype);
   p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", la == "row", lb == "row", R != nullptr);
   p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
   p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", act_it - acts.begin(), act);
+  p += "// Triangular operands (op gemm_triu / gemm_tril): A[i, k], B[k, j] outside the triangle read as 0, C's other\n"
+       "// triangle written as 0. Upper: C[i, j] = sum over i <= k <= j; lower: over j <= k <= i.\n";
+  p += "enum { KHIVE_TRI_NONE = 0, KHIVE_TRI_UPPER = 1, KHIVE_TRI_LOWER = 2 };\n";
+  p += fmt::format("constexpr int KHIVE_TRI = {};   // {}\n", tri == "upper" ? 1 : tri == "lower" ? 2 : 0, tri);
   p += "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
        "KHIVE_HD float khive_act(float v) {\n"
        "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
@@ -710,6 +729,8 @@ BoundTask bind_gemm(const Ctx& c) {
   bt.summary = fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
                            lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, bt.dtype);
   if (act != "none") bt.summary.insert(bt.summary.find(" ("), ")");
+  if (tri != "none") bt.summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name, tri == "upper" ? "triu" : "tril", A.name,
+                                              la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, bt.dtype);
   return bt;
 }
 

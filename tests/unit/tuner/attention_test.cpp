@@ -205,7 +205,7 @@ TEST(AttentionTemplates, CpuRendersTheBindingAndTheTunerOffersItsStrategies) {
   auto agent = make_tuner_agent(o);
   std::vector<std::string> names;
   for (const auto& s : agent->strategies(sol("attention_causal"), Backend::cpu)) names.push_back(s.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"attention.blocking", "attention.schedule"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"attention.blocking", "attention.schedule", "tuner.dispatch"}));
 }
 
 TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {

@@ -175,8 +175,8 @@ TEST(GatedTemplates, RenderBothPathsAndTheTunerOffersTheirStrategies) {
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
-  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"gated.vector", "gated.schedule"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"gated.vector", "gated.launch"}}}) {
+  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"gated.vector", "gated.schedule", "tuner.dispatch"}},
+                          std::pair{Backend::cuda, std::vector<std::string>{"gated.vector", "gated.launch", "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);

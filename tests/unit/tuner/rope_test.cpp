@@ -269,8 +269,8 @@ TEST(RopeTemplates, RenderBothPathsAndTheTunerOffersTheirStrategies) {
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
-  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"rope.vector", "rope.schedule"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"rope.vector", "rope.mapping", "rope.memory"}}}) {
+  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"rope.vector", "rope.schedule", "tuner.dispatch"}},
+                          std::pair{Backend::cuda, std::vector<std::string>{"rope.vector", "rope.mapping", "rope.memory", "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);

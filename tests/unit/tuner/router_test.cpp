@@ -265,8 +265,8 @@ TEST(RouterTemplates, RenderBothBackendsAndTheTunerOffersTheirStrategies) {
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
-  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"router.blocking", "router.vector", "router.schedule"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"router.path", "router.simt", "router.mma_tile", "router.mma_pipeline"}}}) {
+  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"router.blocking", "router.vector", "router.schedule", "tuner.dispatch"}},
+                          std::pair{Backend::cuda, std::vector<std::string>{"router.path", "router.simt", "router.mma_tile", "router.mma_pipeline", "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);
