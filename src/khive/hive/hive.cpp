@@ -441,8 +441,19 @@ struct Hive::Impl {
     if (verdict != "error") known[c.hash] = c;
     if (verdict == "leader" || verdict == "backup") accepted.push_back(to_measured(c));
     record_candidate(c);
-    if (verdict == "leader") become_leader(to_measured(c));
-    else if (verdict == "backup") backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
+    if (verdict == "leader") {
+      become_leader(to_measured(c));
+      // "Exhausted" holds for a base: agents that derive from the leader have a new one now, so their spent
+      // strategies may have more to give (the tuner's sub-spaces move with the leader; tuner.dispatch composes
+      // from the new leader and its backups). Agents restarted from a backup keep theirs.
+      for (auto& a : agents)
+        if (a.base.empty() && !a.exhausted.empty()) {
+          a.exhausted.clear();
+          save_agent(a);
+        }
+    } else if (verdict == "backup") {
+      backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
+    }
     return ev;
   }
 

@@ -265,6 +265,52 @@ TEST(Hive, HivePlateauRestartsAgentsFromBackups) {
   EXPECT_EQ(log->seen[2].leader, "c0000");  // the leader itself is unchanged
 }
 
+// A strategy that had nothing to propose around the old leader is tried again around a new one: "exhausted" holds
+// for a base (tuner sub-spaces move with the leader; tuner.dispatch composes only once backups differ).
+class AfterLeaderAgent : public Agent {
+ public:
+  std::string kind() const override { return "script"; }
+  std::vector<Strategy> strategies(const Task&, Backend) const override { return {{"s.later", "needs a new leader"}, {"s.first", "one kernel"}}; }
+  std::optional<Proposal> propose(const AgentContext& ctx) override {
+    Proposal p;
+    p.label = ctx.strategy.name;
+    const bool reference_leads = !ctx.leader || ctx.leader->source == "time=1.0";
+    if (ctx.strategy.name == "s.later") {
+      if (reference_leads || later_done) return std::nullopt;
+      later_done = true;
+      p.source = "time=0.3";
+      return p;
+    }
+    if (first_done) return std::nullopt;
+    first_done = true;
+    p.source = "time=0.5";
+    return p;
+  }
+  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override { return std::nullopt; }
+  bool later_done = false, first_done = false;
+};
+
+TEST(Hive, ANewLeaderReopensStrategiesExhaustedAroundTheOldOne) {
+  Fixture f;
+  FakeEvaluator ev;
+  auto o = f.opts();
+  o.budget_candidates = 10;
+  Hive h(f.task, Backend::cpu, one(std::make_unique<AfterLeaderAgent>()), ev, o);
+  h.run();
+  RunStore db(o.run_dir / "run.db");
+  auto cs = db.candidates();
+  std::vector<std::string> sources;
+  for (auto& c : cs) sources.push_back(c.source);
+  // s.later (nothing yet) -> s.first: 0.5 leads -> s.first spent -> s.later again: 0.3 leads.
+  ASSERT_EQ(sources, (std::vector<std::string>{"time=1.0", "time=0.5", "time=0.3"}));
+  EXPECT_EQ(cs.back().verdict, "leader");
+  EXPECT_EQ(db.meta("leader").value(), cs.back().id);
+  auto sw = db.switches();
+  ASSERT_GE(sw.size(), 2u);
+  EXPECT_EQ(sw[0].to, "s.first");
+  EXPECT_EQ(sw[1].to, "s.later");
+}
+
 TEST(Hive, CandidateBudgetIsExactWithConcurrentAgents) {
   Fixture f;
   FakeEvaluator ev;
