@@ -357,3 +357,32 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   EXPECT_EQ(point_key(first->params.at("template"), first->params), p->params.at("v0"));
   EXPECT_EQ(point_key(second->params.at("template"), second->params), p->params.at("v1"));
 }
+
+// A composite the recorded medians promise to be 5% or more faster (weighted) is proposed by a tuner agent under any
+// strategy, once; a smaller promise waits for an agent that holds tuner.dispatch.
+TEST(TunerCompose, AClearGainIsProposedUnderAnyStrategyOnce) {
+  const Task task = repo_task("demo-cpu/softmax");
+  TunerOptions o;
+  o.memory = std::make_shared<TunerMemory>();
+  auto agent = make_tuner_agent(o);
+  AgentContext ctx;
+  ctx.task = &task;
+  ctx.strategy = agent->strategies(task, Backend::cpu).front();
+  ASSERT_NE(ctx.strategy.name, "tuner.dispatch");
+  ctx.leader = measured("c1", "rowop.cpu_softmax", kA, {{kW1, 1.0e-3}, {kW2, 2.0e-3}});
+  // 2048x1024 4% faster on c2: a plan (> 3% on a shape) but about 2% on the weighted time: the strategy's own search.
+  ctx.backups = {measured("c2", "rowop.cpu_softmax", kB, {{kW1, 1.5e-3}, {kW2, 1.92e-3}})};
+  auto p = agent->propose(ctx);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->params.at("template"), "rowop.cpu_softmax") << p->note;
+  // 2048x1024 40% faster on c3: about 23% on the weighted time: the composite comes first, under this strategy.
+  ctx.backups.push_back(measured("c3", "rowop.cpu_softmax", kC, {{kW1, 3.0e-3}, {kW2, 1.2e-3}}));
+  p = agent->propose(ctx);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->params.at("template"), "tuner.dispatch");
+  EXPECT_EQ(p->params.at("variants"), "c1 c3");
+  EXPECT_NE(p->note.find("proposed under " + ctx.strategy.name), std::string::npos) << p->note;
+  p = agent->propose(ctx);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->params.at("template"), "rowop.cpu_softmax") << "the same composite is not proposed twice";
+}
