@@ -26,6 +26,8 @@ ap.add_argument("--budget", type=int, default=12, help="evaluated candidates per
 ap.add_argument("--budget-time", type=float, default=0, help="seconds per task (0: no limit)")
 ap.add_argument("--time-cap", type=float, default=0.5)
 ap.add_argument("--seed", type=int, default=20261130)
+ap.add_argument("--backups-per-family", type=int, default=0,
+                help="khive optimize --backups-per-family (0: its default); more backups give tuner.dispatch more points to compose")
 ap.add_argument("--tasks", default="", help="comma-separated task directory names, run in this order (default: all, sorted)")
 ap.add_argument("--pytorch", default="", help="PyTorch baselines file (default: the suite's pytorch-h200.json on cuda)")
 ap.add_argument("--out", default=".khive/tune-suite", help="run directories go here")
@@ -101,6 +103,8 @@ def tune(task):
            "--budget-candidates", str(a.budget), "--time-cap", str(a.time_cap), "--seed", str(a.seed), "--out", str(run), "--quiet"]
     if a.budget_time:
         cmd += ["--budget-time", str(a.budget_time)]
+    if a.backups_per_family:
+        cmd += ["--backups-per-family", str(a.backups_per_family)]
     warm = pathlib.Path(a.warm_from) / f"{task.name}-{a.backend}" if a.warm_from else None
     if warm and ((warm / "run.db").exists() or (warm / "events.jsonl").exists()):
         cmd += ["--warm-start", str(warm)]
@@ -152,7 +156,8 @@ def read_run(task, definition, run, text):
     opts = meta["options"]
     per_task = f", {opts['budget_time_s']:.0f} s per task" if opts.get("budget_time_s") else ""
     made = (f"{opts.get('n_agents', '?')} tuner agents, {opts.get('budget_candidates', '?')} candidates per task{per_task}, "
-            f"time cap {opts.get('time_cap_s', '?')} s, seed {meta['seed'] or '?'}")
+            f"time cap {opts.get('time_cap_s', '?')} s, seed {meta['seed'] or '?'}"
+            + (f", {opts['backups_per_family']} backups per strategy family" if opts.get("backups_per_family", 2) != 2 else ""))
     return task.name, {"made": made, "cut": meta["stop_reason"] is None, "ref": ref["time_s"], "lead": lead["time_s"], "score": score, "improved": meta["leader"] != meta["reference"],
                        "vs_pytorch": (pt_t / lead_t_common) if common else None, "tried": tried,
                        "verdicts": {v: sum(1 for c in cands.values() if c["verdict"] == v) for v in ("leader", "backup", "rejected", "error")}}
