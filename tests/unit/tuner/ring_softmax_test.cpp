@@ -2,6 +2,7 @@
 // its shared-memory rule, its fast path on sol softmax's shapes (whole 16-byte rows that fit a
 // stage), that the source's limits are the manifest's, what a point renders to, and that the tuner proposes it.
 #include <regex>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -141,4 +142,22 @@ TEST(TunerRingSoftmax, TunerProposesItUnderItsOwnStrategies) {
     const long long ring_bytes = std::stoll(q->params.at("STAGES")) * std::stoll(q->params.at("THREADS")) * std::stoll(q->params.at("CHUNKS")) * 16;
     EXPECT_LE(ring_bytes, 231424) << q->note;
   }
+}
+
+// The tuner lists strategies round robin over the templates that apply, so the hive's first agents (agent i starts
+// on strategy i) begin on different templates: sol/softmax on CUDA has three.
+TEST(TunerRingSoftmax, FirstStrategiesSpanTheTemplates) {
+  const Library lib = load_library(kRepo / "kernels");
+  const Task task = load_task(kRepo / "tasks/sol/softmax");
+  TunerOptions o;
+  o.kernels_dir = kRepo / "kernels";
+  const auto strategies = make_tuner_agent(o)->strategies(task, Backend::cuda);
+  ASSERT_GE(strategies.size(), 3u);
+  std::set<const Template*> owners;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (const auto& t : lib.templates)
+      for (const auto& s : t.strategies)
+        if (s.name == strategies[i].name && template_applies(t, bound(lib, "tasks/sol/softmax"))) owners.insert(&t);
+  EXPECT_EQ(owners.size(), 3u) << strategies[0].name << ", " << strategies[1].name << ", " << strategies[2].name;
+  EXPECT_EQ(strategies.back().name, "tuner.dispatch");
 }
