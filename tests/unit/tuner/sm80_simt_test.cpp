@@ -58,8 +58,8 @@ void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, cons
 // and takes every cutegen26 fp32 GEMM, with the CUTLASS kernel on every workload (alignment 1: no generic shape).
 TEST(TunerSm80Simt, DefaultIsTheProfilerConfigAndTakesEveryCutegen26Gemm) {
   const Template& t = sm80();
-  // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM), serial split-K.
-  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=0 SPLIT_MODE=serial STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
+  // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM), parallel split-K.
+  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
   for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
                            "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
     const BoundTask bt = bound(task);
@@ -92,9 +92,12 @@ TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
   EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_K", "32"}})).ok);
   const BoundTask nt = synthetic(false, false, {{1, true}});
   expect_invalid(t, nt, with(d, {{"TB_K", "32"}}), "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
-  expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "6"}}),
-                 "6 stages x (256+256) x 32 x 4 B (+ A padding) = 393984 B of shared memory > 227 KB");
-  EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}})).ok);
+  expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "6"}}),
+                 "6 stages x (256+128) x 32 x 4 B (+ A padding) = 295680 B of shared memory > 227 KB");
+  EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}})).ok);
+  // 16 warps of 64x64 need 512 x 128 accumulator registers alone: more than an SM has.
+  expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}}),
+                 "512 threads x about 128 accumulators + 72 other registers each exceed the 65536 registers of an SM");
 
   // Valid corners: the largest warp tile (64x64 = 128 accumulators), 1 warp, 16 warps.
   EXPECT_TRUE(check_point(t, sq, with(d, {{"TB_M", "256"}, {"W_M", "64"}})).ok);
@@ -124,20 +127,24 @@ TEST(TunerSm80Simt, SplitKAndTheGridLimits) {
   expect_invalid(t, synthetic(true, true, {{70000, true}}), d, "the fast path takes none of the 1 perf workloads");
 }
 
-// Parallel split-K: unbatched only (a batched call would run unsplit, a duplicate of serial), never with one
-// partition (the unsplit kernel again); serial split-K stops at 64 partitions, parallel goes to 256.
+// Parallel split-K (the default): a fixed count splits unbatched calls only (the batch owns CUTLASS's grid z; auto
+// leaves batched calls unsplit, so the default point stays valid for them), never one partition (the unsplit kernel
+// again); serial split-K stops at 64 partitions, parallel goes to 256.
 TEST(TunerSm80Simt, ParallelSplitKRules) {
   const Template& t = sm80();
   const Point d = t.default_point();
   const BoundTask kb06 = bound("kb06_matmul_large_k"), kb03 = bound("kb03_matmul_batched");
   for (const char* k : {"0", "2", "16", "64", "128", "256"})
     EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", k}})).ok) << k;
-  expect_invalid(t, kb03, with(d, {{"SPLIT_MODE", "parallel"}}),
-                 "SPLIT_MODE parallel only splits unbatched calls (split-K shares CUTLASS's grid z with the batch): batch 3 > 1");
+  EXPECT_TRUE(check_point(t, kb03, d).ok) << "the default (parallel, auto) runs batched calls unsplit";
+  expect_invalid(t, kb03, with(d, {{"SPLIT_K", "2"}}), "split-K 2 shares CUTLASS's grid z with the batch: batch 3 > 1");
   expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "1"}}), "SPLIT_MODE parallel with SPLIT_K 1 is the unsplit kernel");
-  expect_invalid(t, kb06, with(d, {{"SPLIT_K", "128"}}), "serial split-K 128: the 128 partitions of a tile would run their epilogues one after another");
+  expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "128"}}), "serial split-K 128: the 128 partitions of a tile would run their epilogues one after another");
   EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_K", "64"}})).ok);
-  EXPECT_TRUE(check_point(t, kb03, with(d, {{"SPLIT_K", "1"}})).ok) << "serial points stay as they were";
+  // 16 warps of 32x64 (512 threads at ~130 registers) cannot launch; 16 warps of 32x32 can.
+  expect_invalid(t, kb06, with(d, {{"TB_M", "256"}}), "512 threads x about 64 accumulators + 72 other registers each exceed the 65536 registers");
+  EXPECT_TRUE(check_point(t, kb06, with(d, {{"TB_M", "128"}, {"TB_N", "128"}, {"W_M", "32"}, {"W_N", "32"}})).ok);
+  EXPECT_TRUE(check_point(t, kb03, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "1"}})).ok) << "serial points stay as they were";
 
   // gemm.scheduling varies SPLIT_MODE with the swizzle and the count.
   const auto& strategies = t.strategies;
@@ -151,7 +158,7 @@ TEST(TunerSm80Simt, ParallelSplitKRules) {
 TEST(TunerSm80Simt, RenderingOfTheSplitModes) {
   const Template& t = sm80();
   const Point d = t.default_point();
-  const std::string serial = render(t, bound("kb06_matmul_large_k"), d);
+  const std::string serial = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "serial"}}));
   EXPECT_NE(serial.find("#if 0\n// Parallel split-K"), std::string::npos);
   EXPECT_NE(serial.find("#if 0\n  return khive_splits_parallel(g);\n#else\n  return khive_splits_serial(g);"), std::string::npos);
   const std::string par = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "128"}}));
