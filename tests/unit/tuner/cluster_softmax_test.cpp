@@ -10,6 +10,7 @@
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
@@ -101,22 +102,9 @@ TEST(TunerClusterSoftmax, RenderedSourceKeepsTheManifestsLimitAndLaunchesCluster
 }
 
 TEST(TunerClusterSoftmax, TunerProposesItUnderItsOwnStrategies) {
-  TunerOptions o;
-  o.kernels_dir = kRepo / "kernels";
-  auto agent = make_tuner_agent(o);
   const Task task = load_task(kRepo / "tasks/cutegen26/kb23_softmax");
-  const auto strategies = agent->strategies(task, Backend::cuda);
-  bool cluster = false, access = false;
-  for (const auto& s : strategies) {
-    cluster |= s.name == "rowop.cluster";
-    access |= s.name == "rowop.cluster_access";
-  }
-  ASSERT_TRUE(cluster && access);
-  AgentContext ctx;
-  ctx.task = &task;
-  ctx.backend = Backend::cuda;
-  for (const auto& s : strategies)
-    if (s.name == "rowop.cluster") ctx.strategy = s;
+  auto [agent, ctx] = fixtures::tuner_under(task, Backend::cuda, "rowop.cluster", {"rowop.cluster", "rowop.cluster_access"});
+  ASSERT_EQ(ctx.strategy.name, "rowop.cluster");
   auto p = agent->propose(ctx);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->params.at("template"), kName);

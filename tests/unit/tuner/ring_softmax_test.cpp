@@ -11,6 +11,7 @@
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
+#include "tuner_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace khive;
@@ -114,22 +115,9 @@ TEST(TunerRingSoftmax, RenderedSourceKeepsTheManifestsLimitsAndIssuesBulkCopies)
 }
 
 TEST(TunerRingSoftmax, TunerProposesItUnderItsOwnStrategies) {
-  TunerOptions o;
-  o.kernels_dir = kRepo / "kernels";
-  auto agent = make_tuner_agent(o);
   const Task task = load_task(kRepo / "tasks/sol/softmax");
-  const auto strategies = agent->strategies(task, Backend::cuda);
-  bool ring = false, access = false;
-  for (const auto& s : strategies) {
-    ring |= s.name == "rowop.ring";
-    access |= s.name == "rowop.ring_access";
-  }
-  ASSERT_TRUE(ring && access);
-  AgentContext ctx;
-  ctx.task = &task;
-  ctx.backend = Backend::cuda;
-  for (const auto& s : strategies)
-    if (s.name == "rowop.ring") ctx.strategy = s;
+  auto [agent, ctx] = fixtures::tuner_under(task, Backend::cuda, "rowop.ring", {"rowop.ring", "rowop.ring_access"});
+  ASSERT_EQ(ctx.strategy.name, "rowop.ring");
   auto p = agent->propose(ctx);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->params.at("template"), kName);

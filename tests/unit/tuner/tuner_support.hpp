@@ -6,11 +6,15 @@
 //   Task odd = edited_task("sol/rope", [](json& d) { d["inputs"]["q"]["dtype"] = "float32"; });
 //   EXPECT_NE(std::string(bind_error(odd, *repo_library().binding_for(odd)).what()).find("q"), std::string::npos);
 //   BoundTask bt = synthetic_task("rope", "bfloat16", {{{{"TOKENS", 512}, {"D", 10}}, true}});
+//   TunerUnder u = tuner_under(task, Backend::cuda, "rowop.ring", {"rowop.ring", "rowop.ring_access"});
+//   auto p = u.agent->propose(u.ctx);   // the tuner's first proposal under rowop.ring
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,6 +26,7 @@
 #include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
+#include "khive/tuner/tuner.hpp"
 
 namespace khive::tuner::fixtures {
 
@@ -97,6 +102,26 @@ inline BoundTask synthetic_task(const std::string& family, const std::string& dt
     bt.workload_perf.push_back(workloads[i].second);
   }
   return bt;
+}
+
+// A tuner agent over the repository's library with its context on `strategy` for `task` (kept alive by the caller).
+// The test fails when the tuner does not offer each of `offered` for the task.
+struct TunerUnder {
+  std::unique_ptr<Agent> agent;
+  AgentContext ctx;
+};
+inline TunerUnder tuner_under(const Task& task, Backend be, const std::string& strategy, const std::vector<std::string>& offered) {
+  TunerOptions o;
+  o.kernels_dir = repo() / "kernels";
+  TunerUnder u{make_tuner_agent(o), {}};
+  const auto strategies = u.agent->strategies(task, be);
+  for (const auto& name : offered)
+    EXPECT_TRUE(std::any_of(strategies.begin(), strategies.end(), [&](const Strategy& s) { return s.name == name; })) << name << " not offered";
+  u.ctx.task = &task;
+  u.ctx.backend = be;
+  for (const auto& s : strategies)
+    if (s.name == strategy) u.ctx.strategy = s;
+  return u;
 }
 
 }  // namespace khive::tuner::fixtures
