@@ -619,8 +619,123 @@ BoundTask bind_router(const Ctx& c) {
 
 // ------------------------------------------------------------------------------------------------- gemm
 
+// The PROLOGUE part of a symmetric binding: khive_symm_prepare(g) writes S(A) and S(B) as full [N, N] matrices into
+// a buffer kept between calls and points g at them; the template then runs a plain GEMM. S is its own transpose,
+// so the copies read the same whichever layout the binding gives A and B.
+std::string symmetric_prologue(const Ctx& c, bool upper) {
+  std::string p = fmt::format(
+      "// Symmetric operands (binding \"symmetric\": {0}): A and B store one triangle each, S(X)[i, k] = {1}; the other\n"
+      "// triangle is not part of the input and is never read as data. khive_symm_prepare writes the full S(A), S(B)\n"
+      "// into a buffer kept between calls (O(N^2) next to the product's O(N^3)) and points the GEMM at them.\n"
+      "constexpr bool KHIVE_SYMM_UPPER = {2};\n",
+      upper ? "upper" : "lower", upper ? "X[min(i, k), max(i, k)]" : "X[max(i, k), min(i, k)]", upper ? "true" : "false");
+  if (c.backend == Backend::cpu) {
+    p += R"KH(#include <vector>
+// Y = S(X) for one n x n stored matrix, in 32 x 32 blocks so that the mirrored reads stay in cache.
+static void khive_symmetrize(const khive_t* X, khive_t* Y, int64_t n) {
+  constexpr int64_t kB = 32;
+  for (int64_t i0 = 0; i0 < n; i0 += kB)
+    for (int64_t k0 = 0; k0 < n; k0 += kB)
+      for (int64_t i = i0; i < i0 + kB && i < n; ++i)
+        for (int64_t k = k0; k < k0 + kB && k < n; ++k) {
+          const bool stored = KHIVE_SYMM_UPPER ? i <= k : i >= k;
+          Y[i * n + k] = stored ? X[i * n + k] : X[k * n + i];
+        }
+}
+static void khive_symm_prepare(khive_gemm_args& g) {
+  static std::vector<khive_t> sa, sb;
+  const int64_t n = g.M;
+  const size_t elems = static_cast<size_t>(n) * static_cast<size_t>(n);
+  if (sa.size() < elems) {
+    sa.resize(elems);
+    sb.resize(elems);
+  }
+  khive_symmetrize(g.A, sa.data(), n);
+  khive_symmetrize(g.B, sb.data(), n);
+  g.A = sa.data();
+  g.B = sb.data();
+}
+)KH";
+    return p;
+  }
+  p += R"KH(// S(X)[r, c] read from the stored triangle.
+KHIVE_HD float khive_symm_at(const khive_t* X, int64_t r, int64_t c, int64_t n) {
+  const bool stored = KHIVE_SYMM_UPPER ? r <= c : r >= c;
+  return khive_to_float_t(stored ? X[r * n + c] : X[c * n + r]);
+}
+// Y = S(X) for A (blockIdx.z 0) and B (1). A 32 x 32 block of Y is its stored block or the transpose of the mirrored
+// one: staged through shared memory, so both are read and written coalesced; only diagonal blocks load entries of
+// the other triangle, and those are never written out.
+static __global__ void __launch_bounds__(256) khive_symm_copy(const khive_t* __restrict__ A, const khive_t* __restrict__ B,
+                                                            khive_t* __restrict__ SA, khive_t* __restrict__ SB, int64_t n) {
+  __shared__ alignas(16) unsigned char raw[32 * 33 * sizeof(khive_t)];   // raw bytes: khive_t may have a constructor
+  khive_t (*tile)[33] = reinterpret_cast<khive_t (*)[33]>(raw);
+  const khive_t* X = blockIdx.z ? B : A;
+  khive_t* Y = blockIdx.z ? SB : SA;
+  const int64_t blocks = (n + 31) / 32;
+  for (int64_t bi = blockIdx.y; bi < blocks; bi += gridDim.y)
+    for (int64_t bk = blockIdx.x; bk < blocks; bk += gridDim.x) {
+      const bool direct = KHIVE_SYMM_UPPER ? bi <= bk : bi >= bk;   // block (bi, bk) is stored itself
+      const int64_t r0 = (direct ? bi : bk) * 32, c0 = (direct ? bk : bi) * 32;
+      for (int j = threadIdx.y; j < 32; j += 8)
+        if (r0 + j < n && c0 + threadIdx.x < n) tile[j][threadIdx.x] = X[(r0 + j) * n + c0 + threadIdx.x];
+      __syncthreads();
+      for (int j = threadIdx.y; j < 32; j += 8) {
+        const int64_t i = bi * 32 + j, k = bk * 32 + threadIdx.x;
+        const bool stored = KHIVE_SYMM_UPPER ? i <= k : i >= k;
+        if (i < n && k < n) Y[i * n + k] = stored ? tile[j][threadIdx.x] : tile[threadIdx.x][j];
+      }
+      __syncthreads();
+    }
+}
+// C = act(S(A) S(B) + R) straight from the stored triangles, one thread per element: only when the buffer for the
+// copies cannot be had (slow, but the call is still served).
+static __global__ void khive_symm_direct(khive_gemm_args g) {
+  const int64_t n = g.M;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n * n; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e / n, j = e % n;
+    float acc = 0.0f;
+    for (int64_t k = 0; k < n; ++k) acc = fmaf(khive_symm_at(g.A, i, k, n), khive_symm_at(g.B, k, j, n), acc);
+    if constexpr (KHIVE_HAS_RESIDUAL) acc += khive_to_float_t(g.R[i * n + j]);
+    g.C[i * g.ldc + j] = khive_from_float_t(khive_act(acc));
+  }
+}
+// Points g at full copies of S(A), S(B) (false: no memory for them; C was computed by khive_symm_direct instead).
+// The buffer grows on demand and is kept; growing frees the old one first (cudaFree waits for its last reader).
+static bool khive_symm_prepare(khive_gemm_args& g, cudaStream_t stream) {
+  static khive_t* buf = nullptr;
+  static size_t cap = 0;   // elements
+  const int64_t n = g.M;
+  if (n <= 0) return true;
+  const size_t elems = size_t(n) * size_t(n);
+  if (2 * elems > cap) {
+    if (buf) cudaFree(buf);
+    buf = nullptr;
+    cap = 0;
+    if (cudaMalloc(&buf, 2 * elems * sizeof(khive_t)) == cudaSuccess) cap = 2 * elems;
+    else {
+      buf = nullptr;
+      (void)cudaGetLastError();   // the failed allocation is not the kernel's error
+    }
+  }
+  if (!buf) {
+    const int64_t want = (int64_t(elems) + 255) / 256;
+    khive_symm_direct<<<unsigned(want < 8192 ? want : 8192), 256, 0, stream>>>(g);
+    return false;
+  }
+  const int64_t blocks = (n + 31) / 32;
+  const unsigned gb = unsigned(blocks < 65535 ? blocks : 65535);
+  khive_symm_copy<<<dim3(gb, gb, 2), dim3(32, 8), 0, stream>>>(g.A, g.B, buf, buf + elems, n);
+  g.A = buf;
+  g.B = buf + elems;
+  return true;
+}
+)KH";
+  return p;
+}
+
 BoundTask bind_gemm(const Ctx& c) {
-  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation", "triangular"});
+  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation", "triangular", "symmetric"});
   BoundTask bt;
   bt.op = "gemm";
   // triangular: A and B are upper (lower) triangular, their other triangle holds arbitrary values that are not part
@@ -630,6 +745,14 @@ BoundTask bind_gemm(const Ctx& c) {
   if (tri != "none" && tri != "upper" && tri != "lower")
     c.fail("triangular", "none, upper (A, B upper triangular, C = triu(A·B)) or lower", "\"" + tri + "\"");
   if (tri != "none") bt.op = tri == "upper" ? "gemm_triu" : "gemm_tril";
+  // symmetric: A and B are symmetric matrices stored as one triangle (BLAS SYMM style), S(X)[i, k] =
+  // X[min(i, k), max(i, k)] for upper; the other triangle holds arbitrary values. The ENTRY first writes full
+  // copies S(A), S(B) into a buffer kept between calls (O(N^2) against the product's O(N^3)) and runs khive_run on
+  // them, so every GEMM template serves the task as a plain GEMM (op gemm) and none reads the other triangle.
+  const std::string sym = c.has("symmetric") ? c.str("symmetric", true) : "none";
+  if (sym != "none" && sym != "upper" && sym != "lower")
+    c.fail("symmetric", "none, upper (S(X)[i, k] = X[min(i, k), max(i, k)]) or lower (X[max(i, k), min(i, k)])", "\"" + sym + "\"");
+  if (sym != "none" && tri != "none") c.fail("triangular", "none with symmetric " + sym, "\"" + tri + "\"");
   const TensorSpec& A = c.input("A");
   const TensorSpec& B = c.input("B");
   const TensorSpec& C = c.output("C");
@@ -676,12 +799,17 @@ BoundTask bind_gemm(const Ctx& c) {
   // A triangular product has no epilogue: act(0) + residual would fill the zero triangle with something else.
   if (tri != "none" && R) c.fail("residual", "no residual with triangular " + tri, "\"" + R->name + "\"");
   if (tri != "none" && act != "none") c.fail("activation", "none with triangular " + tri, "\"" + act + "\"");
+  // The symmetric copies are per matrix: one [N, N] operand each, not a batch of them.
+  if (sym != "none" && !batch.empty()) c.fail("batch", "no batch with symmetric " + sym, "\"" + batch + "\"");
 
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
     if (tri != "none" && (v(M) != v(N) || v(K) != v(N)))
       c.fail("triangular", "square operands (M = N = K) for a triangular product",
+             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
+    if (sym != "none" && (v(M) != v(N) || v(K) != v(N)))
+      c.fail("symmetric", "square operands (M = N = K) for symmetric operands",
              fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
     add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
                             {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
@@ -707,6 +835,7 @@ BoundTask bind_gemm(const Ctx& c) {
        "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
        "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
        "  int64_t a_bs, b_bs, c_bs, r_bs;       // batch strides (0: shared across the batch)\n};\n";
+  if (sym != "none") p += symmetric_prologue(c, sym == "upper");
   const std::string m = axis_cpp(c.task, M), n = axis_cpp(c.task, N), k = axis_cpp(c.task, K);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k, batch.empty() ? "int64_t(1)" : axis_cpp(c.task, batch));
@@ -718,6 +847,9 @@ BoundTask bind_gemm(const Ctx& c) {
   e += "  khive_g.ldc = khive_N;\n";
   e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n", a_batched ? "khive_M * khive_K" : "0",
                    b_batched ? "khive_K * khive_N" : "0", r_batched ? "khive_M * khive_N" : "0");
+  if (sym != "none")
+    e += c.backend == Backend::cuda ? "  if (!khive_symm_prepare(khive_g, stream)) return;   // no buffer: C computed directly through S\n"
+                                    : "  khive_symm_prepare(khive_g);\n";
   e += fmt::format("  khive_run(khive_g{});\n}}\n", launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
@@ -729,6 +861,9 @@ BoundTask bind_gemm(const Ctx& c) {
   bt.summary = fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
                            lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, bt.dtype);
   if (act != "none") bt.summary.insert(bt.summary.find(" ("), ")");
+  if (sym != "none") bt.summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})", C.name,
+                                              act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
+                                              act == "none" ? "" : ")", sym, M, N, K, bt.dtype);
   if (tri != "none") bt.summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name, tri == "upper" ? "triu" : "tril", A.name,
                                               la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, bt.dtype);
   return bt;
