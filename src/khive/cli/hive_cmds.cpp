@@ -319,7 +319,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
       ->check(CLI::NonNegativeNumber);
   op->add_flag("--no-board", h.no_board, "no shared board (ablation)");
   op->add_option("--max-backups", h.max_backups, "backups kept (ranked, diverse)")->check(CLI::Range(0, 1000));
-  op->add_option("--backups-per-family", h.per_family, "at most this many backups per strategy family")->check(CLI::Range(1, 1000));
+  op->add_option("--backups-per-family", h.per_family, "at most this many backups per family (a template, for template-made kernels; else the strategy family)")->check(CLI::Range(1, 1000));
   op->add_option("--out", h.out, "run directory (default .khive/runs/TASK-TIMESTAMP)");
   op->add_option("--resume", h.resume, "continue the run in this directory without re-evaluating its candidates");
   op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");

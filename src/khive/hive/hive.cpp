@@ -21,6 +21,11 @@ using Clock = std::chrono::steady_clock;
 
 std::string backend_ext(Backend b) { return b == Backend::cuda ? "cu" : "cpp"; }
 
+std::string backup_family(const MeasuredKernel& k) {
+  const auto t = k.params.find("template");
+  return t != k.params.end() ? "template " + t->second : strategy_family(k.strategy);
+}
+
 std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max,
                                          int per_family) {
   std::vector<MeasuredKernel> v;
@@ -34,7 +39,7 @@ std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& acce
   std::map<std::string, int> fam;
   for (auto& k : v) {
     if (static_cast<int>(out.size()) >= max) break;
-    auto& n = fam[strategy_family(k.strategy)];
+    auto& n = fam[backup_family(k)];
     if (per_family > 0 && n >= per_family) continue;
     ++n;
     out.push_back(k);

@@ -191,6 +191,20 @@ TEST(Hive, BackupsAreDiversePerStrategyFamily) {
   EXPECT_EQ(b[0].id, "1");
   EXPECT_EQ(b[1].id, "2");
   EXPECT_EQ(b[2].id, "4");   // "3" would be the third of family x
+  // Template-made kernels count per template, whatever their strategy: two rowop templates keep two backups each.
+  auto t = [&](std::string id, std::string s, std::string tmpl, double time) {
+    MeasuredKernel m = k(id, s, time);
+    m.params["template"] = tmpl;
+    return m;
+  };
+  acc = {t("L", "rowop.passes", "rowop.a", 0.1), t("1", "rowop.passes", "rowop.a", 0.2), t("2", "rowop.vector", "rowop.a", 0.21),
+         t("3", "rowop.vector", "rowop.a", 0.22), t("4", "rowop.ring", "rowop.b", 0.3), t("5", "rowop.ring", "rowop.b", 0.4)};
+  b = rank_backups(acc, "L", 8, 2);
+  std::vector<std::string> ids;
+  for (auto& x : b) ids.push_back(x.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "4", "5"}));   // "3": the third of template rowop.a
+  EXPECT_EQ(backup_family(acc[4]), "template rowop.b");
+  EXPECT_EQ(backup_family(k("x", "llm.fix", 1)), "llm");
 }
 
 TEST(Hive, PlateauMovesTheAgentToTheLeastExploredStrategyWithAReason) {
