@@ -16,13 +16,7 @@ import sys
 import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, failures, finish  # noqa: E402
 
 
 def bench(suite, kernels, out, pattern):
@@ -86,5 +80,4 @@ with tempfile.TemporaryDirectory(prefix="khive_bench_ab_") as tmp:
     j = json.loads((out2 / "bench.json").read_text())
     check("no-such-workload" in (j["rows"][0]["error"] or ""), f"the row's error names the pattern: {j['rows'][0]['error']}")
 
-print("bench_ab_cpu:", "FAIL" if failures else "ok", len(failures))
-sys.exit(1 if failures else 0)
+finish("bench_ab_cpu")

@@ -18,13 +18,7 @@ khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "bench"))
 import pytorch_baselines as pb  # noqa: E402  (the slug rule khive shares)
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, failures  # noqa: E402
 
 
 with tempfile.TemporaryDirectory(prefix="khive_bench_it_") as tmp:

@@ -20,13 +20,7 @@ khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "bench"))
 import pytorch_baselines as pb  # noqa: E402  (the device slug rule khive shares)
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, failures, finish  # noqa: E402
 
 
 with tempfile.TemporaryDirectory(prefix="khive_hive_tb_") as tmp:
@@ -59,5 +53,4 @@ with tempfile.TemporaryDirectory(prefix="khive_hive_tb_") as tmp:
         check(score is not None and score[0] is not None and score[0] > 0.9,
               f"the reference scored against PyTorch's 1 s (expected > 0.9; 0.5 would mean T_b = the reference): {score}")
 
-print("hive_pytorch_tb:", "FAIL" if failures else "ok", len(failures))
-sys.exit(1 if failures else 0)
+finish("hive_pytorch_tb")

@@ -14,13 +14,7 @@ replay.mkdir()
 for src in list((task / "candidates").glob("*.cpp")) + list((root / "tests/integration/hive/softmax").glob("*.cpp")):
     shutil.copy(src, replay / src.name)
 run = tmp / "run"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, failures  # noqa: E402
 
 
 def khive_run(*args):

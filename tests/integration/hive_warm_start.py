@@ -13,13 +13,7 @@ import sys
 import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, failures, finish  # noqa: E402
 
 
 def optimize(out, budget, *extra):
@@ -58,5 +52,4 @@ with tempfile.TemporaryDirectory(prefix="khive_warm_") as tmp:
     check(r.returncode == 2 and "--warm-start" in r.stderr and "events.jsonl" in r.stderr, f"a non-run is refused: {r.returncode} {r.stderr[-300:]}")
     check(not (bad / "run.db").exists(), "nothing created in it")
 
-print("hive_warm_start:", "FAIL" if failures else "ok", len(failures))
-sys.exit(1 if failures else 0)
+finish("hive_warm_start")

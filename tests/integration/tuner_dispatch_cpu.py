@@ -16,13 +16,7 @@ import sys
 import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checks import check, failures, finish  # noqa: E402
 
 
 TEMPLATE = r"""// Row softmax with a deliberate shape preference (a test fixture): MODE={{MODE}}.
@@ -102,5 +96,4 @@ with tempfile.TemporaryDirectory(prefix="khive_dispatch_") as tmp:
             best = {k: min(json.loads(p[5] or "{}").get(k, 1e9) for p in points) for k in w}
             print("composite medians", w, "best single point per shape", best)
 
-print("tuner_dispatch_cpu:", "FAIL" if failures else "ok", len(failures))
-sys.exit(1 if failures else 0)
+finish("tuner_dispatch_cpu")
