@@ -46,6 +46,12 @@ def main():
             r = run([tune, "point", task, *args, "--out", dest])
             expect(r.returncode == 2 and msg in r.stderr, f"{' '.join(args)}: exit 2 naming the problem ({msg})", r)
             expect(not os.path.exists(dest), f"{' '.join(args)}: nothing written")
+        # compose: a route to a variant that was not given is refused, naming the flag and the valid range.
+        dest = os.path.join(tmp, "bad-compose.cpp")
+        r = run([tune, "compose", task, "--point", "rowop.cpu_softmax", "--route", "softmax-512x4096=3", "--out", dest])
+        expect(r.returncode == 2 and "--route softmax-512x4096=3: expected a variant index 0..0 (one per --point)" in r.stderr,
+               "compose refuses a route to a missing variant", r)
+        expect(not os.path.exists(dest), "compose with a bad route writes nothing")
         # A rule of the template (not just a value list) refuses the point with the rule's own message.
         r = run([tune, "point", os.path.join(repo, "tasks/sol/softmax"), "--backend", "cuda", "--template", "rowop.cuda_softmax",
                  "--set", "CACHE=smem", "--out", os.path.join(tmp, "bad.cu")])

@@ -194,6 +194,8 @@ int main(int argc, char** argv) {
         } catch (const std::exception&) {
           throw std::runtime_error(fmt::format("--route {}: expected a variant index after =", r));
         }
+        if (it->variant < 0 || it->variant >= static_cast<int>(variants.size()))
+          throw std::runtime_error(fmt::format("--route {}: expected a variant index 0..{} (one per --point)", r, variants.size() - 1));
       }
       khive::write_file_atomic(out_file, khive::tuner::render_composite(task, bt, variants, routes));
       std::string status;
