@@ -54,13 +54,19 @@ std::string fmt_time(double s) {
   return fmt::format("{:.3g} s", s);
 }
 
+// A candidate's file-name label: s with every character other than [A-Za-z0-9_-] made '_'; longer than `max`, its
+// first `keep` characters and a hash of `hash_of` (s itself when empty), so that long labels stay distinct.
+std::string file_label(std::string s, std::size_t max, std::size_t keep, const std::string& hash_of = "") {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  if (s.size() > max) s = s.substr(0, keep) + "-" + fmt::format("{:x}", std::hash<std::string>{}(hash_of.empty() ? s : hash_of) & 0xffffffull);
+  return s;
+}
+
 std::string short_label(const Template& t, const Point& p) {
   std::string s = t.name;
   for (const auto& [k, v] : p) s += "-" + k + v;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  if (s.size() > 96) s = s.substr(0, 80) + "-" + fmt::format("{:x}", std::hash<std::string>{}(s) & 0xffffffull);
-  return s;
+  return file_label(std::move(s), 96, 80);
 }
 
 class TunerAgent final : public Agent {
@@ -108,7 +114,7 @@ class TunerAgent final : public Agent {
       auto it = ctx.leader->params.find("template");
       if (it != ctx.leader->params.end()) {
         leader_t = lib_.find_template(it->second);
-        if (leader_t) leader_point = restrict(*leader_t, ctx.leader->params);
+        if (leader_t) leader_point = tuner::point_from_params(*leader_t, ctx.leader->params);
       }
     }
     const uint64_t seed = ctx.seed ^ std::hash<std::string>{}(ctx.strategy.name);
@@ -161,7 +167,7 @@ class TunerAgent final : public Agent {
       auto it = w.find("template");
       const Template* t = it == w.end() ? nullptr : lib_.find_template(it->second);
       if (!t || std::find(st->templates.begin(), st->templates.end(), t) == st->templates.end()) continue;
-      const Point p = restrict(*t, w);
+      const Point p = tuner::point_from_params(*t, w);
       if (auto prop = try_point(*t, p, p, false)) {
         prop->note = "warm start (a point of an earlier run): " + prop->note;
         return prop;
@@ -262,13 +268,6 @@ class TunerAgent final : public Agent {
   }
 
   // The leader's parameters as a point of its template: unknown keys dropped, missing ones at the default.
-  static Point restrict(const Template& t, const std::map<std::string, std::string>& params) {
-    Point p = t.default_point();
-    for (auto& [k, v] : p)
-      if (auto it = params.find(k); it != params.end() && t.find_param(k)) v = it->second;
-    return p;
-  }
-
   // A composite's key: its points and routes (not the candidate ids, so the same composite of re-measured points is
   // the same composite).
   static constexpr double kOpportunisticGain = 0.05;
@@ -304,10 +303,7 @@ class TunerAgent final : public Agent {
     prop.note = plan.note + " (" + (ctx.strategy.name == tuner::kDispatchTemplate ? ctx.strategy.name : "proposed under " + ctx.strategy.name + ": the measurements promise a clear gain") + ")";
     std::string ids = plan.params.at("variants");
     std::replace(ids.begin(), ids.end(), ' ', '-');
-    prop.label = "dispatch-" + ids;
-    for (char& c : prop.label)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-    if (prop.label.size() > 64) prop.label = prop.label.substr(0, 48) + "-" + fmt::format("{:x}", std::hash<std::string>{}(key) & 0xffffffull);
+    prop.label = file_label("dispatch-" + ids, 64, 48, key);
     return prop;
   }
 
@@ -335,7 +331,7 @@ class TunerAgent final : public Agent {
       mem_->try_mark(dispatch_key(k.params));
       return;
     }
-    if (const Template* t = lib_.find_template(it->second)) mem_->try_mark(point_key(t->name, restrict(*t, k.params)));
+    if (const Template* t = lib_.find_template(it->second)) mem_->try_mark(point_key(t->name, tuner::point_from_params(*t, k.params)));
   }
 
   tuner::Library lib_;

@@ -306,6 +306,22 @@ std::vector<std::map<std::string, std::string>> dispatch_variant_points(const st
   return out;
 }
 
+std::vector<PerfShape> perf_shapes(const Task& task, const BoundTask& bt) {
+  const auto axes = var_axes(task);
+  std::vector<PerfShape> shapes;
+  for (std::size_t w = 0; w < bt.workload_names.size() && w < task.workloads.size(); ++w) {
+    if (!bt.workload_perf[w]) continue;
+    std::map<std::string, int64_t> ax;
+    for (const auto& a : axes)
+      if (auto it = task.workloads[w].axes.find(a); it != task.workloads[w].axes.end()) ax[a] = it->second;
+    auto g = std::find_if(shapes.begin(), shapes.end(), [&](const PerfShape& x) { return x.axes == ax; });
+    if (g == shapes.end()) g = shapes.insert(shapes.end(), PerfShape{ax, {}, {}});
+    g->workloads.push_back(bt.workload_names[w]);
+    g->weights.push_back(task.workloads[w].weight);
+  }
+  return shapes;
+}
+
 DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib, const std::optional<MeasuredKernel>& leader,
                            const std::vector<MeasuredKernel>& backups, const DispatchOptions& o) {
   DispatchPlan plan;
@@ -313,26 +329,8 @@ DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library&
     plan.reason = "no leader yet";
     return plan;
   }
-  // Perf shapes: the timed workloads grouped by their var axes (workloads of one shape cannot be told apart).
-  const auto axes = var_axes(task);
-  struct Group {
-    std::map<std::string, int64_t> axes;
-    std::vector<std::string> workloads;
-    std::vector<double> weights;
-  };
-  std::vector<Group> groups;
-  std::map<std::string, double> weight;
-  for (std::size_t w = 0; w < bt.workload_names.size() && w < task.workloads.size(); ++w) {
-    if (!bt.workload_perf[w]) continue;
-    std::map<std::string, int64_t> ax;
-    for (const auto& a : axes)
-      if (auto it = task.workloads[w].axes.find(a); it != task.workloads[w].axes.end()) ax[a] = it->second;
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.axes == ax; });
-    if (g == groups.end()) g = groups.insert(groups.end(), Group{ax, {}, {}});
-    g->workloads.push_back(bt.workload_names[w]);
-    g->weights.push_back(task.workloads[w].weight);
-    weight[bt.workload_names[w]] = task.workloads[w].weight;
-  }
+  using Group = PerfShape;
+  const std::vector<Group> groups = perf_shapes(task, bt);
   if (groups.size() < 2) {
     plan.reason = "fewer than 2 distinct perf shapes: nothing to dispatch on";
     return plan;
@@ -355,12 +353,6 @@ DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library&
     for (const auto& [w, s] : time)
       if (s > 0) it->time.emplace(w, s);
     return static_cast<int>(it - opts.begin());
-  };
-  auto restrict = [](const Template& t, const std::map<std::string, std::string>& params) {
-    Point p = t.default_point();
-    for (auto& [k, v] : p)
-      if (auto it = params.find(k); it != params.end()) v = it->second;
-    return p;
   };
   std::map<std::string, int> leader_option;   // workload -> the option the leader runs there (none: not a template)
   auto take = [&](const MeasuredKernel& k, bool is_leader) {
@@ -394,7 +386,7 @@ DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library&
         for (const auto& [w, vi] : route)
           if (vi == i)
             if (auto m = k.workload_median_s.find(w); m != k.workload_median_s.end()) time[w] = m->second;
-        const int oi = add(t, restrict(*t, pts[i]), i < ids.size() ? ids[i] : k.id, time);
+        const int oi = add(t, point_from_params(*t, pts[i]), i < ids.size() ? ids[i] : k.id, time);
         if (is_leader)
           for (const auto& [w, s] : time) leader_option[w] = oi;
       }
@@ -410,31 +402,25 @@ DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library&
                                     backend_name(t->backend), bt.key, bt.family));
       return;
     }
-    const int oi = add(t, restrict(*t, k.params), k.id, k.workload_median_s);
+    const int oi = add(t, point_from_params(*t, k.params), k.id, k.workload_median_s);
     if (is_leader)
       for (const auto& [w, s] : k.workload_median_s) leader_option[w] = oi;
   };
   take(*leader, true);
   for (const auto& b : backups) take(b, false);
 
-  auto cost = [&](const Option& op, const Group& g) -> std::optional<double> {   // weighted sum of log medians
+  // Weighted sum of log medians over a shape's workloads; none when one of them has no (positive) median.
+  auto log_cost = [](const std::map<std::string, double>& time, const Group& g) -> std::optional<double> {
     double s = 0;
     for (std::size_t i = 0; i < g.workloads.size(); ++i) {
-      auto it = op.time.find(g.workloads[i]);
-      if (it == op.time.end()) return std::nullopt;
+      auto it = time.find(g.workloads[i]);
+      if (it == time.end() || !(it->second > 0)) return std::nullopt;
       s += g.weights[i] * std::log(it->second);
     }
     return s;
   };
-  auto leader_cost = [&](const Group& g) -> std::optional<double> {
-    double s = 0;
-    for (std::size_t i = 0; i < g.workloads.size(); ++i) {
-      auto it = leader->workload_median_s.find(g.workloads[i]);
-      if (it == leader->workload_median_s.end() || !(it->second > 0)) return std::nullopt;
-      s += g.weights[i] * std::log(it->second);
-    }
-    return s;
-  };
+  auto cost = [&](const Option& op, const Group& g) { return log_cost(op.time, g); };
+  auto leader_cost = [&](const Group& g) { return log_cost(leader->workload_median_s, g); };
   auto wsum = [](const Group& g) {
     double s = 0;
     for (double w : g.weights) s += w;

@@ -43,6 +43,15 @@ struct Route {
   int variant = 0;
 };
 
+// The timed shapes of a bound task: its perf workloads grouped by their var axes (workloads of one shape cannot be
+// told apart at run time), in workload order, each with its workloads' uuids and weights.
+struct PerfShape {
+  std::map<std::string, int64_t> axes;
+  std::vector<std::string> workloads;
+  std::vector<double> weights;
+};
+std::vector<PerfShape> perf_shapes(const Task& task, const BoundTask& bt);
+
 // Throws ComposeError naming the reason. Every variant's template must apply to bt (one binding: the same
 // PROLOGUE and ENTRY), at least one variant and one route, routes naming existing variants.
 std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants, const std::vector<Route>& routes);

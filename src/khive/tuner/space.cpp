@@ -262,4 +262,11 @@ std::string describe_point(const Point& p) {
   return s;
 }
 
+Point point_from_params(const Template& t, const std::map<std::string, std::string>& params) {
+  Point p = t.default_point();
+  for (auto& [k, v] : p)
+    if (auto it = params.find(k); it != params.end()) v = it->second;
+  return p;
+}
+
 }  // namespace khive::tuner

@@ -6,6 +6,7 @@
 //   auto order = subspace_order(t, base, {"VEC","ITEMS"}, seed);     // base's neighbours first, then further out
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,5 +51,9 @@ std::vector<Point> subspace_order(const Template& t, const Point& base, const st
 std::string describe_change(const Point& from, const Point& to);
 // "VEC=8 ITEMS=4" (all parameters, in name order).
 std::string describe_point(const Point& p);
+
+// The template's point recorded in a candidate's params: its defaults, overridden by the params that name one of
+// its parameters ("template" and anything else dropped).
+Point point_from_params(const Template& t, const std::map<std::string, std::string>& params);
 
 }  // namespace khive::tuner

@@ -174,13 +174,8 @@ int main(int argc, char** argv) {
       }
       // Timed shapes (workloads with equal var axes share one), round robin over the variants unless routed.
       std::vector<khive::tuner::Route> routes;
-      for (std::size_t w = 0; w < task.workloads.size(); ++w) {
-        if (!bt.workload_perf[w]) continue;
-        const auto& ax = task.workloads[w].axes;
-        auto it = std::find_if(routes.begin(), routes.end(), [&](const khive::tuner::Route& r) { return r.axes == ax; });
-        if (it == routes.end()) it = routes.insert(routes.end(), {{}, ax, static_cast<int>(routes.size() % variants.size())});
-        it->workloads.push_back(task.workloads[w].uuid);
-      }
+      for (auto& shape : khive::tuner::perf_shapes(task, bt))
+        routes.push_back({std::move(shape.workloads), std::move(shape.axes), static_cast<int>(routes.size() % variants.size())});
       for (const auto& r : compose_routes) {
         const auto eq = r.rfind('=');
         if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("--route: expected WORKLOAD=INDEX, got \"{}\"", r));
