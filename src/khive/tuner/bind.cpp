@@ -741,17 +741,19 @@ BoundTask bind_gemm(const Ctx& c) {
   // triangular: A and B are upper (lower) triangular, their other triangle holds arbitrary values that are not part
   // of the input, and C = triu(A·B) (tril) with its zero triangle written: op gemm_triu / gemm_tril, served only by
   // templates that restrict k per tile and mask the operands (their manifests' "ops").
-  const std::string tri = c.has("triangular") ? c.str("triangular", true) : "none";
-  if (tri != "none" && tri != "upper" && tri != "lower")
-    c.fail("triangular", "none, upper (A, B upper triangular, C = triu(A·B)) or lower", "\"" + tri + "\"");
+  // "triangular" and "symmetric" each say none, upper or lower.
+  auto upper_lower = [&](const char* key, const std::string& expected) {
+    const std::string v = c.has(key) ? c.str(key, true) : "none";
+    if (v != "none" && v != "upper" && v != "lower") c.fail(key, expected, "\"" + v + "\"");
+    return v;
+  };
+  const std::string tri = upper_lower("triangular", "none, upper (A, B upper triangular, C = triu(A·B)) or lower");
   if (tri != "none") bt.op = tri == "upper" ? "gemm_triu" : "gemm_tril";
   // symmetric: A and B are symmetric matrices stored as one triangle (BLAS SYMM style), S(X)[i, k] =
   // X[min(i, k), max(i, k)] for upper; the other triangle holds arbitrary values. The ENTRY first writes full
   // copies S(A), S(B) into a buffer kept between calls (O(N^2) against the product's O(N^3)) and runs khive_run on
   // them, so every GEMM template serves the task as a plain GEMM (op gemm) and none reads the other triangle.
-  const std::string sym = c.has("symmetric") ? c.str("symmetric", true) : "none";
-  if (sym != "none" && sym != "upper" && sym != "lower")
-    c.fail("symmetric", "none, upper (S(X)[i, k] = X[min(i, k), max(i, k)]) or lower (X[max(i, k), min(i, k)])", "\"" + sym + "\"");
+  const std::string sym = upper_lower("symmetric", "none, upper (S(X)[i, k] = X[min(i, k), max(i, k)]) or lower (X[max(i, k), min(i, k)])");
   if (sym != "none" && tri != "none") c.fail("triangular", "none with symmetric " + sym, "\"" + tri + "\"");
   const TensorSpec& A = c.input("A");
   const TensorSpec& B = c.input("B");
@@ -805,11 +807,10 @@ BoundTask bind_gemm(const Ctx& c) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
-    if (tri != "none" && (v(M) != v(N) || v(K) != v(N)))
-      c.fail("triangular", "square operands (M = N = K) for a triangular product",
-             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
-    if (sym != "none" && (v(M) != v(N) || v(K) != v(N)))
-      c.fail("symmetric", "square operands (M = N = K) for symmetric operands",
+    // Triangular and symmetric operands (never both) are square.
+    if ((tri != "none" || sym != "none") && (v(M) != v(N) || v(K) != v(N)))
+      c.fail(tri != "none" ? "triangular" : "symmetric",
+             tri != "none" ? "square operands (M = N = K) for a triangular product" : "square operands (M = N = K) for symmetric operands",
              fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
     add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
                             {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
