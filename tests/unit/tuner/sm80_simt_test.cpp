@@ -59,7 +59,7 @@ void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, cons
 TEST(TunerSm80Simt, DefaultIsTheProfilerConfigAndTakesEveryCutegen26Gemm) {
   const Template& t = sm80();
   // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM), parallel split-K.
-  EXPECT_EQ(describe_point(t.default_point()), "SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
+  EXPECT_EQ(describe_point(t.default_point()), "RELAYOUT_A=0 RELAYOUT_B=0 SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=128 TB_N=128 W_M=32 W_N=64");
   for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
                            "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
     const BoundTask bt = bound(task);
@@ -179,11 +179,60 @@ TEST(TunerSm80Simt, RenderingInstantiatesGemmUniversalForTheTasksLayouts) {
   const BoundTask tb = bound("kb17_matmul_transposed_b");
   const std::string s = render(t, tb, with(t.default_point(), {{"SWIZZLE", "4"}, {"SPLIT_K", "8"}}));
   EXPECT_EQ(s.find("{{"), std::string::npos);
-  for (const char* part : {"using LayoutA = cutlass::layout::RowMajor;", "using LayoutB = cutlass::layout::ColumnMajor;",
+  for (const char* part : {"using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
+                           "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
                            "cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>",
                            "GemmIdentityThreadblockSwizzle<4>", "constexpr int kSplitK = 8;", "cutlass::arch::OpClassSimt, cutlass::arch::Sm80",
                            "khive_gemm_generic", "extern \"C\""})
     EXPECT_NE(s.find(part), std::string::npos) << part;
+}
+
+// RELAYOUT_A / RELAYOUT_B copy a K-contiguous operand M- / N-contiguous first: allowed only for such an operand,
+// and the copy lifts the transposition rules (kb17's column-major B takes TB_K 32 once it is copied row-major).
+TEST(TunerSm80Simt, RelayoutRules) {
+  const Template& t = sm80();
+  const Point d = t.default_point();
+  EXPECT_EQ(d.at("RELAYOUT_A"), "0");
+  EXPECT_EQ(d.at("RELAYOUT_B"), "0");
+  const BoundTask kb17 = bound("kb17_matmul_transposed_b");   // row-major A, column-major B: both K-contiguous
+  const BoundTask kb01 = bound("kb01_matmul_square");         // row-major A and B
+  const BoundTask nt = synthetic(false, false, {{1, true}});  // column-major A and B
+  for (const char* a : {"0", "1"})
+    for (const char* b : {"0", "1"}) EXPECT_TRUE(check_point(t, kb17, with(d, {{"RELAYOUT_A", a}, {"RELAYOUT_B", b}})).ok) << a << b;
+  EXPECT_TRUE(check_point(t, kb01, with(d, {{"RELAYOUT_A", "1"}})).ok);
+  expect_invalid(t, kb01, with(d, {{"RELAYOUT_B", "1"}}), "RELAYOUT_B 1: B is row-major (N-contiguous) already; there is nothing to copy");
+  expect_invalid(t, nt, with(d, {{"RELAYOUT_A", "1"}}), "RELAYOUT_A 1: A is column-major (M-contiguous) already; there is nothing to copy");
+  EXPECT_TRUE(check_point(t, nt, with(d, {{"RELAYOUT_B", "1"}})).ok);
+
+  // TB_K 32 pads a transposed tile by one row, which lanes of 4 do not fit: refused while an operand is
+  // K-contiguous, allowed once both are copied.
+  const Point deep = with(d, {{"TB_K", "32"}, {"STAGES", "3"}});
+  expect_invalid(t, kb17, deep, "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows");
+  expect_invalid(t, kb17, with(deep, {{"RELAYOUT_A", "1"}}), "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows");
+  EXPECT_TRUE(check_point(t, kb17, with(deep, {{"RELAYOUT_A", "1"}, {"RELAYOUT_B", "1"}})).ok);
+  EXPECT_TRUE(check_point(t, kb01, with(deep, {{"RELAYOUT_A", "1"}})).ok);
+
+  const auto it = std::find_if(t.strategies.begin(), t.strategies.end(), [](const auto& s) { return s.name == "gemm.operand_relayout"; });
+  ASSERT_NE(it, t.strategies.end());
+  EXPECT_EQ(it->params, (std::vector<std::string>{"RELAYOUT_A", "RELAYOUT_B", "TB_K"}));
+}
+
+// The relaid kernel is instantiated for the copies' layouts (column-major A, row-major B) and reads the copies'
+// leading dimensions; without a copy it is the task's layouts, as before.
+TEST(TunerSm80Simt, RenderingOfTheRelayout) {
+  const Template& t = sm80();
+  const BoundTask kb17 = bound("kb17_matmul_transposed_b");
+  const std::string plain = render(t, kb17, t.default_point());
+  EXPECT_NE(plain.find("constexpr bool kRelayoutA = 0 && KHIVE_A_ROW, kRelayoutB = 0 && !KHIVE_B_ROW;"), std::string::npos);
+  const std::string both = render(t, kb17, with(t.default_point(), {{"RELAYOUT_A", "1"}, {"RELAYOUT_B", "1"}}));
+  EXPECT_EQ(both.find("{{"), std::string::npos);
+  for (const char* part : {"constexpr bool kRelayoutA = 1 && KHIVE_A_ROW, kRelayoutB = 1 && !KHIVE_B_ROW;",
+                           "using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
+                           "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
+                           "const int64_t lda = kARow ? g.a_rs : g.a_cs, ldb = kBRow ? g.b_rs : g.b_cs;",
+                           "__global__ void __launch_bounds__(256) khive_relayout(", "khive_relayout_into<1>(", "khive_relayout_into<2>(",
+                           "if ((kRelayoutA && !khive_relayout_a(g, stream)) || (kRelayoutB && !khive_relayout_b(g, stream))) {"})
+    EXPECT_NE(both.find(part), std::string::npos) << part;
 }
 
 // Both fp32 CUDA templates serve the cutegen26 GEMMs; the strategies of the new one are offered, and an agent on
