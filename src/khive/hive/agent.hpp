@@ -110,6 +110,9 @@ class Agent {
   virtual std::optional<Proposal> propose(const AgentContext& ctx) = 0;
   // The guard's verdict on the last proposal; the returned entry (if any) is posted to the board.
   virtual std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) = 0;
+  // Why the last propose() returned nullopt, when the agent knows more than "nothing left" (one phrase, for the
+  // switch event; "" otherwise).
+  virtual std::string declined_because() const { return ""; }
   // Cumulative usage since construction (thread-safe to call from the hive between proposals).
   virtual AgentUsage usage() const { return {}; }
   // What the agent needs to continue after the process ends (a run paused for GPU evaluation, Ctrl-C):

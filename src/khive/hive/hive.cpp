@@ -603,7 +603,8 @@ struct Hive::Impl {
       if (stop) break;
       if (!p) {
         std::lock_guard<std::mutex> lk(mu);
-        exhausted(a, fmt::format("strategy {} exhausted", a.strategy.name));
+        const std::string why = a.agent->declined_because();
+        exhausted(a, why.empty() ? fmt::format("strategy {} exhausted", a.strategy.name) : fmt::format("strategy {} exhausted: {}", a.strategy.name, why));
         continue;
       }
       if (p->ext.empty()) p->ext = ext;

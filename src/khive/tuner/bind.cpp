@@ -778,7 +778,15 @@ BoundTask bind_gemm(const Ctx& c) {
     for (const auto& d : t.shape) got += (got.empty() ? "" : ", ") + d;
     c.fail(key, "shape [" + want + "]", "[" + got + "]");
   };
+  // The symmetric copies read the stored triangle row-major (X[min(i, k), max(i, k)] at X[min * n + max]).
+  if (sym != "none" && la != "row") c.fail("layout_a", "row with symmetric " + sym + " (the stored triangle is read row-major)", "\"" + la + "\"");
+  if (sym != "none" && lb != "row") c.fail("layout_b", "row with symmetric " + sym + " (the stored triangle is read row-major)", "\"" + lb + "\"");
   const bool a_batched = expect("A", A, la == "row" ? std::vector<std::string>{M, K} : std::vector<std::string>{K, M}, true);
+  // The layout the kernel reads A in: the task's, except for symmetric operands on CUDA. There the kernel reads the
+  // full copy S(A), whose row-major storage is its column-major storage (S(A)[i, k] = S(A)[k, i]), so it is read as
+  // column-major: M-contiguous, what the SIMT mainloops want, at no cost (S(B) read row-major is N-contiguous
+  // already). The CPU template stays on the row-major read its loops are written for.
+  const std::string la_read = sym != "none" && c.backend == Backend::cuda ? "col" : la;
   const bool b_batched = expect("B", B, lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K}, true);
   expect("C", C, {M, N}, false);
   const TensorSpec* R = nullptr;
@@ -813,12 +821,12 @@ BoundTask bind_gemm(const Ctx& c) {
              tri != "none" ? "square operands (M = N = K) for a triangular product" : "square operands (M = N = K) for symmetric operands",
              fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
     add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
-                            {"A_ROW", la == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
+                            {"A_ROW", la_read == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
                             {"TRI", tri == "upper" ? 1 : tri == "lower" ? 2 : 0}});
   }
 
   std::string p = typed_prologue(c, C.dtype);
-  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", la == "row", lb == "row", R != nullptr);
+  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", la_read == "row", lb == "row", R != nullptr);
   p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
   p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", act_it - acts.begin(), act);
   p += "// Triangular operands (op gemm_triu / gemm_tril): A[i, k], B[k, j] outside the triangle read as 0, C's other\n"
@@ -843,7 +851,7 @@ BoundTask bind_gemm(const Ctx& c) {
   e += "  khive_gemm_args khive_g{};\n";
   e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", A.name, B.name, R ? R->name : "nullptr", C.name);
   e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
-  e += la == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n" : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
+  e += la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n" : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
   e += lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
   e += "  khive_g.ldc = khive_N;\n";
   e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n", a_batched ? "khive_M * khive_K" : "0",
@@ -857,7 +865,7 @@ BoundTask bind_gemm(const Ctx& c) {
   bt.dtype = std::string(dtype_name(C.dtype));
   // CUTLASS's element type and layouts, for the CUTLASS templates.
   bt.placeholders["CUTLASS_ELEMENT"] = C.dtype == DType::bf16 ? "cutlass::bfloat16_t" : C.dtype == DType::f16 ? "cutlass::half_t" : "float";
-  bt.placeholders["CUTLASS_LAYOUT_A"] = la == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
+  bt.placeholders["CUTLASS_LAYOUT_A"] = la_read == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
   bt.placeholders["CUTLASS_LAYOUT_B"] = lb == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
   bt.summary = fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
                            lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, bt.dtype);

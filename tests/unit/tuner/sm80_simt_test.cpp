@@ -267,3 +267,66 @@ TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
   EXPECT_NE(p->note.find("default point"), std::string::npos) << p->note;
   EXPECT_EQ(p->ext, "cu");
 }
+
+// A template whose measured points all trail the leader by 1.5x or more on every timed shape (two points at least)
+// is left alone: a strategy only it has declines, with the numbers, and the hive moves the agent on (kb17 on the
+// H200: the hand-written SIMT template's points at 1.7-3.9x the CUTLASS leader took 13 of 24 candidates).
+TEST(TunerSm80Simt, StrategiesOfATemplateTheLeaderLeavesFarBehindDecline) {
+  const Task task = load_task(kRepo / "tasks/cutegen26/kb17_matmul_transposed_b");
+  TunerOptions o;
+  o.kernels_dir = kRepo / "kernels";
+  const std::string w = "perf-2048x8192x4096";
+  auto kernel = [&](const std::string& id, const std::string& tname, std::map<std::string, std::string> params, double t) {
+    MeasuredKernel k;
+    k.id = id;
+    k.params = std::move(params);
+    k.params["template"] = tname;
+    k.time_s = t;
+    k.workload_median_s = {{w, t}};
+    return k;
+  };
+  MeasuredKernel leader = kernel("c16", "gemm.cuda_sm80_simt", {{"W_N", "128"}}, 2.956e-3);
+  const MeasuredKernel simt1 = kernel("c10", "gemm.cuda_simt", {{"BK", "16"}, {"BN", "256"}}, 5.629e-3);
+  const MeasuredKernel simt2 = kernel("c06", "gemm.cuda_simt", {{"BK", "16"}}, 5.801e-3);
+  auto propose = [&](const std::vector<MeasuredKernel>& backups, const MeasuredKernel& lead, std::string* declined) {
+    auto agent = make_tuner_agent(o);
+    AgentContext ctx;
+    ctx.task = &task;
+    ctx.backend = Backend::cuda;
+    ctx.strategy = {"gemm.thread_tile", ""};   // the hand-written template's own strategy
+    ctx.seed = 3;
+    ctx.leader = lead;
+    ctx.backups = backups;
+    auto p = agent->propose(ctx);
+    *declined = agent->declined_because();
+    return p;
+  };
+  std::string why;
+  EXPECT_FALSE(propose({simt1, simt2}, leader, &why).has_value());
+  EXPECT_EQ(why, "gemm.cuda_simt's 2 measured points are 1.90x the leader's time or more on every timed shape");
+
+  // One measured point is not enough to judge a template; 1.35x behind is not far enough.
+  auto p = propose({simt1}, leader, &why);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->params.at("template"), "gemm.cuda_simt");
+  EXPECT_EQ(why, "");
+  MeasuredKernel close = simt2;
+  close.workload_median_s[w] = close.time_s = 4.0e-3;
+  EXPECT_TRUE(propose({simt1, close}, leader, &why).has_value());
+  // A timed shape the template was never measured on: no verdict.
+  MeasuredKernel two_shapes = leader;
+  two_shapes.workload_median_s["perf-other"] = 1e-3;
+  EXPECT_TRUE(propose({simt1, simt2}, two_shapes, &why).has_value());
+  // The leader's own template is never ruled out (gemm.tile_shape exists on both: the agent explores the leader's).
+  auto agent = make_tuner_agent(o);
+  AgentContext ctx;
+  ctx.task = &task;
+  ctx.backend = Backend::cuda;
+  ctx.strategy = {"gemm.tile_shape", ""};
+  ctx.seed = 3;
+  ctx.leader = leader;
+  ctx.backups = {simt1, simt2};
+  const auto q = agent->propose(ctx);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->params.at("template"), "gemm.cuda_sm80_simt");
+}

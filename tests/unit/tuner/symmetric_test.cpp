@@ -81,6 +81,19 @@ TEST(SymmetricGemm, Kb13BindsAPlainGemmOnCopiesServedByEveryFp32GemmTemplate) {
         be == Backend::cpu ? std::vector<std::string>{"gemm.cpu_blocked"} : std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_simt"};
     EXPECT_EQ(serving, want);
   }
+  // On CUDA the copy S(A) is read column-major (its row-major storage is its column-major storage): M-contiguous
+  // for the SIMT mainloops, no transposition into shared memory and nothing for RELAYOUT_A to copy. The CPU
+  // template keeps the row-major read.
+  {
+    const BoundTask cuda = bind_task(task, Backend::cuda, *repo_library().binding_for(task));
+    EXPECT_TRUE(has(cuda.placeholders.at("PROLOGUE"), "constexpr bool KHIVE_A_ROW = false, KHIVE_B_ROW = true"));
+    EXPECT_TRUE(has(cuda.placeholders.at("ENTRY"), "khive_g.a_rs = 1; khive_g.a_cs = khive_M;"));
+    EXPECT_EQ(cuda.placeholders.at("CUTLASS_LAYOUT_A"), "cutlass::layout::ColumnMajor");
+    EXPECT_EQ(cuda.workload_vars.back().at("A_ROW"), 0);
+    EXPECT_TRUE(has(cuda.summary, "C = S(A) @ S(B)")) << cuda.summary;
+    const BoundTask cpu = bind_task(task, Backend::cpu, *repo_library().binding_for(task));
+    EXPECT_TRUE(has(cpu.placeholders.at("PROLOGUE"), "constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = true"));
+  }
   // Lower storage says so in the prologue; a plain GEMM's prologue and ENTRY carry none of it.
   json s = kb13_spec();
   s["symmetric"] = "lower";
@@ -107,6 +120,15 @@ TEST(SymmetricGemm, RefusalsNameTheField) {
   s["triangular"] = "upper";
   msg = error_for(kb13, s);
   EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.triangular") && has(msg, "none with symmetric upper")) << msg;
+  // The stored triangle is read row-major: a transposed storage would silently mirror the other triangle.
+  s = kb13_spec();
+  s["layout_a"] = "col";
+  msg = error_for(kb13, s);
+  EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.layout_a") && has(msg, "row with symmetric upper") && has(msg, "\"col\"")) << msg;
+  s = kb13_spec();
+  s["layout_b"] = "col";
+  msg = error_for(kb13, s);
+  EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.layout_b") && has(msg, "row with symmetric upper")) << msg;
   // Not square: kb02's M, N, K differ.
   const Task kb02 = repo_task("cutegen26/kb02_matmul_standard");
   s = repo_library().binding_for(kb02)->spec;
