@@ -7,6 +7,12 @@ find no difference beyond noise) and a kernel that does the work eight times (A/
 
 Asserts bench.json's per-candidate A/B entries, that only the selected perf workload was timed, the A/B
 section of bench.md, and that a pattern matching no perf workload is the row's error.
+
+"Not faster" for the vendor's own source is a statistical claim: check 11 judges an equally fast B faster in 6-9 %
+of comparisons by design (guard/stats.hpp: k = 2, ~1.6 standard errors), and on a noisy 2-core CI machine the
+fresh-clone run saw it once (6.5 % "faster" under 13 % noise). So that one claim gets up to three independent
+benches (new timing, new seed) and fails only if every one calls the same source faster: ~0.05 % by the documented
+rate for an honest guard, every time for a guard that favours candidates.
 """
 import json
 import pathlib
@@ -19,9 +25,9 @@ khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 from checks import check, failures, finish  # noqa: E402
 
 
-def bench(suite, kernels, out, pattern):
+def bench(suite, kernels, out, pattern, seed=7):
     cmd = [khive, "bench", str(suite), "--backend", "cpu", "--kernels", str(kernels), "--ab-vendor",
-           "--perf-workloads", pattern, "--seed", "7", "--out", str(out), "--build-jobs", "2"]
+           "--perf-workloads", pattern, "--seed", str(seed), "--out", str(out), "--build-jobs", "2"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     print(" ".join(cmd), "->", r.returncode)
     print(r.stdout[-1500:], r.stderr[-1500:])
@@ -63,11 +69,27 @@ with tempfile.TemporaryDirectory(prefix="khive_bench_ab_") as tmp:
             check(a["pairs"] >= 10, f"{name}: {a['pairs']} pairs")
             check(0 < a["vendor_over_this"] < 100, f"{name}: ratio {a['vendor_over_this']}")
             check(list(m["times"]) == ["vector_add-n4194304"], f"{name}: times {list(m['times'])}")
-    same = impls.get("candidate:same.cpp", {}).get("ab", {}).get("baseline:plain", {}).get("vector_add-n4194304")
-    slow = impls.get("candidate:fourfold.cpp", {}).get("ab", {}).get("baseline:plain", {}).get("vector_add-n4194304")
+    def ab_of(impls, name):
+        return impls.get(name, {}).get("ab", {}).get("baseline:plain", {}).get("vector_add-n4194304")
+
+    same = ab_of(impls, "candidate:same.cpp")
+    slow = ab_of(impls, "candidate:fourfold.cpp")
     if same:
-        check(not same["faster"], f"the vendor's own source is not faster than the vendor: {same}")
         check(0.5 < same["vendor_over_this"] < 2.0, f"same source: ratio {same['vendor_over_this']}")
+        verdicts = [same]
+        for retry in range(2):   # see the docstring: an equal kernel is called faster in 6-9 % of comparisons
+            if not verdicts[-1]["faster"]:
+                break
+            print(f"the vendor's own source was called faster ({verdicts[-1]}): an independent bench, {retry + 1} of 2")
+            again = tmp / f"out-same-{retry}"
+            r = bench(suite, kernels, again, "n4194304$", seed=8 + retry)
+            check(r.returncode == 0, f"bench exit {r.returncode} (retry {retry + 1})")
+            a = ab_of({m["label"]: m for m in json.loads((again / "bench.json").read_text())["rows"][0]["impls"]}, "candidate:same.cpp")
+            check(a is not None, f"retry {retry + 1}: an A/B entry for same.cpp")
+            if a is None:
+                break
+            verdicts.append(a)
+        check(not verdicts[-1]["faster"], f"the vendor's own source is not faster than the vendor in {len(verdicts)} independent benches: {verdicts}")
     if slow:
         check(slow["slower"] and slow["vendor_over_this"] < 0.6, f"eight times the work is slower: {slow}")
     md = (out / "bench.md").read_text()
