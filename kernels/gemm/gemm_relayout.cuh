@@ -47,26 +47,23 @@ float* khive_relayout_into(const float* src, int64_t U, int64_t V, int64_t su, i
   return dst;
 }
 
-// A becomes column-major (element (i, k) at i + k * M, batch stride M * K, or 0 when the batch shares one A).
-bool khive_relayout_a(khive_gemm_args& g, cudaStream_t stream) {
-  const int64_t batches = g.a_bs ? g.batch : 1;
-  float* a = khive_relayout_into<1>(reinterpret_cast<const float*>(g.A), g.M, g.K, g.a_rs, g.a_cs, g.a_bs, batches, stream);
-  if (!a) return false;
-  g.A = a;
-  g.a_rs = 1;
-  g.a_cs = g.M;
-  g.a_bs = g.a_bs ? g.M * g.K : 0;
+// Copies one operand, [U x V] per matrix with strides (u_stride, v_stride, batch_stride), into slot Slot and points
+// the arguments at the copy: element (u, v) at u + v * U, batch stride U * V (or 0 when the batch shares one matrix).
+template <int Slot>
+bool khive_relayout_operand(const khive_t*& ptr, int64_t& u_stride, int64_t& v_stride, int64_t& batch_stride, int64_t U, int64_t V, int64_t batch,
+                            cudaStream_t stream) {
+  const int64_t batches = batch_stride ? batch : 1;
+  float* copy = khive_relayout_into<Slot>(reinterpret_cast<const float*>(ptr), U, V, u_stride, v_stride, batch_stride, batches, stream);
+  if (!copy) return false;
+  ptr = copy;
+  u_stride = 1;
+  v_stride = U;
+  batch_stride = batch_stride ? U * V : 0;
   return true;
 }
 
-// B becomes row-major (element (k, j) at k * N + j, batch stride K * N, or 0 when the batch shares one B).
-bool khive_relayout_b(khive_gemm_args& g, cudaStream_t stream) {
-  const int64_t batches = g.b_bs ? g.batch : 1;
-  float* b = khive_relayout_into<2>(reinterpret_cast<const float*>(g.B), g.N, g.K, g.b_cs, g.b_rs, g.b_bs, batches, stream);
-  if (!b) return false;
-  g.B = b;
-  g.b_rs = g.N;
-  g.b_cs = 1;
-  g.b_bs = g.b_bs ? g.K * g.N : 0;
-  return true;
-}
+// A becomes column-major: u = i (M, a_rs), v = k (K, a_cs); element (i, k) at i + k * M.
+bool khive_relayout_a(khive_gemm_args& g, cudaStream_t stream) { return khive_relayout_operand<1>(g.A, g.a_rs, g.a_cs, g.a_bs, g.M, g.K, g.batch, stream); }
+
+// B becomes row-major: u = j (N, b_cs), v = k (K, b_rs); element (k, j) at k * N + j.
+bool khive_relayout_b(khive_gemm_args& g, cudaStream_t stream) { return khive_relayout_operand<2>(g.B, g.b_cs, g.b_rs, g.b_bs, g.N, g.K, g.batch, stream); }

@@ -235,7 +235,7 @@ TEST(TunerSm80Simt, RenderingOfTheRelayout) {
                            "using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
                            "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
                            "const int64_t lda = kARow ? g.a_rs : g.a_cs, ldb = kBRow ? g.b_rs : g.b_cs;",
-                           "__global__ void __launch_bounds__(256) khive_relayout(", "khive_relayout_into<1>(", "khive_relayout_into<2>(",
+                           "__global__ void __launch_bounds__(256) khive_relayout(", "khive_relayout_operand<1>(g.A, g.a_rs, g.a_cs, g.a_bs, g.M, g.K, g.batch, stream)", "khive_relayout_operand<2>(g.B, g.b_cs, g.b_rs, g.b_bs, g.N, g.K, g.batch, stream)",
                            "if ((kRelayoutA && !khive_relayout_a(g, stream)) || (kRelayoutB && !khive_relayout_b(g, stream))) {"})
     EXPECT_NE(both.find(part), std::string::npos) << part;
 }
