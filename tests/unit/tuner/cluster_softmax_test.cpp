@@ -6,15 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "khive/tuner/bind.hpp"
-#include "khive/tuner/library.hpp"
-#include "khive/tuner/space.hpp"
-#include "khive/tuner/tuner.hpp"
 #include "tuner_support.hpp"
-
-namespace fs = std::filesystem;
-using namespace khive;
-using namespace khive::tuner;
 
 namespace {
 

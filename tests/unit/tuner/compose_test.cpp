@@ -12,16 +12,8 @@
 #include "khive/build/builder.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
-#include "khive/tuner/bind.hpp"
 #include "khive/tuner/compose.hpp"
-#include "khive/tuner/space.hpp"
-#include "khive/tuner/tuner.hpp"
 #include "tuner_support.hpp"
-
-namespace fs = std::filesystem;
-using namespace khive;
-using namespace khive::tuner;
-using namespace khive::tuner::fixtures;
 
 namespace {
 

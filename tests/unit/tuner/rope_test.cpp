@@ -5,17 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/tuner/bind.hpp"
-#include "khive/tuner/library.hpp"
-#include "khive/tuner/space.hpp"
-#include "khive/tuner/tuner.hpp"
 #include "tuner_support.hpp"
-
-namespace fs = std::filesystem;
-using namespace khive;
-using namespace khive::tuner;
-using namespace khive::tuner::fixtures;
-using json = nlohmann::ordered_json;
 
 namespace {
 

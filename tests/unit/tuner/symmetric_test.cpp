@@ -10,15 +10,7 @@
 
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
-#include "khive/tuner/bind.hpp"
-#include "khive/tuner/space.hpp"
 #include "tuner_support.hpp"
-
-namespace fs = std::filesystem;
-using namespace khive;
-using namespace khive::tuner;
-using namespace khive::tuner::fixtures;
-using json = nlohmann::ordered_json;
 
 namespace {
 

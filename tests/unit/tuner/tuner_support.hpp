@@ -8,6 +8,9 @@
 //   BoundTask bt = synthetic_task("rope", "bfloat16", {{{{"TOKENS", 512}, {"D", 10}}, true}});
 //   TunerUnder u = tuner_under(task, Backend::cuda, "rowop.ring", {"rowop.ring", "rowop.ring_access"});
 //   auto p = u.agent->propose(u.ctx);   // the tuner's first proposal under rowop.ring
+//
+// It also says once what every tuner test file said first: the tuner's and these fixtures' names, fs and json
+// (a header for the tuner's test files only, included last).
 #pragma once
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 #include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
+#include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
 
 namespace khive::tuner::fixtures {
@@ -125,3 +129,9 @@ inline TunerUnder tuner_under(const Task& task, Backend be, const std::string& s
 }
 
 }  // namespace khive::tuner::fixtures
+
+namespace fs = std::filesystem;
+using namespace khive;
+using namespace khive::tuner;
+using namespace khive::tuner::fixtures;
+using json = nlohmann::ordered_json;
