@@ -2,14 +2,11 @@
 // (kb14/kb15: C = triu(triu(A)·triu(B)) and tril): the binders' maps and refusals, which templates serve them,
 // and rendered CPU kernels run against a double-precision reference with garbage in the operands' other triangle.
 #include <cmath>
-#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "khive/support/files.hpp"
-#include "khive/support/subprocess.hpp"
 #include "tuner_support.hpp"
 
 namespace {
@@ -23,22 +20,6 @@ Task square_kb12() {
     d["inputs"]["B"]["shape"] = json::array({"N", "N"});
     d["outputs"]["C"]["shape"] = json::array({"N", "N"});
   });
-}
-
-// Compiles a rendered CPU kernel with a harness main and returns what it prints.
-std::string run_cpu(const std::string& kernel, const std::string& harness, const std::string& tag) {
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-bt-" + tag);
-  std::ofstream(d / "k.cpp") << kernel << "\n" << harness;
-  ProcessSpec ps;
-  ps.cwd = d;
-  ps.timeout_s = 300;
-  ps.argv = {"g++", "-std=c++20", "-O2", "-fopenmp", "k.cpp", "-o", "k"};
-  ProcessResult r = run_process(ps);
-  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.out << r.err;
-  ps.argv = {(d / "k").string()};
-  r = run_process(ps);
-  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
-  return r.out;
 }
 
 }  // namespace
@@ -152,7 +133,7 @@ int main() {
       p["VEC"] = vec;
       p["MIN_PAR"] = "0";      // OpenMP chunks start inside rows too
       p["CHUNK"] = "1024";
-      const std::string out = run_cpu(render(t, bt, p), fmt::format("#define PER_COLUMN {}\n", per_column ? 1 : 0) + harness,
+      const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define PER_COLUMN {}\n", per_column ? 1 : 0) + harness,
                                       fmt::format("ew{}{}", per_column, vec));
       EXPECT_EQ(out, "bad 0\n") << "per column " << per_column << " VEC " << vec;
     }
@@ -250,7 +231,7 @@ int main() {
     p["MR"] = "4";
     p["NR"] = "16";
     ASSERT_TRUE(check_point(t, bt, p).ok);
-    const std::string out = run_cpu(render(t, bt, p), fmt::format("#define UPPER {}\n", upper ? 1 : 0) + harness, upper ? "triu" : "tril");
+    const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define UPPER {}\n", upper ? 1 : 0) + harness, upper ? "triu" : "tril");
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(zeros_bad (\d+) worst ([0-9.e+-]+))"))) << out;
     EXPECT_EQ(m[1], "0") << name;

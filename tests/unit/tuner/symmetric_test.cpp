@@ -2,14 +2,11 @@
 // storage): the binder's "symmetric" field, its refusals, which templates serve it, and rendered CPU kernels run
 // against a double-precision reference with NaN in the operands' unstored triangle.
 #include <algorithm>
-#include <fstream>
 #include <regex>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "khive/support/files.hpp"
-#include "khive/support/subprocess.hpp"
 #include "tuner_support.hpp"
 
 namespace {
@@ -21,22 +18,6 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 json kb13_spec() { return repo_library().binding_for(repo_task(kKb13))->spec; }
 
 std::string error_for(const Task& task, const json& spec) { return bind_error(task, binding_with(task, spec)).what(); }
-
-// Compiles a rendered CPU kernel with a harness main and returns what it prints.
-std::string run_cpu(const std::string& kernel, const std::string& harness, const std::string& tag) {
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-symm-" + tag);
-  std::ofstream(d / "k.cpp") << kernel << "\n" << harness;
-  ProcessSpec ps;
-  ps.cwd = d;
-  ps.timeout_s = 300;
-  ps.argv = {"g++", "-std=c++20", "-O2", "-fopenmp", "k.cpp", "-o", "k"};
-  ProcessResult r = run_process(ps);
-  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.out << r.err;
-  ps.argv = {(d / "k").string()};
-  r = run_process(ps);
-  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
-  return r.out;
-}
 
 }  // namespace
 
@@ -183,7 +164,7 @@ int main() {
     p["MR"] = "4";
     p["NR"] = "16";
     ASSERT_TRUE(check_point(t, bt, p).ok);
-    const std::string out = run_cpu(render(t, bt, p), fmt::format("#define UPPER {}\n#define RELU {}\n", sym == "upper", act == "relu") + harness,
+    const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define UPPER {}\n#define RELU {}\n", sym == "upper", act == "relu") + harness,
                                     sym + "-" + act);
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(nan (\d+) worst ([0-9.e+-]+))"))) << out;

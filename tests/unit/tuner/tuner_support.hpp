@@ -1,6 +1,6 @@
 // Fixtures shared by the tuner's unit tests: the repository's template library and tasks, copies of a task with an
 // edited definition, a binding with an edited spec, the error a binding raises, and tasks described by their
-// workloads' family variables only (for rules, without a task directory).
+// workloads' family variables only (for rules, without a task directory), and a rendered CPU kernel compiled and run.
 //
 //   const Template& t = repo_template("rope.cuda");
 //   Task odd = edited_task("sol/rope", [](json& d) { d["inputs"]["q"]["dtype"] = "float32"; });
@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/support/files.hpp"
+#include "khive/support/subprocess.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
 #include "khive/tuner/space.hpp"
@@ -106,6 +107,24 @@ inline BoundTask synthetic_task(const std::string& family, const std::string& dt
     bt.workload_perf.push_back(workloads[i].second);
   }
   return bt;
+}
+
+// Compiles a rendered CPU kernel followed by a harness (its main) with g++ and OpenMP, runs it and returns what it
+// printed; a build or run failure fails the test (with the compiler's or program's output).
+inline std::string run_cpu_kernel(const std::string& kernel, const std::string& harness, const std::string& tag) {
+  namespace fs = std::filesystem;
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-" + tag);
+  std::ofstream(d / "k.cpp") << kernel << "\n" << harness;
+  ProcessSpec ps;
+  ps.cwd = d;
+  ps.timeout_s = 300;
+  ps.argv = {"g++", "-std=c++20", "-O2", "-fopenmp", "k.cpp", "-o", "k"};
+  ProcessResult r = run_process(ps);
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.out << r.err;
+  ps.argv = {(d / "k").string()};
+  r = run_process(ps);
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+  return r.out;
 }
 
 // A tuner agent over the repository's library with its context on `strategy` for `task` (kept alive by the caller).
