@@ -271,9 +271,9 @@ class TunerAgent final : public Agent {
     return d;   // nothing valid: every proposal attempt is then skipped as invalid
   }
 
-  // A template the measurements rule out: at least kDominatedAfter of its points measured (the leader and the
-  // backups the agent sees), and on every timed shape the leader is at least kDominated times faster than the best
-  // of them. Its sub-spaces are then left alone: on the H200, kb17's 24-candidate run spent 13 candidates on the
+  // A template the measurements rule out: at least kDominatedAfter of its points among the backups the agent sees
+  // (the leader is another template's), and on every timed shape the leader is at least kDominated times faster
+  // than the best of them. Its sub-spaces are then left alone: on the H200, kb17's 24-candidate run spent 13 candidates on the
   // hand-written SIMT template's strategies at 1.7-3.9x the CUTLASS leader's time. Per shape, so that a template
   // that wins one shape stays in play for a per-shape composite. "" when the template is still worth exploring,
   // else one phrase with the numbers.
