@@ -273,10 +273,10 @@ class TunerAgent final : public Agent {
 
   // A template the measurements rule out: at least kDominatedAfter of its points among the backups the agent sees
   // (the leader is another template's), and on every timed shape the leader is at least kDominated times faster
-  // than the best of them. Its sub-spaces are then left alone: on the H200, kb17's 24-candidate run spent 13 candidates on the
-  // hand-written SIMT template's strategies at 1.7-3.9x the CUTLASS leader's time. Per shape, so that a template
-  // that wins one shape stays in play for a per-shape composite. "" when the template is still worth exploring,
-  // else one phrase with the numbers.
+  // than the best of them. Its sub-spaces are then left alone: on the H200, kb17's 24-candidate run spent 13
+  // candidates on the hand-written SIMT template's strategies at 1.7-3.9x the CUTLASS leader's time. Per shape, so
+  // that a template that wins one shape stays in play for a per-shape composite. "" when the template is still
+  // worth exploring, else one phrase with the numbers.
   static constexpr double kDominated = 1.5;
   static constexpr std::size_t kDominatedAfter = 2;
 
@@ -309,11 +309,11 @@ class TunerAgent final : public Agent {
     return nullptr;
   }
 
-  // The leader's parameters as a point of its template: unknown keys dropped, missing ones at the default.
-  // A composite's key: its points and routes (not the candidate ids, so the same composite of re-measured points is
-  // the same composite).
+  // The least expected weighted gain for which any tuner agent proposes a composite (see propose).
   static constexpr double kOpportunisticGain = 0.05;
 
+  // A composite's key: its points and routes (not the candidate ids, so the same composite of re-measured points is
+  // the same composite).
   static std::string dispatch_key(const std::map<std::string, std::string>& params) {
     auto p = params;
     p.erase("variants");

@@ -762,6 +762,14 @@ BoundTask bind_gemm(const Ctx& c) {
   const std::string lb = c.has("layout_b") ? c.str("layout_b", true) : "row";
   if (la != "row" && la != "col") c.fail("layout_a", "row (A is [M, K]) or col (A is stored [K, M])", "\"" + la + "\"");
   if (lb != "row" && lb != "col") c.fail("layout_b", "row (B is [K, N]) or col (B is stored [N, K])", "\"" + lb + "\"");
+  // The symmetric copies read the stored triangle row-major (X[min(i, k), max(i, k)] at X[min * n + max]).
+  if (sym != "none" && la != "row") c.fail("layout_a", "row with symmetric " + sym + " (the stored triangle is read row-major)", "\"" + la + "\"");
+  if (sym != "none" && lb != "row") c.fail("layout_b", "row with symmetric " + sym + " (the stored triangle is read row-major)", "\"" + lb + "\"");
+  // The layout the kernel reads A in: the task's, except for symmetric operands on CUDA. There the kernel reads the
+  // full copy S(A), whose row-major storage is its column-major storage (S(A)[i, k] = S(A)[k, i]), so it is read as
+  // column-major: M-contiguous, what the SIMT mainloops want, at no cost (S(B) read row-major is N-contiguous
+  // already). The CPU template stays on the row-major read its loops are written for.
+  const std::string la_read = sym != "none" && c.backend == Backend::cuda ? "col" : la;
   const std::string M = c.str("M", true), N = c.str("N", true), K = c.str("K", true), batch = c.str("batch", false);
   for (const auto* t : {&A, &B, &C})
     if (t->dtype != C.dtype || !is_float_storage(t->dtype))
@@ -778,15 +786,7 @@ BoundTask bind_gemm(const Ctx& c) {
     for (const auto& d : t.shape) got += (got.empty() ? "" : ", ") + d;
     c.fail(key, "shape [" + want + "]", "[" + got + "]");
   };
-  // The symmetric copies read the stored triangle row-major (X[min(i, k), max(i, k)] at X[min * n + max]).
-  if (sym != "none" && la != "row") c.fail("layout_a", "row with symmetric " + sym + " (the stored triangle is read row-major)", "\"" + la + "\"");
-  if (sym != "none" && lb != "row") c.fail("layout_b", "row with symmetric " + sym + " (the stored triangle is read row-major)", "\"" + lb + "\"");
   const bool a_batched = expect("A", A, la == "row" ? std::vector<std::string>{M, K} : std::vector<std::string>{K, M}, true);
-  // The layout the kernel reads A in: the task's, except for symmetric operands on CUDA. There the kernel reads the
-  // full copy S(A), whose row-major storage is its column-major storage (S(A)[i, k] = S(A)[k, i]), so it is read as
-  // column-major: M-contiguous, what the SIMT mainloops want, at no cost (S(B) read row-major is N-contiguous
-  // already). The CPU template stays on the row-major read its loops are written for.
-  const std::string la_read = sym != "none" && c.backend == Backend::cuda ? "col" : la;
   const bool b_batched = expect("B", B, lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K}, true);
   expect("C", C, {M, N}, false);
   const TensorSpec* R = nullptr;
