@@ -30,7 +30,7 @@ std::string verdict_text(const KernelRun& k) {
   if (k.verdict.accepted) return "accepted";
   if (!k.verdict.rejection) return "rejected";
   const auto& j = *k.verdict.rejection;
-  return fmt::format("rejected at check {} ({}): {}", static_cast<int>(j.check), j.reason, j.message);
+  return fmt::format("rejected at check {} ({}): {}", static_cast<int>(j.check), reason_name(j.reason), j.message);
 }
 
 // The impl for a kernel run, its times taken from the run's own verdict (perf workloads of the row only).
@@ -54,7 +54,7 @@ void add_time(BenchRow& row, const EvalReport& r, bool count_baselines) {
     for (auto& b : r.baselines) runs.push_back(&b);
   for (auto* k : runs) {
     row.build_s += k->build.seconds;
-    row.runner_s += k->verdict.runner_seconds;
+    row.runner_s += k->verdict.judge_seconds;
   }
 }
 
@@ -333,7 +333,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
             }
             if (m.accepted && !ab_vendors.empty()) {
               auto record = [&](const KernelRun& vendor, const EvalReport& er) {
-                for (const auto& a : er.ab) m.ab[vendor.label][a.workload] = a.result;
+                for (const auto& a : er.ab) m.ab[vendor.label][a.workload] = a;
                 if (!er.harness_error.empty() && m.ab_error.empty()) m.ab_error = er.harness_error;
               };
               record(*ab_vendors.front(), cr);
@@ -418,8 +418,8 @@ nlohmann::json bench_json(const BenchReport& r) {
         nlohmann::json ab = nlohmann::json::object();
         for (const auto& [vendor, per] : m.ab)
           for (const auto& [uuid, a] : per)
-            ab[vendor][uuid] = {{"vendor_over_this", a.median_ratio}, {"noise", a.noise}, {"threshold", a.threshold},
-                                {"pairs", a.pairs}, {"faster", a.b_faster}, {"slower", b_slower(a)}};
+            ab[vendor][uuid] = {{"vendor_over_this", a.test.ratio}, {"noise", a.test.noise}, {"p_faster", a.test.p_faster},
+                                {"p_slower", a.test.p_slower}, {"pairs", a.test.pairs}, {"faster", a.faster}, {"slower", a.slower}};
         impl["ab"] = ab;
         impl["ab_error"] = m.ab_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.ab_error);
       }
@@ -433,9 +433,9 @@ nlohmann::json bench_json(const BenchReport& r) {
   return j;
 }
 
-static std::string ab_verdict(const AbResult& a) {
-  if (a.b_faster) return "faster";
-  if (b_slower(a)) return "slower";
+static std::string ab_verdict(const AbReport& a) {
+  if (a.faster) return "faster";
+  if (a.slower) return "slower";
   return "within noise";
 }
 
@@ -447,18 +447,20 @@ std::string bench_ab_markdown(const BenchReport& r) {
       if (m.ab.empty() && m.ab_error.empty()) continue;
       if (!any)
         o << "\n## Interleaved A/B against the vendor baselines\n\n"
-             "Each candidate and the vendor baseline timed in alternation in one runner process (the guard's check 11, "
-             "the vendor as A): T_vendor / T_candidate is the median of the per-pair ratios, above 1 when the candidate "
-             "is faster; noise is the pairs' relative spread (1.4826 MAD of the log-ratios); the verdict uses the guard's "
-             "threshold.\n\n| task | candidate | vendor | workload | T_vendor / T_candidate | noise | pairs | verdict |\n"
-             "|---|---|---|---|---|---|---|---|\n";
+             "Each candidate and the vendor baseline timed in pairs on the same inputs, each in its own executor under one judge, "
+             "the order inside a pair drawn at random (the guard's check 11, the vendor as A): T_vendor / T_candidate is the "
+             "Hodges-Lehmann estimate of the per-pair ratio, above 1 when the candidate is faster; noise is the pairs' relative "
+             "spread (1.4826 MAD of the log-ratios); p is the exact signed-rank p-value of 'faster', and the verdict is the "
+             "guard's (Holm over the task's workloads, 1 % minimum effect).\n\n"
+             "| task | candidate | vendor | workload | T_vendor / T_candidate | noise | pairs | p faster | verdict |\n"
+             "|---|---|---|---|---|---|---|---|---|\n";
       any = true;
       const std::string cand = m.label.substr(m.label.find(':') + 1);
       for (const auto& [vendor, per] : m.ab)
         for (const auto& [uuid, a] : per)
-          o << fmt::format("| {} | {} | {} | {} | {:.4f}x | {:.2f}% | {} | {} |\n", row.task, cand, vendor.substr(vendor.find(':') + 1), uuid,
-                           a.median_ratio, 100 * a.noise, a.pairs, ab_verdict(a));
-      if (!m.ab_error.empty()) o << fmt::format("| {} | {} | - | - | - | - | - | {} |\n", row.task, cand, m.ab_error);
+          o << fmt::format("| {} | {} | {} | {} | {:.4f}x | {:.2f}% | {} | {:.2g} | {} |\n", row.task, cand, vendor.substr(vendor.find(':') + 1),
+                           uuid, a.test.ratio, 100 * a.test.noise, a.test.pairs, a.test.p_faster, ab_verdict(a));
+      if (!m.ab_error.empty()) o << fmt::format("| {} | {} | - | - | - | - | - | - | {} |\n", row.task, cand, m.ab_error);
     }
   return o.str();
 }
@@ -554,7 +556,7 @@ int bench_command(const BenchCommand& c) {
   o.ab_vendor = c.ab_vendor;
   o.perf_workloads = c.perf_workloads;
   o.build_jobs = c.build_jobs > 0 ? c.build_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  o.eval.runner.timeout_s = c.timeout > 0 ? c.timeout : (c.backend == Backend::cuda ? 300 : 60);
+  o.eval.judge.timeout_s = c.timeout > 0 ? c.timeout : (c.backend == Backend::cuda ? 300 : 60);
   if (c.time_cap > 0) o.eval.timing.time_cap_s = c.time_cap;
   else if (c.backend == Backend::cpu) o.eval.timing.time_cap_s = 0.5;
   if (!c.kernels.empty()) o.kernels = std::filesystem::absolute(c.kernels);

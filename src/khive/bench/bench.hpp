@@ -51,9 +51,9 @@ struct BenchImpl {
   std::optional<double> gmean_s, fraction_of_sol, score;
   double seconds = 0;       // wall time of its evaluation (0 for PyTorch and for runs measured together)
   // With BenchOptions::ab_vendor: vendor label -> perf workload -> interleaved A/B with A = that vendor
-  // baseline, B = this candidate (median_ratio = T_vendor / T_this: above 1 when this one is faster).
-  std::map<std::string, std::map<std::string, AbResult>> ab;
-  std::string ab_error;     // why an A/B could not be made (the vendor's or this build failed, the runner failed)
+  // baseline, B = this candidate (test.ratio = T_vendor / T_this: above 1 when this one is faster).
+  std::map<std::string, std::map<std::string, AbReport>> ab;
+  std::string ab_error;     // why an A/B could not be made (the vendor's or this build failed, the judge failed)
 };
 
 struct BenchWorkload {

@@ -227,6 +227,8 @@ int run_optimize(HiveCli& h) {
   o.resume = !h.resume.empty();
   o.run_dir = o.resume ? run_dir : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
   o.external_stop = &g_stop;
+  // The run's secret for timed inputs (never shown to agents): kept in run.db so a resumed run reuses its goldens.
+  const uint64_t input_secret = stored.value("input_secret", (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
   double time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
   double timeout = pick("--timeout", h.timeout, "timeout_s");
   int seeds = pick("--seeds", h.seeds, "seeds");
@@ -249,7 +251,8 @@ int run_optimize(HiveCli& h) {
             {"timeout_s", timeout},
             {"seeds", seeds},
             {"perf_workloads", perf_pattern},
-            {"warm_start", h.warm_start}};
+            {"warm_start", h.warm_start},
+            {"input_secret", input_secret}};
   std::vector<std::map<std::string, std::string>> warm;
   try {
     warm = warm_start_points(h.warm_start);
@@ -258,7 +261,7 @@ int run_optimize(HiveCli& h) {
     return 2;
   }
 
-  EvalOptions eo = hive_eval_options(backend, o.seed, seeds, time_cap, timeout);
+  EvalOptions eo = hive_eval_options(backend, o.seed, input_secret, seeds, time_cap, timeout);
   std::vector<std::string> slots;
   if (backend == Backend::cuda) slots = visible_gpu_slots();
   // Models here, GPU there: without a visible GPU a CUDA run builds its candidates here and leaves them

@@ -51,7 +51,7 @@ std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, con
 // pattern is empty or applied, else the error (a bad pattern, or one matching nothing) for the caller to print.
 std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept = nullptr);
 // The guard options of a hive run (the same for `optimize` and `evaluate-pending`, so verdicts match).
-EvalOptions hive_eval_options(Backend backend, uint64_t seed, int seeds, double time_cap, double timeout);
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, uint64_t input_secret, int seeds, double time_cap, double timeout);
 // Runs the selected hive subcommand; returns the exit code (0 ok, 2 bad input or harness failure).
 int run_hive_command(HiveCli& h);
 

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("khive ") + KHIVE_VERSION);
 
   std::string path, task_dir, kernel, backend_s, profile, leader, out_path;
-  bool json = false, keep = false;
+  bool json = false;
   int seeds = 3;
   uint64_t seed = 0;
   double timeout = 0, time_cap = 0;
@@ -75,13 +75,12 @@ int main(int argc, char** argv) {
   ev->add_option("--seed", seed, "fixed seed base (reproducible inputs); default: random");
   ev->add_option("--leader", leader, "A/B against this kernel: is the candidate a new leader or a backup?");
   ev->add_option("--profile", profile, "hardware profile JSON (default: saved calibration or builtin)");
-  ev->add_option("--timeout", timeout, "watchdog per runner process, seconds");
+  ev->add_option("--timeout", timeout, "the longest one call of the kernel (or of the reference) may take, seconds");
   ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds");
   ev->add_flag("--no-reference", no_ref, "do not time the reference");
   ev->add_flag("--no-baselines", no_base, "do not time the task's baselines");
   bool no_pytorch = false;
   ev->add_flag("--no-pytorch", no_pytorch, "T_b from the vendor baselines even where the suite has PyTorch numbers");
-  ev->add_flag("--keep-scratch", keep, "keep the runner's scratch directories");
 
   // Build without running (no GPU needed for .cu): what a kernel author or an agent sees from the compiler.
   bool vendor = false;
@@ -107,7 +106,7 @@ int main(int argc, char** argv) {
   bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
   bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)");
   bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
-  bench->add_option("--timeout", bc.timeout, "watchdog per runner process, seconds");
+  bench->add_option("--timeout", bc.timeout, "the longest one call of a kernel may take, seconds");
   bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
   bench->add_option("--build-jobs", bc.build_jobs, "parallel builds before timing (default: the number of cores)");
   bench->add_flag("--no-pytorch", bc.no_pytorch, "ignore the suite's PyTorch numbers (T_b from the vendor baselines)");
@@ -207,9 +206,9 @@ int main(int argc, char** argv) {
       khive::Job j;
       j.mode = "calibrate";
       j.backend = std::string(khive::backend_name(b));
-      khive::RunnerOptions ro;
-      ro.timeout_s = 300;
-      auto out = khive::launch_runner(j, ro);
+      khive::JudgeOptions jo;
+      jo.budget_s = 300;
+      auto out = khive::launch_judge(j, jo);
       if (!out.result || !out.result->contains("profile")) {
         std::cerr << "khive calibrate: failed: "
                   << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe())
@@ -248,14 +247,13 @@ int main(int argc, char** argv) {
       if (seed) o.seed = seed;
       if (!leader.empty()) o.leader = leader;
       if (!profile.empty()) o.profile = profile;
-      if (timeout > 0) o.runner.timeout_s = timeout;
-      else o.runner.timeout_s = o.backend == khive::Backend::cuda ? 300 : 60;
+      if (timeout > 0) o.judge.timeout_s = timeout;
+      else o.judge.timeout_s = o.backend == khive::Backend::cuda ? 300 : 60;
       if (time_cap > 0) o.timing.time_cap_s = time_cap;
       else if (o.backend == khive::Backend::cpu) o.timing.time_cap_s = 0.5;
       o.time_reference = !no_ref;
       o.time_baselines = !no_base;
       o.use_pytorch = !no_pytorch;
-      o.runner.keep_scratch = keep;
       auto r = khive::evaluate_kernel(t, std::filesystem::absolute(kernel), o);
       auto j = khive::report_json(r);
       if (!out_path.empty()) khive::write_file_atomic(out_path, j.dump(2));

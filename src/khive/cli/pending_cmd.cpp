@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/check/inputs.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
@@ -46,12 +47,14 @@ std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backen
   return "";
 }
 
-EvalOptions hive_eval_options(Backend backend, uint64_t seed, int seeds, double time_cap, double timeout) {
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, uint64_t input_secret, int seeds, double time_cap, double timeout) {
   EvalOptions eo;
   eo.backend = backend;
   eo.seed = seed;
+  // One secret per run: every evaluation of the run times the same (unpredictable) inputs, so goldens are made once.
+  eo.input_secret = input_secret ? input_secret : counter_hash(seed, 0x5EC2E7ull, 1);
   eo.seeds = seeds;
-  eo.runner.timeout_s = timeout > 0 ? timeout : (backend == Backend::cuda ? 300 : 60);
+  eo.judge.timeout_s = timeout > 0 ? timeout : (backend == Backend::cuda ? 300 : 60);
   if (time_cap > 0) eo.timing.time_cap_s = time_cap;
   // CPU: 1 s per workload, so that check 11 (whose A/B stops at twice the cap) can reach its 10 pairs on
   // kernels of ~100 ms; with less, a slow leader can never be replaced.
@@ -114,7 +117,8 @@ int run_evaluate_pending(HiveCli& h) {
       return 2;
     }
   }
-  EvalOptions eo = hive_eval_options(backend, seed, stored.value("seeds", 3), stored.value("time_cap_s", 0.0), stored.value("timeout_s", 0.0));
+  EvalOptions eo = hive_eval_options(backend, seed, stored.value("input_secret", uint64_t{0}), stored.value("seeds", 3),
+                                     stored.value("time_cap_s", 0.0), stored.value("timeout_s", 0.0));
   GuardEvaluator ev(task, backend, eo, slots);
   HiveOptions o;
   o.run_dir = run_dir;

@@ -1,6 +1,7 @@
-// The evaluation pipeline behind `khive eval` (and, later, every candidate the hive tries):
-//   build -> symbol scan -> goldens (reference, own process, cached) -> runner (checks 2-9)
-//   -> plausibility (10) -> optional A/B against a leader (11) -> timings of reference and baselines -> score.
+// The evaluation pipeline behind `khive eval` (and every candidate the hive tries):
+//   build the kernel -> symbol scan (check 1) -> build the reference -> one judge process (checks 2-9, and 11
+//   against a leader: the judge starts the kernel's, the leader's and the reference's executors and makes the
+//   goldens it lacks) -> plausibility (10) -> timings of reference and baselines (their own judges) -> score.
 //
 //   EvalOptions o; o.backend = Backend::cpu;
 //   EvalReport r = evaluate_kernel(task, "kernels/fast.cpp", o);
@@ -16,8 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/build/builder.hpp"
-#include "khive/guard/verdict.hpp"
+#include "khive/guard/checks.hpp"
+#include "khive/guard/stats.hpp"
 #include "khive/run/launcher.hpp"
+#include "khive/run/protocol.hpp"
 #include "khive/score/score.hpp"
 #include "khive/task/task.hpp"
 
@@ -25,12 +28,22 @@ namespace khive {
 
 struct MeasuredRuns;
 
+// How the judge runs one kernel (run/protocol.hpp, run/launcher.hpp).
+struct JudgeRunOptions {
+  double timeout_s = 120;                // the longest one call of a kernel (or of the reference) may take
+  std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit
+  int omp_threads = 0;                   // 0 = all cores
+  int64_t cpu_memory_limit = 0;          // executors' RLIMIT_AS on the CPU backend; 0 = 3/4 of physical memory
+  SandboxOptions sandbox;
+  JudgeOptions process;                  // binaries, the judge's own watchdog
+};
+
 struct EvalOptions {
   Backend backend = Backend::cpu;
   int seeds = 3;                         // fresh correctness seeds per workload
   std::optional<uint64_t> seed;          // fixed seed base (reproducible); default: random per evaluation
-  TimingPlan timing;                     // seed_base and validate_at are filled in per evaluation
-  int validate_samples = 3;              // timed calls whose outputs are checked (check 9)
+  std::optional<uint64_t> input_secret;  // timed inputs' secret (run-wide in the hive); default: random per evaluation
+  TimingPlan timing;
   bool time_reference = true;            // time the reference (speedup over it)
   bool time_baselines = true;            // time the task's baselines (score's T_b)
   bool use_pytorch = true;               // T_b from <suite>/baselines/pytorch-<device>.json where it has the workload
@@ -41,9 +54,9 @@ struct EvalOptions {
   bool leader_is_vendor = false;         // the leader is a vendor baseline: built as one (it may link cuBLAS(Lt))
   std::optional<std::filesystem::path> profile;  // hardware profile JSON; default: saved/builtin/calibrated
   double plausibility_margin = 0.05;     // a median below peak-SOL * (1 - margin) is rejected
-  double ab_min_gain = 0.005;
+  AbRule ab;                             // check 11's test (guard/stats.hpp)
   BuildOptions build;
-  RunnerOptions runner;
+  JudgeRunOptions judge;
 };
 
 struct KernelRun {            // one kernel through the guard
@@ -51,7 +64,8 @@ struct KernelRun {            // one kernel through the guard
   std::filesystem::path source;
   BuildResult build;
   Verdict verdict;
-  double guard_seconds = 0;   // wall time of the guard's own work (runner process minus kernel time)
+  double guard_seconds = 0;   // wall time of the guard's own work (the judge process minus the kernel's calls)
+  double golden_seconds = 0;  // the reference's calls that made goldens inside this judge
 };
 
 struct MeasuredRuns {
@@ -77,7 +91,9 @@ struct WorkloadReport {
 
 struct AbReport {
   std::string workload;
-  AbResult result;
+  AbTest test;
+  bool faster = false, slower = false;   // by decide_leader's rule
+  double holm_threshold = 0;
 };
 
 struct EvalReport {
@@ -94,14 +110,16 @@ struct EvalReport {
   std::vector<AbReport> ab;         // when a leader was given
   std::optional<bool> new_leader;   // check 11 outcome
   std::string ab_decision;          // check 11: why (decide_leader)
+  double ab_weighted_ratio = 1;     // check 11: weighted geometric mean of the ratios (> 1: candidate faster)
+  std::map<std::string, std::vector<double>> leader_samples;   // check 11: the leader's samples per workload
   uint64_t seed_base = 0;
   double seconds = 0;
-  double golden_seconds = 0;        // building the reference and making the goldens that were missing
+  double golden_seconds = 0;        // building the reference, and its calls that made the goldens that were missing
   nlohmann::json pytorch_baselines; // {file, gpu, torch, date} of the PyTorch file T_b came from; null when none
   std::string harness_error;        // set when the harness itself failed (exit code 2)
   std::string cache_pruned;         // set when this evaluation pruned the cache: cache::PruneResult::summary()
-  bool goldens_remade = false;      // goldens vanished mid-evaluation (cache removed) and were made again
-  bool ab_failed = false;           // check 11's interleaved timing failed (harness_error says how); the candidate's own run stands
+  bool ab_failed = false;           // check 11 failed in the harness (harness_error says how)
+  bool retried = false;             // a harness error (an executor killed from outside) was retried once
   bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }   // a backup is accepted too
 };
 
@@ -120,6 +138,6 @@ std::string report_text(const EvalReport& r);
 // Hardware profile for a device name: --profile file, else a saved calibration under
 // <cache>/profiles, else the builtin one (H100/H200); the CPU backend calibrates once and saves.
 HardwareProfile resolve_profile(Backend b, const std::string& device_name, const std::optional<std::filesystem::path>& explicit_path,
-                                const RunnerOptions& ro);
+                                const JudgeRunOptions& ro);
 
 }  // namespace khive

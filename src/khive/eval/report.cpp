@@ -22,10 +22,16 @@ nlohmann::json run_json(const KernelRun& k) {
                       {"accepted", k.verdict.accepted},
                       {"build", {{"ok", k.build.ok}, {"cached", k.build.cached}, {"seconds", k.build.seconds}, {"key", k.build.key}}},
                       {"guard_seconds", k.guard_seconds},
-                      {"runner_seconds", k.verdict.runner_seconds},
+                      {"judge_seconds", k.verdict.judge_seconds},
+                      {"golden_seconds", k.golden_seconds},
                       {"correctness_calls", k.verdict.correctness_calls},
                       {"phases", k.verdict.phases}};
   j["rejection"] = k.verdict.rejection ? k.verdict.rejection->to_json() : nlohmann::json(nullptr);
+  nlohmann::json timing = nlohmann::json::array();
+  for (const auto& t : k.verdict.timings)
+    timing.push_back({{"workload", t.workload}, {"batch", t.batch}, {"validated", t.validated}, {"samples_s", t.samples},
+                      {"in_process_s", t.in_process}});
+  j["timing"] = timing;
   if (!k.verdict.harness_error.empty()) j["harness_error"] = k.verdict.harness_error;
   nlohmann::json diags = nlohmann::json::array();
   for (auto& d : k.build.diagnostics)
@@ -73,7 +79,7 @@ nlohmann::json report_json(const EvalReport& r) {
   j["pytorch_baselines"] = r.pytorch_baselines;
   j["golden_seconds"] = r.golden_seconds;
   j["cache_pruned"] = r.cache_pruned.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.cache_pruned);
-  j["goldens_remade"] = r.goldens_remade;
+  j["retried"] = r.retried;
   j["candidate"] = run_json(r.candidate);
   j["reference"] = r.reference ? run_json(*r.reference) : nlohmann::json(nullptr);
   j["baselines"] = nlohmann::json::array();
@@ -103,10 +109,12 @@ nlohmann::json report_json(const EvalReport& r) {
   j["task_score"] = opt(r.task_score);
   j["ab"] = nlohmann::json::array();
   for (auto& a : r.ab)
-    j["ab"].push_back({{"workload", a.workload}, {"pairs", a.result.pairs}, {"median_ratio", a.result.median_ratio},
-                       {"noise", a.result.noise}, {"threshold", a.result.threshold}, {"b_faster", a.result.b_faster}});
+    j["ab"].push_back({{"workload", a.workload}, {"pairs", a.test.pairs}, {"ratio", a.test.ratio}, {"median_ratio", a.test.median_ratio},
+                       {"noise", a.test.noise}, {"p_faster", a.test.p_faster}, {"p_slower", a.test.p_slower},
+                       {"holm_threshold", a.holm_threshold}, {"faster", a.faster}, {"slower", a.slower}});
   j["new_leader"] = r.new_leader ? nlohmann::json(*r.new_leader) : nlohmann::json(nullptr);
   j["ab_decision"] = r.new_leader ? nlohmann::json(r.ab_decision) : nlohmann::json(nullptr);
+  j["ab_weighted_ratio"] = r.new_leader ? nlohmann::json(r.ab_weighted_ratio) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -136,14 +144,16 @@ std::string report_text(const EvalReport& r) {
   }
   auto line = [&](const KernelRun& k) {
     if (k.verdict.accepted) return fmt::format("{:<18} accepted (guard {:.2f} s)\n", k.label, k.guard_seconds);
+    if (!k.verdict.harness_error.empty()) return fmt::format("{:<18} harness error: {}\n", k.label, k.verdict.harness_error);
     auto& j = *k.verdict.rejection;
-    return fmt::format("{:<18} REJECTED at check {} ({}): {}\n", k.label, static_cast<int>(j.check), j.reason, j.message);
+    return fmt::format("{:<18} REJECTED at check {} ({}): {}\n", k.label, static_cast<int>(j.check), reason_name(j.reason), j.message);
   };
   if (r.reference) o << line(*r.reference);
   for (auto& b : r.baselines) o << line(b);
   for (auto& a : r.ab)
-    o << fmt::format("A/B vs leader on {}: {:.3f}x over {} pairs (noise {:.2f}%, needed > {:.2f}%)\n", a.workload,
-                     a.result.median_ratio, a.result.pairs, a.result.noise * 100, a.result.threshold * 100);
+    o << fmt::format("A/B vs leader on {}: {:.3f}x over {} pairs (noise {:.2f}%, signed-rank p faster {:.2g}, slower {:.2g}; {})\n",
+                     a.workload, a.test.ratio, a.test.pairs, a.test.noise * 100, a.test.p_faster, a.test.p_slower,
+                     a.faster ? "faster" : (a.slower ? "slower" : "level"));
   if (r.task_score) o << fmt::format("task score: {:.3f}\n", *r.task_score);
   const auto& v = r.candidate.verdict;
   if (v.accepted) {
@@ -152,7 +162,7 @@ std::string report_text(const EvalReport& r) {
     o << "\n";
   } else {
     auto& j = *v.rejection;
-    o << fmt::format("verdict: REJECTED at check {} ({}): {}\n", static_cast<int>(j.check), check_name(j.check), j.reason);
+    o << fmt::format("verdict: REJECTED at check {} ({}): {}\n", static_cast<int>(j.check), check_name(j.check), reason_name(j.reason));
     o << "  " << j.message << "\n";
     if (!j.diagnosis.empty()) o << "  " << j.diagnosis << "\n";
   }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include <fmt/format.h>
+
 namespace khive {
 
 namespace {
@@ -37,6 +39,83 @@ double sorted_percentile(const std::vector<double>& s, double p) {
   const std::size_t hi = std::min(lo + 1, s.size() - 1);
   const double frac = pos - static_cast<double>(lo);
   return s[lo] + frac * (s[hi] - s[lo]);
+}
+
+// log(a_i / b_i) for valid pairs; sets valid = false when any pair is unusable.
+std::vector<double> log_ratios(const std::vector<double>& a, const std::vector<double>& b, bool& valid) {
+  valid = a.size() == b.size();
+  const std::size_t n = std::min(a.size(), b.size());
+  std::vector<double> l;
+  l.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(a[i] > 0) || !(b[i] > 0) || !std::isfinite(a[i]) || !std::isfinite(b[i])) {
+      valid = false;
+      continue;
+    }
+    l.push_back(std::log(a[i] / b[i]));
+  }
+  return l;
+}
+
+// Hodges-Lehmann estimate: the median of the Walsh averages (l_i + l_j) / 2, i <= j. O(n^2); n <= a few hundred.
+double hodges_lehmann(const std::vector<double>& l) {
+  std::vector<double> w;
+  w.reserve(l.size() * (l.size() + 1) / 2);
+  for (std::size_t i = 0; i < l.size(); ++i)
+    for (std::size_t j = i; j < l.size(); ++j) w.push_back(0.5 * (l[i] + l[j]));
+  if (w.empty()) return 0;
+  auto mid = w.begin() + static_cast<std::ptrdiff_t>(w.size() / 2);
+  std::nth_element(w.begin(), mid, w.end());
+  if (w.size() % 2) return *mid;
+  double hi = *mid;
+  double lo = *std::max_element(w.begin(), mid);
+  return 0.5 * (lo + hi);
+}
+
+// Doubled average ranks of |l| (integers even with ties), for nonzero l; zeros are dropped (Wilcoxon's rule).
+void doubled_ranks(const std::vector<double>& l, std::vector<long>& rank2, std::vector<bool>& positive) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < l.size(); ++i)
+    if (l[i] != 0.0) idx.push_back(i);
+  std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return std::fabs(l[x]) < std::fabs(l[y]); });
+  rank2.assign(idx.size(), 0);
+  positive.assign(idx.size(), false);
+  for (std::size_t i = 0; i < idx.size();) {
+    std::size_t j = i;
+    while (j + 1 < idx.size() && std::fabs(l[idx[j + 1]]) == std::fabs(l[idx[i]])) ++j;
+    const long r2 = static_cast<long>(i + 1 + j + 1);   // 2 * average of ranks i+1 .. j+1
+    for (std::size_t k = i; k <= j; ++k) {
+      rank2[k] = r2;
+      positive[k] = l[idx[k]] > 0;
+    }
+    i = j + 1;
+  }
+}
+
+// P(W >= w) where W = sum of rank2 over a uniformly random subset (each sign +/- with probability 1/2).
+double upper_tail(const std::vector<long>& rank2, long w) {
+  long total = std::accumulate(rank2.begin(), rank2.end(), 0L);
+  if (w <= 0) return 1.0;
+  if (w > total) return 0.0;
+  if (rank2.size() > 600) {   // normal approximation with continuity correction (never reached by the judge)
+    double mean = total / 2.0, var = 0;
+    for (long r : rank2) var += static_cast<double>(r) * static_cast<double>(r) / 4.0;
+    double z = (static_cast<double>(w) - 0.5 - mean) / std::sqrt(var);
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+  }
+  // count[s] / 2^n: distribution of the sum, in probabilities (doubles stay exact enough: terms are dyadic).
+  std::vector<double> p(static_cast<std::size_t>(total) + 1, 0.0);
+  p[0] = 1.0;
+  long reach = 0;
+  for (long r : rank2) {
+    for (long s = reach; s >= 0; --s)
+      if (p[static_cast<std::size_t>(s)] != 0.0) p[static_cast<std::size_t>(s + r)] += p[static_cast<std::size_t>(s)];
+    reach += r;
+    for (long s = 0; s <= reach; ++s) p[static_cast<std::size_t>(s)] *= 0.5;
+  }
+  double tail = 0;
+  for (long s = w; s <= total; ++s) tail += p[static_cast<std::size_t>(s)];
+  return std::min(1.0, tail);
 }
 
 }  // namespace
@@ -75,66 +154,114 @@ bool should_stop(const std::vector<double>& samples, double elapsed_s, const Sto
   return summarize(samples).rel_spread < r.target_noise;
 }
 
-AbResult compare_ab(const std::vector<double>& a, const std::vector<double>& b, double min_gain, double k,
-                    std::size_t min_pairs) {
-  AbResult r;
-  r.pairs = std::min(a.size(), b.size());
-  std::vector<double> logs;
-  logs.reserve(r.pairs);
-  bool valid = a.size() == b.size();
-  for (std::size_t i = 0; i < r.pairs; ++i) {
-    if (!(a[i] > 0) || !(b[i] > 0) || !std::isfinite(a[i]) || !std::isfinite(b[i])) {
-      valid = false;   // a time that is not a positive number: no verdict
-      continue;
-    }
-    logs.push_back(std::log(a[i] / b[i]));
+double signed_rank_p(const std::vector<double>& l) {
+  std::vector<long> rank2;
+  std::vector<bool> positive;
+  doubled_ranks(l, rank2, positive);
+  long w = 0;
+  for (std::size_t i = 0; i < rank2.size(); ++i)
+    if (positive[i]) w += rank2[i];
+  return upper_tail(rank2, w);
+}
+
+AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b) {
+  AbTest t;
+  std::vector<double> l = log_ratios(a, b, t.valid);
+  if (l.empty()) return t;
+  const double m = median_of(l);
+  t.median_ratio = std::exp(m);
+  t.noise = l.size() >= 2 ? kMadToSigma * mad(l, m) : 0.0;
+  t.ratio = std::exp(hodges_lehmann(l));
+  std::vector<long> rank2;
+  std::vector<bool> positive;
+  doubled_ranks(l, rank2, positive);
+  t.pairs = rank2.size();
+  long wplus = 0, total = 0;
+  for (std::size_t i = 0; i < rank2.size(); ++i) {
+    total += rank2[i];
+    if (positive[i]) wplus += rank2[i];
   }
-  if (logs.empty()) return r;
-  const double m = median_of(logs);
-  r.median_ratio = std::exp(m);
-  r.noise = logs.size() >= 2 ? kMadToSigma * mad(logs, m) : 0.0;
-  r.threshold = std::max(min_gain, k * r.noise / std::sqrt(static_cast<double>(logs.size())));
-  // Too few pairs say too little about the noise (one pair nothing at all): no verdict.
-  const bool enough = logs.size() >= std::max<std::size_t>(min_pairs, 2);
-  r.b_faster = valid && enough && r.median_ratio - 1.0 > r.threshold;
-  return r;
+  t.p_faster = upper_tail(rank2, wplus);
+  t.p_slower = upper_tail(rank2, total - wplus);   // W- = total - W+ has the same null distribution
+  return t;
 }
 
-bool b_slower(const AbResult& r) {
-  return r.pairs >= 2 && r.median_ratio > 0 && 1.0 / r.median_ratio - 1.0 > r.threshold;
+bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule) {
+  return t.valid && t.pairs >= rule.min_pairs && t.p_faster <= p_threshold && t.ratio - 1.0 > rule.min_gain;
 }
 
-LeaderDecision decide_leader(const std::vector<AbResult>& per_workload, const std::vector<double>& weights,
-                             double min_gain) {
+bool is_slower(const AbTest& t, const AbRule& rule) {
+  return t.valid && t.pairs >= 2 && t.p_slower <= rule.alpha_slower && t.ratio > 0 && 1.0 / t.ratio - 1.0 > rule.min_gain;
+}
+
+LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule) {
   LeaderDecision d;
-  if (per_workload.empty()) {
+  const std::size_t w = per_workload.size();
+  if (w == 0) {
     d.why = "no perf workload was compared";
     return d;
   }
-  double lw = 0, ws = 0;
-  bool verdict_everywhere = true;
-  for (std::size_t i = 0; i < per_workload.size(); ++i) {
-    const AbResult& r = per_workload[i];
-    const double w = i < weights.size() && weights[i] > 0 ? weights[i] : 1.0;
-    if (r.pairs < 2 || !(r.median_ratio > 0)) verdict_everywhere = false;
-    else {
-      lw += w * std::log(r.median_ratio);
-      ws += w;
+  // Holm's step-down: the k-th smallest p_faster is compared with alpha / (w - k); the first that fails stops it.
+  std::vector<std::size_t> order(w);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return per_workload[x].p_faster < per_workload[y].p_faster; });
+  d.holm_threshold.assign(w, 0.0);
+  bool still = true;
+  for (std::size_t k = 0; k < w; ++k) {
+    const std::size_t i = order[k];
+    d.holm_threshold[i] = rule.alpha / static_cast<double>(w - k);
+    if (still && per_workload[i].p_faster <= d.holm_threshold[i]) {
+      if (is_faster(per_workload[i], d.holm_threshold[i], rule)) d.faster.push_back(i);
+    } else {
+      still = false;
     }
-    if (b_slower(r)) d.slower.push_back(i);
-    if (r.b_faster) d.faster.push_back(i);
+  }
+  std::sort(d.faster.begin(), d.faster.end());
+  double lw = 0, ws = 0;
+  bool usable = true;
+  for (std::size_t i = 0; i < w; ++i) {
+    const AbTest& t = per_workload[i];
+    const double wt = i < weights.size() && weights[i] > 0 ? weights[i] : 1.0;
+    if (!t.valid || t.pairs < 2) usable = false;
+    else {
+      lw += wt * std::log(t.ratio);
+      ws += wt;
+    }
+    if (is_slower(t, rule)) d.slower.push_back(i);
   }
   d.weighted_ratio = ws > 0 ? std::exp(lw / ws) : 1.0;
-  if (!verdict_everywhere) d.why = "too few A/B pairs on some workload";
-  else if (!d.slower.empty()) d.why = "slower than the leader beyond the noise on " + std::to_string(d.slower.size()) + " workload(s)";
-  else if (d.faster.empty()) d.why = "faster beyond the noise on no workload";
-  else if (d.weighted_ratio - 1.0 <= min_gain) d.why = "overall gain under the minimum";
+  const std::string overall = fmt::format("overall {:+.1f}%", (d.weighted_ratio - 1) * 100);
+  if (!usable) d.why = "too few valid A/B pairs on some workload";
+  else if (!d.slower.empty())
+    d.why = fmt::format("slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}",
+                        d.slower.size(), rule.alpha_slower, rule.min_gain * 100, overall);
+  else if (d.faster.empty())
+    d.why = fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%; {}", rule.alpha, rule.min_gain * 100, overall);
+  else if (d.weighted_ratio - 1.0 <= rule.min_gain)
+    d.why = fmt::format("{} is under the {:g}% minimum", overall, rule.min_gain * 100);
   else {
     d.new_leader = true;
-    d.why = "faster beyond the noise on " + std::to_string(d.faster.size()) + " of " + std::to_string(per_workload.size()) +
-            " workload(s), slower on none";
+    d.why = fmt::format("faster on {} of {} workload(s) (signed-rank, Holm at {:g}), slower on none; {}", d.faster.size(), w,
+                        rule.alpha, overall);
   }
   return d;
+}
+
+bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s, const StoppingRule& r) {
+  const std::size_t n = std::min(a.size(), b.size());
+  if (n >= r.max_samples) return true;
+  if (n < 2) return false;
+  if (elapsed_s >= r.time_cap_s && n >= r.min_samples) return true;
+  if (elapsed_s >= 4 * r.time_cap_s && n >= 3) return true;
+  if (n < r.min_samples) return false;
+  // Standard error of a median-like estimate of the log-ratio, from the spread of |l_i| alone (sign-blind: the
+  // spread of |l| is the noise whether or not there is an effect, and it says nothing about the signs).
+  std::vector<double> absl;
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] > 0 && b[i] > 0 && std::isfinite(a[i]) && std::isfinite(b[i])) absl.push_back(std::fabs(std::log(a[i] / b[i])));
+  if (absl.size() < 2) return false;
+  const double scale = kMadToSigma * mad(absl, median_of(absl));
+  return 1.25 * scale / std::sqrt(static_cast<double>(absl.size())) < r.target_noise;
 }
 
 }  // namespace khive

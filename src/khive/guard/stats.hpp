@@ -1,4 +1,4 @@
-// Statistics over timing samples: medians, spread, the stopping rule, and A/B acceptance.
+// Statistics over timing samples: medians, spread, the stopping rule, and check 11's A/B test.
 // Pure functions over synthetic or measured samples, tested without a GPU (nvbench-style criteria).
 #pragma once
 #include <cstddef>
@@ -28,50 +28,63 @@ struct StoppingRule {
 };
 bool should_stop(const std::vector<double>& samples, double elapsed_s, const StoppingRule& r);
 
-// Interleaved A/B comparison (guard check 11). Samples come in pairs (a_i, b_i) taken back to back.
-// ratio_i = a_i / b_i  (>1: B faster). Work in logs, l_i = log(ratio_i), so that the spread is relative and
-// symmetric (a 2x and a 0.5x are equally far from 1):
-//   median_ratio = exp(median(l_i))
-//   noise        = 1.4826 * MAD(l_i)                  (robust per-pair relative spread, ~sigma of one ratio)
-//   threshold    = max(min_gain, k * noise / sqrt(pairs))
-//   b_faster     = median_ratio - 1 > threshold
-// The noise of one pair is divided by sqrt(pairs) because the noise of the median of n pairs shrinks like
-// 1/sqrt(n) (its standard error is about 1.25 * sigma / sqrt(n) for normal data, so the default k = 2 asks
-// for about 1.6 standard errors, one-sided, on top of min_gain). min_gain keeps differences too small to
-// matter (0.5 %) from flipping the leader even when the noise is tiny.
-// No verdict (b_faster = false) with fewer than min_pairs pairs: the MAD of a handful of log-ratios is itself
-// too noisy to trust. Simulated with log-normal noise (20 000 trials each), the rule above without that
-// floor accepts a B that is 3 % *slower* under 10 % noise in 8 % of 5-pair trials and 14 % of 3-pair trials;
-// at 10 pairs 3.4 %, at 30 pairs 0.9 %. An equally fast B is accepted in ~9 % of trials at 10 pairs and
-// 6-7 % at 30-100 pairs under 10 % noise (k = 2 is ~1.6 standard errors, and the MAD is itself noisy); such a
-// B is not slower, so that costs churn, not speed. Raise k (or min_pairs) to make acceptance stricter.
-// Guards: mismatched lengths, fewer than min_pairs valid pairs, or any time that is not a positive finite
-// number give b_faster = false (pairs = the smaller length; the other fields describe the valid pairs).
-struct AbResult {
-  std::size_t pairs = 0;
-  double median_ratio = 1;   // exp(median(log(a_i / b_i))) = median(a_i / b_i) for odd n
-  double noise = 0;          // 1.4826 * MAD of the log-ratios (relative, per pair)
-  double threshold = 0;      // what median_ratio - 1 had to exceed
-  bool b_faster = false;
-};
-AbResult compare_ab(const std::vector<double>& a, const std::vector<double>& b, double min_gain = 0.005,
-                    double k = 2.0, std::size_t min_pairs = 10);
-// B is slower than A by more than the noise (the mirror of b_faster, same threshold).
-bool b_slower(const AbResult& r);
-
-// Check 11 over a task's perf workloads: the candidate becomes leader when
-//   - no workload is slower by more than its noise (never trade a regression for a gain elsewhere),
-//   - at least one workload is faster by more than its noise, and
+// ---- Check 11: is B (the candidate) faster than A (the leader)? ----
+//
+// The judge times A and B on the same inputs in pairs, the order inside each pair drawn at random, each kernel
+// in its own executor process. l_i = log(a_i / b_i) (> 0: B faster). When A and B are the same kernel, the
+// random order makes l_i symmetric about 0, so the Wilcoxon signed-rank test is exact: its one-sided p-value
+// is a true probability under the null, whatever the noise's shape (heavy tails, outliers, drift within a
+// pair's order). No normal approximation and no estimate of the noise enter the decision.
+//
+//   AbTest t = ab_test(a, b);            // per workload
+//   t.p_faster: P(a signed-rank sum this large | B no faster);  t.ratio: exp(Hodges-Lehmann estimate of l)
+//   LeaderDecision d = decide_leader({t1, t2}, {w1, w2}, AbRule{});
+//
+// decide_leader makes B the new leader when
+//   - some workload is faster: p_faster passes Holm's step-down procedure at family-wise level alpha over
+//     the task's workloads (so an identical kernel is called faster on some workload in at most alpha of
+//     comparisons, however many workloads the task has), and its ratio beats 1 by more than min_gain (the
+//     minimum effect: a real but tiny difference between two executor processes never crowns a leader);
+//   - no workload is slower: p_slower <= alpha_slower (one-sided, uncorrected: a regression anywhere vetoes,
+//     so this side is deliberately sensitive) with 1/ratio beating 1 by more than min_gain;
 //   - the weighted geometric mean of the ratios beats 1 by more than min_gain.
-// So a kernel 40% faster on prefill shapes and level (within noise) on a memory-bound decode shape leads;
-// one that is 40% faster on three shapes and 5% slower (beyond noise) on the fourth stays a backup.
+// A test needs at least min_pairs pairs before it can say "faster" (the smallest one-sided p of n pairs is
+// 2^-n, so fewer than ~10 pairs can never pass at alpha = 1 % anyway).
+struct AbRule {
+  double alpha = 0.01;          // family-wise error of "faster" over all workloads
+  double alpha_slower = 0.05;   // per workload, for the veto
+  double min_gain = 0.01;       // minimum effect: 1 %
+  std::size_t min_pairs = 10;
+};
+
+struct AbTest {
+  std::size_t pairs = 0;        // valid pairs used (positive finite times; exact ties dropped from the ranks)
+  double ratio = 1;             // exp(Hodges-Lehmann estimate of log(a/b)): > 1 means B faster
+  double median_ratio = 1;      // exp(median(log(a_i / b_i))), for people
+  double p_faster = 1, p_slower = 1;   // exact one-sided signed-rank p-values
+  double noise = 0;             // 1.4826 * median(|l_i - median(l)|): spread of one pair's log-ratio
+  bool valid = true;            // false: mismatched lengths or a time that is not a positive finite number
+};
+AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b);
+
+// The exact one-sided signed-rank p-value for a positive shift of l: P(W+ >= observed W+) when every sign is
+// a fair coin (ties in |l| take average ranks; zeros are dropped). Exposed for tests.
+double signed_rank_p(const std::vector<double>& l);
+
 struct LeaderDecision {
   bool new_leader = false;
-  double weighted_ratio = 1;   // exp(sum w_i log r_i / sum w_i)
-  std::vector<std::size_t> slower, faster;   // indices of workloads slower / faster beyond their noise
-  std::string why;             // one line: what decided it
+  double weighted_ratio = 1;               // exp(sum w_i log ratio_i / sum w_i)
+  std::vector<std::size_t> slower, faster; // workloads slower / faster by the rule above
+  std::vector<double> holm_threshold;      // per workload, the p_faster it had to reach (Holm's step-down)
+  std::string why;                         // one line: what decided it
 };
-LeaderDecision decide_leader(const std::vector<AbResult>& per_workload, const std::vector<double>& weights,
-                             double min_gain = 0.005);
+LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule = {});
+bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule);
+bool is_slower(const AbTest& t, const AbRule& rule);
+
+// Stop pairing when the spread of the log-ratios says the estimate is good to target_noise, at max_pairs, or
+// at the time cap (as should_stop). Uses |l_i| only, which the test's sign statistics are independent of under
+// the null, so stopping on it keeps the test exact.
+bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s, const StoppingRule& r);
 
 }  // namespace khive

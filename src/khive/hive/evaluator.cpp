@@ -9,11 +9,24 @@
 #include <fmt/format.h>
 
 #include "khive/build/symbol_policy.hpp"
+#include "khive/guard/rules.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+// The hive's record of a guard rejection (its strings are the guard's codes and names).
+Evaluation rejection(const Rejection& r, Evaluation e) {
+  e.status = "rejected";
+  e.check = check_name(r.check);
+  e.reason = reason_name(r.reason);
+  e.message = r.message;
+  e.diagnosis = r.diagnosis;
+  return e;
+}
+}  // namespace
 
 double weighted_geomean(const std::map<std::string, double>& t, const std::map<std::string, double>& weight) {
   double s = 0, ws = 0;
@@ -112,38 +125,36 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
   }
   const auto& v = r.candidate.verdict;
   if (!v.accepted) {
+    if (v.rejection) return rejection(*v.rejection, e);
     e.status = "rejected";
-    if (v.rejection) {
-      e.check = check_name(v.rejection->check);
-      e.reason = v.rejection->reason;
-      e.message = v.rejection->message;
-      e.diagnosis = v.rejection->diagnosis;
-    }
     return e;
   }
   e.status = "accepted";
   std::map<std::string, double> weight;
   std::vector<WorkloadScoreInput> in;
+  std::vector<double> spreads;
   for (auto& w : r.workloads) {
     weight[w.workload] = w.weight;
-    if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median;
+    if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median, spreads.push_back(w.kernel->rel_spread);
     std::optional<double> tb;
     if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end()) tb = it->second;
     in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_sol, tb});
   }
   e.time_s = weighted_geomean(e.workload_median_s, weight);
+  if (!spreads.empty()) {
+    std::sort(spreads.begin(), spreads.end());
+    e.rel_spread = spreads[spreads.size() / 2];
+  }
   e.score = task_score(in);
   if (r.new_leader) e.beats_leader = *r.new_leader;
   if (!r.ab.empty()) {
-    double s = 0;
+    // One number for "how much faster than the leader": check 11's own weighted ratio (the decision's number).
+    e.gain_vs_leader = r.ab_weighted_ratio - 1;
     std::string detail;
-    for (auto& a : r.ab) {
-      s += std::log(std::max(1e-12, a.result.median_ratio));
-      detail += fmt::format("{}{} {:+.1f}% over {} pairs (needed > {:.1f}%)", detail.empty() ? "" : "; ", a.workload,
-                            (a.result.median_ratio - 1) * 100, a.result.pairs, a.result.threshold * 100);
-    }
-    e.gain_vs_leader = std::exp(s / static_cast<double>(r.ab.size())) - 1;
-    // Why check 11 decided as it did (a backup with a large median gain had too few pairs or too much noise).
+    for (auto& a : r.ab)
+      detail += fmt::format("{}{} {:+.1f}% over {} pairs (p faster {:.2g}, {})", detail.empty() ? "" : "; ", a.workload,
+                            (a.test.ratio - 1) * 100, a.test.pairs, a.test.p_faster, a.faster ? "faster" : (a.slower ? "slower" : "level"));
+    // Why check 11 decided as it did.
     e.message = "A/B vs the leader: " + (r.ab_decision.empty() ? "" : r.ab_decision + ": ") + detail;
   }
   return e;
@@ -155,7 +166,7 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
   o.time_reference = false;   // the kernel under test is the reference itself
   o.time_baselines = true;
   int slot = acquire();
-  o.runner.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+  o.judge.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
   auto t0 = Clock::now();
   EvalReport r;
   {
@@ -195,28 +206,10 @@ Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
   Evaluation e;
   e.seconds = b.seconds;
   e.build_key = b.key;
-  e.check = "build";
-  if (!b.ok) {
-    e.status = "rejected";
-    e.reason = b.timed_out ? "build_timeout" : "build_error";
-    e.message = "the kernel does not build: " + b.summary();
-    e.diagnosis = format_diagnostics(b.diagnostics);
-    return e;
-  }
-  // The same rule and wording as the guard's check 1 (eval/evaluate.cpp).
-  auto violations = scan_symbols(b.library, task_.policy, backend_);
-  if (!violations.empty()) {
-    std::string all;
-    for (auto& v : violations) all += fmt::format("{} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
-    const auto& v = violations.front();
-    e.status = "rejected";
-    e.reason = "forbidden_symbol";
-    e.message = fmt::format("the kernel {} {}: {}", v.imported ? "calls" : "defines", v.symbol, v.rule);
-    e.diagnosis = all;
-    return e;
-  }
+  // Check 1 as the guard applies it (guard/rules.hpp).
+  if (auto rej = build_rejection(b, b.ok ? scan_symbols(b.library, task_.policy, backend_) : std::vector<SymbolViolation>{}))
+    return rejection(*rej, e);
   e.status = "built";
-  e.check.clear();
   return e;
 }
 
@@ -237,16 +230,11 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const s
   if (!b.ok) {
     Evaluation e;
     e.build_key = b.key;
-    e.status = "rejected";
-    e.check = "build";
-    e.reason = b.timed_out ? "build_timeout" : "build_error";
-    e.message = "the kernel does not build: " + b.summary();
-    e.diagnosis = format_diagnostics(b.diagnostics);
     e.seconds = b.seconds;
-    return e;
+    return rejection(*build_rejection(b, {}), e);
   }
   int slot = acquire();
-  o.runner.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+  o.judge.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
   auto t0 = Clock::now();
   EvalReport r;
   try {
@@ -258,21 +246,21 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const s
     throw;
   }
   release(slot, std::chrono::duration<double>(Clock::now() - t0).count());
-  // Check 11 stops at twice the time cap even below its 10 pairs, and then cannot accept. When the candidate
-  // looked faster on every workload but the A/B ran out of time before 10 pairs, measure again with a cap
-  // large enough for 12 pairs at the pace seen (at most 8x): more evidence, the same rule.
+  // Check 11 stops at twice the time cap even below its minimum pairs, and then cannot accept. When the candidate
+  // looked faster on every workload but the A/B ran out of time before that, measure again with a cap large enough
+  // for 12 pairs at the pace seen (at most 8x): more evidence, the same rule.
   if (leader && r.accepted() && r.new_leader && !*r.new_leader && !r.ab.empty()) {
     bool promising = true;
     std::size_t fewest = SIZE_MAX;
     for (auto& a : r.ab) {
-      promising = promising && a.result.median_ratio - 1 > a.result.threshold;
-      fewest = std::min(fewest, a.result.pairs);
+      promising = promising && a.test.ratio - 1 > o.ab.min_gain;
+      fewest = std::min(fewest, a.test.pairs);
     }
-    if (promising && fewest < 10 && fewest > 0) {
+    if (promising && fewest < o.ab.min_pairs && fewest > 0) {
       EvalOptions o2 = o;
       o2.timing.time_cap_s = o.timing.time_cap_s * std::min(8.0, 12.0 / static_cast<double>(fewest));
       slot = acquire();
-      o2.runner.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+      o2.judge.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
       auto t1 = Clock::now();
       EvalReport r2;
       try {

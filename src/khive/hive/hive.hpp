@@ -34,6 +34,7 @@ struct Evaluation {
   std::optional<double> score;              // task score (SOL-ExecBench), when defined
   double time_s = 0;                        // weighted geometric mean of the perf workload medians
   std::map<std::string, double> workload_median_s;
+  double rel_spread = 0;                    // median over workloads of the samples' relative spread
   std::optional<bool> beats_leader;         // check 11, when a leader was given and the kernel was accepted
   std::optional<double> gain_vs_leader;     // A/B median gain over that leader (+0.05 = 5% faster)
   double seconds = 0;                       // wall time of the evaluation

@@ -1,11 +1,10 @@
-// Orchestrator side of one runner process: spawn it sandboxed, hand it the key and the job, collect
-// the verified frames, and classify how it ended. Nothing the candidate does can reach this process
-// except through the verified channel.
+// khive's side of one judge process: start it, hand it the channel key and the job, collect the verified frames,
+// and read its result into a Verdict. The judge is trusted and never loads kernel code (that runs in the
+// executors it starts, which cannot reach this channel), so a judge that dies or answers nonsense is a harness
+// error, never a verdict on the kernel.
 //
-//   RunnerOutcome o = launch_runner(job, RunnerOptions{});
-//   if (o.tampered) ... reject (channel_tampered)
-//   else if (o.result) ... observations in (*o.result)
-//   else ... o.process.describe(), o.last_progress says where it died
+//   JudgeOutcome o = launch_judge(job, JudgeOptions{});
+//   Verdict v = read_verdict(o);   // accepted | rejection (check, reason) | harness_error (+ retryable)
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -14,36 +13,33 @@
 
 #include <nlohmann/json.hpp>
 
+#include "khive/guard/checks.hpp"
 #include "khive/run/protocol.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
 
-struct RunnerOptions {
-  std::filesystem::path runner;          // empty = default_runner_path()
-  double timeout_s = 120;                // watchdog for the whole process
-  std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit nothing (unset)
-  int omp_threads = 0;                   // 0 = all cores
-  int64_t cpu_memory_limit = 0;          // RLIMIT_AS for the CPU backend; 0 = 3/4 of physical memory
-  bool new_netns = true;                 // run in a fresh network namespace where permitted
-  std::filesystem::path scratch_parent;  // empty = <cache_root>/scratch
-  bool keep_scratch = false;
+struct JudgeOptions {
+  std::filesystem::path judge;           // empty = default_judge_path()
+  std::filesystem::path executor;        // empty = default_executor_path()
+  double budget_s = 0;                   // watchdog for the whole judge; 0 = max(600, 20 x job.timeout_s)
+  std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit
 };
 
-struct RunnerOutcome {
+struct JudgeOutcome {
   ProcessResult process;
   std::vector<nlohmann::json> frames;
   std::optional<nlohmann::json> result;          // the frame with type "result"
   std::optional<nlohmann::json> last_progress;   // the last "progress" frame
   bool tampered = false;
   std::string tamper_reason;
-  bool sandbox_violation = false;                // killed by the seccomp filter
-  std::string forbidden_syscall;                 // its name, when the runner could tell
   double seconds = 0;
 };
 
-RunnerOutcome launch_runner(const Job& job, const RunnerOptions& opt);
-std::filesystem::path default_runner_path();   // $KHIVE_RUNNER, else khive-runner beside this executable
-uint64_t current_netns_inode();
+JudgeOutcome launch_judge(const Job& job, const JudgeOptions& opt);
+Verdict read_verdict(const JudgeOutcome& o);
+
+std::filesystem::path default_judge_path();      // $KHIVE_JUDGE, else khive-judge beside this executable
+std::filesystem::path default_executor_path();   // $KHIVE_EXEC, else khive-exec beside this executable
 
 }  // namespace khive

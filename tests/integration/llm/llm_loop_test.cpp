@@ -62,7 +62,7 @@ struct MiniHive {
     if (!v.accepted) {
       out.verdict = "rejected";
       out.check = check_name(v.rejection->check);
-      out.reason = v.rejection->reason;
+      out.reason = reason_name(v.rejection->reason);
       out.message = v.rejection->message;
       out.diagnosis = v.rejection->diagnosis;
       return out;

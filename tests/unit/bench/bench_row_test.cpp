@@ -133,15 +133,16 @@ TEST(BenchAb, JsonAndMarkdown) {
   EXPECT_EQ(bench_ab_markdown(rep), "");
   EXPECT_FALSE(bench_json(rep)["rows"][0]["impls"][4].contains("ab"));
 
-  AbResult faster;
-  faster.pairs = 21;
-  faster.median_ratio = 1.034;
-  faster.noise = 0.004;
-  faster.threshold = 0.008;
-  faster.b_faster = true;
-  AbResult tie = faster;
-  tie.median_ratio = 1.002;
-  tie.b_faster = false;
+  AbReport faster;
+  faster.test.pairs = 21;
+  faster.test.ratio = 1.034;
+  faster.test.noise = 0.004;
+  faster.test.p_faster = 2e-5;
+  faster.faster = true;
+  AbReport tie = faster;
+  tie.test.ratio = 1.002;
+  tie.test.p_faster = 0.31;
+  tie.faster = false;
   BenchImpl& c = rep.rows[0].impls[4];   // candidate:ok.cu
   c.ab["baseline:fast"]["a"] = faster;
   c.ab["baseline:fast"]["b"] = tie;
@@ -158,8 +159,8 @@ TEST(BenchAb, JsonAndMarkdown) {
 
   std::string md = bench_ab_markdown(rep);
   EXPECT_NE(md.find("## Interleaved A/B against the vendor baselines"), std::string::npos);
-  EXPECT_NE(md.find("| softmax | ok.cu | fast | a | 1.0340x | 0.40% | 21 | faster |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| softmax | ok.cu | fast | b | 1.0020x | 0.40% | 21 | within noise |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| softmax | ok.cu | fast | a | 1.0340x | 0.40% | 21 | 2e-05 | faster |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| softmax | ok.cu | fast | b | 1.0020x | 0.40% | 21 | 0.31 | within noise |"), std::string::npos) << md;
   EXPECT_NE(md.find("A/B timing failed: runner crashed"), std::string::npos);
   EXPECT_NE(bench_markdown(rep).find("## Interleaved A/B"), std::string::npos);
 }

@@ -84,18 +84,42 @@ TEST(Inputs, GeneratorBitsAreFrozen) {
   const auto a = filled(DType::f64, 4096, params_for(DType::f64), 1234, 5);
   Distribution u; u.kind = Distribution::Kind::uniform; u.low = -2; u.high = 3;
   const auto b = filled(DType::f64, 4096, dist_params(u), 1234, 5);
-  EXPECT_EQ(fnv1a(a.data(), 4096 * 8), 0x19f8af16c27ad566ull);
+  EXPECT_EQ(fnv1a(a.data(), 4096 * 8), 0x92a6d8b4ff7776ffull);
   EXPECT_EQ(fnv1a(b.data(), 4096 * 8), 0x8d7264175bba6f0eull);
 }
 
-TEST(Inputs, NormalValuesMatchBoxMuller) {
-  // The deterministic log/cos agree with libm to ~1e-15, so each value is the textbook Box-Muller one.
-  const DistParams d = params_for(DType::f64);
+TEST(Inputs, NormalValuesFollowTheInverseCdf) {
+  // Inside the 4094 inner bins a value is the linear interpolation of the normal quantiles at its bin's edges: it
+  // lies between them, and the bin is the hash's top 12 bits.
   for (uint64_t i = 0; i < 20000; ++i) {
-    const double u1 = counter_uniform(11, 0, i, 0), u2 = counter_uniform(11, 0, i, 1);
-    const double want = 0.5 + std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * M_PI * u2);
-    EXPECT_NEAR(input_value(d, 11, 0, i), want, 1e-13);
+    const uint64_t h = counter_hash(11, 0, i);
+    const int bin = static_cast<int>(h >> 52);
+    const double v = standard_normal(h);
+    if (bin > 0 && bin < 4095) {
+      EXPECT_GE(v, detail::normal_quantile(bin));
+      EXPECT_LE(v, detail::normal_quantile(bin + 1));
+    } else {   // the tails: beyond the outermost quantile, on the bin's side
+      EXPECT_TRUE(bin == 0 ? v <= detail::normal_quantile(1) + 5e-4 : v >= detail::normal_quantile(4095) - 5e-4) << v;
+    }
   }
+  // The quantile table is Phi^-1 (spot checks against known values).
+  EXPECT_NEAR(detail::normal_quantile(2048), 0.0, 1e-15);
+  EXPECT_NEAR(detail::normal_quantile(3446), 1.0, 2e-3);   // Phi(1) = 0.8413 ~ 3446 / 4096
+  EXPECT_NEAR(detail::normal_quantile(4095), 3.4871, 1e-3);
+}
+
+TEST(Inputs, NormalTailsReachBeyondThreeSigma) {
+  // 1/2048 of the values come from the tail bins: in a million, ~490 beyond |3.49| and dozens beyond 4.
+  const int64_t n = 1000000;
+  const auto b = filled(DType::f64, n, params_for(DType::f64), 77, 0);
+  const auto* v = reinterpret_cast<const double*>(b.data());
+  int64_t beyond3 = 0, beyond4 = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    beyond3 += std::fabs(v[i] - 0.5) > 3.0;
+    beyond4 += std::fabs(v[i] - 0.5) > 4.0;
+  }
+  EXPECT_NEAR(static_cast<double>(beyond3) / n, 0.0027, 0.0004);   // 2 (1 - Phi(3))
+  EXPECT_GT(beyond4, 20);                                          // 2 (1 - Phi(4)) ~ 6.3e-5
 }
 
 TEST(Inputs, NormalMeanAndStd) {

@@ -2,6 +2,7 @@
 // (nvbench style: the same stream every run, no GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -176,7 +177,7 @@ TEST(ShouldStop, NeverOnFewerThanTwoSamples) {
   EXPECT_TRUE(should_stop({1.0, 1.0}, 2.0 - 1e-9, r));
 }
 
-// --------------------------------------------------------------------------------------------- compare_ab
+// --------------------------------------------------------------------------------------------- ab_test
 
 // n interleaved pairs: A around ta, B around tb, each with its own relative noise.
 void pairs(uint64_t seed, std::size_t n, double ta, double tb, double rel, std::vector<double>& a,
@@ -190,196 +191,204 @@ void pairs(uint64_t seed, std::size_t n, double ta, double tb, double rel, std::
   }
 }
 
-TEST(CompareAb, IdenticalSamplesAreNotFaster) {
-  std::vector<double> a = stream(8, 30, 1e-3, 0.01);
-  AbResult r = compare_ab(a, a);
-  EXPECT_EQ(r.pairs, 30u);
-  EXPECT_DOUBLE_EQ(r.median_ratio, 1.0);
-  EXPECT_EQ(r.noise, 0.0);
-  EXPECT_DOUBLE_EQ(r.threshold, 0.005);
-  EXPECT_FALSE(r.b_faster);
-}
-
-TEST(CompareAb, SameDistributionIsNotFaster) {
-  for (uint64_t seed = 10; seed < 30; ++seed) {
-    std::vector<double> a, b;
-    pairs(seed, 50, 1e-3, 1e-3, 0.01, a, b);
-    AbResult r = compare_ab(a, b);
-    EXPECT_FALSE(r.b_faster) << "seed " << seed << " ratio " << r.median_ratio << " threshold " << r.threshold;
-    EXPECT_NEAR(r.noise, 0.01 * std::sqrt(2.0), 0.006) << "seed " << seed;   // noise of a ratio of two samples
+// P(W+ >= w) by enumerating every sign pattern (small n): the exact test's definition, computed the slow way.
+double brute_upper_tail(const std::vector<double>& l) {
+  const std::size_t n = l.size();
+  std::vector<std::size_t> idx(n);
+  for (std::size_t i = 0; i < n; ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return std::fabs(l[x]) < std::fabs(l[y]); });
+  std::vector<double> rank(n);
+  for (std::size_t i = 0; i < n;) {   // average ranks for ties
+    std::size_t j = i;
+    while (j + 1 < n && std::fabs(l[idx[j + 1]]) == std::fabs(l[idx[i]])) ++j;
+    for (std::size_t k = i; k <= j; ++k) rank[idx[k]] = (static_cast<double>(i + j) + 2) / 2;
+    i = j + 1;
   }
+  double w = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (l[i] > 0) w += rank[i];
+  int hits = 0;
+  for (uint32_t m = 0; m < (1u << n); ++m) {
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (m & (1u << i)) s += rank[i];
+    hits += s >= w - 1e-9;
+  }
+  return static_cast<double>(hits) / static_cast<double>(1u << n);
 }
 
-TEST(CompareAb, ClearGainIsFaster) {
+TEST(SignedRank, ExactTailMatchesEnumeration) {
+  const std::vector<std::vector<double>> cases = {
+      {0.3, -0.1, 0.2, 0.5, -0.4, 0.05, 0.7, -0.25},
+      {1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+      {-1, -2, -3, -4, -5, -6},
+      {0.1, -0.1, 0.1, 0.2, -0.2, 0.3},   // ties in |l|
+      {0.4, -0.3, 0.2, -0.1, 0.6, 0.5, -0.7, 0.8, 0.9, -0.05, 0.15, 0.25},
+  };
+  for (const auto& l : cases) EXPECT_NEAR(signed_rank_p(l), brute_upper_tail(l), 1e-12);
+  EXPECT_NEAR(signed_rank_p({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), 1.0 / 1024, 1e-15);   // all positive: 2^-n
+}
+
+TEST(AbTest, IdenticalSamplesAreLevel) {
+  std::vector<double> a = stream(8, 30, 1e-3, 0.01);
+  AbTest t = ab_test(a, a);
+  EXPECT_EQ(t.pairs, 0u);   // every log-ratio is exactly 0: no signs to count
+  EXPECT_DOUBLE_EQ(t.ratio, 1.0);
+  EXPECT_DOUBLE_EQ(t.p_faster, 1.0);
+  EXPECT_FALSE(is_faster(t, 0.01, AbRule{}));
+}
+
+TEST(AbTest, ClearGainIsFaster) {
   for (uint64_t seed = 30; seed < 50; ++seed) {
     std::vector<double> a, b;
     pairs(seed, 30, 1e-3, 1e-3 / 1.05, 0.01, a, b);   // B 5 % faster, 1 % noise
-    AbResult r = compare_ab(a, b);
-    EXPECT_TRUE(r.b_faster) << "seed " << seed << " ratio " << r.median_ratio << " threshold " << r.threshold;
-    EXPECT_NEAR(r.median_ratio, 1.05, 0.02);
-    // and the other way round A is not faster than B
-    EXPECT_FALSE(compare_ab(b, a).b_faster);
+    AbTest t = ab_test(a, b);
+    EXPECT_TRUE(is_faster(t, 0.01, AbRule{})) << "seed " << seed << " ratio " << t.ratio << " p " << t.p_faster;
+    EXPECT_NEAR(t.ratio, 1.05, 0.01);
+    AbTest back = ab_test(b, a);
+    EXPECT_FALSE(is_faster(back, 0.05, AbRule{}));
+    EXPECT_TRUE(is_slower(back, AbRule{}));
   }
 }
 
-TEST(CompareAb, GainBelowMinGainIsNotFaster) {
+TEST(AbTest, GainBelowTheMinimumEffectIsNotFaster) {
   std::vector<double> a, b;
-  pairs(50, 100, 1e-3, 1e-3 / 1.003, 0.0001, a, b);   // 0.3 % gain, measured very precisely
-  AbResult r = compare_ab(a, b);
-  EXPECT_NEAR(r.median_ratio, 1.003, 0.0002);
-  EXPECT_LT(r.noise * 2 / std::sqrt(100.0), 0.001);   // the noise alone would let it through
-  EXPECT_DOUBLE_EQ(r.threshold, 0.005);
-  EXPECT_FALSE(r.b_faster);
-  EXPECT_TRUE(compare_ab(a, b, /*min_gain=*/0.001).b_faster);
+  pairs(50, 100, 1e-3, 1e-3 / 1.005, 0.0001, a, b);   // 0.5 % gain, measured very precisely: significant, too small
+  AbTest t = ab_test(a, b);
+  EXPECT_LT(t.p_faster, 1e-10);
+  EXPECT_NEAR(t.ratio, 1.005, 0.0002);
+  EXPECT_FALSE(is_faster(t, 0.01, AbRule{}));
+  AbRule lenient;
+  lenient.min_gain = 0.001;
+  EXPECT_TRUE(is_faster(t, 0.01, lenient));
 }
 
-TEST(CompareAb, NoisySmallGainWithFewPairsIsNotFaster) {
-  for (uint64_t seed = 60; seed < 80; ++seed) {
-    std::vector<double> a, b;
-    pairs(seed, 5, 1e-3, 1e-3 / 1.03, 0.10, a, b);   // 3 % gain under 10 % noise, 5 pairs
-    AbResult r = compare_ab(a, b);
-    EXPECT_EQ(r.pairs, 5u);
-    EXPECT_FALSE(r.b_faster) << "seed " << seed << " ratio " << r.median_ratio << " threshold " << r.threshold;
-  }
+TEST(AbTest, FewerThanMinPairsCannotBeFaster) {
+  std::vector<double> two(9, 2.0), one(9, 1.0);   // B twice as fast, 9 pairs
+  AbTest t = ab_test(two, one);
+  EXPECT_EQ(t.pairs, 9u);
+  EXPECT_FALSE(is_faster(t, 0.01, AbRule{}));
 }
 
-// The rule's error rates over many deterministic trials (the figures quoted in stats.hpp).
-double acceptance_rate(std::size_t n, double gain, double rel, std::size_t min_pairs = 10) {
-  int accepted = 0;
-  const int trials = 1000;
-  for (int t = 0; t < trials; ++t) {
-    std::vector<double> a, b;
-    pairs(1000 + t, n, 1.0, 1.0 / (1.0 + gain), rel, a, b);
-    accepted += compare_ab(a, b, 0.005, 2.0, min_pairs).b_faster;
-  }
-  return static_cast<double>(accepted) / trials;
-}
-
-TEST(CompareAb, ErrorRates) {
-  // Without the pair floor, a handful of pairs lets slower candidates through.
-  EXPECT_GT(acceptance_rate(5, -0.03, 0.10, /*min_pairs=*/2), 0.05);
-  EXPECT_EQ(acceptance_rate(5, -0.03, 0.10), 0.0);
-  // From 10 pairs on: a 3 % slower B under 10 % noise is rarely accepted, an equal one seldom.
-  EXPECT_LT(acceptance_rate(10, -0.03, 0.10), 0.06);
-  EXPECT_LT(acceptance_rate(30, -0.03, 0.10), 0.025);
-  EXPECT_LT(acceptance_rate(10, 0.0, 0.10), 0.12);
-  EXPECT_LT(acceptance_rate(30, 0.0, 0.10), 0.09);
-  EXPECT_LT(acceptance_rate(30, 0.0, 0.01), 0.06);
-  // Under 1 % noise a 3 % slower B never passes; a 5 % faster one always does from 10 pairs on.
-  EXPECT_EQ(acceptance_rate(10, -0.03, 0.01), 0.0);
-  EXPECT_EQ(acceptance_rate(10, 0.05, 0.01), 1.0);
-  // A noisy 3 % gain needs many pairs to be seen.
-  EXPECT_LT(acceptance_rate(10, 0.03, 0.10), 0.3);
-  EXPECT_GT(acceptance_rate(400, 0.03, 0.10), 0.9);
-}
-
-TEST(CompareAb, ThresholdShrinksWithMorePairs) {
-  std::vector<double> a, b;
-  pairs(90, 10, 1e-3, 1e-3, 0.2, a, b);
-  AbResult few = compare_ab(a, b);
-  pairs(90, 1000, 1e-3, 1e-3, 0.2, a, b);
-  AbResult many = compare_ab(a, b);
-  EXPECT_GT(few.threshold, 3 * many.threshold);
-  EXPECT_NEAR(many.threshold, 2 * many.noise / std::sqrt(1000.0), 1e-15);
-  EXPECT_NEAR(many.noise, 0.2 * std::sqrt(2.0), 0.02);
-}
-
-TEST(CompareAb, Guards) {
-  AbResult r = compare_ab({}, {});
-  EXPECT_EQ(r.pairs, 0u);
-  EXPECT_FALSE(r.b_faster);
-
-  std::vector<double> a(10, 2.0), b(9, 1.0);   // B twice as fast, but the lengths differ
-  r = compare_ab(a, b);
-  EXPECT_EQ(r.pairs, 9u);
-  EXPECT_FALSE(r.b_faster);
-
-  r = compare_ab({2.0}, {1.0}, 0.005, 2.0, /*min_pairs=*/0);   // one pair: noise unknown, whatever min_pairs
-  EXPECT_EQ(r.pairs, 1u);
-  EXPECT_FALSE(r.b_faster);
-
-  r = compare_ab(std::vector<double>(9, 2.0), std::vector<double>(9, 1.0));   // under min_pairs
-  EXPECT_DOUBLE_EQ(r.median_ratio, 2.0);
-  EXPECT_FALSE(r.b_faster);
-
-  std::vector<double> two(10, 2.0), one(10, 1.0);
-  r = compare_ab(two, one);
-  EXPECT_TRUE(r.b_faster);
-  EXPECT_DOUBLE_EQ(r.median_ratio, 2.0);
-
-  one[3] = 0.0;   // a non-positive time
-  EXPECT_FALSE(compare_ab(two, one).b_faster);
+TEST(AbTest, Guards) {
+  AbTest t = ab_test({}, {});
+  EXPECT_EQ(t.pairs, 0u);
+  EXPECT_FALSE(is_faster(t, 1.0, AbRule{}));
+  std::vector<double> a(12, 2.0), b(11, 1.0);   // lengths differ
+  EXPECT_FALSE(ab_test(a, b).valid);
+  EXPECT_FALSE(is_faster(ab_test(a, b), 1.0, AbRule{}));
+  std::vector<double> two(12, 2.0), one(12, 1.0);
+  for (std::size_t i = 0; i < 12; ++i) two[i] += 0.001 * static_cast<double>(i);   // distinct |l|
+  EXPECT_TRUE(is_faster(ab_test(two, one), 0.01, AbRule{}));
+  one[3] = 0.0;
+  EXPECT_FALSE(is_faster(ab_test(two, one), 1.0, AbRule{}));
   one[3] = -1.0;
-  EXPECT_FALSE(compare_ab(two, one).b_faster);
+  EXPECT_FALSE(ab_test(two, one).valid);
   one[3] = 1.0;
   two[5] = NAN;
-  EXPECT_FALSE(compare_ab(two, one).b_faster);
+  EXPECT_FALSE(ab_test(two, one).valid);
   two[5] = INFINITY;
-  EXPECT_FALSE(compare_ab(two, one).b_faster);
+  EXPECT_FALSE(ab_test(two, one).valid);
 }
 
-}  // namespace
-}  // namespace khive
-
-// ------------------------------------------------------------------------------------------ decide_leader
-
-using khive::AbResult;
-using khive::b_slower;
-using khive::decide_leader;
-
-namespace {
-AbResult ab(double ratio, double threshold, std::size_t pairs = 20) {
-  AbResult r;
-  r.pairs = pairs;
-  r.median_ratio = ratio;
-  r.threshold = threshold;
-  r.b_faster = pairs >= 10 && ratio - 1.0 > threshold;
-  return r;
+// The decision's error rates over many deterministic trials. Null: an identical kernel (A and B from the same
+// distribution) must be a new leader in at most alpha = 1 % of comparisons, whatever the noise's shape.
+double leader_rate(std::size_t workloads, std::size_t n, double gain, double rel, bool heavy_tails = false) {
+  int leaders = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<AbTest> tests;
+    for (std::size_t w = 0; w < workloads; ++w) {
+      std::vector<double> a, b;
+      pairs(100000 + static_cast<uint64_t>(t) * 31 + w, n, 1.0, 1.0 / (1.0 + gain), rel, a, b);
+      if (heavy_tails)   // every 7th sample of either side 3x slower (an interrupted sample)
+        for (std::size_t i = 0; i < n; i += 7) (i % 2 ? a : b)[i] *= 3;
+      tests.push_back(ab_test(a, b));
+    }
+    leaders += decide_leader(tests, std::vector<double>(workloads, 1.0)).new_leader;
+  }
+  return static_cast<double>(leaders) / trials;
 }
-}  // namespace
+
+TEST(DecideLeader, NullRateIsAtMostAlpha) {
+  // With the 1 % minimum effect the null rate is far under alpha; without it, the test alone holds it at alpha.
+  EXPECT_LE(leader_rate(1, 20, 0.0, 0.05), 0.01);
+  EXPECT_LE(leader_rate(4, 20, 0.0, 0.05), 0.01);
+  EXPECT_LE(leader_rate(8, 50, 0.0, 0.01), 0.01);
+  EXPECT_LE(leader_rate(4, 30, 0.0, 0.10, true), 0.01);
+}
+
+TEST(DecideLeader, PowerOnRealGains) {
+  EXPECT_GE(leader_rate(1, 20, 0.05, 0.01), 0.99);    // 5 % under 1 % noise: always
+  EXPECT_GE(leader_rate(4, 30, 0.05, 0.02), 0.99);
+  EXPECT_GE(leader_rate(1, 60, 0.03, 0.03), 0.9);     // 3 % under 3 % noise with 60 pairs
+  EXPECT_LE(leader_rate(1, 20, -0.03, 0.02), 0.0);    // a slower kernel never
+}
+
+AbTest synthetic(double ratio, double p_faster, double p_slower, std::size_t pairs = 20) {
+  AbTest t;
+  t.pairs = pairs;
+  t.ratio = ratio;
+  t.median_ratio = ratio;
+  t.p_faster = p_faster;
+  t.p_slower = p_slower;
+  return t;
+}
 
 TEST(DecideLeader, FasterSomewhereLevelElsewhereLeads) {
-  // 40% faster on three prefill shapes, level (within 2% noise) on a memory-bound decode shape.
-  auto d = decide_leader({ab(1.4, 0.01), ab(1.5, 0.01), ab(1.39, 0.01), ab(1.005, 0.02)}, {1, 1, 1, 1});
+  // 40 % faster on three prefill shapes, level on a memory-bound decode shape.
+  auto d = decide_leader({synthetic(1.4, 1e-6, 1), synthetic(1.5, 1e-6, 1), synthetic(1.39, 1e-6, 1), synthetic(1.005, 0.3, 0.7)}, {1, 1, 1, 1});
   EXPECT_TRUE(d.new_leader) << d.why;
   EXPECT_EQ(d.faster.size(), 3u);
   EXPECT_TRUE(d.slower.empty());
   EXPECT_GT(d.weighted_ratio, 1.3);
 }
 
-TEST(DecideLeader, ARegressionBeyondTheNoiseVetoes) {
-  // The same gains, but 5% slower (noise 1%) on the decode shape: a backup, and the reason says why.
-  auto d = decide_leader({ab(1.4, 0.01), ab(1.5, 0.01), ab(1.39, 0.01), ab(1 / 1.05, 0.01)}, {1, 1, 1, 1});
+TEST(DecideLeader, ARegressionVetoes) {
+  auto d = decide_leader({synthetic(1.4, 1e-6, 1), synthetic(1.5, 1e-6, 1), synthetic(1 / 1.05, 1, 1e-4)}, {1, 1, 1});
   EXPECT_FALSE(d.new_leader);
   ASSERT_EQ(d.slower.size(), 1u);
-  EXPECT_EQ(d.slower[0], 3u);
+  EXPECT_EQ(d.slower[0], 2u);
   EXPECT_NE(d.why.find("slower"), std::string::npos);
 }
 
-TEST(DecideLeader, LevelEverywhereIsABackup) {
-  auto d = decide_leader({ab(1.004, 0.01), ab(0.998, 0.01)}, {1, 1});
+TEST(DecideLeader, HolmAdjustsForTheNumberOfWorkloads) {
+  // p = 0.004 passes alone (alpha 1 %) but not as the only small p among four workloads (needs 0.0025).
+  EXPECT_TRUE(decide_leader({synthetic(1.1, 0.004, 1)}, {1}).new_leader);
+  auto d = decide_leader({synthetic(1.1, 0.004, 1), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5)}, {1, 1, 1, 1});
   EXPECT_FALSE(d.new_leader);
-  EXPECT_TRUE(d.faster.empty());
-  EXPECT_TRUE(d.slower.empty());
+  EXPECT_NEAR(d.holm_threshold[0], 0.0025, 1e-15);
+  // Step-down: the smallest p meets alpha/4, the next alpha/3.
+  auto d2 = decide_leader({synthetic(1.1, 0.002, 1), synthetic(1.1, 0.003, 1), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5)}, {1, 1, 1, 1});
+  EXPECT_EQ(d2.faster.size(), 2u);
 }
 
 TEST(DecideLeader, WeightsDecideTheOverallGain) {
-  // Faster beyond the noise on a light workload only; the heavy one is level but slightly slower: the
-  // weighted gain stays under the 0.5% minimum.
-  auto d = decide_leader({ab(1.02, 0.01), ab(0.996, 0.01)}, {1, 20});
+  // Faster on a light workload only; the heavy one is level but slightly slower: under the 1 % minimum overall.
+  auto d = decide_leader({synthetic(1.03, 1e-5, 1), synthetic(0.996, 0.6, 0.4)}, {1, 20});
   EXPECT_FALSE(d.new_leader);
-  EXPECT_NE(d.why.find("overall"), std::string::npos);
-  EXPECT_TRUE(decide_leader({ab(1.02, 0.01), ab(0.996, 0.01)}, {20, 1}).new_leader);
+  EXPECT_NE(d.why.find("minimum"), std::string::npos);
+  EXPECT_TRUE(decide_leader({synthetic(1.03, 1e-5, 1), synthetic(0.996, 0.6, 0.4)}, {20, 1}).new_leader);
 }
 
 TEST(DecideLeader, TooFewPairsAnywhereGivesNoLeader) {
-  auto d = decide_leader({ab(1.5, 0.01), ab(1.5, 0.01, 1)}, {1, 1});
-  EXPECT_FALSE(d.new_leader);
+  EXPECT_FALSE(decide_leader({synthetic(1.5, 1e-6, 1), synthetic(1.5, 1e-6, 1, 1)}, {1, 1}).new_leader);
   EXPECT_FALSE(decide_leader({}, {}).new_leader);
 }
 
-TEST(DecideLeader, SlowerIsTheMirrorOfFaster) {
-  EXPECT_TRUE(b_slower(ab(1 / 1.03, 0.01)));
-  EXPECT_FALSE(b_slower(ab(1 / 1.005, 0.01)));
-  EXPECT_FALSE(b_slower(ab(1.2, 0.01)));
+TEST(ShouldStopPairs, StopsOnSpreadNotOnSign) {
+  StoppingRule r;
+  r.target_noise = 0.005;
+  std::vector<double> a, b;
+  pairs(5, 40, 1e-3, 1e-3 / 1.3, 0.001, a, b);   // a 30 % gain measured precisely: the spread of |l| is small
+  EXPECT_TRUE(should_stop_pairs(a, b, 0.1, r));
+  // Flipping the order of some pairs (which sign each l has) does not change the decision to stop.
+  for (std::size_t i = 0; i < a.size(); i += 3) std::swap(a[i], b[i]);
+  EXPECT_TRUE(should_stop_pairs(a, b, 0.1, r));
+  pairs(6, 40, 1e-3, 1e-3, 0.2, a, b);   // 20 % noise: keeps going until the cap
+  EXPECT_FALSE(should_stop_pairs(a, b, 0.1, r));
+  EXPECT_TRUE(should_stop_pairs(a, b, r.time_cap_s + 0.1, r));
 }
+
+}  // namespace
+}  // namespace khive

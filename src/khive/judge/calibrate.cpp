@@ -1,5 +1,5 @@
 // CPU calibration (calibrate.hpp): copy bandwidth and fp32/fp64 FMA rates, measured with OpenMP.
-#include "khive/runner/calibrate.hpp"
+#include "khive/judge/calibrate.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,20 +1,28 @@
-// The CUDA backend: one GPU, a non-blocking stream handed to the candidate, events on that stream
-// for timing, L2 flushed and persisting L2 reset before every sample.
+// The judge's GPU device: shared regions are CUDA virtual memory exported as POSIX descriptors (vmm.hpp), the
+// judge's own stream does fills, sentinels, hashes and comparisons, the L2 is flushed (persisting lines reset,
+// then 2x its size written) before every timed batch, and drain() is the judge's witness that no executor's work
+// is still on the device: probe kernels from this context until one runs at idle speed (contexts share the GPU by
+// time-slicing, so a probe waits behind any other context's pending work).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <vector>
 
-#include "khive/runner/device.hpp"
+#include "khive/executor/vmm.hpp"
+#include "khive/judge/device.hpp"
 
 namespace khive {
 namespace {
 
 void ck(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
-    throw CallFault("cuda_error", std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" +
-                                      cudaGetErrorName(e) + "): " + cudaGetErrorString(e));
+    throw std::runtime_error(std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" + cudaGetErrorName(e) + "): " +
+                             cudaGetErrorString(e));
 }
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 __global__ void checksum_kernel(const uint64_t* w, std::size_t n, unsigned long long* out) {
   unsigned long long acc = 0;
@@ -40,13 +48,6 @@ __global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d
   }
 }
 
-__global__ void restore_perturbed_kernel(int sz, char* dst, const char* src, int64_t n, uint64_t pseed, int64_t count, uint64_t tensor) {
-  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
-    int64_t i = perturb_index(pseed, tensor, j, n, count);
-    for (int b = 0; b < sz; ++b) dst[i * sz + b] = src[i * sz + b];
-  }
-}
-
 __global__ void gather_sample_kernel(int sz, const char* out, int64_t n, uint64_t key, int64_t count, char* dst) {
   for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = sample_index(key, j, count, n);
@@ -54,45 +55,65 @@ __global__ void gather_sample_kernel(int sz, const char* out, int64_t n, uint64_
   }
 }
 
-class CudaDevice final : public Device {
+__global__ void probe_kernel(unsigned* p) {
+  if (threadIdx.x == 0) *p += 1;
+}
+
+class VmmSharedRegion final : public SharedRegion {
  public:
-  CudaDevice() {
+  explicit VmmSharedRegion(std::size_t bytes) : r_(exec::vmm_create(bytes)) {
+    ptr_ = reinterpret_cast<char*>(r_.ptr);
+    bytes_ = r_.bytes;
+  }
+  ~VmmSharedRegion() override {
+    // Nothing the judge shared may outlive it readable by the next context that gets these pages.
+    cudaMemset(ptr_, 0, bytes_);
+    cudaDeviceSynchronize();
+    exec::vmm_release(r_);
+  }
+  int share() override { return exec::vmm_export(r_); }
+  bool seal_against_writes() override { return false; }   // an importer may always map it read-write: hash instead
+
+ private:
+  exec::VmmRegion r_;
+};
+
+class CudaJudgeDevice final : public JudgeDevice {
+ public:
+  CudaJudgeDevice() {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-      throw CallFault("no_device", std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
+    if (e != cudaSuccess || count == 0) throw std::runtime_error(std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
     ck(cudaSetDevice(0), "cudaSetDevice");
     ck(cudaGetDeviceProperties(&prop_, 0), "cudaGetDeviceProperties");
-    // A non-blocking stream: work the candidate puts on the legacy default stream does not serialise
-    // with it, so the drain check below sees such work instead of the events silently covering it.
+    ck(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "cudaSetDeviceFlags");   // short waits: the probes' latency matters
     ck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    ck(cudaEventCreate(&start_), "cudaEventCreate");
-    ck(cudaEventCreate(&end_), "cudaEventCreate");
     flush_bytes_ = 2 * static_cast<std::size_t>(prop_.l2CacheSize);
     ck(cudaMalloc(&flush_buf_, flush_bytes_), "cudaMalloc(flush)");
     ck(cudaMalloc(&sum_, sizeof(unsigned long long)), "cudaMalloc(checksum)");
-    // Guard check 0: no persisting L2 carve-out.
+    ck(cudaMalloc(&probe_, sizeof(unsigned)), "cudaMalloc(probe)");
     if (prop_.persistingL2CacheMaxSize > 0) ck(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), "cudaDeviceSetLimit");
     ck(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
-    // Load the runner's own kernels now (before the sandbox closes) with a tiny warm-up.
-    flush();
-    synchronize();
+    // The idle probe latency: the bar drain() compares against.
+    std::vector<double> p;
+    for (int i = 0; i < 50; ++i) p.push_back(probe());
+    std::sort(p.begin(), p.end());
+    idle_probe_s_ = p[p.size() / 2];
   }
-  ~CudaDevice() override {
+  ~CudaJudgeDevice() override {
     cudaFree(flush_buf_);
     cudaFree(sum_);
-    cudaEventDestroy(start_);
-    cudaEventDestroy(end_);
+    cudaFree(probe_);
+    if (ref_dev_) cudaFree(ref_dev_);
     cudaStreamDestroy(stream_);
   }
   std::string backend() const override { return "cuda"; }
   nlohmann::json preflight() override {
     size_t limit = 0;
     cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize);
-    int clock_khz = 0, mem_khz = 0;
+    int clock_khz = 0, mem_khz = 0, drv = 0, rt = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
     cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
-    int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
     return {{"device", prop_.name},
@@ -105,7 +126,18 @@ class CudaDevice final : public Device {
             {"max_mem_clock_mhz", mem_khz / 1000},
             {"global_mem_bytes", prop_.totalGlobalMem},
             {"driver", drv},
-            {"runtime", rt}};
+            {"runtime", rt},
+            {"idle_probe_s", idle_probe_s_}};
+  }
+  std::unique_ptr<SharedRegion> region(std::size_t bytes) override {
+    auto r = std::make_unique<VmmSharedRegion>(bytes);
+    ck(cudaMemsetAsync(r->ptr(), 0, r->bytes(), stream_), "cudaMemset(region)");
+    return r;
+  }
+  std::size_t memory_budget() override {
+    std::size_t free_b = 0, total = 0;
+    cudaMemGetInfo(&free_b, &total);
+    return std::min<std::size_t>(free_b / 4, std::size_t{16} << 30);
   }
   void* alloc(std::size_t bytes) override {
     void* p = nullptr;
@@ -121,26 +153,16 @@ class CudaDevice final : public Device {
     ck(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpy H2D");
     synchronize();
   }
-  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
-    fill_input_device(t, p, n, d, s.seed, tensor, stream_);
-    perturb(t, p, n, d, s, tensor);
-  }
   void copy(void* dst, const void* src, std::size_t bytes) override {
     ck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpy D2D");
   }
-  void perturb(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
+  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
+    fill_input_device(t, p, n, d, s.seed, tensor, stream_);
     if (s.perturb_seed && n > 0) {
       int64_t count = perturb_count(n, s.fraction);
-      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb_seed, count, tensor);
+      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d,
+                                                                                          s.perturb_seed, count, tensor);
       ck(cudaGetLastError(), "perturb");
-    }
-  }
-  void restore_perturbed(DType t, void* dst, const void* pristine, int64_t n, const InputSpec& s, uint64_t tensor) override {
-    if (s.perturb_seed && n > 0) {
-      int64_t count = perturb_count(n, s.fraction);
-      restore_perturbed_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(
-          static_cast<int>(dtype_size(t)), static_cast<char*>(dst), static_cast<const char*>(pristine), n, s.perturb_seed, count, tensor);
-      ck(cudaGetLastError(), "restore_perturbed");
     }
   }
   void poison(DType t, void* p, int64_t n, Poison which) override { poison_device(t, p, n, which, stream_); }
@@ -151,7 +173,6 @@ class CudaDevice final : public Device {
     ck(cudaGetLastError(), "checksum");
     unsigned long long acc = 0;
     to_host(&acc, sum_, sizeof acc);
-    // Tail bytes (rare: inputs are whole elements, so only 1/2/4-byte dtypes with odd counts).
     std::size_t tail = bytes - n * 8;
     if (tail) {
       unsigned char b[8] = {};
@@ -162,8 +183,7 @@ class CudaDevice final : public Device {
   }
   void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) override {
     std::size_t bytes = static_cast<std::size_t>(count) * dtype_size(t);
-    void* tmp = nullptr;
-    ck(cudaMalloc(&tmp, std::max<std::size_t>(bytes, 1)), "cudaMalloc(sample)");
+    void* tmp = alloc(bytes);
     gather_sample_kernel<<<static_cast<unsigned>(std::min<int64_t>((count + 255) / 256, 4096)), 256, 0, stream_>>>(
         static_cast<int>(dtype_size(t)), static_cast<const char*>(out), n, key, count, static_cast<char*>(tmp));
     cudaError_t e = cudaGetLastError();
@@ -171,71 +191,63 @@ class CudaDevice final : public Device {
     cudaFree(tmp);
     ck(e, "gather_sample");
   }
-  CompareStats compare(DType t, const void* out, const void* ref_host, int64_t n, int64_t cols, const Tolerance& tol,
+  CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols, const Tolerance& tol,
                        Poison poison) override {
-    std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(t);
-    if (ref_cap_ < bytes) {
-      if (ref_dev_) cudaFree(ref_dev_);
-      ref_dev_ = nullptr;
-      ck(cudaMalloc(&ref_dev_, bytes), "cudaMalloc(golden)");
-      ref_cap_ = bytes;
+    const void* r = ref;
+    if (!ref_on_device) {
+      std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(t);
+      if (ref_cap_ < bytes) {
+        if (ref_dev_) cudaFree(ref_dev_);
+        ref_dev_ = nullptr;
+        ck(cudaMalloc(&ref_dev_, bytes), "cudaMalloc(golden)");
+        ref_cap_ = bytes;
+      }
+      from_host(ref_dev_, ref, bytes);
+      r = ref_dev_;
     }
-    from_host(ref_dev_, ref_host, bytes);
-    return compare_device(t, out, ref_dev_, n, cols, tol, poison, stream_);
+    return compare_device(t, out, r, n, cols, tol, poison, stream_);
   }
   void flush(const std::vector<Region>& = {}) override {
+    // Persisting lines are a device-wide state: reset from this context they are normal lines again, and the
+    // write below evicts them with everything else (an executor's access-policy window buys it nothing).
     ck(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
     ck(cudaMemsetAsync(flush_buf_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream_), "L2 flush");
-  }
-  void call(EntryFn f, void* const* args) override {
-    // The harness's own work (inputs, poison) is finished before the candidate runs, so work the
-    // candidate wrongly puts on another stream still sees its inputs; check 8 then names it.
     synchronize();
-    f(args, stream_);
-    ck(cudaGetLastError(), "kernel launch");
-    ck(cudaDeviceSynchronize(), "after the candidate's call");
   }
-  TimedCall timed_call(EntryFn f, void* const* args) override {
-    ck(cudaDeviceSynchronize(), "before timing");
-    ck(cudaEventRecord(start_, stream_), "cudaEventRecord");
-    f(args, stream_);
-    ck(cudaEventRecord(end_, stream_), "cudaEventRecord");
-    ck(cudaEventSynchronize(end_), "after the candidate's call");
-    // Anything still running now was not on the stream the candidate was given.
-    auto t0 = std::chrono::steady_clock::now();
-    ck(cudaDeviceSynchronize(), "after the candidate's call");
-    auto t1 = std::chrono::steady_clock::now();
-    ck(cudaGetLastError(), "kernel launch");
-    float ms = 0;
-    ck(cudaEventElapsedTime(&ms, start_, end_), "cudaEventElapsedTime");
-    return {ms * 1e-3, std::chrono::duration<double>(t1 - t0).count()};
-  }
-  std::string persisting_l2_state() override {
-    size_t limit = 0;
-    cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize);
-    cudaStreamAttrValue v{};
-    cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v);
-    if (limit != 0) return "the persisting-L2 limit was set to " + std::to_string(limit) + " bytes";
-    if (v.accessPolicyWindow.num_bytes != 0)
-      return "an access-policy window of " + std::to_string(v.accessPolicyWindow.num_bytes) + " bytes was set on the stream";
-    return "";
+  double drain(double timeout_s) override {
+    const double t0 = now_s();
+    const double idle = std::max(3 * idle_probe_s_, idle_probe_s_ + 30e-6);
+    // Two fast probes in a row: one could slip into a time slice the other context left between kernels.
+    int fast = 0;
+    for (;;) {
+      fast = probe() <= idle ? fast + 1 : 0;
+      if (fast == 2) return now_s() - t0;
+      if (now_s() - t0 > timeout_s) throw std::runtime_error("the device stayed busy with another context's work");
+    }
   }
   void synchronize() override { ck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
  private:
+  double probe() {
+    const double t0 = now_s();
+    probe_kernel<<<1, 32, 0, stream_>>>(probe_);
+    ck(cudaStreamSynchronize(stream_), "probe");
+    return now_s() - t0;
+  }
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, end_ = nullptr;
   void* flush_buf_ = nullptr;
   std::size_t flush_bytes_ = 0;
   unsigned flush_round_ = 0;
   unsigned long long* sum_ = nullptr;
+  unsigned* probe_ = nullptr;
   void* ref_dev_ = nullptr;
   std::size_t ref_cap_ = 0;
+  double idle_probe_s_ = 10e-6;
 };
 
 }  // namespace
 
-std::unique_ptr<Device> make_cuda_device() { return std::make_unique<CudaDevice>(); }
+std::unique_ptr<JudgeDevice> make_cuda_judge_device() { return std::make_unique<CudaJudgeDevice>(); }
 
 }  // namespace khive

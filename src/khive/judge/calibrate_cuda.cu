@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "khive/runner/calibrate.hpp"
+#include "khive/judge/calibrate.hpp"
 
 namespace khive {
 namespace {

@@ -1,0 +1,45 @@
+// Where the executor keeps the judge's shared regions and calls the kernel: host memory (CPU backend) or one
+// GPU. The executor never allocates inputs or outputs itself; it maps what the judge shares and calls.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace khive::exec {
+
+using EntryFn = void (*)(void* const* args, void* stream);
+
+// A failure the executor reports to the judge ("fault"): the reason is a guard reason code.
+struct Fault : std::runtime_error {
+  std::string reason;   // "cuda_error", "load_error", "device_init", "bad_request"
+  Fault(std::string r, const std::string& what) : std::runtime_error(what), reason(std::move(r)) {}
+};
+
+struct RegionSpec {
+  std::size_t bytes = 0;
+  bool writable = false;
+};
+
+class ExecDevice {
+ public:
+  virtual ~ExecDevice() = default;
+  // Maps the judge's regions (one descriptor each, closed here), replacing any mapped before.
+  virtual void map(const std::vector<RegionSpec>& specs, const std::vector<int>& fds) = 0;
+  virtual char* base(std::size_t region) const = 0;
+  virtual std::size_t region_count() const = 0;
+  virtual std::size_t region_bytes(std::size_t region) const = 0;
+  // Calls f once per argument list, in order, then waits for all of it (every stream of the device). Returns the
+  // executor's own time per call (seconds). f == nullptr: the same bracketing around nothing (the judge's
+  // calibration of one exchange). Throws Fault on a device error.
+  virtual std::vector<double> run(EntryFn f, const std::vector<void* const*>& args) = 0;
+};
+
+std::unique_ptr<ExecDevice> make_cpu_exec_device();
+#if defined(KHIVE_WITH_CUDA)
+// Initialises CUDA (device 0 of CUDA_VISIBLE_DEVICES), a non-blocking stream and its events. Throws Fault("device_init").
+std::unique_ptr<ExecDevice> make_cuda_exec_device(std::size_t max_calls);
+#endif
+
+}  // namespace khive::exec

@@ -1,0 +1,72 @@
+// The judge <-> executor protocol (DESIGN.md, "The guard"). The executor is the untrusted process that loads a
+// kernel; it holds no key, no plan beyond the call in hand, no goldens and no path to them. It only ever does what
+// one message asks, and its answers are observations the judge checks, never verdicts.
+//
+// Transport: a SOCK_SEQPACKET socket pair (one JSON object per datagram, at most kMaxMessage bytes), descriptors
+// attached with SCM_RIGHTS where a message carries them. The executor is stopped (SIGSTOP) whenever the judge is
+// not waiting for its answer, so it never runs beside the judge's own work.
+//
+//   judge -> executor                                  executor -> judge
+//   (argv: --socket FD --setup JSON)                   {"op":"hello","pid":N,"sandbox":{...}}  [+ seccomp notify fd]
+//   {"op":"map","regions":[{"bytes":N,"access":"r"|"rw"}]} + one fd per region      {"op":"ok"}
+//   {"op":"layout","sets":[{"args":[{"region":0,"offset":0} | {"scalar":2} | {"axis":4096}, ...]}]} {"op":"ok"}
+//   {"op":"null","count":B}  (before load: the overhead of one exchange)             {"op":"done","times_s":[...]}
+//   {"op":"load"}                                                                    {"op":"ok"}
+//   {"op":"call","calls":[{"set":0,"scalars":["hex",...]}, ...]}                     {"op":"done","times_s":[...]}
+//   {"op":"quit"}                                                       any: {"op":"fault","reason":R,"message":M}
+//
+// Regions are shared memory the judge owns: memfds on the CPU (inputs sealed against writing), CUDA virtual
+// memory exported as POSIX file descriptors on the GPU. "times_s" are the executor's own per-call times (the
+// in-process clock the judge cross-checks against its own; never used as the measurement).
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace khive::exec {
+
+inline constexpr int kProtocolVersion = 1;
+inline constexpr std::size_t kMaxMessage = 1 << 20;
+inline constexpr std::size_t kMaxFds = 16;
+
+struct ChannelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Message {
+  nlohmann::json body;
+  std::vector<int> fds;   // received descriptors, owned by the receiver
+  std::string op() const { return body.is_object() ? body.value("op", std::string()) : std::string(); }
+};
+
+// Sends one message; throws ChannelError when the peer is gone or the message is too large.
+void send_message(int sock, const nlohmann::json& body, const std::vector<int>& fds = {});
+// Receives one message without blocking: nullopt when none is waiting. Throws ChannelError at end of stream
+// (peer gone), on a truncated datagram, on more than kMaxFds descriptors, or when the bytes are not a JSON object.
+std::optional<Message> try_receive(int sock);
+// Blocks until a message arrives (executor side).
+Message receive(int sock);
+
+// What the executor is started with (argv --setup, JSON): everything it needs before the sandbox closes.
+struct Setup {
+  std::string backend = "cpu";          // "cpu" | "cuda"
+  std::string library;                  // the kernel's shared object (made readable inside the sandbox)
+  std::vector<std::string> read_paths;  // further read-only paths
+  bool vendor_libraries = false;        // the view includes vendor libraries (cuBLAS, ...): baselines, and kernels of
+                                        // tasks that allow them; otherwise they stay outside it
+  bool seccomp = true, landlock = true, new_netns = true, drop_capabilities = true;
+  int64_t memory_limit = 0;             // RLIMIT_AS (CPU backend); 0 = none
+  double spin_s = 0;                    // poll for the next message this long before blocking (GPU: the host has cores
+                                        // to spare and the judge's clock sees every wake-up); 0 = block at once
+};
+void to_json(nlohmann::json& j, const Setup& s);
+void from_json(const nlohmann::json& j, Setup& s);
+
+// Scalar and axis arguments travel as the raw bytes of the task's dtype (scalars: up to 8 bytes, hex).
+std::string to_hex(const void* p, std::size_t n);
+bool from_hex(const std::string& hex, void* out, std::size_t n);
+
+}  // namespace khive::exec

@@ -1,0 +1,98 @@
+#include "khive/judge/arena.hpp"
+
+#include <unistd.h>
+
+#include "khive/executor/protocol.hpp"
+
+namespace khive {
+
+namespace {
+constexpr std::size_t kAlign = 256;   // cudaMalloc's alignment: vector loads of any width work on every tensor
+std::size_t align(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+std::size_t Arena::set_bytes(const Task& task, const std::map<std::string, int64_t>& axes) {
+  std::size_t b = 0;
+  for (const auto& s : task.inputs)
+    if (!s.scalar) b += align(static_cast<std::size_t>(element_count(s, axes)) * dtype_size(s.dtype));
+  for (const auto& s : task.outputs) b += align(static_cast<std::size_t>(element_count(s, axes)) * dtype_size(s.dtype));
+  return b;
+}
+
+Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : dev_(dev), task_(task), sets_(sets) {
+  static uint64_t next_id = 0;
+  id_ = ++next_id;
+  axes_ = resolve_axes(task, w);
+  for (const auto& s : task.inputs) {
+    const int64_t n = element_count(s, axes_);
+    n_in_.push_back(n);
+    in_bytes_.push_back(s.scalar ? 0 : static_cast<std::size_t>(n) * dtype_size(s.dtype));
+    in_off_.push_back(in_stride_);
+    in_stride_ += align(in_bytes_.back());
+  }
+  for (const auto& s : task.outputs) {
+    const int64_t n = element_count(s, axes_);
+    n_out_.push_back(n);
+    out_bytes_.push_back(static_cast<std::size_t>(n) * dtype_size(s.dtype));
+    cols_out_.push_back(s.shape.empty() ? 1 : std::max<int64_t>(1, axes_.at(s.shape.back())));
+    out_off_.push_back(out_stride_);
+    out_stride_ += align(out_bytes_.back());
+  }
+  in_ = dev.region(std::max<std::size_t>(in_stride_ * static_cast<std::size_t>(sets), kAlign));
+  out_ = dev.region(std::max<std::size_t>(out_stride_ * static_cast<std::size_t>(sets), kAlign));
+  gold_ = dev.region(std::max<std::size_t>(out_stride_ * static_cast<std::size_t>(sets), kAlign));
+  // Sealed before any executor has a descriptor: from here only the judge's own mapping can write the inputs.
+  sealed_ = in_->seal_against_writes();
+  scalars_.assign(static_cast<std::size_t>(sets) * task.inputs.size(), {});
+  for (const auto& a : task.var_axes()) axis_values_.push_back(axes_.at(a));
+}
+
+char* Arena::input(int set, std::size_t i) const {
+  return task_.inputs[i].scalar ? nullptr : in_->ptr() + static_cast<std::size_t>(set) * in_stride_ + in_off_[i];
+}
+char* Arena::output(int set, std::size_t o) const { return out_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
+char* Arena::golden(int set, std::size_t o) const { return gold_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
+unsigned char* Arena::scalar(int set, std::size_t i) {
+  return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data();
+}
+
+Arena::Share Arena::share(bool goldens) const {
+  Share s;
+  const SharedRegion& outs = goldens ? *gold_ : *out_;
+  s.map = {{"op", "map"}, {"regions", {{{"bytes", in_->bytes()}, {"access", "r"}}, {{"bytes", outs.bytes()}, {"access", "rw"}}}}};
+  s.fds = {in_->share(), const_cast<SharedRegion&>(outs).share()};
+  nlohmann::json sets = nlohmann::json::array();
+  for (int k = 0; k < sets_; ++k) {
+    nlohmann::json args = nlohmann::json::array();
+    std::size_t slot = 0;
+    for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
+      if (task_.inputs[i].scalar) args.push_back({{"scalar", slot++}});
+      else args.push_back({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}});
+    }
+    for (std::size_t o = 0; o < task_.outputs.size(); ++o)
+      args.push_back({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}});
+    for (int64_t v : axis_values_) args.push_back({{"axis", v}});
+    sets.push_back({{"args", args}});
+  }
+  s.layout = {{"op", "layout"}, {"sets", sets}};
+  return s;
+}
+
+nlohmann::json Arena::scalars(int set) const {
+  nlohmann::json v = nlohmann::json::array();
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+    if (task_.inputs[i].scalar) v.push_back(exec::to_hex(scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(), 8));
+  return v;
+}
+
+std::vector<JudgeDevice::Region> Arena::touched(int first, int count) const {
+  std::vector<JudgeDevice::Region> r;
+  for (int k = first; k < first + count; ++k) {
+    for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+      if (!task_.inputs[i].scalar) r.push_back({input(k, i), in_bytes_[i]});
+    for (std::size_t o = 0; o < task_.outputs.size(); ++o) r.push_back({output(k, o), out_bytes_[o]});
+  }
+  return r;
+}
+
+}  // namespace khive

@@ -1,0 +1,405 @@
+#include "khive/judge/executor_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "khive/judge/arena.hpp"
+#include "khive/judge/device.hpp"
+
+namespace khive {
+
+namespace {
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+constexpr std::size_t kLogKeep = 64 << 10;
+
+void keep_tail(std::string& log, const char* d, std::size_t n) {
+  log.append(d, n);
+  if (log.size() > kLogKeep) log.erase(0, log.size() - kLogKeep);
+}
+
+std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
+
+Reason reason_of(const std::string& r) {
+  if (r == "cuda_error") return Reason::cuda_error;
+  if (r == "load_error") return Reason::load_error;
+  return Reason::protocol_violation;
+}
+
+}  // namespace
+
+ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : spec_(spec), dev_(dev) {
+  int sv[2], outp[2], errp[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(outp, O_CLOEXEC) != 0 || ::pipe2(errp, O_CLOEXEC) != 0)
+    throw ExecutorFault(Reason::crash, std::string("cannot create the executor's channels: ") + std::strerror(errno), false, true);
+  // Everything the child needs is built before fork: the judge may be multithreaded (CUDA), so the child only
+  // makes async-signal-safe calls until exec.
+  std::vector<std::string> args = {spec.path, "--socket", "3", "--setup", nlohmann::json(spec.setup).dump()};
+  // GOMP_SPINCOUNT: OpenMP's idle threads spin for ~10 us after a parallel region, then sleep (libgomp's default spins
+  // for up to a few ms, holding the cores the judge needs to see the answer: that showed up as clock disagreement).
+  std::vector<std::string> envs = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=/nonexistent", "OMP_PROC_BIND=false", "GOMP_SPINCOUNT=10000",
+                                   "CUDA_CACHE_DISABLE=1", "CUDA_MODULE_LOADING=EAGER"};
+  envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0 ? spec.omp_threads : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
+  for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS"})
+    if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);
+  if (!spec.cuda_visible_devices.empty()) envs.push_back("CUDA_VISIBLE_DEVICES=" + spec.cuda_visible_devices);
+  else if (const char* x = std::getenv("CUDA_VISIBLE_DEVICES")) envs.push_back(std::string("CUDA_VISIBLE_DEVICES=") + x);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const pid_t parent = ::getpid();
+
+  pid_ = ::fork();
+  if (pid_ < 0) throw ExecutorFault(Reason::crash, std::string("fork failed: ") + std::strerror(errno), false, true);
+  if (pid_ == 0) {
+    ::setsid();
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // it dies with the judge
+    if (::getppid() != parent) ::_exit(127);
+    ::dup2(devnull, 0);
+    ::dup2(outp[1], 1);
+    ::dup2(errp[1], 2);
+    ::dup2(sv[1], 3);
+    ::syscall(SYS_close_range, 4u, ~0u, 0u);
+    ::execve(argv[0], argv.data(), envp.data());
+    const char msg[] = "khive-exec: cannot execute the executor binary\n";
+    (void)!::write(2, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  ::close(devnull);
+  ::close(sv[1]);
+  ::close(outp[1]);
+  ::close(errp[1]);
+  sock_ = sv[0];
+  out_ = outp[0];
+  err_ = errp[0];
+  ::fcntl(out_, F_SETFL, ::fcntl(out_, F_GETFL) | O_NONBLOCK);
+  ::fcntl(err_, F_SETFL, ::fcntl(err_, F_GETFL) | O_NONBLOCK);
+
+  // The hello (or why it could not set up): the executor has run no kernel code yet.
+  exec::Message hello = wait_answer(now_s() + std::max(spec.timeout_s, 120.0));
+  if (hello.op() == "fault") {
+    for (int fd : hello.fds) ::close(fd);
+    kill_now();
+    throw ExecutorFault(Reason::crash, "the " + spec_.role + " executor could not set up: " + hello.body.value("message", std::string("?")),
+                        false, true);
+  }
+  if (hello.op() != "hello" || hello.body.value("version", 0) != exec::kProtocolVersion) {
+    for (int fd : hello.fds) ::close(fd);
+    kill_now();
+    throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor answered no hello (a khive-exec of another version?)",
+                        false, true);
+  }
+  sandbox_ = hello.body.value("sandbox", nlohmann::json::object());
+  if (!hello.fds.empty()) notify_ = hello.fds[0];
+  for (std::size_t i = 1; i < hello.fds.size(); ++i) ::close(hello.fds[i]);
+  stop();
+}
+
+ExecutorProcess::~ExecutorProcess() {
+  if (!reaped_) kill_now();
+  for (int fd : {sock_, out_, err_, notify_})
+    if (fd >= 0) ::close(fd);
+}
+
+void ExecutorProcess::kill_now() {
+  if (reaped_ || pid_ <= 0) return;
+  killed_by_judge_ = true;
+  ::kill(pid_, SIGKILL);
+  int st = 0;
+  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+  }
+  wait_status_ = st;
+  reaped_ = true;
+}
+
+void ExecutorProcess::stop() {
+  if (reaped_) return;
+  ::kill(pid_, SIGSTOP);
+  for (;;) {
+    int st = 0;
+    pid_t r = ::waitpid(pid_, &st, WUNTRACED);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == pid_ && WIFSTOPPED(st)) {
+      stopped_ = true;
+      return;
+    }
+    if (r == pid_ && (WIFEXITED(st) || WIFSIGNALED(st))) {
+      wait_status_ = st;
+      reaped_ = true;
+    }
+    return;
+  }
+}
+
+void ExecutorProcess::resume() {
+  if (reaped_) died("before the judge's next message");
+  if (stopped_) {
+    ::kill(pid_, SIGCONT);
+    stopped_ = false;
+  }
+}
+
+void ExecutorProcess::drain_pipes() {
+  char buf[4096];
+  for (int fd : {out_, err_}) {
+    for (;;) {
+      ssize_t r = ::read(fd, buf, sizeof buf);
+      if (r <= 0) break;
+      keep_tail(fd == out_ ? out_log_ : err_log_, buf, static_cast<std::size_t>(r));
+    }
+  }
+}
+
+std::string ExecutorProcess::log_tail(std::size_t max_bytes) const {
+  std::string s = tail(out_log_, max_bytes / 2);
+  if (!err_log_.empty()) s += (s.empty() ? "" : "\n") + std::string("[stderr]\n") + tail(err_log_, max_bytes / 2);
+  return s;
+}
+
+void ExecutorProcess::died(const std::string& while_doing) {
+  if (!reaped_) {
+    // The channel closed: the process is ending. Give it a moment, then make sure.
+    const double until = now_s() + 5;
+    for (;;) {
+      int st = 0;
+      pid_t r = ::waitpid(pid_, &st, WNOHANG);
+      if (r == pid_ && (WIFEXITED(st) || WIFSIGNALED(st))) {
+        wait_status_ = st;
+        reaped_ = true;
+        break;
+      }
+      if (now_s() > until) {
+        kill_now();
+        break;
+      }
+      ::usleep(1000);
+    }
+  }
+  drain_pipes();
+  const std::string err = tail(err_log_, 1200);
+  const bool pre = !loaded_ && !kernel_code_ran_;
+  const std::string who = "the " + spec_.role + " executor";
+  const int st = wait_status_;
+  if (WIFSIGNALED(st)) {
+    const int sig = WTERMSIG(st);
+    const std::string name = std::string(::strsignal(sig) ? ::strsignal(sig) : "signal");
+    if (sig == SIGKILL && !killed_by_judge_)
+      throw ExecutorFault(Reason::crash, who + " was killed from outside (SIGKILL not sent by the judge: the OOM killer or an operator) " +
+                                             while_doing,
+                          true, pre);
+    if (sig == SIGSYS) throw ExecutorFault(Reason::sandbox_violation, who + " was killed by the sandbox for a forbidden system call " + while_doing, false, pre);
+    if (sig == SIGXFSZ) throw ExecutorFault(Reason::sandbox_violation, who + " tried to write a file " + while_doing, false, pre);
+    if (sig == SIGXCPU) throw ExecutorFault(Reason::timeout, who + " ran out of CPU time " + while_doing, false, pre);
+    throw ExecutorFault(sig == SIGABRT ? Reason::abort : Reason::crash,
+                        fmt::format("{} was killed by signal {} ({}) {}{}", who, sig, name, while_doing, err.empty() ? "" : ": " + err), false, pre);
+  }
+  throw ExecutorFault(Reason::crash,
+                      fmt::format("{} ended (exit {}) {} without answering{}", who, WIFEXITED(st) ? WEXITSTATUS(st) : -1, while_doing,
+                                  err.empty() ? "" : ": " + err),
+                      false, pre);
+}
+
+void ExecutorProcess::on_notification() {
+  struct seccomp_notif* req = nullptr;
+  struct seccomp_notif_resp* resp = nullptr;
+  std::string name = "unknown";
+  if (seccomp_notify_alloc(&req, &resp) == 0) {
+    if (seccomp_notify_receive(notify_, req) == 0) {
+      char* n = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
+      name = n ? n : "system call " + std::to_string(req->data.nr);
+      std::free(n);
+      kill_now();   // before answering: the call never proceeds
+      resp->id = req->id;
+      resp->error = -EPERM;
+      resp->val = 0;
+      resp->flags = 0;
+      seccomp_notify_respond(notify_, resp);
+    }
+    seccomp_notify_free(req, resp);
+  }
+  kill_now();
+  drain_pipes();
+  throw ExecutorFault(Reason::sandbox_violation, "the " + spec_.role + " executor made a forbidden system call: " + name,
+                      false, !loaded_ && !kernel_code_ran_);
+}
+
+exec::Message ExecutorProcess::wait_answer(double deadline) {
+  if (spec_.spin_s > 0) {   // the answer usually comes soon: poll without sleeping first
+    const double until = std::min(deadline, now_s() + spec_.spin_s);
+    while (now_s() < until) {
+      try {
+        if (auto m = exec::try_receive(sock_)) return std::move(*m);
+      } catch (const exec::ChannelError&) {
+        break;   // the blocking loop below says what happened
+      }
+    }
+  }
+  for (;;) {
+    std::vector<pollfd> p = {{sock_, POLLIN, 0}, {out_, POLLIN, 0}, {err_, POLLIN, 0}};
+    if (notify_ >= 0) p.push_back({notify_, POLLIN, 0});
+    const double left = deadline - now_s();
+    if (left <= 0) {
+      kill_now();
+      drain_pipes();
+      throw ExecutorFault(Reason::timeout,
+                          fmt::format("the {} executor gave no answer within {:.0f} s; the judge killed it", spec_.role, spec_.timeout_s), false,
+                          !loaded_ && !kernel_code_ran_);
+    }
+    int r = ::poll(p.data(), p.size(), static_cast<int>(std::min(left * 1000 + 1, 1000.0)));
+    if (r < 0 && errno == EINTR) continue;
+    if (p.size() > 3 && (p[3].revents & POLLIN)) on_notification();
+    if (p[1].revents || p[2].revents) drain_pipes();
+    if (p[0].revents & POLLIN) {
+      try {
+        if (auto m = exec::try_receive(sock_)) return std::move(*m);
+      } catch (const exec::ChannelError& e) {
+        if (std::string(e.what()).find("closed") != std::string::npos) died("while the judge waited for its answer");
+        kill_now();
+        throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor sent something that is not a message: " + e.what(), false,
+                            !loaded_ && !kernel_code_ran_);
+      }
+    } else if (p[0].revents & (POLLHUP | POLLERR)) {
+      died("while the judge waited for its answer");
+    }
+  }
+}
+
+Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect) {
+  resume();
+  Exchange x;
+  const double t0 = now_s();
+  try {
+    exec::send_message(sock_, msg, fds);
+  } catch (const exec::ChannelError&) {
+    died("when the judge sent its next message");
+  }
+  exec::Message a = wait_answer(t0 + spec_.timeout_s);
+  stop();
+  for (int fd : a.fds) ::close(fd);   // an executor never hands the judge descriptors after its hello
+  const double t_answer = now_s();
+  try {
+    x.drain_s = dev_.drain(spec_.timeout_s);
+  } catch (const std::exception&) {
+    kill_now();
+    throw ExecutorFault(Reason::work_after_return,
+                        fmt::format("the {} executor answered, but the device stayed busy for {:.0f} s afterwards", spec_.role, spec_.timeout_s));
+  }
+  x.judge_s = now_s() - t0;
+  (void)t_answer;
+  if (reaped_) died("right after answering");
+  const std::string op = a.op();
+  if (op == "fault") {
+    const std::string reason = a.body.value("reason", std::string());
+    const std::string message = a.body.value("message", std::string());
+    if (reason == "bad_request" && !loaded_) throw ExecutorFault(Reason::protocol_violation, "the judge's request was refused: " + message, false, true);
+    throw ExecutorFault(reason_of(reason), "the " + spec_.role + " executor reported: " + message, false, !loaded_ && !kernel_code_ran_);
+  }
+  if (op != expect)
+    throw ExecutorFault(Reason::protocol_violation, fmt::format("the {} executor answered '{}' where '{}' was due", spec_.role, op, expect), false,
+                        !loaded_ && !kernel_code_ran_);
+  if (op == "done") {
+    const auto& t = a.body.contains("times_s") ? a.body["times_s"] : nlohmann::json();
+    if (!t.is_array()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has no times");
+    for (const auto& v : t) {
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has a time that is not a number");
+      x.in_process_s.push_back(v.get<double>());
+    }
+  }
+  return x;
+}
+
+void ExecutorProcess::share(const Arena& arena, bool goldens) {
+  Arena::Share s = arena.share(goldens);
+  try {
+    exchange(s.map, s.fds, "ok");
+  } catch (...) {
+    for (int fd : s.fds) ::close(fd);
+    throw;
+  }
+  for (int fd : s.fds) ::close(fd);
+  exchange(s.layout, {}, "ok");
+}
+
+Overhead ExecutorProcess::calibrate(int exchanges) {
+  std::vector<double> t;
+  for (int i = 0; i < exchanges; ++i) t.push_back(exchange({{"op", "null"}, {"count", 1}}, {}, "done").judge_s);
+  std::sort(t.begin(), t.end());
+  Overhead o;
+  o.median_s = t[t.size() / 2];
+  std::vector<double> dev;
+  for (double v : t) dev.push_back(std::fabs(v - o.median_s));
+  std::sort(dev.begin(), dev.end());
+  o.jitter_s = 1.4826 * dev[dev.size() / 2];
+  return o;
+}
+
+void ExecutorProcess::load() {
+  kernel_code_ran_ = true;   // its constructors run inside this exchange
+  exchange({{"op", "load"}}, {}, "ok");
+  loaded_ = true;
+}
+
+Exchange ExecutorProcess::call(const std::vector<Call>& calls) {
+  nlohmann::json cs = nlohmann::json::array();
+  for (const auto& c : calls) cs.push_back({{"set", c.set}, {"scalars", c.scalars}});
+  Exchange x = exchange({{"op", "call"}, {"calls", cs}}, {}, "done");
+  if (x.in_process_s.size() != calls.size())
+    throw ExecutorFault(Reason::protocol_violation,
+                        fmt::format("the {} executor answered {} times for {} calls", spec_.role, x.in_process_s.size(), calls.size()));
+  return x;
+}
+
+void ExecutorProcess::finish() {
+  if (reaped_) died("before it was asked to quit");
+  resume();
+  try {
+    exec::send_message(sock_, {{"op", "quit"}});
+  } catch (const exec::ChannelError&) {
+    died("when asked to quit");
+  }
+  const double until = now_s() + 10;
+  for (;;) {
+    int st = 0;
+    pid_t r = ::waitpid(pid_, &st, WNOHANG);
+    if (r == pid_ && (WIFEXITED(st) || WIFSIGNALED(st))) {
+      wait_status_ = st;
+      reaped_ = true;
+      break;
+    }
+    if (notify_ >= 0) {
+      pollfd p{notify_, POLLIN, 0};
+      if (::poll(&p, 1, 1) > 0 && (p.revents & POLLIN)) on_notification();
+    } else {
+      ::usleep(1000);
+    }
+    if (now_s() > until) {
+      kill_now();
+      throw ExecutorFault(Reason::timeout, "the " + spec_.role + " executor did not exit within 10 s of being asked to quit");
+    }
+  }
+  drain_pipes();
+  if (!(WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) == 0)) died("when asked to quit (its exit code or a crash at exit)");
+}
+
+}  // namespace khive

@@ -1,0 +1,105 @@
+// The judge's handle on one executor process (executor/protocol.hpp): start it sandboxed, talk to it, and time
+// every exchange with the judge's own clock. The executor runs only while the judge waits for its answer: it is
+// SIGSTOPped as soon as it has answered (and before the judge touches anything it shares), and continued just
+// before the next message, so nothing it leaves behind runs beside the judge's fills, checks, other executors or
+// timing; on a GPU the judge then drains the device (JudgeDevice::drain) before it reads its clock.
+//
+//   ExecutorProcess ex(spec);                 // fork + exec khive-exec, wait for hello (sandbox report)
+//   ex.share(arena, false);                   // map + layout
+//   Overhead o = ex.calibrate(30);            // null exchanges, before any kernel code is loaded
+//   ex.load();
+//   Exchange x = ex.call({{0, arena.scalars(0)}});   // x.judge_s: the judge's clock; x.in_process_s: the executor's
+//
+// Whatever goes wrong is an ExecutorFault: the executor crashed, aborted, hung, broke the sandbox (the system
+// call is named: seccomp notifications come to the judge, not to a handler the kernel could replace), spoke
+// out of protocol, or reported a CUDA error. `external` is set when it was killed from outside (SIGKILL the judge
+// did not send: the OOM killer, an operator), which is a harness error, not the kernel's fault.
+#pragma once
+#include <sys/types.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/executor/protocol.hpp"
+#include "khive/guard/checks.hpp"
+
+namespace khive {
+
+class Arena;
+class JudgeDevice;
+
+struct ExecutorFault : std::runtime_error {
+  Reason reason;
+  bool external = false;   // killed from outside: not the kernel's doing
+  bool before_load = false;// failed before any kernel code was loaded: the harness, not the kernel
+  ExecutorFault(Reason r, const std::string& what, bool ext = false, bool pre = false)
+      : std::runtime_error(what), reason(r), external(ext), before_load(pre) {}
+};
+
+struct ExecutorSpec {
+  std::string role;          // "candidate", "leader", "reference", ...: for messages
+  std::string path;          // khive-exec
+  exec::Setup setup;
+  double timeout_s = 120;    // the longest one exchange may take
+  double spin_s = 0;         // poll for the answer this long before blocking
+  int omp_threads = 0;       // 0 = all cores
+  std::string cuda_visible_devices;
+};
+
+struct Exchange {
+  double judge_s = 0;                 // send .. answered, stopped (and the GPU drained): the judge's clock
+  double drain_s = 0;                 // the drain's share of judge_s (GPU)
+  std::vector<double> in_process_s;   // the executor's own per-call times
+};
+
+struct Overhead {
+  double median_s = 0, jitter_s = 0;  // of one null exchange
+};
+
+class ExecutorProcess {
+ public:
+  ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev);   // throws ExecutorFault (before_load) if it cannot start
+  ~ExecutorProcess();
+  ExecutorProcess(const ExecutorProcess&) = delete;
+  ExecutorProcess& operator=(const ExecutorProcess&) = delete;
+
+  const nlohmann::json& sandbox() const { return sandbox_; }
+  const std::string& role() const { return spec_.role; }
+  bool loaded() const { return loaded_; }
+  void share(const Arena& arena, bool goldens);
+  Overhead calibrate(int exchanges);
+  void load();
+  struct Call {
+    int set;
+    nlohmann::json scalars;
+  };
+  Exchange call(const std::vector<Call>& calls);
+  // Asks it to quit and checks that it ends cleanly (a kernel whose destructors crash at exit is rejected).
+  void finish();
+  std::string log_tail(std::size_t max_bytes = 2000) const;
+
+ private:
+  Exchange exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect);
+  exec::Message wait_answer(double deadline);
+  void on_notification();
+  void stop();
+  void resume();
+  [[noreturn]] void died(const std::string& while_doing);
+  void drain_pipes();
+  void kill_now();
+
+  ExecutorSpec spec_;
+  JudgeDevice& dev_;
+  pid_t pid_ = -1;
+  int sock_ = -1, out_ = -1, err_ = -1, notify_ = -1;
+  bool stopped_ = false, loaded_ = false, kernel_code_ran_ = false, killed_by_judge_ = false, reaped_ = false;
+  int wait_status_ = 0;
+  std::string out_log_, err_log_;
+  nlohmann::json sandbox_;
+};
+
+}  // namespace khive
