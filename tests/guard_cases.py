@@ -37,13 +37,17 @@ def main():
         with cf.ThreadPoolExecutor(max_workers=int(os.environ.get("REDTEAM_JOBS", "2"))) as ex:
             results = list(ex.map(one, cases))
         for c, rc, j, err, secs in results:
-            want = c["reason"].split("|")
             v = (j or {}).get("verdict") or {}
             got = f"check {v.get('check')} {v.get('reason')}" if v else ("accepted" if j and j.get("accepted") else f"exit {rc}: {err.strip()[:200]}")
-            ok = rc == 1 and v.get("reason") in want and (v.get("check") == c["check"] or len(want) > 1)
-            rows.append((c["kernel"], c["why"], f"{c['check']} {c['reason']}", got, v.get("message", "")[:140], ok, secs))
+            if c.get("expect") == "accepted":   # an honest control, or an attack the design makes pointless
+                expected, ok = "accepted", rc == 0 and bool(j) and j.get("accepted")
+            else:
+                want = c["reason"].split("|")
+                expected = f"{c['check']} {c['reason']}"
+                ok = rc == 1 and v.get("reason") in want and (v.get("check") == c["check"] or len(want) > 1)
+            rows.append((c["kernel"], c["why"], expected, got, v.get("message", "")[:140], ok, secs))
             if not ok:
-                failures.append(f"{c['kernel']}: expected check {c['check']} {c['reason']}, got {got}")
+                failures.append(f"{c['kernel']}: expected {expected}, got {got}")
         lines = ["| kernel | hack or fault | expected | verdict | guard's message | ok | s |", "|---|---|---|---|---|---|---|"]
         for k, why, exp, got, msg, ok, secs in rows:
             msg = msg.replace("|", "\\|")

@@ -321,8 +321,10 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
     const auto& t = a.body.contains("times_s") ? a.body["times_s"] : nlohmann::json();
     if (!t.is_array()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has no times");
     for (const auto& v : t) {
-      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-        throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has a time that is not a number");
+      if (!v.is_number()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has a time that is not a number");
+      if (!std::isfinite(v.get<double>()) || v.get<double>() < 0)   // a clock that runs backwards was tampered with
+        throw ExecutorFault(Reason::timing_disagrees,
+                            fmt::format("the {} executor's own clock measured a call at {} s: its clock was tampered with", spec_.role, v.dump()));
       x.in_process_s.push_back(v.get<double>());
     }
   }

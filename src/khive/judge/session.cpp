@@ -137,7 +137,7 @@ void Session::fault(const ExecutorFault& f, const std::string& role) {
   if (role == "leader") throw HarnessError{std::string("the leader failed (it was accepted before): ") + f.what(), f.external};
   if (f.external) throw HarnessError{f.what(), true};
   if (f.before_load) throw HarnessError{f.what(), false};
-  const Check c = f.reason == Reason::work_after_return ? Check::timing : Check::run;
+  const Check c = f.reason == Reason::work_after_return || f.reason == Reason::timing_disagrees ? Check::timing : Check::run;
   throw Rejected{Rejection{c, f.reason, current_, f.what(), log}};
 }
 
