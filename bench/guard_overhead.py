@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Guard overhead per candidate, and timing trust, measured through `khive eval`.
 
-  guard_overhead.py KHIVE ROOT BACKEND [--reps N] [--out table.md]
+  guard_overhead.py KHIVE ROOT BACKEND [--reps N] [--suites demo-cpu,sol] [--out table.md]
 
-For each demo task (and, on CUDA, tasks/demo-cuda), one honest candidate is evaluated REPS times with a
-fixed seed (build and goldens cached after the first run). Reported per task:
+For each task of the suites (default tasks/demo-cpu), one honest candidate is evaluated REPS times with a fixed seed
+(build and goldens cached after the first run, as in a hive run). Reported per task:
   - wall: the whole `khive eval` (build cached, goldens cached, reference/baselines not timed)
-  - guard: the runner process's time minus the kernel's own timed samples (the guard's work:
-    process start, sandbox, input generation, poisoning, golden comparisons, cache flushes)
+  - guard: the judge process's time minus the kernel's exchanges and the reference's golden calls (the guard's work:
+    executors' start and sandbox, fresh inputs for every call, poisoning, golden comparisons, cache flushes)
   - the kernel's median and its spread within a run, and the spread of the medians across runs
     (how small a difference the guard can trust).
 """
@@ -18,7 +18,7 @@ root = pathlib.Path(root)
 reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
 out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
 ext = "cu" if backend == "cuda" else "cpp"
-suites = [root / "tasks/demo-cpu"] + ([root / "tasks/demo-cuda"] if backend == "cuda" else [])
+suites = [root / "tasks" / s for s in (sys.argv[sys.argv.index("--suites") + 1] if "--suites" in sys.argv else "demo-cpu").split(",")]
 
 def pick(task):
     c = sorted((task / "candidates").glob(f"*.{ext}"))

@@ -15,12 +15,12 @@ log() { echo "== $*" | tee -a "$out/device.log"; }
 log "machine: $(date -u +%FT%TZ) $(uname -r) $(nproc) cores"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu --format=csv | tee -a "$out/device.log"
 # The binaries were built on the developers' image: find the CUDA libraries they need here.
-if ldd "$bin/khive-runner" | grep -q "not found"; then
+if ldd "$bin/khive-judge" | grep -q "not found"; then
   for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(dirname "$(find / -name 'libcublas.so.13' -print -quit 2>/dev/null)"); do
     [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
   done
 fi
-ldd "$bin/khive-runner" | grep -E "cuda|cublas|not found" | tee -a "$out/device.log"
+ldd "$bin/khive-judge" "$bin/khive-exec" | grep -E "cuda|cublas|not found" | tee -a "$out/device.log"
 export KHIVE_CACHE=/tmp/khive-cache
 export KHIVE_CUTLASS="${KHIVE_CUTLASS:-$root/.deps/cutlass}"   # or a copy unpacked from a carried tarball
 export PATH="$bin:$PATH"
@@ -44,11 +44,17 @@ cp "$KHIVE_CACHE"/profiles/*.json "$out/" 2>/dev/null
 if [ -z "${SKIP_UNIT:-}" ] && [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_check" ]; then
   step unit_check_gpu 300 "${BUILD_DIR:-$root/build-device}/tests/unit_check" --gtest_filter='*Device*:*device*'
 fi
-for s in ${DEVICE_STEPS:-honest redteam bench}; do
+# The executor's sandbox under the CUDA driver: the layers each executor reported (a layer off says why).
+step sandbox_cuda 120 khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
+  --no-reference --no-baselines --out "$out/sandbox-cuda.json"
+for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
   case $s in
     honest)  HONEST_JOBS=${HONEST_JOBS:-6} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
     redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-6} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
     bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
+    # Check 11's false-leader rate: identical kernels against each other (bench/null_ab.py), three call durations.
+    null_ab) step null_ab_cuda ${NULL_AB_T:-580} python3 bench/null_ab.py "$bin/khive" "$root" cuda --seeds ${NULL_AB_SEEDS:-40} \
+               --out "$out/null-ab-cuda.md" ;;
     # PyTorch baselines of the suites (docs/bench.md): written into tasks/<suite>/baselines/ here, so a
     # later `suites` step in the same call uses them as T_b, and copied to $out for committing.
     pytorch) for s in ${BENCH_SUITES:-cutegen26 sol}; do

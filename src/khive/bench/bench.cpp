@@ -513,7 +513,7 @@ std::string bench_markdown(const BenchReport& r) {
   o << fmt::format("| **all** | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s |\n", tw, tb, tg, tr, std::max(0.0, tw - tb - tg - tr));
   o << "\nbuilds: compiling candidates and vendor baselines (cached by content hash; after a parallel build phase they "
        "are cache hits); goldens: building the reference and running it for the reference outputs; runner: the guard's "
-       "checks and timing in the runner processes.\n";
+       "checks and timing in the judge processes.\n";
   o << bench_ab_markdown(r);
   bool details = false;
   for (const auto& row : r.rows)

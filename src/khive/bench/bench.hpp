@@ -31,7 +31,7 @@ struct BenchOptions {
   // Build every reference, baseline and candidate of the run first, this many at a time (the builder's
   // cache is shared and race-safe); the evaluations then find them built. 1: build as they come.
   int build_jobs = 1;
-  // Each candidate is also timed interleaved with each accepted vendor baseline in one runner process (the
+  // Each candidate is also timed interleaved with each accepted vendor baseline under one judge (the
   // guard's check-11 A/B, the vendor as A): the fair "faster than cuBLAS?" answer, free of the drift between
   // processes and calls that separate medians carry.
   bool ab_vendor = false;
@@ -70,7 +70,7 @@ struct BenchRow {
   std::vector<BenchImpl> impls;           // reference first, then PyTorch, vendors, candidates (file order)
   int best_vendor = -1, best_candidate = -1;   // indices into impls
   // Where the wall time went: builds (candidates and baselines), goldens (reference build + golden runs),
-  // runner processes (checks and timing), the rest (symbol scans, profile, bookkeeping).
+  // judge processes (checks and timing), the rest (symbol scans, profile, bookkeeping).
   double seconds = 0, build_s = 0, golden_s = 0, runner_s = 0;
   const BenchImpl* find(const std::string& kind) const;   // the first impl of that kind
 };
@@ -109,7 +109,7 @@ struct BenchCommand {
   std::string perf_workloads;
   int seeds = 3;
   uint64_t seed = 0;                 // 0: random
-  double timeout = 0, time_cap = 0;  // 0: as `khive eval` (runner 300 s cuda / 60 s cpu; cap 2 s cuda / 0.5 s cpu)
+  double timeout = 0, time_cap = 0;  // 0: as `khive eval` (per call 300 s cuda / 60 s cpu; cap 2 s cuda / 0.5 s cpu)
   int build_jobs = 0;                // 0: the number of cores
 };
 // Runs the bench, prints the table live (stdout; stderr with --json, which prints bench.json at the end),

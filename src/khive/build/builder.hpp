@@ -1,10 +1,10 @@
-// Builder: candidate source -> shared object the runner loads, with parsed diagnostics and a
+// Builder: candidate source -> shared object an executor loads, with parsed diagnostics and a
 // content-hash cache.
 //
 //   BuildOptions o; o.backend = Backend::cuda;
 //   BuildResult r = build_candidate(task, "kernel.cu", o);
 //   if (!r.ok) for (auto& d : r.diagnostics) ...   // file, line, column, severity, message, source line
-//   else load r.library in the runner (symbol khive_entry)
+//   else r.library is what khive-exec loads (symbol khive_entry)
 //
 // The generated translation unit is: a prelude (dtype types), the exact khive_launch declaration,
 // `#include "<candidate>"`, then `extern "C" void khive_entry(void* const* args, void* stream)`, which

@@ -95,7 +95,7 @@ constexpr SymbolRule kImportRules[] = {
     {"dup", kIO}, {"dup2", kIO}, {"dup3", kIO},
     // raw system calls, debugging
     {"syscall", kSyscall}, {"ptrace", kDebug}, {"process_vm_readv", kDebug}, {"process_vm_writev", kDebug},
-    // process control (abort, raise and exit are allowed: they end the candidate, which the runner reports
+    // process control (abort, raise and exit are allowed: they end the candidate, which the judge reports
     // as a crash with no signed result; nvcc's host stubs for out-of-line __device__ functions import exit)
     {"kill", kProcCtl}, {"tgkill", kProcCtl}, {"pthread_kill", kProcCtl}, {"_exit", kProcCtl},
     {"_Exit", kProcCtl}, {"quick_exit", kProcCtl}, {"atexit", kProcCtl}, {"at_quick_exit", kProcCtl},
@@ -150,7 +150,7 @@ constexpr LibraryRule kLibraryRules[] = {
     {"~c10", "torch", false},
 };
 
-// Exports that replace what the runner or its libraries provide (in addition to every import rule
+// Exports that replace what the executor or its libraries provide (in addition to every import rule
 // above, reused for exports). khive_entry, khive_launch and khive_abi are the candidate's own.
 constexpr SymbolRule kExportRules[] = {
     {"khive_*", kRedefines}, {"cuda*", kRedefines},    {"cu[A-Z]*", kRedefines}, {"__cuda*", kRedefines},

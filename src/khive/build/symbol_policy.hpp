@@ -1,6 +1,7 @@
 // Guard check 1 (second half): what a built candidate may call. Read from the shared object's dynamic
 // symbol table (imports and exports), so nothing the candidate writes in its source can hide it short
-// of raw system-call instructions, which the runner's seccomp filter covers.
+// of raw system-call instructions or functions resolved by hand, which the executor's sandbox covers: the scan is a
+// first filter with clear messages, not the defence.
 //
 //   auto v = scan_symbols("cand.so", task.policy, Backend::cuda);
 //   if (!v.empty()) reject: v[0].symbol, v[0].rule ("thread creation"), v[0].imported

@@ -1,5 +1,5 @@
 // Bit-exact conversions between stored element types and double, identical on host and device, so
-// inputs made by the runner on the CPU and on the GPU are the same bits for the same (seed, index).
+// inputs made by the judge on the CPU and on the GPU are the same bits for the same (seed, index).
 //
 //   uint16_t b = khive::num::f32_to_bf16(1.0f);    // 0x3F80 (round to nearest even)
 //   double   x = khive::num::load(DType::bf16, ptr, i);

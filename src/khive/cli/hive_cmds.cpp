@@ -333,7 +333,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("--perf-workloads", h.perf_workloads,
                  "time only the perf workloads whose uuid matches this regex (every correctness check still runs)");
   op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds");
-  op->add_option("--timeout", h.timeout, "watchdog per runner process, seconds");
+  op->add_option("--timeout", h.timeout, "the longest one call of a kernel (or of the reference) may take, seconds");
   op->add_flag("--quiet", h.quiet, "no live progress, only the summary");
   op->add_flag("--defer-eval", h.defer_eval,
                "build candidates here, leave running them to `khive evaluate-pending` on a GPU (automatic on cuda without a GPU)");

@@ -62,6 +62,18 @@ std::optional<Rejection> drain_rejection(const std::vector<double>& drain_s, con
 // A median under floor_s[workload] is a measurement fault (nothing beats the datasheet peak).
 std::optional<Rejection> plausibility_rejection(const std::vector<WorkloadTiming>& timings, const std::map<std::string, double>& floor_s);
 
+// ---- check 11, the hive's side ----
+// The leader is never slower than the reference or a backup on the judge's own medians beyond noise. The A/B compares
+// a candidate with the leader in one interleaved run; the others were measured alone, earlier. When a loaded host makes
+// the two disagree (a candidate "faster than the leader" whose median is slower than a backup's), the A/B's gain is not
+// confirmed and the candidate stays a backup. Returns why, or nullopt. Noise: max(10 %, 3 x the candidate's relative
+// spread).
+struct MeasuredTime {
+  std::string id;
+  double time_s = 0;
+};
+std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others);
+
 // ---- check 1 ----
 struct SymbolViolation;   // build/symbol_policy.hpp
 struct BuildResult;       // build/builder.hpp

@@ -1,7 +1,7 @@
 // The hive's real evaluator: every candidate through the guard (evaluate_kernel), with one seed base per
 // run, the reference and the baselines timed once in prepare(), builds in parallel outside the device
-// slots, and each runner process holding one device slot exclusively (one slot per visible GPU; one slot
-// on the CPU backend, where builds also wait while a runner times: they would steal its cores).
+// slots, and each judge process (with its executors) holding one device slot exclusively (one slot per visible
+// GPU; one slot on the CPU backend, where builds also wait while a judge times: they would steal its cores).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -45,7 +45,7 @@ class GuardEvaluator : public Evaluator {
   std::vector<SlotUsage> slots_;
   std::vector<std::string> slot_dev_;
   std::vector<bool> busy_;
-  std::shared_mutex cpu_;   // CPU backend: builds shared, a runner exclusive
+  std::shared_mutex cpu_;   // CPU backend: builds shared, a judge exclusive
 };
 
 // Visible GPUs as slot ids: $CUDA_VISIBLE_DEVICES when set, else the indices nvidia-smi lists; empty when none.

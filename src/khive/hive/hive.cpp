@@ -1,5 +1,7 @@
 #include "khive/hive/hive.hpp"
 
+#include "khive/guard/rules.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -414,6 +416,15 @@ struct Hive::Impl {
         if (!ev.beats_leader.value_or(false) || attempt >= 2) verdict = "backup";
       } else {
         verdict = ev.beats_leader.value_or(false) ? "leader" : "backup";
+      }
+      // Never a leader slower than the reference or a backup on the solo medians (guard/rules.hpp).
+      if (verdict == "leader" && leader) {
+        std::vector<MeasuredTime> others;
+        for (const auto& k : accepted) others.push_back({k.id, k.time_s});
+        if (auto why = leader_inconsistency(ev.time_s, ev.rel_spread, others)) {
+          verdict = "backup";
+          ev.message += (ev.message.empty() ? "" : "; ") + *why;
+        }
       }
     }
     std::lock_guard<std::mutex> lk(mu);

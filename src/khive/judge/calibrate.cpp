@@ -18,7 +18,7 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #define KHIVE_OMP(directive) _Pragma(directive)
-#else   // built without OpenMP (the runner should link OpenMP::OpenMP_CXX): one thread, no warnings
+#else   // built without OpenMP (the judge should link OpenMP::OpenMP_CXX): one thread, no warnings
 #define KHIVE_OMP(directive)
 #endif
 

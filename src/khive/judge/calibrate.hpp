@@ -1,5 +1,5 @@
 // Hardware calibration (`khive calibrate`): measures the ceilings a HardwareProfile carries (score.hpp).
-// Runs inside khive-runner, on the machine being measured.
+// Runs inside khive-judge (no kernel code involved), on the machine being measured.
 //
 //   HardwareProfile cpu = calibrate_cpu();            // ~2 s
 //   HardwareProfile gpu = calibrate_cuda(0);          // ~a few s on an H200; 20 s budget

@@ -359,9 +359,11 @@ void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, c
   throw Rejected{*r};
 }
 
-bool Session::out_of_time(std::size_t samples, Clock::time_point t0) const {
-  // A backstop on the judge's own work (fresh inputs, goldens, comparisons) per workload: 10x the time cap.
-  return samples >= 3 && since(t0) > 10 * job_.timing.time_cap_s;
+bool Session::out_of_time(std::size_t samples, Clock::time_point t0, double cap_s) const {
+  // A backstop on the judge's own work per workload (fresh inputs, goldens made by the reference, comparisons):
+  // 10x the time cap once the minimum samples are in, 40x with at least 3 (slow references).
+  const double wall = since(t0);
+  return (samples >= static_cast<std::size_t>(job_.timing.min_samples) && wall > 10 * cap_s) || (samples >= 3 && wall > 40 * cap_s);
 }
 
 nlohmann::json Session::time_solo(const Workload& w) {
@@ -389,7 +391,7 @@ nlohmann::json Session::time_solo(const Workload& w) {
     samples.push_back(obs.back().sample_s);
     spent += obs.back().judge_s;
     k += static_cast<uint64_t>(batch);
-    if (should_stop(samples, spent, rule) || out_of_time(samples.size(), t0)) break;
+    if (should_stop(samples, spent, rule) || out_of_time(samples.size(), t0, rule.time_cap_s)) break;
   }
   check_clock(w, obs, cand_);
   std::vector<double> in, drain;
@@ -431,7 +433,7 @@ nlohmann::json Session::time_ab(const Workload& w, AbTest& test) {
     bs.push_back(ob.back().sample_s);
     spent += o1.judge_s + o2.judge_s;
     k += static_cast<uint64_t>(batch);
-    if (should_stop_pairs(as, bs, spent, rule) || out_of_time(as.size(), t0)) break;
+    if (should_stop_pairs(as, bs, spent, rule) || out_of_time(as.size(), t0, rule.time_cap_s)) break;
   }
   check_clock(w, ob, cand_);
   check_clock(w, oa, lead_);

@@ -608,7 +608,7 @@ class LlmAgent final : public Agent {
     if (d.size() > 8000) d = d.substr(0, 8000) + "\n(trimmed)";   // CuTeGen trims logs to ~5-10k characters
     v["diagnosis"] = d.empty() ? "(no further detail)" : d;
     v["diagnosis_title"] = diag_.check == "build" ? "Compiler errors (first errors, with the offending lines):"
-                           : diag_.check == "run" ? "What the runner saw (crash, CUDA error; memcheck when available):"
+                           : diag_.check == "run" ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
                                                   : "What the guard measured:";
     v["numbered_source"] = numbered(broken_);
     v["attempt"] = std::to_string(repairs_used_);

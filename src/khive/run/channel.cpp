@@ -7,7 +7,7 @@
 namespace khive {
 
 namespace {
-constexpr std::size_t kMaxFrame = 64u << 20;   // a result larger than this is not a runner's
+constexpr std::size_t kMaxFrame = 64u << 20;   // a result larger than this is not a judge's
 std::string mac_input(uint64_t seq, const std::string& json) { return std::to_string(seq) + "\n" + json; }
 }  // namespace
 

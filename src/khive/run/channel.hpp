@@ -1,14 +1,12 @@
-// The runner's result channel: the only way a verdict's evidence reaches the orchestrator.
+// The judge's result channel: the only way a verdict reaches khive.
 //
-// A pipe the orchestrator creates; the runner writes frames
+// A pipe khive creates; the judge writes frames
 //   "KHV1 <seq> <length> <hmac-hex>\n<json>\n"
-// where hmac = HMAC-SHA256(key, "<seq>\n<json>") and key is 32 random bytes the orchestrator hands the
-// runner through a second, one-shot pipe that the runner reads and closes before any candidate code is
-// loaded. The runner keeps the key in a page it makes unreadable while candidate code runs.
-//
-// The orchestrator accepts frames only in sequence, each with a valid MAC, and nothing but frames: any
-// other byte on the channel (a candidate writing to an inherited descriptor, a forged frame without
-// the key, a replayed or reordered frame) marks the channel as tampered and rejects the candidate.
+// where hmac = HMAC-SHA256(key, "<seq>\n<json>") and key is 32 random bytes khive hands the judge through a
+// second, one-shot pipe. Only the judge holds either: it never loads kernel code, and the executors it starts
+// inherit neither descriptor. The signature is defence in depth: should any other process reach the pipe, khive
+// accepts frames only in sequence, each with a valid MAC, and nothing but frames; any other byte (a forged,
+// replayed or reordered frame, stray bytes) marks the channel as tampered and fails closed.
 // stdout and stderr are captured for the log and never parsed for a verdict.
 #pragma once
 #include <cstdint>

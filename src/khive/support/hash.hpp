@@ -1,4 +1,4 @@
-// Content hashes (identity of tasks, candidates and build products) and keyed MACs (the runner channel).
+// Content hashes (identity of tasks, candidates and build products) and keyed MACs (the judge's channel).
 #pragma once
 #include <cstdint>
 #include <filesystem>

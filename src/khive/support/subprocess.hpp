@@ -1,4 +1,4 @@
-// Child processes with a watchdog: compilers, the runner, nvidia-smi.
+// Child processes with a watchdog: compilers, the judge, nvidia-smi.
 //
 //   ProcessSpec p; p.argv = {"g++", "--version"}; p.timeout_s = 10;
 //   ProcessResult r = run_process(p);        // r.exit_code, r.out, r.err, r.timed_out, r.signal

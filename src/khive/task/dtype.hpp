@@ -8,7 +8,7 @@
 namespace khive {
 
 enum class DType {
-  // f4e2m1 / f4e2m1x2 parse (so SOL-ExecBench definitions load) but are refused by the runner for now.
+  // f4e2m1 / f4e2m1x2 parse (so SOL-ExecBench definitions load) but are refused by the judge for now.
   f64, f32, f16, bf16, f8e4m3, f8e5m2, f4e2m1, f4e2m1x2, i64, i32, i16, i8, boolean,
 };
 

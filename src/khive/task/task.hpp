@@ -141,7 +141,7 @@ struct Task {
   std::vector<std::filesystem::path> baselines;                        // absolute paths
   std::vector<Workload> workloads;
   std::string hash;                  // sha256 over the task's files (identity)
-  std::string perf_filter;           // select_perf_workloads' pattern once applied (the runner applies it too)
+  std::string perf_filter;           // select_perf_workloads' pattern once applied (the judge applies it too)
 
   const TensorSpec* find_input(std::string_view n) const;
   const TensorSpec* find_output(std::string_view n) const;

@@ -48,7 +48,7 @@ struct Work {
 Work g_work;
 
 void* later(void*) {
-  struct { long s, ns; } pause{0, 2000000};   // 2 ms after the call returned
+  struct { long s, ns; } pause{0, 50000000};   // 50 ms after the call returned
   raw_syscall6(/*nanosleep*/ 35, reinterpret_cast<long>(&pause), 0);
   for (int64_t i = 0; i < g_work.n; ++i) g_work.c[i] = g_work.a[i] + g_work.b[i];
   return nullptr;

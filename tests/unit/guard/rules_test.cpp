@@ -136,3 +136,22 @@ TEST(Vocabulary, ReasonNamesRoundTrip) {
 
 }  // namespace
 }  // namespace khive
+
+namespace khive {
+namespace {
+
+TEST(LeaderInconsistency, ALeaderIsNeverSlowerThanTheOthersBeyondNoise) {
+  // A loaded host: the A/B called the candidate faster than the leader, but its median is 24x the reference's.
+  auto why = leader_inconsistency(24e-3, 0.05, {{"reference", 1e-3}, {"c7", 1.5e-3}});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("reference"), std::string::npos) << *why;
+  // Within noise of the best one (10 % here) it may lead.
+  EXPECT_FALSE(leader_inconsistency(1.05e-3, 0.01, {{"reference", 1e-3}}));
+  // Noisy measurements widen the band: 3 x a 6 % spread is 18 %.
+  EXPECT_FALSE(leader_inconsistency(1.15e-3, 0.06, {{"reference", 1e-3}}));
+  EXPECT_TRUE(leader_inconsistency(1.25e-3, 0.06, {{"reference", 1e-3}}));
+  EXPECT_FALSE(leader_inconsistency(1e-3, 0.0, {}));
+}
+
+}  // namespace
+}  // namespace khive
