@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
   ev->add_option("--profile", profile, "hardware profile JSON (default: saved calibration or builtin)");
   ev->add_option("--timeout", timeout, "the longest one call of the kernel (or of the reference) may take, seconds");
   ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds");
+  std::string eval_perf;
+  ev->add_option("--perf-workloads", eval_perf, "time only the perf workloads whose uuid matches this regex (as khive optimize)");
   ev->add_flag("--no-reference", no_ref, "do not time the reference");
   ev->add_flag("--no-baselines", no_base, "do not time the task's baselines");
   bool no_pytorch = false;
@@ -238,6 +240,10 @@ int main(int argc, char** argv) {
         o.backend = ext == ".cu" ? khive::Backend::cuda : khive::Backend::cpu;
       } else {
         o.backend = parse_backend_or_throw(backend_s);
+      }
+      if (std::string err = khive::narrow_perf_workloads(t, eval_perf, o.backend); !err.empty()) {
+        std::cerr << "khive eval: " << err << "\n";
+        return 2;
       }
       if (!std::filesystem::exists(kernel)) {
         std::cerr << "khive eval: " << kernel << ": no such file\n";

@@ -31,7 +31,6 @@ constexpr ReasonName kReasons[] = {
     {Reason::caching, "caching"},
     {Reason::timing_disagrees, "timing_disagrees"},
     {Reason::work_after_return, "work_after_return"},
-    {Reason::persisting_l2, "persisting_l2"},
     {Reason::timed_output_wrong, "timed_output_wrong"},
     {Reason::faster_than_sol, "faster_than_sol"},
 };

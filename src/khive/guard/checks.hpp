@@ -36,7 +36,7 @@ enum class Reason {
   // checks 3-7
   input_mutated, unwritten_output, wrong_output, nonfinite_output, all_zero_output, nondeterministic, caching,
   // check 8: the judge's clock
-  timing_disagrees, work_after_return, persisting_l2,
+  timing_disagrees, work_after_return,
   // check 9
   timed_output_wrong,
   // check 10

@@ -84,9 +84,12 @@ class CudaJudgeDevice final : public JudgeDevice {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) throw std::runtime_error(std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
+    // Spin while waiting (the probes' latency is part of the judge's clock); set before the context exists, and
+    // not fatal where a driver refuses it (the probes are then only slower, which the calibration sees).
+    (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+    (void)cudaGetLastError();
     ck(cudaSetDevice(0), "cudaSetDevice");
     ck(cudaGetDeviceProperties(&prop_, 0), "cudaGetDeviceProperties");
-    ck(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "cudaSetDeviceFlags");   // short waits: the probes' latency matters
     ck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     flush_bytes_ = 2 * static_cast<std::size_t>(prop_.l2CacheSize);
     ck(cudaMalloc(&flush_buf_, flush_bytes_), "cudaMalloc(flush)");

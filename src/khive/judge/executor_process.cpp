@@ -343,17 +343,23 @@ void ExecutorProcess::share(const Arena& arena, bool goldens) {
   exchange(s.layout, {}, "ok");
 }
 
-Overhead ExecutorProcess::calibrate(int exchanges) {
-  std::vector<double> t;
-  for (int i = 0; i < exchanges; ++i) t.push_back(exchange({{"op", "null"}, {"count", 1}}, {}, "done").judge_s);
-  std::sort(t.begin(), t.end());
+Overhead Overhead::of(std::vector<double> t) {
   Overhead o;
+  o.samples_s = t;
+  if (t.empty()) return o;
+  std::sort(t.begin(), t.end());
   o.median_s = t[t.size() / 2];
   std::vector<double> dev;
   for (double v : t) dev.push_back(std::fabs(v - o.median_s));
   std::sort(dev.begin(), dev.end());
   o.jitter_s = 1.4826 * dev[dev.size() / 2];
   return o;
+}
+
+Overhead ExecutorProcess::calibrate(int exchanges) {
+  std::vector<double> t;
+  for (int i = 0; i < exchanges; ++i) t.push_back(exchange({{"op", "null"}, {"count", 1}}, {}, "done").judge_s);
+  return Overhead::of(std::move(t));
 }
 
 void ExecutorProcess::load() {

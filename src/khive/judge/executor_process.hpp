@@ -58,6 +58,8 @@ struct Exchange {
 
 struct Overhead {
   double median_s = 0, jitter_s = 0;  // of one null exchange
+  std::vector<double> samples_s;      // every null exchange
+  static Overhead of(std::vector<double> samples);   // median and 1.4826 MAD
 };
 
 class ExecutorProcess {

@@ -88,7 +88,6 @@ class Session {
   nlohmann::json time_solo(const Workload& w);
   nlohmann::json time_ab(const Workload& w, AbTest& test);
   void check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k);
-  bool out_of_time(std::size_t samples, std::chrono::steady_clock::time_point t0, double cap_s) const;
 
   [[noreturn]] void fault(const ExecutorFault& f, const std::string& role);
   bool selected(const Workload& w) const;
