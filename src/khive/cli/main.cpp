@@ -18,6 +18,7 @@
 #include "khive/bench/bench.hpp"
 #include "khive/build/symbol_policy.hpp"
 #include "khive/cli/cache_cmd.hpp"
+#include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
@@ -71,12 +72,12 @@ int main(int argc, char** argv) {
   ev->add_option("--backend", backend_s, "cpu or cuda (default: from the kernel's extension)");
   ev->add_flag("--json", json, "print the JSON report (schema khive.eval/1, docs/eval-json.md)");
   ev->add_option("--out", out_path, "also write the JSON report to this file");
-  ev->add_option("--seeds", seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  ev->add_option("--seeds", seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
   ev->add_option("--seed", seed, "fixed seed base (reproducible inputs); default: random");
   ev->add_option("--leader", leader, "A/B against this kernel: is the candidate a new leader or a backup?");
   ev->add_option("--profile", profile, "hardware profile JSON (default: saved calibration or builtin)");
-  ev->add_option("--timeout", timeout, "watchdog per runner process, seconds");
-  ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds");
+  ev->add_option("--timeout", timeout, "watchdog per runner process, seconds (0 = 60 on cpu, 300 on cuda)")->check(khive::non_negative());
+  ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds (0 = 0.5 on cpu, 2 on cuda)")->check(khive::non_negative());
   ev->add_flag("--no-reference", no_ref, "do not time the reference");
   ev->add_flag("--no-baselines", no_base, "do not time the task's baselines");
   bool no_pytorch = false;
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   bench->add_flag("--json", bc.json, "print bench.json (schema khive.bench/1) instead of the final table");
   bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
   bench->add_option("--tasks", bc.tasks, "only these tasks (comma-separated names)");
-  bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
   bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)");
   bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
   bench->add_option("--timeout", bc.timeout, "watchdog per runner process, seconds");
@@ -119,13 +120,11 @@ int main(int argc, char** argv) {
   khive::CacheCli cache_cli;  // cache, cache prune, cache clear (cache_cmd.cpp)
   khive::add_cache_command(app, cache_cli);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  khive::HelpCli help_cli = khive::finish_cli(app);   // help CMD, --arch, defaults in help, exit codes (docs/cli.md)
+  if (int rc = khive::parse_cli(app, argc, argv); rc >= 0) return rc;
 
   try {
+    if (help_cli.selected()) return khive::run_help(app, help_cli);
     if (hive_cli.selected()) return khive::run_hive_command(hive_cli);
     if (cache_cli.selected()) return khive::run_cache_command(cache_cli);
     if (*tasks) {

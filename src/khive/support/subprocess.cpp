@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +45,54 @@ struct Pipe {
   const char* s = ::strerror(e);
   (void)!::write(err_fd, s, std::strlen(s));
   ::_exit(127);
+}
+
+
+// The guardian's SIGTERM (its parent-death signal): the whole process group dies, the guardian with it.
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// Ends the guardian the way its child ended: the same exit code, or the same signal (without a core file).
+[[noreturn]] void exit_like(int status) {
+  if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  rlimit none{0, 0};
+  ::setrlimit(RLIMIT_CORE, &none);
+  ::signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  ::kill(::getpid(), sig);
+  ::_exit(128 + sig);
+}
+
+// Runs in the forked child, the leader of its new process group (async-signal-safe calls only). It stays
+// behind as the group's guardian: it forks the real child (which returns from here and execs) and waits
+// for it. When khive ends by any path, kill -9 included, the kernel sends the guardian SIGTERM
+// (PR_SET_PDEATHSIG) and it kills its whole group: a compiler driver's own children (cc1plus, ptxas, as)
+// and a sleeping runner die with khive instead of running on. The real child dies with the guardian
+// (its own PR_SET_PDEATHSIG). The guardian holds no descriptor, so EOFs reach khive as before.
+void become_guardian(pid_t khive, int err_fd) {
+  struct sigaction sa {};
+  sa.sa_handler = kill_own_group;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != khive) kill_own_group(0);   // khive was gone before the line above took effect
+  const pid_t guardian = ::getpid();
+  const pid_t real = ::fork();
+  if (real < 0) child_fail(err_fd, "fork");
+  if (real == 0) {
+    ::signal(SIGTERM, SIG_DFL);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != guardian) ::_exit(127);
+    return;
+  }
+  ::close_range(0, ~0u, 0);
+  int status = 0;
+  while (::waitpid(real, &status, 0) < 0)
+    if (errno != EINTR) ::_exit(127);
+  exit_like(status);
 }
 
 }  // namespace
@@ -100,6 +150,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     return res;
   }
   auto t0 = Clock::now();
+  const pid_t self = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     res.start_failed = true;
@@ -113,6 +164,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    become_guardian(self, err.w);
     if (::dup2(in.r, 0) < 0 || ::dup2(out.w, 1) < 0 || ::dup2(err.w, 2) < 0) child_fail(err.w, "dup2");
     // Passed descriptors: first park them above every target, then move them into place.
     int parked[64];

@@ -4,7 +4,10 @@
 //   ProcessResult r = run_process(p);        // r.exit_code, r.out, r.err, r.timed_out, r.signal
 //
 // The child is the leader of a new process group; on timeout the whole group gets SIGKILL, so a
-// compiler's or candidate's own children die with it. Output is captured up to a cap per stream.
+// compiler's or candidate's own children die with it. The group also dies with khive, however khive ends
+// (kill -9, a second Ctrl-C, SIGTERM): its leader is a small guardian process that forks the real child and,
+// told by the kernel that khive is gone (PR_SET_PDEATHSIG), kills the group. The exit status is the real
+// child's. Output is captured up to a cap per stream.
 #pragma once
 #include <chrono>
 #include <filesystem>

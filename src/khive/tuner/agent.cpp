@@ -198,6 +198,17 @@ class TunerAgent final : public Agent {
 
   std::string declined_because() const override { return declined_; }
 
+  std::string idle_because(const Task& task, Backend backend) const override {
+    if (state(task, backend)) return "";
+    const std::string key = tuner::task_key(task);
+    if (!lib_.binding_for(task))
+      return fmt::format("the tuner has nothing to try: its library ({}) has no binding for task {} (op_type '{}'); add one "
+                         "(kernels/bindings/*.json, docs/tuner.md) or use an LLM agent (--agent llm:CONFIG)",
+                         lib_.dir.string(), key, task.op_type);
+    return fmt::format("the tuner has nothing to try: none of the {} templates of its library ({}) applies to {} on the {} backend",
+                       lib_.templates.size(), lib_.dir.string(), key, backend_name(backend));
+  }
+
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
     if (o.verdict == "error") return std::nullopt;   // a harness failure says nothing about the kernel
     BoardEntry e;
