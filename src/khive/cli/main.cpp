@@ -22,6 +22,7 @@
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/load_watch.hpp"
 
 namespace {
 
@@ -208,7 +209,11 @@ int main(int argc, char** argv) {
       j.backend = std::string(khive::backend_name(b));
       khive::RunnerOptions ro;
       ro.timeout_s = 300;
+      const std::string gpu_busy = b == khive::Backend::cuda ? khive::gpu_busy_warning() : "";
+      khive::LoadWatch load;   // other work on the machine while it measures makes the ceilings too low
       auto out = khive::launch_runner(j, ro);
+      for (const std::string& w : {gpu_busy, load.warning()})
+        if (!w.empty()) std::cerr << "khive calibrate: warning: " << w << "\n";
       if (!out.result || !out.result->contains("profile")) {
         std::cerr << "khive calibrate: failed: "
                   << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe())

@@ -454,6 +454,7 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
   env["KHIVE_LLM_PURPOSE"] = req.purpose;
   env["KHIVE_LLM_SEQ"] = std::to_string(seq);
   ps.env = env;
+  ps.cancel = stop;   // Ctrl-C ends a pending answer (a relay may wait for an hour) at once
   ProcessResult p = run_process(ps);
   if (stopped(stop)) { r.error = "stopped"; return r; }
   r.input_tokens = int64_t(prompt.size() / 4);

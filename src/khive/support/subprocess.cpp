@@ -100,6 +100,7 @@ void become_guardian(pid_t khive, int err_fd) {
 std::string ProcessResult::describe() const {
   if (start_failed) return "could not start (" + err + ")";
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
+  if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_s);
   if (signal) return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
                                  strsignal(signal));
   return fmt::format("exit {}", exit_code);
@@ -245,6 +246,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
       res.timed_out = true;
       ::killpg(pid, SIGKILL);
     }
+    if (!res.cancelled && !reaped && spec.cancel && spec.cancel->load()) {
+      res.cancelled = true;
+      ::killpg(pid, SIGKILL);
+    }
     // After the child is gone, give its descendants a moment to close inherited pipes, then stop.
     if (reaped && now - reaped_at > std::chrono::milliseconds(500)) {
       ::killpg(pid, SIGKILL);
@@ -299,7 +304,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   } else if (WIFSIGNALED(status)) {
     res.signal = WTERMSIG(status);
   }
-  if (res.timed_out) res.signal = 0;
+  if (res.timed_out || res.cancelled) res.signal = 0;
   return res;
 }
 

@@ -9,6 +9,7 @@
 // told by the kernel that khive is gone (PR_SET_PDEATHSIG), kills the group. The exit status is the real
 // child's. Output is captured up to a cap per stream.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -31,6 +32,8 @@ struct ProcessSpec {
   // Runs in the child after fork, before exec (resource limits, namespaces). Must be async-signal-safe
   // in spirit: no allocation, no locks. Returning false aborts the exec with exit code 127.
   std::function<bool()> in_child;
+  // When set and it becomes true (Ctrl-C), the child's group is killed at once and the result says cancelled.
+  const std::atomic<bool>* cancel = nullptr;
   // Called in the parent with each chunk read from extra_read_fd (a pipe the caller owns), if set.
   int extra_read_fd = -1;
   std::function<void(const char*, std::size_t)> on_extra;
@@ -41,11 +44,12 @@ struct ProcessResult {
   int signal = 0;           // terminating signal, 0 if none
   bool timed_out = false;
   bool start_failed = false;   // exec failed (errno text in err)
+  bool cancelled = false;      // killed because ProcessSpec::cancel became true
   std::string out, err;
   std::size_t out_dropped = 0, err_dropped = 0;
   double wall_s = 0;
-  bool ok() const { return !timed_out && signal == 0 && exit_code == 0 && !start_failed; }
-  std::string describe() const;   // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s"
+  bool ok() const { return !timed_out && !cancelled && signal == 0 && exit_code == 0 && !start_failed; }
+  std::string describe() const;   // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s" | "cancelled"
 };
 
 ProcessResult run_process(const ProcessSpec& spec);
