@@ -150,7 +150,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS candidates (
   id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL, agent TEXT, strategy TEXT, parent TEXT, label TEXT,
   ext TEXT, note TEXT, source TEXT, params TEXT, file TEXT, verdict TEXT, check_name TEXT, reason TEXT, message TEXT,
-  diagnosis TEXT, score REAL, time_s REAL, delta REAL, workloads TEXT, t REAL, eval_s REAL);
+  diagnosis TEXT, score REAL, time_s REAL, delta REAL, workloads TEXT, t REAL, eval_s REAL, comparison TEXT);
 CREATE INDEX IF NOT EXISTS candidates_hash ON candidates(hash);
 CREATE TABLE IF NOT EXISTS board (
   id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT, strategy TEXT, kind TEXT, text TEXT, candidate TEXT, delta REAL,
