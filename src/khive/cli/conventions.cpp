@@ -235,7 +235,7 @@ int run_help(CLI::App& app, const HelpCli& h) {
     }
     at = sub;
   }
-  std::cout << at->help();
+  std::cout << at->help(at->get_parent() ? command_path(at->get_parent()) : "");
   return exit_code::ok;
 }
 
