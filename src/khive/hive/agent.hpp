@@ -92,7 +92,9 @@ struct Outcome {
   double score = 0;                 // task score when accepted
   double time_s = 0;                // weighted geometric mean of medians when accepted
   double delta_vs_leader = 0;       // relative gain over the previous leader (+0.03 = 3% faster)
-  std::string comparison;           // accepted: the whole comparison with that leader, in words (A/B per workload)
+  // Accepted: how it stood against that leader, in the hive's words (comparison.hpp): one line, and the whole
+  // comparison with every workload. Agents word faster/slower from these, never from two medians.
+  std::string comparison, comparison_detail;
   std::map<std::string, double> workload_median_s;
 };
 

@@ -24,8 +24,8 @@ void split_message(const std::string& message, std::string& decision, std::strin
 }
 
 std::string workload_text(const AbWorkload& w) {
-  return fmt::format("{} {} {} (noise ±{:.1f}%, {} pair{})", w.workload, w.call.empty() ? "measured" : w.call, pct(w.gain), w.threshold * 100,
-                     w.pairs, w.pairs == 1 ? "" : "s");
+  return fmt::format("{} {} {} ({}{} pair{})", w.workload, w.call.empty() ? "measured" : w.call, pct(w.gain),
+                     w.evidence.empty() ? "" : w.evidence + ", ", w.pairs, w.pairs == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ std::string comparison_cell(const Comparison& c) { return fmt::format("{} ({})",
 nlohmann::json comparison_json(const Comparison& c) {
   nlohmann::json w = nlohmann::json::array();
   for (const auto& x : c.workloads)
-    w.push_back({{"workload", x.workload}, {"gain", x.gain}, {"threshold", x.threshold}, {"pairs", x.pairs}, {"call", x.call}});
+    w.push_back({{"workload", x.workload}, {"gain", x.gain}, {"pairs", x.pairs}, {"call", x.call}, {"evidence", x.evidence}});
   return {{"against", c.against}, {"basis", c.basis}, {"gain", c.gain}, {"decision", c.decision}, {"workloads", w}, {"detail", c.detail}};
 }
 
@@ -90,8 +90,8 @@ Comparison comparison_from_json(const nlohmann::json& j) {
     c.decision = j.value("decision", "");
     c.detail = j.value("detail", "");
     for (const auto& x : j.value("workloads", nlohmann::json::array()))
-      c.workloads.push_back({x.at("workload").get<std::string>(), x.at("gain").get<double>(), x.at("threshold").get<double>(),
-                             x.at("pairs").get<std::size_t>(), x.value("call", "")});
+      c.workloads.push_back({x.at("workload").get<std::string>(), x.at("gain").get<double>(), x.at("pairs").get<std::size_t>(),
+                             x.value("call", ""), x.value("evidence", "")});
     return c;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("comparison record: ") + e.what());

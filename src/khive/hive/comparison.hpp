@@ -15,12 +15,13 @@
 
 namespace khive {
 
-struct AbWorkload {              // check 11 on one perf workload
+struct AbWorkload {              // check 11 on one perf workload, as the guard decided it
   std::string workload;
-  double gain = 0;               // median A/B gain over the leader (+0.05: 5% faster)
-  double threshold = 0;          // what the gain had to exceed to count as faster (the noise; slower mirrors it)
+  double gain = 0;               // the A/B's estimate of the gain over the leader (+0.05: 5% faster)
   std::size_t pairs = 0;
-  std::string call;              // the guard's own reading: "faster" | "slower" | "level" | "too few pairs"
+  std::string call;              // the guard's own reading, the one its decision used: "faster" | "slower" | "level" |
+                                 // "too few pairs" (never re-derived here from the gain)
+  std::string evidence;          // why, in the guard's terms: "noise ±5.0%" or "p 0.003, needed <= 0.005"
 };
 
 struct Comparison {

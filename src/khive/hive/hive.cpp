@@ -783,7 +783,10 @@ struct Hive::Impl {
     oc.score = c.score.value_or(0);
     oc.time_s = c.time_s;
     oc.delta_vs_leader = c.delta;
-    if (c.comparison) oc.comparison = comparison_full(*c.comparison);
+    if (c.comparison) {
+      oc.comparison = comparison_brief(*c.comparison);
+      oc.comparison_detail = comparison_full(*c.comparison);
+    }
     oc.workload_median_s = c.workload_median_s;
     return oc;
   }

@@ -282,13 +282,14 @@ class LlmAgent final : public Agent {
       // How it stood against the leader comes from the hive's comparison (check 11's A/B, per workload): the
       // same words the console and the report use, whole in the history (the model acts on which workload held
       // it back), shortened only on the shared board.
-      const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
+      const std::string brief = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
+      const std::string cmp = o.comparison_detail.empty() ? brief : o.comparison_detail;
       if (o.verdict == "leader") {
         b.kind = "worked";
-        b.text = fmt::format("{}: new leader, own run {}; {}", subject, ms(o.time_s), one_line(cmp, 240));
+        b.text = fmt::format("{}: new leader, own run {}; {}", subject, ms(o.time_s), brief);
       } else {
         b.kind = "failed";
-        b.text = fmt::format("{}: correct (own run {}) but not the new leader; {}", subject, ms(o.time_s), one_line(cmp, 240));
+        b.text = fmt::format("{}: correct (own run {}) but not the new leader; {}", subject, ms(o.time_s), brief);
       }
       history_.push_back({what, p.note, fmt::format("{} (own run {}); {}", o.verdict == "leader" ? "new leader" : "correct, kept as a backup",
                                                     ms(o.time_s), cmp)});

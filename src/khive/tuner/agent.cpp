@@ -231,13 +231,16 @@ class TunerAgent final : public Agent {
     } else {
       what = fmt::format("{} {}", tname, tuner::describe_point(pt));
     }
+    // How it stood against the leader, in the hive's words (its comparison: check 11's A/B); the own-run median
+    // is labelled as such, never set beside the A/B as if it said which is faster.
+    const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
     if (o.verdict == "leader") {
       e.kind = "worked";
-      e.text = ctx.leader ? fmt::format("{}: {:+.1f}% vs leader ({})", what, o.delta_vs_leader * 100, fmt_time(o.time_s))
-                          : fmt::format("{}: first correct kernel, {}", what, fmt_time(o.time_s));
+      e.text = ctx.leader ? fmt::format("{}: new leader (own run {}); {}", what, fmt_time(o.time_s), cmp)
+                          : fmt::format("{}: first correct kernel, own run {}", what, fmt_time(o.time_s));
     } else if (o.verdict == "backup") {
       e.kind = "insight";
-      e.text = fmt::format("{}: {:+.1f}% vs leader ({}), not faster beyond noise", what, o.delta_vs_leader * 100, fmt_time(o.time_s));
+      e.text = fmt::format("{}: kept as a backup (own run {}); {}", what, fmt_time(o.time_s), cmp);
     } else {
       e.kind = "failed";
       std::string msg = o.message.size() > 160 ? o.message.substr(0, 157) + "..." : o.message;

@@ -73,7 +73,7 @@ class AbEvaluator : public Evaluator {
       e.gain_vs_leader = g;
       e.beats_leader = g > 0.05;
       e.ab_decision = g > 0.05 ? "faster beyond the noise on 1 of 1 workload(s), slower on none" : "faster beyond the noise on no workload";
-      e.ab = {{"w", g, 0.05, 12, g > 0.05 ? "faster" : "level"}};
+      e.ab = {{"w", g, 12, g > 0.05 ? "faster" : "level", "noise ±5.0%"}};
       e.message = "A/B vs the leader: " + e.ab_decision + ": w " + std::to_string(g * 100) + "% over 12 pairs";
     }
     return e;
