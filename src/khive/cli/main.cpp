@@ -204,22 +204,22 @@ int main(int argc, char** argv) {
     }
     if (*cal) {
       auto b = parse_backend_or_throw(backend_s);
+      const std::string gpu_busy = b == khive::Backend::cuda ? khive::gpu_busy_warning() : "";
+      khive::LoadWatch load;   // other work on the machine while it measures makes the ceilings too low
       khive::Job j;
       j.mode = "calibrate";
       j.backend = std::string(khive::backend_name(b));
       khive::RunnerOptions ro;
       ro.timeout_s = 300;
-      const std::string gpu_busy = b == khive::Backend::cuda ? khive::gpu_busy_warning() : "";
-      khive::LoadWatch load;   // other work on the machine while it measures makes the ceilings too low
       auto out = khive::launch_runner(j, ro);
-      for (const std::string& w : {gpu_busy, load.warning()})
-        if (!w.empty()) std::cerr << "khive calibrate: warning: " << w << "\n";
       if (!out.result || !out.result->contains("profile")) {
         std::cerr << "khive calibrate: failed: "
                   << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe())
                   << "\n" << out.process.err << "\n";
         return 2;
       }
+      for (const std::string& w : {gpu_busy, load.warning()})
+        if (!w.empty()) std::cerr << "khive calibrate: warning: " << w << "\n";
       auto& prof = (*out.result)["profile"];
       std::string name = prof.value("name", "device");
       std::string safe = name;

@@ -293,9 +293,20 @@ TEST(UserView, ASecondProcessOnTheSameRunDirectoryIsRefused) {
   Fixture f;
   AbEvaluator ev;
   auto o = f.opts();
+  std::mutex mu;
+  std::string phase;   // what the progress line shows for a0 while its candidate is evaluated
+  o.on_update = [&](const HiveStatus& s) {
+    std::lock_guard<std::mutex> lk(mu);
+    if (!s.agents.empty() && !s.agents[0].phase.empty()) phase = s.agents[0].phase;
+  };
   Hive first(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"block"})), ev, o);
   std::thread t([&] { first.run(); });
   while (!ev.blocking) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));   // the hive updates its progress every second
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    EXPECT_EQ(phase, "evaluating c0001") << "the progress line says what the agent waits for";
+  }
   auto o2 = o;
   o2.resume = true;
   Hive second(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.1"})), ev, o2);
