@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 17 on the CPU backend, with a kernel that sleeps so that its runner is alive when khive is stopped:
+"""Issue 17 on the CPU backend, with a kernel that spins ~1 s a call, so that its runner is alive when khive is stopped:
 - a second `khive optimize --resume` on a run in use is refused (exit 2, naming the holder) and changes nothing;
 - after `kill -9` of khive no child survives (runner, g++, nm), `khive cache prune` removes the leftover scratch and
   build folders of the dead process, and the next `--resume` says the previous process ended without releasing
@@ -18,7 +18,7 @@ cache = pathlib.Path(os.environ.get("KHIVE_CACHE", tmp / "cache"))
 env = dict(os.environ, KHIVE_CACHE=str(cache))
 sleepy = tmp / "sleepy"
 sleepy.mkdir()
-shutil.copy(root / "tests/integration/reliability/sleepy_vector_add.cpp", sleepy / "sleepy.cpp")
+shutil.copy(root / "tests/integration/reliability/slow_vector_add.cpp", sleepy / "slow.cpp")
 fast = tmp / "fast"
 fast.mkdir()
 shutil.copy(task / "reference.cpp", fast / "plain.cpp")
@@ -85,11 +85,18 @@ def runner_below(pid):
     return [c for c in descendants(pid) if "khive-runner" in cmdline(c)]
 
 
+def candidate_running(p, run_dir):
+    """The reference is recorded and a runner works on the slow candidate."""
+    log = run_dir / "events.jsonl"
+    done = log.exists() and '"id":"c0000"' in log.read_text().replace(" ", "")
+    return done and runner_below(p.pid)
+
+
 # ---- a run in use refuses a second process; kill -9 leaves no child and no lock
 run_dir = tmp / "run"
 p = start("optimize", task, "--backend", "cpu", "--agent", f"replay:{sleepy}", "--out", run_dir, "--seed", "11",
           "--timeout", "600", "--time-cap", "0.2")
-check(wait_for(lambda: runner_below(p.pid), 120, "a runner under khive"), "khive starts a runner")
+check(wait_for(lambda: candidate_running(p, run_dir), 180, "a runner on the slow candidate"), "khive runs the slow candidate")
 second = run("optimize", "--resume", run_dir, "--quiet")
 check(second.returncode == 2, f"a second process on the run exits 2 (got {second.returncode})")
 check("is in use by another khive" in second.stderr and f"pid {p.pid}" in second.stderr,
@@ -122,7 +129,7 @@ check((run_dir / "lock").read_text() == "", "a clean end leaves the lock empty")
 run2 = tmp / "run2"
 p = start("optimize", task, "--backend", "cpu", "--agent", f"replay:{sleepy}", "--out", run2, "--seed", "12",
           "--timeout", "600", "--time-cap", "0.2")
-check(wait_for(lambda: runner_below(p.pid), 120, "a runner under khive"), "khive starts a runner (run 2)")
+check(wait_for(lambda: candidate_running(p, run2), 180, "a runner on the slow candidate"), "khive runs the slow candidate (run 2)")
 kids = descendants(p.pid)
 p.send_signal(signal.SIGTERM)
 time.sleep(0.5)

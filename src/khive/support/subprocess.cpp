@@ -48,8 +48,14 @@ struct Pipe {
 }
 
 
-// The guardian's SIGTERM (its parent-death signal): the whole process group dies, the guardian with it.
-void kill_own_group(int) { ::kill(0, SIGKILL); }
+pid_t g_khive = 0;   // in a guardian: the khive process it guards for
+
+// The guardian's SIGTERM, its parent-death signal: once khive is gone (the guardian was reparented), the whole
+// process group dies, the guardian with it. A SIGTERM from anyone else while khive lives is ignored: only khive
+// ends its children.
+void kill_own_group(int) {
+  if (::getppid() != g_khive) ::kill(0, SIGKILL);
+}
 
 // Ends the guardian the way its child ended: the same exit code, or the same signal (without a core file).
 [[noreturn]] void exit_like(int status) {
@@ -73,6 +79,12 @@ void kill_own_group(int) { ::kill(0, SIGKILL); }
 // and a sleeping runner die with khive instead of running on. The real child dies with the guardian
 // (its own PR_SET_PDEATHSIG). The guardian holds no descriptor, so EOFs reach khive as before.
 void become_guardian(pid_t khive, int err_fd) {
+  g_khive = khive;
+  // Not khive to `pkill khive` (the cmdline still is: it is khive's memory), and deaf to the signals a person
+  // sends to stop khive (`pkill -INT -f "khive optimize"` reaches it too): a guardian killed from outside
+  // would take its child down and the verdict with it.
+  ::prctl(PR_SET_NAME, "kh-guardian", 0, 0, 0);
+  for (int s : {SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_IGN);
   struct sigaction sa {};
   sa.sa_handler = kill_own_group;
   sigemptyset(&sa.sa_mask);
@@ -83,7 +95,7 @@ void become_guardian(pid_t khive, int err_fd) {
   const pid_t real = ::fork();
   if (real < 0) child_fail(err_fd, "fork");
   if (real == 0) {
-    ::signal(SIGTERM, SIG_DFL);
+    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);   // an ignored signal would stay so across exec
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != guardian) ::_exit(127);
     return;

@@ -105,6 +105,32 @@ TEST(Subprocess, TheGroupDiesWithItsParentEvenByKill9) {
   EXPECT_TRUE(gone) << "the sleeping grandchild " << grandchild << " outlived the killed parent";
 }
 
+TEST(Subprocess, TheGuardianIgnoresSignalsMeantForKhive) {
+  TempDir d;
+  const fs::path pidfile = d.p / "guardian.pid";
+  ProcessResult r;
+  std::thread t([&] {
+    ProcessSpec p;
+    p.argv = {"/bin/sh", "-c", "echo $PPID > " + pidfile.string() + "; sleep 2; exit 3"};
+    r = run_process(p);
+  });
+  pid_t guardian = 0;
+  for (int i = 0; i < 100 && !guardian; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream f(pidfile);
+    f >> guardian;
+  }
+  ASSERT_GT(guardian, 0);
+  std::ifstream comm("/proc/" + std::to_string(guardian) + "/comm");
+  std::string name;
+  comm >> name;
+  EXPECT_EQ(name, "kh-guardian") << "`pkill khive` must not match it";
+  for (int s : {SIGINT, SIGHUP, SIGQUIT, SIGTERM}) ::kill(guardian, s);   // what `pkill -f "khive ..."` sends
+  t.join();
+  EXPECT_EQ(r.exit_code, 3) << r.describe();
+  EXPECT_EQ(r.signal, 0) << r.describe();
+}
+
 TEST(Subprocess, TheRealChildsExitCodeAndSignalArePassedOn) {
   ProcessSpec p;
   p.argv = {"/bin/sh", "-c", "exit 7"};
