@@ -361,7 +361,8 @@ int run_optimize(HiveCli& h) {
   if (r.status.all_agents_failed()) {
     std::cerr << "khive optimize: no agent could work, so the run tried nothing new:\n";
     for (const auto& a : r.status.agents) std::cerr << fmt::format("  {} ({}): {}\n", a.name, a.kind, a.failure);
-    std::cerr << fmt::format("fix that (a provider's base_url, key or server; the agents given), then: khive optimize --resume {}\n",
+    std::cerr << fmt::format("fix what each line names (a provider's base_url, key or server; an agent that fits the task), then: "
+                             "khive optimize --resume {}\n",
                              o.run_dir.string());
     return exit_code::usage;
   }
