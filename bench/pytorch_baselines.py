@@ -8,7 +8,7 @@ definition.json has a "reference" field (SOL-ExecBench: Python source defining r
 perf workload that runs on the device (workload field khive.backends, default ["cpu", "cuda"]):
   - axes are resolved (const, the workload's var values, expr axes with Python's arithmetic — the task
     format's expression language is Python's, with && || ! as aliases);
-  - inputs are drawn from the task's distributions (khive.inputs; defaults normal(0.5, 1) for floats,
+  - inputs are drawn from the workload's or else the task's distributions (khive.inputs; defaults normal(0.5, 1) for floats,
     integers(-8, 8) for integers, 0/1 for bool), scalars from the workload's "scalar" value;
   - run(*inputs) is called once and must return the outputs (one tensor or a tuple, in definition order)
     with the declared shapes and dtypes (timing only: the values are not checked);
@@ -178,8 +178,10 @@ def torch_dtypes(torch):
 INT_DTYPES = {"int64", "int32", "int16", "int8", "bool"}
 
 
-def distribution(defn, name, dtype):
-    d = dict(((defn.get("khive") or {}).get("inputs") or {}).get(name) or {})
+def distribution(defn, name, dtype, w=None):
+    # The workload's own distribution (workload.jsonl khive.inputs) wins over the task's, as in khive.
+    own = (((w or {}).get("khive") or {}).get("inputs") or {}).get(name)
+    d = dict(own if own is not None else ((defn.get("khive") or {}).get("inputs") or {}).get(name) or {})
     kind = d.get("dist") or ("integers" if dtype in INT_DTYPES else "normal")
     if kind == "normal":
         return ("normal", float(d.get("mean", 0.5)), float(d.get("std", 1.0)))
@@ -226,7 +228,7 @@ def make_inputs(torch, defn, w, axes, gen, device):
             continue
         if src.get("type") not in ("random", None):
             raise TaskError(f"workload {w['uuid']}: inputs.{name}.type: {src.get('type')!r} is not supported")
-        t = make_tensor(torch, () if shape is None else shape, dtype, distribution(defn, name, dtype), gen, device)
+        t = make_tensor(torch, () if shape is None else shape, dtype, distribution(defn, name, dtype, w), gen, device)
         args.append(t.item() if shape is None else t)
     return args
 

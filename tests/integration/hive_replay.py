@@ -44,6 +44,17 @@ check(by_label.get("slow_serial", [None] * 6)[2] in ("backup", "leader") and met
 if leader:
     check((run / "best.cpp").read_text() == (replay / f"{leader[0][1]}.cpp").read_text() if leader[0][1] != "reference" else True,
           "best.cpp is the leader's source")
+# One source of truth for faster/slower (issue 17): every accepted verdict line gives its own-run median and its
+# comparison with the leader of its time (check 11's A/B), never a median beside an A/B percentage.
+import re  # noqa: E402
+accepted_lines = [l for l in r.stdout.splitlines() if re.search(r" (leader|backup) +own run ", l)]
+check(len(accepted_lines) == len(accepted), f"one verdict line per accepted kernel: {len(accepted_lines)} vs {len(accepted)}")
+for l in accepted_lines:
+    check("the first leader" in l or re.search(r"; (A/B|own-run medians) vs c\d{4}: [+-]\d", l), f"the line words its comparison: {l}")
+check(not re.search(r"ms +[+-][0-9.]+% vs leader", r.stdout), "no median set beside an A/B percentage")
+if meta.get("leader") != "c0000":
+    check("it took the lead by " in r.stdout, "the summary says how the leader took the lead")
+check("leader (check 11)" in (run / "report.html").read_text(), "report.html charts the leader chosen by check 11")
 events = [json.loads(l) for l in (run / "events.jsonl").read_text().splitlines()]
 check(sum(e["type"] == "candidate" for e in events) == len(rows), "one candidate event per recorded candidate")
 check(events[-1]["type"] == "end", "the event log ends with the end event")

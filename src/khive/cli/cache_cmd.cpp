@@ -16,7 +16,7 @@ void add_cache_command(CLI::App& app, CacheCli& c) {
   c.cmd = app.add_subcommand("cache", "Sizes of khive's on-disk cache (goldens, builds, scratch) and its cap; prune or clear it");
   c.cmd->add_flag("--json", c.json, "machine-readable output");
   c.prune = c.cmd->add_subcommand("prune", "Apply the cache size policy now: remove least-recently-used golden sets and builds "
-                                           "until under 80% of the cap");
+                                           "until under 80% of the cap, and the folders of processes that ended without cleaning up");
   c.prune->add_option("--max-gb", c.max_gb, "the cap in GB for this pruning (default $KHIVE_CACHE_MAX_GB, else 20)");
   c.clear = c.cmd->add_subcommand("clear", "Remove every golden set and build not in use by a running evaluation (asks nothing)");
 }
@@ -27,7 +27,8 @@ std::string cap_text(const std::optional<uint64_t>& cap) { return cap ? cache::h
 
 nlohmann::json result_json(const cache::PruneResult& r) {
   return {{"before_bytes", r.before}, {"after_bytes", r.after},    {"removed_golden_sets", r.golden_sets},
-          {"removed_builds", r.builds}, {"removed_bytes", r.removed_bytes}, {"in_use", r.in_use}, {"errors", r.errors}};
+          {"removed_builds", r.builds}, {"removed_bytes", r.removed_bytes}, {"in_use", r.in_use}, {"errors", r.errors},
+          {"removed_leftovers", r.leftovers}, {"leftover_bytes", r.leftover_bytes}};
 }
 
 int show(const std::filesystem::path& root, const std::optional<uint64_t>& cap, bool json) {
@@ -89,7 +90,8 @@ int run_cache_command(const CacheCli& c) {
       } else if (r.before > *cap) {
         std::cout << r.summary() << "\n";
       } else {
-        std::cout << fmt::format("cache {} is under its cap of {}: nothing removed\n", cache::human_bytes(r.before), cache::human_bytes(*cap));
+        std::cout << fmt::format("cache {} is under its cap of {}: no golden set or build removed{}\n", cache::human_bytes(r.before),
+                                 cache::human_bytes(*cap), r.leftovers ? "; " + r.leftovers_text() : std::string());
       }
       for (const auto& e : r.errors) std::cerr << "khive cache prune: " << e << "\n";
       return r.errors.empty() ? 0 : 2;
@@ -102,6 +104,7 @@ int run_cache_command(const CacheCli& c) {
         std::cout << fmt::format("khive cache clear: removed {} golden set{} and {} build{}, {}", r.golden_sets, r.golden_sets == 1 ? "" : "s",
                                  r.builds, r.builds == 1 ? "" : "s", cache::human_bytes(r.removed_bytes));
         if (r.in_use) std::cout << fmt::format("; kept {} in use by running evaluations", r.in_use);
+        if (r.leftovers) std::cout << "; " << r.leftovers_text();
         std::cout << "\n";
       }
       for (const auto& e : r.errors) std::cerr << "khive cache clear: " << e << "\n";

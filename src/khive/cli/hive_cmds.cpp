@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <csignal>
 #include <ctime>
 #include <iostream>
@@ -11,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/cli/conventions.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
 #include "khive/hive/replay.hpp"
@@ -26,12 +29,33 @@ namespace {
 std::atomic<bool> g_stop{false};
 std::atomic<int> g_interrupts{0};
 
-void on_sigint(int) {
-  // First Ctrl-C: stop cleanly (in-flight evaluations finish and are recorded). Second: leave now; run.db
-  // and events.jsonl are consistent at every write, so nothing recorded is lost.
+void on_interrupt(int) {
+  // First Ctrl-C (or SIGTERM, SIGHUP): stop cleanly (in-flight evaluations finish and are recorded). Second:
+  // leave now; run.db and events.jsonl are consistent at every write, so nothing recorded is lost, and the
+  // children die with khive (support/subprocess.hpp).
   if (g_interrupts.fetch_add(1) >= 1) std::_Exit(130);
   g_stop.store(true);
 }
+
+// Ctrl-C, SIGTERM and SIGHUP stop the run cleanly while it lives; the previous handlers come back after.
+class InterruptHandlers {
+ public:
+  InterruptHandlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~InterruptHandlers() {
+    for (std::size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3] {};
+};
 
 std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
 
@@ -109,8 +133,44 @@ std::string timestamp() {
   return buf;
 }
 
+// "1h02m", "4m10s", "35s".
+std::string duration_text(double s) {
+  const long t = std::lround(std::max(0.0, s));
+  if (t >= 3600) return fmt::format("{}h{:02d}m", t / 3600, (t % 3600) / 60);
+  if (t >= 60) return fmt::format("{}m{:02d}s", t / 60, t % 60);
+  return fmt::format("{}s", t);
+}
+
+// "3/30 candidates, 4m10s left" (time budget) or "~4m10s left at 12 s a candidate" (candidate budget, the pace so
+// far); without a budget only the count.
+std::string budget_text(const HiveStatus& s) {
+  std::string out = s.budget_candidates > 0 ? fmt::format("{}/{} candidates", s.evaluated, s.budget_candidates)
+                                            : fmt::format("{} candidate{}", s.evaluated, s.evaluated == 1 ? "" : "s");
+  std::optional<double> left;
+  std::string how;
+  if (s.budget_time_s > 0) left = s.budget_time_s - s.session_s;
+  if (s.budget_candidates > 0 && s.evaluated > 0) {
+    const double pace = s.elapsed_s / s.evaluated;
+    const double by_count = pace * std::max(0, s.budget_candidates - s.evaluated);
+    if (!left || by_count < *left) left = by_count, how = fmt::format(" at {:.0f} s a candidate", pace);
+  }
+  if (left) out += fmt::format(", {}{} left{}", how.empty() ? "" : "~", duration_text(*left), how);
+  return out;
+}
+
+// What the agents do now: "a0 evaluating c0004; a1 asking the model (optimize)".
+std::string phases_text(const HiveStatus& s) {
+  std::string out;
+  for (const auto& a : s.agents) {
+    std::string what = a.done ? "" : a.waiting ? "waits for a GPU verdict" : a.phase;
+    if (!what.empty()) out += fmt::format("{}{} {}", out.empty() ? "" : "; ", a.name, what);
+  }
+  return out;
+}
+
 // Live progress: on a terminal the status block is redrawn in place under the scrolling event lines;
-// otherwise only the event lines are printed (one per candidate, switch, stop).
+// otherwise the event lines are printed (one per candidate, switch, stop), and when nothing was printed for
+// 30 s a heartbeat line says how far the run is and what each agent does.
 class Progress {
  public:
   Progress(std::string title, bool quiet) : title_(std::move(title)), tty_(::isatty(1)), quiet_(quiet) {}
@@ -119,10 +179,15 @@ class Progress {
     std::string out;
     if (tty_ && drawn_ > 0) out += fmt::format("\x1b[{}F\x1b[J", drawn_);
     for (auto& l : s.lines) out += l + "\n";
+    if (!s.lines.empty()) last_line_s_ = s.elapsed_s;
     if (tty_) {
       auto block = status_block(s);
       drawn_ = static_cast<int>(std::count(block.begin(), block.end(), '\n'));
       out += block;
+    } else if (s.elapsed_s - last_line_s_ >= 30) {
+      const std::string now = phases_text(s);
+      out += fmt::format("[{:6.1f}s] {}{}\n", s.elapsed_s, budget_text(s), now.empty() ? "" : "; " + now);
+      last_line_s_ = s.elapsed_s;
     }
     std::cout << out << std::flush;
   }
@@ -130,7 +195,7 @@ class Progress {
     std::string b;
     double busy = 0;
     for (auto& sl : s.slots) busy += sl.busy_s;
-    b += fmt::format("── {}  {:.0f}s  evaluated {}  leader {}  backups {}  board {}  device busy {:.0f}%\n", title_, s.elapsed_s, s.evaluated,
+    b += fmt::format("── {}  {:.0f}s  {}  leader {}  backups {}  board {}  device busy {:.0f}%\n", title_, s.elapsed_s, budget_text(s),
                      s.leader ? fmt::format("{} {} ({})", s.leader->id, ms(s.leader->time_s),
                                             s.leader->score > 0 ? fmt::format("score {:.3f}", s.leader->score) : "no score")
                               : "-",
@@ -139,8 +204,7 @@ class Progress {
     for (auto& a : s.agents)
       b += fmt::format("   {:<3} {:<14} {:<28} tries {:>3}  leader {:>2} backup {:>2} rejected {:>2} error {:>2}  best {}{}\n", a.name,
                        a.kind.substr(0, 14), a.strategy.substr(0, 28), a.attempts, a.leaders, a.backups, a.rejected, a.errors,
-                       a.best_time_s ? ms(*a.best_time_s) : "-",
-                       a.done ? "  (done)" : a.waiting ? "  (waits for a GPU verdict)" : a.base.empty() ? "" : "  (from " + a.base + ")");
+                       a.best_time_s ? ms(*a.best_time_s) : "-", agent_state(a));
     return b;
   }
   void finish() {
@@ -149,9 +213,18 @@ class Progress {
   }
 
  private:
+  static std::string agent_state(const AgentStatus& a) {
+    if (!a.failure.empty()) return "  (failed: " + a.failure.substr(0, 80) + ")";
+    if (a.done) return "  (done)";
+    if (a.waiting) return "  (waits for a GPU verdict)";
+    std::string s = a.phase.empty() ? "" : "  " + a.phase;
+    if (!a.base.empty()) s += "  (from " + a.base + ")";
+    return s;
+  }
   std::string title_;
   bool tty_, quiet_;
   int drawn_ = 0;
+  double last_line_s_ = 0;
 };
 
 int run_optimize(HiveCli& h) {
@@ -261,6 +334,8 @@ int run_optimize(HiveCli& h) {
     return 2;
   }
 
+  // The run directory's lock before anything writes under it (agents keep transcripts there).
+  o.lock = std::make_shared<DirLock>(DirLock::acquire(o.run_dir, process_command_line()));
   EvalOptions eo = hive_eval_options(backend, o.seed, input_secret, seeds, time_cap, timeout);
   std::vector<std::string> slots;
   if (backend == Backend::cuda) slots = visible_gpu_slots();
@@ -274,22 +349,11 @@ int run_optimize(HiveCli& h) {
   auto agents = make_agents(specs, n, o.run_dir, warm);
   Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
-  struct sigaction sa {};
-  sa.sa_handler = on_sigint;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old {};
-  sigaction(SIGINT, &sa, &old);
+  InterruptHandlers interrupts;
   std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name, backend_name(backend), n,
                            fmt::join(specs, ", "), o.run_dir.string(), o.resume ? " (resumed)" : "");
   Hive hive(task, backend, std::move(agents), ev, o);
-  HiveResult r;
-  try {
-    r = hive.run();
-  } catch (...) {
-    sigaction(SIGINT, &old, nullptr);
-    throw;
-  }
-  sigaction(SIGINT, &old, nullptr);
+  HiveResult r = hive.run();
   progress.finish();
   if (!h.quiet) std::cout << progress.status_block(r.status);
   auto report = write_report(o.run_dir);
@@ -297,11 +361,23 @@ int run_optimize(HiveCli& h) {
   auto best = o.run_dir / ("best." + backend_ext(backend));
   if (fs::exists(best)) std::cout << fmt::format("best kernel: {}\n", best.string());
   std::cout << fmt::format("report: {}\n", report.string());
+  if (r.status.all_agents_failed()) {
+    std::cerr << "khive optimize: no agent could work, so the run tried nothing new:\n";
+    for (const auto& a : r.status.agents) std::cerr << fmt::format("  {} ({}): {}\n", a.name, a.kind, a.failure);
+    std::cerr << fmt::format("fix what each line names (a provider's base_url, key or server; an agent that fits the task), then: "
+                             "khive optimize --resume {}\n",
+                             o.run_dir.string());
+    return exit_code::usage;
+  }
   if (r.status.stop_reason.rfind("paused:", 0) == 0) {
     std::cout << r.status.stop_reason << "\n";
-    return 3;   // paused: candidates await GPU evaluation (docs/hive.md)
+    return exit_code::paused;   // candidates await GPU evaluation (docs/hive.md)
   }
-  return 0;
+  if (g_stop.load()) {
+    std::cout << fmt::format("interrupted; what was recorded is kept: khive optimize --resume {}\n", o.run_dir.string());
+    return exit_code::interrupted;
+  }
+  return exit_code::ok;
 }
 
 }  // namespace
@@ -311,29 +387,30 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.optimize = op;
   op->add_option("task", h.task, "task directory (optional with --resume)");
   op->add_option("--agent", h.agents, "agent spec, repeatable: tuner | replay:DIR | llm:CONFIG | cmd:COMMAND (default: tuner)");
-  op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")->check(CLI::Range(1, 256));
-  op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")->check(CLI::NonNegativeNumber);
-  op->add_option("--budget-time", h.budget_time, "stop after this many seconds (0 = no limit)")->check(CLI::NonNegativeNumber);
-  op->add_option("--budget-tokens", h.budget_tokens, "stop when the agents used this many model tokens (0 = no limit)")->check(CLI::NonNegativeNumber);
-  op->add_option("--budget-cost", h.budget_cost, "stop when the agents spent this many USD (0 = no limit)")->check(CLI::NonNegativeNumber);
+  op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")->check(int_range(1, 256));
+  op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")->check(int_range(0, 1000000000));
+  op->add_option("--budget-time", h.budget_time, "stop after this many seconds (0 = no limit)")->check(non_negative());
+  op->add_option("--budget-tokens", h.budget_tokens, "stop when the agents used this many model tokens (0 = no limit)")->check(int_range(0, 1000000000000000));
+  op->add_option("--budget-cost", h.budget_cost, "stop when the agents spent this many USD (0 = no limit)")->check(non_negative());
   op->add_option("--plateau", h.plateau, "evaluated candidates in a row without a new leader before an agent switches strategy")
-      ->check(CLI::Range(1, 100000));
+      ->check(int_range(1, 100000));
   op->add_option("--board-capacity", h.board_capacity, "keep at most K board entries, evicting the least informative (0 = unlimited)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(int_range(0, 1000000000));
   op->add_flag("--no-board", h.no_board, "no shared board (ablation)");
-  op->add_option("--max-backups", h.max_backups, "backups kept (ranked, diverse)")->check(CLI::Range(0, 1000));
-  op->add_option("--backups-per-family", h.per_family, "at most this many backups per family (a template, for template-made kernels; else the strategy family)")->check(CLI::Range(1, 1000));
+  op->add_option("--max-backups", h.max_backups, "backups kept (ranked, diverse)")->check(int_range(0, 1000));
+  op->add_option("--backups-per-family", h.per_family, "at most this many backups per family (a template, for template-made kernels; else the strategy family)")->check(int_range(1, 1000));
   op->add_option("--out", h.out, "run directory (default .khive/runs/TASK-TIMESTAMP)");
   op->add_option("--resume", h.resume, "continue the run in this directory without re-evaluating its candidates");
   op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");
   op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded");
-  op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(int_range(1, 100));
   op->add_option("--warm-start", h.warm_start,
                  "earlier run directory, repeatable: the tuner proposes its fastest accepted points first (where they apply)");
   op->add_option("--perf-workloads", h.perf_workloads,
                  "time only the perf workloads whose uuid matches this regex (every correctness check still runs)");
-  op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds");
-  op->add_option("--timeout", h.timeout, "the longest one call of a kernel (or of the reference) may take, seconds");
+  op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds (0 = 1 on cpu, 2 on cuda)")->check(non_negative());
+  op->add_option("--timeout", h.timeout, "the longest one call of a kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
+      ->check(non_negative());
   op->add_flag("--quiet", h.quiet, "no live progress, only the summary");
   op->add_flag("--defer-eval", h.defer_eval,
                "build candidates here, leave running them to `khive evaluate-pending` on a GPU (automatic on cuda without a GPU)");

@@ -18,9 +18,11 @@
 #include "khive/bench/bench.hpp"
 #include "khive/build/symbol_policy.hpp"
 #include "khive/cli/cache_cmd.hpp"
+#include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/load_watch.hpp"
 
 namespace {
 
@@ -71,12 +73,13 @@ int main(int argc, char** argv) {
   ev->add_option("--backend", backend_s, "cpu or cuda (default: from the kernel's extension)");
   ev->add_flag("--json", json, "print the JSON report (schema khive.eval/1, docs/eval-json.md)");
   ev->add_option("--out", out_path, "also write the JSON report to this file");
-  ev->add_option("--seeds", seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  ev->add_option("--seeds", seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
   ev->add_option("--seed", seed, "fixed seed base (reproducible inputs); default: random");
   ev->add_option("--leader", leader, "A/B against this kernel: is the candidate a new leader or a backup?");
   ev->add_option("--profile", profile, "hardware profile JSON (default: saved calibration or builtin)");
-  ev->add_option("--timeout", timeout, "the longest one call of the kernel (or of the reference) may take, seconds");
-  ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds");
+  ev->add_option("--timeout", timeout, "the longest one call of the kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
+      ->check(khive::non_negative());
+  ev->add_option("--time-cap", time_cap, "timing budget per workload, seconds (0 = 0.5 on cpu, 2 on cuda)")->check(khive::non_negative());
   std::string eval_perf;
   ev->add_option("--perf-workloads", eval_perf, "time only the perf workloads whose uuid matches this regex (as khive optimize)");
   ev->add_flag("--no-reference", no_ref, "do not time the reference");
@@ -105,7 +108,7 @@ int main(int argc, char** argv) {
   bench->add_flag("--json", bc.json, "print bench.json (schema khive.bench/1) instead of the final table");
   bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
   bench->add_option("--tasks", bc.tasks, "only these tasks (comma-separated names)");
-  bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(CLI::Range(1, 100));
+  bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
   bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)");
   bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
   bench->add_option("--timeout", bc.timeout, "the longest one call of a kernel may take, seconds");
@@ -120,13 +123,11 @@ int main(int argc, char** argv) {
   khive::CacheCli cache_cli;  // cache, cache prune, cache clear (cache_cmd.cpp)
   khive::add_cache_command(app, cache_cli);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  khive::HelpCli help_cli = khive::finish_cli(app);   // help CMD, --arch, defaults in help, exit codes (docs/cli.md)
+  if (int rc = khive::parse_cli(app, argc, argv); rc >= 0) return rc;
 
   try {
+    if (help_cli.selected()) return khive::run_help(app, help_cli);
     if (hive_cli.selected()) return khive::run_hive_command(hive_cli);
     if (cache_cli.selected()) return khive::run_cache_command(cache_cli);
     if (*tasks) {
@@ -205,6 +206,8 @@ int main(int argc, char** argv) {
     }
     if (*cal) {
       auto b = parse_backend_or_throw(backend_s);
+      const std::string gpu_busy = b == khive::Backend::cuda ? khive::gpu_busy_warning() : "";
+      khive::LoadWatch load;   // other work on the machine while it measures makes the ceilings too low
       khive::Job j;
       j.mode = "calibrate";
       j.backend = std::string(khive::backend_name(b));
@@ -217,6 +220,8 @@ int main(int argc, char** argv) {
                   << "\n" << out.process.err << "\n";
         return 2;
       }
+      for (const std::string& w : {gpu_busy, load.warning()})
+        if (!w.empty()) std::cerr << "khive calibrate: warning: " << w << "\n";
       auto& prof = (*out.result)["profile"];
       std::string name = prof.value("name", "device");
       std::string safe = name;

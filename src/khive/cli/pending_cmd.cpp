@@ -122,6 +122,7 @@ int run_evaluate_pending(HiveCli& h) {
   GuardEvaluator ev(task, backend, eo, slots);
   HiveOptions o;
   o.run_dir = run_dir;
+  o.lock = std::make_shared<DirLock>(DirLock::acquire(run_dir, process_command_line()));
   o.resume = true;
   o.seed = seed;
   o.max_backups = stored.value("max_backups", o.max_backups);
@@ -139,8 +140,9 @@ int run_evaluate_pending(HiveCli& h) {
                            sum.verdicts.size(), sum.seconds);
   for (auto& v : sum.verdicts)
     std::cout << fmt::format("  {} {:<5} {:<22} {:<8} {:>12} {}{}\n", v.id, v.agent, v.label.substr(0, 22), v.verdict, ms(v.time_s),
-                             v.verdict == "leader" || v.verdict == "backup" ? fmt::format("{:+.1f}% vs leader", v.delta * 100)
-                                                                             : v.check + ": " + v.reason,
+                             v.comparison ? comparison_brief(*v.comparison)
+                             : v.verdict == "leader"  ? std::string("the first leader")
+                                                      : v.check + ": " + v.reason,
                              v.build_key_changed ? "  (rebuilt with another toolchain)" : "");
   if (sum.leader) std::cout << fmt::format("leader: {} ({}, {})\n", sum.leader->id, sum.leader->agent, ms(sum.leader->time_s));
   if (sum.errors > 0 || sum.remaining > 0) {

@@ -92,6 +92,9 @@ struct Outcome {
   double score = 0;                 // task score when accepted
   double time_s = 0;                // weighted geometric mean of medians when accepted
   double delta_vs_leader = 0;       // relative gain over the previous leader (+0.03 = 3% faster)
+  // Accepted: how it stood against that leader, in the hive's words (comparison.hpp): one line, and the whole
+  // comparison with every workload. Agents word faster/slower from these, never from two medians.
+  std::string comparison, comparison_detail;
   std::map<std::string, double> workload_median_s;
 };
 
@@ -113,6 +116,14 @@ class Agent {
   // Why the last propose() returned nullopt, when the agent knows more than "nothing left" (one phrase, for the
   // switch event; "" otherwise).
   virtual std::string declined_because() const { return ""; }
+  // Set when the agent cannot go on for a reason outside the task and its strategies: its model provider cannot
+  // be reached or keeps failing ("provider http://...: cannot be reached: ..."). The hive then stops the agent
+  // (no strategy switch would help), says why on the console and in the summary; a run in which every agent
+  // failed so exits 2.
+  virtual std::string provider_failure() const { return ""; }
+  // Why strategies(task, backend) is empty, when it is: one sentence the hive prints (e.g. the tuner's library
+  // has no template that applies to the task), so that an agent with nothing to try is never silent.
+  virtual std::string idle_because(const Task& task, Backend backend) const { return ""; }
   // Cumulative usage since construction (thread-safe to call from the hive between proposals).
   virtual AgentUsage usage() const { return {}; }
   // What the agent needs to continue after the process ends (a run paused for GPU evaluation, Ctrl-C):

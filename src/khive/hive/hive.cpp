@@ -15,7 +15,9 @@
 
 #include "khive/hive/board.hpp"
 #include "khive/hive/store.hpp"
+#include "khive/support/dir_lock.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/phase.hpp"
 
 namespace khive {
 
@@ -108,7 +110,6 @@ MeasuredKernel to_measured(const CandidateRecord& c) {
 }
 
 std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
-std::string pct(double d) { return fmt::format("{:+.1f}%", d * 100); }
 
 std::string safe_label(std::string s) {
   for (char& c : s)
@@ -126,6 +127,7 @@ struct Hive::Impl {
   Evaluator& eval;
   HiveOptions o;
   std::vector<AgentSlot> agents;
+  std::shared_ptr<DirLock> lock;   // held from the first look at run_dir to the end
   std::unique_ptr<RunStore> db;
   std::unique_ptr<EventLog> log;
 
@@ -275,6 +277,19 @@ struct Hive::Impl {
     }
   }
 
+  // The agent cannot work (its provider failed): no strategy switch would help. Said on the console, in the
+  // log and in run.db (the summary lists it). Callers hold mu.
+  void agent_failed(AgentSlot& a, const std::string& why) {
+    a.st.done = true;
+    a.st.failure = why;
+    event({{"type", "agent_failed"}, {"agent", a.st.name}, {"kind", a.st.kind}, {"reason", why}},
+          fmt::format("{} ({}) stopped: {}", a.st.name, a.st.kind, why));
+    auto failures = nlohmann::json::parse(db->meta("agent_failures").value_or("{}"), nullptr, false);
+    if (!failures.is_object()) failures = nlohmann::json::object();
+    failures[a.st.name] = {{"kind", a.st.kind}, {"reason", why}};
+    db->set_meta("agent_failures", failures.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+
   void check_plateaus(AgentSlot& a) {
     if (o.plateau <= 0) return;
     if (a.streak >= o.plateau) {
@@ -359,13 +374,21 @@ struct Hive::Impl {
     event({{"type", "candidate"}, {"id", c.id}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent}, {"label", c.label},
            {"hash", c.hash}, {"file", c.file}, {"params", c.params}, {"note", c.note}, {"verdict", c.verdict}, {"check", c.check},
            {"reason", c.reason}, {"message", c.message}, {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
-           {"time_s", c.time_s}, {"delta", c.delta}, {"workloads", c.workload_median_s}, {"eval_s", c.eval_s}},
-          fmt::format("{} {} {} {:<22} {:<8} {}", c.agent, c.strategy, c.id, c.label, c.verdict,
-                      c.verdict == "leader" || c.verdict == "backup"
-                          ? fmt::format("{}  {} vs leader{}{}", ms(c.time_s), pct(c.delta),
-                                        c.score ? fmt::format("  score {:.3f}", *c.score) : std::string(),
-                                        c.verdict == "backup" && !c.message.empty() ? "  — " + c.message : std::string())
-                          : (c.check.empty() ? "" : c.check + ": ") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120))));
+           {"time_s", c.time_s}, {"delta", c.delta}, {"workloads", c.workload_median_s}, {"eval_s", c.eval_s},
+           {"comparison", c.comparison ? comparison_json(*c.comparison) : nlohmann::json()}},
+          verdict_line(c));
+  }
+
+  // One line per verdict. An accepted kernel shows its own-run median and score, and how it stood against the
+  // leader (its comparison: check 11's A/B), never two medians side by side as if they said which is faster.
+  static std::string verdict_line(const CandidateRecord& c) {
+    std::string s = fmt::format("{} {} {} {:<22} {:<8} ", c.agent, c.strategy, c.id, c.label, c.verdict);
+    if (c.verdict == "leader" || c.verdict == "backup") {
+      s += "own run " + ms(c.time_s) + (c.score ? fmt::format(", score {:.3f}", *c.score) : std::string());
+      if (c.comparison) return s + "; " + comparison_brief(*c.comparison);
+      return s + (c.verdict == "leader" ? "; the first leader" : "");
+    }
+    return s + (c.check.empty() ? "" : c.check + ": ") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120));
   }
 
   void become_leader(const MeasuredKernel& k) {
@@ -384,13 +407,13 @@ struct Hive::Impl {
   Evaluation judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset, bool record_error) {
     Evaluation ev;
     if (preset) ev = *preset;
-    std::string verdict;
+    std::string verdict, against_id;
     std::optional<MeasuredKernel> prev_leader;
     for (int attempt = 0; verdict.empty(); ++attempt) {
       std::optional<std::filesystem::path> against;
-      std::string against_id;
       {
         std::lock_guard<std::mutex> lk(mu);
+        against_id.clear();
         if (leader) {
           against = leader_file;
           against_id = leader->id;
@@ -448,9 +471,13 @@ struct Hive::Impl {
     c.workload_median_s = ev.workload_median_s;
     c.eval_s = ev.seconds;
     c.delta = 0;
+    c.comparison.reset();
     if (ev.status == "accepted" && prev_leader) {
-      if (ev.gain_vs_leader) c.delta = *ev.gain_vs_leader;
-      else if (ev.time_s > 0) c.delta = prev_leader->time_s / ev.time_s - 1;
+      // Against the leader it was measured with (which may have been replaced meanwhile).
+      const MeasuredKernel* with = find_accepted(against_id);
+      c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision, ev.ab, ev.message,
+                                     ev.time_s, with ? with->time_s : prev_leader->time_s);
+      if (c.comparison) c.delta = c.comparison->gain;
     }
     c.t = now();
     awaiting.erase(c.hash);
@@ -535,7 +562,8 @@ struct Hive::Impl {
       event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("saving its state: ") + e.what()}}, "");
       return;
     }
-    if (!s.is_null()) db->put_agent_state(a.index, a.st.kind, s.dump());
+    // Agents keep text from outside (a model's replies): never let one invalid byte lose the state.
+    if (!s.is_null()) db->put_agent_state(a.index, a.st.kind, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 
   static Proposal proposal_of(const CandidateRecord& c) {
@@ -568,7 +596,9 @@ struct Hive::Impl {
       if (pr.status == "awaiting") {   // a device is here now: evaluate it as the hive would have
         auto file = o.run_dir / c.file;
         if (!std::filesystem::exists(file)) write_file_atomic(file, c.source);
+        report_phase("evaluating " + c.id);
         judge(c, file, std::nullopt, true);
+        report_phase("");
       }
       AgentContext ctx;
       {
@@ -588,6 +618,11 @@ struct Hive::Impl {
 
   // ---- one agent
   void agent_loop(AgentSlot& a) {
+    std::string subject;   // the candidate the phase is about
+    PhaseListener listen([&](const std::string& what) {
+      std::lock_guard<std::mutex> lk(mu);
+      a.st.phase = what.empty() || subject.empty() ? what : what + " " + subject;
+    });
     if (!deliver(a)) {
       std::lock_guard<std::mutex> lk(mu);
       cv.notify_all();
@@ -601,6 +636,8 @@ struct Hive::Impl {
         if (budget_usage_spent()) break;
         ctx = context(a);
       }
+      subject.clear();
+      report_phase("proposing");
       std::optional<Proposal> p;
       try {
         p = a.agent->propose(ctx);
@@ -614,6 +651,10 @@ struct Hive::Impl {
       if (stop) break;
       if (!p) {
         std::lock_guard<std::mutex> lk(mu);
+        if (const std::string failure = a.agent->provider_failure(); !failure.empty()) {
+          agent_failed(a, failure);
+          break;
+        }
         const std::string why = a.agent->declined_because();
         exhausted(a, why.empty() ? fmt::format("strategy {} exhausted", a.strategy.name) : fmt::format("strategy {} exhausted: {}", a.strategy.name, why));
         continue;
@@ -698,6 +739,8 @@ struct Hive::Impl {
         // Check 1 here (a build error or a forbidden symbol is a real verdict, repaired here); the run waits
         // for a GPU only with kernels that build.
         Evaluation b;
+        subject = c.id;
+        report_phase("building");
         try {
           b = eval.build_only(file);
         } catch (const std::exception& e) {
@@ -723,7 +766,10 @@ struct Hive::Impl {
         }
         preset = b;
       }
+      subject = c.id;
+      report_phase("evaluating");
       judge(c, file, preset, true);
+      report_phase("");
       {
         std::lock_guard<std::mutex> lk(mu);
         --reserved;
@@ -733,6 +779,7 @@ struct Hive::Impl {
       conclude(a, ctx, *p, c);
     }
     std::lock_guard<std::mutex> lk(mu);
+    a.st.phase.clear();
     cv.notify_all();
   }
 
@@ -747,6 +794,10 @@ struct Hive::Impl {
     oc.score = c.score.value_or(0);
     oc.time_s = c.time_s;
     oc.delta_vs_leader = c.delta;
+    if (c.comparison) {
+      oc.comparison = comparison_brief(*c.comparison);
+      oc.comparison_detail = comparison_full(*c.comparison);
+    }
     oc.workload_median_s = c.workload_median_s;
     return oc;
   }
@@ -767,9 +818,14 @@ struct Hive::Impl {
     return stop;
   }
 
+  bool all_failed() const {
+    return !agents.empty() && std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return !a.st.failure.empty(); });
+  }
+
   HiveStatus status(bool take_lines) {
     HiveStatus s;
     s.elapsed_s = now();
+    s.session_s = std::chrono::duration<double>(Clock::now() - t0).count();
     s.evaluated = evaluated;
     for (auto& a : agents) s.agents.push_back(a.st);
     s.leader = leader;
@@ -778,6 +834,8 @@ struct Hive::Impl {
     s.slots = slots();
     if (take_lines) s.lines.swap(lines);
     s.stop_reason = stop_reason;
+    s.budget_candidates = o.budget_candidates;
+    s.budget_time_s = o.budget_time_s;
     return s;
   }
 
@@ -844,6 +902,16 @@ struct Hive::Impl {
     }
   }
 
+  // A previous process that ended without releasing the lock is said once, in the log and on the console.
+  void take_lock() {
+    lock = o.lock ? o.lock : std::make_shared<DirLock>(DirLock::acquire(o.run_dir, o.command.empty() ? process_command_line() : o.command));
+  }
+  void note_stale_lock() {
+    if (lock->stale_note().empty()) return;
+    std::lock_guard<std::mutex> lk(mu);
+    event({{"type", "note"}, {"message", lock->stale_note()}}, lock->stale_note());
+  }
+
   std::string pause_message() const {
     return fmt::format("paused: {} candidate(s) await GPU evaluation; run `khive evaluate-pending {}` on a machine with a GPU, then "
                        "`khive optimize --resume {}`",
@@ -897,6 +965,7 @@ struct Hive::Impl {
   HiveResult run() {
     namespace fs = std::filesystem;
     t0 = Clock::now();
+    take_lock();
     fs::create_directories(o.run_dir / "candidates");
     bool existing = fs::exists(o.run_dir / "run.db");
     if (existing && !o.resume)
@@ -904,12 +973,15 @@ struct Hive::Impl {
     if (!existing && o.resume) throw std::runtime_error(fmt::format("{}: no run.db to resume", o.run_dir.string()));
     db = std::make_unique<RunStore>(o.run_dir / "run.db");
     log = std::make_unique<EventLog>(o.run_dir / "events.jsonl");
+    note_stale_lock();
 
     for (auto& a : agents) {
       a.strategies = a.agent->strategies(task, backend);
       a.st.kind = a.agent->kind();
       if (a.strategies.empty()) {
         a.st.done = true;
+        const std::string why = a.agent->idle_because(task, backend);
+        a.st.failure = why.empty() ? fmt::format("it has no strategy for task {} on the {} backend", task.name, backend_name(backend)) : why;
         continue;
       }
       a.strategy = a.strategies[static_cast<std::size_t>(a.index) % a.strategies.size()];
@@ -932,6 +1004,13 @@ struct Hive::Impl {
     event({{"type", o.resume ? "resume" : "start"}, {"task", task.name}, {"backend", backend_name(backend)}, {"seed", o.seed},
            {"agents", agents.size()}, {"options", o.meta}},
           fmt::format("{} {} on {} with {} agent(s)", o.resume ? "resume" : "start", task.name, backend_name(backend), agents.size()));
+
+    for (auto& a : agents)
+      if (!a.st.failure.empty()) agent_failed(a, a.st.failure);
+    if (all_failed()) {   // nothing can be tried: say so before spending minutes on the reference
+      set_stop("no agent can work on this task (see above)");
+      return finish(lk);
+    }
 
     // The reference, measured once: timings for the score, goldens for every candidate, the first leader.
     auto ref = task.reference_for(backend);
@@ -981,7 +1060,8 @@ struct Hive::Impl {
         set_stop(fmt::format("time budget spent ({:.0f} s)", o.budget_time_s));
       bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done || a.st.waiting; });
       bool any_waits = std::any_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.waiting; });
-      if (all_done) set_stop(any_waits ? "every agent waits for a GPU verdict" : "every agent is done (all strategies exhausted)");
+      if (all_done) set_stop(any_waits ? "every agent waits for a GPU verdict" : all_failed() ? "every agent failed: its model provider could not be used"
+                                                                                      : "every agent is done (all strategies exhausted)");
       if (o.on_update && (!lines.empty() || Clock::now() - last_update > std::chrono::seconds(1))) {
         auto s = status(true);
         lk.unlock();
@@ -994,6 +1074,11 @@ struct Hive::Impl {
     lk.unlock();
     for (auto& t : threads) t.join();   // in-flight evaluations finish and are recorded
     lk.lock();
+    return finish(lk);
+  }
+
+  // The end of a run (lk holds mu): counters, the pause or stop reason, slot use and the end event.
+  HiveResult finish(std::unique_lock<std::mutex>& lk) {
     for (auto& a : agents) save_counters(a);   // also what changed outside a verdict (reused, duplicates)
     if (!awaiting.empty()) {
       // Every pause is an event: what waits, and what to run next.
@@ -1027,8 +1112,10 @@ struct Hive::Impl {
     namespace fs = std::filesystem;
     t0 = Clock::now();
     if (!fs::exists(o.run_dir / "run.db")) throw std::runtime_error(fmt::format("{}: no run.db (not a khive run directory)", o.run_dir.string()));
+    take_lock();
     db = std::make_unique<RunStore>(o.run_dir / "run.db");
     log = std::make_unique<EventLog>(o.run_dir / "events.jsonl");
+    note_stale_lock();
     std::unique_lock<std::mutex> lk(mu);
     restore();
     auto todo = db->pending("awaiting");
@@ -1097,6 +1184,7 @@ struct Hive::Impl {
       v.message = c.message;
       v.time_s = c.time_s;
       v.delta = c.delta;
+      v.comparison = c.comparison;
       v.score = c.score;
       v.eval_s = c.eval_s;
       v.build_key_changed = !pr.build_key.empty() && !ev.build_key.empty() && pr.build_key != ev.build_key;
@@ -1141,6 +1229,10 @@ Hive::Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>
 }
 
 Hive::~Hive() = default;
+
+bool HiveStatus::all_agents_failed() const {
+  return !agents.empty() && std::all_of(agents.begin(), agents.end(), [](const AgentStatus& a) { return !a.failure.empty(); });
+}
 
 HiveResult Hive::run() { return impl_->run(); }
 

@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/hive/agent.hpp"
+#include "khive/hive/comparison.hpp"
+#include "khive/support/dir_lock.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {
@@ -36,7 +38,10 @@ struct Evaluation {
   std::map<std::string, double> workload_median_s;
   double rel_spread = 0;                    // median over workloads of the samples' relative spread
   std::optional<bool> beats_leader;         // check 11, when a leader was given and the kernel was accepted
-  std::optional<double> gain_vs_leader;     // A/B median gain over that leader (+0.05 = 5% faster)
+  std::optional<double> gain_vs_leader;     // A/B gain over that leader (+0.05 = 5% faster), as check 11 weighs it
+  std::string ab_decision;                  // check 11's one-line reason (decide_leader's why)
+  std::vector<AbWorkload> ab;               // check 11 per perf workload, with the guard's own call on each
+                                            // (evaluators that leave these empty put them in `message`)
   double seconds = 0;                       // wall time of the evaluation
   std::string build_key;                    // the builder's content key, when the kernel was built
   std::string score_basis;                  // prepare(): where the scores' T_b and T_sol come from (kept in the run)
@@ -87,6 +92,10 @@ struct HiveOptions {
   const std::atomic<bool>* external_stop = nullptr;   // Ctrl-C
   std::function<void(const struct HiveStatus&)> on_update;   // progress; called from the hive's main thread
   nlohmann::json meta;                 // recorded in run.db (task, backend, agent specs, options)
+  std::string command;                 // recorded in the run directory's lock (DirLock); "" = this process's command line
+  // The run directory's lock when the caller took it already (the CLI does, before making agents that write
+  // under the directory); else the hive takes it.
+  std::shared_ptr<DirLock> lock;
 };
 
 struct AgentStatus {
@@ -96,19 +105,26 @@ struct AgentStatus {
   std::optional<double> best_time_s, best_score;
   bool done = false;
   bool waiting = false;                // its last proposal awaits a GPU verdict (deferred evaluation)
+  std::string failure;                 // why it stopped when it could not work (Agent::provider_failure)
+  std::string phase;                   // what it does now: "proposing", "evaluating c0004", ... ("" when idle)
   int pending = 0;                     // candidates it left awaiting in this session
 };
 
 struct HiveStatus {
-  double elapsed_s = 0;
+  double elapsed_s = 0;                // all sessions of the run
+  double session_s = 0;                // this session (the time budget counts these)
   int evaluated = 0;                   // candidates evaluated in this run (all sessions)
   std::vector<AgentStatus> agents;
   std::optional<MeasuredKernel> leader;
   std::size_t backups = 0, board_entries = 0;
   std::vector<SlotUsage> slots;
+  int budget_candidates = 0;           // the run's budgets, for progress (0 = none)
+  double budget_time_s = 0;
   std::vector<std::string> lines;      // events since the previous update, one line each (for plain output)
   bool finished = false;
   std::string stop_reason;
+  // Every agent stopped because it could not work (its model provider failed), none was merely done.
+  bool all_agents_failed() const;
 };
 
 struct HiveResult {
@@ -123,6 +139,7 @@ struct PendingVerdict {
   std::string id, agent, strategy, label, verdict, check, reason, message;
   double time_s = 0, delta = 0, eval_s = 0;
   std::optional<double> score;
+  std::optional<Comparison> comparison;   // accepted: against the leader of its time (comparison.hpp)
   bool build_key_changed = false;   // rebuilt there with another key (another toolchain): said, not fatal
 };
 struct PendingSummary {
@@ -137,6 +154,8 @@ class Hive {
  public:
   Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>> agents, Evaluator& eval, HiveOptions o);
   ~Hive();
+  // run() and evaluate_pending() hold the run directory's lock (support/dir_lock.hpp) while they work: a
+  // second process on the same directory throws DirLockBusy before touching run.db.
   HiveResult run();
   // The GPU side of a deferred run (o.run_dir must hold one; agents are not needed): measures the reference
   // (goldens and T_b, the run's seed), then every awaiting candidate in order through the evaluator against

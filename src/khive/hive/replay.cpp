@@ -48,13 +48,15 @@ std::optional<BoardEntry> ReplayAgent::observe(const AgentContext& ctx, const Pr
   e.strategy = ctx.strategy.name;
   e.candidate = o.candidate;
   e.delta = o.delta_vs_leader;
+  // How it stood against the leader, in the hive's words (its comparison); the own-run median is labelled as such.
+  const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
   if (o.verdict == "leader") {
     e.kind = "worked";
-    e.text = fmt::format("{}: new leader, {:+.1f}% over the previous one ({:.3f} ms)", p.label, o.delta_vs_leader * 100, o.time_s * 1e3);
+    e.text = ctx.leader ? fmt::format("{}: new leader, own run {:.3f} ms; {}", p.label, o.time_s * 1e3, cmp)
+                        : fmt::format("{}: first correct kernel, own run {:.3f} ms", p.label, o.time_s * 1e3);
   } else if (o.verdict == "backup") {
     e.kind = "insight";
-    e.text = fmt::format("{}: correct, {:+.1f}% vs the leader ({:.3f} ms): kept as a backup", p.label, o.delta_vs_leader * 100,
-                         o.time_s * 1e3);
+    e.text = fmt::format("{}: correct, kept as a backup (own run {:.3f} ms); {}", p.label, o.time_s * 1e3, cmp);
   } else if (o.verdict == "rejected") {
     e.kind = "failed";
     e.reason = o.reason;

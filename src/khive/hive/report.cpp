@@ -64,8 +64,10 @@ struct RunView {
 RunView load(const std::filesystem::path& run_dir) {
   auto db = open_run(run_dir);
   RunView v;
-  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options", "score_basis"})
+  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options", "score_basis",
+                 "agent_failures"})
     if (auto m = db->meta(k)) v.meta[k] = *m;
+  for (auto k : {"task", "backend", "reference"}) v.meta.try_emplace(k, "");
   v.cands = db->candidates();
   v.board = db->board(true);
   v.switches = db->switches();
@@ -105,8 +107,10 @@ struct Plot {
 
 const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
 
+// The chart says what the summary says: dots are each accepted kernel's value (by agent), and the black steps are
+// the leader's value over time — the leader chosen by check 11, not the best score seen — so the last black point
+// is the leader the summary names, with its score.
 std::string progress_svg(const RunView& v) {
-  // Best so far per agent: the task score where every accepted kernel has one, else speedup over the reference.
   const CandidateRecord* ref = v.reference();
   bool use_score = true;
   for (auto& c : v.cands)
@@ -115,49 +119,50 @@ std::string progress_svg(const RunView& v) {
     if (use_score) return *c.score;
     return ref && c.time_s > 0 ? ref->time_s / c.time_s : 0.0;
   };
-  std::map<std::string, std::vector<std::pair<double, double>>> series;
-  std::vector<std::pair<double, double>> hive;
+  std::vector<const CandidateRecord*> order;
+  for (auto& c : v.cands)
+    if (c.verdict == "leader" || c.verdict == "backup") order.push_back(&c);
+  if (order.empty()) return "<p>No accepted kernel.</p>";
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->t < b->t; });
+  std::map<std::string, std::vector<std::pair<double, double>>> dots;
+  std::vector<std::pair<double, double>> leader;
   double tmax = 1e-9, vmax = 0, vmin = 1e300;
-  for (auto& c : v.cands) {
-    if (c.verdict != "leader" && c.verdict != "backup") continue;
-    double val = value(c);
-    auto& s = series[c.agent];
-    double best = s.empty() ? val : std::max(s.back().second, val);
-    s.push_back({c.t, best});
-    if (c.verdict == "leader") hive.push_back({c.t, val});
-    tmax = std::max(tmax, c.t);
-    vmax = std::max(vmax, best);
+  for (auto* c : order) {
+    const double val = value(*c);
+    dots[c->agent].push_back({c->t, val});
+    if (c->verdict == "leader") leader.push_back({c->t, val});
+    tmax = std::max(tmax, c->t);
+    vmax = std::max(vmax, val);
     vmin = std::min(vmin, val);
   }
-  if (series.empty()) return "<p>No accepted kernel.</p>";
   Plot p;
   p.x0 = 0;
   p.x1 = std::max(tmax, 1.0) * 1.02;
   p.y0 = use_score ? 0 : std::min(vmin, 1.0) * 0.9;
   p.y1 = use_score ? std::max(vmax * 1.05, 0.6) : vmax * 1.1;
-  std::string s = p.frame("seconds since the start", use_score ? "best task score" : "best speedup over the reference", use_score ? "" : "x", 1);
-  int i = 0;
-  auto line = [&](const std::vector<std::pair<double, double>>& pts, const char* col, double width, const std::string& name, int slot) {
-    std::string d;
-    double last = 0;
-    for (std::size_t k = 0; k < pts.size(); ++k) {
-      if (k) d += fmt::format(" L{:.1f},{:.1f}", p.px(pts[k].first), p.py(last));
-      d += fmt::format(" {}{:.1f},{:.1f}", k ? "L" : "M", p.px(pts[k].first), p.py(pts[k].second));
-      last = pts[k].second;
-    }
-    d += fmt::format(" L{:.1f},{:.1f}", p.px(p.x1), p.py(last));
-    s += fmt::format("<path d='{}' fill='none' stroke='{}' stroke-width='{}'/>", d, col, width);
-    for (auto& [x, y] : pts) s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='2.5' fill='{}'/>", p.px(x), p.py(y), col);
-    s += fmt::format("<rect x='{}' y='{}' width='10' height='10' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 10,
-                     p.mt + 14 * slot, col, p.w - p.mr + 24, p.mt + 14 * slot + 9, esc(name));
+  std::string s = p.frame("seconds since the start", use_score ? "task score (own run)" : "speedup over the reference (own-run medians)",
+                          use_score ? "" : "x", 1);
+  int slot = 0;
+  auto legend = [&](const char* col, const std::string& name) {
+    s += fmt::format("<rect x='{}' y='{}' width='10' height='10' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 10, p.mt + 14 * slot, col,
+                     p.w - p.mr + 24, p.mt + 14 * slot + 9, esc(name));
+    ++slot;
   };
-  for (auto& [agent, pts] : series) {
-    line(pts, kColors[i % 10], 1.5, agent, i);
-    ++i;
+  for (auto& [agent, pts] : dots) {
+    const char* col = kColors[slot % 10];
+    for (auto& [x, y] : pts) s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}'/>", p.px(x), p.py(y), col);
+    legend(col, agent);
   }
-  std::vector<std::pair<double, double>> hb;
-  for (auto& pt : hive) hb.push_back({pt.first, hb.empty() ? pt.second : std::max(hb.back().second, pt.second)});
-  line(hb, "#000", 2.5, "hive (leader)", i);
+  std::string d;
+  for (std::size_t k = 0; k < leader.size(); ++k) {
+    if (k) d += fmt::format(" L{:.1f},{:.1f}", p.px(leader[k].first), p.py(leader[k - 1].second));
+    d += fmt::format(" {}{:.1f},{:.1f}", k ? "L" : "M", p.px(leader[k].first), p.py(leader[k].second));
+  }
+  if (!leader.empty()) {
+    d += fmt::format(" L{:.1f},{:.1f}", p.px(p.x1), p.py(leader.back().second));
+    s += fmt::format("<path d='{}' fill='none' stroke='#000' stroke-width='2.5'/>", d);
+  }
+  legend("#000", "leader (check 11)");
   return s + "</svg>";
 }
 
@@ -208,7 +213,7 @@ std::string lineage_svg(const RunView& v) {
                      i + 1 == chain.size() ? "#d8f5d0" : "#eef");
     s += fmt::format("<text x='{}' y='26' font-weight='bold'>{} {}</text>", x + 6, c.id, esc(c.label.substr(0, 18)));
     s += fmt::format("<text x='{}' y='41'>{} · {}</text>", x + 6, esc(c.agent), esc(c.strategy.substr(0, 20)));
-    s += fmt::format("<text x='{}' y='56'>{}{}</text>", x + 6, ms(c.time_s), c.delta != 0 ? fmt::format("  {:+.1f}%", c.delta * 100) : "");
+    s += fmt::format("<text x='{}' y='56'>{}{}</text>", x + 6, ms(c.time_s), c.comparison ? "  " + comparison_cell(*c.comparison) : "");
     s += fmt::format("<text x='{}' y='70'>{}</text>", x + 6, c.score ? fmt::format("score {:.3f}", *c.score) : "");
     if (i + 1 < chain.size())
       s += fmt::format("<path d='M{},{} L{},{}' stroke='#555' marker-end='url(#a)'/>", x + bw, 10 + bh / 2, x + bw + gap - 2, 10 + bh / 2);
@@ -232,25 +237,81 @@ std::string board_text(const std::filesystem::path& run_dir, bool include_evicte
   return out;
 }
 
-std::string summary_text(const std::filesystem::path& run_dir) {
-  auto v = load(run_dir);
+namespace {
+
+bool accepted(const CandidateRecord& c) { return c.verdict == "leader" || c.verdict == "backup"; }
+
+// "12 candidates evaluated (leader 2, backup 3, rejected 6, error 1)"; pending ones are not evaluated, and the
+// reference is counted apart (it is measured, not a candidate).
+std::string counts_text(const RunView& v, const std::filesystem::path& run_dir) {
   std::map<std::string, int> by;
   for (auto& c : v.cands)
-    if (c.id != v.meta["reference"]) ++by[c.verdict];
+    if (c.id != v.meta.at("reference")) ++by[c.verdict];
+  const int evaluated = by["leader"] + by["backup"] + by["rejected"] + by["error"];
+  std::string out = fmt::format("run {}: task {} on {}, {} candidate{} evaluated (leader {}, backup {}, rejected {}, error {})\n", run_dir.string(),
+                                v.meta.at("task"), v.meta.at("backend"), evaluated, evaluated == 1 ? "" : "s", by["leader"], by["backup"],
+                                by["rejected"], by["error"]);
+  const auto* ref = v.reference();
+  const bool ref_pending = ref && ref->verdict == "pending";
+  if (by["pending"] > 0 || ref_pending)
+    out += fmt::format("pending: {} candidate{}{} built here, awaiting evaluation on a GPU (khive evaluate-pending)\n", by["pending"],
+                       by["pending"] == 1 ? "" : "s", ref_pending ? " and the reference" : "");
+  return out;
+}
+
+// The leader, how it took the lead, and what it gained over the reference by the own-run medians (labelled so).
+std::string leader_text(const RunView& v) {
+  const auto* ref = v.reference();
+  const auto* l = v.leader();
+  if (!l) return "";
+  std::string out = fmt::format("leader {} ({}, {} by {}): own run {}", l->id, l->label, l->strategy, l->agent, ms(l->time_s));
+  if (l->score) out += fmt::format(", task score {:.3f}", *l->score);
+  else if (l->time_s > 0) out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
+  if (ref && ref != l && ref->time_s > 0 && l->time_s > 0)
+    out += fmt::format("; {:.2f}x the reference by the own-run medians ({})", ref->time_s / l->time_s, ms(ref->time_s));
+  out += "\n";
+  if (l->comparison) out += "it took the lead by " + comparison_full(*l->comparison) + "\n";
+  return out;
+}
+
+// Scores come from each kernel's own run; the leader from A/B comparisons. When an accepted kernel scores above
+// the leader, say so and why, rather than leave two numbers that seem to disagree.
+std::string score_note(const RunView& v) {
+  const auto* l = v.leader();
+  if (!l || !l->score) return "";
+  const CandidateRecord* top = nullptr;
+  for (auto& c : v.cands)
+    if (accepted(c) && c.id != l->id && c.score && *c.score > *l->score && (!top || *c.score > *top->score)) top = &c;
+  if (!top) return "";
+  std::string how = top->comparison ? "its own comparison: " + comparison_brief(*top->comparison)
+                                    : top->id == v.meta.at("reference") ? "it was the first leader, and was replaced by a kernel that beat it in the A/B"
+                                                                        : "it never won an A/B against the leader of its time";
+  return fmt::format("note: {} ({}) has a higher task score than the leader ({:.3f} vs {:.3f}): task scores come from each kernel's own "
+                     "timing run, while the leader is chosen by interleaved A/B runs against the leader of the time (check 11), "
+                     "which are what decides on a noisy machine; {}\n",
+                     top->id, top->label, *top->score, *l->score, how);
+}
+
+// Agents that stopped because they could not work (their model provider failed).
+std::string failures_text(const RunView& v) {
+  auto j = nlohmann::json::parse(v.meta.count("agent_failures") ? v.meta.at("agent_failures") : "{}", nullptr, false);
+  if (!j.is_object() || j.empty()) return "";
   std::string out;
-  out += fmt::format("run {}: task {} on {}, {} candidates evaluated (leader {}, backup {}, rejected {}, error {})\n", run_dir.string(),
-                     v.meta["task"], v.meta["backend"], v.cands.empty() ? 0 : v.cands.size() - 1, by["leader"], by["backup"], by["rejected"],
-                     by["error"]);
-  if (by["pending"] > 0) out += fmt::format("pending: {} built here, awaiting evaluation on a GPU (khive evaluate-pending)\n", by["pending"]);
+  for (auto& [name, f] : j.items())
+    if (f.is_object()) out += fmt::format("agent {} ({}) failed: {}\n", name, f.value("kind", "?"), f.value("reason", "?"));
+  return out;
+}
+
+}  // namespace
+
+std::string summary_text(const std::filesystem::path& run_dir) {
+  auto v = load(run_dir);
+  std::string out = counts_text(v, run_dir);
   if (!v.meta["stop_reason"].empty()) out += "stopped: " + v.meta["stop_reason"] + "\n";
-  auto* ref = v.reference();
-  auto* l = v.leader();
-  if (l) {
-    out += fmt::format("leader {} ({}, {} by {}): {}", l->id, l->label, l->strategy, l->agent, ms(l->time_s));
-    if (ref && ref->time_s > 0 && l->time_s > 0) out += fmt::format(", {:.2f}x the reference ({})", ref->time_s / l->time_s, ms(ref->time_s));
-    if (l->score) out += fmt::format(", task score {:.3f}", *l->score);
-    else if (l->time_s > 0) out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
-    out += "\n";
+  out += failures_text(v);
+  if (v.leader()) {
+    out += leader_text(v);
+    out += score_note(v);
     if (!v.meta["score_basis"].empty()) out += "scores: " + v.meta["score_basis"] + "\n";
     std::string chain;
     for (auto* c : v.lineage()) chain += (chain.empty() ? "" : " -> ") + c->id;
@@ -276,7 +337,7 @@ std::string report_html(const std::filesystem::path& run_dir) {
                   "</style></head><body>";
   h += "<h1>khive optimize: " + esc(v.meta["task"]) + "</h1>";
   h += "<pre>" + esc(summary_text(run_dir)) + "</pre>";
-  h += "<h2>Best score over time, per agent</h2>" + progress_svg(v);
+  h += "<h2>Accepted kernels over time, and the leader</h2>" + progress_svg(v);
   h += "<h2>Every candidate's time</h2>" + times_svg(v);
   h += "<h2>Lineage of the leader</h2><div style='overflow-x:auto'>" + lineage_svg(v) + "</div>";
   h += "<h2>Board</h2><table><tr><th>#</th><th>t</th><th>agent</th><th>strategy</th><th>kind</th><th>delta</th><th>conclusion</th><th>candidate</th></tr>";
@@ -290,16 +351,15 @@ std::string report_html(const std::filesystem::path& run_dir) {
     h += fmt::format("<tr><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", s.t, esc(s.agent), esc(s.from), esc(s.to), esc(s.reason));
   h += "</table>";
   h += "<h2>Candidates</h2><table><tr><th>id</th><th>t</th><th>agent</th><th>strategy</th><th>label</th><th>parent</th><th>verdict</th>"
-       "<th>time</th><th>vs leader</th><th>score</th><th>why</th></tr>";
+       "<th>own run</th><th>vs leader of its time</th><th>score</th><th>why</th></tr>";
   for (auto& c : v.cands) {
     std::string params;
     for (auto& [k, val] : c.params) params += (params.empty() ? "" : " ") + k + "=" + val;
     h += fmt::format("<tr class='{}'><td><a href='{}'>{}</a></td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}<br><small>{}</small></td><td>{}</td>"
                      "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                      c.verdict, esc(c.file), c.id, c.t, esc(c.agent), esc(c.strategy), esc(c.label), esc(params), esc(c.parent), c.verdict,
-                     ms(c.time_s), c.time_s > 0 && c.delta != 0 ? fmt::format("{:+.1f}%", c.delta * 100) : "",
-                     c.score ? fmt::format("{:.3f}", *c.score) : "",
-                     esc(c.check.empty() ? c.note : c.check + " / " + c.reason + ": " + c.message.substr(0, 200)));
+                     ms(c.time_s), c.comparison ? comparison_cell(*c.comparison) : "", c.score ? fmt::format("{:.3f}", *c.score) : "",
+                     esc(c.comparison ? comparison_full(*c.comparison) : c.check.empty() ? c.note : c.check + " / " + c.reason + ": " + c.message));
   }
   h += "</table>";
   if (auto* l = v.leader()) h += "<h2>The leader's source (" + esc(l->id) + ")</h2><pre>" + esc(l->source) + "</pre>";

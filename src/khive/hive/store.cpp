@@ -150,7 +150,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS candidates (
   id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL, agent TEXT, strategy TEXT, parent TEXT, label TEXT,
   ext TEXT, note TEXT, source TEXT, params TEXT, file TEXT, verdict TEXT, check_name TEXT, reason TEXT, message TEXT,
-  diagnosis TEXT, score REAL, time_s REAL, delta REAL, workloads TEXT, t REAL, eval_s REAL);
+  diagnosis TEXT, score REAL, time_s REAL, delta REAL, workloads TEXT, t REAL, eval_s REAL, comparison TEXT);
 CREATE INDEX IF NOT EXISTS candidates_hash ON candidates(hash);
 CREATE TABLE IF NOT EXISTS board (
   id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT, strategy TEXT, kind TEXT, text TEXT, candidate TEXT, delta REAL,
@@ -193,6 +193,13 @@ CandidateRecord read_candidate(const Stmt& q) {
       if (v.is_number()) c.workload_median_s[k] = v.get<double>();
   c.t = q.real(21);
   c.eval_s = q.real(22);
+  // A comparison that cannot be read leaves the candidate without one (its delta still says the gain).
+  if (auto cmp = nlohmann::json::parse(q.text(23), nullptr, false); cmp.is_object()) {
+    try {
+      c.comparison = comparison_from_json(cmp);
+    } catch (const std::exception&) {
+    }
+  }
   return c;
 }
 
@@ -220,6 +227,27 @@ RunStore::RunStore(const std::filesystem::path& db) : path_(db) {
   // WAL + synchronous=FULL: every committed row survives a crash; readers (khive report) never block the run.
   exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
   exec(kSchema);
+  add_comparison_column();
+}
+
+// Runs recorded before comparisons were kept get the column; a database that cannot be changed (read-only) is
+// read without it.
+void RunStore::add_comparison_column() {
+  bool has = false;
+  {
+    Stmt q(db_, "PRAGMA table_info(candidates)");
+    while (q.step()) has = has || q.text(1) == "comparison";
+  }
+  if (!has) {
+    char* err = nullptr;
+    has = sqlite3_exec(db_, "ALTER TABLE candidates ADD COLUMN comparison TEXT", nullptr, nullptr, &err) == SQLITE_OK;
+    sqlite3_free(err);
+    if (!has) {   // another process may have added it meanwhile
+      Stmt q(db_, "PRAGMA table_info(candidates)");
+      while (q.step()) has = has || q.text(1) == "comparison";
+    }
+  }
+  cols_ = std::string(kCandidateCols) + (has ? ", comparison" : ", NULL");
 }
 
 RunStore::~RunStore() {
@@ -251,18 +279,19 @@ std::optional<std::string> RunStore::meta(const std::string& key) const {
 
 void RunStore::put_candidate(const CandidateRecord& c) {
   std::lock_guard<std::mutex> lk(mu_);
-  Stmt q(db_, fmt::format("INSERT OR REPLACE INTO candidates({}) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
+  Stmt q(db_, fmt::format("INSERT OR REPLACE INTO candidates({}, comparison) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
   nlohmann::json params(c.params), w(c.workload_median_s);
   q.bind(1, c.id).bind(2, c.seq).bind(3, c.hash).bind(4, c.agent).bind(5, c.strategy).bind(6, c.parent).bind(7, c.label);
   q.bind(8, c.ext).bind(9, c.note).bind(10, c.source).bind(11, params.dump()).bind(12, c.file).bind(13, c.verdict);
   q.bind(14, c.check).bind(15, c.reason).bind(16, c.message).bind(17, c.diagnosis).bind_opt(18, c.score).bind(19, c.time_s);
   q.bind(20, c.delta).bind(21, w.dump()).bind(22, c.t).bind(23, c.eval_s);
+  q.bind(24, c.comparison ? comparison_json(*c.comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : std::string());
   q.step();
 }
 
 std::vector<CandidateRecord> RunStore::candidates() const {
   std::lock_guard<std::mutex> lk(mu_);
-  Stmt q(db_, fmt::format("SELECT {} FROM candidates ORDER BY seq", kCandidateCols));
+  Stmt q(db_, fmt::format("SELECT {} FROM candidates ORDER BY seq", cols_));
   std::vector<CandidateRecord> v;
   while (q.step()) v.push_back(read_candidate(q));
   return v;
@@ -270,7 +299,7 @@ std::vector<CandidateRecord> RunStore::candidates() const {
 
 std::optional<CandidateRecord> RunStore::find_by_hash(const std::string& hash) const {
   std::lock_guard<std::mutex> lk(mu_);
-  Stmt q(db_, fmt::format("SELECT {} FROM candidates WHERE hash = ? ORDER BY seq LIMIT 1", kCandidateCols));
+  Stmt q(db_, fmt::format("SELECT {} FROM candidates WHERE hash = ? ORDER BY seq LIMIT 1", cols_));
   q.bind(1, hash);
   if (q.step()) return read_candidate(q);
   return std::nullopt;
@@ -443,6 +472,12 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
       if (e.contains("workloads") && e["workloads"].is_object())
         for (const auto& [u, m] : e["workloads"].items())
           if (m.is_number()) c.workload_median_s[u] = m.get<double>();
+      if (e.contains("comparison") && e["comparison"].is_object()) {
+        try {
+          c.comparison = comparison_from_json(e["comparison"]);
+        } catch (const std::exception&) {
+        }
+      }
       if (c.strategy == "reference" && rr.reference.empty()) rr.reference = c.id;
       if (c.verdict == "leader") rr.leader = c.id;
       if (auto it = at.find(c.id); it != at.end()) {
@@ -467,7 +502,8 @@ nlohmann::json run_records_json(const RunRecords& rr, const std::filesystem::pat
     cands.push_back({{"id", c.id}, {"seq", c.seq}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent},
                      {"label", c.label}, {"file", c.file}, {"params", c.params}, {"verdict", c.verdict}, {"check", c.check},
                      {"reason", c.reason}, {"message", c.message}, {"score", opt(c.score)}, {"time_s", c.time_s},
-                     {"delta", c.delta}, {"workloads", c.workload_median_s}, {"t", c.t}, {"eval_s", c.eval_s}});
+                     {"delta", c.delta}, {"workloads", c.workload_median_s}, {"t", c.t}, {"eval_s", c.eval_s},
+                     {"comparison", c.comparison ? comparison_json(*c.comparison) : nlohmann::json(nullptr)}});
   return {{"schema", "khive.run-export/1"},
           {"run", run_dir.string()},
           {"source", rr.source},

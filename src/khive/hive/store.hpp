@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/hive/agent.hpp"
+#include "khive/hive/comparison.hpp"
 
 struct sqlite3;
 
@@ -57,7 +58,8 @@ struct CandidateRecord {
   std::string check, reason, message, diagnosis;
   std::optional<double> score;
   double time_s = 0;               // weighted geometric mean of the perf workload medians (accepted)
-  double delta = 0;                // gain over the leader at the time (+0.05 = 5% faster)
+  double delta = 0;                // gain over the leader at the time (+0.05 = 5% faster): comparison->gain
+  std::optional<Comparison> comparison;   // accepted ones: how it stood against the leader of its time (comparison.hpp)
   std::map<std::string, double> workload_median_s;
   double t = 0;                    // seconds since the run started, when the verdict was recorded
   double eval_s = 0;               // wall time of the evaluation
@@ -127,7 +129,9 @@ class RunStore {
 
  private:
   void exec(const std::string& sql) const;
+  void add_comparison_column();
   std::filesystem::path path_;
+  std::string cols_;   // the candidate columns read and written (older databases may lack `comparison`)
   sqlite3* db_ = nullptr;
   mutable std::mutex mu_;
 };

@@ -22,6 +22,7 @@
 #include "khive/llm/patch.hpp"
 #include "khive/llm/prompts.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/phase.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
@@ -97,6 +98,9 @@ std::string classify(const Task& t) {
     return "elementwise";
   return "other";
 }
+// The prompt pack's backend folder (prompts/cpu, prompts/cuda): CPU prompts speak of cores, SIMD and caches.
+std::string backend_variant(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
+
 bool known_class(const std::string& c) {
   return c == "gemm" || c == "elementwise" || c == "reduction" || c == "attention" || c == "other";
 }
@@ -142,8 +146,10 @@ std::string tolerances_text(const Task& t) {
   return s;
 }
 
-std::string policy_text(const Task& t) {
-  if (t.policy.libraries.empty()) return "none allowed (no cuBLAS, cuBLASLt, cuDNN, Thrust/CUB device-wide calls or BLAS)";
+std::string policy_text(const Task& t, Backend b) {
+  if (t.policy.libraries.empty())
+    return b == Backend::cuda ? "none allowed (no cuBLAS, cuBLASLt, cuDNN, Thrust/CUB device-wide calls or BLAS)"
+                              : "none allowed (no BLAS, LAPACK, MKL or other math library; the C++ standard library and intrinsics are fine)";
   std::string s;
   for (auto& l : t.policy.libraries) s += (s.empty() ? "" : ", ") + l;
   return "only " + s + " may be called";
@@ -178,6 +184,7 @@ class LlmAgent final : public Agent {
   }
 
   std::vector<Strategy> strategies(const Task&, Backend backend) const override {
+    pack_->use_variant(backend_variant(backend));
     if (!o_.strategies.empty()) return o_.strategies;
     auto j = nlohmann::json::parse(pack_->raw("strategies.json"), nullptr, false);
     const char* key = backend == Backend::cuda ? "cuda" : "cpu";
@@ -190,6 +197,7 @@ class LlmAgent final : public Agent {
   }
 
   std::optional<Proposal> propose(const AgentContext& ctx) override {
+    pack_->use_variant(backend_variant(ctx.backend));
     auto t0 = Clock::now();
     double outside = 0;   // model and profiling time: not the tool's
     step_queue_s_ = 0;
@@ -237,6 +245,7 @@ class LlmAgent final : public Agent {
   }
 
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
+    pack_->use_variant(backend_variant(ctx.backend));
     auto t0 = Clock::now();
     double outside = 0;
     BoardEntry b;
@@ -270,17 +279,20 @@ class LlmAgent final : public Agent {
         base_ = k;
         profile_text_.clear();
       }
+      // How it stood against the leader comes from the hive's comparison (check 11's A/B, per workload): the
+      // same words the console and the report use, whole in the history (the model acts on which workload held
+      // it back), shortened only on the shared board.
+      const std::string brief = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
+      const std::string cmp = o.comparison_detail.empty() ? brief : o.comparison_detail;
       if (o.verdict == "leader") {
         b.kind = "worked";
-        b.text = fmt::format("{}: new leader, {}{}", subject, ms(o.time_s),
-                             o.delta_vs_leader != 0 ? fmt::format(" ({:+.1f}% vs previous leader)", o.delta_vs_leader * 100) : "");
+        b.text = fmt::format("{}: new leader, own run {}; {}", subject, ms(o.time_s), brief);
       } else {
         b.kind = "failed";
-        // The guard's check-11 line says which workloads held it back (a regression on one shape vetoes gains elsewhere).
-        b.text = fmt::format("{}: correct, {}, not faster than the leader ({:+.1f}%){}", subject, ms(o.time_s), o.delta_vs_leader * 100,
-                             o.message.empty() ? "" : " — " + one_line(o.message, 220));
+        b.text = fmt::format("{}: correct (own run {}) but not the new leader; {}", subject, ms(o.time_s), brief);
       }
-      history_.push_back({what, p.note, b.text});
+      history_.push_back({what, p.note, fmt::format("{} (own run {}); {}", o.verdict == "leader" ? "new leader" : "correct, kept as a backup",
+                                                    ms(o.time_s), cmp)});
       set_state(State::optimize, fmt::format("{} accepted as {} ({})", what, o.verdict, ms(o.time_s)));
     } else {
       b.kind = "failed";
@@ -395,9 +407,21 @@ class LlmAgent final : public Agent {
       usage_ = us;
     }
     if (o_.run_usage) o_.run_usage->add(us);   // the run's totals count the earlier sessions too
+    if (provider_failures_ >= kMaxProviderFailures) {
+      // The provider failed in the earlier session; it may be back (a restarted server, a fixed key): try again.
+      provider_failures_ = 0;
+      if (state_ == State::exhausted) state_ = base_ ? State::optimize : State::generate;
+      event("note", "exhausted", state_name(state_), "the provider failed in the previous session; trying it again");
+    }
     event("note", state_name(state_), state_name(state_),
           fmt::format("state restored: {} after {} proposal(s), {} optimization step(s)", state_name(state_), proposals_, opt_steps_));
   }
+
+  std::string provider_failure() const override {
+    return provider_failures_ >= kMaxProviderFailures ? fmt::format("its model provider failed {} times in a row; last: {}", provider_failures_, provider_error_)
+                                                      : "";
+  }
+  std::string declined_because() const override { return provider_failure(); }
 
   Usage full_usage() const {
     std::lock_guard lk(usage_mu_);
@@ -410,6 +434,9 @@ class LlmAgent final : public Agent {
 
  private:
   static constexpr int kMaxProviderFailures = 3;
+  // A verdict in the history is kept whole up to this: an A/B comparison over many workloads is what the model
+  // needs to see which shape held its kernel back.
+  static constexpr std::size_t kVerdictChars = 3000;
 
   static std::string sanitize(std::string s) {
     for (auto& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
@@ -445,7 +472,9 @@ class LlmAgent final : public Agent {
   std::optional<ChatReply> ask(const std::vector<ChatMessage>& msgs, const std::string& purpose, const AgentContext& ctx,
                                double& outside) {
     ChatRequest req{system_prompt(), msgs, purpose};
+    report_phase("asking the model (" + purpose + ")");
     ChatReply r = client_->chat(req, ctx.stop);
+    report_phase("proposing");
     outside += r.seconds;
     step_queue_s_ += r.queue_s;
     Usage u;
@@ -469,8 +498,12 @@ class LlmAgent final : public Agent {
           {{"purpose", purpose}, {"ok", r.ok}, {"seconds", r.seconds}, {"queue_s", r.queue_s}, {"attempts", r.attempts},
            {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens}, {"usd", r.usd},
            {"truncated", r.truncated}, {"transcript", r.transcript}});
+    if (r.invalid_utf8 > 0)
+      event("note", state_name(state_), state_name(state_),
+            fmt::format("the reply held {} byte(s) that are not UTF-8; they were replaced with U+FFFD", r.invalid_utf8));
     provider_failed_ = !r.ok;
     if (!r.ok) {
+      provider_error_ = r.error;
       if (!ctx.stopping() && ++provider_failures_ >= kMaxProviderFailures)
         set_state(State::exhausted, fmt::format("the provider failed {} times in a row; last: {}", provider_failures_, r.error));
       return std::nullopt;
@@ -493,7 +526,7 @@ class LlmAgent final : public Agent {
     v["signature"] = launch_signature(t, ctx.backend);
     v["tensors"] = tensors_text(t);
     v["workloads"] = workloads_text(t);
-    v["library_policy"] = policy_text(t);
+    v["library_policy"] = policy_text(t, ctx.backend);
     v["tolerances"] = tolerances_text(t);
     std::string ref;
     if (auto p = t.reference_for(ctx.backend)) ref = read_file(*p);
@@ -527,7 +560,7 @@ class LlmAgent final : public Agent {
     std::string s;
     std::size_t from = history_.size() > 12 ? history_.size() - 12 : 0;
     for (std::size_t i = from; i < history_.size(); ++i)
-      s += fmt::format("- {}: {} -> {}\n", history_[i].kind, one_line(history_[i].what, 160), one_line(history_[i].verdict, 200));
+      s += fmt::format("- {}: {} -> {}\n", history_[i].kind, one_line(history_[i].what, 160), one_line(history_[i].verdict, kVerdictChars));
     return pack_->render("section_history.md", {{"entries", s}});
   }
 
@@ -608,8 +641,9 @@ class LlmAgent final : public Agent {
     if (d.size() > 8000) d = d.substr(0, 8000) + "\n(trimmed)";   // CuTeGen trims logs to ~5-10k characters
     v["diagnosis"] = d.empty() ? "(no further detail)" : d;
     v["diagnosis_title"] = diag_.check == "build" ? "Compiler errors (first errors, with the offending lines):"
-                           : diag_.check == "run" ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
-                                                  : "What the guard measured:";
+                           : diag_.check != "run"  ? "What the guard measured:"
+                           : ctx.backend == Backend::cuda ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
+                                                          : "What the judge saw (crash, signal, sandbox, sanitizer message):";
     v["numbered_source"] = numbered(broken_);
     v["attempt"] = std::to_string(repairs_used_);
     v["max_attempts"] = std::to_string(o_.repair_attempts);
@@ -747,6 +781,7 @@ class LlmAgent final : public Agent {
   int repairs_used_ = 0, generations_ = 0, opt_steps_ = 0, proposals_ = 0, profiles_ = 0;
   int provider_failures_ = 0, opt_failures_in_row_ = 0;
   bool provider_failed_ = false;   // the last model call failed (the provider, not the reply)
+  std::string provider_error_;     // what the last failed call said
   double step_queue_s_ = 0;        // this propose()'s wait at the provider's concurrency gate
   std::string profile_text_;
   bool profile_skip_noted_ = false;

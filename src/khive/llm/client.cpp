@@ -17,6 +17,7 @@
 
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 extern char** environ;
 
@@ -345,8 +346,8 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
   nlohmann::json meta = {{"ok", r.ok}, {"error", r.error}, {"attempts", r.attempts}, {"seconds", r.seconds}, {"queue_s", r.queue_s},
                          {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens},
                          {"tokens_estimated", r.tokens_estimated}, {"usd", r.usd},
-                         {"finish_reason", r.finish_reason}, {"truncated", r.truncated}};
-  save(seq, req.purpose, "meta.json", meta.dump(2));
+                         {"finish_reason", r.finish_reason}, {"truncated", r.truncated}, {"invalid_utf8_bytes", r.invalid_utf8}};
+  save(seq, req.purpose, "meta.json", meta.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!dir_.empty()) r.transcript = (dir_ / fmt::format("{:04d}-{}.reply.txt", seq, req.purpose.empty() ? "chat" : req.purpose)).string();
   save(seq, req.purpose, "reply.txt", r.text);
   return r;
@@ -368,10 +369,11 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
     if (!key_.empty()) headers.push_back("x-api-key: " + key_);
     headers.push_back("anthropic-version: 2023-06-01");
   }
-  std::string body = request_body(req).dump();
+  // A prompt may carry bytes that are not UTF-8 (a kernel source with Latin-1 comments): sent repaired, never thrown on.
+  std::string body = request_body(req).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   nlohmann::json saved = {{"url", url}, {"body", nlohmann::json::parse(body)}, {"headers", nlohmann::json::array()}};
   for (auto& h : headers) saved["headers"].push_back(redact(h));
-  save(seq, req.purpose, "request.json", saved.dump(2));
+  save(seq, req.purpose, "request.json", saved.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 
   std::mt19937_64 rng(std::hash<std::string>{}(agent_) ^ uint64_t(seq));
   double backoff = cfg_.backoff_initial_s;
@@ -380,6 +382,9 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
     if (stopped(stop)) { r.error = "stopped"; return r; }
     r.attempts = attempt + 1;
     HttpResult h = http_post(url, headers, body, cfg_, stop);
+    // A body that is not UTF-8 (a proxy's mangling, a model's raw bytes) is repaired here, so that neither the
+    // JSON parser nor any record downstream meets invalid text; the reply itself is kept.
+    r.invalid_utf8 = make_valid_utf8(h.body);
     std::optional<double> wait;   // set = retryable
     if (h.code != CURLE_OK) {
       if (stopped(stop)) { r.error = "stopped"; return r; }
@@ -449,12 +454,14 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
   env["KHIVE_LLM_PURPOSE"] = req.purpose;
   env["KHIVE_LLM_SEQ"] = std::to_string(seq);
   ps.env = env;
+  ps.cancel = stop;   // Ctrl-C ends a pending answer (a relay may wait for an hour) at once
   ProcessResult p = run_process(ps);
   if (stopped(stop)) { r.error = "stopped"; return r; }
   r.input_tokens = int64_t(prompt.size() / 4);
   r.tokens_estimated = true;
   if (!p.ok()) {
     std::string tail = p.err.size() > 800 ? p.err.substr(p.err.size() - 800) : p.err;
+    make_valid_utf8(tail);
     r.error = fmt::format("command provider `{}` failed: {}{}", cfg_.command, p.describe(),
                           tail.empty() ? "" : "; stderr: " + trim(tail));
     return r;
@@ -464,6 +471,7 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
     return r;
   }
   r.text = p.out;
+  r.invalid_utf8 = make_valid_utf8(r.text);   // a command may print anything; the reply is kept, repaired
   r.output_tokens = int64_t(p.out.size() / 4);
   r.finish_reason = "stop";
   r.ok = true;

@@ -42,6 +42,7 @@ struct ChatReply {
   double queue_s = 0;         // part of `seconds` spent waiting for a free slot at the provider's concurrency gate
   int attempts = 0;
   std::string transcript;     // path of the saved reply ("" when not saved)
+  std::size_t invalid_utf8 = 0;   // bytes of the reply that were not UTF-8, replaced by U+FFFD (the reply is kept)
 };
 
 class LlmClient {

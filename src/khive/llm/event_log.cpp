@@ -23,7 +23,7 @@ std::function<void(const LlmEvent&)> llm_event_log(const std::filesystem::path& 
     j["t"] = std::chrono::duration<double>(now.time_since_epoch()).count();
     j["elapsed_s"] = std::chrono::duration<double>(now - t0).count();
     std::lock_guard lk(*mu);
-    *out << j.dump() << '\n';
+    *out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     out->flush();   // a stopped run keeps every event written so far
   };
 }

@@ -14,16 +14,31 @@ namespace khive::llm {
 
 PromptPack::PromptPack(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
-bool PromptPack::has(const std::string& file) const { return std::filesystem::is_regular_file(dir_ / file); }
+void PromptPack::use_variant(const std::string& variant) {
+  std::lock_guard lk(mu_);
+  variant_ = variant;
+}
+
+std::filesystem::path PromptPack::path_of(const std::string& file) const {
+  if (!variant_.empty())
+    if (auto v = dir_ / variant_ / file; std::filesystem::is_regular_file(v)) return v;
+  return dir_ / file;
+}
+
+bool PromptPack::has(const std::string& file) const {
+  std::lock_guard lk(mu_);
+  return std::filesystem::is_regular_file(path_of(file));
+}
 
 std::string PromptPack::raw(const std::string& file) const {
   std::lock_guard lk(mu_);
-  auto it = cache_.find(file);
+  const std::string key = variant_ + "|" + file;
+  auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  auto p = dir_ / file;
+  auto p = path_of(file);
   if (!std::filesystem::is_regular_file(p))
     throw std::runtime_error(fmt::format("{}: expected a prompt file of the pack; not found", p.string()));
-  return cache_[file] = read_file(p);
+  return cache_[key] = read_file(p);
 }
 
 std::string PromptPack::render(const std::string& file, const PromptVars& vars) const {

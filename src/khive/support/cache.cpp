@@ -15,6 +15,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "khive/support/files.hpp"
+
 namespace khive::cache {
 namespace {
 
@@ -99,6 +101,27 @@ void collect_doomed(const fs::path& root, std::vector<fs::path>& out) {
     consider(s);
     for (const auto& e : subdirs(s)) consider(e);
   }
+}
+
+// What a process left behind when it died without cleaning up (kill -9, a crash, a second Ctrl-C): builds in
+// progress (build/<shard>/tmp-*), runner scratch (scratch/*) and prompt folders (llm-prompt-*), each named with
+// its owner's pid (make_temp_dir). Those whose owner is gone go; a name without a pid (an older khive) goes
+// once it is a day old. A live owner's folders are never touched.
+bool abandoned(const fs::path& d) {
+  const long owner = temp_dir_owner(d);
+  if (owner > 0) return owner != ::getpid() && process_gone(owner);
+  return fs::file_time_type::clock::now() - mtime(d) > std::chrono::hours(24);
+}
+
+void collect_leftovers(const fs::path& root, std::vector<fs::path>& out) {
+  for (const auto& s : subdirs(root / "build"))
+    if (s.filename() != "uncached")
+      for (const auto& e : subdirs(s))
+        if (e.filename().string().rfind("tmp-", 0) == 0 && abandoned(e)) out.push_back(e);
+  for (const auto& d : subdirs(root / "scratch"))
+    if (abandoned(d)) out.push_back(d);
+  for (const auto& d : subdirs(root))
+    if (d.filename().string().rfind("llm-prompt-", 0) == 0 && abandoned(d)) out.push_back(d);
 }
 
 }  // namespace
@@ -291,8 +314,14 @@ std::string PruneResult::summary() const {
     s += "nothing could be removed; " + human_bytes(after);
   }
   if (in_use) s += "; " + plural(in_use, "unit", "units") + " kept, in use by running evaluations";
+  if (leftovers) s += "; " + leftovers_text();
   if (!errors.empty()) s += "; " + errors.front();
   return s;
+}
+
+std::string PruneResult::leftovers_text() const {
+  return std::to_string(leftovers) + (leftovers == 1 ? " folder" : " folders") + " left by ended processes removed (" +
+         human_bytes(leftover_bytes) + ")";
 }
 
 namespace {
@@ -306,6 +335,19 @@ PruneResult apply(const fs::path& root, uint64_t cap, const std::vector<fs::path
     std::error_code ec;
     fs::remove_all(d, ec);
     if (ec) r.errors.push_back(d.string() + ": cannot delete (" + ec.message() + ")");
+  }
+  std::vector<fs::path> left;
+  collect_leftovers(root, left);
+  for (const auto& d : left) {
+    const uint64_t bytes = tree_bytes(d);
+    std::error_code ec;
+    fs::remove_all(d, ec);
+    if (ec) {
+      r.errors.push_back(d.string() + ": cannot delete (" + ec.message() + ")");
+      continue;
+    }
+    ++r.leftovers;
+    r.leftover_bytes += bytes;
   }
   Usage u = scan(root);
   r.before = r.after = u.capped();
@@ -339,14 +381,7 @@ PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path
 
 PruneResult clear(const fs::path& root) {
   // A cap of 0 bytes with target 0: every unit is offered, oldest first.
-  PruneResult r = apply(root, 0, {}, 0.0);
-  std::error_code ec;
-  if (fs::is_directory(root / "scratch", ec))
-    for (const auto& d : subdirs(root / "scratch")) {
-      // Runner scratch directories belong to live runners while they exist; only those older than a day go.
-      if (fs::file_time_type::clock::now() - mtime(d) > std::chrono::hours(24)) fs::remove_all(d, ec);
-    }
-  return r;
+  return apply(root, 0, {}, 0.0);
 }
 
 }  // namespace khive::cache

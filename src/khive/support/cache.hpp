@@ -63,18 +63,22 @@ struct PruneResult {
   uint64_t removed_bytes = 0;
   int in_use = 0;                   // units skipped because a live evaluation holds them
   std::vector<std::string> errors;  // "<path>: <what failed>"
+  int leftovers = 0;                // folders of processes that ended without cleaning up (tmp-* builds, scratch)
+  uint64_t leftover_bytes = 0;
   bool pruned() const { return golden_sets + builds > 0; }
+  std::string leftovers_text() const;   // "2 folders left by ended processes removed (1.2 MB)"
   // "cache over 20 GB (23.4 GB): removed 3 golden sets and 1 build, 5.1 GB; now 18.3 GB"
   std::string summary() const;
 };
 
 // Applies the policy to root now. `protect`: units never removed (the caller's own goldens). Leftover doomed
-// directories of dead processes are deleted too.
+// directories of dead processes are deleted too, and so are the temporary folders (build/<shard>/tmp-*,
+// scratch/*, llm-prompt-*) whose owner (the pid in their name, make_temp_dir) has ended; a folder whose name
+// carries no pid goes once it is a day old.
 PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect = {});
 
-// Removes every unit not held by a live evaluation, doomed leftovers, and runner scratch directories older
-// than a day. Builds in progress and younger scratch (which may belong to live processes) and profiles
-// (calibrations) stay.
+// Removes every unit not held by a live evaluation and the leftovers prune() removes. Builds in progress and
+// scratch of live processes, and profiles (calibrations), stay.
 PruneResult clear(const fs::path& root);
 
 // Removes one unit (exclusive lock without waiting, rename, delete). False when it is held or already gone;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -48,9 +49,20 @@ void write_file_atomic(const std::filesystem::path& p, const std::string& data) 
 
 std::filesystem::path make_temp_dir(const std::filesystem::path& parent, const std::string& prefix) {
   std::filesystem::create_directories(parent);
-  std::string tmpl = (parent / (prefix + "-XXXXXX")).string();
+  std::string tmpl = (parent / (prefix + "-p" + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error(tmpl + ": mkdtemp failed (" + std::strerror(errno) + ")");
   return tmpl;
+}
+
+long temp_dir_owner(const std::filesystem::path& dir) {
+  const std::string n = dir.filename().string();
+  // "<prefix>-p<pid>-XXXXXX": the last 7 characters are "-XXXXXX", the pid ends just before them.
+  if (n.size() < 11 || n[n.size() - 7] != '-') return 0;
+  const std::size_t end = n.size() - 7;
+  std::size_t start = end;
+  while (start > 0 && std::isdigit(static_cast<unsigned char>(n[start - 1]))) --start;
+  if (start == end || start < 2 || n[start - 1] != 'p' || n[start - 2] != '-') return 0;
+  return std::strtol(n.c_str() + start, nullptr, 10);
 }
 
 std::filesystem::path cache_root() {

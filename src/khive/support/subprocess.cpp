@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,11 +47,72 @@ struct Pipe {
   ::_exit(127);
 }
 
+
+pid_t g_khive = 0;   // in a guardian: the khive process it guards for
+
+// The guardian's SIGTERM, its parent-death signal: once khive is gone (the guardian was reparented), the whole
+// process group dies, the guardian with it. A SIGTERM from anyone else while khive lives is ignored: only khive
+// ends its children.
+void kill_own_group(int) {
+  if (::getppid() != g_khive) ::kill(0, SIGKILL);
+}
+
+// Ends the guardian the way its child ended: the same exit code, or the same signal (without a core file).
+[[noreturn]] void exit_like(int status) {
+  if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  rlimit none{0, 0};
+  ::setrlimit(RLIMIT_CORE, &none);
+  ::signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  ::kill(::getpid(), sig);
+  ::_exit(128 + sig);
+}
+
+// Runs in the forked child, the leader of its new process group (async-signal-safe calls only). It stays
+// behind as the group's guardian: it forks the real child (which returns from here and execs) and waits
+// for it. When khive ends by any path, kill -9 included, the kernel sends the guardian SIGTERM
+// (PR_SET_PDEATHSIG) and it kills its whole group: a compiler driver's own children (cc1plus, ptxas, as)
+// and a sleeping runner die with khive instead of running on. The real child dies with the guardian
+// (its own PR_SET_PDEATHSIG). The guardian holds no descriptor, so EOFs reach khive as before.
+void become_guardian(pid_t khive, int err_fd) {
+  g_khive = khive;
+  // Not khive to `pkill khive` (the cmdline still is: it is khive's memory), and deaf to the signals a person
+  // sends to stop khive (`pkill -INT -f "khive optimize"` reaches it too): a guardian killed from outside
+  // would take its child down and the verdict with it.
+  ::prctl(PR_SET_NAME, "kh-guardian", 0, 0, 0);
+  for (int s : {SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_IGN);
+  struct sigaction sa {};
+  sa.sa_handler = kill_own_group;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != khive) kill_own_group(0);   // khive was gone before the line above took effect
+  const pid_t guardian = ::getpid();
+  const pid_t real = ::fork();
+  if (real < 0) child_fail(err_fd, "fork");
+  if (real == 0) {
+    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);   // an ignored signal would stay so across exec
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != guardian) ::_exit(127);
+    return;
+  }
+  ::close_range(0, ~0u, 0);
+  int status = 0;
+  while (::waitpid(real, &status, 0) < 0)
+    if (errno != EINTR) ::_exit(127);
+  exit_like(status);
+}
+
 }  // namespace
 
 std::string ProcessResult::describe() const {
   if (start_failed) return "could not start (" + err + ")";
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
+  if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_s);
   if (signal) return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
                                  strsignal(signal));
   return fmt::format("exit {}", exit_code);
@@ -100,6 +163,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     return res;
   }
   auto t0 = Clock::now();
+  const pid_t self = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     res.start_failed = true;
@@ -113,6 +177,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    become_guardian(self, err.w);
     if (::dup2(in.r, 0) < 0 || ::dup2(out.w, 1) < 0 || ::dup2(err.w, 2) < 0) child_fail(err.w, "dup2");
     // Passed descriptors: first park them above every target, then move them into place.
     int parked[64];
@@ -193,6 +258,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
       res.timed_out = true;
       ::killpg(pid, SIGKILL);
     }
+    if (!res.cancelled && !reaped && spec.cancel && spec.cancel->load()) {
+      res.cancelled = true;
+      ::killpg(pid, SIGKILL);
+    }
     // After the child is gone, give its descendants a moment to close inherited pipes, then stop.
     if (reaped && now - reaped_at > std::chrono::milliseconds(500)) {
       ::killpg(pid, SIGKILL);
@@ -247,7 +316,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   } else if (WIFSIGNALED(status)) {
     res.signal = WTERMSIG(status);
   }
-  if (res.timed_out) res.signal = 0;
+  if (res.timed_out || res.cancelled) res.signal = 0;
   return res;
 }
 

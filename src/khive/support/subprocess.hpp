@@ -4,8 +4,12 @@
 //   ProcessResult r = run_process(p);        // r.exit_code, r.out, r.err, r.timed_out, r.signal
 //
 // The child is the leader of a new process group; on timeout the whole group gets SIGKILL, so a
-// compiler's or candidate's own children die with it. Output is captured up to a cap per stream.
+// compiler's or candidate's own children die with it. The group also dies with khive, however khive ends
+// (kill -9, a second Ctrl-C, SIGTERM): its leader is a small guardian process that forks the real child and,
+// told by the kernel that khive is gone (PR_SET_PDEATHSIG), kills the group. The exit status is the real
+// child's. Output is captured up to a cap per stream.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -28,6 +32,8 @@ struct ProcessSpec {
   // Runs in the child after fork, before exec (resource limits, namespaces). Must be async-signal-safe
   // in spirit: no allocation, no locks. Returning false aborts the exec with exit code 127.
   std::function<bool()> in_child;
+  // When set and it becomes true (Ctrl-C), the child's group is killed at once and the result says cancelled.
+  const std::atomic<bool>* cancel = nullptr;
   // Called in the parent with each chunk read from extra_read_fd (a pipe the caller owns), if set.
   int extra_read_fd = -1;
   std::function<void(const char*, std::size_t)> on_extra;
@@ -38,11 +44,12 @@ struct ProcessResult {
   int signal = 0;           // terminating signal, 0 if none
   bool timed_out = false;
   bool start_failed = false;   // exec failed (errno text in err)
+  bool cancelled = false;      // killed because ProcessSpec::cancel became true
   std::string out, err;
   std::size_t out_dropped = 0, err_dropped = 0;
   double wall_s = 0;
-  bool ok() const { return !timed_out && signal == 0 && exit_code == 0 && !start_failed; }
-  std::string describe() const;   // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s"
+  bool ok() const { return !timed_out && !cancelled && signal == 0 && exit_code == 0 && !start_failed; }
+  std::string describe() const;   // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s" | "cancelled"
 };
 
 ProcessResult run_process(const ProcessSpec& spec);

@@ -594,6 +594,23 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
 
 // ---------------------------------------------------------------------------------------- workloads
 
+
+// A workload's own input distributions (khive.inputs, the definition's schema): ops whose behaviour depends on
+// the range of their inputs (softmax's overflow, GELU's tails) are checked on several regimes, one per workload.
+void parse_workload_distributions(const Ctx& c, const Task& t, const json& ins_json, Workload& w) {
+  const json& ins = c.object(ins_json, "khive.inputs");
+  for (const auto& [in, spec] : ins.items()) {
+    const std::string field = "khive.inputs." + in;
+    const TensorSpec* s = t.find_input(in);
+    if (!s) {
+      std::vector<std::string> names;
+      for (const auto& x : t.inputs) names.push_back(x.name);
+      c.fail(field, names.empty() ? "the name of an input (the task has none)" : "the name of an input (" + join(names) + ")", quote(in));
+    }
+    w.distributions[in] = parse_distribution(c, spec, field, *s);
+  }
+}
+
 Workload parse_workload(const Ctx& c, const json& line_json, int line, const Task& t) {
   const json* jp = &line_json;
   if (!jp->is_object()) c.fail("(root)", "a JSON object (one workload)", describe(*jp));
@@ -679,7 +696,7 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
 
   if (j.contains("khive") && !j["khive"].is_null()) {
     const json& k = c.object(j["khive"], "khive");
-    c.known_keys(k, "khive", {"role", "weight", "tolerance", "backends"});
+    c.known_keys(k, "khive", {"role", "weight", "tolerance", "backends", "inputs"});
     if (k.contains("role")) {
       std::string role = c.string(k["role"], "khive.role");
       if (role == "correctness") w.role = WorkloadRole::correctness;
@@ -707,6 +724,7 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
         on = true;
       }
     }
+    if (k.contains("inputs") && !k["inputs"].is_null()) parse_workload_distributions(c, t, k["inputs"], w);
     if (k.contains("tolerance") && !k["tolerance"].is_null()) {
       per = &c.object(k["tolerance"], "khive.tolerance");
       for (const auto& [out, spec] : per->items())

@@ -106,6 +106,11 @@ Tolerance Task::tolerance_for(const std::string& output, const Workload& w) cons
   return default_tolerance(o->dtype);
 }
 
+Distribution Task::distribution_for(const std::string& input, const Workload& w) const {
+  if (auto it = w.distributions.find(input); it != w.distributions.end()) return it->second;
+  return distribution_for(input);
+}
+
 Distribution Task::distribution_for(const std::string& input) const {
   if (auto it = distributions.find(input); it != distributions.end()) return it->second;
   Distribution d;

@@ -108,6 +108,8 @@ struct Workload {
   int line = 0;                                     // 1-based line in workload.jsonl
   std::map<std::string, int64_t> axes;              // values of the var axes
   std::map<std::string, InputSource> inputs;
+  // khive.inputs: this workload's own input distributions, over the task's (Task::distribution_for).
+  std::map<std::string, Distribution> distributions;
   WorkloadRole role = WorkloadRole::both;
   double weight = 1.0;
   // Per-output overrides. load_task folds the line's top-level "tolerance" / SOL-ExecBench "correctness"
@@ -148,6 +150,8 @@ struct Task {
   std::vector<std::string> var_axes() const;   // names of var axes, in definition order
   Tolerance tolerance_for(const std::string& output, const Workload& w) const;
   Distribution distribution_for(const std::string& input) const;
+  // The workload's own distribution of `input` when it declares one (khive.inputs in its line), else the task's.
+  Distribution distribution_for(const std::string& input, const Workload& w) const;
   std::optional<std::filesystem::path> reference_for(Backend b) const;
 };
 

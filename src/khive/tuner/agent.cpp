@@ -198,6 +198,17 @@ class TunerAgent final : public Agent {
 
   std::string declined_because() const override { return declined_; }
 
+  std::string idle_because(const Task& task, Backend backend) const override {
+    if (state(task, backend)) return "";
+    const std::string key = tuner::task_key(task);
+    if (!lib_.binding_for(task))
+      return fmt::format("the tuner has nothing to try: its library ({}) has no binding for task {} (op_type '{}'); add one "
+                         "(kernels/bindings/*.json, docs/tuner.md) or use an LLM agent (--agent llm:CONFIG)",
+                         lib_.dir.string(), key, task.op_type);
+    return fmt::format("the tuner has nothing to try: none of the {} templates of its library ({}) applies to {} on the {} backend",
+                       lib_.templates.size(), lib_.dir.string(), key, backend_name(backend));
+  }
+
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
     if (o.verdict == "error") return std::nullopt;   // a harness failure says nothing about the kernel
     BoardEntry e;
@@ -220,13 +231,16 @@ class TunerAgent final : public Agent {
     } else {
       what = fmt::format("{} {}", tname, tuner::describe_point(pt));
     }
+    // How it stood against the leader, in the hive's words (its comparison: check 11's A/B); the own-run median
+    // is labelled as such, never set beside the A/B as if it said which is faster.
+    const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
     if (o.verdict == "leader") {
       e.kind = "worked";
-      e.text = ctx.leader ? fmt::format("{}: {:+.1f}% vs leader ({})", what, o.delta_vs_leader * 100, fmt_time(o.time_s))
-                          : fmt::format("{}: first correct kernel, {}", what, fmt_time(o.time_s));
+      e.text = ctx.leader ? fmt::format("{}: new leader (own run {}); {}", what, fmt_time(o.time_s), cmp)
+                          : fmt::format("{}: first correct kernel, own run {}", what, fmt_time(o.time_s));
     } else if (o.verdict == "backup") {
       e.kind = "insight";
-      e.text = fmt::format("{}: {:+.1f}% vs leader ({}), not faster beyond noise", what, o.delta_vs_leader * 100, fmt_time(o.time_s));
+      e.text = fmt::format("{}: kept as a backup (own run {}); {}", what, fmt_time(o.time_s), cmp);
     } else {
       e.kind = "failed";
       std::string msg = o.message.size() > 160 ? o.message.substr(0, 157) + "..." : o.message;

@@ -125,7 +125,7 @@ TEST(LlmAgent, GenerateRepairAfterAFailedEditThenOptimize) {
   auto b3 = a->observe(ctx, *p3, accepted("backup", 2.1e-3, -0.05, "c3"));
   ASSERT_TRUE(b3);
   EXPECT_EQ(b3->kind, "failed");
-  EXPECT_NE(b3->text.find("not faster than the leader (-5.0%)"), std::string::npos) << b3->text;
+  EXPECT_NE(b3->text.find("not the new leader; -5.0% vs the leader"), std::string::npos) << b3->text;
   // Tool time per step is measured and logged.
   int steps = 0;
   for (auto& e : h.events) if (e.type == "step") { ++steps; EXPECT_LT(e.tool_s, 1.0); }

@@ -603,7 +603,7 @@ const BadCase kWorkloadCases[] = {
     {"weight_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": "2"}})"), "workload.jsonl",
      "line 1: khive.weight", "a number", "\"2\""},
     {"khive_unknown_key", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"rol": "perf"}})"), "workload.jsonl",
-     "line 1: khive.rol", "a known key of khive (role, weight, tolerance, backends)", "\"rol\""},
+     "line 1: khive.rol", "a known key of khive (role, weight, tolerance, backends, inputs)", "\"rol\""},
     {"tolerance_unknown_output", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"D": {"atol": 1}}}})"),
      "workload.jsonl", "line 1: khive.tolerance.D", "the name of an output (C)", "\"D\""},
     {"tolerance_bad_output_value", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"C": {"rtol": -0.5}}}})"),

@@ -334,7 +334,12 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   out.time_s = 1e-3;
   const auto e = agent->observe(ctx, *p, out);
   ASSERT_TRUE(e);
-  EXPECT_NE(e->text.find("dispatch over 2 points (candidates c1 c3): +20.0% vs leader"), std::string::npos) << e->text;
+  EXPECT_NE(e->text.find("dispatch over 2 points (candidates c1 c3): new leader (own run 1 ms); +20.0% vs the leader"), std::string::npos)
+      << e->text;
+  out.comparison = "A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2 workload(s), slower on none";   // the hive's words
+  const auto e2 = agent->observe(ctx, *p, out);
+  ASSERT_TRUE(e2);
+  EXPECT_NE(e2->text.find("; A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2"), std::string::npos) << e2->text;
 
   // Warm start from a run whose leader was a composite: its variants' points come first.
   TunerOptions w;
