@@ -347,6 +347,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.rescore->add_flag("--json", h.json, "print JSON instead of the table");
   h.export_run = app.add_subcommand("export", "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
   h.export_run->add_option("run", h.run, "run directory")->required();
+  add_solution_export_options(h.export_run, h.solution_export);
   add_pending_command(app, h);
 }
 
@@ -390,6 +391,7 @@ int run_hive_command(HiveCli& h) {
   }
   if (*h.rescore) return run_rescore(h);
   if (*h.export_run) {
+    if (h.solution_export.solution) return run_solution_export(h.run, h.solution_export);
     // A run cut short before its reference was measured is still exported (reference null): readers say so.
     RunRecords rr;
     try {

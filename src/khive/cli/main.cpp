@@ -9,6 +9,7 @@
 //   khive board RUN | khive report RUN    a run's board; rebuild its report.html
 //   khive export RUN                      a run's meta and candidates as JSON (bench/*.py read runs through it)
 //   khive cache [prune [--max-gb X] | clear]  cache sizes and cap; apply the size policy; remove everything
+//   khive import kernelbench|flashinfer|solution ...  problems and solutions of other tools (import_cmd.cpp)
 #include <csignal>
 #include <iostream>
 
@@ -19,6 +20,7 @@
 #include "khive/build/symbol_policy.hpp"
 #include "khive/cli/cache_cmd.hpp"
 #include "khive/cli/hive_cmds.hpp"
+#include "khive/cli/import_cmd.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
 
@@ -118,6 +120,8 @@ int main(int argc, char** argv) {
   khive::add_hive_commands(app, hive_cli);
   khive::CacheCli cache_cli;  // cache, cache prune, cache clear (cache_cmd.cpp)
   khive::add_cache_command(app, cache_cli);
+  khive::ImportCli import_cli;  // import kernelbench|flashinfer|solution (import_cmd.cpp)
+  khive::add_import_command(app, import_cli);
 
   try {
     app.parse(argc, argv);
@@ -128,6 +132,7 @@ int main(int argc, char** argv) {
   try {
     if (hive_cli.selected()) return khive::run_hive_command(hive_cli);
     if (cache_cli.selected()) return khive::run_cache_command(cache_cli);
+    if (import_cli.selected()) return khive::run_import_command(import_cli);
     if (*tasks) {
       auto found = khive::find_tasks(path);
       nlohmann::json arr = nlohmann::json::array();

@@ -512,7 +512,14 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
     return;
   }
   const json& k = c.object(root["khive"], "khive");
-  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines"});
+  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines", "source"});
+
+  if (k.contains("source") && !k["source"].is_null()) {
+    const json& src = c.object(k["source"], "khive.source");
+    if (!src.contains("kind")) c.fail("khive.source.kind", "where the task came from (kernelbench, ...)", "none");
+    t.source_kind = c.string(src["kind"], "khive.source.kind");
+    t.source_json = src.dump();
+  }
 
   if (k.contains("cost")) {
     const json& cost = c.object(k["cost"], "khive.cost");

@@ -163,6 +163,10 @@ struct Task {
   std::string custom_inputs_entrypoint;   // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;
+  // khive.source: where an imported task came from ({"kind": "kernelbench", "file": "kernelbench.py",
+  // "init_inputs": [...], "forward_inputs": [...], "parameters": {input: "conv.weight"}}); read by
+  // `khive export --solution` to write a KernelBench ModelNew. Empty when the task was written by hand.
+  std::string source_kind, source_json;
   CostModel cost;
   std::map<std::string, Tolerance> tolerance;       // per output; missing = default_tolerance(dtype)
   std::map<std::string, Distribution> distributions; // per input; missing = default Distribution
