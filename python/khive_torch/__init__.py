@@ -6,8 +6,8 @@
   inputs.make_inputs         random / scalar / safetensors / custom inputs of a workload
   evaluate.evaluate_task     the reference over a task's correctness workloads (does the oracle run?)
   kernelbench.import_problem a KernelBench problem file as a khive task directory
-  modelnew                   a khive kernel as a KernelBench ModelNew file
+  (the KernelBench ModelNew file is written by khive itself: src/khive/interop/modelnew.cpp)
 
-Command line: python3 -m khive_torch {import-kernelbench,evaluate,modelnew} ... (see __main__.py).
+Command line: python3 -m khive_torch {import-kernelbench,evaluate} ... (see __main__.py).
 torch is imported lazily, so the constraint checker works without it.
 """

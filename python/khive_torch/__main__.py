@@ -3,7 +3,6 @@
   import-kernelbench FILE --out DIR [--level N] [--problem N]   a KernelBench problem as a task directory;
                                                                the reference is then run on the CPU
   evaluate TASK [--backend cpu|cuda] [--seed N]                the reference over the correctness workloads
-  modelnew TASK --kernel FILE --out FILE                       a KernelBench ModelNew around a CUDA kernel
 Each prints one JSON object on stdout.
 """
 import argparse
@@ -34,10 +33,6 @@ def main(argv=None):
     ev.add_argument("task")
     ev.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     ev.add_argument("--seed", type=int, default=1)
-    mn = sub.add_parser("modelnew")
-    mn.add_argument("task")
-    mn.add_argument("--kernel", required=True)
-    mn.add_argument("--out", required=True)
     a = ap.parse_args(argv)
 
     if a.cmd == "import-kernelbench":
@@ -62,16 +57,6 @@ def main(argv=None):
         rep = evaluate_task(_torch(), a.task, a.backend, a.seed)
         print(json.dumps(rep))
         return 0 if rep["ok"] else 1
-    if a.cmd == "modelnew":
-        from .modelnew import write_modelnew
-        from .task import TaskError
-        try:
-            write_modelnew(a.task, a.kernel, a.out)
-        except TaskError as e:
-            print(json.dumps({"ok": False, "error": str(e)}))
-            return 2
-        print(json.dumps({"ok": True, "file": a.out}))
-        return 0
     return 2
 
 

@@ -113,6 +113,9 @@ class Agent {
   // Why the last propose() returned nullopt, when the agent knows more than "nothing left" (one phrase, for the
   // switch event; "" otherwise).
   virtual std::string declined_because() const { return ""; }
+  // Why strategies() is empty for this task (one phrase for the agent_done event: the tuner says it has no template
+  // and why); "" when the agent has nothing to say.
+  virtual std::string no_strategies_because(const Task& task, Backend backend) const { return ""; }
   // Cumulative usage since construction (thread-safe to call from the hive between proposals).
   virtual AgentUsage usage() const { return {}; }
   // What the agent needs to continue after the process ends (a run paused for GPU evaluation, Ctrl-C):

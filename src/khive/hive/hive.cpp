@@ -899,6 +899,8 @@ struct Hive::Impl {
       a.st.kind = a.agent->kind();
       if (a.strategies.empty()) {
         a.st.done = true;
+        if (std::string why = a.agent->no_strategies_because(task, backend); !why.empty())
+          event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", why}}, fmt::format("{} has nothing to try: {}", a.st.name, why));
         continue;
       }
       a.strategy = a.strategies[static_cast<std::size_t>(a.index) % a.strategies.size()];
