@@ -32,6 +32,7 @@ void add_import_command(CLI::App& app, ImportCli& c) {
   c.flashinfer = c.cmd->add_subcommand("flashinfer", "A FlashInfer-Bench dataset (definitions/, workloads/, blob/) as task directories");
   c.flashinfer->add_option("path", c.path, "the dataset root")->required();
   c.flashinfer->add_option("--out", c.out, "folder for the task directories")->required();
+  c.flashinfer->add_flag("--keep-failed", c.keep_failed, "keep task directories that did not load");
   c.solution = c.cmd->add_subcommand("solution", "A SOL-ExecBench / FlashInfer-Bench Solution JSON as a candidate of a task");
   c.solution->add_option("path", c.path, "solution.json")->required();
   c.solution->add_option("--task", c.task, "the task it solves")->required();
