@@ -197,6 +197,9 @@ int run_optimize(HiveCli& h) {
   if (!task.reference_for(backend)) {
     std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{})\n", task.name,
                              backend_name(backend), backend_name(backend));
+    if (!task.pytorch_reference.empty())
+      std::cerr << "  it has a PyTorch reference (definition.json: reference), the oracle of the PyTorch side: `python3 -m khive_torch evaluate "
+                << task.dir.string() << "` (PYTHONPATH=python:.deps/torch) checks that it runs; the guard uses it once its judge runs it (docs/interop.md)\n";
     return 2;
   }
   // Options: on resume, what the run was started with unless given again now.
