@@ -12,7 +12,7 @@ What is counted, per problem:
              SOL-ExecBench / FlashInfer-Bench: the problem's definition.json + workload.jsonl load as they are
              (FlashInfer-Bench's dataset layout through `khive import flashinfer`)
   evaluated  the PyTorch reference (the oracle) runs on the CPU on the task's correctness workloads, with outputs of
-             the declared shapes and finite values (python -m khive_torch evaluate; workloads over 2^26 elements are
+             the declared shapes and finite values (python -m khive_torch evaluate; workloads over 2^28 elements are
              skipped, so a problem whose every workload is larger counts as not evaluated on the CPU)
   tuner      the tuner has templates for it by itself (`khive-tune show`: a bindings file or a binding it infers);
              every loaded problem can still be optimized by LLM agents
@@ -177,7 +177,7 @@ def write_report(args, rows, sources):
              "commits below; nothing of theirs is committed here. *loaded*: khive's task loader accepts the problem (KernelBench "
              "and FlashInfer-Bench through `khive import`); *evaluated*: its PyTorch reference, run as the oracle on the CPU by "
              "python/khive_torch, gives outputs of the declared shapes with finite values on every correctness workload up to "
-             "2^26 elements; *tuner*: the built-in tuner has templates for it without hand-work (otherwise LLM agents only).", "",
+             "2^28 elements; *tuner*: the built-in tuner has templates for it without hand-work (otherwise LLM agents only).", "",
              "| source | commit |", "| --- | --- |"]
     lines += [f"| {k} | {v} |" for k, v in sources.items()]
     lines += ["", "| suite | problems | loaded | evaluated (CPU) | tuner binds |", "| --- | ---: | ---: | ---: | ---: |"]

@@ -6,7 +6,7 @@
 For every correctness workload (khive.role correctness or both) that runs on the backend (khive.backends):
 inputs are made (inputs.py), every constraint is checked on them (constraints.py), run() is called and its
 outputs checked against the declared shapes (reference.py); outputs must be finite where they are floats.
-A workload larger than max_elements is skipped with that reason. Used by `khive import` (a task is kept
+A workload larger than max_elements (2^28: 1 GiB of float32) is skipped with that reason. Used by `khive import` (a task is kept
 only when its reference runs) and by scripts/check_upstream.py.
 """
 import math
@@ -38,7 +38,7 @@ def _elements(task, axes):
     return n
 
 
-def evaluate_task(torch, task_dir, backend="cpu", seed=1, max_elements=1 << 26):
+def evaluate_task(torch, task_dir, backend="cpu", seed=1, max_elements=1 << 28):
     device = "cuda" if backend == "cuda" else "cpu"
     report = {"task": str(task_dir), "ok": False, "workloads": [], "error": None}
     try:

@@ -77,7 +77,17 @@ def _globals_used(fn, ns):
 
 
 def _int_globals(ns):
-    return {k: v for k, v in ns.items() if type(v) is int and not k.startswith("_")}
+    """Module-level ints, and the int elements of module-level tuples as "name[i]" (input_shape = (4096,))."""
+    out = {}
+    for k, v in ns.items():
+        if k.startswith("_"):
+            continue
+        if type(v) is int:
+            out[k] = v
+        elif isinstance(v, tuple) and v and all(type(x) is int for x in v):
+            for i, x in enumerate(v):
+                out[f"{k}[{i}]"] = x
+    return out
 
 
 def _ident(name, taken):
@@ -129,12 +139,33 @@ def _call_inputs(torch, ns, device, record=None):
         return list(ns["get_inputs"]())
 
 
+TIES = "__khive_ties__"   # in the problem's namespace: axis name -> the globals it stands for ("shape[0]" = a tuple element)
+
+
+def _members(ns, name):
+    return ns.get(TIES, {}).get(name, [name])
+
+
+def _set(ns, key, v):
+    if "[" in key:
+        base, i = key[:-1].split("[")
+        t = list(ns[base])
+        t[int(i)] = v
+        ns[base] = tuple(t)
+    else:
+        ns[key] = v
+
+
 def _with(ns, values):
-    """Context that sets module globals and restores them."""
+    """Context that sets module globals (each axis and the globals tied to it) and restores them."""
     class Ctx:
         def __enter__(self):
-            self.old = {k: ns[k] for k in values}
-            ns.update(values)
+            self.old = {}
+            for name, v in values.items():
+                for m in _members(ns, name):
+                    base = m.split("[")[0]
+                    self.old.setdefault(base, ns[base])
+                    _set(ns, m, v)
 
         def __exit__(self, *exc):
             ns.update(self.old)
@@ -174,7 +205,7 @@ def _fit(dim_values, axis_values):
             return n
     for n in names:
         xs = [a[n] for a in axis_values]
-        for s in (1, 2, 3, 4):
+        for s in range(1, 17):
             for a in (1, 2, 3, 4):
                 lo = max(d * s - a * x for d, x in zip(dim_values, xs))
                 hi = min(d * s - a * x + s - 1 for d, x in zip(dim_values, xs))
@@ -194,7 +225,7 @@ def _affine_text(n, a, b, s):
     if b:
         t = f"{t} {'+' if b > 0 else '-'} {abs(b)}"
     if s != 1:
-        t = f"({t}) // {s}"
+        t = f"({t}) // {s}" if " " in t else f"{t} // {s}"
     return t
 
 
@@ -204,7 +235,8 @@ def probe_problem(torch, path):
     init = list(ns["get_init_inputs"]())
     ints = _int_globals(ns)
     init_names = _globals_used(ns["get_init_inputs"], ns)
-    candidates = [n for n in sorted(_globals_used(ns["get_inputs"], ns)) if n in ints and n not in init_names]
+    used = _globals_used(ns["get_inputs"], ns)
+    candidates = [n for n in sorted(ints) if n.split("[")[0] in used and n.split("[")[0] not in init_names]
     try:
         model = _meta_model(torch, ns, init)
     except Exception as e:
@@ -217,33 +249,61 @@ def probe_problem(torch, path):
 
 
 def _probe_values(v):
-    return [v, v + 2, v + 5] if v > 0 else [v]
+    # v and four more: consecutive values cover every residue of a stride up to 4, so (a*X + b) // s is pinned down
+    return [v, v + 1, v + 2, v + 3, v + 5] if v > 0 else [v]
+
+
+def _small_probes(v):
+    """Small values too, so that a fitted (a*X + b) // s also holds at the small correctness shapes (a pooling with
+    stride 11 looks constant over v..v+5)."""
+    return [c for c in (3, 5, 7, 13, 17, 33, 67) if c < v]
 
 
 def _find_var_axes(torch, ns, model, candidates, ints, base):
-    """Axes whose change moves only dimensions we can express; each tried alone, then all together."""
-    var = []
+    """Axes whose change moves only dimensions we can express; each tried alone, then tied to the globals of the same
+    value when it cannot change alone (batch_size == input_shape[0] in a loss: one axis for both)."""
+    var, taken = [], set()
+    ns[TIES] = {}
     for name in candidates:
-        v = ints[name]
-        probes = [(v2, _shapes(torch, ns, model, {name: v2})) for v2 in _probe_values(v)]
-        if v <= 0 or any(p[1] is None for p in probes):
+        if name in taken:
             continue
-        if all(p[1][0] == base[0] and p[1][1] == base[1] for p in probes):
+        v = ints[name]
+        if v <= 0:
+            continue
+        group = [name]
+        probes = [_shapes(torch, ns, model, {name: v2}) for v2 in _probe_values(v)]
+        if any(p is None for p in probes):
+            group = [c for c in candidates if ints[c] == v and c not in taken]
+            ns[TIES][name] = group
+            probes = [_shapes(torch, ns, model, {name: v2}) for v2 in _probe_values(v)]
+            if len(group) == 1 or any(p is None for p in probes):
+                del ns[TIES][name]
+                continue
+        if all(p[0] == base[0] and p[1] == base[1] for p in probes):
+            ns[TIES].pop(name, None)
             continue   # no shape follows it
         var.append(name)
+        taken.update(group)
     return var
+
+
+def _axis_name(name):
+    """A var axis's name in the task: the global's, or for a tuple element "input_shape[0]" -> "input_shape_0"."""
+    return name.replace("[", "_").replace("]", "")
 
 
 def _dim_exprs(torch, ns, model, var, ints, base):
     """Per input and output dimension: an axis name, an expression or a literal; None if one cannot be fit."""
     probes = [({}, base)]
     for name in var:
-        for v2 in _probe_values(ints[name])[1:]:
+        for v2 in _probe_values(ints[name])[1:] + _small_probes(ints[name]):
             s = _shapes(torch, ns, model, {name: v2})
             if s is None:
-                return None
+                if v2 > ints[name]:
+                    return None
+                continue   # a small value the model refuses (a kernel larger than the input): not a probe
             probes.append(({name: v2}, s))
-    axis_values = [{n: over.get(n, ints[n]) for n in var} for over, _ in probes]
+    axis_values = [{_axis_name(n): over.get(n, ints[n]) for n in var} for over, _ in probes]
     result = []
     for which in (0, 1):
         per_tensor = []
@@ -384,7 +444,7 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None):
         raise ImportFailure("the shapes at the file's sizes cannot be described (a dimension follows no axis)")
     in_shapes, out_shapes, in_dtypes, out_dtypes = base
 
-    taken = set(var)
+    taken = {_axis_name(n) for n in var}
     sig = inspect.signature(ns["Model"].forward)
     fwd = [p.name for p in list(sig.parameters.values())[1:] if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     in_names = [_ident(fwd[i] if i < len(fwd) else f"input{i}", taken) for i in range(len(in_shapes))]
@@ -392,7 +452,8 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None):
     param_names = [_ident(n.replace(".", "_"), taken) for n, _ in params]
     out_names = [_ident("output" if len(out_shapes) == 1 else f"output{i}", taken) for i in range(len(out_shapes))]
 
-    axes = {n: {"type": "var", "description": f"{n} in the KernelBench file (file value {ints[n]})"} for n in var}
+    axes = {_axis_name(n): {"type": "var", "description": f"{' = '.join(_members(ns, n))} in the KernelBench file (file value {ints[n]})"}
+            for n in var}
     expr_count = [0]
 
     def dim_name(e):
@@ -480,7 +541,7 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None):
 
 def _workloads(torch, ns, model, var, ints, small, small2, scalars):
     def line(uuid, values, role, backends=None):
-        w = {"uuid": uuid, "axes": {n: values[n] for n in var}}
+        w = {"uuid": uuid, "axes": {_axis_name(n): values[n] for n in var}}
         if scalars:
             w["inputs"] = {n: {"type": "scalar", "value": v} for n, v in scalars.items()}
         k = {"role": role}
