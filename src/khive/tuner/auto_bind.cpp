@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
@@ -102,6 +103,29 @@ bool unary_float32(const Task& t, std::string* why) {
   return true;
 }
 
+// The epsilon of an RMSNorm reference: `eps=1e-6` / `EPS = 1e-5` in its source, else nullopt.
+std::optional<double> reference_eps(const Task& t) {
+  static const std::regex re(R"((?:\beps|\bEPS|\bepsilon|variance_epsilon)\s*=\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
+  std::smatch m;
+  if (!std::regex_search(t.pytorch_reference, m, re)) return std::nullopt;
+  return std::stod(m[1].str());
+}
+
+// x[T, H], weight[H] -> y[T, H] (an eps scalar input is not supported: the rowop family takes eps as a number).
+std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
+  if (t.inputs.size() != 2 || t.outputs.size() != 1 || t.inputs[0].shape.size() != 2 || t.inputs[1].shape.size() != 1 ||
+      t.outputs[0].shape != t.inputs[0].shape || t.inputs[1].shape[0] != t.inputs[0].shape[1]) {
+    *why = "expected x[T, H] and weight[H] -> y[T, H]";
+    return std::nullopt;
+  }
+  auto eps = reference_eps(t);
+  if (!eps) {
+    *why = "no eps = <number> in the reference";
+    return std::nullopt;
+  }
+  return make(t, "rowop", ojson{{"op", "rmsnorm"}, {"x", t.inputs[0].name}, {"weight", t.inputs[1].name}, {"y", t.outputs[0].name}, {"eps", *eps}});
+}
+
 }  // namespace
 
 std::string recognised_op_name(const Task& t) {
@@ -133,6 +157,11 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     }
     return make(t, "rowop", ojson{{"op", op == "softmax" ? "softmax" : "log_softmax"}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}});
   }
+  if (op == "rmsnorm" || op == "rms_norm") {
+    if (auto b = rmsnorm(t, &detail)) return b;
+    *why = fmt::format("'{}': {}", op, detail);
+    return std::nullopt;
+  }
   auto it = activations().find(op);
   if (it != activations().end()) {
     if (!unary_float32(t, &detail)) {
@@ -141,7 +170,7 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     }
     return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
-  *why = fmt::format("op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, the KernelBench activations) and no "
+  *why = fmt::format("op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations) and no "
                      "bindings file names task {}",
                      op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;

@@ -84,3 +84,25 @@ TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AutoBind, RmsnormWithEpsFromTheReference) {
+  Task t = edited_task("sol/rmsnorm", [](json& d) {
+    d["op_type"] = "rmsnorm";
+    d["reference"] = "import torch\n\ndef run(x, weight):\n    EPS = 1e-6\n    return x\n";
+  });
+  // edited_task keeps the repository's key (sol/rmsnorm): check the inference directly.
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "rowop");
+  EXPECT_EQ(b->spec["op"], "rmsnorm");
+  EXPECT_DOUBLE_EQ(b->spec["eps"].get<double>(), 1e-6);
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+  Task no_eps = edited_task("sol/rmsnorm", [](json& d) { d["reference"] = "def run(x, weight):\n    return x\n"; });
+  EXPECT_FALSE(infer_binding(no_eps, &why));
+  EXPECT_NE(why.find("no eps = <number> in the reference"), std::string::npos) << why;
+}
+
+}  // namespace
