@@ -435,10 +435,26 @@ def run({args}):
 '''
 
 
+def _freeze_value_bounds(torch, ns, var, ints):
+    """An axis that also bounds random values (randint(0, num_classes, ...) for class targets) stays fixed: the
+    task's distribution cannot follow it, and targets past a smaller axis would be out of range."""
+    record = _Factories(torch)
+    try:
+        _call_inputs(torch, ns, "meta", record)
+    except Exception:
+        return var
+    bounds = set()
+    for fn, a, k in record.made.values():
+        if fn == "randint":
+            bounds.update(x for x in list(a) + list(k.values()) if type(x) is int)
+    return [v for v in var if ints[v] not in bounds]
+
+
 def import_problem(torch, path, out_dir, level=None, problem_id=None):
     """Writes out_dir/{definition.json, workload.jsonl, kernelbench.py}. Returns the definition."""
     path = pathlib.Path(path)
     src, ns, init, ints, var, base, model = probe_problem(torch, path)
+    var = _freeze_value_bounds(torch, ns, var, ints)
     var, dims = _settle_var_axes(torch, ns, model, var, ints, base)
     if dims is None:
         raise ImportFailure("the shapes at the file's sizes cannot be described (a dimension follows no axis)")
