@@ -2,7 +2,7 @@
 """Real problems in, real solutions out, on the CPU (issue 14):
 
   1. `khive import kernelbench` on problem files written here in KernelBench's format (an activation, a matrix
-     product, a model with parameters, one whose shapes cannot shrink and are too large for the CPU, one that does
+     product, a model with parameters, one whose literal sizes cannot shrink and are too large for the CPU, one that does
      not run): three imported, two refused with their reasons (exit 1); the imported tasks load, their PyTorch
      reference runs on the CPU, the tuner recognises the activation and the product by itself;
   2. `khive import flashinfer` on a dataset in FlashInfer-Bench's layout (definitions/, workloads/ of Trace records,
@@ -104,13 +104,11 @@ def get_init_inputs():
 import torch.nn as nn
 
 class Model(nn.Module):
-    def forward(self, x, y):
-        return x * y
-
-shape = (8192, 8192)
+    def forward(self, x):
+        return x * x
 
 def get_inputs():
-    return [torch.rand(*shape), torch.rand(8192)]
+    return [torch.rand(32768, 16384)]
 
 def get_init_inputs():
     return []
