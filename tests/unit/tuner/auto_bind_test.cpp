@@ -81,6 +81,10 @@ TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
   });
   EXPECT_FALSE(infer_binding(wrong, &why));
   EXPECT_NE(why.find("'relu': the recognised activations are written for float32"), std::string::npos) << why;
+  // A triangular product masks its output (torch.triu(A @ B)): not a plain GEMM, whatever the signature.
+  Task tri = imported("kb01_matmul_square", "kb1_014_matmul_for_upper_triangular_matrices", [](json& d) { d["op_type"] = "kernelbench"; });
+  EXPECT_FALSE(infer_binding(tri, &why));
+  EXPECT_NE(why.find("is a triangular product"), std::string::npos) << why;
 }
 
 }  // namespace
