@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch baselines: times the PyTorch equivalent of every task of a suite with the guard's method.
 
-  pytorch_baselines.py SUITE [--device cuda|cpu] [--out FILE] [--tasks a,b] [--time-cap S] [--seed N]
+  pytorch_baselines.py SUITE [--device cuda|cpu] [--out FILE] [--tasks a,b] [--time-cap S] [--seed N] [--compile [MODE]]
 
 For every task under SUITE (a directory holding definition.json, as `khive tasks` finds them) whose
 definition.json has a "reference" field (SOL-ExecBench: Python source defining run(*inputs)), and every
@@ -386,6 +386,8 @@ def bench_task(torch, task_dir, a, timer, gen_device):
     run = ns.get("run")
     if not callable(run):
         return name, {"workloads": {}, "error": "reference defines no callable run()"}
+    if a.compile:
+        run = torch.compile(run, mode=a.compile)   # the optional second baseline (issue 14): torch.compile of the reference
     try:
         workloads = load_workloads(task_dir)
     except (OSError, TaskError) as e:
@@ -433,6 +435,9 @@ def main():
     p.add_argument("--max-samples", type=int, default=200)
     p.add_argument("--target-noise", type=float, default=0.005)
     p.add_argument("--time-cap", type=float, help="seconds of sampling per workload (default 2 cuda, 0.5 cpu)")
+    p.add_argument("--compile", nargs="?", const="default", default=None, metavar="MODE",
+                   help="time torch.compile(run, mode=MODE) instead (default mode 'default'); writes pytorch-compile-<gpu>.json, "
+                        "a second baseline beside eager PyTorch (khive's T_b stays the eager file)")
     a = p.parse_args()
     if a.time_cap is None:
         a.time_cap = 2.0 if a.device == "cuda" else 0.5
@@ -468,7 +473,8 @@ def main():
         device_name = cpu_model()
         gpu = "cpu-" + slug(device_name)
     suite_dir = suite if not (suite / "definition.json").is_file() else suite.parent
-    out = pathlib.Path(a.out) if a.out else suite_dir / "baselines" / f"pytorch-{gpu}.json"
+    stem = "pytorch-compile" if a.compile else "pytorch"
+    out = pathlib.Path(a.out) if a.out else suite_dir / "baselines" / f"{stem}-{gpu}.json"
 
     doc = {
         "schema": SCHEMA,

@@ -31,4 +31,19 @@ if [ ! -f "$inc/cute/layout.hpp" ]; then
   cp -r "$src/tools/util/include" "$deps/cutlass/util-include"
   rm -rf "$deps/pip"   # only the headers are needed; keeps the folder small enough to carry to the GPU
 fi
-echo "setup: ok (CUTLASS headers in $inc)"
+# PyTorch for the PyTorch side of khive (python/khive_torch: the reference as the oracle, KernelBench import),
+# into a project-local ignored folder. PyPI's Linux wheel is the CUDA build: it runs on the CPU too, but needs a few
+# NVIDIA libraries to import: cuSPARSELt, NVSHMEM, cuFile and a recent NCCL come from their PyPI wheels (about
+# 400 MB), cuBLAS, cuDNN, cuFFT, ... from the CUDA toolkit this machine has (/usr/local/cuda/lib64).
+# KHIVE_NO_TORCH=1 skips it (the tests that need torch are then skipped).
+tdir="$deps/torch"
+if [ "${KHIVE_NO_TORCH:-0}" != 1 ] && ! PYTHONPATH="$tdir" python3 -c "import torch, safetensors" >/dev/null 2>&1; then
+  echo "setup: installing torch==2.15.0 (PyPI) into .deps/torch"
+  pipq=(python3 -m pip install -q --disable-pip-version-check --target "$tdir")
+  "${pipq[@]}" --no-deps torch==2.15.0
+  # One call for all nvidia-* wheels: pip --target does not merge into an existing nvidia/ folder.
+  "${pipq[@]}" --no-deps --upgrade nvidia-cusparselt-cu13==0.8.1 nvidia-nvshmem-cu13==3.7.2 nvidia-nccl-cu13==2.30.7 nvidia-cufile
+  "${pipq[@]}" --upgrade filelock "typing-extensions>=4.13" "sympy>=1.13.3" "networkx>=2.5.1" jinja2 "fsspec>=0.8.5" numpy safetensors
+  PYTHONPATH="$tdir" python3 -c "import torch; torch.zeros(1)" || { echo "setup: torch does not import from .deps/torch" >&2; exit 1; }
+fi
+echo "setup: ok (CUTLASS headers in $inc; PyTorch in $tdir)"

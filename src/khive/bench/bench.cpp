@@ -188,7 +188,7 @@ void finish_row(BenchRow& row) {
       log_t += w.weight * std::log(t);
       if (w.t_sol > 0) log_f += w.weight * std::log(w.t_sol / t);
       else sol = false;
-      in.push_back({w.weight, true, t, w.t_sol, w.t_b});
+      in.push_back({w.weight, true, t, w.t_sol_score > 0 ? w.t_sol_score : w.t_sol, w.t_b});
     }
     if (!complete || wsum <= 0) continue;
     m.gmean_s = std::exp(log_t / wsum);
@@ -271,6 +271,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
       std::map<std::string, std::string> vendor_best;
       for (const auto& w : rr.workloads) {
         BenchWorkload bw{w.workload, w.weight, w.cost.flops, w.cost.bytes, w.t_sol, std::nullopt, ""};
+        bw.t_sol_score = w.t_floor;   // the datasheet roofline scores (issue 14); t_sol stays for "% of SOL"
         // T_b as the evaluation picked it, except that the reference (here the evaluated kernel) stands in
         // only when neither PyTorch nor a vendor baseline has a time.
         if (w.pytorch || !w.baselines.empty()) {
@@ -406,7 +407,7 @@ nlohmann::json bench_json(const BenchReport& r) {
     jr["workloads"] = nlohmann::json::array();
     for (const auto& w : row.workloads)
       jr["workloads"].push_back({{"workload", w.workload}, {"weight", w.weight}, {"flops", w.flops}, {"bytes", w.bytes},
-                                 {"t_sol_s", w.t_sol}, {"t_b_s", opt(w.t_b)}, {"t_b_label", w.t_b_label}});
+                                 {"t_sol_s", w.t_sol}, {"t_sol_score_s", w.t_sol_score}, {"t_b_s", opt(w.t_b)}, {"t_b_label", w.t_b_label}});
     jr["impls"] = nlohmann::json::array();
     for (const auto& m : row.impls) {
       nlohmann::json t = nlohmann::json::object();

@@ -58,9 +58,10 @@ struct BenchImpl {
 
 struct BenchWorkload {
   std::string workload;
-  double weight = 1, flops = 0, bytes = 0, t_sol = 0;
+  double weight = 1, flops = 0, bytes = 0, t_sol = 0;   // t_sol: calibrated ceilings (the "% of SOL" column)
   std::optional<double> t_b;
   std::string t_b_label;    // "pytorch", "baseline:cublas", "reference"
+  double t_sol_score = 0;   // the score's T_sol: datasheet roofline (score_t_sol, issue 14); 0 = use t_sol
 };
 
 struct BenchRow {

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "khive/build/amalgamate.hpp"
 #include "khive/build/builder.hpp"
 #include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
@@ -303,7 +304,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   const Backend b = o.backend;
   std::string src;
   try {
-    src = read_file(source);
+    src = amalgamate_source(source);   // local headers (kernel.h next to kernel.cu) inlined; else the file as is
   } catch (const std::exception& e) {
     r.diagnostics.push_back(khive_error(std::string("cannot read the candidate: ") + e.what()));
     return r;

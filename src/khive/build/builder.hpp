@@ -108,6 +108,9 @@ struct BuildResult {
 // The candidate is included by its absolute path, so the compiler reports its errors at the candidate's
 // own lines (build_candidate then shows the path as the bare file name).
 std::string generate_unit(const Task& t, Backend b, const std::filesystem::path& candidate_source);
+// What the unit puts before the candidate: the includes and storage types the task's dtypes need and the exact
+// khive_launch declaration. `khive export --solution` ships it as khive_prelude.h so the kernel builds alone.
+std::string generate_prelude(const Task& t, Backend b);
 
 // The compiler command build_candidate runs (in the scratch dir: "unit.cpp|unit.cu" -> "cand.so").
 std::vector<std::string> build_command(const Task& t, const BuildOptions& o);

@@ -270,6 +270,9 @@ int run_optimize(HiveCli& h) {
   if (!task.reference_for(backend)) {
     std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{})\n", task.name,
                              backend_name(backend), backend_name(backend));
+    if (!task.pytorch_reference.empty())
+      std::cerr << "  it has a PyTorch reference (definition.json: reference), the oracle of the PyTorch side: `python3 -m khive_torch evaluate "
+                << task.dir.string() << "` (PYTHONPATH=python:.deps/torch) checks that it runs; the guard uses it once its judge runs it (docs/interop.md)\n";
     return 2;
   }
   // Options: on resume, what the run was started with unless given again now.
@@ -427,6 +430,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.rescore->add_flag("--json", h.json, "print JSON instead of the table");
   h.export_run = app.add_subcommand("export", "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
   h.export_run->add_option("run", h.run, "run directory")->required();
+  add_solution_export_options(h.export_run, h.solution_export);
   add_pending_command(app, h);
 }
 
@@ -470,6 +474,7 @@ int run_hive_command(HiveCli& h) {
   }
   if (*h.rescore) return run_rescore(h);
   if (*h.export_run) {
+    if (h.solution_export.solution) return run_solution_export(h.run, h.solution_export);
     // A run cut short before its reference was measured is still exported (reference null): readers say so.
     RunRecords rr;
     try {

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "khive/cli/solution_cmd.hpp"
 #include <nlohmann/json.hpp>
 
 #include "khive/eval/evaluate.hpp"
@@ -17,6 +19,7 @@ struct HiveCli {
   CLI::App* report = nullptr;
   CLI::App* rescore = nullptr;
   CLI::App* export_run = nullptr;   // `khive export RUN`: the run's records as JSON
+  SolutionExportCli solution_export;   // `khive export RUN --solution` (solution_cmd.cpp)
   std::string profile, task_dir;   // rescore --profile, --task
   bool json = false;               // rescore --json
   CLI::App* evaluate_pending = nullptr;   // pending_cmd.cpp

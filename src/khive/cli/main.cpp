@@ -9,6 +9,7 @@
 //   khive board RUN | khive report RUN    a run's board; rebuild its report.html
 //   khive export RUN                      a run's meta and candidates as JSON (bench/*.py read runs through it)
 //   khive cache [prune [--max-gb X] | clear]  cache sizes and cap; apply the size policy; remove everything
+//   khive import kernelbench|flashinfer|solution ...  problems and solutions of other tools (import_cmd.cpp)
 #include <csignal>
 #include <iostream>
 
@@ -20,6 +21,7 @@
 #include "khive/cli/cache_cmd.hpp"
 #include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"
+#include "khive/cli/import_cmd.hpp"
 #include "khive/eval/evaluate.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/load_watch.hpp"
@@ -122,6 +124,8 @@ int main(int argc, char** argv) {
   khive::add_hive_commands(app, hive_cli);
   khive::CacheCli cache_cli;  // cache, cache prune, cache clear (cache_cmd.cpp)
   khive::add_cache_command(app, cache_cli);
+  khive::ImportCli import_cli;  // import kernelbench|flashinfer|solution (import_cmd.cpp)
+  khive::add_import_command(app, import_cli);
 
   khive::HelpCli help_cli = khive::finish_cli(app);   // help CMD, --arch, defaults in help, exit codes (docs/cli.md)
   if (int rc = khive::parse_cli(app, argc, argv); rc >= 0) return rc;
@@ -130,6 +134,7 @@ int main(int argc, char** argv) {
     if (help_cli.selected()) return khive::run_help(app, help_cli);
     if (hive_cli.selected()) return khive::run_hive_command(hive_cli);
     if (cache_cli.selected()) return khive::run_cache_command(cache_cli);
+    if (import_cli.selected()) return khive::run_import_command(import_cli);
     if (*tasks) {
       auto found = khive::find_tasks(path);
       nlohmann::json arr = nlohmann::json::array();

@@ -982,6 +982,7 @@ struct Hive::Impl {
         a.st.done = true;
         const std::string why = a.agent->idle_because(task, backend);
         a.st.failure = why.empty() ? fmt::format("it has no strategy for task {} on the {} backend", task.name, backend_name(backend)) : why;
+        event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", a.st.failure}}, fmt::format("{} has nothing to try: {}", a.st.name, a.st.failure));
         continue;
       }
       a.strategy = a.strategies[static_cast<std::size_t>(a.index) % a.strategies.size()];

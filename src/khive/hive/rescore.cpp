@@ -45,7 +45,7 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
   for (const auto& w : task.workloads) {
     if (!w.timed_on(*backend)) continue;
     weight[w.uuid] = w.weight;
-    r.t_sol[w.uuid] = sol_seconds(task, resolve_axes(task, w), profile, /*measured=*/true);
+    r.t_sol[w.uuid] = score_t_sol(task, resolve_axes(task, w), profile);   // datasheet roofline (score.hpp)
     if (auto s = pytorch ? pytorch->lookup(task, w.uuid) : std::nullopt) {
       r.t_b[w.uuid] = s->median;
       r.t_b_label[w.uuid] = "pytorch";

@@ -200,6 +200,18 @@ double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, co
   return sol_seconds(workload_cost(t, axes), t.cost.unit, h, measured);
 }
 
+double score_t_sol(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) { return sol_seconds(c, unit, h, false); }
+
+double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h) {
+  return sol_seconds(t, axes, h, false);
+}
+
+std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) {
+  const double t = sol_seconds(c, unit, h, true);
+  if (!positive(t_kernel) || !positive(t)) return std::nullopt;
+  return t / t_kernel;
+}
+
 std::optional<double> sol_score(double t_kernel, double t_baseline, double t_sol) {
   if (!positive(t_kernel) || !positive(t_baseline) || !positive(t_sol)) return std::nullopt;
   if (t_baseline <= t_sol) return std::nullopt;

@@ -56,6 +56,16 @@ double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, co
 // WorkloadCost carries no unit: this form assumes CostModel's default unit (fp32). Prefer the forms above.
 double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured);
 
+// The score's T_sol (issue 14, aligned with SOL-ExecBench): the roofline of the datasheet peaks, which no kernel can
+// beat. A T_sol from the calibrated ceilings was beaten by kernels (a kernel at 1.018x PyTorch scored 1.000 and one
+// at 0.997x 0.437 on the same H200 bench: the score was noise where PyTorch sits at the roofline); with the datasheet,
+// T_b - T_sol stays positive and a kernel as fast as PyTorch scores 0.5. Equals sol_seconds(c, unit, h, false).
+double score_t_sol(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h);
+double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h);
+// The separate "calibrated" column: the fraction of the calibrated ceilings a kernel reaches, T_sol(measured) / T_k
+// (may exceed 1: a ceiling measured with a library is not a bound). nullopt when either time is not positive.
+std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h);
+
 // SOL-ExecBench score; nullopt when undefined (baseline at or below T_sol, or any time <= 0 / not finite).
 // A kernel time under T_sol counts as T_sol (score 1). Clamped to [0, 1].
 std::optional<double> sol_score(double t_kernel, double t_baseline, double t_sol);

@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/support/hash.hpp"
+#include "khive/task/data_constraint.hpp"
+#include "khive/task/derive_cost.hpp"
 #include "khive/task/expr.hpp"
 #include "khive/task/task.hpp"
 
@@ -200,13 +202,15 @@ std::string json_error_text(const json::parse_error& e) {
 // ----------------------------------------------------------------------------------------- tolerance
 
 // Applies the fields present in obj onto tol (the fields absent keep their inherited values).
-// sol = the SOL-ExecBench "correctness" spelling (max_atol, max_rtol, required_matched_ratio).
+// sol = the SOL-ExecBench spelling (max_atol, max_rtol, required_matched_ratio), whose other keys are
+// tolerated as in the rest of the upstream schema; khive's spelling (atol, rtol, matched_ratio) is strict.
+// Both accept max_error_cap and allow_negative_inf.
 void apply_tolerance(const Ctx& c, const json& obj, const std::string& field, Tolerance& tol, bool sol) {
   c.object(obj, field);
   const std::string atol_key = sol ? "max_atol" : "atol";
   const std::string rtol_key = sol ? "max_rtol" : "rtol";
   const std::string ratio_key = sol ? "required_matched_ratio" : "matched_ratio";
-  if (!sol) c.known_keys(obj, field, {"atol", "rtol", "matched_ratio", "max_error_cap"});
+  if (!sol) c.known_keys(obj, field, {"atol", "rtol", "matched_ratio", "max_error_cap", "allow_negative_inf"});
   auto nonneg = [&](const std::string& key, double& dst) {
     if (!obj.contains(key)) return;
     double v = c.number(obj[key], field + "." + key);
@@ -230,6 +234,26 @@ void apply_tolerance(const Ctx& c, const json& obj, const std::string& field, To
       tol.max_error_cap = v;
     }
   }
+  if (obj.contains("allow_negative_inf") && !obj["allow_negative_inf"].is_null()) {
+    if (!obj["allow_negative_inf"].is_boolean())
+      c.fail(field + ".allow_negative_inf", "true or false", describe(obj["allow_negative_inf"]));
+    tol.allow_negative_inf = obj["allow_negative_inf"].get<bool>();
+  }
+}
+
+// A workload's top-level "tolerance": SOL-ExecBench writes max_atol / max_rtol / required_matched_ratio,
+// khive's own files atol / rtol / matched_ratio. Returns whether it is the SOL spelling (one of its own keys
+// is present: its other keys are then tolerated); mixing fails. Otherwise khive's strict spelling applies, so
+// a typo ("atl") is still an error.
+bool sol_spelling(const Ctx& c, const json& obj, const std::string& field) {
+  c.object(obj, field);
+  bool sol = false, ours = false;
+  for (const char* k : {"max_atol", "max_rtol", "required_matched_ratio"}) sol = sol || obj.contains(k);
+  for (const char* k : {"atol", "rtol", "matched_ratio"}) ours = ours || obj.contains(k);
+  if (sol && ours)
+    c.fail(field, "one spelling: SOL-ExecBench's (max_atol, max_rtol, required_matched_ratio) or khive's (atol, rtol, matched_ratio)",
+           "both");
+  return sol;
 }
 
 // ------------------------------------------------------------------------------------- distributions
@@ -478,10 +502,24 @@ fs::path task_file(const Ctx& c, const fs::path& dir, const json& j, const std::
   return full;
 }
 
-void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names) {
-  if (!root.contains("khive") || root["khive"].is_null()) return;
+struct CostGiven {
+  bool flops = false, bytes = false, unit = false;
+};
+
+void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names, CostGiven& given) {
+  if (!root.contains("khive") || root["khive"].is_null()) {
+    t.upstream = true;
+    return;
+  }
   const json& k = c.object(root["khive"], "khive");
-  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines"});
+  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines", "source"});
+
+  if (k.contains("source") && !k["source"].is_null()) {
+    const json& src = c.object(k["source"], "khive.source");
+    if (!src.contains("kind")) c.fail("khive.source.kind", "where the task came from (kernelbench, ...)", "none");
+    t.source_kind = c.string(src["kind"], "khive.source.kind");
+    t.source_json = src.dump();
+  }
 
   if (k.contains("cost")) {
     const json& cost = c.object(k["cost"], "khive.cost");
@@ -492,8 +530,10 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
       std::string f = formula_text(c, cost[key], field);
       check_formula(c, f, field, axis_names, "formula");
       (std::string(key) == "flops" ? t.cost.flops : t.cost.bytes) = f;
+      (std::string(key) == "flops" ? given.flops : given.bytes) = true;
     }
     if (cost.contains("unit")) {
+      given.unit = true;
       std::string u = c.string(cost["unit"], "khive.cost.unit");
       auto unit = parse_compute_unit(u);
       if (!unit) c.fail("khive.cost.unit", "one of bf16, fp16, tf32, fp8, int8, fp32, fp64", quote(u));
@@ -560,6 +600,39 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   }
 }
 
+// Whether Python source defines `name` at the top level ("def name(" at the start of a line).
+bool defines_function(const std::string& src, const std::string& name) {
+  const std::string want = "def " + name + "(";
+  for (std::size_t at = src.find(want); at != std::string::npos; at = src.find(want, at + 1))
+    if (at == 0 || src[at - 1] == '\n') return true;
+  return false;
+}
+
+// Constraints over axes are checked for every workload at load; those that read input data (FlashInfer-Bench:
+// "num_kv_indices == kv_indptr[-1].item()") are checked for the safe subset and kept for the PyTorch side.
+void parse_constraints(const Ctx& c, const json& j, Task& t, const std::set<std::string>& axis_names) {
+  std::vector<std::string> all = c.strings(j, "constraints");
+  std::set<std::string> inputs;
+  for (const auto& s : t.inputs) inputs.insert(s.name);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    std::string field = "constraints[" + std::to_string(i) + "]";
+    if (!is_data_constraint(all[i], inputs)) {
+      check_formula(c, all[i], field, axis_names, "condition");
+      t.constraints.push_back(all[i]);
+      continue;
+    }
+    try {
+      check_data_constraint(all[i], axis_names, inputs);
+    } catch (const ExprError& e) {
+      c.fail(field,
+             "a condition over axes and inputs in the safe subset (numbers, + - * / // % **, comparisons, and/or/not, "
+             "indexing, .item(), .shape, .numel(), len/min/max/abs/int)",
+             quote(all[i]) + " (" + e.what() + ")");
+    }
+    t.data_constraints.push_back(all[i]);
+  }
+}
+
 void parse_definition(const Ctx& c, const json& root, Task& t) {
   if (!root.is_object()) c.fail("(root)", "a JSON object", describe(root));
   if (!root.contains("name")) c.fail("name", "a non-empty string", "none");
@@ -571,6 +644,16 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
   opt_string("op_type", t.op_type);
   opt_string("reference", t.pytorch_reference);
   if (root.contains("tags") && !root["tags"].is_null()) t.tags = c.strings(root["tags"], "tags");
+  if (!t.pytorch_reference.empty() && !defines_function(t.pytorch_reference, "run"))
+    c.fail("reference", "Python source that defines a top-level function run(...)", "no \"def run(\" at the start of a line");
+  opt_string("custom_inputs_entrypoint", t.custom_inputs_entrypoint);
+  if (!t.custom_inputs_entrypoint.empty()) {
+    if (!is_identifier(t.custom_inputs_entrypoint))
+      c.fail("custom_inputs_entrypoint", "a Python function name", quote(t.custom_inputs_entrypoint));
+    if (!defines_function(t.pytorch_reference, t.custom_inputs_entrypoint))
+      c.fail("custom_inputs_entrypoint", "a function defined at the top level of \"reference\"",
+             quote(t.custom_inputs_entrypoint) + " (no \"def " + t.custom_inputs_entrypoint + "(\" there)");
+  }
 
   parse_axes(c, root, t);
   std::set<std::string> axis_names;
@@ -583,13 +666,11 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
   for (const auto& o : t.outputs)
     if (t.find_input(o.name)) c.fail("outputs." + o.name, "a name that is not also an input", quote(o.name));
 
-  if (root.contains("constraints") && !root["constraints"].is_null()) {
-    t.constraints = c.strings(root["constraints"], "constraints");
-    for (std::size_t i = 0; i < t.constraints.size(); ++i)
-      check_formula(c, t.constraints[i], "constraints[" + std::to_string(i) + "]", axis_names, "condition");
-  }
+  if (root.contains("constraints") && !root["constraints"].is_null()) parse_constraints(c, root["constraints"], t, axis_names);
 
-  parse_khive_block(c, root, t, axis_names);
+  CostGiven given;
+  parse_khive_block(c, root, t, axis_names, given);
+  if (!given.flops || !given.bytes) derive_cost(t, given.flops, given.bytes, given.unit);
 }
 
 // ---------------------------------------------------------------------------------------- workloads
@@ -609,6 +690,34 @@ void parse_workload_distributions(const Ctx& c, const Task& t, const json& ins_j
     }
     w.distributions[in] = parse_distribution(c, spec, field, *s);
   }
+}
+
+// {"type": "safetensors", "path": "blob/x.safetensors", "tensor_key": "k"}: the path is relative to the
+// dataset root (FlashInfer-Bench) or the problem (SOL-ExecBench); it is looked for in the task directory and
+// then in each parent directory.
+InputSource safetensors_source(const Ctx& c, const json& spec, const std::string& field, const Task& t) {
+  InputSource src;
+  src.kind = InputSource::Kind::safetensors;
+  if (!spec.contains("path")) c.fail(field + ".path", "the path of a .safetensors file", "none");
+  src.path = c.string(spec["path"], field + ".path");
+  if (!spec.contains("tensor_key")) c.fail(field + ".tensor_key", "the key of a tensor in the file", "none");
+  src.tensor_key = c.string(spec["tensor_key"], field + ".tensor_key");
+  fs::path rel(src.path);
+  if (rel.is_absolute()) {
+    if (fs::is_regular_file(rel)) src.file = rel;
+  } else {
+    for (fs::path d = t.dir; !d.empty(); d = d.parent_path()) {
+      if (fs::is_regular_file(d / rel)) {
+        src.file = (d / rel).lexically_normal();
+        break;
+      }
+      if (d == d.root_path()) break;
+    }
+  }
+  if (src.file.empty())
+    c.fail(field + ".path", "an existing .safetensors file (relative to the task directory or a parent of it)",
+           quote(src.path) + " (not found)");
+  return src;
 }
 
 Workload parse_workload(const Ctx& c, const json& line_json, int line, const Task& t) {
@@ -659,7 +768,7 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
                quote(name));
       }
       c.object(spec, field);
-      if (!spec.contains("type")) c.fail(field + ".type", "one of random, scalar", "none");
+      if (!spec.contains("type")) c.fail(field + ".type", "one of random, scalar, safetensors, custom", "none");
       std::string type = c.string(spec["type"], field + ".type");
       InputSource src;
       if (type == "random") {
@@ -679,10 +788,15 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
           c.fail(field + ".value", "an integer for an input of dtype " + std::string(dtype_name(s->dtype)), describe(v));
         if (s->dtype == DType::boolean && src.value != 0.0 && src.value != 1.0)
           c.fail(field + ".value", "true, false, 0 or 1 for a bool input", describe(v));
-      } else if (type == "safetensors" || type == "custom") {
-        c.fail(field + ".type", "random or scalar", quote(type) + " (not supported by khive yet)");
+      } else if (type == "safetensors") {
+        src = safetensors_source(c, spec, field, t);
+      } else if (type == "custom") {
+        src.kind = InputSource::Kind::custom;
+        if (t.custom_inputs_entrypoint.empty())
+          c.fail(field + ".type", "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)",
+                 quote(type));
       } else {
-        c.fail(field + ".type", "one of random, scalar", quote(type));
+        c.fail(field + ".type", "one of random, scalar, safetensors, custom", quote(type));
       }
       w.inputs[name] = src;
     }
@@ -743,7 +857,7 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
       if (!sol && !top && !has_own) continue;
       Tolerance tol = t.tolerance_for(o.name, none);
       if (sol) apply_tolerance(c, *sol, "correctness", tol, true);
-      if (top) apply_tolerance(c, *top, "tolerance", tol, false);
+      if (top) apply_tolerance(c, *top, "tolerance", tol, sol_spelling(c, *top, "tolerance"));
       if (has_own) apply_tolerance(c, (*per)[o.name], "khive.tolerance." + o.name, tol, false);
       w.tolerance[o.name] = tol;
     }
@@ -751,8 +865,53 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
   return w;
 }
 
+// "A [4096 x 393216] float32" for size errors.
+std::string dims_text(const TensorSpec& s, const std::map<std::string, int64_t>& axes) {
+  std::string d;
+  for (const auto& dim : s.shape) {
+    auto it = axes.find(dim);
+    d += (d.empty() ? "" : " x ") + (it == axes.end() ? dim : std::to_string(it->second));
+  }
+  return s.name + " [" + d + "] " + std::string(dtype_name(s.dtype));
+}
+
+// "256 GiB", "4 TiB", "1.5e+20 bytes".
+std::string size_text(int64_t bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  return fmt_real(std::round(v * 10) / 10) + " " + units[u];
+}
+
+// The cost formulas live in definition.json; an error for one workload names the formula's field there and
+// the workload (issue 17: a division by zero used to surface after a whole evaluation, without file or field).
+void check_workload_cost(const Task& t, const Workload& w, const std::map<std::string, int64_t>& axes) {
+  const std::string def_file = file_label(t.dir, "definition.json");
+  for (const char* key : {"flops", "bytes"}) {
+    const std::string& f = std::string(key) == "flops" ? t.cost.flops : t.cost.bytes;
+    bool derived = std::string(key) == "flops" ? t.cost.derived_flops : t.cost.derived_bytes;
+    std::string field = std::string("khive.cost.") + key + (derived ? " (derived)" : "");
+    std::string where = " for workload " + quote(w.uuid) + " (workload.jsonl line " + std::to_string(w.line) + ")";
+    double v = 0;
+    try {
+      v = eval_expr(f, axes);
+    } catch (const ExprError& e) {
+      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload",
+                            quote(f) + ": " + e.what() + where);
+    }
+    if (!std::isfinite(v) || v < 0)
+      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload",
+                            quote(f) + " = " + fmt_real(v) + where);
+  }
+}
+
 void check_workload_sizes(const Ctx& c, const Task& t, const Workload& w) {
   std::map<std::string, int64_t> axes = resolve_axes(t, w);
+  int64_t total = 0;
   auto check = [&](const TensorSpec& s, const char* group) {
     if (s.scalar) return;
     std::string field = std::string(group) + "." + s.name + ".shape";
@@ -764,11 +923,21 @@ void check_workload_sizes(const Ctx& c, const Task& t, const Workload& w) {
     try {
       element_count(s, axes);
     } catch (const std::overflow_error&) {
-      c.fail(field, "an element count that fits in int64", "an overflow");
+      c.fail(field, "an element count that fits in int64", "more than 2^63 elements (" + dims_text(s, axes) + ")");
     }
+    int64_t bytes = 0;
+    try {
+      bytes = tensor_bytes(s, axes);
+    } catch (const std::overflow_error&) {
+      c.fail(field, "a byte size that fits in int64", "more than 2^63 bytes (" + dims_text(s, axes) + ")");
+    }
+    if (__builtin_add_overflow(total, bytes, &total) || total > kMaxWorkloadBytes)
+      c.fail(field, "tensors that fit on one device (at most " + size_text(kMaxWorkloadBytes) + " for a workload's inputs and outputs)",
+             dims_text(s, axes) + " = " + size_text(bytes) + (bytes == total ? "" : ", " + size_text(total) + " with the tensors before it"));
   };
   for (const auto& s : t.inputs) check(s, "inputs");
   for (const auto& s : t.outputs) check(s, "outputs");
+  check_workload_cost(t, w, axes);
 }
 
 void load_workloads(const fs::path& dir, Task& t) {

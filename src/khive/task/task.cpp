@@ -46,6 +46,20 @@ Tolerance default_tolerance(DType t) {
   return tol;
 }
 
+Tolerance upstream_default_tolerance() {
+  Tolerance tol;
+  tol.atol = 1e-2;
+  tol.rtol = 1e-2;
+  tol.matched_ratio = 0.99;
+  return tol;
+}
+
+bool Workload::needs_python_inputs() const {
+  for (const auto& [name, src] : inputs)
+    if (src.kind == InputSource::Kind::safetensors || src.kind == InputSource::Kind::custom) return true;
+  return false;
+}
+
 std::optional<ComputeUnit> parse_compute_unit(std::string_view s) {
   if (s == "bf16") return ComputeUnit::tc_bf16;
   if (s == "fp16") return ComputeUnit::tc_fp16;
@@ -103,7 +117,7 @@ Tolerance Task::tolerance_for(const std::string& output, const Workload& w) cons
   if (auto it = tolerance.find(output); it != tolerance.end()) return it->second;
   const TensorSpec* o = find_output(output);
   if (!o) throw std::out_of_range("task '" + name + "' has no output '" + output + "'");
-  return default_tolerance(o->dtype);
+  return upstream ? upstream_default_tolerance() : default_tolerance(o->dtype);
 }
 
 Distribution Task::distribution_for(const std::string& input, const Workload& w) const {
@@ -148,6 +162,14 @@ int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>&
       throw std::overflow_error("element_count: '" + s.name + "' has more than 2^63 elements");
   }
   return n;
+}
+
+int64_t tensor_bytes(const TensorSpec& s, const std::map<std::string, int64_t>& axes) {
+  int64_t n = element_count(s, axes);
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(s.dtype)), &bytes))
+    throw std::overflow_error("tensor_bytes: '" + s.name + "' takes more than 2^63 bytes");
+  return bytes;
 }
 
 WorkloadCost workload_cost(const Task& t, const std::map<std::string, int64_t>& axes) {

@@ -71,12 +71,18 @@ struct Distribution {
 
 // Elementwise rule: |out - ref| <= atol + rtol * |ref|. matched_ratio: the fraction of elements that
 // must satisfy it. max_error_cap: no element may be further off than this (absolute), matched or not.
+// allow_negative_inf (SOL-ExecBench): where output and reference are both -inf the element counts as matched
+// and is left out of the error statistics; -inf on one side only still fails.
 struct Tolerance {
   double atol = 1e-4, rtol = 1e-4;
   double matched_ratio = 1.0;
   std::optional<double> max_error_cap;
+  bool allow_negative_inf = false;
 };
 Tolerance default_tolerance(DType t);   // per-dtype defaults (documented in docs/task-format.md)
+// SOL-ExecBench's ToleranceSpec defaults (max_atol = max_rtol = 1e-2, required_matched_ratio 0.99): the
+// default of every output of an upstream task (a definition without a "khive" block).
+Tolerance upstream_default_tolerance();
 
 // Which hardware unit bounds the arithmetic: selects the peak rate in a hardware profile.
 enum class ComputeUnit { tc_bf16, tc_fp16, tc_tf32, tc_fp8, tc_int8, fp32, fp64 };
@@ -84,10 +90,15 @@ std::optional<ComputeUnit> parse_compute_unit(std::string_view s);   // "bf16","
 std::string_view compute_unit_name(ComputeUnit u);
 
 // The least work the operation needs (FIELD-NOTES: a row scaling is not a GEMM). Formulas over axis names.
+// derived_*: the formula was not in the task (khive.cost absent or partial) and load_task derived it from the
+// tensors' sizes (bytes) or from a recognised op (flops); `derivation` says how, for reports.
 struct CostModel {
   std::string flops = "0";
   std::string bytes = "0";
   ComputeUnit unit = ComputeUnit::fp32;
+  bool derived_flops = false, derived_bytes = false, derived_unit = false;
+  std::string derivation;   // "" when nothing was derived
+  bool derived() const { return derived_flops || derived_bytes || derived_unit; }
 };
 
 struct LibraryPolicy {
@@ -97,10 +108,18 @@ struct LibraryPolicy {
 
 enum class WorkloadRole { correctness, perf, both };
 
-struct InputSource {   // per-workload override of how one input is made
-  enum class Kind { random, scalar };
+// Per-workload: how one input is made (SOL-ExecBench / FlashInfer-Bench input descriptors).
+//   random       drawn from the task's distribution for that input
+//   scalar       the given value
+//   safetensors  the tensor `tensor_key` of a .safetensors file; `path` as written, `file` where it was found
+//                (the task directory first, then each parent directory: the dataset root of a FlashInfer layout)
+//   custom       made by the definition's custom_inputs_entrypoint (Python, run by the PyTorch oracle)
+struct InputSource {
+  enum class Kind { random, scalar, safetensors, custom };
   Kind kind = Kind::random;
-  double value = 0.0;  // Kind::scalar
+  double value = 0.0;              // Kind::scalar
+  std::string path, tensor_key;    // Kind::safetensors
+  std::filesystem::path file;      // Kind::safetensors, absolute
 };
 
 struct Workload {
@@ -121,6 +140,9 @@ struct Workload {
   // goldens, not checked, not timed, not scored).
   bool on_cpu = true, on_cuda = true;
   bool checks_correctness() const { return role != WorkloadRole::perf; }
+  // Some input comes from a .safetensors file or from the custom-inputs entrypoint: only the PyTorch side
+  // (python/khive_torch) can make it.
+  bool needs_python_inputs() const;
   bool is_perf() const { return role != WorkloadRole::correctness; }
   bool runs_on(Backend b) const { return b == Backend::cpu ? on_cpu : on_cuda; }
   bool timed_on(Backend b) const { return is_perf() && runs_on(b); }   // timed (and scored) on this backend
@@ -133,8 +155,20 @@ struct Task {
   std::vector<Axis> axes;            // definition order
   std::vector<TensorSpec> inputs;    // definition order (JSON object order is kept)
   std::vector<TensorSpec> outputs;
-  std::vector<std::string> constraints;
-  std::string pytorch_reference;     // SOL-ExecBench "reference" (Python); kept, not run
+  std::vector<std::string> constraints;        // over axes only: checked for every workload at load
+  // Constraints that read input data (FlashInfer-Bench: "num_kv_indices == kv_indptr[-1].item()"): a safe
+  // Python subset (axes, input names, numbers, arithmetic, comparisons, and/or/not, indexing, .item(),
+  // .shape, .numel(), len/min/max/abs). Checked for syntax and names at load; evaluated on the inputs by
+  // python/khive_torch (constraints.py), since their value depends on the data.
+  std::vector<std::string> data_constraints;
+  std::string pytorch_reference;     // SOL-ExecBench / FlashInfer-Bench "reference" (Python source with run())
+  std::string custom_inputs_entrypoint;   // SOL-ExecBench: a function of `reference` that makes "custom" inputs
+  // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
+  bool upstream = false;
+  // khive.source: where an imported task came from ({"kind": "kernelbench", "file": "kernelbench.py",
+  // "init_inputs": [...], "forward_inputs": [...], "parameters": {input: "conv.weight"}}); read by
+  // `khive export --solution` to write a KernelBench ModelNew. Empty when the task was written by hand.
+  std::string source_kind, source_json;
   CostModel cost;
   std::map<std::string, Tolerance> tolerance;       // per output; missing = default_tolerance(dtype)
   std::map<std::string, Distribution> distributions; // per input; missing = default Distribution
@@ -178,6 +212,11 @@ std::map<std::string, int64_t> resolve_axes(const Task& t, const Workload& w);
 
 // Element count of a tensor for resolved axes (1 for scalars and 0-D).
 int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>& axes);
+// Bytes one tensor occupies (dtype_size per stored element); throws std::overflow_error past 2^63.
+int64_t tensor_bytes(const TensorSpec& s, const std::map<std::string, int64_t>& axes);
+// The most bytes one workload's tensors (inputs and outputs together) may take: 256 GiB, more than any
+// single device holds; a larger workload is refused when the task loads.
+inline constexpr int64_t kMaxWorkloadBytes = int64_t(1) << 38;
 
 // Cost of one workload from the cost formulas.
 struct WorkloadCost { double flops = 0, bytes = 0; };

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/tuner/auto_bind.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/compose.hpp"
 #include "khive/tuner/library.hpp"
@@ -104,7 +105,12 @@ class TunerAgent final : public Agent {
     declined_.clear();
     if (ctx.stopping() || !ctx.task) return std::nullopt;
     const State* st = state(*ctx.task, ctx.backend);
-    if (!st) return std::nullopt;
+    if (!st) {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = no_template_.find(ctx.task->hash + "|" + ctx.task->dir.string() + "|" + std::string(backend_name(ctx.backend)));
+      if (it != no_template_.end()) declined_ = it->second;
+      return std::nullopt;
+    }
     // Points the hive already measured count as tried (a resumed run, another agent's leader).
     if (ctx.leader) mark_measured(*ctx.leader);
     for (const auto& b : ctx.backups) mark_measured(b);
@@ -200,6 +206,11 @@ class TunerAgent final : public Agent {
 
   std::string idle_because(const Task& task, Backend backend) const override {
     if (state(task, backend)) return "";
+    {   // an op the tuner tried to bind by itself and could not: say what did not match
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = no_template_.find(task.hash + "|" + task.dir.string() + "|" + std::string(backend_name(backend)));
+      if (it != no_template_.end()) return it->second;
+    }
     const std::string key = tuner::task_key(task);
     if (!lib_.binding_for(task))
       return fmt::format("the tuner has nothing to try: its library ({}) has no binding for task {} (op_type '{}'); add one "
@@ -262,14 +273,28 @@ class TunerAgent final : public Agent {
     auto it = states_.find(key);
     if (it != states_.end()) return it->second ? &*it->second : nullptr;
     const tuner::Binding* b = lib_.binding_for(task);
+    // No bindings file names the task: a binding for a recognised op (auto_bind.hpp), else the reason, said plainly.
+    std::optional<tuner::Binding> inferred;
+    std::string why;
+    if (!b && (inferred = tuner::infer_binding(task, &why))) b = &*inferred;
     std::optional<State> st;
     if (b) {
       State s;
-      s.bt = tuner::bind_task(task, backend, *b);
-      for (const auto& t : lib_.templates)
-        if (tuner::template_applies(t, s.bt)) s.templates.push_back(&t);
-      if (!s.templates.empty()) st = std::move(s);
+      try {
+        s.bt = tuner::bind_task(task, backend, *b);
+      } catch (const TaskFormatError& e) {
+        if (!inferred) throw;   // a bindings file's mistake is an error; an inferred binding that does not fit is not
+        why = std::string("the inferred binding does not fit: ") + e.what();
+        b = nullptr;
+      }
+      if (b) {
+        for (const auto& t : lib_.templates)
+          if (tuner::template_applies(t, s.bt)) s.templates.push_back(&t);
+        if (!s.templates.empty()) st = std::move(s);
+        else why = fmt::format("no {} template for {} on {} (op {}, dtype {})", b->family, task.name, backend_name(backend), s.bt.op, s.bt.dtype);
+      }
     }
+    if (!st) no_template_[key] = "the tuner has no template for this task: " + why + "; other agents (LLM: --agents llm:...) can still try it";
     auto [pos, _] = states_.emplace(key, std::move(st));
     return pos->second ? &*pos->second : nullptr;
   }
@@ -394,6 +419,7 @@ class TunerAgent final : public Agent {
   std::shared_ptr<TunerMemory> mem_;
   std::vector<std::map<std::string, std::string>> warm_;
   std::string declined_;   // why the last propose() found nothing (declined_because)
+  mutable std::map<std::string, std::string> no_template_;   // per state key: why the task has no template
   mutable std::mutex mu_;
   mutable std::map<std::string, std::optional<State>> states_;
 };

@@ -164,3 +164,35 @@ TEST(TaskScore, UnscoredWorkloadsAreLeftOut) {
 
 }  // namespace
 }  // namespace khive
+
+namespace khive {
+namespace {
+
+// Issue 14: the score's T_sol is the datasheet roofline; the calibrated ceilings give a separate fraction.
+TEST(ScoreTsol, DatasheetNotCalibrated) {
+  HardwareProfile h = builtin_profile("NVIDIA H200").value();
+  WorkloadCost c{0, 4.8e9};   // 4.8 GB moved: 1 ms at the 4.8 TB/s datasheet, more at the measured copy rate
+  double t_sheet = score_t_sol(c, ComputeUnit::fp32, h);
+  EXPECT_DOUBLE_EQ(t_sheet, sol_seconds(c, ComputeUnit::fp32, h, false));
+  EXPECT_NEAR(t_sheet, 1e-3, 1e-9);
+  double t_cal = sol_seconds(c, ComputeUnit::fp32, h, true);
+  EXPECT_GT(t_cal, t_sheet);
+  // PyTorch at the calibrated copy rate; a kernel 0.3 % faster and one 0.3 % slower: both score about 0.5,
+  // where the calibrated T_sol (which the faster kernel beats) gave 1.0 and something far below 0.5.
+  double t_b = t_cal * 1.002;   // PyTorch 0.2 % from the measured copy ceiling
+  auto fast = sol_score(t_b * 0.997, t_b, t_sheet);
+  auto slow = sol_score(t_b * 1.003, t_b, t_sheet);
+  ASSERT_TRUE(fast && slow);
+  EXPECT_NEAR(*fast, 0.5, 0.01);
+  EXPECT_NEAR(*slow, 0.5, 0.01);
+  ASSERT_TRUE(sol_score(t_b * 0.997, t_b, t_cal) && sol_score(t_b * 1.003, t_b, t_cal));
+  EXPECT_DOUBLE_EQ(*sol_score(t_b * 0.997, t_b, t_cal), 1.0);   // beats the calibrated "speed of light"
+  EXPECT_LT(*sol_score(t_b * 1.003, t_b, t_cal), 0.45);          // and 0.6 % slower drops far below 0.5
+  auto frac = calibrated_fraction(t_b * 0.997, c, ComputeUnit::fp32, h);
+  ASSERT_TRUE(frac);
+  EXPECT_NEAR(*frac, t_cal / (t_b * 0.997), 1e-9);
+  EXPECT_FALSE(calibrated_fraction(0, c, ComputeUnit::fp32, h));
+}
+
+}  // namespace
+}  // namespace khive

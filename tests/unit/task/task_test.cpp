@@ -228,8 +228,10 @@ TEST(LoadTask, MinimalDefinitionUsesDefaults) {
       "inputs": {"x": {"shape":["N"],"dtype":"bfloat16"}}, "outputs": {"y": {"shape":["N"],"dtype":"bfloat16"}}})");
   TaskFixture f(def, "\n" R"({"axes": {"N": 8}})" "\n\n");
   Task t = f.load();
-  EXPECT_EQ(t.cost.flops, "0");
-  EXPECT_EQ(t.cost.bytes, "0");
+  EXPECT_TRUE(t.upstream);   // no khive block: upstream defaults, cost derived (upstream_test.cpp)
+  EXPECT_EQ(t.cost.flops, "N");
+  EXPECT_EQ(t.cost.bytes, "2 * N + 2 * N");
+  EXPECT_TRUE(t.cost.derived());
   EXPECT_TRUE(t.policy.libraries.empty());
   EXPECT_FALSE(t.reference_cuda.has_value());
   EXPECT_FALSE(t.reference_cpu.has_value());
@@ -504,7 +506,7 @@ const BadCase kDefinitionCases[] = {
     {"tolerance_cap_zero", DEF(def["khive"]["tolerance"]["C"]["max_error_cap"] = 0), "definition.json",
      "khive.tolerance.C.max_error_cap", "a finite number > 0", "0"},
     {"tolerance_typo", DEF(def["khive"]["tolerance"]["C"]["rtl"] = 0.1), "definition.json", "khive.tolerance.C.rtl",
-     "a known key of khive.tolerance.C (atol, rtol, matched_ratio, max_error_cap)"},
+     "a known key of khive.tolerance.C (atol, rtol, matched_ratio, max_error_cap, allow_negative_inf)"},
     {"dist_unknown_input", DEF(def["khive"]["inputs"]["X"] = J::object()), "definition.json", "khive.inputs.X",
      "the name of an input (A, B, alpha)", "\"X\""},
     {"dist_unknown_kind", DEF(def["khive"]["inputs"]["A"]["dist"] = "gaussian"), "definition.json",
@@ -579,11 +581,11 @@ const BadCase kWorkloadCases[] = {
     {"unknown_input", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"Q": {"type": "random"}}})"), "workload.jsonl",
      "line 1: inputs.Q", "the name of an input (A, B, alpha)", "\"Q\""},
     {"safetensors", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "safetensors", "path": "a.st", "tensor_key": "A"}}})"),
-     "workload.jsonl", "line 1: inputs.A.type", "random or scalar", "\"safetensors\" (not supported by khive yet)"},
+     "workload.jsonl", "line 1: inputs.A.path", "an existing .safetensors file", "\"a.st\" (not found)"},
     {"custom", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "custom"}}})"), "workload.jsonl",
-     "line 1: inputs.A.type", "random or scalar", "\"custom\" (not supported by khive yet)"},
+     "line 1: inputs.A.type", "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", "\"custom\""},
     {"input_type_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "zeros"}}})"), "workload.jsonl",
-     "line 1: inputs.A.type", "one of random, scalar", "\"zeros\""},
+     "line 1: inputs.A.type", "one of random, scalar, safetensors, custom", "\"zeros\""},
     {"input_type_missing", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {}}})"), "workload.jsonl",
      "line 1: inputs.A.type", "one of random, scalar", "none"},
     {"scalar_for_tensor", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "scalar", "value": 1}}})"),
@@ -914,9 +916,9 @@ TEST(WorkloadCost, NumbersAndDefaults) {
   def["khive"].erase("cost");
   TaskFixture g(def);
   Task u = g.load();
-  WorkloadCost z = workload_cost(u, resolve_axes(u, u.workloads[0]));
-  EXPECT_EQ(z.flops, 0.0);
-  EXPECT_EQ(z.bytes, 0.0);
+  WorkloadCost z = workload_cost(u, resolve_axes(u, u.workloads[0]));   // derived (khive.cost absent): the
+  EXPECT_EQ(z.flops, 2.0 * 16 * 32 * 64);   // signature A[M,K] x B[K,N] -> C[M,N] is a matrix product
+  EXPECT_EQ(z.bytes, 4.0 * (16 * 64 + 64 * 32 + 16 * 32));
   EXPECT_EQ(u.cost.unit, ComputeUnit::fp32);
 }
 

@@ -20,6 +20,7 @@
 
 #include "khive/build/builder.hpp"
 #include "khive/support/files.hpp"
+#include "khive/tuner/auto_bind.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/compose.hpp"
 #include "khive/tuner/library.hpp"
@@ -72,10 +73,14 @@ int main(int argc, char** argv) {
     const fs::path kdir = kernels.empty() ? khive::default_kernels_dir() : fs::path(kernels);
     const auto lib = khive::tuner::load_library(kdir);
     const auto* b = lib.binding_for(task);
+    std::optional<khive::tuner::Binding> inferred;   // none in the bindings files: the one the tuner finds itself
+    std::string why;
+    if (!b && (inferred = khive::tuner::infer_binding(task, &why))) b = &*inferred;
     if (!b) {
-      std::cerr << fmt::format("no binding for {} in {}/bindings\n", khive::tuner::task_key(task), kdir.string());
+      std::cerr << fmt::format("no binding for {} in {}/bindings, and none inferred: {}\n", khive::tuner::task_key(task), kdir.string(), why);
       return 2;
     }
+    if (inferred) std::cout << fmt::format("binding inferred from op_type and signature: {} {}\n", inferred->family, inferred->spec.dump());
     const auto bt = khive::tuner::bind_task(task, *backend, *b);
 
     if (*show) {

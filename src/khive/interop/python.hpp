@@ -1,0 +1,20 @@
+// Running python/khive_torch (the PyTorch side of khive) from khive: which interpreter, which PYTHONPATH.
+//
+//   ProcessResult r = run_khive_torch({"import-kernelbench", file, "--out", dir}, 600);
+//
+// Interpreter: $KHIVE_PYTHON, else python3 on PATH. PYTHONPATH: <repo>/python, then <repo>/.deps/torch (where
+// scripts/setup.sh installs PyTorch's CPU-usable build), then the caller's PYTHONPATH. <repo> is
+// $KHIVE_SOURCE_DIR when set, else the source tree khive was built from.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "khive/support/subprocess.hpp"
+
+namespace khive {
+
+std::string khive_python();
+std::string khive_pythonpath();
+ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s);
+
+}  // namespace khive

@@ -1,0 +1,183 @@
+// Bindings the tuner finds by itself (auto_bind.hpp).
+#include "khive/tuner/auto_bind.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace khive::tuner {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const std::map<std::string, std::string>& activations() {
+  static const std::map<std::string, std::string> m = {
+      {"relu", "x > 0.0f ? x : 0.0f"},
+      {"sigmoid", "1.0f / (1.0f + expf(-x))"},
+      {"tanh", "tanhf(x)"},
+      {"swish", "x / (1.0f + expf(-x))"},
+      {"silu", "x / (1.0f + expf(-x))"},
+      {"gelu", "0.5f * x * (1.0f + erff(x * 0.70710678118654752f))"},
+      {"selu", "1.0507009873554804934f * (x > 0.0f ? x : 1.6732632423543772848f * expm1f(x))"},
+      {"hardsigmoid", "fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f)"},
+      {"softplus", "x > 20.0f ? x : log1pf(expf(x))"},
+      {"softsign", "x / (1.0f + fabsf(x))"},
+      {"elu", "x > 0.0f ? x : expm1f(x)"},
+      {"hardtanh", "fminf(fmaxf(x, -1.0f), 1.0f)"},
+  };
+  return m;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_axis(const Task& t, const std::string& d) {
+  return std::any_of(t.axes.begin(), t.axes.end(), [&](const Axis& a) { return a.name == d; });
+}
+
+std::vector<const TensorSpec*> tensor_inputs(const Task& t) {
+  std::vector<const TensorSpec*> v;
+  for (const auto& s : t.inputs)
+    if (!s.scalar) v.push_back(&s);
+  return v;
+}
+
+std::string key_of(const Task& t) { return t.dir.parent_path().filename().string() + "/" + t.dir.filename().string(); }
+
+Binding make(const Task& t, const std::string& family, ojson spec) {
+  Binding b;
+  b.key = key_of(t);
+  b.family = family;
+  b.spec = std::move(spec);
+  b.file = "(inferred by the tuner from op_type and signature)";
+  return b;
+}
+
+std::optional<Binding> gemm(const Task& t, std::string* why) {
+  auto ins = tensor_inputs(t);
+  if (ins.size() != 2 || t.inputs.size() != 2 || t.outputs.size() != 1) {
+    *why = "a matrix product needs two tensor inputs and one output";
+    return std::nullopt;
+  }
+  const auto &a = ins[0]->shape, &b = ins[1]->shape, &c = t.outputs[0].shape;
+  if (a.size() != 2 || b.size() != 2 || c.size() != 2) {
+    *why = "the gemm templates take 2-D operands";
+    return std::nullopt;
+  }
+  for (const auto* s : {&a, &b, &c})
+    for (const auto& d : *s)
+      if (!is_axis(t, d)) {
+        *why = fmt::format("dimension {} is a literal size, the gemm binding needs axis names", d);
+        return std::nullopt;
+      }
+  const std::string m = c[0], n = c[1];
+  std::string layout_a, layout_b, k;
+  if (a[0] == m) layout_a = "row", k = a[1];
+  else if (a[1] == m) layout_a = "col", k = a[0];
+  if (b[0] == k && b[1] == n) layout_b = "row";
+  else if (b[1] == k && b[0] == n) layout_b = "col";
+  if (layout_a.empty() || layout_b.empty()) {
+    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name, fmt::join(a, ","), ins[1]->name, fmt::join(b, ","),
+                       t.outputs[0].name, fmt::join(c, ","));
+    return std::nullopt;
+  }
+  return make(t, "gemm", ojson{{"A", ins[0]->name}, {"B", ins[1]->name}, {"C", t.outputs[0].name}, {"M", m}, {"N", n}, {"K", k},
+                              {"layout_a", layout_a}, {"layout_b", layout_b}});
+}
+
+bool unary_float32(const Task& t, std::string* why) {
+  if (t.inputs.size() != 1 || t.outputs.size() != 1 || t.inputs[0].scalar || t.inputs[0].shape != t.outputs[0].shape) {
+    *why = "expected one input and one output of the same shape";
+    return false;
+  }
+  if (t.inputs[0].dtype != DType::f32 || t.outputs[0].dtype != DType::f32) {
+    *why = "the recognised activations are written for float32";
+    return false;
+  }
+  return true;
+}
+
+// The epsilon of an RMSNorm reference: `eps=1e-6` / `EPS = 1e-5` in its source, else nullopt.
+std::optional<double> reference_eps(const Task& t) {
+  static const std::regex re(R"((?:\beps|\bEPS|\bepsilon|variance_epsilon)\s*=\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
+  std::smatch m;
+  if (!std::regex_search(t.pytorch_reference, m, re)) return std::nullopt;
+  return std::stod(m[1].str());
+}
+
+// x[T, H], weight[H] -> y[T, H] (an eps scalar input is not supported: the rowop family takes eps as a number).
+std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
+  if (t.inputs.size() != 2 || t.outputs.size() != 1 || t.inputs[0].shape.size() != 2 || t.inputs[1].shape.size() != 1 ||
+      t.outputs[0].shape != t.inputs[0].shape || t.inputs[1].shape[0] != t.inputs[0].shape[1]) {
+    *why = "expected x[T, H] and weight[H] -> y[T, H]";
+    return std::nullopt;
+  }
+  auto eps = reference_eps(t);
+  if (!eps) {
+    *why = "no eps = <number> in the reference";
+    return std::nullopt;
+  }
+  return make(t, "rowop", ojson{{"op", "rmsnorm"}, {"x", t.inputs[0].name}, {"weight", t.inputs[1].name}, {"y", t.outputs[0].name}, {"eps", *eps}});
+}
+
+}  // namespace
+
+std::string recognised_op_name(const Task& t) {
+  std::string op = lower(t.op_type);
+  if (!op.empty() && op != "kernelbench") return op;
+  std::string name = lower(t.name);
+  std::smatch m;
+  if (std::regex_match(name, m, std::regex(R"(kb\d*_\d+_(.*))"))) return m[1].str();
+  return name;
+}
+
+std::optional<Binding> infer_binding(const Task& t, std::string* why) {
+  const std::string op = recognised_op_name(t);
+  std::string detail;
+  auto has = [&](const char* w) { return op.find(w) != std::string::npos; };
+  if (has("triangular")) {   // KernelBench 14/15: the product's output is masked (triu / tril): not a plain GEMM
+    *why = fmt::format("'{}' is a triangular product (its output is masked), which no template computes", op);
+    return std::nullopt;
+  }
+  if (has("gemm") || has("matmul") || has("matrix_multiplication") || op == "mm" || op == "bmm" || has("linear")) {
+    if (auto b = gemm(t, &detail)) return b;
+    *why = fmt::format("'{}' looks like a matrix product, but {}", op, detail);
+    return std::nullopt;
+  }
+  if (op == "softmax" || op == "log_softmax" || op == "logsoftmax") {
+    if (!unary_float32(t, &detail)) {
+      *why = fmt::format("'{}': {}", op, detail);
+      return std::nullopt;
+    }
+    if (t.inputs[0].shape.size() != 2) {
+      *why = fmt::format("'{}': the row-op templates take a 2-D tensor (rows x the reduced last axis)", op);
+      return std::nullopt;
+    }
+    return make(t, "rowop", ojson{{"op", op == "softmax" ? "softmax" : "log_softmax"}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}});
+  }
+  if (op == "rmsnorm" || op == "rms_norm") {
+    if (auto b = rmsnorm(t, &detail)) return b;
+    *why = fmt::format("'{}': {}", op, detail);
+    return std::nullopt;
+  }
+  auto it = activations().find(op);
+  if (it != activations().end()) {
+    if (!unary_float32(t, &detail)) {
+      *why = fmt::format("'{}': {}", op, detail);
+      return std::nullopt;
+    }
+    return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
+  }
+  *why = fmt::format("op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations) and no "
+                     "bindings file names task {}",
+                     op.empty() ? "(no op_type)" : op, key_of(t));
+  return std::nullopt;
+}
+
+}  // namespace khive::tuner

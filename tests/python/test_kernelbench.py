@@ -1,0 +1,82 @@
+"""khive_torch.kernelbench: shapes fitted from probes, and a convolution problem imported end to end (CPU)."""
+import json
+import pathlib
+import tempfile
+import unittest
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+from khive_torch.kernelbench import ImportFailure, _fit, import_problem
+
+CONV = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, c_in, c_out, k):
+        super().__init__()
+        self.conv = nn.Conv2d(c_in, c_out, k, stride=2, padding=1)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+batch = 8
+height = 64
+width = 48
+c_in = 3
+c_out = 16
+k = 3
+
+def get_inputs():
+    return [torch.randn(batch, c_in, height, width)]
+
+def get_init_inputs():
+    return [c_in, c_out, k]
+"""
+
+
+class Fit(unittest.TestCase):
+    def test_forms(self):
+        probes = [{"H": 64, "W": 5}, {"H": 66, "W": 5}, {"H": 69, "W": 5}]
+        self.assertEqual(_fit([64, 66, 69], probes), "H")
+        self.assertEqual(_fit([7, 7, 7], probes), "7")
+        self.assertEqual(_fit([32, 33, 35], probes), "(H + 1) // 2")   # conv, stride 2, padding 1, kernel 3
+        self.assertEqual(_fit([66, 68, 71], probes), "H + 2")
+        self.assertEqual(_fit([320, 330, 345], probes), "H * W")
+        self.assertIsNone(_fit([1, 9, 2], probes))
+
+
+@unittest.skipIf(torch is None, "PyTorch is not installed")
+class ImportConv(unittest.TestCase):
+    def test_conv_problem(self):
+        with tempfile.TemporaryDirectory() as t:
+            src = pathlib.Path(t) / "54_conv_relu.py"
+            src.write_text(CONV)
+            d = import_problem(torch, src, pathlib.Path(t) / "task", level=2, problem_id=54)
+            axes = d["axes"]
+            self.assertEqual([n for n, a in axes.items() if a["type"] == "var"], ["batch", "height", "width"])
+            exprs = {a["expression"] for a in axes.values() if a["type"] == "expr"}
+            self.assertEqual(exprs, {"(height + 1) // 2", "(width + 1) // 2"})
+            self.assertEqual(list(d["inputs"]), ["x", "conv_weight", "conv_bias"])
+            self.assertEqual(d["inputs"]["conv_weight"]["shape"], ["16", "3", "3", "3"])
+            self.assertEqual(d["khive"]["inputs"]["x"], {"dist": "normal", "mean": 0.0, "std": 1.0})
+            w = [json.loads(l) for l in (pathlib.Path(t) / "task" / "workload.jsonl").read_text().splitlines()]
+            self.assertEqual(w[0]["khive"]["role"], "correctness")
+            self.assertTrue(all(v % 2 == 1 for v in w[0]["axes"].values()), w[0])
+            from khive_torch.evaluate import evaluate_task
+            rep = evaluate_task(torch, pathlib.Path(t) / "task")
+            self.assertTrue(rep["ok"], rep)
+
+    def test_missing_model_is_a_failure(self):
+        with tempfile.TemporaryDirectory() as t:
+            src = pathlib.Path(t) / "1_x.py"
+            src.write_text("def get_inputs():\n    return []\n\ndef get_init_inputs():\n    return []\n")
+            with self.assertRaises(ImportFailure) as cm:
+                import_problem(torch, src, pathlib.Path(t) / "task")
+            self.assertIn("the file defines no Model", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

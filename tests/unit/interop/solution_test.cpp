@@ -1,0 +1,213 @@
+// Solutions in and out (issue 14): the Solution JSON khive writes, importing Solutions as candidates (multi-file
+// sources amalgamated; Python and torch-binding entries refused), the torch binding, the KernelBench ModelNew,
+// and the builder's handling of a candidate with a local header.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "khive/build/amalgamate.hpp"
+#include "khive/build/builder.hpp"
+#include "khive/interop/binding.hpp"
+#include "khive/interop/modelnew.hpp"
+#include "khive/interop/solution.hpp"
+
+namespace khive {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct Dir {
+  fs::path root;
+  Dir() {
+    std::string tmpl = (fs::temp_directory_path() / "khive-solution-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    root = tmpl;
+  }
+  ~Dir() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  void write(const fs::path& rel, const std::string& text) const {
+    fs::create_directories((root / rel).parent_path());
+    std::ofstream(root / rel, std::ios::binary) << text;
+  }
+};
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// y[B, D] = scale * x[B, D] + b[D]; a KernelBench-style source block names the model parameter behind b.
+Task axpy_task(const Dir& d, bool kernelbench = false) {
+  json def = json::parse(R"({"name": "axpy", "op_type": "elementwise",
+    "axes": {"B": {"type": "var"}, "D": {"type": "const", "value": 8}, "H": {"type": "expr", "expression": "B // 2"}},
+    "inputs": {"x": {"shape": ["B", "D"], "dtype": "float32"}, "scale": {"shape": null, "dtype": "float32"},
+               "b": {"shape": ["D"], "dtype": "float32"}},
+    "outputs": {"y": {"shape": ["B", "D"], "dtype": "float32"}},
+    "reference": "def run(x, scale, b):\n    return scale * x + b\n",
+    "khive": {}})");
+  if (kernelbench) {
+    def["khive"]["source"] = {{"kind", "kernelbench"}, {"file", "kernelbench.py"}, {"forward_inputs", {"x", "scale"}},
+                              {"parameters", {{"b", "lin.bias"}}}, {"init_inputs", json::array()}};
+    d.write("axpy/kernelbench.py", "import torch\nclass Model(torch.nn.Module):\n    pass\n");
+  }
+  d.write("axpy/definition.json", def.dump(2));
+  d.write("axpy/workload.jsonl", "{\"uuid\": \"w\", \"axes\": {\"B\": 4}, \"inputs\": {\"scale\": {\"type\": \"scalar\", \"value\": 2}}}\n");
+  return load_task(d.root / "axpy");
+}
+
+const char* kKernel =
+    "extern \"C\" void khive_launch(const float* x, float scale, const float* b, float* y, int64_t B) {\n"
+    "  for (int64_t i = 0; i < B; ++i)\n    for (int64_t j = 0; j < 8; ++j) y[i * 8 + j] = scale * x[i * 8 + j] + b[j];\n}\n";
+
+TEST(SolutionOut, SolExecBenchSchema) {
+  Dir d;
+  Task t = axpy_task(d);
+  SolutionMeta m;
+  m.name = "axpy_khive_c0001";
+  m.description = "leader";
+  auto s = solution_json(t, Backend::cuda, kKernel, m, SolutionFormat::sol_execbench);
+  EXPECT_EQ(s["name"], "axpy_khive_c0001");
+  EXPECT_EQ(s["definition"], "axpy");
+  EXPECT_EQ(s["author"], "khive");
+  EXPECT_EQ(s["spec"]["languages"], json::array({"cuda_cpp"}));
+  EXPECT_EQ(s["spec"]["entry_point"], "binding.cu::run");
+  EXPECT_EQ(s["spec"]["binding"], "torch");
+  EXPECT_TRUE(s["spec"]["destination_passing_style"].get<bool>());
+  EXPECT_TRUE(s["spec"]["compile_options"].contains("cuda_cflags"));
+  ASSERT_EQ(s["sources"].size(), 3u);
+  EXPECT_EQ(s["sources"][0]["path"], "khive_prelude.h");
+  EXPECT_TRUE(has(s["sources"][0]["content"], launch_signature(t, Backend::cuda)));
+  EXPECT_EQ(s["sources"][1]["path"], "kernel.cu");
+  EXPECT_TRUE(has(s["sources"][1]["content"], "#include \"khive_prelude.h\"\nextern \"C\" void khive_launch"));
+  std::string binding = s["sources"][2]["content"];
+  EXPECT_TRUE(has(binding, "void run(torch::Tensor x, double scale, torch::Tensor b, torch::Tensor y)")) << binding;
+  EXPECT_TRUE(has(binding, "const int64_t B = x.size(0);")) << binding;
+  EXPECT_TRUE(has(binding, "TORCH_CHECK(y.scalar_type() == at::kFloat")) << binding;
+  EXPECT_TRUE(has(binding, "at::cuda::getCurrentCUDAStream()")) << binding;
+  EXPECT_TRUE(has(binding, "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)")) << binding;
+  EXPECT_FALSE(has(binding, "x.size(0) == H")) << "an expr axis is not checked (its expression is Python)";
+}
+
+TEST(SolutionOut, FlashInferSchema) {
+  Dir d;
+  Task t = axpy_task(d);
+  SolutionMeta m;
+  m.name = "n";
+  m.target_hardware = "NVIDIA_H200";
+  auto s = solution_json(t, Backend::cuda, kKernel, m, SolutionFormat::flashinfer_bench);
+  EXPECT_EQ(s["spec"]["language"], "cuda");
+  EXPECT_EQ(s["spec"]["target_hardware"], json::array({"NVIDIA_H200"}));
+  EXPECT_FALSE(s["spec"].contains("languages"));
+}
+
+TEST(SolutionIn, OwnExportRoundTripsAndBuilds) {
+  Dir d;
+  Task t = axpy_task(d);
+  auto s = solution_json(t, Backend::cpu, kKernel, SolutionMeta{"x", "khive", "", "LOCAL"}, SolutionFormat::sol_execbench);
+  ImportedSolution c = import_solution(s, t, Backend::cpu);
+  EXPECT_EQ(c.ext, ".cpp");
+  EXPECT_TRUE(has(c.source, "extern \"C\" void khive_launch(const float* x, float scale"));
+  EXPECT_FALSE(has(c.source, "torch")) << c.source;
+  d.write("cand/imported.cpp", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  BuildResult r = build_candidate(t, d.root / "cand/imported.cpp", o);
+  EXPECT_TRUE(r.ok) << r.log;
+}
+
+TEST(SolutionIn, MultiFileWithAnotherEntryName) {
+  Dir d;
+  Task t = axpy_task(d);
+  json s = {{"name", "multi"}, {"definition", "axpy"}, {"author", "someone"},
+            {"spec", {{"languages", {"cutlass"}}, {"target_hardware", {"LOCAL"}}, {"entry_point", "main.cpp::axpy_entry"}}},
+            {"sources", {{{"path", "kernel.h"}, {"content", "#pragma once\n#include <cstdint>\nvoid axpy_rows(const float*, float, const float*, float*, int64_t);\n"}},
+                         {{"path", "kernel.cpp"}, {"content", "#include \"kernel.h\"\nvoid axpy_rows(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+                                                               "  for (int64_t i = 0; i < B * 8; ++i) y[i] = s * x[i] + b[i % 8];\n}\n"}},
+                         {{"path", "main.cpp"}, {"content", "#include \"kernel.h\"\nvoid axpy_entry(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+                                                             "  axpy_rows(x, s, b, y, B);\n}\n"}}}}};
+  ImportedSolution c = import_solution(s, t, Backend::cpu);
+  EXPECT_TRUE(has(c.source, "#line 1 \"kernel.h\"")) << c.source;
+  EXPECT_TRUE(has(c.source, "axpy_entry(x, scale, b, y, B);")) << c.source;
+  d.write("cand/multi.cpp", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  BuildResult r = build_candidate(t, d.root / "cand/multi.cpp", o);
+  EXPECT_TRUE(r.ok) << r.log << "\n" << c.source;
+}
+
+TEST(SolutionIn, RefusalsNameTheField) {
+  Dir d;
+  Task t = axpy_task(d);
+  auto why = [&](const json& s) {
+    try {
+      import_solution(s, t, Backend::cuda);
+    } catch (const SolutionError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(imported)");
+  };
+  json py = {{"name", "p"}, {"definition", "axpy"}, {"spec", {{"languages", {"triton"}}, {"entry_point", "k.py::run"}}},
+             {"sources", {{{"path", "k.py"}, {"content", "def run(): pass"}}}}};
+  EXPECT_TRUE(has(why(py), "spec.languages: expected a C++/CUDA language")) << why(py);
+  json torch = {{"name", "t"}, {"definition", "axpy"}, {"spec", {{"languages", {"cuda_cpp"}}, {"entry_point", "main.cpp::run"}}},
+                {"sources", {{{"path", "main.cpp"}, {"content", "#include <torch/extension.h>\nvoid run(torch::Tensor x) {}\n"}}}}};
+  EXPECT_TRUE(has(why(torch), "sources: expected a kernel whose entry takes raw pointers")) << why(torch);
+  json other = py;
+  other["definition"] = "gemm";
+  EXPECT_TRUE(has(why(other), "definition: expected \"axpy\"")) << why(other);
+  json escape = torch;
+  escape["sources"][0]["path"] = "../x.cu";
+  EXPECT_TRUE(has(why(escape), "sources[0].path: expected a relative path without \"..\"")) << why(escape);
+  json no_entry = torch;
+  no_entry["spec"]["entry_point"] = "main.cpp";
+  EXPECT_TRUE(has(why(no_entry), "spec.entry_point: expected \"<file>::<function>\"")) << why(no_entry);
+}
+
+TEST(Amalgamate, SingleFileUnchangedAndLocalHeaderInlined) {
+  Dir d;
+  d.write("k/kernel.h", "#pragma once\nconstexpr int kTwo = 2;\n");
+  d.write("k/kernel.cu", "#include <cstdio>\n#include \"kernel.h\"\n#include \"kernel.h\"\nint f() { return kTwo; }\n");
+  d.write("k/alone.cu", "int g() { return 1; }\n");
+  EXPECT_EQ(amalgamate_source(d.root / "k/alone.cu"), "int g() { return 1; }\n");
+  std::string a = amalgamate_source(d.root / "k/kernel.cu");
+  EXPECT_TRUE(has(a, "#include <cstdio>\n#line 1 \"kernel.h\"\n\nconstexpr int kTwo = 2;\n#line 3 \"kernel.cu\"\n\nint f()")) << a;
+}
+
+TEST(Amalgamate, BuilderBuildsACandidateWithALocalHeader) {
+  Dir d;
+  Task t = axpy_task(d);
+  d.write("k/axpy.h", "#pragma once\ninline float axpy1(float s, float x, float b) { return s * x + b; }\n");
+  d.write("k/kernel.cpp", "#include \"axpy.h\"\nextern \"C\" void khive_launch(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+                          "  for (int64_t i = 0; i < B * 8; ++i) y[i] = axpy1(s, x[i], b[i % 8]);\n}\n");
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  BuildResult r = build_candidate(t, d.root / "k/kernel.cpp", o);
+  EXPECT_TRUE(r.ok) << r.log;
+  // The header is part of the key: changing it gives another build.
+  d.write("k/axpy.h", "#pragma once\ninline float axpy1(float s, float x, float b) { return s * x + b + 0.0f; }\n");
+  BuildResult r2 = build_candidate(t, d.root / "k/kernel.cpp", o);
+  EXPECT_TRUE(r2.ok) << r2.log;
+  EXPECT_NE(r.key, r2.key);
+}
+
+TEST(ModelNew, KernelBenchFile) {
+  Dir d;
+  Task t = axpy_task(d, true);
+  std::string py = kernelbench_modelnew(t, kKernel, "c0003");
+  EXPECT_TRUE(has(py, "class Model(torch.nn.Module)")) << "the problem verbatim";
+  EXPECT_TRUE(has(py, "class ModelNew(Model):"));
+  EXPECT_TRUE(has(py, "for x in list(inputs) + [named[\"lin.bias\"], ]")) << py;
+  EXPECT_TRUE(has(py, "B = args[0].shape[0]")) << py;
+  EXPECT_TRUE(has(py, "H = B // 2")) << py;
+  EXPECT_TRUE(has(py, "torch.empty((B, D, ), dtype=torch.float32, device=device)")) << py;
+  EXPECT_TRUE(has(py, "load_inline(name=\"khive_")) << py;
+  Task plain = axpy_task(d);
+  EXPECT_THROW(kernelbench_modelnew(plain, kKernel, "c1"), TaskFormatError);
+}
+
+}  // namespace
+}  // namespace khive

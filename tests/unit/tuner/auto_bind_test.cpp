@@ -1,0 +1,112 @@
+// Bindings the tuner finds by itself (auto_bind.hpp, issue 14): a task no bindings file names gets one for a
+// recognised op, and the tuner then offers its templates; anything else is said plainly.
+#include "tuner_support.hpp"
+
+#include "khive/tuner/auto_bind.hpp"
+
+namespace {
+
+// A copy of tasks/cutegen26/<name> under a suite no bindings file knows, with its definition edited.
+Task imported(const std::string& name, const std::string& as, const std::function<void(json&)>& edit) {
+  const fs::path src = repo() / "tasks/cutegen26" / name;
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-test") / "imported" / as;
+  fs::create_directories(d);
+  for (const auto& e : fs::directory_iterator(src))
+    if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
+  auto def = json::parse(read_file(d / "definition.json"));
+  def["name"] = as;
+  edit(def);
+  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
+  return load_task(d);
+}
+
+TEST(AutoBind, KernelBenchActivationByName) {
+  Task t = imported("kb19_relu", "kb1_019_relu", [](json& d) { d["op_type"] = "kernelbench"; });
+  ASSERT_EQ(repo_library().binding_for(t), nullptr);
+  EXPECT_EQ(recognised_op_name(t), "relu");
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "elementwise");
+  EXPECT_EQ(b->spec["op"], "x > 0.0f ? x : 0.0f");
+  BoundTask bt = bind_task(t, Backend::cpu, *b);
+  EXPECT_EQ(bt.family, "elementwise");
+  TunerOptions o;
+  o.kernels_dir = repo() / "kernels";
+  auto agent = make_tuner_agent(o);
+  EXPECT_FALSE(agent->strategies(t, Backend::cpu).empty());
+  EXPECT_EQ(agent->idle_because(t, Backend::cpu), "");
+}
+
+TEST(AutoBind, MatrixProductFromSignature) {
+  Task t = imported("kb01_matmul_square", "kb1_001_square_matrix_multiplication", [](json& d) { d["op_type"] = "kernelbench"; });
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "gemm");
+  EXPECT_EQ(b->spec["M"], "N");
+  EXPECT_EQ(b->spec["layout_b"], "row");
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+  // B[N, K] is read as a column-major K x N operand.
+  Task tb = imported("kb01_matmul_square", "mm_tb", [](json& d) {
+    d["op_type"] = "gemm";
+    d["axes"] = {{"N", {{"type", "var"}}}, {"M", {{"type", "expr"}, {"expression", "N"}}}, {"K", {{"type", "expr"}, {"expression", "N"}}}};
+    d["inputs"]["A"]["shape"] = {"M", "K"};
+    d["inputs"]["B"]["shape"] = {"N", "K"};
+    d["outputs"]["C"]["shape"] = {"M", "N"};
+  });
+  auto b2 = infer_binding(tb, &why);
+  ASSERT_TRUE(b2) << why;
+  EXPECT_EQ(b2->spec["layout_b"], "col");
+  EXPECT_EQ(b2->spec["K"], "K");
+}
+
+TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
+  Task t = imported("kb19_relu", "kb2_005_conv_thing", [](json& d) { d["op_type"] = "conv2d"; });
+  std::string why;
+  EXPECT_FALSE(infer_binding(t, &why));
+  EXPECT_NE(why.find("op 'conv2d' is none the tuner recognises"), std::string::npos) << why;
+  TunerOptions o;
+  o.kernels_dir = repo() / "kernels";
+  auto agent = make_tuner_agent(o);
+  EXPECT_TRUE(agent->strategies(t, Backend::cpu).empty());
+  std::string said = agent->idle_because(t, Backend::cpu);
+  EXPECT_NE(said.find("the tuner has no template for this task: op 'conv2d'"), std::string::npos) << said;
+  EXPECT_NE(said.find("other agents (LLM"), std::string::npos) << said;
+  // A recognised name with the wrong signature says what did not match.
+  Task wrong = imported("kb19_relu", "kb1_099_relu", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["inputs"]["x"]["dtype"] = "bfloat16";
+    d["outputs"]["y"]["dtype"] = "bfloat16";
+  });
+  EXPECT_FALSE(infer_binding(wrong, &why));
+  EXPECT_NE(why.find("'relu': the recognised activations are written for float32"), std::string::npos) << why;
+  // A triangular product masks its output (torch.triu(A @ B)): not a plain GEMM, whatever the signature.
+  Task tri = imported("kb01_matmul_square", "kb1_014_matmul_for_upper_triangular_matrices", [](json& d) { d["op_type"] = "kernelbench"; });
+  EXPECT_FALSE(infer_binding(tri, &why));
+  EXPECT_NE(why.find("is a triangular product"), std::string::npos) << why;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(AutoBind, RmsnormWithEpsFromTheReference) {
+  Task t = edited_task("sol/rmsnorm", [](json& d) {
+    d["op_type"] = "rmsnorm";
+    d["reference"] = "import torch\n\ndef run(x, weight):\n    EPS = 1e-6\n    return x\n";
+  });
+  // edited_task keeps the repository's key (sol/rmsnorm): check the inference directly.
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "rowop");
+  EXPECT_EQ(b->spec["op"], "rmsnorm");
+  EXPECT_DOUBLE_EQ(b->spec["eps"].get<double>(), 1e-6);
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+  Task no_eps = edited_task("sol/rmsnorm", [](json& d) { d["reference"] = "def run(x, weight):\n    return x\n"; });
+  EXPECT_FALSE(infer_binding(no_eps, &why));
+  EXPECT_NE(why.find("no eps = <number> in the reference"), std::string::npos) << why;
+}
+
+}  // namespace
