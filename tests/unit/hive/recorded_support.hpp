@@ -122,6 +122,7 @@ struct ReplayOptions {
   int max_backups = 8;
   int backups_per_family = 2;
   bool model_composites = false;
+  std::vector<std::string> tried;   // points (point_key form) marked as already proposed before the replay starts
 };
 
 // A directory removed when the last copy of its holder goes.
@@ -151,6 +152,7 @@ inline Replay replay(const Recorded& r, const ReplayOptions& ro) {
   TunerOptions to;
   to.kernels_dir = repo() / "kernels";
   to.memory = std::make_shared<TunerMemory>();
+  for (const auto& k : ro.tried) to.memory->try_mark(k);
   for (int i = 0; i < ro.agents; ++i) agents.push_back(make_tuner_agent(to));
   Replay out;
   out.dir = std::make_shared<TempDir>("khive-replay-");
