@@ -183,7 +183,7 @@ std::string source_point_key(const std::string& source) {
   std::map<std::string, std::string> variants, route;
   std::smatch m;
   for (std::string line; std::getline(in, line);) {
-    if (std::regex_match(line, m, variant)) variants["v" + m[1].str()] = point_from_text(m[2].str());
+    if (line.rfind("// v", 0) == 0 && std::regex_match(line, m, variant)) variants["v" + m[1].str()] = point_from_text(m[2].str());
     else if (line.find("->") != std::string::npos && std::regex_match(line, m, row)) {
       auto v = variants.find("v" + m[2].str());
       if (v == variants.end() || v->second.empty()) return "";
@@ -336,12 +336,13 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
   RecordedCandidate mc;
   mc.verdict = "backup";
   std::string parts;
+  std::set<std::string> used;
   for (const auto& [u, w] : weight_) {
     auto r = route.find(u);
     auto p = r == route.end() ? by_key_.end() : by_key_.find(r->second);
     if (p == by_key_.end() || !p->second->accepted()) return m;   // a workload no recorded accepted point covers
     mc.workload_median_s[u] = p->second->workload_median_s.at(u);
-    if (parts.find(p->second->id) == std::string::npos) parts += (parts.empty() ? "" : " ") + p->second->id;
+    if (used.insert(p->second->id).second) parts += (parts.empty() ? "" : " ") + p->second->id;
   }
   mc.id = "modeled(" + parts + ")";
   mc.time_s = wgeomean(mc.workload_median_s, weight_);
@@ -366,8 +367,7 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
     e.status = "rejected";
     e.check = c.check;
     e.reason = c.reason;
-    e.message = c.message.empty() ? origin : c.message;
-    e.diagnosis = origin;
+    e.message = c.message.empty() ? origin : c.message;   // the recorded words (a recording keeps no diagnosis)
     return e;
   }
   e.status = "accepted";
