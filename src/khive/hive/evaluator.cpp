@@ -10,6 +10,7 @@
 
 #include "khive/build/symbol_policy.hpp"
 #include "khive/guard/rules.hpp"
+#include "khive/support/phase.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
@@ -91,11 +92,13 @@ GuardEvaluator::GuardEvaluator(const Task& task, Backend backend, EvalOptions ba
 }
 
 int GuardEvaluator::acquire() {
+  report_phase("waiting for a device slot");
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     for (std::size_t i = 0; i < busy_.size(); ++i)
       if (!busy_[i]) {
         busy_[i] = true;
+        report_phase("measuring");
         return static_cast<int>(i);
       }
     cv_.wait(lk);
@@ -138,7 +141,7 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
     if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median, spreads.push_back(w.kernel->rel_spread);
     std::optional<double> tb;
     if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end()) tb = it->second;
-    in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_sol, tb});
+    in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_floor, tb});   // datasheet T_sol (eval's score)
   }
   e.time_s = weighted_geomean(e.workload_median_s, weight);
   if (!spreads.empty()) {
@@ -148,13 +151,23 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
   e.score = task_score(in);
   if (r.new_leader) e.beats_leader = *r.new_leader;
   if (!r.ab.empty()) {
-    // One number for "how much faster than the leader": check 11's own weighted ratio (the decision's number).
+    // One number for "how much faster than the leader": check 11's own weighted ratio (the decision's number), and
+    // per workload the guard's own call, so every line, summary and prompt words it the same way.
     e.gain_vs_leader = r.ab_weighted_ratio - 1;
+    e.ab_decision = r.ab_decision;
     std::string detail;
-    for (auto& a : r.ab)
-      detail += fmt::format("{}{} {:+.1f}% over {} pairs (p faster {:.2g}, {})", detail.empty() ? "" : "; ", a.workload,
-                            (a.test.ratio - 1) * 100, a.test.pairs, a.test.p_faster, a.faster ? "faster" : (a.slower ? "slower" : "level"));
-    // Why check 11 decided as it did.
+    for (auto& a : r.ab) {
+      AbWorkload w;
+      w.workload = a.workload;
+      w.gain = a.test.ratio - 1;
+      w.pairs = a.test.pairs;
+      w.call = a.faster ? "faster" : a.slower ? "slower" : a.test.pairs < base_.ab.min_pairs ? "too few pairs" : "level";
+      w.evidence = a.faster ? fmt::format("p {:.2g}, needed <= {:.2g}", a.test.p_faster, a.holm_threshold)
+                   : a.slower ? fmt::format("p {:.2g} that it is slower", a.test.p_slower)
+                              : fmt::format("p faster {:.2g}, needed <= {:.2g}; noise {:.1f}%", a.test.p_faster, a.holm_threshold, a.test.noise * 100);
+      e.ab.push_back(w);
+      detail += fmt::format("{}{} {:+.1f}% over {} pairs ({}: {})", detail.empty() ? "" : "; ", w.workload, w.gain * 100, w.pairs, w.call, w.evidence);
+    }
     e.message = "A/B vs the leader: " + (r.ab_decision.empty() ? "" : r.ab_decision + ": ") + detail;
   }
   return e;
@@ -199,6 +212,7 @@ Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
   bo.backend = backend_;
   BuildResult b;
   {
+    report_phase("building");
     std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
     if (backend_ == Backend::cpu) cpu.lock();
     b = build_candidate(task_, source, bo);
@@ -223,6 +237,7 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const s
   bo.backend = backend_;
   BuildResult b;
   {
+    report_phase("building");
     std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
     if (backend_ == Backend::cpu) cpu.lock();
     b = build_candidate(task_, source, bo);

@@ -445,7 +445,8 @@ struct Hive::Impl {
         std::vector<MeasuredTime> others;
         for (const auto& k : accepted) others.push_back({k.id, k.time_s});
         if (auto why = leader_inconsistency(ev.time_s, ev.rel_spread, others)) {
-          verdict = "backup";
+          verdict = "backup";   // said in the comparison's decision, so every line and summary gives the reason
+          ev.ab_decision += (ev.ab_decision.empty() ? "" : "; ") + std::string("not made leader: ") + *why;
           ev.message += (ev.message.empty() ? "" : "; ") + *why;
         }
       }

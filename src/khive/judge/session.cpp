@@ -154,7 +154,7 @@ void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec&
   PhaseTimer pt(*this, "fill");
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     const auto& t = task_.inputs[i];
-    const DistParams d = dist_params(task_.distribution_for(t.name));
+    const DistParams d = dist_params(task_.distribution_for(t.name, w));
     if (t.scalar) {
       auto it = w.inputs.find(t.name);
       const double v = (it != w.inputs.end() && it->second.kind == InputSource::Kind::scalar) ? it->second.value
