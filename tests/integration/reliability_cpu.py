@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Issue 17 on the CPU backend, with a kernel that spins ~1 s a call, so that its runner is alive when khive is stopped:
 - a second `khive optimize --resume` on a run in use is refused (exit 2, naming the holder) and changes nothing;
-- after `kill -9` of khive no child survives (runner, g++, nm), `khive cache prune` removes the leftover scratch and
-  build folders of the dead process, and the next `--resume` says the previous process ended without releasing
+- after `kill -9` of khive (optimize, and a random-seed eval) no child survives (judge, executors, g++, nm),
+  `khive cache prune` removes the leftover scratch, build and private golden folders of the dead processes, and the next `--resume` says the previous process ended without releasing
   its lock, then runs (exit 0) with every recorded candidate kept;
 - a second SIGTERM leaves at once with exit 130 and no child left; a first Ctrl-C during a pending answer of a
   command provider (a relay that would wait for minutes) ends the run within seconds, summary written, exit 130.
@@ -108,12 +108,33 @@ os.kill(p.pid, signal.SIGKILL)
 p.wait()
 check(wait_for(lambda: not any(alive(k) for k in kids), 10, "children to die"),
       f"no child outlives kill -9: {[(k, cmdline(k)[:60]) for k in kids if alive(k)]}")
-left = [d for d in (cache / "scratch").glob(f"*-p{p.pid}-*")] + list((cache / "build").glob(f"*/tmp-*-p{p.pid}-*"))
-print("leftovers of the killed process:", left)
-check(len(left) > 0, "the killed khive left scratch or build folders behind (the case prune must handle)")
+
+
+def leftovers(pid):
+    """Folders named with pid: scratch, builds in progress, a random-seed evaluation's private goldens."""
+    return ([d for d in (cache / "scratch").glob(f"*-p{pid}-*")] + list((cache / "build").glob(f"*/tmp-*-p{pid}-*")) +
+            list((cache / "goldens").glob(f"*/*/*/eval-p{pid}-*")))
+
+
+left = leftovers(p.pid)
+print("leftovers of the killed optimize:", left)
+# A fixed-seed hive run keeps its goldens in the shared cache and builds before judging, so it may leave nothing;
+# a random-seed `khive eval` killed while its judge works leaves its private goldens (the case prune must handle).
+ev = start("eval", task, sleepy / "slow.cpp", "--backend", "cpu", "--timeout", "600", "--time-cap", "0.2",
+           "--no-baselines")
+check(wait_for(lambda: runner_below(ev.pid) and leftovers(ev.pid), 180, "the eval's judge and private goldens"),
+      "a random-seed khive eval judges the slow candidate with private goldens")
+ev_kids = descendants(ev.pid)
+os.kill(ev.pid, signal.SIGKILL)
+ev.wait()
+check(wait_for(lambda: not any(alive(k) for k in ev_kids), 10, "the eval's children to die"),
+      f"no child outlives kill -9 of khive eval: {[(k, cmdline(k)[:60]) for k in ev_kids if alive(k)]}")
+left += leftovers(ev.pid)
+print("leftovers of the killed eval:", left)
+check(len(left) > 0, "the killed processes left folders behind (the case prune must handle)")
 pr = run("cache", "prune")
 check(pr.returncode == 0 and "left by ended processes removed" in pr.stdout, "khive cache prune says it removed the leftovers")
-check(not any(d.exists() for d in left), "khive cache prune removed the dead process's folders")
+check(not any(d.exists() for d in left), "khive cache prune removed the dead processes' folders")
 
 db = sqlite3.connect(str(run_dir / "run.db"))
 before = db.execute("SELECT id, verdict FROM candidates ORDER BY seq").fetchall()

@@ -58,12 +58,15 @@ check("1 candidate evaluated" in r.stdout, "its candidate was evaluated")
 events = (tmp / "utf8/llm/events.jsonl").read_text(encoding="utf-8")
 check("that are not UTF-8; they were replaced with U+FFFD" in events, "the agent notes the repaired reply")
 
-# ---- item 8: a tuner with nothing to try says so
-other = tmp / "mysuite" / "softmax_copy"
+# ---- item 8: a tuner with nothing to try says so (an op it neither has a binding for nor recognises by itself)
+other = tmp / "mysuite" / "blend"
 shutil.copytree(root / "tasks/demo-cpu/softmax", other)
+d = json.loads((other / "definition.json").read_text())
+d["name"], d["op_type"] = "blend", "blend"
+(other / "definition.json").write_text(json.dumps(d, indent=1))
 r = run("optimize", other, "--backend", "cpu", "--out", tmp / "idle", "--seed", "5")
 check(r.returncode == 2, f"a run whose only agent has nothing to try exits 2 (got {r.returncode})")
-check("the tuner has nothing to try: its library" in r.stdout and "no binding for task mysuite/softmax_copy" in r.stdout,
+check("the tuner has no template for this task: op 'blend'" in r.stdout and "no bindings file names task mysuite/blend" in r.stdout,
       "the tuner says it has no template for the task")
 
 # ---- item 8: a calibration on a loaded machine warns

@@ -252,7 +252,14 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   }
   std::filesystem::path run_gdir = gdir;
   if (!o.seed) {
-    run_gdir = gdir / fmt::format("eval-{}-{}", ::getpid(), r.seed_base);
+    // Named with this process's pid (make_temp_dir): if khive is killed before the destructor runs,
+    // `khive cache prune` removes the folder once the pid has ended.
+    try {
+      run_gdir = make_temp_dir(gdir, "eval");
+    } catch (const std::exception& e) {
+      r.harness_error = std::string("cache: ") + e.what();
+      return done();
+    }
     private_goldens.dir = run_gdir;
   }
   if (o.backend == Backend::cuda) r.clocks = query_clocks(o.judge);

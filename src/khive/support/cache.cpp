@@ -104,7 +104,8 @@ void collect_doomed(const fs::path& root, std::vector<fs::path>& out) {
 }
 
 // What a process left behind when it died without cleaning up (kill -9, a crash, a second Ctrl-C): builds in
-// progress (build/<shard>/tmp-*), runner scratch (scratch/*) and prompt folders (llm-prompt-*), each named with
+// progress (build/<shard>/tmp-*), scratch (scratch/*), a random-seed evaluation's private goldens
+// (goldens/.../eval-*) and prompt folders (llm-prompt-*), each named with
 // its owner's pid (make_temp_dir). Those whose owner is gone go; a name without a pid (an older khive) goes
 // once it is a day old. A live owner's folders are never touched.
 bool abandoned(const fs::path& d) {
@@ -120,6 +121,12 @@ void collect_leftovers(const fs::path& root, std::vector<fs::path>& out) {
         if (e.filename().string().rfind("tmp-", 0) == 0 && abandoned(e)) out.push_back(e);
   for (const auto& d : subdirs(root / "scratch"))
     if (abandoned(d)) out.push_back(d);
+  // A random-seed evaluation's private goldens (goldens/<version>/<task>/<unit>/eval-p<pid>-XXXXXX).
+  for (const auto& v : subdirs(root / "goldens"))
+    for (const auto& h : subdirs(v))
+      for (const auto& b : subdirs(h))
+        for (const auto& e : subdirs(b))
+          if (e.filename().string().rfind("eval-", 0) == 0 && temp_dir_owner(e) > 0 && abandoned(e)) out.push_back(e);
   for (const auto& d : subdirs(root))
     if (d.filename().string().rfind("llm-prompt-", 0) == 0 && abandoned(d)) out.push_back(d);
 }

@@ -73,7 +73,7 @@ struct PruneResult {
 
 // Applies the policy to root now. `protect`: units never removed (the caller's own goldens). Leftover doomed
 // directories of dead processes are deleted too, and so are the temporary folders (build/<shard>/tmp-*,
-// scratch/*, llm-prompt-*) whose owner (the pid in their name, make_temp_dir) has ended; a folder whose name
+// scratch/*, goldens/.../eval-*, llm-prompt-*) whose owner (the pid in their name, make_temp_dir) has ended; a folder whose name
 // carries no pid goes once it is a day old.
 PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect = {});
 
