@@ -93,16 +93,22 @@ GuardEvaluator::GuardEvaluator(const Task& task, Backend backend, EvalOptions ba
 
 int GuardEvaluator::acquire() {
   report_phase("waiting for a device slot");
-  std::unique_lock<std::mutex> lk(mu_);
-  for (;;) {
-    for (std::size_t i = 0; i < busy_.size(); ++i)
-      if (!busy_[i]) {
-        busy_[i] = true;
-        report_phase("measuring");
-        return static_cast<int>(i);
-      }
-    cv_.wait(lk);
+  int slot = -1;
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (slot < 0) {
+      for (std::size_t i = 0; i < busy_.size() && slot < 0; ++i)
+        if (!busy_[i]) {
+          busy_[i] = true;
+          slot = static_cast<int>(i);
+        }
+      if (slot < 0) cv_.wait(lk);
+    }
   }
+  // Outside mu_: the listener takes the hive's lock, and the hive's status line takes mu_ (slot_usage) under its
+  // own; reporting under mu_ deadlocked the two (seen in hive_warm_start).
+  report_phase("measuring");
+  return slot;
 }
 
 void GuardEvaluator::release(int slot, double busy_s) {

@@ -115,13 +115,16 @@ class TunerAgent final : public Agent {
     if (ctx.leader) mark_measured(*ctx.leader);
     for (const auto& b : ctx.backups) mark_measured(b);
 
+    // The kernel to derive from: the leader, or the backup the hive restarted this agent from after a hive-wide
+    // plateau (ctx.start; deriving from the leader then would search the plateau the restart is meant to leave).
+    const std::optional<MeasuredKernel>& from = ctx.start ? ctx.start : ctx.leader;
     const Template* leader_t = nullptr;
     Point leader_point;
-    if (ctx.leader) {
-      auto it = ctx.leader->params.find("template");
-      if (it != ctx.leader->params.end()) {
+    if (from) {
+      auto it = from->params.find("template");
+      if (it != from->params.end()) {
         leader_t = lib_.find_template(it->second);
-        if (leader_t) leader_point = tuner::point_from_params(*leader_t, ctx.leader->params);
+        if (leader_t) leader_point = tuner::point_from_params(*leader_t, from->params);
       }
     }
     const uint64_t seed = ctx.seed ^ std::hash<std::string>{}(ctx.strategy.name);
@@ -141,7 +144,7 @@ class TunerAgent final : public Agent {
       Proposal prop;
       prop.source = tuner::render(t, st->bt, p);
       prop.ext = t.backend == Backend::cuda ? "cu" : "cpp";
-      prop.parent = from_leader && ctx.leader ? ctx.leader->id : "";
+      prop.parent = from_leader && from ? from->id : "";
       prop.params = p;
       prop.params["template"] = t.name;
       const std::string change = from_leader ? tuner::describe_change(base, p) : "";

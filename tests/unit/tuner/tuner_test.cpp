@@ -248,6 +248,41 @@ TEST(TunerSearch, ObserveReportsRejectionsWithTheirReason) {
   EXPECT_FALSE(agent->observe(ctx, *p, out).has_value());
 }
 
+// After a hive-wide plateau the hive restarts an agent from a backup (ctx.start): the tuner's next point is a
+// neighbour of that backup's point, and the proposal names the backup as its parent, not the leader.
+TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
+  TunerOptions o;
+  o.kernels_dir = toy_library();
+  auto agent = make_tuner_agent(o);
+  const Task task = vector_add();
+  auto kernel = [](const std::string& id, const std::string& x, const std::string& y, double t) {
+    MeasuredKernel k;
+    k.id = id;
+    k.params = {{"template", "elementwise.toy"}, {"X", x}, {"Y", y}, {"MODE", "fast"}};
+    k.time_s = t;
+    return k;
+  };
+  AgentContext ctx;
+  ctx.task = &task;
+  for (const auto& s : agent->strategies(task, Backend::cpu))
+    if (s.name != "tuner.dispatch" && ctx.strategy.name.empty()) ctx.strategy = s;
+  ctx.leader = kernel("c0007", "6", "2", 1.0);
+  const MeasuredKernel backup = kernel("c0003", "1", "7", 2.0);
+  ctx.backups = {backup};
+  ctx.start = backup;
+  auto p = agent->propose(ctx);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->parent, "c0003") << p->note;
+  // One step from the backup's point (X 1, Y 7), far from the leader's (X 6, Y 2).
+  const int dx = std::abs(std::stoi(p->params.at("X")) - 1), dy = std::abs(std::stoi(p->params.at("Y")) - 7);
+  EXPECT_LE(dx + dy, 2) << describe_point(p->params);
+
+  ctx.start = ctx.leader;   // no restart: the leader's neighbourhood
+  auto q = agent->propose(ctx);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->parent, "c0007") << q->note;
+}
+
 // --warm-start: the given points come first, in order, whatever the strategy; a point of a template that does not
 // apply, one the rules rule out (X + Y = 9) and one already proposed are skipped; then the search goes on as usual.
 TEST(TunerSearch, WarmStartPointsComeFirstValidOnesOnlyOnce) {
