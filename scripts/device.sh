@@ -47,13 +47,14 @@ fi
 # The executor's sandbox under the CUDA driver: the layers each executor reported (a layer off says why).
 step sandbox_cuda 120 khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
   --no-reference --no-baselines --out "$out/sandbox-cuda.json"
+# One eval at a time on the GPU: two judges on one device see each other's work (check 8's drain, the timing).
 for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
   case $s in
-    honest)  HONEST_JOBS=${HONEST_JOBS:-6} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
-    redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-6} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
+    honest)  HONEST_JOBS=${HONEST_JOBS:-1} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
+    redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-1} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
     bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
     # Check 11's false-leader rate: identical kernels against each other (bench/null_ab.py), three call durations.
-    null_ab) step null_ab_cuda ${NULL_AB_T:-580} python3 bench/null_ab.py "$bin/khive" "$root" cuda --seeds ${NULL_AB_SEEDS:-40} \
+    null_ab) step null_ab_cuda ${NULL_AB_T:-580} python3 bench/null_ab.py "$bin/khive" "$root" cuda --seeds ${NULL_AB_SEEDS:-40} --classes ${NULL_AB_CLASSES:-5us,500us,5ms} \
                --out "$out/null-ab-cuda.md" ;;
     # PyTorch baselines of the suites (docs/bench.md): written into tasks/<suite>/baselines/ here, so a
     # later `suites` step in the same call uses them as T_b, and copied to $out for committing.

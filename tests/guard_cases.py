@@ -21,6 +21,24 @@ def run_eval(khive, task, kernel, backend, extra=()):
         j = None
     return r.returncode, j, r.stderr, time.time() - t0
 
+def harness_error(j, err):
+    """What an eval that gave no verdict said: its stderr, else the error fields of its JSON."""
+    if err.strip():
+        return err.strip()[-300:]
+    found = []
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k in ("error", "harness_error") and v:
+                    found.append(str(v))
+                else:
+                    walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(j)
+    return "; ".join(found)[:300] or "(no message)"
+
 def main():
     mode, khive, root, backend = sys.argv[1:5]
     root = pathlib.Path(root)
@@ -34,11 +52,11 @@ def main():
         def one(c):
             rc, j, err, secs = run_eval(khive, root / c["task"], root / "tests/redteam" / c["kernel"], backend, ["--timeout", "40"])
             return c, rc, j, err, secs
-        with cf.ThreadPoolExecutor(max_workers=int(os.environ.get("REDTEAM_JOBS", "2"))) as ex:
+        with cf.ThreadPoolExecutor(max_workers=int(os.environ.get("REDTEAM_JOBS", "1" if backend == "cuda" else "2"))) as ex:
             results = list(ex.map(one, cases))
         for c, rc, j, err, secs in results:
             v = (j or {}).get("verdict") or {}
-            got = f"check {v.get('check')} {v.get('reason')}" if v else ("accepted" if j and j.get("accepted") else f"exit {rc}: {err.strip()[:200]}")
+            got = f"check {v.get('check')} {v.get('reason')}" if v else ("accepted" if j and j.get("accepted") else f"exit {rc}: {harness_error(j, err)}")
             if c.get("expect") == "accepted":   # an honest control, or an attack the design makes pointless
                 expected, ok = "accepted", rc == 0 and bool(j) and j.get("accepted")
             else:

@@ -26,7 +26,7 @@ namespace {
 
 // Landlock's ABI (linux/landlock.h of newer kernels; Debian 12's headers stop at ABI 2).
 constexpr unsigned long long kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2, kFsReadDir = 1ull << 3;
-constexpr unsigned long long kFsIoctlDev = 1ull << 15;
+constexpr unsigned long long kFsTruncate = 1ull << 14, kFsIoctlDev = 1ull << 15;
 constexpr unsigned long long kScopeAbstractUnix = 1ull << 0, kScopeSignal = 1ull << 1;
 constexpr int kRulePathBeneath = 1;
 constexpr unsigned kCreateRulesetVersion = 1u << 0;
@@ -129,18 +129,26 @@ std::vector<std::string> device_paths(bool cuda) {
   return p;
 }
 
-std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& dev_paths, bool vendor, int& abi) {
+std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& dev_paths, bool vendor, int& abi,
+                           unsigned scopes) {
   abi = static_cast<int>(::syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion));
   if (abi < 1) {
     abi = 0;
     return std::string("the kernel has no Landlock (") + std::strerror(errno) + ")";
   }
-  RulesetAttr attr{handled_fs(abi), 0, abi >= 6 ? (kScopeAbstractUnix | kScopeSignal) : 0};
+  const unsigned long long scoped =
+      (scopes & kScopeAbstractUnixSockets ? kScopeAbstractUnix : 0ull) | (scopes & kScopeSignals ? kScopeSignal : 0ull);
+  RulesetAttr attr{handled_fs(abi), 0, abi >= 6 ? scoped : 0};
   const std::size_t size = abi >= 6 ? sizeof(RulesetAttr) : (abi >= 4 ? 16 : 8);
   int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0));
   if (rs < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
   for (const auto& p : read_paths) add_read_path(rs, p, attr.handled_access_fs, vendor);
   for (const auto& p : dev_paths) add_rule(rs, p, kFsReadFile | kFsWriteFile | kFsIoctlDev, attr.handled_access_fs);
+  // The CUDA driver names its threads (it writes /proc/self/task/<tid>/comm) and fails its initialisation with
+  // cudaErrorOperatingSystem when it cannot. /proc/self resolves to this process here, so the rule covers its own
+  // threads only (other processes' /proc entries stay read-only and, across Landlock domains, not ptrace-able).
+  add_rule(rs, "/proc/self/task", kFsReadFile | kFsReadDir | kFsWriteFile | kFsTruncate, attr.handled_access_fs);
+  add_rule(rs, "/proc/self/comm", kFsReadFile | kFsWriteFile | kFsTruncate, attr.handled_access_fs);
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   const bool ok = ::syscall(SYS_landlock_restrict_self, rs, 0) == 0;
   const int err = errno;

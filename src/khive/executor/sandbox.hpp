@@ -32,8 +32,10 @@ struct SandboxReport {
 // The filesystem view: read-only paths (directories or files) and read-write device nodes. Returns "" or why
 // Landlock could not be applied (too old a kernel, disabled); `abi` receives the Landlock ABI (0 when none).
 // Vendor libraries (cuBLAS, cuDNN, ...) in those paths stay outside the view unless `vendor_libraries`.
+// `scopes` (ABI >= 6): which of Landlock's scopes to set, kScopeAbstractUnixSockets | kScopeSignals by default.
+enum LandlockScope : unsigned { kScopeAbstractUnixSockets = 1u, kScopeSignals = 2u };
 std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& device_paths, bool vendor_libraries,
-                           int& abi);
+                           int& abi, unsigned scopes = kScopeAbstractUnixSockets | kScopeSignals);
 // The paths every executor needs read: system libraries, ld.so's cache, /proc, /sys; plus the directories of the
 // shared objects already loaded (where a kernel's own dependencies are found).
 std::vector<std::string> base_read_paths();

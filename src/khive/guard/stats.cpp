@@ -264,4 +264,16 @@ bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& 
   return 1.25 * scale / std::sqrt(static_cast<double>(absl.size())) < r.target_noise;
 }
 
+LeaderDecision confirm_on_events(LeaderDecision d, const std::vector<AbTest>& on_events, const std::vector<double>& weights, const AbRule& rule) {
+  if (!d.new_leader || on_events.empty()) return d;
+  for (const auto& t : on_events)
+    if (!t.valid || t.pairs == 0) return d;
+  const LeaderDecision de = decide_leader(on_events, weights, rule);
+  if (de.new_leader) return d;
+  d.new_leader = false;
+  d.why = "faster on the judge's clock (" + d.why + "), but not on the executors' own clocks (" + de.why +
+          "): the gain is in the time around the calls, not in the kernel";
+  return d;
+}
+
 }  // namespace khive

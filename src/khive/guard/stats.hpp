@@ -79,6 +79,14 @@ struct LeaderDecision {
   std::string why;                         // one line: what decided it
 };
 LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule = {});
+// Check 11 on both clocks: a new leader on the judge's clock (`d`) stays one only if the same rule on the
+// executors' own clocks (CUDA events / the executor's steady clock around each call) also finds it faster. Each
+// kernel runs in an executor of its own and the executors are not interchangeable: on a GPU the time around a batch
+// (switching between the judge's context and each executor's) differed between two executors by a few percent of
+// a 1 ms batch, so two copies of one 30 us kernel were a "new leader" in 4 of 26 null A/Bs on the H200
+// (2026-12-02); the events do not see that time. A kernel that forges its own clock gains nothing: the judge's
+// clock must still show the gain. Events that are missing or not valid leave `d` as it is.
+LeaderDecision confirm_on_events(LeaderDecision d, const std::vector<AbTest>& on_events, const std::vector<double>& weights, const AbRule& rule = {});
 bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule);
 bool is_slower(const AbTest& t, const AbRule& rule);
 

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -294,6 +295,7 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
     died("when the judge sent its next message");
   }
   exec::Message a = wait_answer(t0 + spec_.timeout_s);
+  const double t_answered = now_s();
   stop();
   for (int fd : a.fds) ::close(fd);   // an executor never hands the judge descriptors after its hello
   const double t_answer = now_s();
@@ -305,7 +307,18 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
                         fmt::format("the {} executor answered, but the device stayed busy for {:.0f} s afterwards", spec_.role, spec_.timeout_s));
   }
   x.judge_s = now_s() - t0;
-  (void)t_answer;
+  // KHIVE_TRACE_EXCHANGES=1: one line per exchange on stderr (where the judge's clock goes: until the answer, the
+  // stop, the drain), for diagnosing the clock checks on a new machine.
+  static const bool trace = std::getenv("KHIVE_TRACE_EXCHANGES") != nullptr;
+  if (trace) {
+    double in = 0;
+    std::size_t n = 0;
+    if (a.body.contains("times_s") && a.body["times_s"].is_array())
+      for (const auto& v : a.body["times_s"])
+        if (v.is_number()) in += v.get<double>(), ++n;
+    std::fprintf(stderr, "xtrace %s %s n=%zu answer_us=%.1f stop_us=%.1f drain_us=%.1f in_us=%.1f\n", spec_.role.c_str(),
+                 msg.value("op", std::string("?")).c_str(), n, 1e6 * (t_answered - t0), 1e6 * (t_answer - t_answered), 1e6 * x.drain_s, 1e6 * in);
+  }
   if (reaped_) died("right after answering");
   const std::string op = a.op();
   if (op == "fault") {
@@ -359,6 +372,15 @@ Overhead Overhead::of(std::vector<double> t) {
 Overhead ExecutorProcess::calibrate(int exchanges) {
   std::vector<double> t;
   for (int i = 0; i < exchanges; ++i) t.push_back(exchange({{"op", "null"}, {"count", 1}}, {}, "done").judge_s);
+  return Overhead::of(std::move(t));
+}
+
+Overhead ExecutorProcess::calibrate_batch(int calls, int exchanges, const std::function<void()>& before) {
+  std::vector<double> t;
+  for (int i = 0; i < exchanges; ++i) {
+    if (before) before();
+    t.push_back(exchange({{"op", "null"}, {"count", calls}}, {}, "done").judge_s);
+  }
   return Overhead::of(std::move(t));
 }
 

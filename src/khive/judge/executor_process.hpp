@@ -17,6 +17,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -74,6 +75,8 @@ class ExecutorProcess {
   bool loaded() const { return loaded_; }
   void share(const Arena& arena, bool goldens);
   Overhead calibrate(int exchanges);
+  // Null batches of `calls` calls, `before` (the judge's flush) ahead of each, as a timed batch is run.
+  Overhead calibrate_batch(int calls, int exchanges, const std::function<void()>& before);
   void load();
   struct Call {
     int set;

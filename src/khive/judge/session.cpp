@@ -18,6 +18,7 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 constexpr int kCalibrationExchanges = 30;
+constexpr int kBatchCalibrationExchanges = 9;
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -93,6 +94,15 @@ void Session::start_kernels() {
       k.ex = start(role, lib, vendor);
       PhaseTimer pt(*this, "executors");
       k.overhead = k.ex->calibrate(kCalibrationExchanges);   // before any kernel code is in the process
+      // A timed batch follows the judge's own device work (fresh inputs, poison, the flush): on a GPU shared by two
+      // processes that costs a context switch the null exchange above never sees (an honest 4M-element vector add
+      // showed 260 us per batch beyond its events on the H200). So the batch overheads are measured the way batches
+      // run, flush first, at every power of two up to the largest batch, still before the kernel is loaded (a
+      // loaded kernel could slow the null calls down to shrink its own times).
+      for (int c = 1;; c *= 2) {
+        k.batch_overhead[c] = k.ex->calibrate_batch(c, kBatchCalibrationExchanges, [&] { dev_.flush({}); });
+        if (c >= std::max(1, job_.timing.max_batch)) break;
+      }
       progress_(Check::run, "", "loading the " + role);
       k.ex->load();
     } catch (const ExecutorFault& f) {
@@ -104,9 +114,14 @@ void Session::start_kernels() {
     prepare(lead_, "leader", job_.leader_library, job_.leader_vendor);
     // One overhead for both sides of check 11: each executor's own calibration carries its own error, which would
     // be a fixed bias between them (for a 5 us kernel a few microseconds of it over a batch is several percent).
-    std::vector<double> pooled = cand_.overhead.samples_s;
-    pooled.insert(pooled.end(), lead_.overhead.samples_s.begin(), lead_.overhead.samples_s.end());
-    cand_.overhead = lead_.overhead = Overhead::of(std::move(pooled));
+    auto pool = [](const Overhead& x, const Overhead& y) {
+      std::vector<double> pooled = x.samples_s;
+      pooled.insert(pooled.end(), y.samples_s.begin(), y.samples_s.end());
+      return Overhead::of(std::move(pooled));
+    };
+    cand_.overhead = lead_.overhead = pool(cand_.overhead, lead_.overhead);
+    for (auto& [c, o] : cand_.batch_overhead)
+      if (lead_.batch_overhead.count(c)) o = lead_.batch_overhead[c] = pool(o, lead_.batch_overhead[c]);
   }
 }
 
@@ -346,24 +361,40 @@ Session::Observed Session::timed_batch(Kernel& k, Arena& a, int count, const std
   }
   double in = 0;
   for (double t : x.in_process_s) in += t;
-  return {std::max(1e-9, (x.judge_s - k.overhead.median_s) / count), in / count, x.judge_s, in, x.drain_s};
+  return {std::max(1e-9, (x.judge_s - k.overhead_for(count).median_s) / count), in / count, x.judge_s, in, x.drain_s};
 }
 
-void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k) {
+void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k, int batch) {
   std::vector<double> judge, in, drain;
   for (const auto& o : obs) {
     judge.push_back(o.judge_s);
     in.push_back(o.in_batch_s);
     drain.push_back(o.drain_s);
   }
-  std::optional<Rejection> r = clock_rejection(judge, in, k.overhead.median_s, k.overhead.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
+  const Overhead o = k.overhead_for(batch);
+  std::optional<Rejection> r = clock_rejection(judge, in, o.median_s, o.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
   if (!r && job_.backend == "cuda") {
     const double idle = dev_.preflight().value("idle_probe_s", 0.0);
     r = drain_rejection(drain, judge, 2 * idle, w.uuid);
   }
   if (!r) return;
+  r->message += fmt::format(" [batches of {} call(s); a no-work batch costs {:.1f} us on the judge's clock; drain {:.1f} us]", batch, 1e6 * o.median_s,
+                            1e6 * median_of(drain));
   if (!k.is_candidate) throw HarnessError{"the leader failed the clock check: " + r->message};
   throw Rejected{*r};
+}
+
+Overhead Session::Kernel::overhead_for(int calls) const {
+  if (batch_overhead.empty()) return overhead;
+  auto hi = batch_overhead.lower_bound(calls);
+  if (hi == batch_overhead.end()) return std::prev(hi)->second;
+  if (hi->first == calls || hi == batch_overhead.begin()) return hi->second;
+  auto lo = std::prev(hi);
+  const double f = static_cast<double>(calls - lo->first) / (hi->first - lo->first);
+  Overhead o;
+  o.median_s = lo->second.median_s + f * (hi->second.median_s - lo->second.median_s);
+  o.jitter_s = std::max(lo->second.jitter_s, hi->second.jitter_s);
+  return o;
 }
 
 nlohmann::json Session::time_solo(const Workload& w) {
@@ -393,14 +424,14 @@ nlohmann::json Session::time_solo(const Workload& w) {
     // a workload takes once the minimum samples are in.
     if (should_stop(samples, since(t0), rule)) break;
   }
-  check_clock(w, obs, cand_);
+  check_clock(w, obs, cand_, batch);
   std::vector<double> in, drain;
   for (const auto& o : obs) in.push_back(o.in_process_s), drain.push_back(o.drain_s);
   return {{"workload", w.uuid}, {"samples_s", samples}, {"in_process_s", in}, {"drain_s", drain}, {"batch", batch}, {"validated", k},
-          {"overhead_s", cand_.overhead.median_s}};
+          {"overhead_s", cand_.overhead_for(batch).median_s}};
 }
 
-nlohmann::json Session::time_ab(const Workload& w, AbTest& test) {
+nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events) {
   current_ = w.uuid;
   progress_(Check::acceptance, w.uuid, "warm-up of both");
   int batch;
@@ -433,13 +464,16 @@ nlohmann::json Session::time_ab(const Workload& w, AbTest& test) {
     k += static_cast<uint64_t>(batch);
     if (should_stop_pairs(as, bs, since(t0), rule)) break;
   }
-  check_clock(w, ob, cand_);
-  check_clock(w, oa, lead_);
+  check_clock(w, ob, cand_, batch);
+  check_clock(w, oa, lead_, batch);
   test = ab_test(as, bs);
+  std::vector<double> ea, eb;
+  for (std::size_t i = 0; i < oa.size() && i < ob.size(); ++i) ea.push_back(oa[i].in_process_s), eb.push_back(ob[i].in_process_s);
+  on_events = ab_test(ea, eb);
   std::vector<double> in, drain;
   for (const auto& o : ob) in.push_back(o.in_process_s), drain.push_back(o.drain_s);
   return {{"workload", w.uuid}, {"samples_s", bs}, {"in_process_s", in}, {"drain_s", drain}, {"batch", batch}, {"validated", 2 * k},
-          {"overhead_s", cand_.overhead.median_s}, {"leader_samples_s", as}};
+          {"overhead_s", cand_.overhead_for(batch).median_s}, {"leader_samples_s", as}};
 }
 
 // ---------------------------------------------------------------------------------------------- the evaluation
@@ -453,18 +487,20 @@ nlohmann::json Session::run() {
     if (job_.check_correctness)
       for (const auto& w : task_.workloads)
         if (w.checks_correctness() && selected(w)) correctness(w);
-    std::vector<AbTest> tests;
+    std::vector<AbTest> tests, event_tests;
     std::vector<double> weights;
     if (job_.time)
       for (const auto& w : task_.workloads) {
         if (!w.is_perf() || !selected(w)) continue;
         if (lead_.ex) {
-          AbTest t;
-          timing.push_back(time_ab(w, t));
+          AbTest t, te;
+          timing.push_back(time_ab(w, t, te));
           tests.push_back(t);
+          event_tests.push_back(te);
           weights.push_back(w.weight);
           ab.push_back({{"workload", w.uuid}, {"pairs", t.pairs}, {"ratio", t.ratio}, {"median_ratio", t.median_ratio}, {"p_faster", t.p_faster},
-                        {"p_slower", t.p_slower}, {"noise", t.noise}, {"valid", t.valid}});
+                        {"p_slower", t.p_slower}, {"noise", t.noise}, {"valid", t.valid},
+                        {"events", {{"ratio", te.ratio}, {"p_faster", te.p_faster}, {"p_slower", te.p_slower}, {"valid", te.valid}}}});
         } else {
           timing.push_back(time_solo(w));
         }
@@ -473,6 +509,7 @@ nlohmann::json Session::run() {
     if (lead_.ex) {
       AbRule rule{job_.ab_alpha, job_.ab_alpha_slower, job_.ab_min_gain, static_cast<std::size_t>(job_.ab_min_pairs)};
       LeaderDecision d = decide_leader(tests, weights, rule);
+      d = confirm_on_events(std::move(d), event_tests, weights, rule);
       for (std::size_t i = 0; i < ab.size(); ++i) {
         ab[i]["holm_threshold"] = d.holm_threshold[i];
         ab[i]["faster"] = std::find(d.faster.begin(), d.faster.end(), i) != d.faster.end();

@@ -56,8 +56,12 @@ class Session {
   };
   struct Kernel {     // one executor under test (the candidate, or the leader in an A/B)
     std::unique_ptr<ExecutorProcess> ex;
-    Overhead overhead;
+    Overhead overhead;                   // one null call, back to back (the batch-size estimate)
+    std::map<int, Overhead> batch_overhead;   // a null batch of 2^i calls after the judge's flush, as a timed batch runs
     bool is_candidate = true;
+    // What the judge's clock sees for a batch of `calls` that does no work: measured at the powers of two before
+    // any kernel code was in the process, interpolated in between.
+    Overhead overhead_for(int calls) const;
   };
   struct Observed {   // one timed batch
     double sample_s;      // per call, from the judge's clock: (judge_s - overhead) / calls
@@ -86,8 +90,9 @@ class Session {
   std::vector<Golden> timed_inputs(Arena& a, int set, const Workload& w, uint64_t k);
   Observed timed_batch(Kernel& k, Arena& a, int count, const std::vector<std::vector<Golden>>& gold, const Workload& w, uint64_t first_k);
   nlohmann::json time_solo(const Workload& w);
-  nlohmann::json time_ab(const Workload& w, AbTest& test);
-  void check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k);
+  // `test` on the judge's clock; `on_events` the same test on the executors' own clocks (check 11 needs both).
+  nlohmann::json time_ab(const Workload& w, AbTest& test, AbTest& on_events);
+  void check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k, int batch);
 
   [[noreturn]] void fault(const ExecutorFault& f, const std::string& role);
   bool selected(const Workload& w) const;

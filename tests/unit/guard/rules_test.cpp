@@ -82,9 +82,19 @@ TEST(ClockRejection, TheMedianDecidesNotOneOutlier) {
   EXPECT_FALSE(clock_rejection(judge, in, 50e-6, 2e-6, ClockRule::for_backend("cuda"), "w"));
 }
 
+TEST(ClockRejection, AContextSwitchAroundAGpuBatchIsNotHiddenWork) {
+  // Seen on the H200: an honest 7-call vector add batch, 133 us on its events, 401 us net on the judge's clock.
+  std::vector<double> judge(20, 401e-6 + 458e-6), in(20, 133e-6);
+  EXPECT_FALSE(clock_rejection(judge, in, 458e-6, 5e-6, ClockRule::for_backend("cuda"), "w"));
+  // A graph on cudaStreamPerThread: 2.6 us on the events of a 1657 us batch.
+  std::vector<double> graph(20, 1657e-6 + 458e-6), tiny(20, 2.6e-6);
+  EXPECT_TRUE(clock_rejection(graph, tiny, 458e-6, 5e-6, ClockRule::for_backend("cuda"), "w"));
+}
+
 TEST(DrainRejection, WorkLeftRunningAfterTheAnswer) {
   std::vector<double> judge(10, 1e-3);
   EXPECT_FALSE(drain_rejection(std::vector<double>(10, 20e-6), judge, 20e-6, "w"));
+  EXPECT_FALSE(drain_rejection(std::vector<double>(10, 190e-6), judge, 20e-6, "w"));   // the switch back, as measured
   auto r = drain_rejection(std::vector<double>(10, 2e-3), judge, 20e-6, "w");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->reason, Reason::work_after_return);

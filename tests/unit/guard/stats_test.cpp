@@ -352,6 +352,24 @@ TEST(DecideLeader, ARegressionVetoes) {
   EXPECT_NE(d.why.find("slower"), std::string::npos);
 }
 
+TEST(DecideLeader, AGainOnlyTheJudgesClockSeesIsNotALeader) {
+  // As on the H200: two copies of one kernel, 2 % apart on the judge's clock (the executors' context switches),
+  // level on their events.
+  const LeaderDecision judge = decide_leader({synthetic(1.02, 1e-4, 1)}, {1});
+  ASSERT_TRUE(judge.new_leader);
+  const LeaderDecision both = confirm_on_events(judge, {synthetic(1.001, 0.4, 0.6)}, {1});
+  EXPECT_FALSE(both.new_leader);
+  EXPECT_NE(both.why.find("not on the executors' own clocks"), std::string::npos) << both.why;
+  // A real gain shows on both clocks.
+  EXPECT_TRUE(confirm_on_events(judge, {synthetic(1.03, 1e-5, 1)}, {1}).new_leader);
+  // Events that are not valid (an executor that reported none) leave the judge's decision; no decision is never
+  // turned into a leader.
+  AbTest broken = synthetic(1.5, 1e-9, 1);
+  broken.valid = false;
+  EXPECT_TRUE(confirm_on_events(judge, {broken}, {1}).new_leader);
+  EXPECT_FALSE(confirm_on_events(decide_leader({synthetic(1.0, 0.5, 0.5)}, {1}), {synthetic(1.5, 1e-9, 1)}, {1}).new_leader);
+}
+
 TEST(DecideLeader, HolmAdjustsForTheNumberOfWorkloads) {
   // p = 0.004 passes alone (alpha 1 %) but not as the only small p among four workloads (needs 0.0025).
   EXPECT_TRUE(decide_leader({synthetic(1.1, 0.004, 1)}, {1}).new_leader);
