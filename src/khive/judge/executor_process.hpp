@@ -42,7 +42,9 @@ struct ExecutorFault : std::runtime_error {
 
 struct ExecutorSpec {
   std::string role;          // "candidate", "leader", "reference", ...: for messages
-  std::string path;          // khive-exec
+  std::string path;          // khive-exec (or the interpreter of a PyTorch reference's executor)
+  std::vector<std::string> args;   // before --socket/--setup: "-m", "khive_torch.executor" for a PyTorch reference
+  std::vector<std::string> env;    // further NAME=value (PYTHONPATH of a PyTorch reference)
   exec::Setup setup;
   double timeout_s = 120;    // the longest one exchange may take
   double spin_s = 0;         // poll for the answer this long before blocking
@@ -73,6 +75,8 @@ class ExecutorProcess {
   const std::string& role() const { return spec_.role; }
   bool loaded() const { return loaded_; }
   void share(const Arena& arena, bool goldens);
+  // The same exchanges for messages made elsewhere (a reference's staged host regions); the caller closes fds.
+  void share_messages(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds);
   Overhead calibrate(int exchanges);
   void load();
   struct Call {
