@@ -13,7 +13,7 @@ from .dtypes import torch_dtype
 from .inputs import reference_namespace
 from .task import TaskError, load_task
 
-__all__ = ["run_reference", "load_reference"]
+__all__ = ["run_reference", "call_reference", "load_reference"]
 
 
 def load_reference(task):
@@ -38,14 +38,21 @@ def run_reference(torch, task, axes, inputs, device="cpu", fn=None):
     if fn is None:
         _, fn = load_reference(task)
     args = [inputs[name] for name in task.inputs]
-    names = list(task.outputs)
+    outputs = [(name, task.outputs[name]["dtype"], task.output_shape(name, axes)) for name in task.outputs]
+    return call_reference(torch, task, fn, args, outputs, device)
+
+
+def call_reference(torch, task, fn, args, outputs, device="cpu"):
+    """run(*args) with the outputs given as (name, dtype name, shape or None), in the task's order: the tensors,
+    converted to the declared dtypes, contiguous, shapes checked (the judge's reference executor calls this with the
+    shapes of its layout)."""
+    names = [name for name, _, _ in outputs]
     with torch.no_grad():
         result = fn(*args)
         if result is None:   # destination-passing style: preallocated outputs written in place
             outs = []
-            for name in names:
-                shape = task.output_shape(name, axes) or ()
-                outs.append(torch.empty(shape, dtype=torch_dtype(torch, task.outputs[name]["dtype"]), device=device))
+            for name, dtype, shape in outputs:
+                outs.append(torch.empty(shape or (), dtype=torch_dtype(torch, dtype), device=device))
             fn(*args, *outs)
             result = outs
     got = _as_list(result, len(names))
@@ -55,10 +62,8 @@ def run_reference(torch, task, axes, inputs, device="cpu", fn=None):
         count = "one value" if got is None else f"{len(got)} values"
         raise TaskError(f"{task.def_file}: reference: expected run() to return {len(names)} output(s) ({', '.join(names)}), got {count}")
     outs = []
-    for name, value in zip(names, got):
-        spec = task.outputs[name]
-        dt = torch_dtype(torch, spec["dtype"], f"{task.def_file}: outputs.{name}.dtype")
-        shape = task.output_shape(name, axes)
+    for (name, dtype, shape), value in zip(outputs, got):
+        dt = torch_dtype(torch, dtype, f"{task.def_file}: outputs.{name}.dtype")
         if not torch.is_tensor(value):
             value = torch.tensor(value, dtype=dt)
         want = () if shape is None else tuple(shape)

@@ -20,6 +20,7 @@
 #include "khive/hive/report.hpp"
 #include "khive/hive/rescore.hpp"
 #include "khive/hive/store.hpp"
+#include "khive/interop/python.hpp"
 #include "khive/llm/llm_agent.hpp"
 #include "khive/tuner/tuner.hpp"
 
@@ -268,12 +269,24 @@ int run_optimize(HiveCli& h) {
   }
   if (!kept.empty() && !h.quiet) std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
   if (!task.reference_for(backend)) {
-    std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{})\n", task.name,
-                             backend_name(backend), backend_name(backend));
-    if (!task.pytorch_reference.empty())
-      std::cerr << "  it has a PyTorch reference (definition.json: reference), the oracle of the PyTorch side: `python3 -m khive_torch evaluate "
-                << task.dir.string() << "` (PYTHONPATH=python:.deps/torch) checks that it runs; the guard uses it once its judge runs it (docs/interop.md)\n";
-    return 2;
+    // The PyTorch reference makes the goldens (the judge runs it in a Python executor): torch must be there.
+    std::string why = " and no PyTorch reference (definition.json: reference)";
+    if (!task.pytorch_reference.empty()) {
+      try {
+        const TorchPython& tp = torch_python();
+        why.clear();
+        if (!h.quiet)
+          std::cout << fmt::format("goldens: the task's PyTorch reference (torch {}, {}); no native {} reference, so the first accepted "
+                                   "candidate is the first leader\n", tp.torch_version, tp.executable, backend_name(backend));
+      } catch (const std::exception& e) {
+        why = std::string("; its PyTorch reference would make the goldens, but ") + e.what();
+      }
+    }
+    if (!why.empty()) {
+      std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{}){}\n", task.name,
+                               backend_name(backend), backend_name(backend), why);
+      return 2;
+    }
   }
   // Options: on resume, what the run was started with unless given again now.
   auto given = [&](const char* name) { return h.optimize->count(name) > 0; };

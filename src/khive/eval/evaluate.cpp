@@ -15,6 +15,7 @@
 #include "khive/check/inputs.hpp"
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/rules.hpp"
+#include "khive/interop/python.hpp"
 #include "khive/score/cpu_ceiling.hpp"
 #include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
@@ -26,9 +27,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::filesystem::path golden_dir(const Task& t, Backend b) {
+std::string sanitize(std::string s);
+
+// `torch_version`: goldens made by the task's PyTorch reference (no native one for b) are kept apart from native
+// ones, per torch version (another torch may round differently).
+std::filesystem::path golden_dir(const Task& t, Backend b, const std::string& torch_version) {
   // goldens/v<kInputsVersion> (run/protocol.hpp): v6 inverse-transform normal inputs and secret timed seeds.
-  return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / std::string(backend_name(b));
+  std::string leaf(backend_name(b));
+  if (!torch_version.empty()) leaf += "-pytorch-" + sanitize(torch_version);
+  return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / leaf;
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
@@ -275,7 +282,24 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   // The task's golden unit: held for the whole evaluation so no khive process prunes it, touched (the LRU clock)
   // and labelled with the task's name for `khive cache`; then the cache cap, sparing this unit. A random-seed
   // evaluation keeps its goldens in a private folder inside it, removed at the end.
-  auto gdir = golden_dir(task, o.backend);
+  // The goldens' source: the task's native reference for the backend, else its PyTorch reference (run by the judge
+  // in a Python executor of its own: python/khive_torch/executor.py).
+  auto ref_src = task.reference_for(o.backend);
+  const TorchPython* torch = nullptr;
+  if (!ref_src) {
+    if (task.pytorch_reference.empty()) {
+      r.harness_error = fmt::format("task {} has no {} reference (definition.json: khive.reference.{}) and no PyTorch reference "
+                                    "(definition.json: reference)", task.name, backend_name(o.backend), backend_name(o.backend));
+      return done();
+    }
+    try {
+      torch = &torch_python();
+    } catch (const std::exception& e) {
+      r.harness_error = fmt::format("task {} has only a PyTorch reference, which makes its goldens: {}", task.name, e.what());
+      return done();
+    }
+  }
+  auto gdir = golden_dir(task, o.backend, torch ? torch->torch_version : "");
   std::optional<cache::Hold> golden_hold;
   PrivateGoldens private_goldens;
   try {
@@ -307,21 +331,21 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   if (o.backend == Backend::cuda) r.clocks = query_clocks(o.judge);
 
   // The reference: built now (the judge runs it for the goldens it lacks), held for the whole evaluation.
-  auto ref_src = task.reference_for(o.backend);
-  if (!ref_src) {
-    r.harness_error = fmt::format("task {} has no {} reference", task.name, backend_name(o.backend));
-    return done();
-  }
-  auto t_golden = Clock::now();
-  std::optional<cache::Hold> ref_held;
-  BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
-  if (!ref_build.ok) {
-    r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
-    return done();
-  }
-  r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
   JobBase jb = job_base(task, o, r.seed_base, secret, run_gdir);
-  jb.job.reference_library = ref_build.library.string();
+  std::optional<cache::Hold> ref_held;
+  if (ref_src) {
+    auto t_golden = Clock::now();
+    BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
+    if (!ref_build.ok) {
+      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
+      return done();
+    }
+    r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
+    jb.job.reference_library = ref_build.library.string();
+  } else {
+    jb.job.reference_python = torch->executable;
+    jb.job.reference_pythonpath = torch->pythonpath;
+  }
 
   // One judge per kernel. With a leader, the candidate's judge also runs check 11 (both kernels in their own
   // executors, interleaved): its timings then come from the A/B.
@@ -402,7 +426,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
   }
   if (o.measured) r.reference = o.measured->reference;
-  else if (o.time_reference) r.reference = run_kernel(task, "reference", *ref_src, allows_vendor(task), std::nullopt, false).first;
+  else if (o.time_reference && ref_src) r.reference = run_kernel(task, "reference", *ref_src, allows_vendor(task), std::nullopt, false).first;
   // Device facts come from the candidate's judge, or the reference's when the candidate never ran; with neither,
   // there is nothing to score.
   r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight

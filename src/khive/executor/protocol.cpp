@@ -97,7 +97,7 @@ Message receive(int sock) {
 void to_json(nlohmann::json& j, const Setup& s) {
   j = {{"backend", s.backend}, {"library", s.library}, {"read_paths", s.read_paths}, {"vendor_libraries", s.vendor_libraries}, {"seccomp", s.seccomp},
        {"landlock", s.landlock}, {"new_netns", s.new_netns}, {"drop_capabilities", s.drop_capabilities},
-       {"memory_limit", s.memory_limit}, {"spin_s", s.spin_s}};
+       {"memory_limit", s.memory_limit}, {"spin_s", s.spin_s}, {"task_dir", s.task_dir}};
 }
 
 void from_json(const nlohmann::json& j, Setup& s) {
@@ -111,6 +111,7 @@ void from_json(const nlohmann::json& j, Setup& s) {
   s.drop_capabilities = j.value("drop_capabilities", true);
   s.memory_limit = j.value("memory_limit", int64_t{0});
   s.spin_s = j.value("spin_s", 0.0);
+  s.task_dir = j.value("task_dir", "");
 }
 
 std::string to_hex(const void* p, std::size_t n) {

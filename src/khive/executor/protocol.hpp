@@ -10,6 +10,8 @@
 //   (argv: --socket FD --setup JSON)                   {"op":"hello","pid":N,"sandbox":{...}}  [+ seccomp notify fd]
 //   {"op":"map","regions":[{"bytes":N,"access":"r"|"rw"}]} + one fd per region      {"op":"ok"}
 //   {"op":"layout","sets":[{"args":[{"region":0,"offset":0} | {"scalar":2} | {"axis":4096}, ...]}]} {"op":"ok"}
+//     (the reference's layout also names each region argument's "dtype" and "shape" and each scalar's "dtype": a
+//     PyTorch reference's executor builds its tensors from them)
 //   {"op":"null","count":B}  (before load: the overhead of one exchange)             {"op":"done","times_s":[...]}
 //   {"op":"load"}                                                                    {"op":"ok"}
 //   {"op":"call","calls":[{"set":0,"scalars":["hex",...]}, ...]}                     {"op":"done","times_s":[...]}
@@ -61,6 +63,8 @@ struct Setup {
   int64_t memory_limit = 0;             // RLIMIT_AS (CPU backend); 0 = none
   double spin_s = 0;                    // poll for the next message this long before blocking (GPU: the host has cores
                                         // to spare and the judge's clock sees every wake-up); 0 = block at once
+  std::string task_dir;                 // the PyTorch reference's executor (python/khive_torch/executor.py): the task
+                                        // whose definition.json holds the reference; khive-exec ignores it
 };
 void to_json(nlohmann::json& j, const Setup& s);
 void from_json(const nlohmann::json& j, Setup& s);

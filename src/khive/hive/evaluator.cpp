@@ -147,6 +147,7 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
     if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median, spreads.push_back(w.kernel->rel_spread);
     std::optional<double> tb;
     if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end()) tb = it->second;
+    else if (w.baseline_time) tb = w.baseline_time;   // no reference measured (a PyTorch-only task): the suite's PyTorch numbers
     in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_floor, tb});   // datasheet T_sol (eval's score)
   }
   e.time_s = weighted_geomean(e.workload_median_s, weight);

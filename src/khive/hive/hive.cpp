@@ -1018,12 +1018,17 @@ struct Hive::Impl {
     }
 
     // The reference, measured once: timings for the score, goldens for every candidate, the first leader.
+    // With only a PyTorch reference (the judge's goldens come from it), there is no reference kernel to measure: the
+    // first accepted candidate is the first leader.
     auto ref = task.reference_for(backend);
-    if (!ref) throw std::runtime_error(fmt::format("task {} has no {} reference", task.name, backend_name(backend)));
+    if (!ref && task.pytorch_reference.empty()) throw std::runtime_error(fmt::format("task {} has no {} reference", task.name, backend_name(backend)));
     auto ref_copy = o.run_dir / "candidates" / ("c0000-reference." + ext);
-    std::string ref_source = read_file(*ref);
-    if (!fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
-    if (o.defer_eval) {
+    std::string ref_source = ref ? read_file(*ref) : "";
+    if (ref && !fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
+    if (!ref) {
+      const std::string note = fmt::format("no native {} reference: goldens come from the task's PyTorch reference", backend_name(backend));
+      event({{"type", "note"}, {"message", note}}, note);
+    } else if (o.defer_eval) {
       // No device here: the reference is measured where the candidates are (evaluate-pending); until
       // then there is no leader. It must build, or nothing could ever be judged against it.
       if (reference_id.empty()) {
@@ -1130,17 +1135,17 @@ struct Hive::Impl {
     // The reference first: this session's goldens and T_b (the run's seed), and the first leader when it
     // was deferred too.
     auto ref = task.reference_for(backend);
-    if (!ref) throw std::runtime_error(fmt::format("task {} has no {} reference", task.name, backend_name(backend)));
+    if (!ref && task.pytorch_reference.empty()) throw std::runtime_error(fmt::format("task {} has no {} reference", task.name, backend_name(backend)));
     auto ref_copy = o.run_dir / "candidates" / ("c0000-reference." + ext);
-    std::string ref_source = read_file(*ref);
-    if (!fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
+    std::string ref_source = ref ? read_file(*ref) : "";
+    if (ref && !fs::exists(ref_copy)) write_file_atomic(ref_copy, ref_source);
     lk.unlock();
-    Evaluation rev = eval.prepare(ref_copy);
+    Evaluation rev = ref ? eval.prepare(ref_copy) : Evaluation{};
     lk.lock();
-    if (rev.status != "accepted")
+    if (ref && rev.status != "accepted")
       throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref->string(), rev.status,
                                            rev.reason, rev.message));
-    if (measure_reference(ref_source, ref_copy, rev)) {
+    if (ref && measure_reference(ref_source, ref_copy, rev)) {
       PendingVerdict v;
       v.id = reference_id;
       v.agent = "hive";

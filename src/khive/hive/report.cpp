@@ -266,6 +266,11 @@ std::string leader_text(const RunView& v) {
   if (!l) return "";
   std::string out = fmt::format("leader {} ({}, {} by {}): own run {}", l->id, l->label, l->strategy, l->agent, ms(l->time_s));
   if (l->score) out += fmt::format(", task score {:.3f}", *l->score);
+  else if (l->time_s > 0 && !ref)
+    // A task whose only reference is PyTorch: no reference kernel was timed, so T_b can only come from the task's
+    // baselines or the suite's PyTorch numbers (docs/interop.md).
+    out += ", no task score (no reference kernel was timed: the goldens came from the task's PyTorch reference, and no "
+           "baseline or suite PyTorch time above T_sol gave a T_b)";
   else if (l->time_s > 0) out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
   if (ref && ref != l && ref->time_s > 0 && l->time_s > 0)
     out += fmt::format("; {:.2f}x the reference by the own-run medians ({})", ref->time_s / l->time_s, ms(ref->time_s));

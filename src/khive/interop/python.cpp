@@ -3,6 +3,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
 
 extern char** environ;
 
@@ -25,6 +29,44 @@ std::string khive_pythonpath() {
   std::string p = root + "/python:" + root + "/.deps/torch";
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) p += std::string(":") + old;
   return p;
+}
+
+const TorchPython& torch_python() {
+  static std::mutex mu;
+  static std::optional<TorchPython> found;
+  std::lock_guard<std::mutex> lk(mu);
+  if (found) return *found;
+  const std::string py = khive_python();
+  if (py.find('/') == std::string::npos && find_program(py).empty())
+    throw std::runtime_error("no Python interpreter: '" + py + "' is not on PATH (install python3 3.11, or set KHIVE_PYTHON to one)");
+  ProcessSpec p;
+  p.argv = {py, "-c", "import sys, torch; print(sys.executable); print(torch.__version__)"};
+  p.timeout_s = 300;
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  env["PYTHONPATH"] = khive_pythonpath();
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  p.env = env;
+  ProcessResult r = run_process(p);
+  std::istringstream out(r.out);
+  TorchPython t;
+  std::getline(out, t.executable);
+  std::getline(out, t.torch_version);
+  if (!r.ok() || t.executable.empty() || t.torch_version.empty()) {
+    std::string why = r.err;
+    if (auto k = why.find_last_not_of(" \n"); k != std::string::npos) why.erase(k + 1);
+    if (auto nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);   // the exception's line
+    throw std::runtime_error("PyTorch is not usable from " + py + " (" + (why.empty() ? r.describe() : why) +
+                             "): run scripts/setup.sh (it installs torch into " + repo_root() +
+                             "/.deps/torch), or set KHIVE_PYTHON to an interpreter that has torch");
+  }
+  t.pythonpath = env["PYTHONPATH"];
+  found = t;
+  return *found;
 }
 
 ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s) {

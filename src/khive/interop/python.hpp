@@ -17,4 +17,13 @@ std::string khive_python();
 std::string khive_pythonpath();
 ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s);
 
+// The interpreter the judge starts a PyTorch reference with (python/khive_torch/executor.py): khive_python()
+// resolved to the real executable (sys.executable: the judge execs it directly, with a minimal environment, so a
+// PATH shim would not do), the PYTHONPATH above, and the torch version it imports (part of the goldens' cache key).
+// Asked once per process. Throws std::runtime_error naming what to install when there is no interpreter or no torch.
+struct TorchPython {
+  std::string executable, pythonpath, torch_version;
+};
+const TorchPython& torch_python();
+
 }  // namespace khive

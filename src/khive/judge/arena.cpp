@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <stdexcept>
+
 #include "khive/executor/protocol.hpp"
 
 namespace khive {
@@ -56,21 +58,37 @@ unsigned char* Arena::scalar(int set, std::size_t i) {
   return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data();
 }
 
-Arena::Share Arena::share(bool goldens) const {
+Arena::Share Arena::share(bool goldens) const { return share_regions(goldens, *in_, goldens ? *gold_ : *out_); }
+
+Arena::Share Arena::share_staged(SharedRegion& inputs, SharedRegion& goldens) const {
+  if (inputs.bytes() != in_->bytes() || goldens.bytes() != gold_->bytes()) throw std::logic_error("Arena::share_staged: regions of another size");
+  return share_regions(true, inputs, goldens);
+}
+
+Arena::Share Arena::share_regions(bool goldens, const SharedRegion& ins, const SharedRegion& outs) const {
   Share s;
-  const SharedRegion& outs = goldens ? *gold_ : *out_;
-  s.map = {{"op", "map"}, {"regions", {{{"bytes", in_->bytes()}, {"access", "r"}}, {{"bytes", outs.bytes()}, {"access", "rw"}}}}};
-  s.fds = {in_->share(), const_cast<SharedRegion&>(outs).share()};
+  s.map = {{"op", "map"}, {"regions", {{{"bytes", ins.bytes()}, {"access", "r"}}, {{"bytes", outs.bytes()}, {"access", "rw"}}}}};
+  s.fds = {const_cast<SharedRegion&>(ins).share(), const_cast<SharedRegion&>(outs).share()};
+  // The reference's view also says what each argument is (a PyTorch reference's executor builds tensors from it).
+  auto described = [&](nlohmann::json arg, const TensorSpec& t) {
+    if (!goldens) return arg;
+    arg["dtype"] = std::string(dtype_name(t.dtype));
+    if (t.scalar) return arg;
+    nlohmann::json shape = nlohmann::json::array();
+    for (const auto& d : t.shape) shape.push_back(element_count(TensorSpec{t.name, t.dtype, false, {d}}, axes_));
+    arg["shape"] = shape;
+    return arg;
+  };
   nlohmann::json sets = nlohmann::json::array();
   for (int k = 0; k < sets_; ++k) {
     nlohmann::json args = nlohmann::json::array();
     std::size_t slot = 0;
     for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
-      if (task_.inputs[i].scalar) args.push_back({{"scalar", slot++}});
-      else args.push_back({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}});
+      if (task_.inputs[i].scalar) args.push_back(described({{"scalar", slot++}}, task_.inputs[i]));
+      else args.push_back(described({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}}, task_.inputs[i]));
     }
     for (std::size_t o = 0; o < task_.outputs.size(); ++o)
-      args.push_back({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}});
+      args.push_back(described({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}}, task_.outputs[o]));
     for (int64_t v : axis_values_) args.push_back({{"axis", v}});
     sets.push_back({{"args", args}});
   }

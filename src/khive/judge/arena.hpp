@@ -52,12 +52,19 @@ class Arena {
     std::vector<int> fds;   // the caller sends and closes them
   };
   Share share(bool goldens) const;
+  // The reference's view over host copies of the inputs and goldens regions (same sizes and offsets): a PyTorch
+  // reference on a GPU judge works on host memory the judge copies the set's inputs into and its goldens out of.
+  Share share_staged(SharedRegion& inputs, SharedRegion& goldens) const;
+  const SharedRegion& inputs_region() const { return *in_; }
+  const SharedRegion& goldens_region() const { return *gold_; }
   // The scalar inputs' bytes for a call on `set` (hex, in input order).
   nlohmann::json scalars(int set) const;
   // Inputs and outputs of the given sets (the buffers a timed batch touches), for the cache flush.
   std::vector<JudgeDevice::Region> touched(int first, int count) const;
 
  private:
+  Share share_regions(bool goldens, const SharedRegion& ins, const SharedRegion& outs) const;
+
   JudgeDevice& dev_;
   const Task& task_;
   int sets_;

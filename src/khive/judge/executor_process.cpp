@@ -52,7 +52,10 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
     throw ExecutorFault(Reason::crash, std::string("cannot create the executor's channels: ") + std::strerror(errno), false, true);
   // Everything the child needs is built before fork: the judge may be multithreaded (CUDA), so the child only
   // makes async-signal-safe calls until exec.
-  std::vector<std::string> args = {spec.path, "--socket", "3", "--setup", nlohmann::json(spec.setup).dump()};
+  std::vector<std::string> args = {spec.path};
+  args.insert(args.end(), spec.args.begin(), spec.args.end());
+  for (const char* a : {"--socket", "3", "--setup"}) args.emplace_back(a);
+  args.push_back(nlohmann::json(spec.setup).dump());
   // GOMP_SPINCOUNT: OpenMP's idle threads spin for ~10 us after a parallel region, then sleep (libgomp's default spins
   // for up to a few ms, holding the cores the judge needs to see the answer: that showed up as clock disagreement).
   std::vector<std::string> envs = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=/nonexistent", "OMP_PROC_BIND=false", "GOMP_SPINCOUNT=10000",
@@ -60,6 +63,7 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0 ? spec.omp_threads : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
   for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS"})
     if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);
+  envs.insert(envs.end(), spec.env.begin(), spec.env.end());
   if (!spec.cuda_visible_devices.empty()) envs.push_back("CUDA_VISIBLE_DEVICES=" + spec.cuda_visible_devices);
   else if (const char* x = std::getenv("CUDA_VISIBLE_DEVICES")) envs.push_back(std::string("CUDA_VISIBLE_DEVICES=") + x);
   std::vector<char*> argv, envp;
@@ -82,7 +86,7 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
     ::dup2(sv[1], 3);
     ::syscall(SYS_close_range, 4u, ~0u, 0u);
     ::execve(argv[0], argv.data(), envp.data());
-    const char msg[] = "khive-exec: cannot execute the executor binary\n";
+    const char msg[] = "khive-judge: cannot execute the executor (khive-exec, or the PyTorch reference's interpreter)\n";
     (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
@@ -354,6 +358,11 @@ void ExecutorProcess::share(const Arena& arena, bool goldens) {
   }
   for (int fd : s.fds) ::close(fd);
   exchange(s.layout, {}, "ok");
+}
+
+void ExecutorProcess::share_messages(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds) {
+  exchange(map, fds, "ok");
+  exchange(layout, {}, "ok");
 }
 
 Overhead Overhead::of(std::vector<double> t) {

@@ -43,7 +43,9 @@ struct ExecutorFault : std::runtime_error {
 
 struct ExecutorSpec {
   std::string role;          // "candidate", "leader", "reference", ...: for messages
-  std::string path;          // khive-exec
+  std::string path;          // khive-exec (or the interpreter of a PyTorch reference's executor)
+  std::vector<std::string> args;   // before --socket/--setup: "-m", "khive_torch.executor" for a PyTorch reference
+  std::vector<std::string> env;    // further NAME=value (PYTHONPATH of a PyTorch reference)
   exec::Setup setup;
   double timeout_s = 120;    // the longest one exchange may take
   double spin_s = 0;         // poll for the answer this long before blocking
@@ -74,6 +76,8 @@ class ExecutorProcess {
   const std::string& role() const { return spec_.role; }
   bool loaded() const { return loaded_; }
   void share(const Arena& arena, bool goldens);
+  // The same exchanges for messages made elsewhere (a reference's staged host regions); the caller closes fds.
+  void share_messages(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds);
   Overhead calibrate(int exchanges);
   // Null batches of `calls` calls, `before` (the judge's flush) ahead of each, as a timed batch is run.
   Overhead calibrate_batch(int calls, int exchanges, const std::function<void()>& before);

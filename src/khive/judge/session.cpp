@@ -125,16 +125,71 @@ void Session::start_kernels() {
   }
 }
 
+// The task's PyTorch reference in a process of its own (python/khive_torch/executor.py), for a task with no native
+// reference on this backend. It is the task author's trusted code and needs the interpreter and the torch install,
+// so the candidates' sandbox is not applied (docs/guard.md, "Isolation"); it sees only the regions shared with it.
+std::unique_ptr<ExecutorProcess> Session::start_pytorch_reference() {
+  ExecutorSpec spec;
+  spec.role = "reference";
+  spec.path = job_.reference_python;
+  spec.args = {"-m", "khive_torch.executor"};
+  spec.env = {"PYTHONPATH=" + job_.reference_pythonpath, "PYTHONDONTWRITEBYTECODE=1"};
+  spec.timeout_s = job_.timeout_s;
+  spec.omp_threads = job_.omp_threads;
+  spec.setup.backend = job_.backend;
+  spec.setup.task_dir = job_.task_dir;
+  spec.setup.seccomp = spec.setup.landlock = spec.setup.new_netns = spec.setup.drop_capabilities = false;
+  PhaseTimer pt(*this, "executors");
+  return std::make_unique<ExecutorProcess>(spec, dev_);
+}
+
 void Session::run_reference(Arena& a, int set) {
+  const bool pytorch = job_.reference_library.empty() && !job_.reference_python.empty();
+  const bool staged = pytorch && dev_.backend() != "cpu";
   try {
     if (!ref_) {
-      if (job_.reference_library.empty()) throw HarnessError{"a golden is missing and the job names no reference to make it"};
-      ref_ = start("reference", job_.reference_library, task_.policy.allows("cublas") || task_.policy.allows("cublasLt"));
+      if (!pytorch && job_.reference_library.empty()) throw HarnessError{"a golden is missing and the job names no reference to make it"};
+      ref_ = pytorch ? start_pytorch_reference()
+                     : start("reference", job_.reference_library, task_.policy.allows("cublas") || task_.policy.allows("cublasLt"));
       ref_->load();
     }
-    if (ref_arena_ != a.id()) share_reference(a);
+    if (ref_arena_ != a.id()) {
+      if (staged) {
+        if (!host_) host_ = make_cpu_judge_device();
+        staged_in_ = host_->region(a.inputs_region().bytes());
+        staged_gold_ = host_->region(a.goldens_region().bytes());
+        staged_in_->seal_against_writes();   // the reference maps it read-only; the judge's own mapping still writes
+        Arena::Share s = a.share_staged(*staged_in_, *staged_gold_);
+        try {
+          ref_->share_messages(s.map, s.layout, s.fds);
+        } catch (...) {
+          for (int fd : s.fds) ::close(fd);
+          throw;
+        }
+        for (int fd : s.fds) ::close(fd);
+        ref_arena_ = a.id();
+      } else {
+        share_reference(a);
+      }
+    }
     dev_.synchronize();
+    // Staged: the set's inputs as the judge made them on the device, copied byte for byte; its goldens back after.
+    auto host_of = [](const SharedRegion& dev_region, SharedRegion& host_region, const void* p) {
+      return host_region.ptr() + (static_cast<const char*>(p) - dev_region.ptr());
+    };
+    // The golden slots go over poisoned as the GoldenStore left them, so an output never written still shows.
+    if (staged) {
+      for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+        if (!task_.inputs[i].scalar) dev_.to_host(host_of(a.inputs_region(), *staged_in_, a.input(set, i)), a.input(set, i), a.in_bytes(i));
+      for (std::size_t o = 0; o < task_.outputs.size(); ++o)
+        dev_.to_host(host_of(a.goldens_region(), *staged_gold_, a.golden(set, o)), a.golden(set, o), a.out_bytes(o));
+    }
     ref_->call({{set, a.scalars(set)}});
+    if (staged) {
+      for (std::size_t o = 0; o < task_.outputs.size(); ++o)
+        dev_.from_host(a.golden(set, o), host_of(a.goldens_region(), *staged_gold_, a.golden(set, o)), a.out_bytes(o));
+      dev_.synchronize();
+    }
   } catch (const ExecutorFault& f) {
     fault(f, "reference");
   }

@@ -72,6 +72,7 @@ class Session {
   };
 
   std::unique_ptr<ExecutorProcess> start(const std::string& role, const std::string& library, bool vendor);
+  std::unique_ptr<ExecutorProcess> start_pytorch_reference();
   void start_kernels();
   void run_reference(Arena& a, int set);
   void share(Kernel& k, Arena& a);
@@ -104,6 +105,10 @@ class Session {
   Kernel cand_, lead_;
   std::unique_ptr<ExecutorProcess> ref_;
   uint64_t ref_arena_ = 0;             // the arena the reference's executor has mapped (Arena::id)
+  // A PyTorch reference on a GPU judge works on host memory (Python cannot map the judge's CUDA regions): memfds
+  // of the arena's sizes, the set's inputs copied in before each call and its goldens copied out after it.
+  std::unique_ptr<JudgeDevice> host_;
+  std::unique_ptr<SharedRegion> staged_in_, staged_gold_;
   std::string current_;                // the workload being judged, for rejections raised by executor faults
   GoldenStore goldens_;
   std::mt19937_64 rng_;

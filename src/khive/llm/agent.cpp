@@ -531,6 +531,7 @@ class LlmAgent final : public Agent {
     std::string ref;
     if (auto p = t.reference_for(ctx.backend)) ref = read_file(*p);
     else if (auto q = t.reference_for(ctx.backend == Backend::cuda ? Backend::cpu : Backend::cuda)) ref = read_file(*q);
+    else ref = t.pytorch_reference;   // the task's only reference (Python: run(*inputs) returns the outputs)
     v["reference"] = ref;
     PromptVars nv;
     if (ctx.backend == Backend::cuda) nv["example"] = pack_->raw("examples/cute_vector_add.cu");

@@ -35,7 +35,8 @@ void to_json(nlohmann::json& j, const Job& job) {
   j = {{"mode", job.mode}, {"backend", job.backend}, {"task_dir", job.task_dir}, {"perf_workloads", job.perf_workloads},
        {"only_workloads", job.only_workloads}, {"library", job.library}, {"library_vendor", job.library_vendor},
        {"leader_library", job.leader_library}, {"leader_vendor", job.leader_vendor}, {"reference_library", job.reference_library},
-       {"golden_dir", job.golden_dir}, {"executor", job.executor}, {"seed_base", job.seed_base}, {"input_secret", job.input_secret},
+       {"reference_python", job.reference_python}, {"reference_pythonpath", job.reference_pythonpath}, {"golden_dir", job.golden_dir},
+       {"executor", job.executor}, {"seed_base", job.seed_base}, {"input_secret", job.input_secret},
        {"seeds", job.seeds}, {"check_correctness", job.check_correctness}, {"time", job.time}, {"timing", job.timing},
        {"ab_alpha", job.ab_alpha}, {"ab_alpha_slower", job.ab_alpha_slower}, {"ab_min_gain", job.ab_min_gain},
        {"ab_min_pairs", job.ab_min_pairs}, {"timeout_s", job.timeout_s}, {"omp_threads", job.omp_threads},
@@ -55,6 +56,8 @@ void from_json(const nlohmann::json& j, Job& job) {
   job.leader_library = j.value("leader_library", "");
   job.leader_vendor = j.value("leader_vendor", false);
   job.reference_library = j.value("reference_library", "");
+  job.reference_python = j.value("reference_python", "");
+  job.reference_pythonpath = j.value("reference_pythonpath", "");
   job.golden_dir = j.value("golden_dir", "");
   job.executor = j.value("executor", "");
   job.seed_base = j.value("seed_base", uint64_t{1});

@@ -63,6 +63,9 @@ struct Job {
   std::string leader_library;    // check 11: interleaved A/B against this kernel (empty: none)
   bool leader_vendor = false;
   std::string reference_library; // makes the goldens that are not cached yet
+  // Or, when the task has no native reference for the backend: its PyTorch reference (definition.json "reference"),
+  // run by `reference_python -m khive_torch.executor` with PYTHONPATH=reference_pythonpath (interop/python.hpp).
+  std::string reference_python, reference_pythonpath;
   std::string golden_dir;        // where goldens are read and written (the judge's alone)
   std::string executor;          // the khive-exec binary
   uint64_t seed_base = 1;        // correctness seeds seed_base+1.., check 7's seeds

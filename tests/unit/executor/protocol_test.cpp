@@ -73,12 +73,17 @@ TEST(Protocol, SetupRoundTripsAndHexScalars) {
   s.vendor_libraries = true;
   s.seccomp = false;
   s.spin_s = 2e-3;
+  s.task_dir = "/tasks/relu";
   auto back = nlohmann::json(s).get<::khive::exec::Setup>();
   EXPECT_EQ(back.backend, "cuda");
   EXPECT_EQ(back.library, "/x/cand.so");
   EXPECT_TRUE(back.vendor_libraries);
   EXPECT_FALSE(back.seccomp);
   EXPECT_DOUBLE_EQ(back.spin_s, 2e-3);
+  EXPECT_EQ(back.task_dir, "/tasks/relu");   // the PyTorch reference's executor: the task whose reference it runs
+  auto plain = nlohmann::json(s);
+  plain.erase("task_dir");
+  EXPECT_EQ(plain.get<::khive::exec::Setup>().task_dir, "");   // absent (an older judge's setup): none
   const double v = 1.5;
   unsigned char raw[8];
   ASSERT_TRUE(from_hex(to_hex(&v, 8), raw, 8));

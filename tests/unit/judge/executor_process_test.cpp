@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <csignal>
 #include <fstream>
@@ -146,6 +147,102 @@ TEST_F(Fixture, AStaticConstructorThatCrashesIsTheKernelsFault) {
   } catch (const ExecutorFault& f) {
     EXPECT_EQ(f.reason, Reason::crash);
     EXPECT_FALSE(f.before_load);   // its own code ran: a rejection, not a harness error
+  }
+}
+
+
+// ------------------------------------------------------------------------ a PyTorch reference (issue 14)
+
+TEST_F(Fixture, TheReferencesLayoutNamesDtypesAndShapes) {
+  Arena a(*dev, task, workload("vector_add-n1000"), 2);
+  Arena::Share g = a.share(true);
+  for (int fd : g.fds) ::close(fd);
+  const auto& args = g.layout.at("sets").at(1).at("args");
+  ASSERT_EQ(args.size(), 4u);   // a, b, c, N
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(args[i].at("dtype"), "float32") << args[i];
+    EXPECT_EQ(args[i].at("shape"), nlohmann::json::array({1000})) << args[i];
+  }
+  EXPECT_EQ(args[2].at("region"), 1);   // the output: into the golden region
+  EXPECT_EQ(args[3].at("axis"), 1000);
+  EXPECT_FALSE(args[3].contains("dtype"));
+  // A kernel's view says nothing more than khive-exec needs.
+  Arena::Share k = a.share(false);
+  for (int fd : k.fds) ::close(fd);
+  EXPECT_FALSE(k.layout.at("sets").at(0).at("args").at(0).contains("dtype"));
+  // Staged host copies must have the arena's sizes.
+  auto small = dev->region(16);
+  auto gold = dev->region(a.goldens_region().bytes());
+  EXPECT_THROW(a.share_staged(*small, *gold), std::logic_error);
+}
+
+// The interpreter with torch, as the judge is given it (khive_python() resolved; interop/python.hpp), or empty.
+std::string torch_python_or_empty(const std::string& pythonpath) {
+  std::string cmd = "PYTHONPATH='" + pythonpath + "' python3 -c 'import sys, torch; print(sys.executable)' 2>/dev/null";
+  std::string out;
+  if (FILE* f = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, f)) out += buf;
+    if (::pclose(f) != 0) out.clear();
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+struct PytorchReference : Fixture {
+  std::string pythonpath = std::string(KHIVE_SOURCE_DIR) + "/python:" + KHIVE_SOURCE_DIR + "/.deps/torch";
+  std::string python = torch_python_or_empty(pythonpath);
+  ExecutorSpec reference(const fs::path& task_dir) {
+    ExecutorSpec s;
+    s.role = "reference";
+    s.path = python;
+    s.args = {"-m", "khive_torch.executor"};
+    s.env = {"PYTHONPATH=" + pythonpath, "PYTHONDONTWRITEBYTECODE=1"};
+    s.setup.backend = "cpu";
+    s.setup.task_dir = task_dir.string();
+    s.setup.seccomp = s.setup.landlock = s.setup.new_netns = s.setup.drop_capabilities = false;
+    s.timeout_s = 120;
+    return s;
+  }
+};
+
+TEST_F(PytorchReference, ItsExecutorWritesTheGoldensOfTheJudgesInputs) {
+  if (python.empty()) GTEST_SKIP() << "PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)";
+  ExecutorProcess ex(reference(fs::path(KHIVE_SOURCE_DIR) / "tasks/demo-cpu/vector_add"), *dev);
+  EXPECT_FALSE(ex.sandbox().value("torch", "").empty()) << ex.sandbox();
+  EXPECT_NE(ex.sandbox().value("process", "").find("khive_torch.executor"), std::string::npos);
+  ex.load();
+  Arena a(*dev, task, workload("vector_add-n1000"), 2);
+  ex.share(a, true);
+  fill(a, 1, 9);
+  dev->poison(DType::f32, a.golden(1, 0), 1000, Poison::a);
+  ex.call({{1, a.scalars(1)}});
+  auto* in_a = reinterpret_cast<const float*>(a.input(1, 0));
+  auto* in_b = reinterpret_cast<const float*>(a.input(1, 1));
+  auto* gold = reinterpret_cast<const float*>(a.golden(1, 0));
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(gold[i], in_a[i] + in_b[i]) << i;   // fp32 a + b is correctly rounded
+  ex.finish();
+}
+
+TEST_F(PytorchReference, AReferenceThatRaisesIsAFaultNamingTheDefinition) {
+  if (python.empty()) GTEST_SKIP() << "PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)";
+  fs::path t = dir / "raising";
+  fs::copy(fs::path(KHIVE_SOURCE_DIR) / "tasks/demo-cpu/vector_add", t, fs::copy_options::recursive);
+  auto def = nlohmann::json::parse(std::ifstream(t / "definition.json"));
+  def["reference"] = "def run(a, b):\n    raise RuntimeError('no luck')\n";
+  std::ofstream(t / "definition.json") << def.dump();
+  ExecutorProcess ex(reference(t), *dev);
+  ex.load();
+  Arena a(*dev, task, workload("vector_add-n1000"), 1);
+  ex.share(a, true);
+  fill(a, 0, 1);
+  try {
+    ex.call({{0, a.scalars(0)}});
+    FAIL() << "the reference raised";
+  } catch (const ExecutorFault& f) {
+    const std::string m = f.what();
+    EXPECT_NE(m.find("definition.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("no luck"), std::string::npos) << m;
   }
 }
 
