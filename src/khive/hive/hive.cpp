@@ -14,7 +14,8 @@
 #include <fmt/format.h>
 
 #include "khive/hive/board.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/event_log.hpp"
+#include "khive/record/store.hpp"
 #include "khive/support/dir_lock.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/phase.hpp"
@@ -22,8 +23,6 @@
 namespace khive {
 
 using Clock = std::chrono::steady_clock;
-
-std::string backend_ext(Backend b) { return b == Backend::cuda ? "cu" : "cpp"; }
 
 std::string backup_family(const MeasuredKernel& k) {
   const auto t = k.params.find("template");

@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/store.hpp"
+#include "khive/record/event_log.hpp"
+#include "khive/record/run_records.hpp"
 #include "khive/support/files.hpp"
 
 using namespace khive;
