@@ -108,11 +108,15 @@ void Hive::Impl::check_plateaus(AgentSlot& a) {
   check_hive_plateau();
 }
 
-// The hive-wide plateau: the agents longest without a leader restart from the best backups.
+// The hive-wide plateau (P x (active agents + 1) evaluated candidates without a new leader): the agents longest
+// without a leader restart from the best backups.
 void Hive::Impl::check_hive_plateau() {
   int active = 0;
   for (auto& b : agents) active += !b.st.done;
-  if (active > 0 && since_hive_leader >= o.plateau * active) {
+  // The hive's plateau is the escalation after each agent's own: every active agent has had P candidates and one
+  // switch of strategy (P more) without a new leader. (At P x active, a lone agent was restarted from a backup at the
+  // very moment it switched, and never searched the strategy it switched to.)
+  if (active > 0 && since_hive_leader >= o.plateau * (active + 1)) {
     std::string why = fmt::format("hive plateau: {} evaluated candidates without a new leader", since_hive_leader);
     since_hive_leader = 0;
     if (backups.empty()) {
