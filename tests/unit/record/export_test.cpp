@@ -59,7 +59,7 @@ fs::path db_run() {
   return run;
 }
 
-// The same run as its event log writes it (hive.cpp's record_candidate fields), c0002 first recorded as a backup
+// The same run as its event log writes it (hive/records.cpp's record_candidate fields), c0002 first recorded as a backup
 // and then again as the leader (the last event of an id wins, at its first place).
 fs::path log_run() {
   const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-log");
