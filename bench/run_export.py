@@ -1,5 +1,5 @@
 """A khive run directory's records for the bench scripts, read by `khive export RUN` (schema khive.run-export/1:
-load_run_records in src/khive/hive/store.hpp reads run.db, or events.jsonl when a results folder kept only the log),
+load_run_records in src/khive/record/run_records.hpp reads run.db, or events.jsonl when a results folder kept only the log),
 so that the scripts and khive agree on what a run recorded.
 
   import run_export

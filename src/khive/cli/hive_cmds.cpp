@@ -13,15 +13,16 @@
 
 #include <fmt/format.h>
 
+#include "khive/agent/replay.hpp"
 #include "khive/cli/conventions.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
-#include "khive/hive/replay.hpp"
-#include "khive/hive/report.hpp"
-#include "khive/hive/rescore.hpp"
-#include "khive/hive/store.hpp"
 #include "khive/interop/python.hpp"
 #include "khive/llm/llm_agent.hpp"
+#include "khive/record/report.hpp"
+#include "khive/record/rescore.hpp"
+#include "khive/record/run_records.hpp"
+#include "khive/record/store.hpp"
 #include "khive/tuner/tuner.hpp"
 
 namespace khive {

@@ -10,8 +10,8 @@
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
-#include "khive/hive/report.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/report.hpp"
+#include "khive/record/store.hpp"
 
 namespace khive {
 

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "khive/cli/hive_cmds.hpp"
-#include "khive/hive/store.hpp"
 #include "khive/interop/modelnew.hpp"
 #include "khive/interop/solution.hpp"
+#include "khive/record/run_records.hpp"
 #include "khive/support/files.hpp"
 
 namespace khive {

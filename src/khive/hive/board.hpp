@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "khive/hive/agent.hpp"
+#include "khive/agent/agent.hpp"
 
 namespace khive {
 

@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/agent.hpp"
-#include "khive/hive/comparison.hpp"
+#include "khive/agent/agent.hpp"
+#include "khive/record/comparison.hpp"
 #include "khive/support/dir_lock.hpp"
 #include "khive/task/task.hpp"
 
@@ -139,7 +139,7 @@ struct PendingVerdict {
   std::string id, agent, strategy, label, verdict, check, reason, message;
   double time_s = 0, delta = 0, eval_s = 0;
   std::optional<double> score;
-  std::optional<Comparison> comparison;   // accepted: against the leader of its time (comparison.hpp)
+  std::optional<Comparison> comparison;   // accepted: against the leader of its time (record/comparison.hpp)
   bool build_key_changed = false;   // rebuilt there with another key (another toolchain): said, not fatal
 };
 struct PendingSummary {
@@ -187,7 +187,5 @@ std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& acce
 std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current, const std::vector<std::string>& recent,
                             const std::vector<std::string>& exhausted, const std::map<std::string, int>& explored,
                             const std::map<std::string, int>& held, int agent_index);
-
-std::string backend_ext(Backend b);
 
 }  // namespace khive

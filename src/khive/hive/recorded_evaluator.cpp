@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "khive/hive/store.hpp"
+#include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
 namespace khive {

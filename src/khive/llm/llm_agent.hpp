@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/agent.hpp"
+#include "khive/agent/agent.hpp"
 
 namespace khive {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "khive/hive/agent.hpp"
+#include "khive/agent/agent.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/library.hpp"
 

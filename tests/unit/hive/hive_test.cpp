@@ -6,7 +6,8 @@
 #include <mutex>
 
 #include "khive/hive/hive.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/event_log.hpp"
+#include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
 using namespace khive;

@@ -17,7 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "khive/hive/recorded_evaluator.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/event_log.hpp"
+#include "khive/record/run_records.hpp"
 #include "khive/support/files.hpp"
 #include "khive/tuner/bind.hpp"
 #include "khive/tuner/compose.hpp"

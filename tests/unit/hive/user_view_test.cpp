@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 
 #include "khive/hive/hive.hpp"
-#include "khive/hive/report.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/report.hpp"
+#include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
 using namespace khive;

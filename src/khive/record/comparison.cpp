@@ -1,4 +1,4 @@
-#include "khive/hive/comparison.hpp"
+#include "khive/record/comparison.hpp"
 
 #include <stdexcept>
 

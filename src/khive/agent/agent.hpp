@@ -1,6 +1,7 @@
 // What a hive agent is: something that, given the task, its current strategy, the leader, the backups and
 // the board, proposes one candidate kernel at a time, and learns from the guard's verdict on it.
-// The hive owns everything else (evaluation, leader/backup rules, plateau switches, the database).
+// The hive owns everything else (evaluation, leader/backup rules, plateau switches, the database); this part
+// (src/khive/agent) is the vocabulary agents and the hive share, so that agents never depend on the hive.
 //
 //   class Tuner : public Agent { ... };                 // no model: template library (src/khive/tuner)
 //   class LlmAgent : public Agent { ... };              // a model through a provider (src/khive/llm)
@@ -72,6 +73,9 @@ struct AgentContext {
   bool stopping() const { return stop && stop->load(); }
 };
 
+// The file extension of a kernel for a backend ("cu" | "cpp"): what Proposal::ext holds.
+inline std::string backend_ext(Backend b) { return b == Backend::cuda ? "cu" : "cpp"; }
+
 struct Proposal {
   std::string source;                          // the whole kernel file
   std::string ext;                             // "cpp" | "cu"
@@ -92,7 +96,7 @@ struct Outcome {
   double score = 0;                 // task score when accepted
   double time_s = 0;                // weighted geometric mean of medians when accepted
   double delta_vs_leader = 0;       // relative gain over the previous leader (+0.03 = 3% faster)
-  // Accepted: how it stood against that leader, in the hive's words (comparison.hpp): one line, and the whole
+  // Accepted: how it stood against that leader, in the hive's words (record/comparison.hpp): one line, and the whole
   // comparison with every workload. Agents word faster/slower from these, never from two medians.
   std::string comparison, comparison_detail;
   std::map<std::string, double> workload_median_s;

@@ -1,4 +1,4 @@
-// khive rescore (hive/rescore.hpp): a synthetic run of demo-cpu/vector_add on a toy device whose T_sol is N / 1e9 s,
+// khive rescore (record/rescore.hpp): a synthetic run of demo-cpu/vector_add on a toy device whose T_sol is N / 1e9 s,
 // PyTorch numbers for two of the three perf workloads; the scores follow SOL-ExecBench's formula by hand.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/rescore.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/event_log.hpp"
+#include "khive/record/rescore.hpp"
+#include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
 using namespace khive;

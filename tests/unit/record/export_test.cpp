@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/store.hpp"
+#include "khive/record/event_log.hpp"
+#include "khive/record/run_records.hpp"
 #include "khive/support/files.hpp"
 
 using namespace khive;
@@ -58,7 +59,7 @@ fs::path db_run() {
   return run;
 }
 
-// The same run as its event log writes it (hive.cpp's record_candidate fields), c0002 first recorded as a backup
+// The same run as its event log writes it (hive/records.cpp's record_candidate fields), c0002 first recorded as a backup
 // and then again as the leader (the last event of an id wins, at its first place).
 fs::path log_run() {
   const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-log");

@@ -1,4 +1,4 @@
-#include "khive/hive/report.hpp"
+#include "khive/record/report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/store.hpp"
+#include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
 namespace khive {

@@ -1,10 +1,10 @@
-#include "khive/hive/replay.hpp"
+#include "khive/agent/replay.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "khive/hive/hive.hpp"
 #include "khive/support/files.hpp"
 
 namespace khive {

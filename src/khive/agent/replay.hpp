@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "khive/hive/agent.hpp"
+#include "khive/agent/agent.hpp"
 
 namespace khive {
 

@@ -1,12 +1,12 @@
 // khive rescore (rescore.hpp).
-#include "khive/hive/rescore.hpp"
+#include "khive/record/rescore.hpp"
 
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "khive/eval/pytorch_baselines.hpp"
-#include "khive/hive/store.hpp"
+#include "khive/record/run_records.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {

@@ -1,8 +1,6 @@
-// The run's records: events.jsonl (append-only, fsync'd, crash-safe) and run.db (SQLite: candidates, board,
-// strategy switches, agents, run metadata). The report and `--resume` read them back.
+// A run's database, run.db (SQLite: candidates, board, strategy switches, agents, deferred evaluations, run
+// metadata), beside its event log (event_log.hpp). The report and `--resume` read them back.
 //
-//   EventLog log(run / "events.jsonl");  log.append({{"type","candidate"}, ...});
-//   auto r = read_event_log(run / "events.jsonl");   // r.events; r.torn_tail when the last line was cut
 //   RunStore db(run / "run.db");  db.put_candidate(rec);  db.find_by_hash(h);
 #pragma once
 #include <filesystem>
@@ -12,40 +10,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "khive/hive/agent.hpp"
-#include "khive/hive/comparison.hpp"
+#include "khive/agent/agent.hpp"
+#include "khive/record/comparison.hpp"
 
 struct sqlite3;
 
 namespace khive {
-
-class EventLog {
- public:
-  // Opens (creates) the log for appending. A torn last line (a crash mid-write: no final newline) is cut
-  // off first, so the next event starts on a line of its own.
-  explicit EventLog(std::filesystem::path file);
-  ~EventLog();
-  EventLog(const EventLog&) = delete;
-  EventLog& operator=(const EventLog&) = delete;
-  // Writes one JSON line and fsyncs it before returning; thread-safe.
-  void append(const nlohmann::json& event);
-  const std::filesystem::path& file() const { return file_; }
-
- private:
-  std::filesystem::path file_;
-  int fd_ = -1;
-  std::mutex mu_;
-};
-
-struct EventLogContents {
-  std::vector<nlohmann::json> events;
-  bool torn_tail = false;   // the last line was incomplete or unparsable and was ignored
-};
-// Reads a log. Only the last line may be torn; a bad line elsewhere throws std::runtime_error naming the
-// file and the line. A missing file throws too.
-EventLogContents read_event_log(const std::filesystem::path& file);
 
 struct CandidateRecord {
   std::string id;                  // "c0007"
@@ -137,23 +107,5 @@ class RunStore {
 };
 
 std::string candidate_hash(const std::string& ext, const std::string& source);
-
-// What a run recorded, from run.db or, when a folder kept only its event log (the log is the crash-safe record;
-// results folders may leave the database out), from the log's start, candidate, stop and end events (the last event
-// of a candidate id wins). For readers of finished runs: khive rescore, optimize --warm-start, khive export (and
-// through it the bench/*.py tables).
-struct RunRecords {
-  std::string source;              // "run.db" or "events.jsonl": what was read
-  std::string reference, leader, backend, seed;
-  std::string task, task_dir, task_dir_from_run;   // as recorded; an event log records the task's name only
-  std::optional<std::string> stop_reason;          // none: the run never recorded stopping (it was cut short)
-  nlohmann::json options = nlohmann::json::object();
-  std::vector<CandidateRecord> candidates;   // in recording order; from a log, seq is that order (0 = first)
-};
-// Throws std::runtime_error naming the file when the directory has neither, or (require_reference) the reference was
-// never recorded; never creates a database.
-RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_reference = true);
-// `khive export RUN`'s document (schema khive.run-export/1): the run's meta and its candidates without their sources.
-nlohmann::json run_records_json(const RunRecords& rr, const std::filesystem::path& run_dir);
 
 }  // namespace khive

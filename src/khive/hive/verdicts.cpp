@@ -1,0 +1,233 @@
+// One candidate judged: the evaluator against the leader of the time, the routing (rejected -> discarded; correct and
+// not faster than the leader beyond the noise -> backup; faster -> new leader), and what a verdict changes: the leader
+// and its file, the ranked backups, the known kernels.
+#include "khive/hive/hive_impl.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "khive/guard/rules.hpp"
+#include "khive/hive/board.hpp"
+#include "khive/support/files.hpp"
+
+namespace khive {
+
+std::string backup_family(const MeasuredKernel& k) {
+  const auto t = k.params.find("template");
+  return t != k.params.end() ? "template " + t->second : strategy_family(k.strategy);
+}
+
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max,
+                                         int per_family) {
+  std::vector<MeasuredKernel> v;
+  for (auto& k : accepted)
+    if (k.id != leader_id) v.push_back(k);
+  std::stable_sort(v.begin(), v.end(), [](const MeasuredKernel& a, const MeasuredKernel& b) {
+    if (a.time_s != b.time_s) return a.time_s < b.time_s;
+    return a.id < b.id;
+  });
+  std::vector<MeasuredKernel> out;
+  std::map<std::string, int> fam;
+  for (auto& k : v) {
+    if (static_cast<int>(out.size()) >= max) break;
+    auto& n = fam[backup_family(k)];
+    if (per_family > 0 && n >= per_family) continue;
+    ++n;
+    out.push_back(k);
+  }
+  return out;
+}
+
+MeasuredKernel Hive::Impl::to_measured(const CandidateRecord& c) {
+  MeasuredKernel k;
+  k.id = c.id;
+  k.source = c.source;
+  k.ext = c.ext;
+  k.agent = c.agent;
+  k.strategy = c.strategy;
+  k.params = c.params;
+  k.score = c.score.value_or(0);
+  k.time_s = c.time_s;
+  k.workload_median_s = c.workload_median_s;
+  return k;
+}
+
+Outcome Hive::Impl::outcome_of(const CandidateRecord& c) {
+  Outcome oc;
+  oc.candidate = c.id;
+  oc.verdict = c.verdict;
+  oc.check = c.check;
+  oc.reason = c.reason;
+  oc.message = c.message;
+  oc.diagnosis = c.diagnosis;
+  oc.score = c.score.value_or(0);
+  oc.time_s = c.time_s;
+  oc.delta_vs_leader = c.delta;
+  if (c.comparison) {
+    oc.comparison = comparison_brief(*c.comparison);
+    oc.comparison_detail = comparison_full(*c.comparison);
+  }
+  oc.workload_median_s = c.workload_median_s;
+  return oc;
+}
+
+Proposal Hive::Impl::proposal_of(const CandidateRecord& c) {
+  Proposal p;
+  p.source = c.source;
+  p.ext = c.ext;
+  p.parent = c.parent;
+  p.params = c.params;
+  p.note = c.note;
+  p.label = c.label;
+  return p;
+}
+
+const MeasuredKernel* Hive::Impl::find_accepted(const std::string& id) const {
+  for (auto& k : accepted)
+    if (k.id == id) return &k;
+  return nullptr;
+}
+
+void Hive::Impl::become_leader(const MeasuredKernel& k) {
+  leader = k;
+  leader_file = file_of[k.id];
+  backups = rank_backups(accepted, k.id, o.max_backups, o.max_backups_per_family);
+  db->set_meta("leader", k.id);
+  write_file_atomic(o.run_dir / ("best." + ext), k.source);
+}
+
+// Runs the evaluator on a recorded candidate against the leader of the time, applies the rules (leader /
+// backup / rejected / error) to the hive's state and records it. `preset`: a verdict reached without
+// running it (wrong backend, a deferred build rejection). A harness error is recorded only when
+// record_error (evaluate-pending leaves the candidate awaiting instead). Called without mu.
+Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset,
+                             bool record_error) {
+  Evaluation ev;
+  if (preset) ev = *preset;
+  std::string against_id;
+  std::optional<MeasuredKernel> prev_leader;
+  const std::string verdict = measure_until_decided(ev, file, against_id, prev_leader);
+  std::lock_guard<std::mutex> lk(mu);
+  if (verdict == "error") {
+    if (++harness_errors >= o.max_harness_errors)
+      set_stop(fmt::format("{} harness errors in a row (last: {})", harness_errors, ev.message.substr(0, 200)));
+    if (!record_error) {
+      c.message = ev.message;
+      return ev;
+    }
+  } else {
+    harness_errors = 0;
+  }
+  write_verdict(c, ev, verdict, against_id, prev_leader);
+  apply_verdict(c);
+  return ev;
+}
+
+// Evaluates (unless ev holds a preset verdict) against the leader of the time until a verdict stands: a win over a
+// leader that was replaced meanwhile is measured again against the new one. against_id: the leader it was measured
+// with ("" when none); prev_leader: the leader when the verdict was reached. Called without mu.
+std::string Hive::Impl::measure_until_decided(Evaluation& ev, const std::filesystem::path& file, std::string& against_id,
+                                              std::optional<MeasuredKernel>& prev_leader) {
+  std::string verdict;
+  for (int attempt = 0; verdict.empty(); ++attempt) {
+    std::optional<std::filesystem::path> against;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      against_id.clear();
+      if (leader) {
+        against = leader_file;
+        against_id = leader->id;
+      }
+    }
+    if (ev.status.empty() || attempt > 0) {
+      try {
+        ev = eval.evaluate(file, against);
+      } catch (const std::exception& e) {
+        ev = Evaluation{};
+        ev.status = "error";
+        ev.message = e.what();
+      }
+    }
+    std::lock_guard<std::mutex> lk(mu);
+    prev_leader = leader;
+    verdict = route(ev, against_id, attempt);
+  }
+  return verdict;
+}
+
+// The verdict on one evaluation, or "" to measure again against a leader that changed meanwhile. Callers hold mu.
+std::string Hive::Impl::route(Evaluation& ev, const std::string& against_id, int attempt) {
+  std::string verdict;
+  if (ev.status == "error") verdict = "error";
+  else if (ev.status != "accepted") verdict = "rejected";
+  else if (!leader) verdict = "leader";
+  else if (leader->id != against_id) {
+    // The leader changed while this kernel was measured: a win over the old one is re-checked
+    // against the new one (a loss to the old leader cannot beat its faster successor).
+    if (!ev.beats_leader.value_or(false) || attempt >= 2) verdict = "backup";
+  } else {
+    verdict = ev.beats_leader.value_or(false) ? "leader" : "backup";
+  }
+  // Never a leader slower than the reference or a backup on the solo medians (guard/rules.hpp).
+  if (verdict == "leader" && leader) {
+    std::vector<MeasuredTime> others;
+    for (const auto& k : accepted) others.push_back({k.id, k.time_s});
+    if (auto why = leader_inconsistency(ev.time_s, ev.rel_spread, others)) {
+      verdict = "backup";   // said in the comparison's decision, so every line and summary gives the reason
+      ev.ab_decision += (ev.ab_decision.empty() ? "" : "; ") + std::string("not made leader: ") + *why;
+      ev.message += (ev.message.empty() ? "" : "; ") + *why;
+    }
+  }
+  return verdict;
+}
+
+// The evaluation and its verdict into the candidate's record, with its comparison against the leader it was measured
+// with. Callers hold mu.
+void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, const std::string& verdict, const std::string& against_id,
+                               const std::optional<MeasuredKernel>& prev_leader) {
+  c.verdict = verdict;
+  c.check = ev.check;
+  c.reason = ev.reason;
+  c.message = ev.message;
+  c.diagnosis = ev.diagnosis;
+  c.score = ev.score;
+  c.time_s = ev.time_s;
+  c.workload_median_s = ev.workload_median_s;
+  c.eval_s = ev.seconds;
+  c.delta = 0;
+  c.comparison.reset();
+  if (ev.status == "accepted" && prev_leader) {
+    // Against the leader it was measured with (which may have been replaced meanwhile).
+    const MeasuredKernel* with = find_accepted(against_id);
+    c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision, ev.ab, ev.message,
+                                   ev.time_s, with ? with->time_s : prev_leader->time_s);
+    if (c.comparison) c.delta = c.comparison->gain;
+  }
+  c.t = now();
+}
+
+// A recorded verdict changes the hive: the kernel is known (errors are retried), accepted ones join the leader or the
+// backups. Callers hold mu.
+void Hive::Impl::apply_verdict(const CandidateRecord& c) {
+  const std::string& verdict = c.verdict;
+  awaiting.erase(c.hash);
+  if (verdict != "error") known[c.hash] = c;
+  if (verdict == "leader" || verdict == "backup") accepted.push_back(to_measured(c));
+  record_candidate(c);
+  if (verdict == "leader") {
+    become_leader(to_measured(c));
+    // "Exhausted" holds for a base: agents that derive from the leader have a new one now, so their spent
+    // strategies may have more to give (the tuner's sub-spaces move with the leader; tuner.dispatch composes
+    // from the new leader and its backups). Agents restarted from a backup keep theirs.
+    for (auto& a : agents)
+      if (a.base.empty() && !a.exhausted.empty()) {
+        a.exhausted.clear();
+        save_agent(a);
+      }
+  } else if (verdict == "backup") {
+    backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
+  }
+}
+
+}  // namespace khive
