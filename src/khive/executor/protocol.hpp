@@ -1,4 +1,4 @@
-// The judge <-> executor protocol (DESIGN.md, "The guard"). The executor is the untrusted process that loads a
+// The judge <-> executor protocol (docs/guard.md). The executor is the untrusted process that loads a
 // kernel; it holds no key, no plan beyond the call in hand, no goldens and no path to them. It only ever does what
 // one message asks, and its answers are observations the judge checks, never verdicts.
 //

@@ -1,4 +1,4 @@
-// The guard's vocabulary: the ordered checks (DESIGN.md, "The guard"), the reasons a check fails, and the
+// The guard's vocabulary: the ordered checks (docs/guard.md), the reasons a check fails, and the
 // verdict on one kernel. Everything that decides a verdict speaks these types; strings exist only at the
 // edges (JSON, tables), through check_name / reason_name / parse_reason.
 //
@@ -20,7 +20,7 @@
 
 namespace khive {
 
-// Guard checks, DESIGN.md order.
+// Guard checks, in the order docs/guard.md gives them.
 enum class Check : int {
   preflight = 0, build = 1, run = 2, inputs = 3, written = 4, correctness = 5, determinism = 6,
   anti_caching = 7, timing = 8, timed_outputs = 9, plausibility = 10, acceptance = 11,

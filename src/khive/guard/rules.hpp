@@ -1,4 +1,4 @@
-// The guard's rules over observations (DESIGN.md, checks 1-11): pure functions, one home for every decision.
+// The guard's rules over observations (docs/guard.md, checks 1-11): pure functions, one home for every decision.
 // The judge process calls the ones about outputs and clocks as it observes; khive calls the build rule (check 1)
 // and plausibility (check 10); check 11's statistics are in stats.hpp. Tested with synthetic observations, no
 // device needed.

@@ -1,4 +1,4 @@
-// The hive (DESIGN.md, "The hive"): N agents on threads, each holding one strategy; a shared leader and a
+// The hive (docs/hive.md): N agents on threads, each holding one strategy; a shared leader and a
 // ranked, diverse set of backups; every candidate through an Evaluator (the guard, or a scripted fake in
 // tests); the plateau rule; the shared board; budgets; the run directory (run.db, events.jsonl, candidates/).
 //
@@ -7,7 +7,7 @@
 //   Hive hive(task, Backend::cpu, std::move(agents), ev, o);
 //   HiveResult r = hive.run();        // blocks until a budget is spent, every agent is done, or stop is set
 //
-// Verdict routing (DESIGN.md): rejected -> discarded; correct and not faster than the leader by more than the
+// Verdict routing (docs/hive.md): rejected -> discarded; correct and not faster than the leader by more than the
 // noise (guard check 11, interleaved A/B) -> backup; correct and faster -> new leader. The task's reference is
 // measured once at the start and is the first leader, so the hive's answer is never slower than it.
 #pragma once

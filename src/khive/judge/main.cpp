@@ -1,4 +1,4 @@
-// khive-judge: the trusted half of one evaluation (DESIGN.md, "The guard"). Started by khive with the channel key
+// khive-judge: the trusted half of one evaluation (docs/guard.md). Started by khive with the channel key
 // on --key-fd and the job on stdin; answers only through signed frames on --channel-fd. It never loads kernel code:
 // kernels (the candidate, the leader, the reference) run in khive-exec processes it starts, sandboxes and stops;
 // the judge owns the inputs, the goldens, the plan, the clock and the verdict.

@@ -1,4 +1,4 @@
-// One evaluation in the judge (DESIGN.md, "The guard"): the kernel's executor, the leader's for check 11, the
+// One evaluation in the judge (docs/guard.md): the kernel's executor, the leader's for check 11, the
 // reference's for goldens, and the procedures of checks 2-9 and 11 over them. The judge owns the inputs, the
 // goldens, the plan and the clock; an executor only performs the calls it is handed, on memory the judge shares.
 //

@@ -2,7 +2,7 @@
 // of its time, recorded once per candidate (run.db) and worded by these functions only, in the verdict lines,
 // the summary, report.html, evaluate-pending's table, the board and the LLM agent's prompts.
 //
-// The leader is decided by check 11, an interleaved A/B in one process against the leader (DESIGN.md); a
+// The leader is decided by check 11, an interleaved A/B in one process against the leader (docs/guard.md); a
 // kernel's own-run median (its time_s, which scores come from) is measured alone and may disagree with the A/B
 // on a loaded machine, so it is never compared with another kernel's to say which is faster.
 #pragma once

@@ -1,4 +1,4 @@
-// Speed of light, hardware profiles and the SOL-ExecBench score (DESIGN.md, "Score").
+// Speed of light, hardware profiles and the SOL-ExecBench score (docs/architecture.md, glossary: T_sol, score).
 #include "khive/score/score.hpp"
 
 #include <algorithm>
@@ -94,12 +94,12 @@ std::optional<HardwareProfile> builtin_profile(const std::string& device_name) {
   h.peak_flops = hopper_sxm_peaks();
   if (n.find("h200") != std::string::npos) {
     h.peak_bandwidth = 4.8e12;
-    // FIELD-NOTES, lent H200 (2026-11): D2D copy counting read + write, and the best library rate measured per
+    // Measured on the lent H200 (2026-11, docs/results/2026-11-30-h200): D2D copy counting read + write, and the best library rate measured per
     // unit. Only units with a library ceiling: bf16 (cuBLAS/CUTLASS ~790), fp32 (cuBLAS SIMT ~51), tf32 (357).
     // fp16's 655 TFLOP/s was PyTorch's, not a ceiling, so fp16 (like fp8, int8, fp64) falls back to the datasheet.
     h.measured_bandwidth = 4.25e12;
     h.measured_flops = {{ComputeUnit::tc_bf16, 790e12}, {ComputeUnit::fp32, 51e12}, {ComputeUnit::tc_tf32, 357e12}};
-    h.source = "builtin: NVIDIA H200 SXM datasheet (dense peaks, 4.8 TB/s) + FIELD-NOTES measurements on the lent "
+    h.source = "builtin: NVIDIA H200 SXM datasheet (dense peaks, 4.8 TB/s) + measurements on the lent "
                "H200, 2026-11 (copy 4.25 TB/s; cuBLAS/CUTLASS bf16 790, tf32 357, fp32 SIMT 51 TFLOP/s)";
     return h;
   }

@@ -1,4 +1,4 @@
-// Speed of light and score (DESIGN.md, "Score").
+// Speed of light and score (docs/architecture.md, glossary: T_sol, score).
 //
 //   T_sol = max(flops / peak(unit), bytes / bandwidth)
 //   S     = (T_b - T_sol) / ((T_k - T_sol) + (T_b - T_sol))     0.5 = as fast as the baseline, 1 = SOL
@@ -24,7 +24,7 @@ namespace khive {
 
 struct HardwareProfile {
   std::string name;        // "NVIDIA H200", "cpu:AMD EPYC 7B13 (2 threads)"
-  std::string source;      // "builtin (datasheet + FIELD-NOTES measurements)", "khive calibrate 2026-11-30T..."
+  std::string source;      // "builtin (datasheet + H200 measurements)", "khive calibrate 2026-11-30T..."
   // Datasheet peaks (dense), FLOP/s per unit and bytes/s. Used for plausibility (nothing can beat them).
   std::map<ComputeUnit, double> peak_flops;
   double peak_bandwidth = 0;
@@ -38,7 +38,7 @@ struct HardwareProfile {
 
 // Matches "H200" or "H100" anywhere in the device name, case-insensitively, and returns the SXM datasheet
 // numbers (a PCIe/NVL part gets the SXM peaks: an upper bound, safe for plausibility). H200 also carries the
-// FIELD-NOTES measurements (copy, bf16, tf32, fp32); H100 has none. name = device_name as given.
+// measurements on the lent H200 (copy, bf16, tf32, fp32); H100 has none. name = device_name as given.
 std::optional<HardwareProfile> builtin_profile(const std::string& device_name);
 // Throws TaskFormatError naming the file and the field: "profile.json: peak_flops.bf16: expected a positive
 // number, got -1". Unknown unit keys are errors; unknown top-level keys are ignored.

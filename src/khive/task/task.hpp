@@ -1,6 +1,6 @@
 // A kernel task: what to compute, on which shapes, with which reference, tolerance and cost model.
 //
-// On disk (DESIGN.md, "Task format"):
+// On disk (docs/task-format.md):
 //   tasks/<suite>/<task>/definition.json   FlashInfer-Bench / SOL-ExecBench definition + a "khive" block
 //                        workload.jsonl     one workload a line (+ an optional "khive" block a line)
 //                        reference.cu       CUDA reference (entry point khive_launch)
@@ -60,7 +60,7 @@ struct TensorSpec {
 };
 
 // How random inputs are drawn. Default: normal with a non-zero mean, so that ops that only look right
-// on zero-mean data (FIELD-NOTES, reward hacks) are caught.
+// on zero-mean data (a known reward hack, docs/guard.md) are caught.
 struct Distribution {
   enum class Kind { normal, uniform, constant, integers };
   Kind kind = Kind::normal;
@@ -89,7 +89,7 @@ enum class ComputeUnit { tc_bf16, tc_fp16, tc_tf32, tc_fp8, tc_int8, fp32, fp64 
 std::optional<ComputeUnit> parse_compute_unit(std::string_view s);   // "bf16","fp16","tf32","fp8","int8","fp32","fp64"
 std::string_view compute_unit_name(ComputeUnit u);
 
-// The least work the operation needs (FIELD-NOTES: a row scaling is not a GEMM). Formulas over axis names.
+// The least work the operation needs (a row scaling is not a GEMM). Formulas over axis names.
 // derived_*: the formula was not in the task (khive.cost absent or partial) and load_task derived it from the
 // tensors' sizes (bytes) or from a recognised op (flops); `derivation` says how, for reports.
 struct CostModel {

@@ -140,7 +140,7 @@ TEST(RecordedReplay, OneAgentCoversTheRecordedGemmPointsAndLeadsWithinTheNoise) 
     }
 }
 
-// The plateau rule (DESIGN.md, "The hive"): P evaluated candidates in a row without a new leader move the agent to
+// The plateau rule (docs/hive.md): P evaluated candidates in a row without a new leader move the agent to
 // another strategy, and with one agent the hive's plateau (P x (active agents + 1): each agent's own switch first) restarts
 // it from the fastest backup. The
 // replay's event log is walked with counters of its own; harness errors (unrecorded kernels) count towards neither.
