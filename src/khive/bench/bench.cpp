@@ -17,6 +17,7 @@
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/stats.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -58,27 +59,14 @@ void add_time(BenchRow& row, const EvalReport& r, bool count_baselines) {
   }
 }
 
-std::string utc_now(const char* f) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, f, &tm);
-  return buf;
-}
 
-std::string fmt_time(double s) {
-  if (s >= 1) return fmt::format("{:.3f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
-  return fmt::format("{:.2f} us", s * 1e6);
-}
 
 // "1.234 ms (45%)": an impl's mean time with its fraction of SOL; "-" when it has none.
 std::string cell(const BenchImpl* m) {
   if (!m) return "-";
   if (!m->accepted) return m->kind == "pytorch" ? "error" : "REJECTED";
   if (!m->gmean_s) return "incomplete";
-  return m->fraction_of_sol ? fmt::format("{} ({:.0f}%)", fmt_time(*m->gmean_s), *m->fraction_of_sol * 100) : fmt_time(*m->gmean_s);
+  return m->fraction_of_sol ? fmt::format("{} ({:.0f}%)", time_text(*m->gmean_s), *m->fraction_of_sol * 100) : time_text(*m->gmean_s);
 }
 
 std::string verdicts(const BenchRow& row) {

@@ -25,6 +25,7 @@
 #include "khive/support/files.hpp"
 #include "khive/support/hash.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 extern char** environ;
 
@@ -38,13 +39,6 @@ constexpr std::string_view kDefaultArch = "-gencode=arch=compute_90a,code=sm_90a
 // Bump when the unit, the flags or the meta format change in a way the key does not already capture.
 constexpr std::string_view kBuilderVersion = "khive-build-1";
 
-std::vector<std::string> split_ws(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string w;
-  while (in >> w) out.push_back(w);
-  return out;
-}
 
 // The inherited environment with a C locale: ASCII quotes and English messages in the compiler output.
 std::map<std::string, std::string> compiler_env() {
@@ -86,7 +80,6 @@ fs::path cutlass_dir(const BuildOptions& o) {
 #endif
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 std::string last_line(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   auto p = s.rfind('\n');

@@ -18,6 +18,7 @@
 #include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -29,7 +30,6 @@ std::filesystem::path golden_dir(const Task& t, Backend b) {
   return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / std::string(backend_name(b));
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // Builds and holds the artifact's directory against cache pruning (by any khive process) until `held` is
 // dropped, so the judge finds the library it is given. An artifact pruned between the cache lookup and the
