@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The null A/B benchmark of check 11: how often does the guard call a kernel faster than an identical copy of itself?
 
-  null_ab.py KHIVE ROOT BACKEND [--seeds S] [--classes 5us,500us,5ms] [--jobs J] [--out table.md]
+  null_ab.py KHIVE ROOT BACKEND [--seeds S] [--first-seed F] [--classes 5us,500us,5ms] [--jobs J] [--out table.md]
 
 For each duration class (bench/null_ab/add: one perf workload per class and backend, ~5 us, ~500 us and ~5 ms per
 call) it runs `khive eval` S times with a fresh seed, kernel_b against kernel_a as the leader (and, on odd seeds,
@@ -30,6 +30,7 @@ def main():
     khive, root, backend = sys.argv[1:4]
     root = pathlib.Path(root)
     seeds = int(arg("--seeds", "40"))
+    first = int(arg("--first-seed", "0"))   # to extend an earlier run with new seeds (its table's counts add up)
     classes = arg("--classes", "5us,500us,5ms").split(",")
     jobs = int(arg("--jobs", "1"))
     out = arg("--out", None)
@@ -50,7 +51,7 @@ def main():
         return cls, seed, j, None, time.time() - t0
 
     results = {c: [] for c in classes}
-    work = [(c, s) for c in classes for s in range(seeds)]
+    work = [(c, s) for c in classes for s in range(first, first + seeds)]
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
         for cls, seed, j, err, secs in ex.map(lambda cs: one(*cs), work):
             results[cls].append((seed, j, err, secs))
@@ -58,7 +59,7 @@ def main():
             print(f"{cls:6} seed {seed:3}: {mark} ({secs:.1f} s){' ' + err if err else ''}", flush=True)
 
     lines = [f"null A/B on {backend}: kernel_a vs kernel_b (byte-different copies), {seeds} seeds per class, command: "
-             f"bench/null_ab.py KHIVE . {backend} --seeds {seeds} --classes {','.join(classes)}", "",
+             f"bench/null_ab.py KHIVE . {backend} --seeds {seeds}{f' --first-seed {first}' if first else ''} --classes {','.join(classes)}", "",
              "| class | per call (median) | evaluations | false leaders | rate | 95 % upper bound | median A/B ratio | median p (faster) | errors |",
              "|---|---|---|---|---|---|---|---|---|"]
     for cls in classes:

@@ -302,7 +302,10 @@ struct Hive::Impl {
     }
     int active = 0;
     for (auto& b : agents) active += !b.st.done;
-    if (active > 0 && since_hive_leader >= o.plateau * active) {
+    // The hive's plateau is the escalation after each agent's own: every active agent has had P candidates and one
+    // switch of strategy (P more) without a new leader. (At P x active, a lone agent was restarted from a backup at the
+    // very moment it switched, and never searched the strategy it switched to.)
+    if (active > 0 && since_hive_leader >= o.plateau * (active + 1)) {
       std::string why = fmt::format("hive plateau: {} evaluated candidates without a new leader", since_hive_leader);
       since_hive_leader = 0;
       if (backups.empty()) {

@@ -260,11 +260,12 @@ TEST(Hive, HivePlateauRestartsAgentsFromBackups) {
   auto log = std::make_shared<Script>();
   auto o = f.opts();
   o.plateau = 2;
-  o.budget_candidates = 5;
+  o.budget_candidates = 6;
   using Plan = std::vector<std::pair<std::string, std::vector<std::string>>>;
-  // One agent, one strategy: nowhere to switch, so after P candidates without a leader the whole hive has
-  // stalled and the agent restarts from the best backup.
-  Hive h(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(Plan{{"s.a", {"time=1.2", "time=1.1", "time=1.3", "time=1.4", "time=1.5"}}}, log)),
+  // One agent, one strategy: after P candidates without a leader it has nowhere to switch; after P more (P x (agents
+  // + 1)) the whole hive has stalled and the agent restarts from the best backup.
+  Hive h(f.task, Backend::cpu,
+         one(std::make_unique<ScriptAgent>(Plan{{"s.a", {"time=1.2", "time=1.1", "time=1.3", "time=1.4", "time=1.5", "time=1.6"}}}, log)),
          ev, o);
   h.run();
   RunStore db(o.run_dir / "run.db");
@@ -273,10 +274,11 @@ TEST(Hive, HivePlateauRestartsAgentsFromBackups) {
   EXPECT_NE(sw[0].reason.find("hive plateau"), std::string::npos) << sw[0].reason;
   EXPECT_NE(sw[0].reason.find("restart from backup c0002"), std::string::npos) << sw[0].reason;   // 1.1 is the best backup
   EXPECT_EQ(sw[0].base, "c0002");
-  ASSERT_GE(log->seen.size(), 3u);
+  ASSERT_GE(log->seen.size(), 5u);
   EXPECT_EQ(log->seen[0].start, "c0000");   // the reference leads at first
-  EXPECT_EQ(log->seen[2].start, "c0002");   // after the restart: derives from the backup
-  EXPECT_EQ(log->seen[2].leader, "c0000");  // the leader itself is unchanged
+  EXPECT_EQ(log->seen[3].start, "c0000");   // the agent's own plateau (nowhere to switch) is not yet the hive's
+  EXPECT_EQ(log->seen[4].start, "c0002");   // after the restart: derives from the backup
+  EXPECT_EQ(log->seen[4].leader, "c0000");  // the leader itself is unchanged
 }
 
 // A strategy that had nothing to propose around the old leader is tried again around a new one: "exhausted" holds

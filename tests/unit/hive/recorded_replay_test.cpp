@@ -141,7 +141,8 @@ TEST(RecordedReplay, OneAgentCoversTheRecordedGemmPointsAndLeadsWithinTheNoise) 
 }
 
 // The plateau rule (DESIGN.md, "The hive"): P evaluated candidates in a row without a new leader move the agent to
-// another strategy, and with one agent the hive's plateau (P x active agents) restarts it from the fastest backup. The
+// another strategy, and with one agent the hive's plateau (P x (active agents + 1): each agent's own switch first) restarts
+// it from the fastest backup. The
 // replay's event log is walked with counters of its own; harness errors (unrecorded kernels) count towards neither.
 TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
   struct Case {
@@ -172,7 +173,7 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
           ++hive;
         }
         agent_due = streak >= k.plateau;
-        hive_due = hive >= k.plateau;
+        hive_due = hive >= 2 * k.plateau;
       } else if (type == "switch") {
         const std::string why = e.value("reason", "");
         if (why.rfind("plateau:", 0) == 0) {
@@ -343,3 +344,4 @@ TEST(RecordedReplay, AModeledCompositeOfRecordedPointsLeads) {
       best_single = c.time_s;
   EXPECT_LT(rp.result.leader->time_s, best_single);
 }
+
