@@ -24,6 +24,7 @@
 #include "khive/support/files.hpp"
 #include "khive/support/phase.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 
@@ -65,10 +66,6 @@ const char* state_name(State s) {
   return "?";
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 std::string one_line(std::string s, std::size_t n = 200) {
   for (auto& c : s) if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   return s.size() > n ? s.substr(0, n) + "..." : s;
