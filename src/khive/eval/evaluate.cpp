@@ -389,6 +389,9 @@ void score_workloads(const Task& task, const std::optional<PytorchBaselines>& py
 
 }  // namespace
 
+// Over ~100 lines on purpose: what is left is the guard's order of steps, each with its early exit, and the cache
+// holds (candidate, goldens, reference, leader) that must live until the evaluation ends; the steps themselves
+// are the functions above.
 EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o) {
   auto t0 = Clock::now();
   EvalReport r;
