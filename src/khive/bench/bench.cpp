@@ -17,6 +17,7 @@
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/stats.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -58,27 +59,14 @@ void add_time(BenchRow& row, const EvalReport& r, bool count_baselines) {
   }
 }
 
-std::string utc_now(const char* f) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, f, &tm);
-  return buf;
-}
 
-std::string fmt_time(double s) {
-  if (s >= 1) return fmt::format("{:.3f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
-  return fmt::format("{:.2f} us", s * 1e6);
-}
 
 // "1.234 ms (45%)": an impl's mean time with its fraction of SOL; "-" when it has none.
 std::string cell(const BenchImpl* m) {
   if (!m) return "-";
   if (!m->accepted) return m->kind == "pytorch" ? "error" : "REJECTED";
   if (!m->gmean_s) return "incomplete";
-  return m->fraction_of_sol ? fmt::format("{} ({:.0f}%)", fmt_time(*m->gmean_s), *m->fraction_of_sol * 100) : fmt_time(*m->gmean_s);
+  return m->fraction_of_sol ? fmt::format("{} ({:.0f}%)", time_text(*m->gmean_s), *m->fraction_of_sol * 100) : time_text(*m->gmean_s);
 }
 
 std::string verdicts(const BenchRow& row) {
@@ -207,6 +195,128 @@ void finish_row(BenchRow& row) {
   row.best_candidate = fastest("candidate");
 }
 
+namespace {
+
+// The reference of one task through its own guard, with the vendor baselines timed in the same evaluation: the
+// row's workloads (T_b as the evaluation picked it) and its reference, PyTorch and vendor entries. Throws on a
+// harness error (the row's error).
+EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, const EvalOptions& eo) {
+  auto ref = task.reference_for(eo.backend);
+  if (!ref) throw std::runtime_error(fmt::format("no {} reference", rep.backend));
+  EvalOptions ro = eo;
+  ro.time_reference = false;
+  ro.time_baselines = true;
+  ro.measured = nullptr;
+  EvalReport rr = evaluate_kernel(task, *ref, ro);
+  add_time(row, rr, true);
+  if (!rr.harness_error.empty()) throw std::runtime_error(rr.harness_error);
+  if (rep.device.empty()) {
+    rep.device = rr.device;
+    rep.clocks = rr.clocks;
+    rep.profile = rr.profile.name;
+  }
+  if (rep.pytorch.is_null() && !rr.pytorch_baselines.is_null()) rep.pytorch = rr.pytorch_baselines;
+  for (const auto& w : rr.workloads) {
+    BenchWorkload bw{w.workload, w.weight, w.cost.flops, w.cost.bytes, w.t_sol, std::nullopt, ""};
+    bw.t_sol_score = w.t_floor;   // the datasheet roofline scores (issue 14); t_sol stays for "% of SOL"
+    // T_b as the evaluation picked it, except that the reference (here the evaluated kernel) stands in
+    // only when neither PyTorch nor a vendor baseline has a time.
+    if (w.pytorch || !w.baselines.empty()) {
+      bw.t_b = w.baseline_time;
+      bw.t_b_label = w.baseline_label;
+    } else if (w.kernel) {
+      bw.t_b = w.kernel->median;
+      bw.t_b_label = "reference";
+    }
+    row.workloads.push_back(bw);
+  }
+  row.impls.push_back(impl_from_run(rr.candidate, "reference", "reference", row.workloads));
+  row.impls.back().seconds = rr.seconds;
+  // PyTorch: its numbers for this device, when the suite has them.
+  BenchImpl pt;
+  pt.label = pt.kind = "pytorch";
+  for (const auto& w : rr.workloads)
+    if (w.pytorch) pt.times[w.workload] = *w.pytorch;
+  if (!pt.times.empty()) {
+    pt.accepted = true;
+    pt.verdict = "measured";
+    pt.source = rr.pytorch_baselines.value("file", "");
+    row.impls.push_back(pt);
+  }
+  for (const auto& b : rr.baselines) row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
+  return rr;
+}
+
+// One candidate file through the guard (the reference's and vendors' runs reused from `measured`), A/B-timed
+// against each of ab_vendors when it is accepted.
+BenchImpl bench_candidate(BenchRow& row, const Task& task, const std::filesystem::path& f, const EvalOptions& eo,
+                          const std::shared_ptr<MeasuredRuns>& measured, const std::vector<const KernelRun*>& ab_vendors) {
+  EvalOptions co = eo;
+  co.measured = measured;
+  std::string label = "candidate:" + f.filename().string();
+  // The first vendor's A/B rides on the candidate's own evaluation (check 11 with the vendor as the
+  // leader); any further vendor takes an evaluation of its own.
+  if (!ab_vendors.empty()) {
+    co.leader = ab_vendors.front()->source;
+    co.leader_is_vendor = true;
+  }
+  EvalReport cr = evaluate_kernel(task, f, co);
+  add_time(row, cr, false);
+  BenchImpl m = impl_from_run(cr.candidate, label, "candidate", row.workloads);
+  if (cr.ab_failed && cr.candidate.verdict.accepted) {
+    m.ab_error = cr.harness_error;   // the candidate's own checks and times stand
+  } else if (!cr.harness_error.empty()) {
+    m.accepted = false;
+    m.verdict = "error: " + cr.harness_error;
+    m.times.clear();
+  }
+  if (m.accepted && !ab_vendors.empty()) {
+    auto record = [&](const KernelRun& vendor, const EvalReport& er) {
+      for (const auto& a : er.ab) m.ab[vendor.label][a.workload] = a;
+      if (!er.harness_error.empty() && m.ab_error.empty()) m.ab_error = er.harness_error;
+    };
+    record(*ab_vendors.front(), cr);
+    for (std::size_t v = 1; v < ab_vendors.size(); ++v) {
+      EvalOptions vo = co;
+      vo.leader = ab_vendors[v]->source;
+      EvalReport vr = evaluate_kernel(task, f, vo);
+      add_time(row, vr, false);
+      record(*ab_vendors[v], vr);
+    }
+  }
+  m.seconds = cr.seconds;
+  return m;
+}
+
+// Every candidate of the task under --kernels, each one's failure its own row entry.
+void bench_candidates(BenchRow& row, const Task& task, const std::filesystem::path& dir, const BenchOptions& o, const EvalOptions& eo,
+                      const EvalReport& rr, const std::string& ext) {
+  auto files = candidate_files(*o.kernels, task, dir, ext);
+  auto measured = std::make_shared<MeasuredRuns>();
+  measured->reference = rr.candidate;
+  measured->reference->label = "reference";
+  measured->baselines = rr.baselines;
+  // The vendors a candidate is A/B-timed against (--ab-vendor): the accepted ones.
+  std::vector<const KernelRun*> ab_vendors;
+  if (o.ab_vendor)
+    for (const auto& b : rr.baselines)
+      if (b.verdict.accepted) ab_vendors.push_back(&b);
+  for (const auto& f : files) {
+    try {
+      row.impls.push_back(bench_candidate(row, task, f, eo, measured, ab_vendors));
+    } catch (const std::exception& e) {   // one kernel's failure is its row entry; the run goes on
+      BenchImpl m;
+      m.label = "candidate:" + f.filename().string();
+      m.kind = "candidate";
+      m.source = f.string();
+      m.verdict = std::string("error: ") + e.what();
+      row.impls.push_back(std::move(m));
+    }
+  }
+}
+
+}  // namespace
+
 BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
   auto t_all = Clock::now();
   BenchReport rep;
@@ -252,112 +362,8 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
     seen.insert(dir.filename().string());
     try {
       if (!o.perf_workloads.empty()) select_perf_workloads(task, o.perf_workloads, o.eval.backend);   // throws: no match
-      auto ref = task.reference_for(o.eval.backend);
-      if (!ref) throw std::runtime_error(fmt::format("no {} reference", rep.backend));
-      // The reference through its own guard, with the vendor baselines timed in the same evaluation.
-      EvalOptions ro = eo;
-      ro.time_reference = false;
-      ro.time_baselines = true;
-      ro.measured = nullptr;
-      EvalReport rr = evaluate_kernel(task, *ref, ro);
-      add_time(row, rr, true);
-      if (!rr.harness_error.empty()) throw std::runtime_error(rr.harness_error);
-      if (rep.device.empty()) {
-        rep.device = rr.device;
-        rep.clocks = rr.clocks;
-        rep.profile = rr.profile.name;
-      }
-      if (rep.pytorch.is_null() && !rr.pytorch_baselines.is_null()) rep.pytorch = rr.pytorch_baselines;
-      std::map<std::string, std::string> vendor_best;
-      for (const auto& w : rr.workloads) {
-        BenchWorkload bw{w.workload, w.weight, w.cost.flops, w.cost.bytes, w.t_sol, std::nullopt, ""};
-        bw.t_sol_score = w.t_floor;   // the datasheet roofline scores (issue 14); t_sol stays for "% of SOL"
-        // T_b as the evaluation picked it, except that the reference (here the evaluated kernel) stands in
-        // only when neither PyTorch nor a vendor baseline has a time.
-        if (w.pytorch || !w.baselines.empty()) {
-          bw.t_b = w.baseline_time;
-          bw.t_b_label = w.baseline_label;
-        } else if (w.kernel) {
-          bw.t_b = w.kernel->median;
-          bw.t_b_label = "reference";
-        }
-        row.workloads.push_back(bw);
-      }
-      row.impls.push_back(impl_from_run(rr.candidate, "reference", "reference", row.workloads));
-      row.impls.back().seconds = rr.seconds;
-      // PyTorch: its numbers for this device, when the suite has them.
-      {
-        BenchImpl pt;
-        pt.label = pt.kind = "pytorch";
-        for (const auto& w : rr.workloads)
-          if (w.pytorch) pt.times[w.workload] = *w.pytorch;
-        if (!pt.times.empty()) {
-          pt.accepted = true;
-          pt.verdict = "measured";
-          pt.source = rr.pytorch_baselines.value("file", "");
-          row.impls.push_back(pt);
-        }
-      }
-      for (const auto& b : rr.baselines) row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
-
-      if (o.kernels) {
-        auto files = candidate_files(*o.kernels, task, dir, ext);
-        auto measured = std::make_shared<MeasuredRuns>();
-        measured->reference = rr.candidate;
-        measured->reference->label = "reference";
-        measured->baselines = rr.baselines;
-        // The vendors a candidate is A/B-timed against (--ab-vendor): the accepted ones.
-        std::vector<const KernelRun*> ab_vendors;
-        if (o.ab_vendor)
-          for (const auto& b : rr.baselines)
-            if (b.verdict.accepted) ab_vendors.push_back(&b);
-        for (const auto& f : files) {
-          EvalOptions co = eo;
-          co.measured = measured;
-          std::string label = "candidate:" + f.filename().string();
-          try {
-            // The first vendor's A/B rides on the candidate's own evaluation (check 11 with the vendor as the
-            // leader); any further vendor takes an evaluation of its own.
-            if (!ab_vendors.empty()) {
-              co.leader = ab_vendors.front()->source;
-              co.leader_is_vendor = true;
-            }
-            EvalReport cr = evaluate_kernel(task, f, co);
-            add_time(row, cr, false);
-            BenchImpl m = impl_from_run(cr.candidate, label, "candidate", row.workloads);
-            if (cr.ab_failed && cr.candidate.verdict.accepted) {
-              m.ab_error = cr.harness_error;   // the candidate's own checks and times stand
-            } else if (!cr.harness_error.empty()) {
-              m.accepted = false;
-              m.verdict = "error: " + cr.harness_error;
-              m.times.clear();
-            }
-            if (m.accepted && !ab_vendors.empty()) {
-              auto record = [&](const KernelRun& vendor, const EvalReport& er) {
-                for (const auto& a : er.ab) m.ab[vendor.label][a.workload] = a;
-                if (!er.harness_error.empty() && m.ab_error.empty()) m.ab_error = er.harness_error;
-              };
-              record(*ab_vendors.front(), cr);
-              for (std::size_t v = 1; v < ab_vendors.size(); ++v) {
-                EvalOptions vo = co;
-                vo.leader = ab_vendors[v]->source;
-                EvalReport vr = evaluate_kernel(task, f, vo);
-                add_time(row, vr, false);
-                record(*ab_vendors[v], vr);
-              }
-            }
-            m.seconds = cr.seconds;
-            row.impls.push_back(std::move(m));
-          } catch (const std::exception& e) {   // one kernel's failure is its row entry; the run goes on
-            BenchImpl m;
-            m.label = label;
-            m.kind = "candidate";
-            m.source = f.string();
-            m.verdict = std::string("error: ") + e.what();
-            row.impls.push_back(std::move(m));
-          }
-        }
-      }
+      const EvalReport rr = bench_reference(rep, row, task, eo);
+      if (o.kernels) bench_candidates(row, task, dir, o, eo, rr, ext);
     } catch (const std::exception& e) {
       row.error = e.what();
     }

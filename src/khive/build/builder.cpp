@@ -25,6 +25,7 @@
 #include "khive/support/files.hpp"
 #include "khive/support/hash.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 extern char** environ;
 
@@ -38,13 +39,6 @@ constexpr std::string_view kDefaultArch = "-gencode=arch=compute_90a,code=sm_90a
 // Bump when the unit, the flags or the meta format change in a way the key does not already capture.
 constexpr std::string_view kBuilderVersion = "khive-build-1";
 
-std::vector<std::string> split_ws(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string w;
-  while (in >> w) out.push_back(w);
-  return out;
-}
 
 // The inherited environment with a C locale: ASCII quotes and English messages in the compiler output.
 std::map<std::string, std::string> compiler_env() {
@@ -86,7 +80,6 @@ fs::path cutlass_dir(const BuildOptions& o) {
 #endif
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 std::string last_line(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   auto p = s.rfind('\n');
@@ -299,6 +292,103 @@ std::vector<std::string> build_command(const Task& t, const BuildOptions& o) {
   return c;
 }
 
+namespace {
+
+// The cache key: what the compiler sees (unit text at a fixed location, the source bytes, the command, the
+// toolchain, the CUTLASS headers' version).
+std::string build_key(Backend b, const BuildOptions& o, const std::string& canonical_unit, const std::string& src,
+                      const std::vector<std::string>& command) {
+  Sha256 h;
+  h.field(kBuilderVersion).field(backend_name(b)).field(canonical_unit).field(src);
+  h.field(std::to_string(command.size()));
+  for (const auto& a : command) h.field(a);
+  h.field(toolchain_identity(b));
+  if (b == Backend::cuda) h.field(cutlass_version_stamp(cutlass_dir(o)));
+  return h.hex();
+}
+
+// Runs the compiler in scratch: r's seconds and log (paths relative to scratch), diagnostics and resources.
+ProcessResult compile_in(const fs::path& scratch, const std::string& name, const std::string& src, const BuildOptions& o, BuildResult& r) {
+  ProcessSpec p;
+  p.argv = r.command;
+  p.cwd = scratch;
+  p.timeout_s = o.timeout_s;
+  p.env = compiler_env();
+  p.capture_limit = 8u << 20;
+  ProcessResult pr = run_process(p);
+  r.seconds = pr.wall_s;
+  r.log = pr.out + pr.err;
+  if (pr.out_dropped + pr.err_dropped)
+    r.log += fmt::format("\n[khive: {} more bytes of compiler output dropped]\n", pr.out_dropped + pr.err_dropped);
+  // Show paths inside the scratch dir relative to it: "kernel.cu:12:5: error: ...".
+  replace_all(r.log, (scratch / "src").string() + "/", "");
+  replace_all(r.log, scratch.string() + "/", "");
+  if (pr.start_failed) return pr;
+  r.diagnostics = parse_diagnostics(r.log, name, src);
+  r.resources = parse_ptxas_resources(r.log);
+  return pr;
+}
+
+// build.log and meta.json in scratch: the cache entry's record.
+void write_build_record(const fs::path& scratch, const Task& t, Backend b, const std::string& name, const ProcessResult& pr,
+                        const BuildResult& r) {
+  json meta{{"builder", kBuilderVersion},
+            {"key", r.key},
+            {"ok", r.ok},
+            {"backend", backend_name(b)},
+            {"task", t.name},
+            {"candidate", name},
+            {"command", r.command},
+            {"toolchain", toolchain_identity(b)},
+            {"seconds", r.seconds},
+            {"exit", pr.describe()},
+            {"diagnostics", json::array()},
+            {"resources", json::array()}};
+  for (const auto& d : r.diagnostics) meta["diagnostics"].push_back(to_json(d));
+  for (const auto& k : r.resources) meta["resources"].push_back(to_json(k));
+  write_file_atomic(scratch / "build.log", r.log);
+  // Compiler output and source lines need not be UTF-8: replace invalid bytes rather than throw.
+  write_file_atomic(scratch / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+// Publishes scratch as the cache entry final_dir (a rename of the whole directory). If another builder got there
+// first, its entry is used; if the rename cannot be done, the scratch library is still usable, just not shared.
+BuildResult publish(BuildResult r, const fs::path& scratch, const fs::path& shard, const fs::path& final_dir) {
+  auto discard = [&] {
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+  };
+  auto keep_scratch = [&] {
+    if (r.ok) r.library = scratch / "cand.so";
+    return r;
+  };
+  if (::rename(scratch.c_str(), final_dir.c_str()) != 0) {
+    int e = errno;
+    if (e != EEXIST && e != ENOTEMPTY) return keep_scratch();
+    if (auto other = load_entry(final_dir, r.key)) {
+      discard();
+      other->seconds = r.seconds;
+      return *other;
+    }
+    // A broken entry (no readable meta.json): move it aside and take its place.
+    fs::path stale = shard / fmt::format("stale-{}-{}", r.key.substr(0, 12), ::getpid());
+    std::error_code ec;
+    if (::rename(final_dir.c_str(), stale.c_str()) == 0) fs::remove_all(stale, ec);
+    if (::rename(scratch.c_str(), final_dir.c_str()) != 0) {
+      if (auto other = load_entry(final_dir, r.key)) {
+        discard();
+        other->seconds = r.seconds;
+        return *other;
+      }
+      return keep_scratch();
+    }
+  }
+  if (r.ok) r.library = final_dir / "cand.so";
+  return r;
+}
+
+}  // namespace
+
 BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOptions& o) {
   BuildResult r;
   const Backend b = o.backend;
@@ -313,8 +403,6 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   const fs::path cache = o.cache_dir.empty() ? cache_root() / "build" : o.cache_dir;
   r.command = build_command(t, o);
 
-  // The key: what the compiler sees (unit text at a fixed location, the source bytes, the command, the
-  // toolchain, the CUTLASS headers' version).
   std::string canonical_unit;
   try {
     canonical_unit = generate_unit(t, b, fs::path("/khive-scratch/src") / name);
@@ -322,15 +410,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     r.diagnostics.push_back(khive_error(std::string("cannot generate the translation unit: ") + e.what()));
     return r;
   }
-  {
-    Sha256 h;
-    h.field(kBuilderVersion).field(backend_name(b)).field(canonical_unit).field(src);
-    h.field(std::to_string(r.command.size()));
-    for (const auto& a : r.command) h.field(a);
-    h.field(toolchain_identity(b));
-    if (b == Backend::cuda) h.field(cutlass_version_stamp(cutlass_dir(o)));
-    r.key = h.hex();
-  }
+  r.key = build_key(b, o, canonical_unit, src, r.command);
   const fs::path shard = cache / r.key.substr(0, 2);
   const fs::path final_dir = shard / r.key;
   if (o.use_cache)
@@ -355,21 +435,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     return r;
   }
 
-  ProcessSpec p;
-  p.argv = r.command;
-  p.cwd = scratch;
-  p.timeout_s = o.timeout_s;
-  p.env = compiler_env();
-  p.capture_limit = 8u << 20;
-  ProcessResult pr = run_process(p);
-  r.seconds = pr.wall_s;
-  r.log = pr.out + pr.err;
-  if (pr.out_dropped + pr.err_dropped)
-    r.log += fmt::format("\n[khive: {} more bytes of compiler output dropped]\n", pr.out_dropped + pr.err_dropped);
-  // Show paths inside the scratch dir relative to it: "kernel.cu:12:5: error: ...".
-  replace_all(r.log, (scratch / "src").string() + "/", "");
-  replace_all(r.log, scratch.string() + "/", "");
-
+  const ProcessResult pr = compile_in(scratch, name, src, o, r);
   auto discard = [&] {
     std::error_code ec;
     fs::remove_all(scratch, ec);
@@ -379,8 +445,6 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     discard();
     return r;
   }
-  r.diagnostics = parse_diagnostics(r.log, name, src);
-  r.resources = parse_ptxas_resources(r.log);
   if (pr.timed_out) {
     r.timed_out = true;
     r.diagnostics.insert(r.diagnostics.begin(),
@@ -401,62 +465,19 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     if (d.tool == "ld" && d.message.find("'khive_launch'") != std::string::npos)
       d.message += " (the candidate must define extern \"C\" khive_launch with exactly the task's signature)";
 
-  json meta{{"builder", kBuilderVersion},
-            {"key", r.key},
-            {"ok", r.ok},
-            {"backend", backend_name(b)},
-            {"task", t.name},
-            {"candidate", name},
-            {"command", r.command},
-            {"toolchain", toolchain_identity(b)},
-            {"seconds", r.seconds},
-            {"exit", pr.describe()},
-            {"diagnostics", json::array()},
-            {"resources", json::array()}};
-  for (const auto& d : r.diagnostics) meta["diagnostics"].push_back(to_json(d));
-  for (const auto& k : r.resources) meta["resources"].push_back(to_json(k));
   try {
-    write_file_atomic(scratch / "build.log", r.log);
-    // Compiler output and source lines need not be UTF-8: replace invalid bytes rather than throw.
-    write_file_atomic(scratch / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+    write_build_record(scratch, t, b, name, pr, r);
   } catch (const std::exception& e) {
     r.ok = false;
     r.diagnostics.push_back(khive_error(std::string("cannot write the build record: ") + e.what()));
     discard();
     return r;
   }
-
   if (!o.use_cache) {
     if (r.ok) r.library = scratch / "cand.so";
     return r;
   }
-  // Publish: rename the whole directory into place. If another builder got there first, use its entry.
-  auto keep_scratch = [&] {
-    if (r.ok) r.library = scratch / "cand.so";   // still usable, just not shared
-    return r;
-  };
-  if (::rename(scratch.c_str(), final_dir.c_str()) != 0) {
-    int e = errno;
-    if (e != EEXIST && e != ENOTEMPTY) return keep_scratch();
-    if (auto other = load_entry(final_dir, r.key)) {
-      discard();
-      other->seconds = r.seconds;
-      return *other;
-    }
-    // A broken entry (no readable meta.json): move it aside and take its place.
-    fs::path stale = shard / fmt::format("stale-{}-{}", r.key.substr(0, 12), ::getpid());
-    if (::rename(final_dir.c_str(), stale.c_str()) == 0) fs::remove_all(stale, ec);
-    if (::rename(scratch.c_str(), final_dir.c_str()) != 0) {
-      if (auto other = load_entry(final_dir, r.key)) {
-        discard();
-        other->seconds = r.seconds;
-        return *other;
-      }
-      return keep_scratch();
-    }
-  }
-  if (r.ok) r.library = final_dir / "cand.so";
-  return r;
+  return publish(std::move(r), scratch, shard, final_dir);
 }
 
 }  // namespace khive

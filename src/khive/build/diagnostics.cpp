@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "khive/build/builder.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -24,11 +25,6 @@ using Sev = Diagnostic::Severity;
 
 std::string_view ltrim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
-std::string_view trim(std::string_view s) {
-  s = ltrim(s);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
   return s;
 }
 bool all_digits(std::string_view s) {
@@ -44,7 +40,8 @@ int to_int(std::string_view s) {
   return static_cast<int>(v);
 }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
+// The lines of text as views into it (split_lines in text.hpp copies them).
+std::vector<std::string_view> line_views(std::string_view text) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -100,7 +97,7 @@ std::string take_ptxas_code(std::string& msg) {
     if (q > p + 2 && q < msg.size() && msg[q] == ')') {
       std::string code = msg.substr(p + 1, q - p - 1);
       msg.erase(p, q - p + 1);
-      msg = std::string(trim(msg));
+      msg = std::string(trim_view(msg));
       return code;
     }
   }
@@ -116,10 +113,10 @@ bool parse_tool_line(std::string_view line, std::string_view tool, Diagnostic& d
   std::string_view rest = line.substr(tool.size());
   auto c = rest.find(':');
   if (c == std::string_view::npos) return false;
-  std::string_view head = trim(rest.substr(0, c));
+  std::string_view head = trim_view(rest.substr(0, c));
   auto sp = head.find_last_of(" ;");
   std::string_view sev = sp == std::string_view::npos ? head : head.substr(sp + 1);
-  std::string msg(trim(rest.substr(c + 1)));
+  std::string msg(trim_view(rest.substr(c + 1)));
   d = Diagnostic{};
   d.tool = std::string(tool);
   d.code = take_ptxas_code(msg);
@@ -191,7 +188,7 @@ bool parse_edg(std::string_view line, Diagnostic& d) {
       d.file = std::string(line.substr(0, q));
       d.line = to_int(line.substr(q + 1, p - q - 1));
       d.code = code;
-      d.message = std::string(trim(after.substr(2)));
+      d.message = std::string(trim_view(after.substr(2)));
       return true;
     }
     return false;
@@ -223,8 +220,8 @@ std::string_view severity_name(Diagnostic::Severity s) {
 
 std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, const std::string& candidate_path,
                                           const std::string& candidate_source) {
-  const std::vector<std::string_view> lines = split_lines(compiler_output);
-  const std::vector<std::string_view> src = split_lines(candidate_source);
+  const std::vector<std::string_view> lines = line_views(compiler_output);
+  const std::vector<std::string_view> src = line_views(candidate_source);
   const std::string cand_name = candidate_path.empty() ? "" : std::filesystem::path(candidate_path).filename().string();
   const std::filesystem::path cand_norm = std::filesystem::path(candidate_path).lexically_normal();
 
@@ -246,7 +243,7 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
 
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = lines[i];
-    if (trim(line).empty()) continue;
+    if (trim_view(line).empty()) continue;
     Diagnostic d;
     bool skip = false;
 
@@ -268,7 +265,7 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
     if (auto u = line.find("undefined reference to `"); u != std::string_view::npos) {
       d = Diagnostic{};
       d.tool = "ld";
-      d.message = normalize_quotes(std::string(trim(line.substr(u))));
+      d.message = normalize_quotes(std::string(trim_view(line.substr(u))));
       std::string_view pre = line.substr(0, u);
       if (pre.size() >= 2 && pre.substr(pre.size() - 2) == ": ") pre.remove_suffix(2);
       if (auto l = parse_colon_loc(pre)) {
@@ -283,14 +280,14 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
       if (!have_ld_error && line.find("ld returned") != std::string_view::npos) {
         d = Diagnostic{};
         d.tool = "ld";
-        d.message = std::string(trim(line.substr(line.find(':') + 1)));
+        d.message = std::string(trim_view(line.substr(line.find(':') + 1)));
         if (d.message.substr(0, 7) == "error: ") d.message = d.message.substr(7);
         add(d);
       }
       continue;
     }
     if (auto c = line.find(": "); c != std::string_view::npos && is_ld_program(line.substr(0, c))) {
-      std::string_view rest = trim(line.substr(c + 2));
+      std::string_view rest = trim_view(line.substr(c + 2));
       if (rest.find("in function `") != std::string_view::npos && rest.size() > 2 && rest.substr(rest.size() - 2) == "':")
         continue;   // context for the next line
       d = Diagnostic{};
@@ -314,12 +311,12 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
       d = Diagnostic{};
       d.severity = sev;
       d.tool = "g++";
-      std::string msg(trim(line.substr(pos + klen)));
+      std::string msg(trim_view(line.substr(pos + klen)));
       if (!msg.empty() && msg.back() == ']') {
         auto b = msg.rfind(" [-W");
         if (b != std::string::npos) {
           d.code = msg.substr(b + 2, msg.size() - b - 3);
-          msg = std::string(trim(msg.substr(0, b)));
+          msg = std::string(trim_view(msg.substr(0, b)));
         }
       }
       d.message = msg;
@@ -338,7 +335,7 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
     if (parse_edg(line, d)) {
       if (i + 2 < lines.size()) {
         std::string_view caret = lines[i + 2];
-        std::string_view ct = trim(caret);
+        std::string_view ct = trim_view(caret);
         if (ct == "^") {
           std::size_t idx = caret.find('^');
           if (idx >= 2) d.column = static_cast<int>(idx) - 1;   // EDG indents the excerpt by two spaces
@@ -409,11 +406,11 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
     return std::string(s.substr(a + 1, b - a - 1));
   };
 
-  for (std::string_view line : split_lines(log)) {
+  for (std::string_view line : line_views(log)) {
     if (line.substr(0, 6) == "ptxas ") {
       auto c = line.find(':');
       if (c == std::string_view::npos) continue;
-      std::string_view msg = trim(line.substr(c + 1));
+      std::string_view msg = trim_view(line.substr(c + 1));
       if (msg.substr(0, 24) == "Compiling entry function") {
         KernelResources r;
         r.kernel = quoted(msg, 0);
@@ -425,7 +422,7 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
         continue;
       }
       if (msg.substr(0, 24) == "Function properties for ") {
-        props_for = std::string(trim(msg.substr(24)));
+        props_for = std::string(trim_view(msg.substr(24)));
         if (props_for.size() >= 2 && props_for.front() == '\'' && props_for.back() == '\'')
           props_for = props_for.substr(1, props_for.size() - 2);
         continue;

@@ -21,6 +21,7 @@
 #include "khive/support/files.hpp"
 #include "khive/support/load_watch.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -38,7 +39,6 @@ std::filesystem::path golden_dir(const Task& t, Backend b, const std::string& to
   return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / leaf;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // Builds and holds the artifact's directory against cache pruning (by any khive process) until `held` is
 // dropped, so the judge finds the library it is given. An artifact pruned between the cache lookup and the
@@ -245,206 +245,81 @@ HardwareProfile resolve_profile(Backend b, const std::string& device_name, const
   return load_profile(saved);
 }
 
-EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o) {
-  auto t0 = Clock::now();
-  EvalReport r;
-  r.task = task.name;
-  r.task_dir = task.dir.string();
-  r.kernel = kernel.string();
-  r.backend = std::string(backend_name(o.backend));
-  std::random_device rd;
-  r.seed_base = o.seed ? *o.seed : (static_cast<uint64_t>(rd()) & 0xffffffffu) << 8;
-  // The timed inputs' secret: the run's (hive, bench), else derived from --seed (a reproducible evaluation, whose
-  // goldens are kept and reused: anyone who knows the seed can predict its inputs), else random.
-  const uint64_t secret = o.input_secret ? *o.input_secret
-                          : o.seed       ? counter_hash(*o.seed, 0x5EC2E7ull, 1)
-                                         : (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  auto done = [&]() -> EvalReport& {
-    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    return r;
-  };
-  BuildOptions bo = o.build;
-  bo.backend = o.backend;
+namespace {
 
-  // Check 1 first: a kernel that does not build (or calls what it may not) is rejected before anything else runs.
-  r.candidate.label = "candidate";
-  r.candidate.source = kernel;
-  std::optional<cache::Hold> cand_held;
-  r.candidate.build = build_held(task, kernel, bo, cand_held);
-  std::vector<SymbolViolation> violations;
-  if (r.candidate.build.ok) violations = scan_symbols(r.candidate.build.library, task.policy, o.backend);
-  if (auto rej = build_rejection(r.candidate.build, violations)) {
-    r.candidate.verdict.rejection = *rej;
-    r.task_score = 0.0;
-    return done();
+// The task's golden unit: held for the whole evaluation (golden_hold) so no khive process prunes it, touched (the
+// LRU clock) and labelled with the task's name for `khive cache`; then the cache cap, sparing this unit. A
+// random-seed evaluation keeps its goldens in a private folder inside it (private_goldens), removed at the end.
+// Returns the folder the judge keeps this evaluation's goldens in; throws when the cache cannot be used.
+std::filesystem::path hold_goldens(const Task& task, const EvalOptions& o, EvalReport& r, std::optional<cache::Hold>& golden_hold,
+                                   PrivateGoldens& private_goldens, const std::string& torch_version) {
+  auto gdir = golden_dir(task, o.backend, torch_version);
+  for (int attempt = 0; attempt < 3 && !golden_hold; ++attempt) {
+    std::filesystem::create_directories(gdir);
+    golden_hold = cache::hold(gdir);
   }
+  if (!golden_hold) throw std::runtime_error(gdir.string() + ": cannot lock the golden directory (removed repeatedly while starting)");
+  cache::touch(gdir);
+  std::error_code ec;
+  if (!std::filesystem::exists(gdir / ".task", ec)) write_file_atomic(gdir / ".task", task.name + "\n" + r.task_dir + "\n");
+  r.cache_pruned = apply_cache_cap(gdir);
+  if (o.seed) return gdir;
+  // Named with this process's pid (make_temp_dir): if khive is killed before the destructor runs,
+  // `khive cache prune` removes the folder once the pid has ended.
+  private_goldens.dir = make_temp_dir(gdir, "eval");
+  return private_goldens.dir;
+}
 
-  // The task's golden unit: held for the whole evaluation so no khive process prunes it, touched (the LRU clock)
-  // and labelled with the task's name for `khive cache`; then the cache cap, sparing this unit. A random-seed
-  // evaluation keeps its goldens in a private folder inside it, removed at the end.
-  // The goldens' source: the task's native reference for the backend, else its PyTorch reference (run by the judge
-  // in a Python executor of its own: python/khive_torch/executor.py).
-  auto ref_src = task.reference_for(o.backend);
-  const TorchPython* torch = nullptr;
-  if (!ref_src) {
-    if (task.pytorch_reference.empty()) {
-      r.harness_error = fmt::format("task {} has no {} reference (definition.json: khive.reference.{}) and no PyTorch reference "
-                                    "(definition.json: reference)", task.name, backend_name(o.backend), backend_name(o.backend));
-      return done();
-    }
-    try {
-      torch = &torch_python();
-    } catch (const std::exception& e) {
-      r.harness_error = fmt::format("task {} has only a PyTorch reference, which makes its goldens: {}", task.name, e.what());
-      return done();
-    }
+// One kernel (the reference, a baseline) built, checked and timed by a judge of its own.
+KernelRun time_kernel(const Task& t, const std::string& label, const std::filesystem::path& src, bool vendor, const BuildOptions& bo,
+                      const JobBase& jb, bool& retried) {
+  KernelRun k;
+  k.label = label;
+  k.source = src;
+  std::optional<cache::Hold> held;
+  k.build = build_held(t, src, bo, held);
+  std::vector<SymbolViolation> v;
+  if (k.build.ok) v = scan_symbols(k.build.library, t.policy, bo.backend);
+  if (auto rej = build_rejection(k.build, v)) {
+    k.verdict.rejection = *rej;
+    return k;
   }
-  auto gdir = golden_dir(task, o.backend, torch ? torch->torch_version : "");
-  std::optional<cache::Hold> golden_hold;
-  PrivateGoldens private_goldens;
-  try {
-    for (int attempt = 0; attempt < 3 && !golden_hold; ++attempt) {
-      std::filesystem::create_directories(gdir);
-      golden_hold = cache::hold(gdir);
-    }
-    if (!golden_hold) throw std::runtime_error(gdir.string() + ": cannot lock the golden directory (removed repeatedly while starting)");
-    cache::touch(gdir);
-    std::error_code ec;
-    if (!std::filesystem::exists(gdir / ".task", ec)) write_file_atomic(gdir / ".task", task.name + "\n" + r.task_dir + "\n");
-    r.cache_pruned = apply_cache_cap(gdir);
-  } catch (const std::exception& e) {
-    r.harness_error = std::string("cache: ") + e.what();
-    return done();
-  }
-  std::filesystem::path run_gdir = gdir;
-  if (!o.seed) {
-    // Named with this process's pid (make_temp_dir): if khive is killed before the destructor runs,
-    // `khive cache prune` removes the folder once the pid has ended.
-    try {
-      run_gdir = make_temp_dir(gdir, "eval");
-    } catch (const std::exception& e) {
-      r.harness_error = std::string("cache: ") + e.what();
-      return done();
-    }
-    private_goldens.dir = run_gdir;
-  }
-  if (o.backend == Backend::cuda) r.clocks = query_clocks(o.judge);
+  Job job = jb.job;
+  job.library = k.build.library.string();
+  job.library_vendor = vendor;
+  JudgeOutcome out = judge_once(job, jb.process, k.verdict, retried);
+  account(k, out);
+  return k;
+}
 
-  // The reference: built now (the judge runs it for the goldens it lacks), held for the whole evaluation.
-  JobBase jb = job_base(task, o, r.seed_base, secret, run_gdir);
-  std::optional<cache::Hold> ref_held;
-  if (ref_src) {
-    auto t_golden = Clock::now();
-    BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
-    if (!ref_build.ok) {
-      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
-      return done();
-    }
-    r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
-    jb.job.reference_library = ref_build.library.string();
-  } else {
-    jb.job.reference_python = torch->executable;
-    jb.job.reference_pythonpath = torch->pythonpath;
+// Check 11's results from the candidate's judge: the per-workload A/B tests, the leader's samples and the decision.
+void read_ab(const nlohmann::json& res, EvalReport& r) {
+  for (const auto& a : res.value("ab", nlohmann::json::array())) {
+    AbReport rep;
+    rep.workload = a.value("workload", "");
+    rep.test.pairs = a.value("pairs", std::size_t{0});
+    rep.test.ratio = a.value("ratio", 1.0);
+    rep.test.median_ratio = a.value("median_ratio", 1.0);
+    rep.test.p_faster = a.value("p_faster", 1.0);
+    rep.test.p_slower = a.value("p_slower", 1.0);
+    rep.test.noise = a.value("noise", 0.0);
+    rep.test.valid = a.value("valid", false);
+    rep.faster = a.value("faster", false);
+    rep.slower = a.value("slower", false);
+    rep.holm_threshold = a.value("holm_threshold", 0.0);
+    r.ab.push_back(rep);
   }
+  for (const auto& t : res.value("timing", nlohmann::json::array()))
+    if (t.contains("leader_samples_s")) r.leader_samples[t.value("workload", "")] = t["leader_samples_s"].get<std::vector<double>>();
+  const auto d = res.value("ab_decision", nlohmann::json::object());
+  r.new_leader = d.value("new_leader", false);
+  r.ab_decision = d.value("why", "");
+  r.ab_weighted_ratio = d.value("weighted_ratio", 1.0);
+}
 
-  // One judge per kernel. With a leader, the candidate's judge also runs check 11 (both kernels in their own
-  // executors, interleaved): its timings then come from the A/B.
-  auto run_kernel = [&](const Task& t, const std::string& label, const std::filesystem::path& src, bool vendor,
-                        const std::optional<std::filesystem::path>& leader_lib, bool leader_vendor) {
-    KernelRun k;
-    k.label = label;
-    k.source = src;
-    std::optional<cache::Hold> held;
-    k.build = build_held(t, src, bo, held);
-    std::vector<SymbolViolation> v;
-    if (k.build.ok) v = scan_symbols(k.build.library, t.policy, o.backend);
-    if (auto rej = build_rejection(k.build, v)) {
-      k.verdict.rejection = *rej;
-      return std::make_pair(k, JudgeOutcome{});
-    }
-    Job job = jb.job;
-    job.library = k.build.library.string();
-    job.library_vendor = vendor;
-    if (leader_lib) {
-      job.leader_library = leader_lib->string();
-      job.leader_vendor = leader_vendor;
-    }
-    JudgeOutcome out = judge_once(job, jb.process, k.verdict, r.retried);
-    account(k, out);
-    return std::make_pair(k, out);
-  };
-
-  std::optional<cache::Hold> leader_held;
-  std::optional<std::filesystem::path> leader_lib;
-  if (o.leader) {
-    BuildResult lb = build_held(o.leader_is_vendor ? baseline_task(task) : task, *o.leader, bo, leader_held);
-    if (!lb.ok) {
-      r.harness_error = "the leader does not build: " + lb.summary();
-      return done();
-    }
-    leader_lib = lb.library;
-  }
-  {
-    Job job = jb.job;
-    job.library = r.candidate.build.library.string();
-    job.library_vendor = allows_vendor(task);
-    if (leader_lib) {
-      job.leader_library = leader_lib->string();
-      job.leader_vendor = o.leader_is_vendor;
-    }
-    JudgeOutcome out = judge_once(job, jb.process, r.candidate.verdict, r.retried);
-    account(r.candidate, out);
-    r.golden_seconds += r.candidate.golden_seconds;
-    if (!r.candidate.verdict.harness_error.empty()) {
-      r.harness_error = r.candidate.verdict.harness_error;
-      r.ab_failed = o.leader.has_value();
-      return done();
-    }
-    if (out.result && leader_lib && r.candidate.verdict.accepted) {
-      const auto& res = *out.result;
-      for (const auto& a : res.value("ab", nlohmann::json::array())) {
-        AbReport rep;
-        rep.workload = a.value("workload", "");
-        rep.test.pairs = a.value("pairs", std::size_t{0});
-        rep.test.ratio = a.value("ratio", 1.0);
-        rep.test.median_ratio = a.value("median_ratio", 1.0);
-        rep.test.p_faster = a.value("p_faster", 1.0);
-        rep.test.p_slower = a.value("p_slower", 1.0);
-        rep.test.noise = a.value("noise", 0.0);
-        rep.test.valid = a.value("valid", false);
-        rep.faster = a.value("faster", false);
-        rep.slower = a.value("slower", false);
-        rep.holm_threshold = a.value("holm_threshold", 0.0);
-        r.ab.push_back(rep);
-      }
-      for (const auto& t : res.value("timing", nlohmann::json::array()))
-        if (t.contains("leader_samples_s")) r.leader_samples[t.value("workload", "")] = t["leader_samples_s"].get<std::vector<double>>();
-      const auto d = res.value("ab_decision", nlohmann::json::object());
-      r.new_leader = d.value("new_leader", false);
-      r.ab_decision = d.value("why", "");
-      r.ab_weighted_ratio = d.value("weighted_ratio", 1.0);
-    }
-  }
-  if (o.measured) r.reference = o.measured->reference;
-  else if (o.time_reference && ref_src) r.reference = run_kernel(task, "reference", *ref_src, allows_vendor(task), std::nullopt, false).first;
-  // Device facts come from the candidate's judge, or the reference's when the candidate never ran; with neither,
-  // there is nothing to score.
-  r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight
-                : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight : nlohmann::json::object());
-  r.device = r.preflight.value("device", o.backend == Backend::cpu ? std::string("cpu") : std::string("cuda"));
-  if (!r.candidate.verdict.accepted && !r.preflight.contains("device")) {
-    r.task_score = 0.0;
-    return done();
-  }
-  if (o.measured) r.baselines = o.measured->baselines;
-  else if (o.time_baselines) {
-    const Task vendor = baseline_task(task);   // baselines may link cuBLAS(Lt); the candidate above may not
-    for (auto& b : task.baselines) {
-      if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
-      r.baselines.push_back(run_kernel(vendor, "baseline:" + b.stem().string(), b, true, std::nullopt, false).first);
-    }
-  }
-
+// The device's profile, each perf workload's cost, T_sol and T_floor (r.workloads), and check 10: an accepted
+// candidate faster than a floor no hardware reaches is rejected.
+void check_plausibility(const Task& task, const EvalOptions& o, EvalReport& r) {
   // Score inputs: T_sol from measured ceilings, the plausibility floor from datasheet peaks.
   std::string dev_name = r.device;
   if (o.backend == Backend::cpu) dev_name = "cpu:" + r.device + " (" + std::to_string(r.preflight.value("threads", 0)) + " threads)";
@@ -475,18 +350,11 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
       r.candidate.verdict.rejection = *rej;
       r.new_leader.reset();
     }
+}
 
-  // Per-workload figures. T_b: PyTorch on this device when the suite has its numbers (docs/bench.md),
-  // else the fastest accepted baseline, else the reference.
-  std::optional<PytorchBaselines> pytorch;
-  if (o.use_pytorch) {
-    try {
-      pytorch = find_pytorch_baselines(task, o.backend, r.device);
-    } catch (const TaskFormatError& e) {
-      r.harness_error = e.what();
-      return done();
-    }
-  }
+// Per-workload figures and the task score. T_b: PyTorch on this device when the suite has its numbers
+// (docs/bench.md), else the fastest accepted baseline, else the reference.
+void score_workloads(const Task& task, const std::optional<PytorchBaselines>& pytorch, EvalReport& r) {
   std::vector<WorkloadScoreInput> score_in;
   for (auto& wr : r.workloads) {
     if (auto* t = r.candidate.verdict.timing_for(wr.workload)) wr.kernel = t->summary;
@@ -524,6 +392,156 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
                         wr.baseline_time});
   }
   r.task_score = r.candidate.verdict.accepted ? task_score(score_in) : std::optional<double>(0.0);
+}
+
+}  // namespace
+
+// Over ~100 lines on purpose: what is left is the guard's order of steps, each with its early exit, and the cache
+// holds (candidate, goldens, reference, leader) that must live until the evaluation ends; the steps themselves
+// are the functions above.
+EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o) {
+  auto t0 = Clock::now();
+  EvalReport r;
+  r.task = task.name;
+  r.task_dir = task.dir.string();
+  r.kernel = kernel.string();
+  r.backend = std::string(backend_name(o.backend));
+  std::random_device rd;
+  r.seed_base = o.seed ? *o.seed : (static_cast<uint64_t>(rd()) & 0xffffffffu) << 8;
+  // The timed inputs' secret: the run's (hive, bench), else derived from --seed (a reproducible evaluation, whose
+  // goldens are kept and reused: anyone who knows the seed can predict its inputs), else random.
+  const uint64_t secret = o.input_secret ? *o.input_secret
+                          : o.seed       ? counter_hash(*o.seed, 0x5EC2E7ull, 1)
+                                         : (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  auto done = [&]() -> EvalReport& {
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
+  BuildOptions bo = o.build;
+  bo.backend = o.backend;
+
+  // Check 1 first: a kernel that does not build (or calls what it may not) is rejected before anything else runs.
+  r.candidate.label = "candidate";
+  r.candidate.source = kernel;
+  std::optional<cache::Hold> cand_held;
+  r.candidate.build = build_held(task, kernel, bo, cand_held);
+  std::vector<SymbolViolation> violations;
+  if (r.candidate.build.ok) violations = scan_symbols(r.candidate.build.library, task.policy, o.backend);
+  if (auto rej = build_rejection(r.candidate.build, violations)) {
+    r.candidate.verdict.rejection = *rej;
+    r.task_score = 0.0;
+    return done();
+  }
+
+  // The goldens' source: the task's native reference for the backend, else its PyTorch reference (run by the judge
+  // in a Python executor of its own: python/khive_torch/executor.py).
+  auto ref_src = task.reference_for(o.backend);
+  const TorchPython* torch = nullptr;
+  if (!ref_src) {
+    if (task.pytorch_reference.empty()) {
+      r.harness_error = fmt::format("task {} has no {} reference (definition.json: khive.reference.{}) and no PyTorch reference "
+                                    "(definition.json: reference)", task.name, backend_name(o.backend), backend_name(o.backend));
+      return done();
+    }
+    try {
+      torch = &torch_python();
+    } catch (const std::exception& e) {
+      r.harness_error = fmt::format("task {} has only a PyTorch reference, which makes its goldens: {}", task.name, e.what());
+      return done();
+    }
+  }
+
+  // The task's golden unit, held for the whole evaluation (hold_goldens).
+  std::optional<cache::Hold> golden_hold;
+  PrivateGoldens private_goldens;
+  std::filesystem::path run_gdir;
+  try {
+    run_gdir = hold_goldens(task, o, r, golden_hold, private_goldens, torch ? torch->torch_version : "");
+  } catch (const std::exception& e) {
+    r.harness_error = std::string("cache: ") + e.what();
+    return done();
+  }
+  if (o.backend == Backend::cuda) r.clocks = query_clocks(o.judge);
+
+  // The reference: built now (the judge runs it for the goldens it lacks), held for the whole evaluation.
+  JobBase jb = job_base(task, o, r.seed_base, secret, run_gdir);
+  std::optional<cache::Hold> ref_held;
+  if (ref_src) {
+    auto t_golden = Clock::now();
+    BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
+    if (!ref_build.ok) {
+      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
+      return done();
+    }
+    r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
+    jb.job.reference_library = ref_build.library.string();
+  } else {
+    jb.job.reference_python = torch->executable;
+    jb.job.reference_pythonpath = torch->pythonpath;
+  }
+
+  // One judge per kernel. With a leader, the candidate's judge also runs check 11 (both kernels in their own
+  // executors, interleaved): its timings then come from the A/B.
+  std::optional<cache::Hold> leader_held;
+  std::optional<std::filesystem::path> leader_lib;
+  if (o.leader) {
+    BuildResult lb = build_held(o.leader_is_vendor ? baseline_task(task) : task, *o.leader, bo, leader_held);
+    if (!lb.ok) {
+      r.harness_error = "the leader does not build: " + lb.summary();
+      return done();
+    }
+    leader_lib = lb.library;
+  }
+  {
+    Job job = jb.job;
+    job.library = r.candidate.build.library.string();
+    job.library_vendor = allows_vendor(task);
+    if (leader_lib) {
+      job.leader_library = leader_lib->string();
+      job.leader_vendor = o.leader_is_vendor;
+    }
+    JudgeOutcome out = judge_once(job, jb.process, r.candidate.verdict, r.retried);
+    account(r.candidate, out);
+    r.golden_seconds += r.candidate.golden_seconds;
+    if (!r.candidate.verdict.harness_error.empty()) {
+      r.harness_error = r.candidate.verdict.harness_error;
+      r.ab_failed = o.leader.has_value();
+      return done();
+    }
+    if (out.result && leader_lib && r.candidate.verdict.accepted) read_ab(*out.result, r);
+  }
+  if (o.measured) r.reference = o.measured->reference;
+  else if (o.time_reference && ref_src) r.reference = time_kernel(task, "reference", *ref_src, allows_vendor(task), bo, jb, r.retried);
+  // Device facts come from the candidate's judge, or the reference's when the candidate never ran; with neither,
+  // there is nothing to score.
+  r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight
+                : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight : nlohmann::json::object());
+  r.device = r.preflight.value("device", o.backend == Backend::cpu ? std::string("cpu") : std::string("cuda"));
+  if (!r.candidate.verdict.accepted && !r.preflight.contains("device")) {
+    r.task_score = 0.0;
+    return done();
+  }
+  if (o.measured) r.baselines = o.measured->baselines;
+  else if (o.time_baselines) {
+    const Task vendor = baseline_task(task);   // baselines may link cuBLAS(Lt); the candidate above may not
+    for (auto& b : task.baselines) {
+      if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
+      r.baselines.push_back(time_kernel(vendor, "baseline:" + b.stem().string(), b, true, bo, jb, r.retried));
+    }
+  }
+
+  check_plausibility(task, o, r);
+
+  std::optional<PytorchBaselines> pytorch;
+  if (o.use_pytorch) {
+    try {
+      pytorch = find_pytorch_baselines(task, o.backend, r.device);
+    } catch (const TaskFormatError& e) {
+      r.harness_error = e.what();
+      return done();
+    }
+  }
+  score_workloads(task, pytorch, r);
   return done();
 }
 

@@ -7,61 +7,62 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/support/files.hpp"
+#include "khive/support/json_fields.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
 
 using json = nlohmann::json;
+using Fields = JsonFields;   // the shared reader; errors are TaskFormatErrors naming the baselines file
 
+// How this file's errors show a value after "got": its JSON text, cut at 80 characters.
 std::string show(const json& j) {
   std::string s = j.dump();
   return s.size() > 80 ? s.substr(0, 77) + "..." : s;
 }
 
-double positive_number(const json& j, const std::string& file, const std::string& field) {
-  if (!j.is_number() || !std::isfinite(j.get<double>()) || j.get<double>() <= 0)
-    throw TaskFormatError(file, field, "a positive number", show(j));
+double positive_number(const Fields& r, const json& j, const std::string& field) {
+  if (!j.is_number() || !std::isfinite(j.get<double>()) || j.get<double>() <= 0) r.fail(field, "a positive number", r.got(j));
   return j.get<double>();
 }
 
-std::optional<double> optional_number(const json& o, const char* key, const std::string& file, const std::string& field,
-                                      bool allow_zero) {
-  auto it = o.find(key);
-  if (it == o.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0 || (!allow_zero && it->get<double>() == 0))
-    throw TaskFormatError(file, field + "." + key, allow_zero ? "a number >= 0" : "a positive number", show(*it));
-  return it->get<double>();
+std::optional<double> optional_number(const Fields& r, const json& o, const char* key, const std::string& field, bool allow_zero) {
+  const json* v = Fields::find(o, key);
+  if (!v) return std::nullopt;
+  if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0 || (!allow_zero && v->get<double>() == 0))
+    r.fail(field + "." + key, allow_zero ? "a number >= 0" : "a positive number", r.got(*v));
+  return v->get<double>();
 }
 
-std::string string_field(const json& root, const char* key, const std::string& file, bool required) {
-  auto it = root.find(key);
-  if (it == root.end() || it->is_null()) {
-    if (required) throw TaskFormatError(file, key, "a string", "nothing");
+std::string string_field(const Fields& r, const json& root, const char* key, bool required) {
+  const json* v = Fields::find(root, key);
+  if (!v) {
+    if (required) r.fail(key, "a string", "nothing");
     return "";
   }
-  if (!it->is_string()) throw TaskFormatError(file, key, "a string", show(*it));
-  return it->get<std::string>();
+  return r.string(*v, key, false);
 }
 
-PytorchWorkload read_workload(const json& j, const std::string& file, const std::string& field) {
-  if (!j.is_object()) throw TaskFormatError(file, field, "an object {median_s, spread, samples}", show(j));
+PytorchWorkload read_workload(const Fields& r, const json& j, const std::string& field) {
+  if (!j.is_object()) r.fail(field, "an object {median_s, spread, samples}", r.got(j));
   PytorchWorkload w;
-  if (!j.contains("median_s")) throw TaskFormatError(file, field + ".median_s", "a positive number", "nothing");
-  w.summary.median = positive_number(j["median_s"], file, field + ".median_s");
+  if (!j.contains("median_s")) r.fail(field + ".median_s", "a positive number", "nothing");
+  w.summary.median = positive_number(r, j["median_s"], field + ".median_s");
   auto s = j.find("samples");
   if (s == j.end() || !s->is_number_integer() || s->get<int64_t>() < 1)
-    throw TaskFormatError(file, field + ".samples", "an integer >= 1", s == j.end() ? "nothing" : show(*s));
+    r.fail(field + ".samples", "an integer >= 1", s == j.end() ? "nothing" : r.got(*s));
   w.summary.n = static_cast<std::size_t>(s->get<int64_t>());
-  w.summary.rel_spread = optional_number(j, "spread", file, field, true).value_or(0.0);
-  w.summary.min = optional_number(j, "min_s", file, field, false).value_or(w.summary.median);
-  w.summary.p10 = optional_number(j, "p10_s", file, field, false).value_or(w.summary.median);
-  w.summary.p90 = optional_number(j, "p90_s", file, field, false).value_or(w.summary.median);
+  w.summary.rel_spread = optional_number(r, j, "spread", field, true).value_or(0.0);
+  w.summary.min = optional_number(r, j, "min_s", field, false).value_or(w.summary.median);
+  w.summary.p10 = optional_number(r, j, "p10_s", field, false).value_or(w.summary.median);
+  w.summary.p90 = optional_number(r, j, "p90_s", field, false).value_or(w.summary.median);
   w.summary.mean = w.summary.median;
   w.summary.max = w.summary.p90;
-  if (auto a = j.find("axes"); a != j.end() && !a->is_null()) {
-    if (!a->is_object()) throw TaskFormatError(file, field + ".axes", "an object of var axis -> integer", show(*a));
+  if (const json* a = Fields::find(j, "axes")) {
+    if (!a->is_object()) r.fail(field + ".axes", "an object of var axis -> integer", r.got(*a));
     for (const auto& [name, v] : a->items()) {
-      if (!v.is_number_integer()) throw TaskFormatError(file, field + ".axes." + name, "an integer", show(v));
+      if (!v.is_number_integer()) r.fail(field + ".axes." + name, "an integer", r.got(v));
       w.axes[name] = v.get<int64_t>();
     }
   }
@@ -71,8 +72,7 @@ PytorchWorkload read_workload(const json& j, const std::string& file, const std:
 }  // namespace
 
 std::string device_slug(const std::string& device_name, Backend b) {
-  std::string low;
-  for (char c : device_name) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string low = lower(device_name);
   std::string s;
   if (low.find("h200") != std::string::npos) {
     s = "h200";
@@ -110,30 +110,28 @@ PytorchBaselines load_pytorch_baselines(const std::filesystem::path& path) {
   } catch (const std::runtime_error& e) {
     throw TaskFormatError(file, "(file)", "a readable file", e.what());
   }
-  if (!root.is_object()) throw TaskFormatError(file, "(root)", "a JSON object", show(root));
+  const Fields r(file, "", throw_task_format_error, show);
+  if (!root.is_object()) r.fail("(root)", "a JSON object", r.got(root));
   PytorchBaselines p;
   p.file = path;
-  std::string schema = string_field(root, "schema", file, true);
-  if (schema != kPytorchBaselinesSchema) throw TaskFormatError(file, "schema", std::string("\"") + kPytorchBaselinesSchema + "\"", show(root["schema"]));
-  p.gpu = string_field(root, "gpu", file, true);
-  p.device = string_field(root, "device", file, false);
-  p.torch = string_field(root, "torch", file, false);
-  p.date = string_field(root, "date", file, false);
+  std::string schema = string_field(r, root, "schema", true);
+  if (schema != kPytorchBaselinesSchema) r.fail("schema", std::string("\"") + kPytorchBaselinesSchema + "\"", r.got(root["schema"]));
+  p.gpu = string_field(r, root, "gpu", true);
+  p.device = string_field(r, root, "device", false);
+  p.torch = string_field(r, root, "torch", false);
+  p.date = string_field(r, root, "date", false);
   auto tasks = root.find("tasks");
   if (tasks == root.end() || !tasks->is_object())
-    throw TaskFormatError(file, "tasks", "an object of task name -> {workloads, error}", tasks == root.end() ? "nothing" : show(*tasks));
+    r.fail("tasks", "an object of task name -> {workloads, error}", tasks == root.end() ? "nothing" : r.got(*tasks));
   for (const auto& [name, t] : tasks->items()) {
     const std::string tf = "tasks." + name;
-    if (!t.is_object()) throw TaskFormatError(file, tf, "an object {workloads, error}", show(t));
-    if (auto e = t.find("error"); e != t.end() && !e->is_null()) {
-      if (!e->is_string()) throw TaskFormatError(file, tf + ".error", "a string", show(*e));
-      p.errors[name] = e->get<std::string>();
-    }
+    if (!t.is_object()) r.fail(tf, "an object {workloads, error}", r.got(t));
+    if (const json* e = Fields::find(t, "error")) p.errors[name] = r.string(*e, tf + ".error", false);
     auto& dest = p.tasks[name];
-    auto ws = t.find("workloads");
-    if (ws == t.end() || ws->is_null()) continue;
-    if (!ws->is_object()) throw TaskFormatError(file, tf + ".workloads", "an object of uuid -> {median_s, spread, samples}", show(*ws));
-    for (const auto& [uuid, w] : ws->items()) dest[uuid] = read_workload(w, file, tf + ".workloads." + uuid);
+    const json* ws = Fields::find(t, "workloads");
+    if (!ws) continue;
+    if (!ws->is_object()) r.fail(tf + ".workloads", "an object of uuid -> {median_s, spread, samples}", r.got(*ws));
+    for (const auto& [uuid, w] : ws->items()) dest[uuid] = read_workload(r, w, tf + ".workloads." + uuid);
   }
   return p;
 }

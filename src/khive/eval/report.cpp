@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "khive/eval/evaluate.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -42,11 +43,6 @@ nlohmann::json run_json(const KernelRun& k) {
   return j;
 }
 
-std::string fmt_time(double s) {
-  if (s >= 1) return fmt::format("{:.3f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
-  return fmt::format("{:.2f} us", s * 1e6);
-}
 
 std::string rate(const WorkloadReport& w) {
   if (!w.kernel) return "-";
@@ -135,7 +131,7 @@ std::string report_text(const EvalReport& r) {
     for (auto& w : r.workloads) {
       std::string vb = w.baseline_time && w.kernel ? fmt::format("{:.2f}x", *w.baseline_time / w.kernel->median) : "-";
       o << fmt::format("{:<14} {:>12} {:>6.1f}% {:>14} {:>6.1f}% {:>10} {:>10} {:>6}\n", w.workload,
-                       w.kernel ? fmt_time(w.kernel->median) : "-", w.kernel ? w.kernel->rel_spread * 100 : 0.0, rate(w),
+                       w.kernel ? time_text(w.kernel->median) : "-", w.kernel ? w.kernel->rel_spread * 100 : 0.0, rate(w),
                        w.fraction_of_sol ? *w.fraction_of_sol * 100 : 0.0, x(w.speedup_vs_reference), vb,
                        w.score ? fmt::format("{:.3f}", *w.score) : "-");
     }

@@ -1,5 +1,6 @@
 // CPU calibration (calibrate.hpp): copy bandwidth and fp32/fp64 FMA rates, measured with OpenMP.
 #include "khive/judge/calibrate.hpp"
+#include "khive/support/text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -55,12 +56,6 @@ int team_size() {
 #endif
 }
 
-std::string trim(std::string s) {
-  const char* ws = " \t\r\n";
-  s.erase(0, s.find_first_not_of(ws));
-  s.erase(s.find_last_not_of(ws) + 1);
-  return s;
-}
 
 // "model name" (x86) or "Model"/"Hardware"/"CPU part" (Arm) from /proc/cpuinfo.
 std::string cpu_model() {
@@ -77,14 +72,6 @@ std::string cpu_model() {
   return fallback.empty() ? "unknown CPU" : fallback;
 }
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string fmt_double(const char* f, double v) {
   char buf[64];

@@ -22,6 +22,7 @@
 
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 
@@ -36,7 +37,6 @@ void keep_tail(std::string& log, const char* d, std::size_t n) {
   if (log.size() > kLogKeep) log.erase(0, log.size() - kLogKeep);
 }
 
-std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
 
 Reason reason_of(const std::string& r) {
   if (r == "cuda_error") return Reason::cuda_error;

@@ -24,6 +24,7 @@
 #include "khive/support/files.hpp"
 #include "khive/support/phase.hpp"
 #include "khive/support/subprocess.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 
@@ -65,10 +66,6 @@ const char* state_name(State s) {
   return "?";
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 std::string one_line(std::string s, std::size_t n = 200) {
   for (auto& c : s) if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   return s.size() > n ? s.substr(0, n) + "..." : s;
@@ -231,7 +228,7 @@ class LlmAgent final : public Agent {
       if (state_ == State::generate) set_state(State::optimize, "a correct leader exists; optimize it instead of generating");
     }
     std::optional<Proposal> p;
-    for (int round = 0; round < 4 && !p && !ctx.stopping() && state_ != State::exhausted; ++round) {
+    for (int round = 0; round < kRoundsPerStep && !p && !ctx.stopping() && state_ != State::exhausted; ++round) {
       if (state_ == State::generate) p = do_generate(ctx, outside);
       else if (state_ == State::repair) p = do_repair(ctx, outside);
       else if (state_ == State::optimize) p = do_optimize(ctx, outside);
@@ -433,7 +430,24 @@ class LlmAgent final : public Agent {
   }
 
  private:
+  // Provider failures in a row before the agent gives up: a retry loop inside the client already rode out short
+  // outages, so three failed requests in a row mean the provider is down or the config is wrong.
   static constexpr int kMaxProviderFailures = 3;
+  // State changes one step may go through (a repair abandoned -> optimize -> no base, generate): each takes a
+  // round, and 4 covers the longest chain while a step can never loop.
+  static constexpr int kRoundsPerStep = 4;
+  // Optimization requests in a row without an applicable edit before the agent stops: by the third the model has
+  // seen its failed edits twice, and more requests only spend tokens.
+  static constexpr int kMaxOptimizeFailures = 3;
+  // A diagnosis (compiler errors, memcheck) is cut to this many characters: CuTeGen trims logs to ~5-10k, the
+  // first errors are the ones that matter, and a whole log would crowd the source out of the prompt.
+  static constexpr std::size_t kDiagnosisChars = 8000;
+  // The board and history sections show the most recent entries only (older conclusions are stale), each on one
+  // clipped line, so that the sections stay a small part of the prompt however long the run.
+  static constexpr std::size_t kBoardEntries = 30;
+  static constexpr std::size_t kBoardEntryChars = 240;
+  static constexpr std::size_t kHistoryEntries = 12;
+  static constexpr std::size_t kHistoryWhatChars = 160;
   // A verdict in the history is kept whole up to this: an A/B comparison over many workloads is what the model
   // needs to see which shape held its kernel back.
   static constexpr std::size_t kVerdictChars = 3000;
@@ -548,10 +562,10 @@ class LlmAgent final : public Agent {
   std::string board_section(const AgentContext& ctx) const {
     if (ctx.board.empty()) return "";
     std::string s;
-    std::size_t from = ctx.board.size() > 30 ? ctx.board.size() - 30 : 0;   // the most recent conclusions
+    std::size_t from = ctx.board.size() > kBoardEntries ? ctx.board.size() - kBoardEntries : 0;   // the most recent conclusions
     for (std::size_t i = from; i < ctx.board.size(); ++i) {
       const auto& e = ctx.board[i];
-      s += fmt::format("- [{} / {}] {}: {}\n", e.agent, e.strategy, e.kind, one_line(e.text, 240));
+      s += fmt::format("- [{} / {}] {}: {}\n", e.agent, e.strategy, e.kind, one_line(e.text, kBoardEntryChars));
     }
     return pack_->render("section_board.md", {{"entries", s}});
   }
@@ -559,9 +573,9 @@ class LlmAgent final : public Agent {
   std::string history_section() const {
     if (history_.empty()) return "";
     std::string s;
-    std::size_t from = history_.size() > 12 ? history_.size() - 12 : 0;
+    std::size_t from = history_.size() > kHistoryEntries ? history_.size() - kHistoryEntries : 0;
     for (std::size_t i = from; i < history_.size(); ++i)
-      s += fmt::format("- {}: {} -> {}\n", history_[i].kind, one_line(history_[i].what, 160), one_line(history_[i].verdict, kVerdictChars));
+      s += fmt::format("- {}: {} -> {}\n", history_[i].kind, one_line(history_[i].what, kHistoryWhatChars), one_line(history_[i].verdict, kVerdictChars));
     return pack_->render("section_history.md", {{"entries", s}});
   }
 
@@ -639,7 +653,7 @@ class LlmAgent final : public Agent {
     v["message"] = diag_.message;
     std::string d = diag_.diagnosis;
     if (!memcheck_.empty()) d += (d.empty() ? "" : "\n\n") + memcheck_;
-    if (d.size() > 8000) d = d.substr(0, 8000) + "\n(trimmed)";   // CuTeGen trims logs to ~5-10k characters
+    if (d.size() > kDiagnosisChars) d = d.substr(0, kDiagnosisChars) + "\n(trimmed)";
     v["diagnosis"] = d.empty() ? "(no further detail)" : d;
     v["diagnosis_title"] = diag_.check == "build" ? "Compiler errors (first errors, with the offending lines):"
                            : diag_.check != "run"  ? "What the guard measured:"
@@ -676,7 +690,7 @@ class LlmAgent final : public Agent {
       set_state(generations_ < o_.generate_attempts ? State::generate : State::exhausted, "no correct kernel to optimize");
       return std::nullopt;
     }
-    if (opt_failures_in_row_ >= 3) {
+    if (opt_failures_in_row_ >= kMaxOptimizeFailures) {
       opt_failures_in_row_ = 0;
       set_state(State::exhausted, "three optimization requests in a row gave no applicable edit");
       return std::nullopt;

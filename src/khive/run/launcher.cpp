@@ -12,6 +12,7 @@
 
 #include "khive/run/channel.hpp"
 #include "khive/support/hash.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 
@@ -33,7 +34,6 @@ std::filesystem::path beside_self(const char* env, const char* name) {
   return name;
 }
 
-std::string tail(const std::string& s, std::size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
 
 }  // namespace
 

@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "khive/support/json_fields.hpp"
+#include "khive/support/text.hpp"
+
 namespace khive {
 
 namespace {
@@ -19,11 +22,6 @@ constexpr ComputeUnit kAllUnits[] = {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16,
                                      ComputeUnit::fp64};
 
 bool positive(double x) { return std::isfinite(x) && x > 0; }
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // Dense datasheet peaks shared by the H100 SXM and the H200 SXM (same GH100 die and clocks).
 std::map<ComputeUnit, double> hopper_sxm_peaks() {
@@ -44,23 +42,23 @@ std::string units_list() {
   return s;
 }
 
-double read_rate(const nlohmann::json& j, const std::string& file, const std::string& field) {
-  if (!j.is_number()) throw TaskFormatError(file, field, "a positive number", j.dump());
-  double v = j.get<double>();
-  if (!positive(v)) throw TaskFormatError(file, field, "a positive number", j.dump());
-  return v;
+using Fields = JsonFields;
+
+double read_rate(const Fields& r, const nlohmann::json& j, const std::string& field) {
+  if (!j.is_number() || !positive(j.get<double>())) r.fail(field, "a positive number", r.got(j));
+  return j.get<double>();
 }
 
-std::map<ComputeUnit, double> read_rates(const nlohmann::json& root, const char* key, const std::string& file) {
+std::map<ComputeUnit, double> read_rates(const Fields& r, const nlohmann::json& root, const char* key) {
   std::map<ComputeUnit, double> out;
   auto it = root.find(key);
   if (it == root.end()) return out;
-  if (!it->is_object()) throw TaskFormatError(file, key, "an object of unit -> FLOP/s", it->dump());
+  if (!it->is_object()) r.fail(key, "an object of unit -> FLOP/s", r.got(*it));
   for (const auto& [name, value] : it->items()) {
     std::string field = std::string(key) + "." + name;
     std::optional<ComputeUnit> u = parse_compute_unit(name);
-    if (!u) throw TaskFormatError(file, field, "a compute unit (" + units_list() + ")");
-    out[*u] = read_rate(value, file, field);
+    if (!u) r.fail(field, "a compute unit (" + units_list() + ")");
+    out[*u] = read_rate(r, value, field);
   }
   return out;
 }
@@ -134,27 +132,23 @@ HardwareProfile load_profile(const std::filesystem::path& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw TaskFormatError(file, "(file)", "valid JSON", e.what());
   }
-  if (!root.is_object()) throw TaskFormatError(file, "(root)", "an object");
+  const Fields r(file, "", throw_task_format_error, literal_json<nlohmann::json>);   // errors show values as JSON text
+  if (!root.is_object()) r.fail("(root)", "an object");
 
   HardwareProfile p;
-  auto name = root.find("name");
-  if (name == root.end() || !name->is_string() || name->get<std::string>().empty())
-    throw TaskFormatError(file, "name", "a non-empty string");
+  const auto* name = Fields::find(root, "name");
+  if (!name || !name->is_string() || name->get<std::string>().empty()) r.fail("name", "a non-empty string");
   p.name = name->get<std::string>();
-  if (auto s = root.find("source"); s != root.end()) {
-    if (!s->is_string()) throw TaskFormatError(file, "source", "a string", s->dump());
-    p.source = s->get<std::string>();
-  }
-  p.peak_flops = read_rates(root, "peak_flops", file);
+  if (auto s = root.find("source"); s != root.end()) p.source = r.string(*s, "source", false);
+  p.peak_flops = read_rates(r, root, "peak_flops");
   auto pb = root.find("peak_bandwidth");
-  if (pb == root.end()) throw TaskFormatError(file, "peak_bandwidth", "a positive number (bytes/s)");
-  p.peak_bandwidth = read_rate(*pb, file, "peak_bandwidth");
-  p.measured_flops = read_rates(root, "measured_flops", file);
+  if (pb == root.end()) r.fail("peak_bandwidth", "a positive number (bytes/s)");
+  p.peak_bandwidth = read_rate(r, *pb, "peak_bandwidth");
+  p.measured_flops = read_rates(r, root, "measured_flops");
   if (auto mb = root.find("measured_bandwidth"); mb != root.end()) {
     // 0 = not measured (what profile_to_json writes for a profile without a measurement).
     if (!mb->is_number() || !std::isfinite(mb->get<double>()) || mb->get<double>() < 0)
-      throw TaskFormatError(file, "measured_bandwidth", "a non-negative number (bytes/s; 0 = not measured)",
-                            mb->dump());
+      r.fail("measured_bandwidth", "a non-negative number (bytes/s; 0 = not measured)", r.got(*mb));
     p.measured_bandwidth = mb->get<double>();
   }
   return p;

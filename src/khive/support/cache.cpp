@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "khive/support/files.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive::cache {
 namespace {
@@ -297,16 +298,6 @@ std::optional<Hold> hold(const fs::path& unit) {
 }
 
 void touch(const fs::path& unit) { ::utimensat(AT_FDCWD, unit.c_str(), nullptr, 0); }
-
-std::string human_bytes(uint64_t n) {
-  char buf[32];
-  const double d = static_cast<double>(n);
-  if (n >= 1000000000ull) std::snprintf(buf, sizeof buf, "%.1f GB", d / 1e9);
-  else if (n >= 1000000ull) std::snprintf(buf, sizeof buf, "%.1f MB", d / 1e6);
-  else if (n >= 1000ull) std::snprintf(buf, sizeof buf, "%.1f kB", d / 1e3);
-  else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
-  return buf;
-}
 
 std::string PruneResult::summary() const {
   auto plural = [](int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "khive/support/text.hpp"
+
 namespace khive::cache {
 
 namespace fs = std::filesystem;
@@ -109,6 +111,6 @@ std::optional<Hold> hold(const fs::path& unit);
 // Marks a unit used now (its mtime: the LRU clock). Errors are ignored: a missed touch only ages a unit.
 void touch(const fs::path& unit);
 
-std::string human_bytes(uint64_t bytes);   // "1.2 GB", "340 MB", "12 kB", "512 B" (decimal)
+using khive::human_bytes;   // "1.2 GB", "340 MB", "12 kB", "512 B" (decimal; text.hpp)
 
 }  // namespace khive::cache

@@ -107,134 +107,92 @@ void become_guardian(pid_t khive, int err_fd) {
   exit_like(status);
 }
 
-}  // namespace
 
-std::string ProcessResult::describe() const {
-  if (start_failed) return "could not start (" + err + ")";
-  if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
-  if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_s);
-  if (signal) return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
-                                 strsignal(signal));
-  return fmt::format("exit {}", exit_code);
-}
-
-std::filesystem::path find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return std::filesystem::exists(name) ? std::filesystem::path(name) : "";
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    if (dir.empty()) continue;
-    std::filesystem::path p = std::filesystem::path(dir) / name;
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
-}
-
-ProcessResult run_process(const ProcessSpec& spec) {
-  ProcessResult res;
-  if (spec.argv.empty()) {
-    res.start_failed = true;
-    res.err = "empty argv";
-    return res;
-  }
-  std::filesystem::path exe = find_program(spec.argv[0]);
-  if (exe.empty()) {
-    res.start_failed = true;
-    res.err = spec.argv[0] + ": not found in PATH";
-    return res;
-  }
-  // Everything the child needs is prepared before fork: no allocation after it.
+// What the child needs, prepared before fork: nothing is allocated after it.
+struct ChildPlan {
   std::vector<std::string> envs;
-  if (spec.env)
-    for (auto& [k, v] : *spec.env) envs.push_back(k + "=" + v);
   std::vector<char*> argv, envp;
-  for (auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (auto& e : envs) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  std::string cwd = spec.cwd.string();
-  std::string exe_s = exe.string();
-
-  Pipe in, out, err;
-  if (!in.open() || !out.open() || !err.open()) {
-    res.start_failed = true;
-    res.err = std::string("pipe: ") + std::strerror(errno);
-    return res;
-  }
-  auto t0 = Clock::now();
-  const pid_t self = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    res.start_failed = true;
-    res.err = std::string("fork: ") + std::strerror(errno);
-    return res;
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    // Reset signal dispositions the orchestrator may have changed (SIGPIPE, SIGINT handlers).
-    for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::signal(s, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    become_guardian(self, err.w);
-    if (::dup2(in.r, 0) < 0 || ::dup2(out.w, 1) < 0 || ::dup2(err.w, 2) < 0) child_fail(err.w, "dup2");
-    // Passed descriptors: first park them above every target, then move them into place.
-    int parked[64];
-    std::size_t np = spec.pass_fds.size() < 64 ? spec.pass_fds.size() : 64;
-    for (std::size_t i = 0; i < np; ++i) {
-      parked[i] = ::fcntl(spec.pass_fds[i].first, F_DUPFD, 512);
-      if (parked[i] < 0) child_fail(2, "fcntl(F_DUPFD)");
-    }
-    for (std::size_t i = 0; i < np; ++i) {
-      if (::dup2(parked[i], spec.pass_fds[i].second) < 0) child_fail(2, "dup2(pass_fd)");
-      ::close(parked[i]);
-    }
-    // Close every other descriptor >= 3: the candidate inherits nothing it could write a verdict to.
-    int keep[65];
-    std::size_t nk = 0;
-    for (std::size_t i = 0; i < np; ++i) keep[nk++] = spec.pass_fds[i].second;
-    // insertion sort (no allocation)
-    for (std::size_t i = 1; i < nk; ++i)
-      for (std::size_t j = i; j > 0 && keep[j - 1] > keep[j]; --j) std::swap(keep[j - 1], keep[j]);
-    unsigned lo = 3;
-    for (std::size_t i = 0; i < nk; ++i) {
-      if (static_cast<unsigned>(keep[i]) > lo) ::close_range(lo, static_cast<unsigned>(keep[i]) - 1, 0);
-      lo = static_cast<unsigned>(keep[i]) + 1;
-    }
-    ::close_range(lo, ~0u, 0);
-    for (std::size_t i = 0; i < nk; ++i) ::fcntl(keep[i], F_SETFD, 0);   // survive exec
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) child_fail(2, "chdir");
-    if (spec.in_child && !spec.in_child()) child_fail(2, "sandbox set-up");
+  std::string cwd, exe;
+  ChildPlan(const ProcessSpec& spec, const std::filesystem::path& exe_path) : cwd(spec.cwd.string()), exe(exe_path.string()) {
     if (spec.env)
-      ::execve(exe_s.c_str(), argv.data(), envp.data());
-    else
-      ::execv(exe_s.c_str(), argv.data());
-    child_fail(2, "exec");
+      for (auto& [k, v] : *spec.env) envs.push_back(k + "=" + v);
+    for (auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (auto& e : envs) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
   }
-  ::setpgid(pid, pid);   // also from the parent, so killpg works even before the child runs
-  Pipe::close_fd(in.r);
-  Pipe::close_fd(out.w);
-  Pipe::close_fd(err.w);
+};
 
-  // Feed stdin (small payloads; a large one would need to be interleaved with reading).
-  if (!spec.stdin_data.empty()) {
-    ::signal(SIGPIPE, SIG_IGN);
-    std::size_t off = 0;
-    while (off < spec.stdin_data.size()) {
-      ssize_t w = ::write(in.w, spec.stdin_data.data() + off, spec.stdin_data.size() - off);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      off += static_cast<std::size_t>(w);
+// Moves spec.pass_fds into place in the child and closes every other descriptor >= 3: the candidate inherits
+// nothing it could write a verdict to (async-signal-safe calls only, no allocation).
+void arrange_child_fds(const ProcessSpec& spec) {
+  // Passed descriptors: first park them above every target, then move them into place.
+  int parked[64];
+  std::size_t np = spec.pass_fds.size() < 64 ? spec.pass_fds.size() : 64;
+  for (std::size_t i = 0; i < np; ++i) {
+    parked[i] = ::fcntl(spec.pass_fds[i].first, F_DUPFD, 512);
+    if (parked[i] < 0) child_fail(2, "fcntl(F_DUPFD)");
+  }
+  for (std::size_t i = 0; i < np; ++i) {
+    if (::dup2(parked[i], spec.pass_fds[i].second) < 0) child_fail(2, "dup2(pass_fd)");
+    ::close(parked[i]);
+  }
+  int keep[65];
+  std::size_t nk = 0;
+  for (std::size_t i = 0; i < np; ++i) keep[nk++] = spec.pass_fds[i].second;
+  // insertion sort (no allocation)
+  for (std::size_t i = 1; i < nk; ++i)
+    for (std::size_t j = i; j > 0 && keep[j - 1] > keep[j]; --j) std::swap(keep[j - 1], keep[j]);
+  unsigned lo = 3;
+  for (std::size_t i = 0; i < nk; ++i) {
+    if (static_cast<unsigned>(keep[i]) > lo) ::close_range(lo, static_cast<unsigned>(keep[i]) - 1, 0);
+    lo = static_cast<unsigned>(keep[i]) + 1;
+  }
+  ::close_range(lo, ~0u, 0);
+  for (std::size_t i = 0; i < nk; ++i) ::fcntl(keep[i], F_SETFD, 0);   // survive exec
+}
+
+// The forked child: a new process group with a guardian (become_guardian), its pipes on 0-2, then exec.
+[[noreturn]] void run_child(const ProcessSpec& spec, const ChildPlan& plan, pid_t khive, const Pipe& in, const Pipe& out, const Pipe& err) {
+  ::setpgid(0, 0);
+  // Reset signal dispositions the orchestrator may have changed (SIGPIPE, SIGINT handlers).
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::signal(s, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  become_guardian(khive, err.w);
+  if (::dup2(in.r, 0) < 0 || ::dup2(out.w, 1) < 0 || ::dup2(err.w, 2) < 0) child_fail(err.w, "dup2");
+  arrange_child_fds(spec);
+  if (!plan.cwd.empty() && ::chdir(plan.cwd.c_str()) != 0) child_fail(2, "chdir");
+  if (spec.in_child && !spec.in_child()) child_fail(2, "sandbox set-up");
+  if (spec.env)
+    ::execve(plan.exe.c_str(), plan.argv.data(), plan.envp.data());
+  else
+    ::execv(plan.exe.c_str(), plan.argv.data());
+  child_fail(2, "exec");
+}
+
+// Feeds stdin (small payloads; a large one would need to be interleaved with reading).
+void feed_stdin(int fd, const std::string& data) {
+  if (data.empty()) return;
+  ::signal(SIGPIPE, SIG_IGN);
+  std::size_t off = 0;
+  while (off < data.size()) {
+    ssize_t w = ::write(fd, data.data() + off, data.size() - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      break;
     }
+    off += static_cast<std::size_t>(w);
   }
-  Pipe::close_fd(in.w);
+}
 
+// Reads the child's stdout and stderr (and spec.extra_read_fd) until it is reaped and they reach EOF, killing its
+// group at the deadline or on cancel; returns its wait status.
+int pump_until_exit(const ProcessSpec& spec, pid_t pid, Clock::time_point t0, int out_fd, int err_fd, ProcessResult& res) {
   auto deadline = spec.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.timeout_s))
                                      : Clock::time_point::max();
-  int fds[3] = {out.r, err.r, spec.extra_read_fd};
+  int fds[3] = {out_fd, err_fd, spec.extra_read_fd};
   std::string* sinks[2] = {&res.out, &res.err};
   std::size_t* dropped[2] = {&res.out_dropped, &res.err_dropped};
   bool reaped = false;
@@ -306,6 +264,71 @@ ProcessResult run_process(const ProcessSpec& spec) {
     ::killpg(pid, SIGKILL);
     ::waitpid(pid, &status, 0);
   }
+  return status;
+}
+
+}  // namespace
+
+std::string ProcessResult::describe() const {
+  if (start_failed) return "could not start (" + err + ")";
+  if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
+  if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_s);
+  if (signal) return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
+                                 strsignal(signal));
+  return fmt::format("exit {}", exit_code);
+}
+
+std::filesystem::path find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return std::filesystem::exists(name) ? std::filesystem::path(name) : "";
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    std::filesystem::path p = std::filesystem::path(dir) / name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult res;
+  if (spec.argv.empty()) {
+    res.start_failed = true;
+    res.err = "empty argv";
+    return res;
+  }
+  std::filesystem::path exe = find_program(spec.argv[0]);
+  if (exe.empty()) {
+    res.start_failed = true;
+    res.err = spec.argv[0] + ": not found in PATH";
+    return res;
+  }
+  const ChildPlan plan(spec, exe);   // everything the child needs is prepared before fork: no allocation after it
+
+  Pipe in, out, err;
+  if (!in.open() || !out.open() || !err.open()) {
+    res.start_failed = true;
+    res.err = std::string("pipe: ") + std::strerror(errno);
+    return res;
+  }
+  auto t0 = Clock::now();
+  const pid_t self = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    res.start_failed = true;
+    res.err = std::string("fork: ") + std::strerror(errno);
+    return res;
+  }
+  if (pid == 0) run_child(spec, plan, self, in, out, err);
+  ::setpgid(pid, pid);   // also from the parent, so killpg works even before the child runs
+  Pipe::close_fd(in.r);
+  Pipe::close_fd(out.w);
+  Pipe::close_fd(err.w);
+  feed_stdin(in.w, spec.stdin_data);
+  Pipe::close_fd(in.w);
+
+  const int status = pump_until_exit(spec, pid, t0, out.r, err.r, res);
   ::killpg(pid, SIGKILL);   // no descendant outlives the call
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (WIFEXITED(status)) {

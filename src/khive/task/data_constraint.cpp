@@ -4,11 +4,12 @@
 #include <cctype>
 #include <vector>
 
+#include "khive/support/text.hpp"
+
 namespace khive {
 namespace {
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 struct Token {
   enum Kind { name, number, op, open, close } kind;
@@ -26,12 +27,12 @@ std::vector<Token> tokenize(std::string_view s) {
       ++i;
     } else if (ident_start(c)) {
       std::size_t j = i;
-      while (j < s.size() && ident_char(s[j])) ++j;
+      while (j < s.size() && is_ident_char(s[j])) ++j;
       out.push_back({Token::name, std::string(s.substr(i, j - i)), i});
       i = j;
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
-      while (j < s.size() && (ident_char(s[j]) || s[j] == '.' ||
+      while (j < s.size() && (is_ident_char(s[j]) || s[j] == '.' ||
                               ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
         ++j;
       out.push_back({Token::number, std::string(s.substr(i, j - i)), i});

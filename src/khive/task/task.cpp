@@ -8,21 +8,9 @@
 
 namespace khive {
 
-namespace {
-std::string format_error(const std::string& file, const std::string& field, const std::string& expected,
-                         const std::string& got) {
-  std::string s = file + ": " + field + ": expected " + expected;
-  if (!got.empty()) s += ", got " + got;
-  return s;
+void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected, const std::string& got) {
+  throw TaskFormatError(file, field, expected, got);
 }
-}  // namespace
-
-TaskFormatError::TaskFormatError(std::string file_, std::string field_, std::string expected_, std::string got_)
-    : std::runtime_error(format_error(file_, field_, expected_, got_)),
-      file(std::move(file_)),
-      field(std::move(field_)),
-      expected(std::move(expected_)),
-      got(std::move(got_)) {}
 
 Tolerance default_tolerance(DType t) {
   Tolerance tol;

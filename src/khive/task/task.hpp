@@ -32,17 +32,22 @@
 #include <string>
 #include <vector>
 
+#include "khive/support/json_fields.hpp"
 #include "khive/task/dtype.hpp"
 
 namespace khive {
 
 // A malformed task file. what() reads: "<file>: <field>: expected <expected>[, got <got>]".
 // file is relative to the task's parent directory ("gemm/definition.json"); for workload.jsonl the field
-// starts with "line N: " ("line 3: axes.M").
-struct TaskFormatError : std::runtime_error {
-  std::string file, field, expected, got;
-  TaskFormatError(std::string file, std::string field, std::string expected, std::string got = "");
+// starts with "line N: " ("line 3: axes.M"). The files next to a task (the tuner's library, hardware profiles,
+// baselines) report the same way.
+struct TaskFormatError : FieldError {
+  using FieldError::FieldError;
 };
+
+// Throws TaskFormatError: what a shared JSON reader (json_fields.hpp) raises for task-format files.
+[[noreturn]] void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected,
+                                          const std::string& got);
 
 struct Axis {
   enum class Kind { constant, var, expr };

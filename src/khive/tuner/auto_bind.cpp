@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "khive/support/text.hpp"
+
 namespace khive::tuner {
 namespace {
 
@@ -32,10 +34,6 @@ const std::map<std::string, std::string>& activations() {
   return m;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool is_axis(const Task& t, const std::string& d) {
   return std::any_of(t.axes.begin(), t.axes.end(), [&](const Axis& a) { return a.name == d; });

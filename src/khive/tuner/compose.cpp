@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/support/text.hpp"
 #include "khive/tuner/space.hpp"
 #include "khive/tuner/tuner.hpp"
 
@@ -21,35 +22,6 @@ namespace {
 
 const std::string kPrologueMark = "/*@@khive-compose:PROLOGUE@@*/";
 const std::string kEntryMark = "/*@@khive-compose:ENTRY@@*/";
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split_lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i <= s.size()) {
-    const auto e = s.find('\n', i);
-    if (e == std::string::npos) {
-      if (i < s.size()) out.push_back(s.substr(i));
-      break;
-    }
-    out.push_back(s.substr(i, e - i));
-    i = e + 1;
-  }
-  return out;
-}
-
-std::vector<std::string> split_ws(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
 
 // "#  define NAME(x) ..." -> ("define", "NAME(x) ..."); ("", "") for a line that is no directive.
 std::pair<std::string, std::string> directive(const std::string& line) {
@@ -128,14 +100,13 @@ Body split_body(const std::string& rendered, const Template& t, std::size_t inde
   return b;
 }
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Positions of the call "khive_run(" (not part of a longer name).
 std::vector<std::size_t> run_calls(const std::string& s) {
   std::vector<std::size_t> out;
   const std::string k = "khive_run(";
   for (auto at = s.find(k); at != std::string::npos; at = s.find(k, at + 1))
-    if (at == 0 || !ident_char(s[at - 1])) out.push_back(at);
+    if (at == 0 || !is_ident_char(s[at - 1])) out.push_back(at);
   return out;
 }
 
@@ -148,11 +119,8 @@ std::vector<std::string> var_axes(const Task& task) {
 
 std::string point_text(const Variant& v) { return fmt::format("{} {}", v.t->name, describe_point(v.point)); }
 
-}  // namespace
-
-std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants, const std::vector<Route>& routes) {
-  if (variants.empty()) throw ComposeError("a composite needs at least one variant");
-  if (routes.empty()) throw ComposeError("a composite needs at least one measured shape to route");
+// Every variant is a template point of the task's binding (they share its PROLOGUE and ENTRY).
+void check_variants(const BoundTask& bt, const std::vector<Variant>& variants) {
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Template* t = variants[i].t;
     if (!t) throw ComposeError(fmt::format("variant v{} has no template", i));
@@ -161,26 +129,26 @@ std::string render_composite(const Task& task, const BoundTask& bt, const std::v
                                      "come from templates of one binding, which share its PROLOGUE and ENTRY",
                                      i, t->name, t->family, backend_name(t->backend), bt.key, bt.family, backend_name(bt.backend), bt.dtype, bt.op));
   }
-  const auto pro = bt.placeholders.find("PROLOGUE"), ent = bt.placeholders.find("ENTRY");
-  if (pro == bt.placeholders.end() || ent == bt.placeholders.end()) throw ComposeError("the binding of " + bt.key + " has no PROLOGUE or ENTRY");
-  const std::string& entry = ent->second;
-  const auto calls = run_calls(entry);
-  if (calls.size() != 1)
-    throw ComposeError(fmt::format("the ENTRY of {} calls khive_run {} times; the dispatcher replaces exactly one call", bt.key, calls.size()));
-  const auto axes = var_axes(task);
+}
+
+// Every route names a variant and a value for each var axis.
+void check_routes(const std::vector<std::string>& axes, const std::vector<Route>& routes, std::size_t variants) {
   for (std::size_t r = 0; r < routes.size(); ++r) {
-    if (routes[r].variant < 0 || static_cast<std::size_t>(routes[r].variant) >= variants.size())
-      throw ComposeError(fmt::format("route {} names variant v{} of {}", r, routes[r].variant, variants.size()));
+    if (routes[r].variant < 0 || static_cast<std::size_t>(routes[r].variant) >= variants)
+      throw ComposeError(fmt::format("route {} names variant v{} of {}", r, routes[r].variant, variants));
     for (const auto& a : axes)
       if (!routes[r].axes.count(a)) throw ComposeError(fmt::format("route {} has no value for the var axis {}", r, a));
   }
   if (axes.empty() && routes.size() > 1) throw ComposeError("the task has no var axes: its shapes cannot be told apart at run time");
+}
 
+// The variants' bodies, each in its namespace khive_v<i>, and the includes they need (once each, in first-use order).
+std::string variant_bodies(const BoundTask& bt, const std::string& prologue, const std::vector<Variant>& variants,
+                           std::vector<std::string>& includes) {
   BoundTask marked = bt;
   marked.placeholders["PROLOGUE"] = kPrologueMark;
   marked.placeholders["ENTRY"] = kEntryMark;
-  const std::set<std::string> prologue_macros = defined_macros(pro->second);
-  std::vector<std::string> includes;
+  const std::set<std::string> prologue_macros = defined_macros(prologue);
   std::string bodies;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Variant& v = variants[i];
@@ -201,16 +169,12 @@ std::string render_composite(const Task& task, const BoundTask& bt, const std::v
     for (const auto& m : b.macros)
       if (!prologue_macros.count(m)) bodies += "#undef " + m + "\n";
   }
+  return bodies;
+}
 
-  std::string out = fmt::format("// khive tuner: per-shape dispatch over {} points of one binding for {} ({})\n// task: {}\n", variants.size(), bt.key,
-                                backend_name(bt.backend), bt.summary);
-  for (std::size_t i = 0; i < variants.size(); ++i) out += fmt::format("// v{}: {}\n", i, point_text(variants[i]));
-  out += pro->second;
-  if (!pro->second.empty() && pro->second.back() != '\n') out += '\n';
-  for (const auto& inc : includes) out += inc + "\n";
-  out += bodies;
-
-  // The dispatcher: the measured shapes, the variant each runs, and the nearest of them in log space for any call.
+// The dispatcher, namespace khive_dispatch: the measured shapes, the variant each runs, pick() (the variant of the
+// nearest of them in log space for any call) and run(variant, args...).
+std::string dispatcher_text(const std::vector<std::string>& axes, const std::vector<Route>& routes, std::size_t variants) {
   std::string d = "\n// ---- dispatch: a call runs the variant of the nearest measured shape in log space of the var axes (exact for a\n"
                   "// measured shape); every variant was accepted on every correctness workload, so any shape is served correctly.\n"
                   "namespace khive_dispatch {\n";
@@ -258,10 +222,37 @@ std::string render_composite(const Task& task, const BoundTask& bt, const std::v
          "  return kVariant[best];\n}\n";
   }
   d += "template <class... A>\ninline void run(int variant, A&&... a) {\n  switch (variant) {\n";
-  for (std::size_t i = 1; i < variants.size(); ++i)
+  for (std::size_t i = 1; i < variants; ++i)
     d += fmt::format("    case {0}: khive_v{0}::khive_run(static_cast<A&&>(a)...); return;\n", i);
   d += "    default: khive_v0::khive_run(static_cast<A&&>(a)...); return;\n  }\n}\n}  // namespace khive_dispatch\n\n";
-  out += d;
+  return d;
+}
+
+}  // namespace
+
+std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants, const std::vector<Route>& routes) {
+  if (variants.empty()) throw ComposeError("a composite needs at least one variant");
+  if (routes.empty()) throw ComposeError("a composite needs at least one measured shape to route");
+  check_variants(bt, variants);
+  const auto pro = bt.placeholders.find("PROLOGUE"), ent = bt.placeholders.find("ENTRY");
+  if (pro == bt.placeholders.end() || ent == bt.placeholders.end()) throw ComposeError("the binding of " + bt.key + " has no PROLOGUE or ENTRY");
+  const std::string& entry = ent->second;
+  const auto calls = run_calls(entry);
+  if (calls.size() != 1)
+    throw ComposeError(fmt::format("the ENTRY of {} calls khive_run {} times; the dispatcher replaces exactly one call", bt.key, calls.size()));
+  const auto axes = var_axes(task);
+  check_routes(axes, routes, variants.size());
+  std::vector<std::string> includes;
+  const std::string bodies = variant_bodies(bt, pro->second, variants, includes);
+
+  std::string out = fmt::format("// khive tuner: per-shape dispatch over {} points of one binding for {} ({})\n// task: {}\n", variants.size(), bt.key,
+                                backend_name(bt.backend), bt.summary);
+  for (std::size_t i = 0; i < variants.size(); ++i) out += fmt::format("// v{}: {}\n", i, point_text(variants[i]));
+  out += pro->second;
+  if (!pro->second.empty() && pro->second.back() != '\n') out += '\n';
+  for (const auto& inc : includes) out += inc + "\n";
+  out += bodies;
+  out += dispatcher_text(axes, routes, variants.size());
 
   std::string call = "khive_dispatch::run(khive_dispatch::pick(";
   for (std::size_t a = 0; a < axes.size(); ++a) call += (a ? ", " : "") + axes[a];
@@ -322,212 +313,248 @@ std::vector<PerfShape> perf_shapes(const Task& task, const BoundTask& bt) {
   return shapes;
 }
 
-DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib, const std::optional<MeasuredKernel>& leader,
-                           const std::vector<MeasuredKernel>& backups, const DispatchOptions& o) {
-  DispatchPlan plan;
-  if (!leader) {
-    plan.reason = "no leader yet";
-    return plan;
-  }
-  using Group = PerfShape;
-  const std::vector<Group> groups = perf_shapes(task, bt);
-  if (groups.size() < 2) {
-    plan.reason = "fewer than 2 distinct perf shapes: nothing to dispatch on";
-    return plan;
-  }
+namespace {
 
-  // Options: template points with their measured medians; a composite contributes each of its variants on the shapes
-  // it routed to it. One option per point (the first measurement of a workload wins: the leader's, then in rank order).
+// plan_dispatch's steps. Options are template points with their measured medians; a composite contributes each of
+// its variants on the shapes it routed to it. One option per point (the first measurement of a workload wins: the
+// leader's, then in rank order). Costs are weighted sums of log medians over a shape's workloads.
+class DispatchPlanner {
+ public:
+  DispatchPlanner(const BoundTask& bt, const Library& lib, const MeasuredKernel& leader, std::vector<PerfShape> groups,
+                  const DispatchOptions& o)
+      : bt_(bt), lib_(lib), leader_(leader), groups_(std::move(groups)), o_(o) {}
+
+  // Adds the options of one candidate (the leader's also mark which option it runs on each workload).
+  void take(const MeasuredKernel& k, bool is_leader);
+  // Per shape: the fastest option; the leader's own point unless another is min_gain faster there. False (and
+  // plan.reason) when a shape has no measured option.
+  bool choose(DispatchPlan& plan);
+  // Too many points: drops, one at a time, the one whose shapes lose least by moving to their best remaining point.
+  void limit_variants();
+  // Whether the choice beats the leader by enough; sets plan.reason when not, plan.expected_time_s when it does.
+  bool worth_it(DispatchPlan& plan);
+  // The variants (in order of first use, the leader's point first when used), routes and note.
+  void fill(DispatchPlan& plan) const;
+
+ private:
   struct Option {
     const Template* t = nullptr;
     Point point;
     std::string key, candidate;
     std::map<std::string, double> time;
   };
-  std::vector<Option> opts;
-  std::vector<std::string> skipped;
-  auto add = [&](const Template* t, const Point& p, const std::string& cand, const std::map<std::string, double>& time) -> int {
-    const std::string key = point_key(t->name, p);
-    auto it = std::find_if(opts.begin(), opts.end(), [&](const Option& x) { return x.key == key; });
-    if (it == opts.end()) it = opts.insert(opts.end(), Option{t, p, key, cand, {}});
-    for (const auto& [w, s] : time)
-      if (s > 0) it->time.emplace(w, s);
-    return static_cast<int>(it - opts.begin());
-  };
-  std::map<std::string, int> leader_option;   // workload -> the option the leader runs there (none: not a template)
-  auto take = [&](const MeasuredKernel& k, bool is_leader) {
-    auto tn = k.params.find("template");
-    if (tn == k.params.end()) {
-      skipped.push_back(k.id + " (not made from a template)");
-      return;
+  int add(const Template* t, const Point& p, const std::string& cand, const std::map<std::string, double>& time);
+  void take_composite(const MeasuredKernel& k, bool is_leader);
+  static std::optional<double> log_cost(const std::map<std::string, double>& time, const PerfShape& g);
+  std::optional<double> cost(int option, std::size_t g) const { return log_cost(opts_[option].time, groups_[g]); }
+  std::optional<double> leader_cost(std::size_t g) const { return log_cost(leader_.workload_median_s, groups_[g]); }
+  double wsum(std::size_t g) const;
+  double total(const std::vector<int>& ch) const;
+  std::optional<int> leader_option(std::size_t g) const;
+
+  const BoundTask& bt_;
+  const Library& lib_;
+  const MeasuredKernel& leader_;
+  const std::vector<PerfShape> groups_;
+  const DispatchOptions& o_;
+  std::vector<Option> opts_;
+  std::vector<std::string> skipped_;
+  std::map<std::string, int> leader_option_;   // workload -> the option the leader runs there (none: not a template)
+  std::vector<int> choice_;                    // per shape, its option
+  double lead_t_ = 0;                          // the leader's weighted time
+};
+
+int DispatchPlanner::add(const Template* t, const Point& p, const std::string& cand, const std::map<std::string, double>& time) {
+  const std::string key = point_key(t->name, p);
+  auto it = std::find_if(opts_.begin(), opts_.end(), [&](const Option& x) { return x.key == key; });
+  if (it == opts_.end()) it = opts_.insert(opts_.end(), Option{t, p, key, cand, {}});
+  for (const auto& [w, s] : time)
+    if (s > 0) it->time.emplace(w, s);
+  return static_cast<int>(it - opts_.begin());
+}
+
+void DispatchPlanner::take_composite(const MeasuredKernel& k, bool is_leader) {
+  std::vector<std::map<std::string, std::string>> pts;
+  try {
+    pts = dispatch_variant_points(k.params);
+  } catch (const std::exception& e) {
+    skipped_.push_back(k.id + " (" + e.what() + ")");
+    return;
+  }
+  const auto ids = split_ws(k.params.count("variants") ? k.params.at("variants") : "");
+  std::map<std::string, std::size_t> route;
+  for (const auto& r : split_ws(k.params.count("route") ? k.params.at("route") : "")) {
+    const auto eq = r.rfind("=v");
+    if (eq == std::string::npos) continue;
+    route[r.substr(0, eq)] = std::stoul(r.substr(eq + 2));
+  }
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const Template* t = lib_.find_template(pts[i].at("template"));
+    if (!t || !template_applies(*t, bt_)) {
+      skipped_.push_back(fmt::format("{} v{} ({}: not a template of this task's binding)", k.id, i, pts[i].at("template")));
+      continue;
     }
-    if (tn->second == kDispatchTemplate) {
-      std::vector<std::map<std::string, std::string>> pts;
-      try {
-        pts = dispatch_variant_points(k.params);
-      } catch (const std::exception& e) {
-        skipped.push_back(k.id + " (" + e.what() + ")");
-        return;
-      }
-      const auto ids = split_ws(k.params.count("variants") ? k.params.at("variants") : "");
-      std::map<std::string, std::size_t> route;
-      for (const auto& r : split_ws(k.params.count("route") ? k.params.at("route") : "")) {
-        const auto eq = r.rfind("=v");
-        if (eq == std::string::npos) continue;
-        route[r.substr(0, eq)] = std::stoul(r.substr(eq + 2));
-      }
-      for (std::size_t i = 0; i < pts.size(); ++i) {
-        const Template* t = lib.find_template(pts[i].at("template"));
-        if (!t || !template_applies(*t, bt)) {
-          skipped.push_back(fmt::format("{} v{} ({}: not a template of this task's binding)", k.id, i, pts[i].at("template")));
-          continue;
-        }
-        std::map<std::string, double> time;
-        for (const auto& [w, vi] : route)
-          if (vi == i)
-            if (auto m = k.workload_median_s.find(w); m != k.workload_median_s.end()) time[w] = m->second;
-        const int oi = add(t, point_from_params(*t, pts[i]), i < ids.size() ? ids[i] : k.id, time);
-        if (is_leader)
-          for (const auto& [w, s] : time) leader_option[w] = oi;
-      }
-      return;
-    }
-    const Template* t = lib.find_template(tn->second);
-    if (!t) {
-      skipped.push_back(k.id + " (template " + tn->second + " is not in the library)");
-      return;
-    }
-    if (!template_applies(*t, bt)) {
-      skipped.push_back(fmt::format("{} ({}: family {}, {}, not this task's binding {} of family {})", k.id, t->name, t->family,
-                                    backend_name(t->backend), bt.key, bt.family));
-      return;
-    }
-    const int oi = add(t, point_from_params(*t, k.params), k.id, k.workload_median_s);
+    std::map<std::string, double> time;
+    for (const auto& [w, vi] : route)
+      if (vi == i)
+        if (auto m = k.workload_median_s.find(w); m != k.workload_median_s.end()) time[w] = m->second;
+    const int oi = add(t, point_from_params(*t, pts[i]), i < ids.size() ? ids[i] : k.id, time);
     if (is_leader)
-      for (const auto& [w, s] : k.workload_median_s) leader_option[w] = oi;
-  };
-  take(*leader, true);
-  for (const auto& b : backups) take(b, false);
+      for (const auto& [w, s] : time) leader_option_[w] = oi;
+  }
+}
 
-  // Weighted sum of log medians over a shape's workloads; none when one of them has no (positive) median.
-  auto log_cost = [](const std::map<std::string, double>& time, const Group& g) -> std::optional<double> {
-    double s = 0;
-    for (std::size_t i = 0; i < g.workloads.size(); ++i) {
-      auto it = time.find(g.workloads[i]);
-      if (it == time.end() || !(it->second > 0)) return std::nullopt;
-      s += g.weights[i] * std::log(it->second);
-    }
-    return s;
-  };
-  auto cost = [&](const Option& op, const Group& g) { return log_cost(op.time, g); };
-  auto leader_cost = [&](const Group& g) { return log_cost(leader->workload_median_s, g); };
-  auto wsum = [](const Group& g) {
-    double s = 0;
-    for (double w : g.weights) s += w;
-    return s > 0 ? s : 1.0;
-  };
+void DispatchPlanner::take(const MeasuredKernel& k, bool is_leader) {
+  auto tn = k.params.find("template");
+  if (tn == k.params.end()) {
+    skipped_.push_back(k.id + " (not made from a template)");
+    return;
+  }
+  if (tn->second == kDispatchTemplate) return take_composite(k, is_leader);
+  const Template* t = lib_.find_template(tn->second);
+  if (!t) {
+    skipped_.push_back(k.id + " (template " + tn->second + " is not in the library)");
+    return;
+  }
+  if (!template_applies(*t, bt_)) {
+    skipped_.push_back(fmt::format("{} ({}: family {}, {}, not this task's binding {} of family {})", k.id, t->name, t->family,
+                                   backend_name(t->backend), bt_.key, bt_.family));
+    return;
+  }
+  const int oi = add(t, point_from_params(*t, k.params), k.id, k.workload_median_s);
+  if (is_leader)
+    for (const auto& [w, s] : k.workload_median_s) leader_option_[w] = oi;
+}
 
-  // Per shape: the fastest option; the leader's own point unless another is min_gain faster there.
-  std::vector<int> choice(groups.size(), -1);
-  for (std::size_t g = 0; g < groups.size(); ++g) {
+// Weighted sum of log medians over a shape's workloads; none when one of them has no (positive) median.
+std::optional<double> DispatchPlanner::log_cost(const std::map<std::string, double>& time, const PerfShape& g) {
+  double s = 0;
+  for (std::size_t i = 0; i < g.workloads.size(); ++i) {
+    auto it = time.find(g.workloads[i]);
+    if (it == time.end() || !(it->second > 0)) return std::nullopt;
+    s += g.weights[i] * std::log(it->second);
+  }
+  return s;
+}
+
+double DispatchPlanner::wsum(std::size_t g) const {
+  double s = 0;
+  for (double w : groups_[g].weights) s += w;
+  return s > 0 ? s : 1.0;
+}
+
+double DispatchPlanner::total(const std::vector<int>& ch) const {
+  double s = 0;
+  for (std::size_t g = 0; g < groups_.size(); ++g) s += *cost(ch[g], g);
+  return s;
+}
+
+std::optional<int> DispatchPlanner::leader_option(std::size_t g) const {
+  auto lo = leader_option_.find(groups_[g].workloads.front());
+  return lo == leader_option_.end() ? std::nullopt : std::optional<int>(lo->second);
+}
+
+bool DispatchPlanner::choose(DispatchPlan& plan) {
+  choice_.assign(groups_.size(), -1);
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
     int best = -1;
     double best_c = 0;
-    for (std::size_t i = 0; i < opts.size(); ++i)
-      if (auto c = cost(opts[i], groups[g]); c && (best < 0 || *c < best_c)) best = static_cast<int>(i), best_c = *c;
+    for (std::size_t i = 0; i < opts_.size(); ++i)
+      if (auto c = cost(static_cast<int>(i), g); c && (best < 0 || *c < best_c)) best = static_cast<int>(i), best_c = *c;
     if (best < 0) {
-      plan.reason = fmt::format("no template point among the leader and backups is measured on {}{}", groups[g].workloads.front(),
-                                skipped.empty() ? "" : "; skipped: " + fmt::format("{}", fmt::join(skipped, ", ")));
-      return plan;
+      plan.reason = fmt::format("no template point among the leader and backups is measured on {}{}", groups_[g].workloads.front(),
+                                skipped_.empty() ? "" : "; skipped: " + fmt::format("{}", fmt::join(skipped_, ", ")));
+      return false;
     }
-    choice[g] = best;
-    auto lo = leader_option.find(groups[g].workloads.front());
-    const auto lc = leader_cost(groups[g]);
-    if (lo != leader_option.end() && lc && cost(opts[lo->second], groups[g]) && best_c > *lc - std::log1p(o.min_gain) * wsum(groups[g]))
-      choice[g] = lo->second;
+    choice_[g] = best;
+    const auto lo = leader_option(g);
+    const auto lc = leader_cost(g);
+    if (lo && lc && cost(*lo, g) && best_c > *lc - std::log1p(o_.min_gain) * wsum(g)) choice_[g] = *lo;
   }
-  auto total = [&](const std::vector<int>& ch) {
-    double s = 0;
-    for (std::size_t g = 0; g < groups.size(); ++g) s += *cost(opts[ch[g]], groups[g]);
-    return s;
-  };
-  // Too many points: drop the one whose shapes lose least by moving to their best remaining point.
+  return true;
+}
+
+void DispatchPlanner::limit_variants() {
   for (;;) {
-    std::set<int> used(choice.begin(), choice.end());
-    if (used.size() <= std::max<std::size_t>(o.max_variants, 1)) break;
+    std::set<int> used(choice_.begin(), choice_.end());
+    if (used.size() <= std::max<std::size_t>(o_.max_variants, 1)) break;
     double best_total = std::numeric_limits<double>::infinity();
     std::vector<int> best_choice;
     for (int drop : used) {
-      std::vector<int> ch = choice;
+      std::vector<int> ch = choice_;
       bool ok = true;
-      for (std::size_t g = 0; g < groups.size() && ok; ++g) {
+      for (std::size_t g = 0; g < groups_.size() && ok; ++g) {
         if (ch[g] != drop) continue;
         int alt = -1;
         double alt_c = 0;
         for (int i : used)
           if (i != drop)
-            if (auto c = cost(opts[i], groups[g]); c && (alt < 0 || *c < alt_c)) alt = i, alt_c = *c;
+            if (auto c = cost(i, g); c && (alt < 0 || *c < alt_c)) alt = i, alt_c = *c;
         ok = alt >= 0;
         ch[g] = alt;
       }
       if (ok && total(ch) < best_total) best_total = total(ch), best_choice = ch;
     }
     if (best_choice.empty()) break;   // no point can go: every one is the only measured one somewhere (kept)
-    choice = best_choice;
+    choice_ = best_choice;
   }
+}
 
+bool DispatchPlanner::worth_it(DispatchPlan& plan) {
   // Gains over the leader, shape by shape, and the weighted time the composite is expected to take.
   double max_gain = -1, s_comp = 0, s_lead = 0, w_all = 0;
   bool leader_everywhere = true;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    auto lo = leader_option.find(groups[g].workloads.front());
-    if (lo == leader_option.end() || lo->second != choice[g]) leader_everywhere = false;
-    const double c = *cost(opts[choice[g]], groups[g]);
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    const auto lo = leader_option(g);
+    if (!lo || *lo != choice_[g]) leader_everywhere = false;
+    const double c = *cost(choice_[g], g);
     s_comp += c;
-    w_all += wsum(groups[g]);
-    if (auto lc = leader_cost(groups[g])) {
+    w_all += wsum(g);
+    if (auto lc = leader_cost(g)) {
       s_lead += *lc;
-      max_gain = std::max(max_gain, std::exp((*lc - c) / wsum(groups[g])) - 1);
+      max_gain = std::max(max_gain, std::exp((*lc - c) / wsum(g)) - 1);
     } else {
       s_lead = std::numeric_limits<double>::quiet_NaN();
     }
   }
   if (leader_everywhere) {
     plan.reason = fmt::format("the leader's own point{} the fastest on every shape (within {:.0f}%)",
-                              leader->params.count("template") && leader->params.at("template") == kDispatchTemplate ? "s are" : " is", o.min_gain * 100);
-    return plan;
+                              leader_.params.count("template") && leader_.params.at("template") == kDispatchTemplate ? "s are" : " is", o_.min_gain * 100);
+    return false;
   }
-  if (max_gain <= o.min_gain) {
-    plan.reason = fmt::format("no shape gains more than {:.0f}% over the leader (best {:+.1f}%)", o.min_gain * 100, max_gain * 100);
-    return plan;
+  if (max_gain <= o_.min_gain) {
+    plan.reason = fmt::format("no shape gains more than {:.0f}% over the leader (best {:+.1f}%)", o_.min_gain * 100, max_gain * 100);
+    return false;
   }
   plan.expected_time_s = std::exp(s_comp / w_all);
-  const double lead_t = std::exp(s_lead / w_all);
-  if (!(plan.expected_time_s < lead_t)) {
-    plan.reason = fmt::format("the composite would take {:.4g} s, the leader {:.4g} s (weighted): no faster", plan.expected_time_s, lead_t);
-    return plan;
+  lead_t_ = std::exp(s_lead / w_all);
+  if (!(plan.expected_time_s < lead_t_)) {
+    plan.reason = fmt::format("the composite would take {:.4g} s, the leader {:.4g} s (weighted): no faster", plan.expected_time_s, lead_t_);
+    return false;
   }
+  return true;
+}
 
-  // Variants in order of first use (the leader's point first when it is used), routes in workload order.
+void DispatchPlanner::fill(DispatchPlan& plan) const {
   std::vector<int> order;
-  if (auto lo = leader_option.find(groups.front().workloads.front()); lo != leader_option.end())
-    if (std::find(choice.begin(), choice.end(), lo->second) != choice.end()) order.push_back(lo->second);
-  for (int c : choice)
+  if (const auto lo = leader_option(0); lo && std::find(choice_.begin(), choice_.end(), *lo) != choice_.end()) order.push_back(*lo);
+  for (int c : choice_)
     if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
   std::string ids, route;
   for (std::size_t i = 0; i < order.size(); ++i) {
-    const Option& op = opts[order[i]];
+    const Option& op = opts_[order[i]];
     plan.variants.push_back({op.t, op.point, op.candidate});
     plan.params["v" + std::to_string(i)] = op.key;
     ids += (i ? " " : "") + (op.candidate.empty() ? std::string("?") : op.candidate);
   }
   std::vector<std::string> per_variant(order.size());
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const int vi = static_cast<int>(std::find(order.begin(), order.end(), choice[g]) - order.begin());
-    plan.routes.push_back({groups[g].workloads, groups[g].axes, vi});
-    for (const auto& w : groups[g].workloads) route += (route.empty() ? "" : " ") + w + "=v" + std::to_string(vi);
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    const int vi = static_cast<int>(std::find(order.begin(), order.end(), choice_[g]) - order.begin());
+    plan.routes.push_back({groups_[g].workloads, groups_[g].axes, vi});
+    for (const auto& w : groups_[g].workloads) route += (route.empty() ? "" : " ") + w + "=v" + std::to_string(vi);
     std::string gain;
-    if (auto lc = leader_cost(groups[g])) gain = fmt::format(" ({:+.0f}%)", (std::exp((*lc - *cost(opts[choice[g]], groups[g])) / wsum(groups[g])) - 1) * 100);
-    per_variant[vi] += (per_variant[vi].empty() ? "" : ", ") + fmt::format("{}", fmt::join(groups[g].workloads, "+")) + gain;
+    if (auto lc = leader_cost(g)) gain = fmt::format(" ({:+.0f}%)", (std::exp((*lc - *cost(choice_[g], g)) / wsum(g)) - 1) * 100);
+    per_variant[vi] += (per_variant[vi].empty() ? "" : ", ") + fmt::format("{}", fmt::join(groups_[g].workloads, "+")) + gain;
   }
   plan.params["template"] = kDispatchTemplate;
   plan.params["variants"] = ids;
@@ -535,8 +562,31 @@ DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library&
   std::string note = fmt::format("dispatch over {} points by shape", order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     note += fmt::format("; v{} {} ({}): {}", i, point_text(plan.variants[i]), plan.variants[i].candidate, per_variant[i]);
-  note += fmt::format("; expected {:+.1f}% weighted time vs the leader", (plan.expected_time_s / lead_t - 1) * 100);
+  note += fmt::format("; expected {:+.1f}% weighted time vs the leader", (plan.expected_time_s / lead_t_ - 1) * 100);
   plan.note = note;
+}
+
+}  // namespace
+
+DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib, const std::optional<MeasuredKernel>& leader,
+                           const std::vector<MeasuredKernel>& backups, const DispatchOptions& o) {
+  DispatchPlan plan;
+  if (!leader) {
+    plan.reason = "no leader yet";
+    return plan;
+  }
+  std::vector<PerfShape> groups = perf_shapes(task, bt);
+  if (groups.size() < 2) {
+    plan.reason = "fewer than 2 distinct perf shapes: nothing to dispatch on";
+    return plan;
+  }
+  DispatchPlanner planner(bt, lib, *leader, std::move(groups), o);
+  planner.take(*leader, true);
+  for (const auto& b : backups) planner.take(b, false);
+  if (!planner.choose(plan)) return plan;
+  planner.limit_variants();
+  if (!planner.worth_it(plan)) return plan;
+  planner.fill(plan);
   return plan;
 }
 

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "khive/support/files.hpp"
+#include "khive/support/json_fields.hpp"
+#include "khive/support/text.hpp"
 #include "khive/task/expr.hpp"
 
 namespace khive::tuner {
@@ -21,23 +23,14 @@ std::string rel(const fs::path& p) {
   return (p.parent_path().parent_path().filename() / p.parent_path().filename() / p.filename()).string();
 }
 
-std::string describe(const json& j) {
-  if (j.is_string()) {
-    std::string s = j.dump();
-    return s.size() > 60 ? s.substr(0, 57) + "...\"" : s;
-  }
-  if (j.is_array()) return j.empty() ? "an empty array" : "an array";
-  if (j.is_object()) return j.empty() ? "an empty object" : "an object";
-  return j.dump();
-}
+// How the library's errors show a value after "got": as describe_json, but a number as its JSON text ("1.0").
+std::string show(const json& j) { return j.is_number() ? j.dump() : describe_json(j); }
+
+// The shared reader for one library file; its errors are TaskFormatErrors naming the file as kernels/<family>/<file>.
+OrderedJsonFields fields(const fs::path& file) { return OrderedJsonFields(rel(file), "", throw_task_format_error, show); }
 
 [[noreturn]] void fail(const fs::path& file, const std::string& field, const std::string& expected, const std::string& got = "") {
-  throw TaskFormatError(rel(file), field, expected, got);
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  fields(file).fail(field, expected, got);
 }
 
 bool is_param_name(const std::string& s) {
@@ -66,37 +59,33 @@ json parse_file(const fs::path& p) {
   }
 }
 
+// Our own files are strict: a key outside allowed is an error (a typo is never silently ignored).
 void check_keys(const fs::path& file, const std::string& field, const json& obj, std::initializer_list<const char*> allowed) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || it.key() == a;
-    if (!ok) {
-      std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      fail(file, field.empty() ? it.key() : field + "." + it.key(), "one of the keys " + list, "an unknown key");
-    }
-  }
+  const std::vector<std::string> keys(allowed.begin(), allowed.end());
+  if (const auto k = OrderedJsonFields::unknown_key(obj, keys))
+    fail(file, field.empty() ? *k : field + "." + *k, "one of the keys " + join(keys), "an unknown key");
 }
 
+// obj[key] as a string (field + key names it); "" when it is absent or null and not required.
 std::string get_string(const fs::path& file, const json& obj, const std::string& key, const std::string& field, bool required) {
-  if (!obj.contains(key) || obj[key].is_null()) {
+  const json* v = OrderedJsonFields::find(obj, key);
+  if (!v) {
     if (required) fail(file, field + key, "a string", "nothing");
     return "";
   }
-  if (!obj[key].is_string()) fail(file, field + key, "a string", describe(obj[key]));
-  return obj[key].get<std::string>();
+  return fields(file).string(*v, field + key, false);
 }
 
 std::string value_text(const fs::path& file, const std::string& field, const json& v) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
   if (v.is_string() && is_identifier(v.get<std::string>())) return v.get<std::string>();
-  fail(file, field, "an integer or an identifier", describe(v));
+  fail(file, field, "an integer or an identifier", show(v));
 }
 
 Param parse_param(const fs::path& file, const std::string& name, const json& j) {
   const std::string f = "params." + name;
   if (!is_param_name(name)) fail(file, f, "an upper-case identifier ([A-Z_][A-Z0-9_]*)", "\"" + name + "\"");
-  if (!j.is_object()) fail(file, f, "an object", describe(j));
+  if (!j.is_object()) fail(file, f, "an object", show(j));
   check_keys(file, f, j, {"values", "range", "pow2", "default", "description"});
   Param p;
   p.name = name;
@@ -105,16 +94,16 @@ Param parse_param(const fs::path& file, const std::string& name, const json& j) 
   if (forms != 1) fail(file, f, "exactly one of values, range, pow2", std::to_string(forms) + " of them");
   if (j.contains("values")) {
     const json& vs = j["values"];
-    if (!vs.is_array() || vs.empty()) fail(file, f + ".values", "a non-empty array", describe(vs));
+    if (!vs.is_array() || vs.empty()) fail(file, f + ".values", "a non-empty array", show(vs));
     for (std::size_t i = 0; i < vs.size(); ++i) p.values.push_back(value_text(file, f + ".values[" + std::to_string(i) + "]", vs[i]));
   } else {
     const bool pow2 = j.contains("pow2");
     const json& r = pow2 ? j["pow2"] : j["range"];
     const std::string rf = f + (pow2 ? ".pow2" : ".range");
     if (!r.is_array() || r.size() < 2 || r.size() > (pow2 ? 2u : 3u))
-      fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", describe(r));
+      fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", show(r));
     for (const auto& x : r)
-      if (!x.is_number_integer()) fail(file, rf, "integers", describe(x));
+      if (!x.is_number_integer()) fail(file, rf, "integers", show(x));
     const int64_t from = r[0].get<int64_t>(), to = r[1].get<int64_t>();
     const int64_t step = (!pow2 && r.size() == 3) ? r[2].get<int64_t>() : 1;
     if (to < from) fail(file, rf, "from <= to", r.dump());
@@ -257,9 +246,100 @@ static std::string expand_includes(const fs::path& file, const std::string& text
   return out;
 }
 
+namespace {
+
+// "dtypes" and "ops": which tasks the template serves.
+void read_dtypes_and_ops(const fs::path& manifest, const json& j, Template& t) {
+  if (!j.contains("dtypes") || !j["dtypes"].is_array() || j["dtypes"].empty())
+    fail(manifest, "dtypes", "a non-empty array of dtype names", j.contains("dtypes") ? show(j["dtypes"]) : "nothing");
+  for (std::size_t i = 0; i < j["dtypes"].size(); ++i) {
+    const json& d = j["dtypes"][i];
+    if (!d.is_string() || !parse_dtype(d.get<std::string>())) fail(manifest, "dtypes[" + std::to_string(i) + "]", "a dtype name (float32, bfloat16, ...)", show(d));
+    t.dtypes.insert(d.get<std::string>());
+  }
+  if (j.contains("ops")) {
+    if (!j["ops"].is_array()) fail(manifest, "ops", "an array of op names", show(j["ops"]));
+    for (std::size_t i = 0; i < j["ops"].size(); ++i) {
+      if (!j["ops"][i].is_string()) fail(manifest, "ops[" + std::to_string(i) + "]", "a string", show(j["ops"][i]));
+      t.ops.insert(j["ops"][i].get<std::string>());
+    }
+  }
+}
+
+// "params"; adds the names a rule may use (numeric parameters, NAME_value flags of the others) to known.
+void read_params(const fs::path& manifest, const json& j, Template& t, std::set<std::string>& known) {
+  if (!j.contains("params") || !j["params"].is_object() || j["params"].empty())
+    fail(manifest, "params", "a non-empty object of parameters", j.contains("params") ? show(j["params"]) : "nothing");
+  for (const auto& v : family_variables(t.family)) known.insert(v);
+  for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
+    if (known.count(it.key())) fail(manifest, "params." + it.key(), "a name that is not a task variable of the family", "\"" + it.key() + "\"");
+    Param p = parse_param(manifest, it.key(), it.value());
+    if (p.numeric) {
+      known.insert(p.name);
+    } else {
+      for (const auto& v : p.values) known.insert(p.name + "_" + v);
+    }
+    t.params.push_back(std::move(p));
+  }
+  if (t.params.size() > 24) fail(manifest, "params", "at most 24 parameters", std::to_string(t.params.size()));
+}
+
+// "derived", "rules" and "fast_path": expressions over known (derived names join it in order).
+void read_derived_and_rules(const fs::path& manifest, const json& j, Template& t, std::set<std::string>& known) {
+  if (j.contains("derived")) {
+    if (!j["derived"].is_object()) fail(manifest, "derived", "an object of name: expression", show(j["derived"]));
+    for (auto it = j["derived"].begin(); it != j["derived"].end(); ++it) {
+      const std::string f = "derived." + it.key();
+      if (!is_param_name(it.key())) fail(manifest, f, "an upper-case identifier", "\"" + it.key() + "\"");
+      if (known.count(it.key())) fail(manifest, f, "a new name", "\"" + it.key() + "\" (already a parameter or variable)");
+      if (!it.value().is_string()) fail(manifest, f, "an expression (string)", show(it.value()));
+      check_expression(manifest, f, it.value().get<std::string>(), known);
+      known.insert(it.key());
+      t.derived.emplace_back(it.key(), it.value().get<std::string>());
+    }
+  }
+  for (const char* key : {"rules", "fast_path"}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_array()) fail(manifest, key, "an array of {require, message}", show(j[key]));
+    for (std::size_t i = 0; i < j[key].size(); ++i) {
+      const json& r = j[key][i];
+      const std::string f = std::string(key) + "[" + std::to_string(i) + "]";
+      if (!r.is_object()) fail(manifest, f, "an object {require, message}", show(r));
+      check_keys(manifest, f, r, {"require", "message"});
+      Rule rule{get_string(manifest, r, "require", f + ".", true), get_string(manifest, r, "message", f + ".", true)};
+      check_expression(manifest, f + ".require", rule.require, known);
+      (std::string(key) == "rules" ? t.rules : t.fast_path).push_back(std::move(rule));
+    }
+  }
+}
+
+// "strategies": "<family>.<direction>" -> {description, params (this template's)}.
+void read_strategies(const fs::path& manifest, const json& j, Template& t) {
+  if (!j.contains("strategies") || !j["strategies"].is_object() || j["strategies"].empty())
+    fail(manifest, "strategies", "a non-empty object of strategies", j.contains("strategies") ? show(j["strategies"]) : "nothing");
+  for (auto it = j["strategies"].begin(); it != j["strategies"].end(); ++it) {
+    const std::string f = "strategies." + it.key();
+    if (it.key().rfind(t.family + ".", 0) != 0 || it.key().size() == t.family.size() + 1)
+      fail(manifest, f, "a name \"" + t.family + ".<direction>\"", "\"" + it.key() + "\"");
+    if (!it.value().is_object()) fail(manifest, f, "an object {description, params}", show(it.value()));
+    check_keys(manifest, f, it.value(), {"description", "params"});
+    StrategySpec s{it.key(), get_string(manifest, it.value(), "description", f + ".", true), {}};
+    const json& ps = it.value().contains("params") ? it.value()["params"] : json();
+    if (!ps.is_array() || ps.empty()) fail(manifest, f + ".params", "a non-empty array of parameter names", show(ps));
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (!ps[i].is_string() || !t.find_param(ps[i].get<std::string>()))
+        fail(manifest, f + ".params[" + std::to_string(i) + "]", "a parameter of this template", show(ps[i]));
+      s.params.push_back(ps[i].get<std::string>());
+    }
+    t.strategies.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
 Template load_template(const fs::path& manifest) {
   const json j = parse_file(manifest);
-  if (!j.is_object()) fail(manifest, "(root)", "an object", describe(j));
+  if (!j.is_object()) fail(manifest, "(root)", "an object", show(j));
   check_keys(manifest, "", j, {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "fast_path", "strategies"});
   Template t;
   t.manifest = manifest;
@@ -281,93 +361,24 @@ Template load_template(const fs::path& manifest) {
   }
   t.source = expand_includes(t.source_path, t.source, 0);
 
-  if (!j.contains("dtypes") || !j["dtypes"].is_array() || j["dtypes"].empty())
-    fail(manifest, "dtypes", "a non-empty array of dtype names", j.contains("dtypes") ? describe(j["dtypes"]) : "nothing");
-  for (std::size_t i = 0; i < j["dtypes"].size(); ++i) {
-    const json& d = j["dtypes"][i];
-    if (!d.is_string() || !parse_dtype(d.get<std::string>())) fail(manifest, "dtypes[" + std::to_string(i) + "]", "a dtype name (float32, bfloat16, ...)", describe(d));
-    t.dtypes.insert(d.get<std::string>());
-  }
-  if (j.contains("ops")) {
-    if (!j["ops"].is_array()) fail(manifest, "ops", "an array of op names", describe(j["ops"]));
-    for (std::size_t i = 0; i < j["ops"].size(); ++i) {
-      if (!j["ops"][i].is_string()) fail(manifest, "ops[" + std::to_string(i) + "]", "a string", describe(j["ops"][i]));
-      t.ops.insert(j["ops"][i].get<std::string>());
-    }
-  }
-
-  if (!j.contains("params") || !j["params"].is_object() || j["params"].empty())
-    fail(manifest, "params", "a non-empty object of parameters", j.contains("params") ? describe(j["params"]) : "nothing");
+  read_dtypes_and_ops(manifest, j, t);
   std::set<std::string> known;
-  for (const auto& v : family_variables(t.family)) known.insert(v);
-  for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
-    if (known.count(it.key())) fail(manifest, "params." + it.key(), "a name that is not a task variable of the family", "\"" + it.key() + "\"");
-    Param p = parse_param(manifest, it.key(), it.value());
-    if (p.numeric) {
-      known.insert(p.name);
-    } else {
-      for (const auto& v : p.values) known.insert(p.name + "_" + v);
-    }
-    t.params.push_back(std::move(p));
-  }
-  if (t.params.size() > 24) fail(manifest, "params", "at most 24 parameters", std::to_string(t.params.size()));
-
-  if (j.contains("derived")) {
-    if (!j["derived"].is_object()) fail(manifest, "derived", "an object of name: expression", describe(j["derived"]));
-    for (auto it = j["derived"].begin(); it != j["derived"].end(); ++it) {
-      const std::string f = "derived." + it.key();
-      if (!is_param_name(it.key())) fail(manifest, f, "an upper-case identifier", "\"" + it.key() + "\"");
-      if (known.count(it.key())) fail(manifest, f, "a new name", "\"" + it.key() + "\" (already a parameter or variable)");
-      if (!it.value().is_string()) fail(manifest, f, "an expression (string)", describe(it.value()));
-      check_expression(manifest, f, it.value().get<std::string>(), known);
-      known.insert(it.key());
-      t.derived.emplace_back(it.key(), it.value().get<std::string>());
-    }
-  }
-  for (const char* key : {"rules", "fast_path"}) {
-    if (!j.contains(key)) continue;
-    if (!j[key].is_array()) fail(manifest, key, "an array of {require, message}", describe(j[key]));
-    for (std::size_t i = 0; i < j[key].size(); ++i) {
-      const json& r = j[key][i];
-      const std::string f = std::string(key) + "[" + std::to_string(i) + "]";
-      if (!r.is_object()) fail(manifest, f, "an object {require, message}", describe(r));
-      check_keys(manifest, f, r, {"require", "message"});
-      Rule rule{get_string(manifest, r, "require", f + ".", true), get_string(manifest, r, "message", f + ".", true)};
-      check_expression(manifest, f + ".require", rule.require, known);
-      (std::string(key) == "rules" ? t.rules : t.fast_path).push_back(std::move(rule));
-    }
-  }
-  if (!j.contains("strategies") || !j["strategies"].is_object() || j["strategies"].empty())
-    fail(manifest, "strategies", "a non-empty object of strategies", j.contains("strategies") ? describe(j["strategies"]) : "nothing");
-  for (auto it = j["strategies"].begin(); it != j["strategies"].end(); ++it) {
-    const std::string f = "strategies." + it.key();
-    if (it.key().rfind(t.family + ".", 0) != 0 || it.key().size() == t.family.size() + 1)
-      fail(manifest, f, "a name \"" + t.family + ".<direction>\"", "\"" + it.key() + "\"");
-    if (!it.value().is_object()) fail(manifest, f, "an object {description, params}", describe(it.value()));
-    check_keys(manifest, f, it.value(), {"description", "params"});
-    StrategySpec s{it.key(), get_string(manifest, it.value(), "description", f + ".", true), {}};
-    const json& ps = it.value().contains("params") ? it.value()["params"] : json();
-    if (!ps.is_array() || ps.empty()) fail(manifest, f + ".params", "a non-empty array of parameter names", describe(ps));
-    for (std::size_t i = 0; i < ps.size(); ++i) {
-      if (!ps[i].is_string() || !t.find_param(ps[i].get<std::string>()))
-        fail(manifest, f + ".params[" + std::to_string(i) + "]", "a parameter of this template", describe(ps[i]));
-      s.params.push_back(ps[i].get<std::string>());
-    }
-    t.strategies.push_back(std::move(s));
-  }
+  read_params(manifest, j, t, known);
+  read_derived_and_rules(manifest, j, t, known);
+  read_strategies(manifest, j, t);
   return t;
 }
 
 std::map<std::string, Binding> load_bindings(const fs::path& file) {
   const json j = parse_file(file);
-  if (!j.is_object()) fail(file, "(root)", "an object", describe(j));
+  if (!j.is_object()) fail(file, "(root)", "an object", show(j));
   check_keys(file, "", j, {"suite", "description", "tasks"});
   const std::string suite = get_string(file, j, "suite", "", true);
-  if (!j.contains("tasks") || !j["tasks"].is_object()) fail(file, "tasks", "an object: task directory name -> binding", j.contains("tasks") ? describe(j["tasks"]) : "nothing");
+  if (!j.contains("tasks") || !j["tasks"].is_object()) fail(file, "tasks", "an object: task directory name -> binding", j.contains("tasks") ? show(j["tasks"]) : "nothing");
   std::map<std::string, Binding> out;
   for (auto it = j["tasks"].begin(); it != j["tasks"].end(); ++it) {
     const std::string f = "tasks." + it.key();
-    if (!it.value().is_object()) fail(file, f, "an object with a family", describe(it.value()));
+    if (!it.value().is_object()) fail(file, f, "an object with a family", show(it.value()));
     Binding b;
     b.key = suite + "/" + it.key();
     b.family = get_string(file, it.value(), "family", f + ".", true);

@@ -1,0 +1,319 @@
+// definition.json: the task's name, axes, tensors, constraints and "khive" block (docs/task-format.md).
+// Fields that belong to the FlashInfer-Bench / SOL-ExecBench schema tolerate unknown keys (their tools add fields
+// over time); keys inside our own "khive" blocks must be known, so that a typo is not silently ignored.
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "khive/task/data_constraint.hpp"
+#include "khive/task/derive_cost.hpp"
+#include "khive/task/expr.hpp"
+#include "khive/task/parse_common.hpp"
+
+namespace khive::task_parse {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Text of a cost formula given as a string or a number.
+std::string formula_text(const Ctx& c, const json& j, const std::string& field) {
+  if (j.is_string()) {
+    std::string s = j.get<std::string>();
+    if (s.empty()) c.fail(field, "a formula (string) or a number", "\"\"");
+    return s;
+  }
+  if (j.is_number_integer() || j.is_number_unsigned()) return j.dump();
+  if (j.is_number_float()) {
+    double v = j.get<double>();
+    std::string s = real_text(v);
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return s;
+  }
+  c.fail(field, "a formula (string) or a number", describe_json(j));
+}
+
+void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<TensorSpec>& out,
+                   const std::vector<Axis>& axes) {
+  std::set<std::string> axis_kinds;
+  for (const auto& a : axes) axis_kinds.insert(a.name);
+  if (!root.contains(key)) c.fail(key, "an object of tensors (name -> {shape, dtype})", "none");
+  const json& obj = c.object(root[key], key);
+  for (const auto& [name, spec] : obj.items()) {
+    std::string field = std::string(key) + "." + name;
+    if (!is_identifier(name) || is_reserved_name(name))
+      c.fail(field, "a C identifier that is not a C++ keyword or \"stream\" (tensor names are parameter names)",
+             quote(name));
+    if (axis_kinds.count(name)) c.fail(field, "a name that is not also an axis name", quote(name));
+    c.object(spec, field);
+    TensorSpec t;
+    t.name = name;
+    if (!spec.contains("dtype")) c.fail(field + ".dtype", kDTypeList, "none");
+    std::string dt = c.string(spec["dtype"], field + ".dtype");
+    auto parsed = parse_dtype(dt);
+    if (!parsed) c.fail(field + ".dtype", kDTypeList, quote(dt));
+    t.dtype = *parsed;
+    if (!spec.contains("shape")) c.fail(field + ".shape", "an array of axis names, or null for a scalar", "none");
+    const json& shape = spec["shape"];
+    if (shape.is_null()) {
+      t.scalar = true;
+    } else {
+      if (!shape.is_array()) c.fail(field + ".shape", "an array of axis names, or null for a scalar", describe_json(shape));
+      for (std::size_t i = 0; i < shape.size(); ++i) {
+        std::string f = field + ".shape[" + std::to_string(i) + "]";
+        if (!shape[i].is_string()) c.fail(f, "an axis name (string)", describe_json(shape[i]));
+        std::string dim = shape[i].get<std::string>();
+        if (!is_literal_size(dim) && !axis_kinds.count(dim)) {
+          std::vector<std::string> names;
+          for (const auto& a : axes) names.push_back(a.name);
+          c.fail(f, names.empty() ? "a declared axis name (no axes are declared)"
+                                  : "a declared axis name (" + join(names) + ")",
+                 quote(dim));
+        }
+        t.shape.push_back(dim);
+      }
+    }
+    if (spec.contains("description") && !spec["description"].is_null())
+      c.string(spec["description"], field + ".description", false);
+    out.push_back(std::move(t));
+  }
+}
+
+void parse_axes(const Ctx& c, const json& root, Task& t) {
+  if (!root.contains("axes") || root["axes"].is_null()) return;
+  const json& axes = c.object(root["axes"], "axes");
+  for (const auto& [name, spec] : axes.items()) {
+    std::string field = "axes." + name;
+    if (!is_identifier(name) || is_reserved_name(name))
+      c.fail(field, "an identifier that is not a keyword (axis names appear in expressions and signatures)",
+             quote(name));
+    c.object(spec, field);
+    Axis a;
+    a.name = name;
+    if (!spec.contains("type")) c.fail(field + ".type", "one of const, var, expr", "none");
+    std::string type = c.string(spec["type"], field + ".type");
+    if (type == "const") {
+      a.kind = Axis::Kind::constant;
+      if (!spec.contains("value")) c.fail(field + ".value", "an integer >= 0", "none");
+      a.value = c.integer(spec["value"], field + ".value");
+      if (a.value < 0) c.fail(field + ".value", "an integer >= 0", describe_json(spec["value"]));
+    } else if (type == "var") {
+      a.kind = Axis::Kind::var;
+    } else if (type == "expr") {
+      a.kind = Axis::Kind::expr;
+      if (!spec.contains("expression")) c.fail(field + ".expression", "an expression over other axes", "none");
+      a.expression = c.string(spec["expression"], field + ".expression");
+    } else {
+      c.fail(field + ".type", "one of const, var, expr", quote(type));
+    }
+    if (spec.contains("description") && !spec["description"].is_null())
+      c.string(spec["description"], field + ".description", false);
+    t.axes.push_back(std::move(a));
+  }
+}
+
+// Checks expr axes: names declared, no self reference, no cycle.
+void check_expr_axes(const Ctx& c, const Task& t, const std::set<std::string>& axis_names) {
+  std::map<std::string, std::vector<std::string>> deps;
+  for (const auto& a : t.axes) {
+    if (a.kind != Axis::Kind::expr) continue;
+    deps[a.name] = check_formula(c, a.expression, "axes." + a.name + ".expression", axis_names, "expression");
+  }
+  // DFS; colour 1 = on the stack, 2 = done.
+  std::map<std::string, int> colour;
+  std::vector<std::string> stack;
+  std::function<void(const std::string&)> visit = [&](const std::string& n) {
+    colour[n] = 1;
+    stack.push_back(n);
+    for (const auto& d : deps[n]) {
+      if (!deps.count(d)) continue;   // const or var: a leaf
+      if (colour[d] == 1) {
+        auto from = std::find(stack.begin(), stack.end(), d);
+        std::vector<std::string> cycle(from, stack.end());
+        cycle.push_back(d);
+        c.fail("axes." + cycle.front() + ".expression", "expr axes without a cycle", join(cycle, " -> "));
+      }
+      if (colour[d] == 0) visit(d);
+    }
+    stack.pop_back();
+    colour[n] = 2;
+  };
+  for (const auto& a : t.axes)
+    if (a.kind == Axis::Kind::expr && colour[a.name] == 0) visit(a.name);
+}
+
+fs::path task_file(const Ctx& c, const fs::path& dir, const json& j, const std::string& field) {
+  std::string rel = c.string(j, field);
+  fs::path p(rel);
+  if (p.is_absolute()) c.fail(field, "a path relative to the task directory", quote(rel));
+  fs::path full = (dir / p).lexically_normal();
+  fs::path back = full.lexically_relative(dir);
+  if (back.empty() || *back.begin() == "..") c.fail(field, "a path inside the task directory", quote(rel));
+  if (!fs::is_regular_file(full)) c.fail(field, "an existing file (relative to the task directory)", quote(rel) + " (not found)");
+  return full;
+}
+
+struct CostGiven {
+  bool flops = false, bytes = false, unit = false;
+};
+
+void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names, CostGiven& given) {
+  if (!root.contains("khive") || root["khive"].is_null()) {
+    t.upstream = true;
+    return;
+  }
+  const json& k = c.object(root["khive"], "khive");
+  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines", "source"});
+
+  if (k.contains("source") && !k["source"].is_null()) {
+    const json& src = c.object(k["source"], "khive.source");
+    if (!src.contains("kind")) c.fail("khive.source.kind", "where the task came from (kernelbench, ...)", "none");
+    t.source_kind = c.string(src["kind"], "khive.source.kind");
+    t.source_json = src.dump();
+  }
+
+  if (k.contains("cost")) {
+    const json& cost = c.object(k["cost"], "khive.cost");
+    c.known_keys(cost, "khive.cost", {"flops", "bytes", "unit"});
+    for (const char* key : {"flops", "bytes"}) {
+      if (!cost.contains(key)) continue;
+      std::string field = std::string("khive.cost.") + key;
+      std::string f = formula_text(c, cost[key], field);
+      check_formula(c, f, field, axis_names, "formula");
+      (std::string(key) == "flops" ? t.cost.flops : t.cost.bytes) = f;
+      (std::string(key) == "flops" ? given.flops : given.bytes) = true;
+    }
+    if (cost.contains("unit")) {
+      given.unit = true;
+      std::string u = c.string(cost["unit"], "khive.cost.unit");
+      auto unit = parse_compute_unit(u);
+      if (!unit) c.fail("khive.cost.unit", "one of bf16, fp16, tf32, fp8, int8, fp32, fp64", quote(u));
+      t.cost.unit = *unit;
+    }
+  }
+
+  if (k.contains("tolerance")) {
+    const json& tol = c.object(k["tolerance"], "khive.tolerance");
+    for (const auto& [out, spec] : tol.items()) {
+      std::string field = "khive.tolerance." + out;
+      const TensorSpec* o = t.find_output(out);
+      if (!o) c.fail(field, output_name_expected(t), quote(out));
+      Tolerance base = default_tolerance(o->dtype);
+      apply_tolerance(c, spec, field, base, false);
+      t.tolerance[out] = base;
+    }
+  }
+
+  if (k.contains("inputs")) {
+    const json& ins = c.object(k["inputs"], "khive.inputs");
+    for (const auto& [in, spec] : ins.items()) {
+      std::string field = "khive.inputs." + in;
+      const TensorSpec* s = t.find_input(in);
+      if (!s) c.fail(field, input_name_expected(t), quote(in));
+      t.distributions[in] = parse_distribution(c, spec, field, *s);
+    }
+  }
+
+  if (k.contains("policy")) {
+    const json& pol = c.object(k["policy"], "khive.policy");
+    c.known_keys(pol, "khive.policy", {"libraries"});
+    if (pol.contains("libraries")) {
+      auto libs = c.strings(pol["libraries"], "khive.policy.libraries");
+      for (std::size_t i = 0; i < libs.size(); ++i)
+        if (libs[i] != "cublas" && libs[i] != "cublasLt")
+          c.fail("khive.policy.libraries[" + std::to_string(i) + "]", "one of cublas, cublasLt", quote(libs[i]));
+      t.policy.libraries = libs;
+    }
+  }
+
+  if (k.contains("reference")) {
+    const json& ref = c.object(k["reference"], "khive.reference");
+    c.known_keys(ref, "khive.reference", {"cuda", "cpu"});
+    if (ref.contains("cuda") && !ref["cuda"].is_null())
+      t.reference_cuda = task_file(c, t.dir, ref["cuda"], "khive.reference.cuda");
+    if (ref.contains("cpu") && !ref["cpu"].is_null())
+      t.reference_cpu = task_file(c, t.dir, ref["cpu"], "khive.reference.cpu");
+  }
+
+  if (k.contains("baselines")) {
+    const json& b = c.array(k["baselines"], "khive.baselines");
+    for (std::size_t i = 0; i < b.size(); ++i)
+      t.baselines.push_back(task_file(c, t.dir, b[i], "khive.baselines[" + std::to_string(i) + "]"));
+  }
+}
+
+// Whether Python source defines `name` at the top level ("def name(" at the start of a line).
+bool defines_function(const std::string& src, const std::string& name) {
+  const std::string want = "def " + name + "(";
+  for (std::size_t at = src.find(want); at != std::string::npos; at = src.find(want, at + 1))
+    if (at == 0 || src[at - 1] == '\n') return true;
+  return false;
+}
+
+// Constraints over axes are checked for every workload at load; those that read input data (FlashInfer-Bench:
+// "num_kv_indices == kv_indptr[-1].item()") are checked for the safe subset and kept for the PyTorch side.
+void parse_constraints(const Ctx& c, const json& j, Task& t, const std::set<std::string>& axis_names) {
+  std::vector<std::string> all = c.strings(j, "constraints");
+  std::set<std::string> inputs;
+  for (const auto& s : t.inputs) inputs.insert(s.name);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    std::string field = "constraints[" + std::to_string(i) + "]";
+    if (!is_data_constraint(all[i], inputs)) {
+      check_formula(c, all[i], field, axis_names, "condition");
+      t.constraints.push_back(all[i]);
+      continue;
+    }
+    try {
+      check_data_constraint(all[i], axis_names, inputs);
+    } catch (const ExprError& e) {
+      c.fail(field,
+             "a condition over axes and inputs in the safe subset (numbers, + - * / // % **, comparisons, and/or/not, "
+             "indexing, .item(), .shape, .numel(), len/min/max/abs/int)",
+             quote(all[i]) + " (" + e.what() + ")");
+    }
+    t.data_constraints.push_back(all[i]);
+  }
+}
+
+}  // namespace
+
+void parse_definition(const Ctx& c, const json& root, Task& t) {
+  if (!root.is_object()) c.fail("(root)", "a JSON object", describe_json(root));
+  if (!root.contains("name")) c.fail("name", "a non-empty string", "none");
+  t.name = c.string(root["name"], "name");
+  auto opt_string = [&](const char* key, std::string& dst) {
+    if (root.contains(key) && !root[key].is_null()) dst = c.string(root[key], key, false);
+  };
+  opt_string("description", t.description);
+  opt_string("op_type", t.op_type);
+  opt_string("reference", t.pytorch_reference);
+  if (root.contains("tags") && !root["tags"].is_null()) t.tags = c.strings(root["tags"], "tags");
+  if (!t.pytorch_reference.empty() && !defines_function(t.pytorch_reference, "run"))
+    c.fail("reference", "Python source that defines a top-level function run(...)", "no \"def run(\" at the start of a line");
+  opt_string("custom_inputs_entrypoint", t.custom_inputs_entrypoint);
+  if (!t.custom_inputs_entrypoint.empty()) {
+    if (!is_identifier(t.custom_inputs_entrypoint))
+      c.fail("custom_inputs_entrypoint", "a Python function name", quote(t.custom_inputs_entrypoint));
+    if (!defines_function(t.pytorch_reference, t.custom_inputs_entrypoint))
+      c.fail("custom_inputs_entrypoint", "a function defined at the top level of \"reference\"",
+             quote(t.custom_inputs_entrypoint) + " (no \"def " + t.custom_inputs_entrypoint + "(\" there)");
+  }
+
+  parse_axes(c, root, t);
+  std::set<std::string> axis_names;
+  for (const auto& a : t.axes) axis_names.insert(a.name);
+  check_expr_axes(c, t, axis_names);
+
+  parse_tensors(c, root, "inputs", t.inputs, t.axes);
+  parse_tensors(c, root, "outputs", t.outputs, t.axes);
+  if (t.outputs.empty()) c.fail("outputs", "at least one output", "an empty object");
+  for (const auto& o : t.outputs)
+    if (t.find_input(o.name)) c.fail("outputs." + o.name, "a name that is not also an input", quote(o.name));
+
+  if (root.contains("constraints") && !root["constraints"].is_null()) parse_constraints(c, root["constraints"], t, axis_names);
+
+  CostGiven given;
+  parse_khive_block(c, root, t, axis_names, given);
+  if (!given.flops || !given.bytes) derive_cost(t, given.flops, given.bytes, given.unit);
+}
+
+}  // namespace khive::task_parse

@@ -1,0 +1,74 @@
+// What every family binder shares (bind.hpp is the public side): the binding being read (Ctx: its fields, typed,
+// with errors naming the bindings file and field), the C++ spelling of a task's axes, and the PROLOGUE parts all
+// families start with. One binder per family lives next to this file (bind/<family>.cpp, the families of kernels/).
+//
+//   BoundTask bind_rowop(const Ctx& c) {
+//     const TensorSpec& x = c.input("x");            // fails "tasks.softmax.x: expected an input tensor of ..."
+//     std::string p = typed_prologue(c, x.dtype);     // khive_t, khive_to_float_t, khive_from_float_t
+//     ... axis_cpp(c.task, x.shape.back()) ...        // "D", "int64_t(128)" or "(H * 2)"
+//   }
+#pragma once
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "khive/tuner/bind.hpp"
+
+namespace khive::tuner::bind_detail {
+
+using json = nlohmann::ordered_json;
+
+// One binding being applied to one task on one backend.
+struct Ctx {
+  const Task& task;
+  Backend backend;
+  const Binding& b;
+  std::string field(const std::string& f) const;   // "tasks.softmax.weight"
+  std::string file() const;                        // "kernels/bindings/demo.json"
+  [[noreturn]] void fail(const std::string& f, const std::string& expected, const std::string& got) const;
+  // Fails on a key of the binding other than "family" and `allowed`.
+  void check_keys(std::initializer_list<const char*> allowed) const;
+  bool has(const char* k) const;   // present and not null
+  std::string str(const char* k, bool required) const;
+  const TensorSpec& input(const char* k) const;    // the task's (non-scalar) input the field names
+  const TensorSpec& output(const char* k) const;   // the task's output the field names
+};
+
+bool is_float_storage(DType d);
+
+// C++ for an axis: its launch parameter (var), its value (const), or its expression (expr; + - * only).
+std::string axis_cpp(const Task& t, const std::string& name, int depth = 0);
+// "int64_t(1) * M * K": the product of dims in C++.
+std::string shape_product_cpp(const Task& t, const std::vector<std::string>& dims);
+std::string storage_type(DType d, Backend b);
+// khive_to_float_<tag> / khive_from_float_<tag> for one storage type.
+std::string conversions(const std::string& tag, DType d, Backend b);
+// The banner, includes and KHIVE_HD every PROLOGUE starts with.
+std::string common_prologue(const Ctx& c);
+// The common prologue plus the storage type khive_t of dtype d and its float conversions.
+std::string typed_prologue(const Ctx& c, DType d);
+// What khive_run takes after its own arguments: ", stream" on CUDA.
+std::string launch_args_tail(Backend b);
+// A shape as error messages print it: "[T, Hq, D]".
+std::string shape_text(const std::vector<std::string>& s);
+// One axis of a workload's resolved axes: an axis name, a literal size ("128"), or "" (an absent axis: 1).
+int64_t axis_value(const AxisValues& ax, const std::string& n);
+// Records workload w's family variables, its uuid and whether it is timed on the binding's backend.
+void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars);
+// Per workload: all resolved axes (for the family's variables).
+std::vector<std::map<std::string, int64_t>> resolved(const Task& t);
+// The op of a binding: one C++ expression, or one per backend ({"cpu": ..., "cuda": ...}).
+std::string op_text(const Ctx& c, const char* key);
+
+// The family binders (bind/<family>.cpp): each checks the binding's fields against the task and fills op, dtype,
+// summary, PROLOGUE, ENTRY and the workloads' family variables.
+BoundTask bind_elementwise(const Ctx& c);
+BoundTask bind_gated(const Ctx& c);
+BoundTask bind_rope(const Ctx& c);
+BoundTask bind_rowop(const Ctx& c);
+BoundTask bind_router(const Ctx& c);
+BoundTask bind_gemm(const Ctx& c);
+BoundTask bind_attention(const Ctx& c);
+
+}  // namespace khive::tuner::bind_detail

@@ -1,0 +1,317 @@
+// The gemm family's binder: C = act(A @ B + residual), batched, with triangular and symmetric operands.
+#include "khive/tuner/bind/common.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace khive::tuner::bind_detail {
+
+namespace {
+
+// The CPU side of a symmetric binding: full copies of S(A), S(B) in static vectors.
+constexpr const char* kSymmetricCpu = R"KH(#include <vector>
+// Y = S(X) for one n x n stored matrix, in 32 x 32 blocks so that the mirrored reads stay in cache.
+static void khive_symmetrize(const khive_t* X, khive_t* Y, int64_t n) {
+  constexpr int64_t kB = 32;
+  for (int64_t i0 = 0; i0 < n; i0 += kB)
+    for (int64_t k0 = 0; k0 < n; k0 += kB)
+      for (int64_t i = i0; i < i0 + kB && i < n; ++i)
+        for (int64_t k = k0; k < k0 + kB && k < n; ++k) {
+          const bool stored = KHIVE_SYMM_UPPER ? i <= k : i >= k;
+          Y[i * n + k] = stored ? X[i * n + k] : X[k * n + i];
+        }
+}
+static void khive_symm_prepare(khive_gemm_args& g) {
+  static std::vector<khive_t> sa, sb;
+  const int64_t n = g.M;
+  const size_t elems = static_cast<size_t>(n) * static_cast<size_t>(n);
+  if (sa.size() < elems) {
+    sa.resize(elems);
+    sb.resize(elems);
+  }
+  khive_symmetrize(g.A, sa.data(), n);
+  khive_symmetrize(g.B, sb.data(), n);
+  g.A = sa.data();
+  g.B = sb.data();
+}
+)KH";
+
+// The CUDA side: a tiled copy kernel into a buffer kept between calls, or (no memory for it) a direct kernel.
+constexpr const char* kSymmetricCuda = R"KH(// S(X)[r, c] read from the stored triangle.
+KHIVE_HD float khive_symm_at(const khive_t* X, int64_t r, int64_t c, int64_t n) {
+  const bool stored = KHIVE_SYMM_UPPER ? r <= c : r >= c;
+  return khive_to_float_t(stored ? X[r * n + c] : X[c * n + r]);
+}
+// Y = S(X) for A (blockIdx.z 0) and B (1). A 32 x 32 block of Y is its stored block or the transpose of the mirrored
+// one: staged through shared memory, so both are read and written coalesced; only diagonal blocks load entries of
+// the other triangle, and those are never written out.
+static __global__ void __launch_bounds__(256) khive_symm_copy(const khive_t* __restrict__ A, const khive_t* __restrict__ B,
+                                                            khive_t* __restrict__ SA, khive_t* __restrict__ SB, int64_t n) {
+  __shared__ alignas(16) unsigned char raw[32 * 33 * sizeof(khive_t)];   // raw bytes: khive_t may have a constructor
+  khive_t (*tile)[33] = reinterpret_cast<khive_t (*)[33]>(raw);
+  const khive_t* X = blockIdx.z ? B : A;
+  khive_t* Y = blockIdx.z ? SB : SA;
+  const int64_t blocks = (n + 31) / 32;
+  for (int64_t bi = blockIdx.y; bi < blocks; bi += gridDim.y)
+    for (int64_t bk = blockIdx.x; bk < blocks; bk += gridDim.x) {
+      const bool direct = KHIVE_SYMM_UPPER ? bi <= bk : bi >= bk;   // block (bi, bk) is stored itself
+      const int64_t r0 = (direct ? bi : bk) * 32, c0 = (direct ? bk : bi) * 32;
+      for (int j = threadIdx.y; j < 32; j += 8)
+        if (r0 + j < n && c0 + threadIdx.x < n) tile[j][threadIdx.x] = X[(r0 + j) * n + c0 + threadIdx.x];
+      __syncthreads();
+      for (int j = threadIdx.y; j < 32; j += 8) {
+        const int64_t i = bi * 32 + j, k = bk * 32 + threadIdx.x;
+        const bool stored = KHIVE_SYMM_UPPER ? i <= k : i >= k;
+        if (i < n && k < n) Y[i * n + k] = stored ? tile[j][threadIdx.x] : tile[threadIdx.x][j];
+      }
+      __syncthreads();
+    }
+}
+// C = act(S(A) S(B) + R) straight from the stored triangles, one thread per element: only when the buffer for the
+// copies cannot be had (slow, but the call is still served).
+static __global__ void khive_symm_direct(khive_gemm_args g) {
+  const int64_t n = g.M;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n * n; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e / n, j = e % n;
+    float acc = 0.0f;
+    for (int64_t k = 0; k < n; ++k) acc = fmaf(khive_symm_at(g.A, i, k, n), khive_symm_at(g.B, k, j, n), acc);
+    if constexpr (KHIVE_HAS_RESIDUAL) acc += khive_to_float_t(g.R[i * n + j]);
+    g.C[i * g.ldc + j] = khive_from_float_t(khive_act(acc));
+  }
+}
+// Points g at full copies of S(A), S(B) (false: no memory for them; C was computed by khive_symm_direct instead).
+// The buffer grows on demand and is kept; growing frees the old one first (cudaFree waits for its last reader).
+static bool khive_symm_prepare(khive_gemm_args& g, cudaStream_t stream) {
+  static khive_t* buf = nullptr;
+  static size_t cap = 0;   // elements
+  const int64_t n = g.M;
+  if (n <= 0) return true;
+  const size_t elems = size_t(n) * size_t(n);
+  if (2 * elems > cap) {
+    if (buf) cudaFree(buf);
+    buf = nullptr;
+    cap = 0;
+    if (cudaMalloc(&buf, 2 * elems * sizeof(khive_t)) == cudaSuccess) cap = 2 * elems;
+    else {
+      buf = nullptr;
+      (void)cudaGetLastError();   // the failed allocation is not the kernel's error
+    }
+  }
+  if (!buf) {
+    const int64_t want = (int64_t(elems) + 255) / 256;
+    khive_symm_direct<<<unsigned(want < 8192 ? want : 8192), 256, 0, stream>>>(g);
+    return false;
+  }
+  const int64_t blocks = (n + 31) / 32;
+  const unsigned gb = unsigned(blocks < 65535 ? blocks : 65535);
+  khive_symm_copy<<<dim3(gb, gb, 2), dim3(32, 8), 0, stream>>>(g.A, g.B, buf, buf + elems, n);
+  g.A = buf;
+  g.B = buf + elems;
+  return true;
+}
+)KH";
+
+// The PROLOGUE part of a symmetric binding: khive_symm_prepare(g) writes S(A) and S(B) as full [N, N] matrices into
+// a buffer kept between calls and points g at them; the template then runs a plain GEMM. S is its own transpose,
+// so the copies read the same whichever layout the binding gives A and B.
+std::string symmetric_prologue(const Ctx& c, bool upper) {
+  std::string p = fmt::format(
+      "// Symmetric operands (binding \"symmetric\": {0}): A and B store one triangle each, S(X)[i, k] = {1}; the other\n"
+      "// triangle is not part of the input and is never read as data. khive_symm_prepare writes the full S(A), S(B)\n"
+      "// into a buffer kept between calls (O(N^2) next to the product's O(N^3)) and points the GEMM at them.\n"
+      "constexpr bool KHIVE_SYMM_UPPER = {2};\n",
+      upper ? "upper" : "lower", upper ? "X[min(i, k), max(i, k)]" : "X[max(i, k), min(i, k)]", upper ? "true" : "false");
+  return p + (c.backend == Backend::cpu ? kSymmetricCpu : kSymmetricCuda);
+}
+
+// What a gemm binding says, read and checked (bind_gemm's parts share it).
+struct Gemm {
+  std::string tri, sym;        // "triangular", "symmetric": none, upper or lower
+  std::string la, lb;          // the task's layouts of A and B: row or col
+  std::string la_read;         // the layout the kernel reads A in (below)
+  std::string M, N, K, batch;  // axis names (batch: "" for none)
+  std::string act;             // the epilogue's activation
+  int act_index = 0;
+  const TensorSpec *A = nullptr, *B = nullptr, *C = nullptr, *R = nullptr;
+  bool a_batched = false, b_batched = false, r_batched = false;
+};
+
+// The operands, their layouts and the triangular / symmetric forms.
+Gemm read_forms(const Ctx& c) {
+  Gemm g;
+  // triangular: A and B are upper (lower) triangular, their other triangle holds arbitrary values that are not part
+  // of the input, and C = triu(A·B) (tril) with its zero triangle written: op gemm_triu / gemm_tril, served only by
+  // templates that restrict k per tile and mask the operands (their manifests' "ops").
+  // "triangular" and "symmetric" each say none, upper or lower.
+  auto upper_lower = [&](const char* key, const std::string& expected) {
+    const std::string v = c.has(key) ? c.str(key, true) : "none";
+    if (v != "none" && v != "upper" && v != "lower") c.fail(key, expected, "\"" + v + "\"");
+    return v;
+  };
+  g.tri = upper_lower("triangular", "none, upper (A, B upper triangular, C = triu(A·B)) or lower");
+  // symmetric: A and B are symmetric matrices stored as one triangle (BLAS SYMM style), S(X)[i, k] =
+  // X[min(i, k), max(i, k)] for upper; the other triangle holds arbitrary values. The ENTRY first writes full
+  // copies S(A), S(B) into a buffer kept between calls (O(N^2) against the product's O(N^3)) and runs khive_run on
+  // them, so every GEMM template serves the task as a plain GEMM (op gemm) and none reads the other triangle.
+  g.sym = upper_lower("symmetric", "none, upper (S(X)[i, k] = X[min(i, k), max(i, k)]) or lower (X[max(i, k), min(i, k)])");
+  if (g.sym != "none" && g.tri != "none") c.fail("triangular", "none with symmetric " + g.sym, "\"" + g.tri + "\"");
+  g.A = &c.input("A");
+  g.B = &c.input("B");
+  g.C = &c.output("C");
+  g.la = c.has("layout_a") ? c.str("layout_a", true) : "row";
+  g.lb = c.has("layout_b") ? c.str("layout_b", true) : "row";
+  if (g.la != "row" && g.la != "col") c.fail("layout_a", "row (A is [M, K]) or col (A is stored [K, M])", "\"" + g.la + "\"");
+  if (g.lb != "row" && g.lb != "col") c.fail("layout_b", "row (B is [K, N]) or col (B is stored [N, K])", "\"" + g.lb + "\"");
+  // The symmetric copies read the stored triangle row-major (X[min(i, k), max(i, k)] at X[min * n + max]).
+  if (g.sym != "none" && g.la != "row") c.fail("layout_a", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.la + "\"");
+  if (g.sym != "none" && g.lb != "row") c.fail("layout_b", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.lb + "\"");
+  // The layout the kernel reads A in: the task's, except for symmetric operands on CUDA. There the kernel reads the
+  // full copy S(A), whose row-major storage is its column-major storage (S(A)[i, k] = S(A)[k, i]), so it is read as
+  // column-major: M-contiguous, what the SIMT mainloops want, at no cost (S(B) read row-major is N-contiguous
+  // already). The CPU template stays on the row-major read its loops are written for.
+  g.la_read = g.sym != "none" && c.backend == Backend::cuda ? "col" : g.la;
+  return g;
+}
+
+// The axes, shapes, residual and activation; every task tensor bound.
+void read_shapes(const Ctx& c, Gemm& g) {
+  const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C;
+  g.M = c.str("M", true), g.N = c.str("N", true), g.K = c.str("K", true), g.batch = c.str("batch", false);
+  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch;
+  for (const auto* t : {&A, &B, &C})
+    if (t->dtype != C.dtype || !is_float_storage(t->dtype))
+      c.fail(t == &A ? "A" : t == &B ? "B" : "C", "float32, bfloat16 or float16 tensors of one dtype", std::string(dtype_name(t->dtype)));
+  // Shapes: [batch?, rows, cols]; A and B may be shared across the batch (no batch dimension).
+  auto expect = [&](const char* key, const TensorSpec& t, std::vector<std::string> dims, bool batch_optional) -> bool {
+    std::vector<std::string> with = dims;
+    if (!batch.empty()) with.insert(with.begin(), batch);
+    if (t.shape == with) return !batch.empty();
+    if ((batch.empty() || batch_optional) && t.shape == dims) return false;
+    std::string want;
+    for (const auto& d : with) want += (want.empty() ? "" : ", ") + d;
+    std::string got;
+    for (const auto& d : t.shape) got += (got.empty() ? "" : ", ") + d;
+    c.fail(key, "shape [" + want + "]", "[" + got + "]");
+  };
+  g.a_batched = expect("A", A, g.la == "row" ? std::vector<std::string>{M, K} : std::vector<std::string>{K, M}, true);
+  g.b_batched = expect("B", B, g.lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K}, true);
+  expect("C", C, {M, N}, false);
+  if (c.has("residual")) {
+    g.R = &c.input("residual");
+    if (g.R->dtype != C.dtype) c.fail("residual", "C's dtype", std::string(dtype_name(g.R->dtype)));
+    g.r_batched = expect("residual", *g.R, {M, N}, true);
+  }
+  static const std::vector<std::string> acts{"none", "relu", "gelu", "gelu_tanh", "silu"};
+  g.act = c.has("activation") ? c.str("activation", true) : "none";
+  const auto act_it = std::find(acts.begin(), acts.end(), g.act);
+  g.act_index = static_cast<int>(act_it - acts.begin());
+  if (act_it == acts.end()) c.fail("activation", "none, relu, gelu, gelu_tanh or silu", "\"" + g.act + "\"");
+  std::set<std::string> covered{A.name, B.name, C.name};
+  if (g.R) covered.insert(g.R->name);
+  for (const auto& t : c.task.inputs)
+    if (!covered.count(t.name)) c.fail("residual", "every input of the task bound (A, B, residual)", "\"" + t.name + "\" left out");
+  if (c.task.outputs.size() != 1) c.fail("C", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
+
+  // A triangular product has no epilogue: act(0) + residual would fill the zero triangle with something else.
+  if (g.tri != "none" && g.R) c.fail("residual", "no residual with triangular " + g.tri, "\"" + g.R->name + "\"");
+  if (g.tri != "none" && g.act != "none") c.fail("activation", "none with triangular " + g.tri, "\"" + g.act + "\"");
+  // The symmetric copies are per matrix: one [N, N] operand each, not a batch of them.
+  if (g.sym != "none" && !batch.empty()) c.fail("batch", "no batch with symmetric " + g.sym, "\"" + batch + "\"");
+}
+
+std::string gemm_prologue(const Ctx& c, const Gemm& g) {
+  std::string p = typed_prologue(c, g.C->dtype);
+  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", g.la_read == "row", g.lb == "row", g.R != nullptr);
+  p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
+  p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", g.act_index, g.act);
+  p += "// Triangular operands (op gemm_triu / gemm_tril): A[i, k], B[k, j] outside the triangle read as 0, C's other\n"
+       "// triangle written as 0. Upper: C[i, j] = sum over i <= k <= j; lower: over j <= k <= i.\n";
+  p += "enum { KHIVE_TRI_NONE = 0, KHIVE_TRI_UPPER = 1, KHIVE_TRI_LOWER = 2 };\n";
+  p += fmt::format("constexpr int KHIVE_TRI = {};   // {}\n", g.tri == "upper" ? 1 : g.tri == "lower" ? 2 : 0, g.tri);
+  p += "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
+       "KHIVE_HD float khive_act(float v) {\n"
+       "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
+       "  else return v;\n}\n";
+  p += "// Element (i, k) of A is A[i * a_rs + k * a_cs] (and so on): any layout, one code path.\n"
+       "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
+       "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
+       "  int64_t a_bs, b_bs, c_bs, r_bs;       // batch strides (0: shared across the batch)\n};\n";
+  if (g.sym != "none") p += symmetric_prologue(c, g.sym == "upper");
+  return p;
+}
+
+std::string gemm_entry(const Ctx& c, const Gemm& g) {
+  const std::string m = axis_cpp(c.task, g.M), n = axis_cpp(c.task, g.N), k = axis_cpp(c.task, g.K);
+  std::string e = launch_signature(c.task, c.backend) + " {\n";
+  e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k, g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
+  e += "  khive_gemm_args khive_g{};\n";
+  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", g.A->name, g.B->name, g.R ? g.R->name : "nullptr", g.C->name);
+  e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
+  e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n" : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
+  e += g.lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
+  e += "  khive_g.ldc = khive_N;\n";
+  e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n", g.a_batched ? "khive_M * khive_K" : "0",
+                   g.b_batched ? "khive_K * khive_N" : "0", g.r_batched ? "khive_M * khive_N" : "0");
+  if (g.sym != "none")
+    e += c.backend == Backend::cuda ? "  if (!khive_symm_prepare(khive_g, stream)) return;   // no buffer: C computed directly through S\n"
+                                    : "  khive_symm_prepare(khive_g);\n";
+  e += fmt::format("  khive_run(khive_g{});\n}}\n", launch_args_tail(c.backend));
+  return e;
+}
+
+// One line: "C = gelu(A @ B^T + bias) (MxNxK, bfloat16)"; symmetric and triangular products say so.
+std::string gemm_summary(const Gemm& g, const std::string& dtype) {
+  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &act = g.act, &tri = g.tri, &sym = g.sym, &la = g.la, &lb = g.lb;
+  const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C, *R = g.R;
+  std::string summary = fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
+                                    lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+  if (act != "none") summary.insert(summary.find(" ("), ")");
+  if (sym != "none") summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})", C.name,
+                                           act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
+                                           act == "none" ? "" : ")", sym, M, N, K, dtype);
+  if (tri != "none") summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name, tri == "upper" ? "triu" : "tril", A.name,
+                                           la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+  return summary;
+}
+
+}  // namespace
+
+BoundTask bind_gemm(const Ctx& c) {
+  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation", "triangular", "symmetric"});
+  BoundTask bt;
+  Gemm g = read_forms(c);
+  bt.op = g.tri == "none" ? "gemm" : g.tri == "upper" ? "gemm_triu" : "gemm_tril";
+  read_shapes(c, g);
+  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &tri = g.tri, &sym = g.sym, &act = g.act;
+  const std::string &la_read = g.la_read, &lb = g.lb;
+  const TensorSpec &C = *g.C, *R = g.R;
+  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
+    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
+    auto v = [&](const std::string& n) { return axis_value(ax, n); };
+    // Triangular and symmetric operands (never both) are square.
+    if ((tri != "none" || sym != "none") && (v(M) != v(N) || v(K) != v(N)))
+      c.fail(tri != "none" ? "triangular" : "symmetric",
+             tri != "none" ? "square operands (M = N = K) for a triangular product" : "square operands (M = N = K) for symmetric operands",
+             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
+    add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
+                            {"A_ROW", la_read == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
+                            {"TRI", tri == "upper" ? 1 : tri == "lower" ? 2 : 0}});
+  }
+
+  bt.placeholders["PROLOGUE"] = gemm_prologue(c, g);
+  bt.placeholders["ENTRY"] = gemm_entry(c, g);
+  bt.dtype = std::string(dtype_name(C.dtype));
+  // CUTLASS's element type and layouts, for the CUTLASS templates.
+  bt.placeholders["CUTLASS_ELEMENT"] = C.dtype == DType::bf16 ? "cutlass::bfloat16_t" : C.dtype == DType::f16 ? "cutlass::half_t" : "float";
+  bt.placeholders["CUTLASS_LAYOUT_A"] = la_read == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
+  bt.placeholders["CUTLASS_LAYOUT_B"] = lb == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
+  bt.summary = gemm_summary(g, bt.dtype);
+  return bt;
+}
+
+}  // namespace khive::tuner::bind_detail
