@@ -2,8 +2,9 @@
 # Runs on the lent GPU machine (the `device` tool), in one call: checks the carried build, calibrates,
 # runs the GPU tests and the benchmarks, and writes everything under $OUT.
 #
-# Here (no GPU):  BUILD_DIR=build-device BUILD_TYPE=Release scripts/build.sh && strip build-device/bin/*
-# Then:           device run, carry [build-device, .deps/cutlass], command "scripts/device.sh"
+# Here (no GPU):  BUILD_DIR=build-device BUILD_TYPE=Release scripts/build.sh, then copy bin/khive* and tests/unit_check
+#                 into .device/ and strip them (a whole build folder is over the device tool's 64 MiB)
+# Then:           device run, carry [.device, .deps/cutlass], command "BUILD_DIR=.device scripts/device.sh"
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
