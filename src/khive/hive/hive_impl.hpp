@@ -125,7 +125,6 @@ struct Hive::Impl {
                      const std::optional<MeasuredKernel>& prev_leader);
   void apply_verdict(const CandidateRecord& c);
   void become_leader(const MeasuredKernel& k);
-  static MeasuredKernel to_measured(const CandidateRecord& c);
   static Outcome outcome_of(const CandidateRecord& c);
   static Proposal proposal_of(const CandidateRecord& c);
 

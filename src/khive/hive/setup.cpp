@@ -77,7 +77,7 @@ void Hive::Impl::restore() {
     if (c.id != reference_id) ++evaluated;
     if (c.verdict == "pending") awaiting[c.hash] = c.id;
     else if (c.verdict != "error") known[c.hash] = c;
-    if (c.verdict == "leader" || c.verdict == "backup") accepted.push_back(to_measured(c));
+    if (c.verdict == "leader" || c.verdict == "backup") accepted.push_back(measured_kernel(c));
   }
   for (auto& k : accepted)
     if (k.id == leader_id) become_leader(k);
@@ -221,12 +221,12 @@ bool Hive::Impl::measure_reference(const std::string& ref_source, const std::fil
   c.eval_s = rev.seconds;
   awaiting.erase(c.hash);
   known[c.hash] = c;
-  accepted.push_back(to_measured(c));
+  accepted.push_back(measured_kernel(c));
   db->set_meta("reference", c.id);
   // Which T_b and T_sol the run's scores stand on (each session re-measures: the last one's is kept).
   if (!rev.score_basis.empty()) db->set_meta("score_basis", rev.score_basis);
   record_candidate(c);
-  become_leader(to_measured(c));
+  become_leader(measured_kernel(c));
   if (prior) db->put_pending({c.id, "hive", "", "observed", 0, c.t, "measured"});
   return true;
 }

@@ -39,20 +39,6 @@ std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& acce
   return out;
 }
 
-MeasuredKernel Hive::Impl::to_measured(const CandidateRecord& c) {
-  MeasuredKernel k;
-  k.id = c.id;
-  k.source = c.source;
-  k.ext = c.ext;
-  k.agent = c.agent;
-  k.strategy = c.strategy;
-  k.params = c.params;
-  k.score = c.score.value_or(0);
-  k.time_s = c.time_s;
-  k.workload_median_s = c.workload_median_s;
-  return k;
-}
-
 Outcome Hive::Impl::outcome_of(const CandidateRecord& c) {
   Outcome oc;
   oc.candidate = c.id;
@@ -213,10 +199,10 @@ void Hive::Impl::apply_verdict(const CandidateRecord& c) {
   const std::string& verdict = c.verdict;
   awaiting.erase(c.hash);
   if (verdict != "error") known[c.hash] = c;
-  if (verdict == "leader" || verdict == "backup") accepted.push_back(to_measured(c));
+  if (verdict == "leader" || verdict == "backup") accepted.push_back(measured_kernel(c));
   record_candidate(c);
   if (verdict == "leader") {
-    become_leader(to_measured(c));
+    become_leader(measured_kernel(c));
     // "Exhausted" holds for a base: agents that derive from the leader have a new one now, so their spent
     // strategies may have more to give (the tuner's sub-spaces move with the leader; tuner.dispatch composes
     // from the new leader and its backups). Agents restarted from a backup keep theirs.

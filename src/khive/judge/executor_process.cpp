@@ -350,18 +350,17 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
 
 void ExecutorProcess::share(const Arena& arena, bool goldens) {
   Arena::Share s = arena.share(goldens);
-  try {
-    exchange(s.map, s.fds, "ok");
-  } catch (...) {
-    for (int fd : s.fds) ::close(fd);
-    throw;
-  }
-  for (int fd : s.fds) ::close(fd);
-  exchange(s.layout, {}, "ok");
+  share(s.map, s.layout, s.fds);
 }
 
-void ExecutorProcess::share_messages(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds) {
-  exchange(map, fds, "ok");
+void ExecutorProcess::share(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds) {
+  try {
+    exchange(map, fds, "ok");
+  } catch (...) {
+    for (int fd : fds) ::close(fd);
+    throw;
+  }
+  for (int fd : fds) ::close(fd);
   exchange(layout, {}, "ok");
 }
 

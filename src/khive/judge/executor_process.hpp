@@ -76,8 +76,9 @@ class ExecutorProcess {
   const std::string& role() const { return spec_.role; }
   bool loaded() const { return loaded_; }
   void share(const Arena& arena, bool goldens);
-  // The same exchanges for messages made elsewhere (a reference's staged host regions); the caller closes fds.
-  void share_messages(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds);
+  // The same exchanges for a share made elsewhere (Arena::Share's parts, e.g. a reference's staged host regions);
+  // closes the descriptors.
+  void share(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds);
   Overhead calibrate(int exchanges);
   // Null batches of `calls` calls, `before` (the judge's flush) ahead of each, as a timed batch is run.
   Overhead calibrate_batch(int calls, int exchanges, const std::function<void()>& before);

@@ -160,13 +160,7 @@ void Session::run_reference(Arena& a, int set) {
         staged_gold_ = host_->region(a.goldens_region().bytes());
         staged_in_->seal_against_writes();   // the reference maps it read-only; the judge's own mapping still writes
         Arena::Share s = a.share_staged(*staged_in_, *staged_gold_);
-        try {
-          ref_->share_messages(s.map, s.layout, s.fds);
-        } catch (...) {
-          for (int fd : s.fds) ::close(fd);
-          throw;
-        }
-        for (int fd : s.fds) ::close(fd);
+        ref_->share(s.map, s.layout, s.fds);
         ref_arena_ = a.id();
       } else {
         share_reference(a);

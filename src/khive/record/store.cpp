@@ -116,6 +116,20 @@ const char* kCandidateCols =
 
 }  // namespace
 
+MeasuredKernel measured_kernel(const CandidateRecord& c) {
+  MeasuredKernel k;
+  k.id = c.id;
+  k.source = c.source;
+  k.ext = c.ext;
+  k.agent = c.agent;
+  k.strategy = c.strategy;
+  k.params = c.params;
+  k.score = c.score.value_or(0);
+  k.time_s = c.time_s;
+  k.workload_median_s = c.workload_median_s;
+  return k;
+}
+
 std::string candidate_hash(const std::string& ext, const std::string& source) {
   Sha256 h;
   h.field(ext).field(source);

@@ -35,6 +35,9 @@ struct CandidateRecord {
   double eval_s = 0;               // wall time of the evaluation
 };
 
+// An accepted candidate as agents and the backup ranking see it (agent/agent.hpp).
+MeasuredKernel measured_kernel(const CandidateRecord& c);
+
 struct SwitchRecord {
   int64_t id = 0;
   double t = 0;

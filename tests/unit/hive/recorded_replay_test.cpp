@@ -37,16 +37,7 @@ MeasuredKernel measured(const RecordedCandidate& c) {
   return k;
 }
 
-MeasuredKernel measured(const CandidateRecord& c) {
-  MeasuredKernel k;
-  k.id = c.id;
-  k.strategy = c.strategy;
-  k.params = c.params;
-  k.score = c.score.value_or(0);
-  k.time_s = c.time_s;
-  k.workload_median_s = c.workload_median_s;
-  return k;
-}
+MeasuredKernel measured(const CandidateRecord& c) { return measured_kernel(c); }
 
 int option_int(const Recording& rec, const char* key, int fallback) {
   return rec.options.contains(key) && rec.options.at(key).is_number_integer() ? rec.options.at(key).get<int>() : fallback;
