@@ -8,4 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "${BUILD_DIR:-$root/build}"
 # A private cache so tests never reuse goldens or builds from another checkout.
 export KHIVE_CACHE=${KHIVE_CACHE:-$PWD/test-cache}
+# A small cap: seeded evaluations keep every timed call's goldens (up to 16 MB each), and the suite makes a few GB
+# of them that no later test reads (the tests of the cache itself use caches of their own).
+export KHIVE_CACHE_MAX_GB=${KHIVE_CACHE_MAX_GB:-1}
 ctest --output-on-failure -j "${TEST_JOBS:-2}" "$@"
