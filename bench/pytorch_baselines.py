@@ -12,7 +12,7 @@ perf workload that runs on the device (workload field khive.backends, default ["
     integers(-8, 8) for integers, 0/1 for bool), scalars from the workload's "scalar" value;
   - run(*inputs) is called once and must return the outputs (one tensor or a tuple, in definition order)
     with the declared shapes and dtypes (timing only: the values are not checked);
-  - it is timed like khive's runner (src/khive/runner/session.cpp, TimingPlan in run/protocol.hpp):
+  - it is timed like khive's runner (src/khive/runner/session.cpp, TimingPlan in job/protocol.hpp):
     3 warm-ups, then samples, each after writing a buffer of 2x the L2 (CPU: last-level cache) size and a
     device-wide synchronize, between CUDA events on the current stream (CPU: a monotonic clock); stop
     after at least 10 samples once 1.4826*MAD/median < 0.5 %, at 200 samples, or at the time cap

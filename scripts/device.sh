@@ -2,7 +2,7 @@
 # Runs on the lent GPU machine (the `device` tool), in one call: checks the carried build, calibrates,
 # runs the GPU tests and the benchmarks, and writes everything under $OUT.
 #
-# Here (no GPU):  BUILD_DIR=build-device BUILD_TYPE=Release scripts/build.sh, then copy bin/khive* and tests/unit_check
+# Here (no GPU):  BUILD_DIR=build-device BUILD_TYPE=Release scripts/build.sh, then copy bin/khive* and tests/unit_numerics
 #                 into .device/ and strip them (a whole build folder is over the device tool's 64 MiB)
 # Then:           device run, carry [.device, .deps/cutlass], command "BUILD_DIR=.device scripts/device.sh"
 set -uo pipefail
@@ -42,8 +42,8 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
 # measured ceilings, as DESIGN says; a copy goes to $out for the record.
 step calibrate ${CAL_T:-300} khive calibrate --backend cuda
 cp "$KHIVE_CACHE"/profiles/*.json "$out/" 2>/dev/null
-if [ -z "${SKIP_UNIT:-}" ] && [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_check" ]; then
-  step unit_check_gpu 300 "${BUILD_DIR:-$root/build-device}/tests/unit_check" --gtest_filter='*Device*:*device*'
+if [ -z "${SKIP_UNIT:-}" ] && [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_numerics" ]; then
+  step unit_numerics_gpu 300 "${BUILD_DIR:-$root/build-device}/tests/unit_numerics" --gtest_filter='*Device*:*device*'
 fi
 # The executor's sandbox under the CUDA driver: the layers each executor reported (a layer off says why).
 step sandbox_cuda 120 khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \

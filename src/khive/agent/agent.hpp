@@ -86,13 +86,18 @@ struct Proposal {
 };
 
 // What the guard said about a proposal, as the agent sees it.
-struct Outcome {
-  std::string candidate;            // its id in the run database
+// A verdict in words: what every record of a judged candidate carries (the outcome an agent reads, the run
+// database's row, a deferred evaluation's verdict), copied from one to the other as a whole.
+struct VerdictText {
   std::string verdict;              // "leader" | "backup" | "rejected" | "error" (harness failure)
   std::string check;                // the failing check's name when rejected ("build", "correctness", ...)
   std::string reason;               // machine-readable reason code
   std::string message;              // one sentence
   std::string diagnosis;            // compiler lines / mismatch pattern: what a model can act on
+};
+
+struct Outcome : VerdictText {
+  std::string candidate;            // its id in the run database
   double score = 0;                 // task score when accepted
   double time_s = 0;                // weighted geometric mean of medians when accepted
   double delta_vs_leader = 0;       // relative gain over the previous leader (+0.03 = 3% faster)

@@ -16,8 +16,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "khive/bench/bench.hpp"
-#include "khive/build/symbol_policy.hpp"
+#include "khive/suite/bench.hpp"
+#include "khive/compile/symbol_policy.hpp"
 #include "khive/cli/cache_cmd.hpp"
 #include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "khive/check/inputs.hpp"
+#include "khive/numerics/inputs.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"

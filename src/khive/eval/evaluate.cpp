@@ -11,8 +11,8 @@
 
 #include <unistd.h>
 
-#include "khive/build/symbol_policy.hpp"
-#include "khive/check/inputs.hpp"
+#include "khive/compile/symbol_policy.hpp"
+#include "khive/numerics/inputs.hpp"
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/rules.hpp"
 #include "khive/interop/python.hpp"
@@ -33,7 +33,7 @@ std::string sanitize(std::string s);
 // `torch_version`: goldens made by the task's PyTorch reference (no native one for b) are kept apart from native
 // ones, per torch version (another torch may round differently).
 std::filesystem::path golden_dir(const Task& t, Backend b, const std::string& torch_version) {
-  // goldens/v<kInputsVersion> (run/protocol.hpp): v6 inverse-transform normal inputs and secret timed seeds.
+  // goldens/v<kInputsVersion> (job/protocol.hpp): v6 inverse-transform normal inputs and secret timed seeds.
   std::string leaf(backend_name(b));
   if (!torch_version.empty()) leaf += "-pytorch-" + sanitize(torch_version);
   return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / leaf;

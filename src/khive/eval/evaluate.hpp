@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/build/builder.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/guard/checks.hpp"
 #include "khive/guard/stats.hpp"
-#include "khive/run/launcher.hpp"
-#include "khive/run/protocol.hpp"
+#include "khive/job/launcher.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/score/score.hpp"
 #include "khive/task/task.hpp"
 
@@ -28,7 +28,7 @@ namespace khive {
 
 struct MeasuredRuns;
 
-// How the judge runs one kernel (run/protocol.hpp, run/launcher.hpp).
+// How the judge runs one kernel (job/protocol.hpp, job/launcher.hpp).
 struct JudgeRunOptions {
   double timeout_s = 120;                // the longest one call of a kernel (or of the reference) may take
   std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit

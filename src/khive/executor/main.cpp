@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    ex.setup = nlohmann::json::parse(setup_json).get<Setup>();
+    ex.setup = parse_setup(nlohmann::json::parse(setup_json));
     int notify_fd = -1;
     nlohmann::json layers;
     try {

@@ -94,24 +94,9 @@ Message receive(int sock) {
   return std::move(*m);
 }
 
-void to_json(nlohmann::json& j, const Setup& s) {
-  j = {{"backend", s.backend}, {"library", s.library}, {"read_paths", s.read_paths}, {"vendor_libraries", s.vendor_libraries}, {"seccomp", s.seccomp},
-       {"landlock", s.landlock}, {"new_netns", s.new_netns}, {"drop_capabilities", s.drop_capabilities},
-       {"memory_limit", s.memory_limit}, {"spin_s", s.spin_s}, {"task_dir", s.task_dir}};
-}
-
-void from_json(const nlohmann::json& j, Setup& s) {
-  s.backend = j.at("backend").get<std::string>();
-  s.library = j.value("library", "");
-  s.read_paths = j.value("read_paths", std::vector<std::string>{});
-  s.vendor_libraries = j.value("vendor_libraries", false);
-  s.seccomp = j.value("seccomp", true);
-  s.landlock = j.value("landlock", true);
-  s.new_netns = j.value("new_netns", true);
-  s.drop_capabilities = j.value("drop_capabilities", true);
-  s.memory_limit = j.value("memory_limit", int64_t{0});
-  s.spin_s = j.value("spin_s", 0.0);
-  s.task_dir = j.value("task_dir", "");
+Setup parse_setup(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("backend")) throw std::invalid_argument("setup: expected a JSON object with a \"backend\"");
+  return j.get<Setup>();
 }
 
 std::string to_hex(const void* p, std::size_t n) {

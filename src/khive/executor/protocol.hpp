@@ -66,8 +66,10 @@ struct Setup {
   std::string task_dir;                 // the PyTorch reference's executor (python/khive_torch/executor.py): the task
                                         // whose definition.json holds the reference; khive-exec ignores it
 };
-void to_json(nlohmann::json& j, const Setup& s);
-void from_json(const nlohmann::json& j, Setup& s);
+// Every field travels; a field the JSON lacks keeps Setup{}'s default (parse_setup insists on the backend).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Setup, backend, library, read_paths, vendor_libraries, seccomp, landlock, new_netns,
+                                                drop_capabilities, memory_limit, spin_s, task_dir)
+Setup parse_setup(const nlohmann::json& j);
 
 // Scalar and axis arguments travel as the raw bytes of the task's dtype (scalars: up to 8 bytes, hex).
 std::string to_hex(const void* p, std::size_t n);

@@ -87,6 +87,17 @@ std::size_t vmm_granularity() {
   return g ? g : (2u << 20);
 }
 
+// r mapped read-write, or released and the error rethrown: a region comes back mapped or not at all.
+VmmRegion mapped(VmmRegion r) {
+  try {
+    map_rw(r);
+  } catch (...) {
+    vmm_release(r);
+    throw;
+  }
+  return r;
+}
+
 VmmRegion vmm_create(std::size_t bytes) {
   const std::size_t g = vmm_granularity();
   VmmRegion r;
@@ -95,13 +106,7 @@ VmmRegion vmm_create(std::size_t bytes) {
   CUmemAllocationProp p = prop();
   ck(driver().create(&h, r.bytes, &p, 0), "cuMemCreate");
   r.handle = h;
-  try {
-    map_rw(r);
-  } catch (...) {
-    vmm_release(r);
-    throw;
-  }
-  return r;
+  return mapped(r);
 }
 
 int vmm_export(const VmmRegion& r) {
@@ -119,13 +124,7 @@ VmmRegion vmm_import(int fd, std::size_t bytes) {
   ::close(fd);
   ck(res, "cuMemImportFromShareableHandle");
   r.handle = h;
-  try {
-    map_rw(r);
-  } catch (...) {
-    vmm_release(r);
-    throw;
-  }
-  return r;
+  return mapped(r);
 }
 
 void vmm_release(VmmRegion& r) {

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "khive/build/builder.hpp"
-#include "khive/build/symbol_policy.hpp"
+#include "khive/compile/builder.hpp"
+#include "khive/compile/symbol_policy.hpp"
 
 namespace khive {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "khive/check/compare.hpp"
+#include "khive/numerics/compare.hpp"
 #include "khive/guard/checks.hpp"
 
 namespace khive {
@@ -79,8 +79,8 @@ struct MeasuredTime {
 std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others);
 
 // ---- check 1 ----
-struct SymbolViolation;   // build/symbol_policy.hpp
-struct BuildResult;       // build/builder.hpp
+struct SymbolViolation;   // compile/symbol_policy.hpp
+struct BuildResult;       // compile/builder.hpp
 // The build's verdict: build_error / build_timeout, or forbidden_symbol from the policy scan.
 std::optional<Rejection> build_rejection(const BuildResult& b, const std::vector<SymbolViolation>& violations);
 

@@ -167,10 +167,7 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
   v.agent = c.agent;
   v.strategy = c.strategy;
   v.label = c.label;
-  v.verdict = c.verdict;
-  v.check = c.check;
-  v.reason = c.reason;
-  v.message = c.message;
+  static_cast<VerdictText&>(v) = c;
   v.time_s = c.time_s;
   v.delta = c.delta;
   v.comparison = c.comparison;

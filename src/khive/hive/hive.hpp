@@ -135,8 +135,8 @@ struct HiveResult {
 };
 
 // What `khive evaluate-pending` did.
-struct PendingVerdict {
-  std::string id, agent, strategy, label, verdict, check, reason, message;
+struct PendingVerdict : VerdictText {
+  std::string id, agent, strategy, label;
   double time_s = 0, delta = 0, eval_s = 0;
   std::optional<double> score;
   std::optional<Comparison> comparison;   // accepted: against the leader of its time (record/comparison.hpp)

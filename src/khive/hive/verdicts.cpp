@@ -41,12 +41,8 @@ std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& acce
 
 Outcome Hive::Impl::outcome_of(const CandidateRecord& c) {
   Outcome oc;
+  static_cast<VerdictText&>(oc) = c;
   oc.candidate = c.id;
-  oc.verdict = c.verdict;
-  oc.check = c.check;
-  oc.reason = c.reason;
-  oc.message = c.message;
-  oc.diagnosis = c.diagnosis;
   oc.score = c.score.value_or(0);
   oc.time_s = c.time_s;
   oc.delta_vs_leader = c.delta;

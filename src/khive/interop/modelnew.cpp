@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "khive/build/builder.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/interop/binding.hpp"
 #include "khive/support/hash.hpp"
 

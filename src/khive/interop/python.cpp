@@ -8,9 +8,18 @@
 #include <sstream>
 #include <stdexcept>
 
-extern char** environ;
 
 namespace khive {
+
+namespace {
+// khive's Python children: khive_torch and the project's torch on the path, no .pyc files left in the tree.
+std::map<std::string, std::string> python_env() {
+  std::map<std::string, std::string> env = inherited_env();
+  env["PYTHONPATH"] = khive_pythonpath();
+  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  return env;
+}
+}  // namespace
 
 namespace {
 std::string repo_root() {
@@ -42,14 +51,7 @@ const TorchPython& torch_python() {
   ProcessSpec p;
   p.argv = {py, "-c", "import sys, torch; print(sys.executable); print(torch.__version__)"};
   p.timeout_s = 300;
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  env["PYTHONPATH"] = khive_pythonpath();
-  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  std::map<std::string, std::string> env = python_env();
   p.env = env;
   ProcessResult r = run_process(p);
   std::istringstream out(r.out);
@@ -74,14 +76,7 @@ ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeo
   p.argv = {khive_python(), "-m", "khive_torch"};
   p.argv.insert(p.argv.end(), args.begin(), args.end());
   p.timeout_s = timeout_s;
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  env["PYTHONPATH"] = khive_pythonpath();
-  env["PYTHONDONTWRITEBYTECODE"] = "1";
+  std::map<std::string, std::string> env = python_env();
   p.env = env;
   return run_process(p);
 }

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "khive/build/amalgamate.hpp"
-#include "khive/build/builder.hpp"
+#include "khive/compile/amalgamate.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/interop/binding.hpp"
 
 namespace khive {

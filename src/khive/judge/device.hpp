@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/check/compare.hpp"
-#include "khive/check/inputs.hpp"
-#include "khive/run/protocol.hpp"
+#include "khive/numerics/compare.hpp"
+#include "khive/numerics/inputs.hpp"
+#include "khive/job/protocol.hpp"
 
 namespace khive {
 

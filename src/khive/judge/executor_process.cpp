@@ -181,18 +181,21 @@ std::string ExecutorProcess::log_tail(std::size_t max_bytes) const {
   return s;
 }
 
+// The executor has ended (exited or killed): its status is kept and it is not waited for again.
+bool ExecutorProcess::try_reap() {
+  int st = 0;
+  if (::waitpid(pid_, &st, WNOHANG) != pid_ || !(WIFEXITED(st) || WIFSIGNALED(st))) return false;
+  wait_status_ = st;
+  reaped_ = true;
+  return true;
+}
+
 void ExecutorProcess::died(const std::string& while_doing) {
   if (!reaped_) {
     // The channel closed: the process is ending. Give it a moment, then make sure.
     const double until = now_s() + 5;
     for (;;) {
-      int st = 0;
-      pid_t r = ::waitpid(pid_, &st, WNOHANG);
-      if (r == pid_ && (WIFEXITED(st) || WIFSIGNALED(st))) {
-        wait_status_ = st;
-        reaped_ = true;
-        break;
-      }
+      if (try_reap()) break;
       if (now_s() > until) {
         kill_now();
         break;
@@ -418,13 +421,7 @@ void ExecutorProcess::finish() {
   }
   const double until = now_s() + 10;
   for (;;) {
-    int st = 0;
-    pid_t r = ::waitpid(pid_, &st, WNOHANG);
-    if (r == pid_ && (WIFEXITED(st) || WIFSIGNALED(st))) {
-      wait_status_ = st;
-      reaped_ = true;
-      break;
-    }
+    if (try_reap()) break;
     if (notify_ >= 0) {
       pollfd p{notify_, POLLIN, 0};
       if (::poll(&p, 1, 1) > 0 && (p.revents & POLLIN)) on_notification();

@@ -101,6 +101,7 @@ class ExecutorProcess {
   [[noreturn]] void died(const std::string& while_doing);
   void drain_pipes();
   void kill_now();
+  bool try_reap();
 
   ExecutorSpec spec_;
   JudgeDevice& dev_;

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "khive/check/compare.hpp"
+#include "khive/numerics/compare.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
-#include "khive/run/protocol.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {

@@ -15,8 +15,8 @@
 #include "khive/judge/calibrate.hpp"
 #include "khive/judge/device.hpp"
 #include "khive/judge/session.hpp"
-#include "khive/run/channel.hpp"
-#include "khive/run/protocol.hpp"
+#include "khive/job/channel.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/task/task.hpp"
 
 namespace {
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   nlohmann::json result = {{"type", "result"}};
   try {
     std::string in((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    khive::Job job = nlohmann::json::parse(in).get<khive::Job>();
+    khive::Job job = khive::parse_job(nlohmann::json::parse(in));
     if (job.mode == "calibrate") {
       khive::HardwareProfile p;
 #if defined(KHIVE_WITH_CUDA)

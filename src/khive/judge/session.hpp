@@ -33,7 +33,7 @@
 #include "khive/judge/device.hpp"
 #include "khive/judge/executor_process.hpp"
 #include "khive/judge/goldens.hpp"
-#include "khive/run/protocol.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {

@@ -32,14 +32,18 @@ nlohmann::json Usage::to_json() const {
   return {{"requests", requests}, {"failed_requests", failed_requests}, {"input_tokens", input_tokens},
           {"output_tokens", output_tokens}, {"usd", usd}, {"model_seconds", model_seconds}};
 }
+Usage& Usage::operator+=(const Usage& u) {
+  requests += u.requests;
+  failed_requests += u.failed_requests;
+  input_tokens += u.input_tokens;
+  output_tokens += u.output_tokens;
+  usd += u.usd;
+  model_seconds += u.model_seconds;
+  return *this;
+}
 void UsageLedger::add(const Usage& u) {
   std::lock_guard lk(mu_);
-  total_.requests += u.requests;
-  total_.failed_requests += u.failed_requests;
-  total_.input_tokens += u.input_tokens;
-  total_.output_tokens += u.output_tokens;
-  total_.usd += u.usd;
-  total_.model_seconds += u.model_seconds;
+  total_ += u;
 }
 Usage UsageLedger::total() const {
   std::lock_guard lk(mu_);
@@ -500,12 +504,7 @@ class LlmAgent final : public Agent {
     u.model_seconds = r.seconds - r.queue_s;   // the queue at the concurrency gate is not the model's time
     {
       std::lock_guard lk(usage_mu_);
-      usage_.requests += u.requests;
-      usage_.failed_requests += u.failed_requests;
-      usage_.input_tokens += u.input_tokens;
-      usage_.output_tokens += u.output_tokens;
-      usage_.usd += u.usd;
-      usage_.model_seconds += u.model_seconds;
+      usage_ += u;
     }
     if (o_.run_usage) o_.run_usage->add(u);
     event("request", state_name(state_), "", r.ok ? purpose : "failed: " + r.error, 0,

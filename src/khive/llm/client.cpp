@@ -19,7 +19,6 @@
 #include "khive/support/subprocess.hpp"
 #include "khive/support/text.hpp"
 
-extern char** environ;
 
 namespace khive::llm {
 
@@ -434,12 +433,7 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
     save(seq, req.purpose, "prompt.md", prompt);
   }
   ps.argv = {"/bin/sh", "-c", cmd};
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  std::map<std::string, std::string> env = inherited_env();
   env["KHIVE_LLM_AGENT"] = agent_;          // lets a relay script keep agents apart
   env["KHIVE_LLM_PURPOSE"] = req.purpose;
   env["KHIVE_LLM_SEQ"] = std::to_string(seq);

@@ -61,6 +61,7 @@ struct Usage {
   double usd = 0;
   double model_seconds = 0;                 // wall time spent waiting for the provider
   nlohmann::json to_json() const;
+  Usage& operator+=(const Usage& u);
 };
 class UsageLedger {
  public:

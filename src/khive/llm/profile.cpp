@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "khive/build/builder.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/llm/llm_agent.hpp"
 #include "khive/llm/profile_parse.hpp"
 #include "khive/support/files.hpp"

@@ -17,15 +17,13 @@ struct sqlite3;
 
 namespace khive {
 
-struct CandidateRecord {
+struct CandidateRecord : VerdictText {
   std::string id;                  // "c0007"
   int64_t seq = 0;                 // order of recording
   std::string hash;                // sha256 of ext + source: the same kernel proposed twice is evaluated once
   std::string agent, strategy, parent, label, ext, note, source;
   std::map<std::string, std::string> params;
   std::string file;                // path of the source inside the run directory
-  std::string verdict;             // "leader" | "backup" | "rejected" | "error"
-  std::string check, reason, message, diagnosis;
   std::optional<double> score;
   double time_s = 0;               // weighted geometric mean of the perf workload medians (accepted)
   double delta = 0;                // gain over the leader at the time (+0.05 = 5% faster): comparison->gain

@@ -15,7 +15,19 @@
 
 #include <fmt/format.h>
 
+extern char** environ;
+
 namespace khive {
+
+std::map<std::string, std::string> inherited_env() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv(*e);
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
 namespace {
 
 using Clock = std::chrono::steady_clock;

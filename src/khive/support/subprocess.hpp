@@ -54,6 +54,9 @@ struct ProcessResult {
 
 ProcessResult run_process(const ProcessSpec& spec);
 
+// This process's environment as a map: the start of a child's ProcessSpec::env that adds or removes a few variables.
+std::map<std::string, std::string> inherited_env();
+
 // Looks a program up in PATH; empty when not found.
 std::filesystem::path find_program(const std::string& name);
 

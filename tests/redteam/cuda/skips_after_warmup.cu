@@ -1,5 +1,5 @@
 // RED TEAM (vector_add, CUDA). Hack: detects the timing loop by counting calls, and stops launching
-// once the harness is timing. The guard's phases (src/khive/run/protocol.hpp):
+// once the harness is timing. The guard's phases (src/khive/job/protocol.hpp):
 //   correctness (checks 3-7) runs only the correctness workloads, N <= 65537 here: about 6 calls per
 //   workload and seed, a few seeds, all in one runner process;
 //   timing (check 8) runs the perf workloads, N >= 1M: 3 warm-up calls, then >= 10 timed samples.

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "khive/build/builder.hpp"
-#include "khive/build/symbol_policy.hpp"
+#include "khive/compile/builder.hpp"
+#include "khive/compile/symbol_policy.hpp"
 #include "khive/eval/evaluate.hpp"
 
 namespace khive {

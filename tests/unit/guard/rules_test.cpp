@@ -1,8 +1,8 @@
 // The guard's rules over synthetic observations: each observation maps to one check and reason, no device needed.
 #include <gtest/gtest.h>
 
-#include "khive/build/builder.hpp"
-#include "khive/build/symbol_policy.hpp"
+#include "khive/compile/builder.hpp"
+#include "khive/compile/symbol_policy.hpp"
 #include "khive/guard/rules.hpp"
 
 namespace khive {

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "khive/build/amalgamate.hpp"
-#include "khive/build/builder.hpp"
+#include "khive/compile/amalgamate.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/interop/binding.hpp"
 #include "khive/interop/modelnew.hpp"
 #include "khive/interop/solution.hpp"

@@ -13,10 +13,10 @@
 
 #include <gtest/gtest.h>
 
-#include "khive/build/builder.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/executor_process.hpp"
-#include "khive/run/launcher.hpp"
+#include "khive/job/launcher.hpp"
 
 namespace khive {
 namespace {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "khive/build/builder.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
 #include "khive/tuner/compose.hpp"

@@ -18,7 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "khive/build/builder.hpp"
+#include "khive/compile/builder.hpp"
 #include "khive/support/files.hpp"
 #include "khive/tuner/auto_bind.hpp"
 #include "khive/tuner/bind.hpp"
@@ -46,26 +46,25 @@ struct Args {
 void add_options(CLI::App& app, Args& a) {
   app.require_subcommand(1);
   app.add_option("--kernels", a.kernels, "template library (default: $KHIVE_KERNELS or <repo>/kernels)");
-  a.show = app.add_subcommand("show", "binding, templates, strategies and valid points");
-  a.show->add_option("task", a.task_dir)->required();
-  a.show->add_option("--backend", a.backend_s, "cpu or cuda");
-  a.render = app.add_subcommand("render", "write the agent's first proposals per strategy");
-  a.render->add_option("task", a.task_dir)->required();
-  a.render->add_option("--backend", a.backend_s, "cpu or cuda");
+  // Every subcommand works on one task on one backend.
+  auto task_cmd = [&](const char* name, const char* what) {
+    CLI::App* c = app.add_subcommand(name, what);
+    c->add_option("task", a.task_dir)->required();
+    c->add_option("--backend", a.backend_s, "cpu or cuda");
+    return c;
+  };
+  a.show = task_cmd("show", "binding, templates, strategies and valid points");
+  a.render = task_cmd("render", "write the agent's first proposals per strategy");
   a.render->add_option("--out", a.out_dir)->required();
   a.render->add_option("--per-strategy", a.per_strategy)->check(CLI::Range(1, 1000));
   a.render->add_option("--seed", a.seed);
   a.render->add_flag("--build", a.build, "compile every rendered point with the real builder");
-  a.point = app.add_subcommand("point", "write one point of one template (defaults, then each --set)");
-  a.point->add_option("task", a.task_dir)->required();
-  a.point->add_option("--backend", a.backend_s, "cpu or cuda");
+  a.point = task_cmd("point", "write one point of one template (defaults, then each --set)");
   a.point->add_option("--template", a.template_name, "template name, e.g. rowop.cuda_softmax")->required();
   a.point->add_option("--set", a.sets, "PARAM=VALUE (repeatable); parameters not set keep the template's default");
   a.point->add_option("--out", a.out_file, "the source file to write")->required();
   a.point->add_flag("--build", a.build, "compile it with the real builder");
-  a.compose = app.add_subcommand("compose", "write a per-shape dispatch composite of several points (tuner.dispatch)");
-  a.compose->add_option("task", a.task_dir)->required();
-  a.compose->add_option("--backend", a.backend_s, "cpu or cuda");
+  a.compose = task_cmd("compose", "write a per-shape dispatch composite of several points (tuner.dispatch)");
   a.compose->add_option("--point", a.compose_points, "TEMPLATE[:PARAM=VALUE,...]: variant v0, v1, ... in order (parameters not set keep the default)")->required();
   a.compose->add_option("--route", a.compose_routes, "WORKLOAD=INDEX: that timed workload's shape runs variant INDEX (default: round robin)");
   a.compose->add_option("--out", a.out_file, "the source file to write")->required();

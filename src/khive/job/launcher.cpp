@@ -1,0 +1,151 @@
+#include "khive/job/launcher.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "khive/job/channel.hpp"
+#include "khive/support/hash.hpp"
+#include "khive/support/text.hpp"
+
+namespace khive {
+
+namespace {
+
+std::filesystem::path beside_self(const char* env, const char* name) {
+  if (const char* r = std::getenv(env); r && *r) return r;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    // Next to khive (bin/), or for test executables deeper in the build tree, in an ancestor's bin/.
+    auto dir = self.parent_path();
+    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
+      for (auto p : {dir / name, dir / "bin" / name})
+        if (std::filesystem::exists(p)) return p;
+      if (dir == dir.root_path()) break;
+    }
+  }
+  return name;
+}
+
+
+}  // namespace
+
+std::filesystem::path default_judge_path() { return beside_self("KHIVE_JUDGE", "khive-judge"); }
+std::filesystem::path default_executor_path() { return beside_self("KHIVE_EXEC", "khive-exec"); }
+
+JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
+  JudgeOutcome out;
+  Job job = job_in;
+  if (job.executor.empty()) job.executor = (opt.executor.empty() ? default_executor_path() : opt.executor).string();
+
+  // Key pipe (read by the judge first) and result channel. Only the judge holds them: the executors it starts
+  // inherit neither.
+  int keyp[2], chan[2];
+  if (::pipe2(keyp, O_CLOEXEC) != 0 || ::pipe2(chan, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("judge: pipe failed: ") + std::strerror(errno));
+  std::string key = random_bytes(32);
+  if (::write(keyp[1], key.data(), key.size()) != static_cast<ssize_t>(key.size()))
+    throw std::runtime_error("judge: could not hand over the channel key");
+  ::close(keyp[1]);
+
+  std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C"}};
+  for (const char* v : {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS"})
+    if (const char* x = std::getenv(v)) env[v] = x;
+  if (!opt.cuda_visible_devices.empty()) env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
+  else if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) env["CUDA_VISIBLE_DEVICES"] = v;
+
+  ProcessSpec spec;
+  spec.argv = {(opt.judge.empty() ? default_judge_path() : opt.judge).string(), "--key-fd", "3", "--channel-fd", "4"};
+  spec.env = env;
+  spec.timeout_s = opt.budget_s > 0 ? opt.budget_s : std::max(600.0, 20 * job.timeout_s);
+  spec.capture_limit = 256 << 10;
+  spec.stdin_data = nlohmann::json(job).dump();
+  spec.pass_fds = {{keyp[0], 3}, {chan[1], 4}};
+  FrameReader reader(key);
+  spec.extra_read_fd = chan[0];
+  spec.on_extra = [&](const char* d, std::size_t n) { reader.feed(d, n); };
+  ProcessResult pr = run_process(spec);
+  ::close(keyp[0]);
+  ::close(chan[1]);
+  ::fcntl(chan[0], F_SETFL, ::fcntl(chan[0], F_GETFL) | O_NONBLOCK);
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t r = ::read(chan[0], buf, sizeof buf);
+    if (r <= 0) break;
+    reader.feed(buf, static_cast<std::size_t>(r));
+  }
+  ::close(chan[0]);
+  reader.finish();
+
+  out.process = pr;
+  out.seconds = pr.wall_s;
+  out.frames = reader.frames();
+  out.tampered = reader.tampered();
+  out.tamper_reason = reader.tamper_reason();
+  for (auto& f : out.frames) {
+    std::string t = f.value("type", "");
+    if (t == "result") out.result = f;
+    else if (t == "progress") out.last_progress = f;
+  }
+  return out;
+}
+
+Verdict read_verdict(const JudgeOutcome& o) {
+  Verdict v;
+  v.log_excerpt = tail(o.process.out + (o.process.err.empty() ? "" : "\n[stderr]\n" + o.process.err), 4000);
+  v.judge_seconds = o.seconds;
+  auto harness = [&](std::string why, bool retry) {
+    v.harness_error = std::move(why);
+    v.retryable = retry;
+    return v;
+  };
+  // The channel is the judge's alone; anything else on it means the sandbox failed somewhere: fail closed.
+  if (o.tampered) {
+    Verdict r = reject(Check::run, Reason::channel_tampered, "the judge's result channel was tampered with: " + o.tamper_reason,
+                       "only the judge writes its channel; an executor reached it, so the kernel escaped its sandbox");
+    r.log_excerpt = v.log_excerpt;
+    return r;
+  }
+  if (o.process.start_failed) return harness("could not start khive-judge: " + o.process.err, false);
+  if (o.process.timed_out) return harness(fmt::format("the judge ran past its budget of {:.0f} s", o.process.wall_s), false);
+  if (o.process.signal)
+    return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug): " + tail(o.process.err, 600),
+                   o.process.signal == SIGKILL);
+  if (!o.result) return harness("the judge ended (" + o.process.describe() + ") without a result: " + tail(o.process.err, 600), false);
+  const auto& r = *o.result;
+  try {
+    if (r.contains("preflight")) v.preflight = r["preflight"];
+    if (r.contains("phases") && r["phases"].is_object())
+      for (auto& [k, val] : r["phases"].items())
+        if (val.is_number()) v.phases[k] = val.get<double>();
+    if (r.contains("error") && r["error"].is_string()) return harness(r["error"].get<std::string>(), r.value("retryable", false));
+    v.correctness_calls = r.value("correctness_calls", 0);
+    for (auto& t : r.value("timing", nlohmann::json::array())) {
+      WorkloadTiming wt;
+      wt.workload = t.value("workload", "");
+      wt.samples = t.value("samples_s", std::vector<double>{});
+      wt.in_process = t.value("in_process_s", std::vector<double>{});
+      wt.batch = t.value("batch", 1);
+      wt.validated = t.value("validated", 0);
+      wt.summary = summarize(wt.samples);
+      v.timings.push_back(std::move(wt));
+    }
+    if (r.contains("rejection") && r["rejection"].is_object()) {
+      v.rejection = Rejection::from_json(r["rejection"]);
+      return v;
+    }
+  } catch (const std::exception& e) {
+    return harness(std::string("the judge's result is malformed: ") + e.what(), false);
+  }
+  v.accepted = true;
+  return v;
+}
+
+}  // namespace khive

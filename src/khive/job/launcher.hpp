@@ -1,0 +1,45 @@
+// khive's side of one judge process: start it, hand it the channel key and the job, collect the verified frames,
+// and read its result into a Verdict. The judge is trusted and never loads kernel code (that runs in the
+// executors it starts, which cannot reach this channel), so a judge that dies or answers nonsense is a harness
+// error, never a verdict on the kernel.
+//
+//   JudgeOutcome o = launch_judge(job, JudgeOptions{});
+//   Verdict v = read_verdict(o);   // accepted | rejection (check, reason) | harness_error (+ retryable)
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "khive/guard/checks.hpp"
+#include "khive/job/protocol.hpp"
+#include "khive/support/subprocess.hpp"
+
+namespace khive {
+
+struct JudgeOptions {
+  std::filesystem::path judge;           // empty = default_judge_path()
+  std::filesystem::path executor;        // empty = default_executor_path()
+  double budget_s = 0;                   // watchdog for the whole judge; 0 = max(600, 20 x job.timeout_s)
+  std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit
+};
+
+struct JudgeOutcome {
+  ProcessResult process;
+  std::vector<nlohmann::json> frames;
+  std::optional<nlohmann::json> result;          // the frame with type "result"
+  std::optional<nlohmann::json> last_progress;   // the last "progress" frame
+  bool tampered = false;
+  std::string tamper_reason;
+  double seconds = 0;
+};
+
+JudgeOutcome launch_judge(const Job& job, const JudgeOptions& opt);
+Verdict read_verdict(const JudgeOutcome& o);
+
+std::filesystem::path default_judge_path();      // $KHIVE_JUDGE, else khive-judge beside this executable
+std::filesystem::path default_executor_path();   // $KHIVE_EXEC, else khive-exec beside this executable
+
+}  // namespace khive

@@ -1,0 +1,42 @@
+#include "khive/job/protocol.hpp"
+
+#include <stdexcept>
+
+#include "khive/numerics/inputs.hpp"
+
+namespace khive {
+
+std::string InputSpec::key() const {
+  std::string k = "s" + std::to_string(seed);
+  if (perturb_seed) k += "p" + std::to_string(perturb_seed);
+  return k;
+}
+
+void to_json(nlohmann::json& j, const InputSpec& s) {
+  j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}};
+}
+void from_json(const nlohmann::json& j, InputSpec& s) {
+  s.seed = j.at("seed").get<uint64_t>();
+  s.perturb_seed = j.value("perturb_seed", uint64_t{0});
+  s.fraction = j.value("fraction", 0.01);
+}
+
+uint64_t timed_seed(uint64_t input_secret, uint64_t seed_base, const std::string& uuid, uint64_t k) {
+  uint64_t h = 0xcbf29ce484222325ull;   // FNV-1a of the workload's uuid
+  for (unsigned char c : uuid) h = (h ^ c) * 0x100000001b3ull;
+  return counter_hash(input_secret ^ (seed_base * 0x9E3779B97F4A7C15ull), h, k) | 1ull;
+}
+
+Job parse_job(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("job: expected a JSON object");
+  for (const char* f : {"mode", "backend", "inputs_version"})
+    if (!j.contains(f)) throw std::invalid_argument(std::string("job: the field \"") + f + "\" is missing");
+  Job job = j.get<Job>();
+  if (job.golden_full_limit_bytes < 1 || job.golden_sample_count < 2 || job.golden_timed_limit_bytes < 1)
+    throw std::invalid_argument("job: golden_full_limit_bytes and golden_timed_limit_bytes must be >= 1, golden_sample_count >= 2");
+  if (job.seeds < 1) throw std::invalid_argument("job: seeds must be >= 1");
+  if (!(job.timeout_s > 0)) throw std::invalid_argument("job: timeout_s must be > 0");
+  return job;
+}
+
+}  // namespace khive
