@@ -229,24 +229,145 @@ class Progress {
   double last_line_s_ = 0;
 };
 
-int run_optimize(HiveCli& h) {
-  namespace fs = std::filesystem;
-  nlohmann::json stored = nlohmann::json::object();   // options of the resumed run; empty for a new one
-  fs::path run_dir;
-  std::string task_dir = h.task;
-  if (!h.resume.empty()) {
-    run_dir = h.resume;
-    if (!fs::exists(run_dir / "run.db")) {
-      std::cerr << "khive optimize: --resume " << run_dir.string() << ": no run.db there\n";
-      return 2;
-    }
-    RunStore db(run_dir / "run.db");
-    stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
-    if (!stored.is_object()) stored = nlohmann::json::object();
-    task_dir = resolve_run_task(run_dir, task_dir).string();
-    if (h.backend.empty()) h.backend = db.meta("backend").value_or("");
-    if (!h.seed) h.seed = std::stoull(db.meta("seed").value_or("0"));
+// --resume RUN: the run's recorded options (stored), its task, and its backend and seed unless given again. False
+// (said on stderr) when RUN has no run database.
+bool read_resumed(HiveCli& h, nlohmann::json& stored, std::filesystem::path& run_dir, std::string& task_dir) {
+  run_dir = h.resume;
+  if (!std::filesystem::exists(run_dir / "run.db")) {
+    std::cerr << "khive optimize: --resume " << run_dir.string() << ": no run.db there\n";
+    return false;
   }
+  RunStore db(run_dir / "run.db");
+  stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
+  if (!stored.is_object()) stored = nlohmann::json::object();
+  task_dir = resolve_run_task(run_dir, task_dir).string();
+  if (h.backend.empty()) h.backend = db.meta("backend").value_or("");
+  if (!h.seed) h.seed = std::stoull(db.meta("seed").value_or("0"));
+  return true;
+}
+
+// Who makes the goldens when the task has no native reference on this backend: its PyTorch reference (the judge
+// runs it in a Python executor), which needs torch. Empty when the run can go on, else why it cannot.
+std::string golden_source_problem(const Task& task, Backend backend, bool quiet) {
+  if (task.reference_for(backend)) return "";
+  std::string why = " and no PyTorch reference (definition.json: reference)";
+  if (!task.pytorch_reference.empty()) {
+    try {
+      const TorchPython& tp = torch_python();
+      if (!quiet)
+        std::cout << fmt::format("goldens: the task's PyTorch reference (torch {}, {}); no native {} reference, so the first accepted "
+                                 "candidate is the first leader\n", tp.torch_version, tp.executable, backend_name(backend));
+      return "";
+    } catch (const std::exception& e) {
+      why = std::string("; its PyTorch reference would make the goldens, but ") + e.what();
+    }
+  }
+  return fmt::format("task {} has no {} reference (definition.json: khive.reference.{}){}", task.name, backend_name(backend),
+                     backend_name(backend), why);
+}
+
+// What a run is started with: each option as given now, else as the resumed run was started (stored), else its
+// default; and the run's meta that records them for a later --resume.
+struct RunSettings {
+  std::vector<std::string> specs;   // agent specs, cycled over n agents
+  int n = 0;
+  HiveOptions o;
+  uint64_t input_secret = 0;        // the timed inputs' secret (never shown to agents), kept so a resume reuses goldens
+  double time_cap = 0, timeout = 0;
+  int seeds = 0;
+};
+
+RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& task, const std::filesystem::path& run_dir,
+                         const std::string& perf_pattern) {
+  namespace fs = std::filesystem;
+  auto given = [&](const char* name) { return h.optimize->count(name) > 0; };
+  auto pick = [&](const char* name, auto cur, const char* key) {
+    using T = decltype(cur);
+    if (given(name) || !stored.contains(key)) return cur;
+    return stored[key].get<T>();
+  };
+  RunSettings rs;
+  rs.specs = h.agents;
+  if (rs.specs.empty() && stored.contains("agents")) rs.specs = stored["agents"].get<std::vector<std::string>>();
+  if (rs.specs.empty()) rs.specs = {"tuner"};
+  rs.n = given("--agents") ? h.n_agents : stored.value("n_agents", 0);
+  if (rs.n <= 0) rs.n = static_cast<int>(rs.specs.size());
+  HiveOptions& o = rs.o;
+  o.budget_candidates = pick("--budget-candidates", h.budget_candidates, "budget_candidates");
+  o.budget_time_s = pick("--budget-time", h.budget_time, "budget_time_s");
+  o.budget_tokens = pick("--budget-tokens", h.budget_tokens, "budget_tokens");
+  o.budget_cost_usd = pick("--budget-cost", h.budget_cost, "budget_cost_usd");
+  o.plateau = pick("--plateau", h.plateau, "plateau");
+  o.board_capacity = pick("--board-capacity", h.board_capacity, "board_capacity");
+  o.board = !pick("--no-board", h.no_board, "no_board");
+  o.max_backups = pick("--max-backups", h.max_backups, "max_backups");
+  o.max_backups_per_family = pick("--backups-per-family", h.per_family, "backups_per_family");
+  if (!h.seed) h.seed = (static_cast<uint64_t>(std::random_device{}()) & 0xffffffffu) << 8;
+  o.seed = h.seed;
+  o.resume = !h.resume.empty();
+  o.run_dir = o.resume ? run_dir : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
+  o.external_stop = &g_stop;
+  rs.input_secret = stored.value("input_secret", (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
+  rs.time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
+  rs.timeout = pick("--timeout", h.timeout, "timeout_s");
+  rs.seeds = pick("--seeds", h.seeds, "seeds");
+  // A resumed run keeps its warm start unless given again (points it already tried are not proposed twice).
+  if (h.warm_start.empty() && stored.is_object() && stored.contains("warm_start") && stored["warm_start"].is_array())
+    for (const auto& w : stored["warm_start"])
+      if (w.is_string()) h.warm_start.push_back(w.get<std::string>());
+  o.meta = {{"agents", rs.specs},
+            {"n_agents", rs.n},
+            {"budget_candidates", o.budget_candidates},
+            {"budget_time_s", o.budget_time_s},
+            {"budget_tokens", o.budget_tokens},
+            {"budget_cost_usd", o.budget_cost_usd},
+            {"plateau", o.plateau},
+            {"board_capacity", o.board_capacity},
+            {"no_board", !o.board},
+            {"max_backups", o.max_backups},
+            {"backups_per_family", o.max_backups_per_family},
+            {"time_cap_s", rs.time_cap},
+            {"timeout_s", rs.timeout},
+            {"seeds", rs.seeds},
+            {"perf_workloads", perf_pattern},
+            {"warm_start", h.warm_start},
+            {"input_secret", rs.input_secret}};
+  return rs;
+}
+
+// After the hive: the summary, the best kernel and the report, and the exit code that says how the run ended.
+int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backend backend, Progress& progress, bool quiet) {
+  progress.finish();
+  if (!quiet) std::cout << progress.status_block(r.status);
+  auto report = write_report(run_dir);
+  std::cout << "\n" << summary_text(run_dir);
+  auto best = run_dir / ("best." + backend_ext(backend));
+  if (std::filesystem::exists(best)) std::cout << fmt::format("best kernel: {}\n", best.string());
+  std::cout << fmt::format("report: {}\n", report.string());
+  if (r.status.all_agents_failed()) {
+    std::cerr << "khive optimize: no agent could work, so the run tried nothing new:\n";
+    for (const auto& a : r.status.agents) std::cerr << fmt::format("  {} ({}): {}\n", a.name, a.kind, a.failure);
+    std::cerr << fmt::format("fix what each line names (a provider's base_url, key or server; an agent that fits the task), then: "
+                             "khive optimize --resume {}\n",
+                             run_dir.string());
+    return exit_code::usage;
+  }
+  if (r.status.stop_reason.rfind("paused:", 0) == 0) {
+    std::cout << r.status.stop_reason << "\n";
+    return exit_code::paused;   // candidates await GPU evaluation (docs/hive.md)
+  }
+  if (g_stop.load()) {
+    std::cout << fmt::format("interrupted; what was recorded is kept: khive optimize --resume {}\n", run_dir.string());
+    return exit_code::interrupted;
+  }
+  return exit_code::ok;
+}
+
+int run_optimize(HiveCli& h) {
+  nlohmann::json stored = nlohmann::json::object();   // options of the resumed run; empty for a new one
+  std::filesystem::path run_dir;
+  std::string task_dir = h.task;
+  if (!h.resume.empty() && !read_resumed(h, stored, run_dir, task_dir)) return 2;
   if (task_dir.empty()) {
     std::cerr << "khive optimize: give a TASK directory (or --resume RUN)\n";
     return 2;
@@ -269,80 +390,12 @@ int run_optimize(HiveCli& h) {
     return 2;
   }
   if (!kept.empty() && !h.quiet) std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
-  if (!task.reference_for(backend)) {
-    // The PyTorch reference makes the goldens (the judge runs it in a Python executor): torch must be there.
-    std::string why = " and no PyTorch reference (definition.json: reference)";
-    if (!task.pytorch_reference.empty()) {
-      try {
-        const TorchPython& tp = torch_python();
-        why.clear();
-        if (!h.quiet)
-          std::cout << fmt::format("goldens: the task's PyTorch reference (torch {}, {}); no native {} reference, so the first accepted "
-                                   "candidate is the first leader\n", tp.torch_version, tp.executable, backend_name(backend));
-      } catch (const std::exception& e) {
-        why = std::string("; its PyTorch reference would make the goldens, but ") + e.what();
-      }
-    }
-    if (!why.empty()) {
-      std::cerr << fmt::format("khive optimize: task {} has no {} reference (definition.json: khive.reference.{}){}\n", task.name,
-                               backend_name(backend), backend_name(backend), why);
-      return 2;
-    }
+  if (std::string why = golden_source_problem(task, backend, h.quiet); !why.empty()) {
+    std::cerr << "khive optimize: " << why << "\n";
+    return 2;
   }
-  // Options: on resume, what the run was started with unless given again now.
-  auto given = [&](const char* name) { return h.optimize->count(name) > 0; };
-  auto pick = [&](const char* name, auto cur, const char* key) {
-    using T = decltype(cur);
-    if (given(name) || !stored.contains(key)) return cur;
-    return stored[key].get<T>();
-  };
-  std::vector<std::string> specs = h.agents;
-  if (specs.empty() && stored.contains("agents")) specs = stored["agents"].get<std::vector<std::string>>();
-  if (specs.empty()) specs = {"tuner"};
-  int n = given("--agents") ? h.n_agents : stored.value("n_agents", 0);
-  if (n <= 0) n = static_cast<int>(specs.size());
-
-  HiveOptions o;
-  o.budget_candidates = pick("--budget-candidates", h.budget_candidates, "budget_candidates");
-  o.budget_time_s = pick("--budget-time", h.budget_time, "budget_time_s");
-  o.budget_tokens = pick("--budget-tokens", h.budget_tokens, "budget_tokens");
-  o.budget_cost_usd = pick("--budget-cost", h.budget_cost, "budget_cost_usd");
-  o.plateau = pick("--plateau", h.plateau, "plateau");
-  o.board_capacity = pick("--board-capacity", h.board_capacity, "board_capacity");
-  o.board = !pick("--no-board", h.no_board, "no_board");
-  o.max_backups = pick("--max-backups", h.max_backups, "max_backups");
-  o.max_backups_per_family = pick("--backups-per-family", h.per_family, "backups_per_family");
-  if (!h.seed) h.seed = (static_cast<uint64_t>(std::random_device{}()) & 0xffffffffu) << 8;
-  o.seed = h.seed;
-  o.resume = !h.resume.empty();
-  o.run_dir = o.resume ? run_dir : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
-  o.external_stop = &g_stop;
-  // The run's secret for timed inputs (never shown to agents): kept in run.db so a resumed run reuses its goldens.
-  const uint64_t input_secret = stored.value("input_secret", (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
-  double time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
-  double timeout = pick("--timeout", h.timeout, "timeout_s");
-  int seeds = pick("--seeds", h.seeds, "seeds");
-  // A resumed run keeps its warm start unless given again (points it already tried are not proposed twice).
-  if (h.warm_start.empty() && stored.is_object() && stored.contains("warm_start") && stored["warm_start"].is_array())
-    for (const auto& w : stored["warm_start"])
-      if (w.is_string()) h.warm_start.push_back(w.get<std::string>());
-  o.meta = {{"agents", specs},
-            {"n_agents", n},
-            {"budget_candidates", o.budget_candidates},
-            {"budget_time_s", o.budget_time_s},
-            {"budget_tokens", o.budget_tokens},
-            {"budget_cost_usd", o.budget_cost_usd},
-            {"plateau", o.plateau},
-            {"board_capacity", o.board_capacity},
-            {"no_board", !o.board},
-            {"max_backups", o.max_backups},
-            {"backups_per_family", o.max_backups_per_family},
-            {"time_cap_s", time_cap},
-            {"timeout_s", timeout},
-            {"seeds", seeds},
-            {"perf_workloads", perf_pattern},
-            {"warm_start", h.warm_start},
-            {"input_secret", input_secret}};
+  RunSettings rs = run_settings(h, stored, task, run_dir, perf_pattern);
+  HiveOptions& o = rs.o;
   std::vector<std::map<std::string, std::string>> warm;
   try {
     warm = warm_start_points(h.warm_start);
@@ -353,7 +406,7 @@ int run_optimize(HiveCli& h) {
 
   // The run directory's lock before anything writes under it (agents keep transcripts there).
   o.lock = std::make_shared<DirLock>(DirLock::acquire(o.run_dir, process_command_line()));
-  EvalOptions eo = hive_eval_options(backend, o.seed, input_secret, seeds, time_cap, timeout);
+  EvalOptions eo = hive_eval_options(backend, o.seed, rs.input_secret, rs.seeds, rs.time_cap, rs.timeout);
   std::vector<std::string> slots;
   if (backend == Backend::cuda) slots = visible_gpu_slots();
   // Models here, GPU there: without a visible GPU a CUDA run builds its candidates here and leaves them
@@ -363,38 +416,15 @@ int run_optimize(HiveCli& h) {
     std::cout << "no GPU visible: evaluation deferred (candidates are built here and run by `khive evaluate-pending` on a GPU)\n";
   GuardEvaluator ev(task, backend, eo, slots);
 
-  auto agents = make_agents(specs, n, o.run_dir, warm);
+  auto agents = make_agents(rs.specs, rs.n, o.run_dir, warm);
   Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
   InterruptHandlers interrupts;
-  std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name, backend_name(backend), n,
-                           fmt::join(specs, ", "), o.run_dir.string(), o.resume ? " (resumed)" : "");
+  std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name, backend_name(backend), rs.n,
+                           fmt::join(rs.specs, ", "), o.run_dir.string(), o.resume ? " (resumed)" : "");
   Hive hive(task, backend, std::move(agents), ev, o);
   HiveResult r = hive.run();
-  progress.finish();
-  if (!h.quiet) std::cout << progress.status_block(r.status);
-  auto report = write_report(o.run_dir);
-  std::cout << "\n" << summary_text(o.run_dir);
-  auto best = o.run_dir / ("best." + backend_ext(backend));
-  if (fs::exists(best)) std::cout << fmt::format("best kernel: {}\n", best.string());
-  std::cout << fmt::format("report: {}\n", report.string());
-  if (r.status.all_agents_failed()) {
-    std::cerr << "khive optimize: no agent could work, so the run tried nothing new:\n";
-    for (const auto& a : r.status.agents) std::cerr << fmt::format("  {} ({}): {}\n", a.name, a.kind, a.failure);
-    std::cerr << fmt::format("fix what each line names (a provider's base_url, key or server; an agent that fits the task), then: "
-                             "khive optimize --resume {}\n",
-                             o.run_dir.string());
-    return exit_code::usage;
-  }
-  if (r.status.stop_reason.rfind("paused:", 0) == 0) {
-    std::cout << r.status.stop_reason << "\n";
-    return exit_code::paused;   // candidates await GPU evaluation (docs/hive.md)
-  }
-  if (g_stop.load()) {
-    std::cout << fmt::format("interrupted; what was recorded is kept: khive optimize --resume {}\n", o.run_dir.string());
-    return exit_code::interrupted;
-  }
-  return exit_code::ok;
+  return report_run(r, o.run_dir, backend, progress, h.quiet);
 }
 
 }  // namespace

@@ -218,6 +218,82 @@ std::string_view severity_name(Diagnostic::Severity s) {
   return "error";
 }
 
+namespace {
+
+// A linker line: what it says (nullopt: context for the next line, or a collect2 summary of errors already
+// reported).
+struct LinkerLine {
+  std::optional<Diagnostic> diag;
+};
+
+std::optional<LinkerLine> linker_line(std::string_view line, bool have_ld_error) {
+  if (auto u = line.find("undefined reference to `"); u != std::string_view::npos) {
+    Diagnostic d;
+    d.tool = "ld";
+    d.message = normalize_quotes(std::string(trim_view(line.substr(u))));
+    std::string_view pre = line.substr(0, u);
+    if (pre.size() >= 2 && pre.substr(pre.size() - 2) == ": ") pre.remove_suffix(2);
+    if (auto l = parse_colon_loc(pre)) {
+      d.file = l->file;
+      d.line = l->line;
+      d.column = l->column;
+    }
+    return LinkerLine{d};
+  }
+  if (line.substr(0, 9) == "collect2:") {
+    if (have_ld_error || line.find("ld returned") == std::string_view::npos) return LinkerLine{};
+    Diagnostic d;
+    d.tool = "ld";
+    d.message = std::string(trim_view(line.substr(line.find(':') + 1)));
+    if (d.message.substr(0, 7) == "error: ") d.message = d.message.substr(7);
+    return LinkerLine{d};
+  }
+  if (auto c = line.find(": "); c != std::string_view::npos && is_ld_program(line.substr(0, c))) {
+    std::string_view rest = trim_view(line.substr(c + 2));
+    if (rest.find("in function `") != std::string_view::npos && rest.size() > 2 && rest.substr(rest.size() - 2) == "':")
+      return LinkerLine{};   // context for the next line
+    Diagnostic d;
+    d.tool = "ld";
+    if (rest.substr(0, 9) == "warning: ") {
+      d.severity = Sev::warning;
+      rest.remove_prefix(9);
+    }
+    d.message = normalize_quotes(std::string(rest));
+    return LinkerLine{d};
+  }
+  return std::nullopt;
+}
+
+// gcc: "file:line:col: error: msg [-Wflag]", "g++: error: msg" (not EDG's "file(12): error: ...").
+std::optional<Diagnostic> gcc_line(std::string_view line) {
+  auto g = find_gcc_severity(line);
+  if (!g || (!parse_colon_loc(line.substr(0, std::get<0>(*g))) && line.substr(0, std::get<0>(*g)).ends_with(')'))) return std::nullopt;
+  auto [pos, klen, sev] = *g;
+  std::string_view prefix = line.substr(0, pos);
+  Diagnostic d;
+  d.severity = sev;
+  d.tool = "g++";
+  std::string msg(trim_view(line.substr(pos + klen)));
+  if (!msg.empty() && msg.back() == ']') {
+    auto b = msg.rfind(" [-W");
+    if (b != std::string::npos) {
+      d.code = msg.substr(b + 2, msg.size() - b - 3);
+      msg = std::string(trim_view(msg.substr(0, b)));
+    }
+  }
+  d.message = msg;
+  if (auto l = parse_colon_loc(prefix)) {
+    d.file = l->file;
+    d.line = l->line;
+    d.column = l->column;
+  } else if (!is_driver_tool(prefix)) {
+    d.file = std::string(prefix);
+  }
+  return d;
+}
+
+}  // namespace
+
 std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, const std::string& candidate_path,
                                           const std::string& candidate_source) {
   const std::vector<std::string_view> lines = line_views(compiler_output);
@@ -261,73 +337,13 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
     std::string_view lt = ltrim(line);
     if (lt.substr(0, 21) == "In file included from" || lt.substr(0, 5) == "from ") continue;
 
-    // Linker.
-    if (auto u = line.find("undefined reference to `"); u != std::string_view::npos) {
-      d = Diagnostic{};
-      d.tool = "ld";
-      d.message = normalize_quotes(std::string(trim_view(line.substr(u))));
-      std::string_view pre = line.substr(0, u);
-      if (pre.size() >= 2 && pre.substr(pre.size() - 2) == ": ") pre.remove_suffix(2);
-      if (auto l = parse_colon_loc(pre)) {
-        d.file = l->file;
-        d.line = l->line;
-        d.column = l->column;
-      }
-      add(d);
+    // The linker: an error or warning to add, or a line of context to skip.
+    if (auto ld = linker_line(line, have_ld_error)) {
+      if (ld->diag) add(*ld->diag);
       continue;
     }
-    if (line.substr(0, 9) == "collect2:") {
-      if (!have_ld_error && line.find("ld returned") != std::string_view::npos) {
-        d = Diagnostic{};
-        d.tool = "ld";
-        d.message = std::string(trim_view(line.substr(line.find(':') + 1)));
-        if (d.message.substr(0, 7) == "error: ") d.message = d.message.substr(7);
-        add(d);
-      }
-      continue;
-    }
-    if (auto c = line.find(": "); c != std::string_view::npos && is_ld_program(line.substr(0, c))) {
-      std::string_view rest = trim_view(line.substr(c + 2));
-      if (rest.find("in function `") != std::string_view::npos && rest.size() > 2 && rest.substr(rest.size() - 2) == "':")
-        continue;   // context for the next line
-      d = Diagnostic{};
-      d.tool = "ld";
-      if (rest.substr(0, 9) == "warning: ") {
-        d.severity = Sev::warning;
-        rest.remove_prefix(9);
-      }
-      d.message = normalize_quotes(std::string(rest));
-      add(d);
-      continue;
-    }
-
-    // gcc: "file:line:col: error: msg [-Wflag]", "g++: error: msg".
-    auto g = find_gcc_severity(line);
-    if (g && !parse_colon_loc(line.substr(0, std::get<0>(*g))) && line.substr(0, std::get<0>(*g)).ends_with(')'))
-      g.reset();   // "file(12): error: ..." is EDG's form, below
-    if (g) {
-      auto [pos, klen, sev] = *g;
-      std::string_view prefix = line.substr(0, pos);
-      d = Diagnostic{};
-      d.severity = sev;
-      d.tool = "g++";
-      std::string msg(trim_view(line.substr(pos + klen)));
-      if (!msg.empty() && msg.back() == ']') {
-        auto b = msg.rfind(" [-W");
-        if (b != std::string::npos) {
-          d.code = msg.substr(b + 2, msg.size() - b - 3);
-          msg = std::string(trim_view(msg.substr(0, b)));
-        }
-      }
-      d.message = msg;
-      if (auto l = parse_colon_loc(prefix)) {
-        d.file = l->file;
-        d.line = l->line;
-        d.column = l->column;
-      } else if (!is_driver_tool(prefix)) {
-        d.file = std::string(prefix);
-      }
-      add(d);
+    if (auto gd = gcc_line(line)) {
+      add(*gd);
       continue;
     }
 
