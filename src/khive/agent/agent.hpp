@@ -35,41 +35,41 @@ struct Strategy {
 
 // A kernel that is already measured: the leader or a backup.
 struct MeasuredKernel {
-  std::string id;                                  // candidate id in the run database
-  std::string source;                              // full source text
-  std::string ext;                                 // "cpp" | "cu"
+  std::string id;      // candidate id in the run database
+  std::string source;  // full source text
+  std::string ext;     // "cpp" | "cu"
   std::string agent, strategy;
-  std::map<std::string, std::string> params;       // template parameters, when a template made it
-  double score = 0;                                // task score (higher is better)
-  double time_s = 0;                               // weighted geometric mean of the workload medians
-  std::map<std::string, double> workload_median_s; // per perf workload
+  std::map<std::string, std::string> params;        // template parameters, when a template made it
+  double score = 0;                                 // task score (higher is better)
+  double time_s = 0;                                // weighted geometric mean of the workload medians
+  std::map<std::string, double> workload_median_s;  // per perf workload
 };
 
 // One conclusion on the shared board.
 struct BoardEntry {
   int64_t id = 0;
   std::string agent, strategy;
-  std::string kind;        // "worked" | "failed" | "insight"
-  std::string text;        // one short line with the numbers ("cluster 2x1, 128x256x64: +4.1% on 8192^3")
-  std::string candidate;   // the candidate it refers to ("" when none)
-  double delta = 0;        // measured relative gain over the leader at the time (+0.041), negative for slower
-  std::string reason;      // filled by the hive for "failed" entries: the guard's reason code (distinct failures
-                           // are kept by the board's eviction rule)
+  std::string kind;       // "worked" | "failed" | "insight"
+  std::string text;       // one short line with the numbers ("cluster 2x1, 128x256x64: +4.1% on 8192^3")
+  std::string candidate;  // the candidate it refers to ("" when none)
+  double delta = 0;       // measured relative gain over the leader at the time (+0.041), negative for slower
+  std::string reason;     // filled by the hive for "failed" entries: the guard's reason code (distinct failures
+                          // are kept by the board's eviction rule)
 };
 
 struct AgentContext {
   const Task* task = nullptr;
   Backend backend = Backend::cpu;
-  Strategy strategy;                           // the one the agent holds now
-  std::optional<MeasuredKernel> leader;        // none before the first accepted candidate
+  Strategy strategy;                     // the one the agent holds now
+  std::optional<MeasuredKernel> leader;  // none before the first accepted candidate
   // What the next proposal should derive from: the leader, except after a hive-wide plateau, when the hive
   // restarts some agents from a backup (then start is that backup). Agents should mutate ctx.start.
   std::optional<MeasuredKernel> start;
-  std::vector<MeasuredKernel> backups;         // ranked, best first
-  std::vector<BoardEntry> board;               // entries relevant to this task and strategy (empty with --no-board)
-  int attempts_in_strategy = 0;                // candidates this agent evaluated under this strategy
-  uint64_t seed = 0;                           // per agent and run: deterministic proposals for replay
-  const std::atomic<bool>* stop = nullptr;     // set on Ctrl-C or budget exhausted
+  std::vector<MeasuredKernel> backups;      // ranked, best first
+  std::vector<BoardEntry> board;            // entries relevant to this task and strategy (empty with --no-board)
+  int attempts_in_strategy = 0;             // candidates this agent evaluated under this strategy
+  uint64_t seed = 0;                        // per agent and run: deterministic proposals for replay
+  const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C or budget exhausted
   bool stopping() const { return stop && stop->load(); }
 };
 
@@ -77,30 +77,30 @@ struct AgentContext {
 inline std::string backend_ext(Backend b) { return b == Backend::cuda ? "cu" : "cpp"; }
 
 struct Proposal {
-  std::string source;                          // the whole kernel file
-  std::string ext;                             // "cpp" | "cu"
-  std::string parent;                          // candidate id it derives from ("" for a fresh one)
-  std::map<std::string, std::string> params;   // template parameters (tuner), for the report and the board
-  std::string note;                            // what was changed and why, one line
-  std::string label;                           // short name ("simt_128x128x8_s3"), unique-ish, for file names
+  std::string source;                         // the whole kernel file
+  std::string ext;                            // "cpp" | "cu"
+  std::string parent;                         // candidate id it derives from ("" for a fresh one)
+  std::map<std::string, std::string> params;  // template parameters (tuner), for the report and the board
+  std::string note;                           // what was changed and why, one line
+  std::string label;                          // short name ("simt_128x128x8_s3"), unique-ish, for file names
 };
 
 // What the guard said about a proposal, as the agent sees it.
 // A verdict in words: what every record of a judged candidate carries (the outcome an agent reads, the run
 // database's row, a deferred evaluation's verdict), copied from one to the other as a whole.
 struct VerdictText {
-  std::string verdict;              // "leader" | "backup" | "rejected" | "error" (harness failure)
-  std::string check;                // the failing check's name when rejected ("build", "correctness", ...)
-  std::string reason;               // machine-readable reason code
-  std::string message;              // one sentence
-  std::string diagnosis;            // compiler lines / mismatch pattern: what a model can act on
+  std::string verdict;    // "leader" | "backup" | "rejected" | "error" (harness failure)
+  std::string check;      // the failing check's name when rejected ("build", "correctness", ...)
+  std::string reason;     // machine-readable reason code
+  std::string message;    // one sentence
+  std::string diagnosis;  // compiler lines / mismatch pattern: what a model can act on
 };
 
 struct Outcome : VerdictText {
-  std::string candidate;            // its id in the run database
-  double score = 0;                 // task score when accepted
-  double time_s = 0;                // weighted geometric mean of medians when accepted
-  double delta_vs_leader = 0;       // relative gain over the previous leader (+0.03 = 3% faster)
+  std::string candidate;       // its id in the run database
+  double score = 0;            // task score when accepted
+  double time_s = 0;           // weighted geometric mean of medians when accepted
+  double delta_vs_leader = 0;  // relative gain over the previous leader (+0.03 = 3% faster)
   // Accepted: how it stood against that leader, in the hive's words (record/comparison.hpp): one line, and the whole
   // comparison with every workload. Agents word faster/slower from these, never from two medians.
   std::string comparison, comparison_detail;
@@ -116,7 +116,7 @@ struct AgentUsage {
 class Agent {
  public:
   virtual ~Agent() = default;
-  virtual std::string kind() const = 0;                                    // "tuner", "llm:gpt", "cmd:..."
+  virtual std::string kind() const = 0;  // "tuner", "llm:gpt", "cmd:..."
   virtual std::vector<Strategy> strategies(const Task& task, Backend backend) const = 0;
   // One candidate under ctx.strategy, or nullopt when the strategy is exhausted (the hive then switches).
   virtual std::optional<Proposal> propose(const AgentContext& ctx) = 0;

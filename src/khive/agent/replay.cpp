@@ -36,7 +36,7 @@ std::optional<Proposal> ReplayAgent::propose(const AgentContext& ctx) {
   Proposal p;
   p.source = read_file(f);
   p.ext = backend_ext(ctx.backend);
-  p.parent = "";   // an independent kernel, not derived from the leader
+  p.parent = "";  // an independent kernel, not derived from the leader
   p.label = f.stem().string();
   p.params = {{"file", f.filename().string()}};
   p.note = "replayed from " + f.string();
@@ -63,7 +63,7 @@ std::optional<BoardEntry> ReplayAgent::observe(const AgentContext& ctx, const Pr
     e.delta = 0;
     e.text = fmt::format("{}: rejected at {} ({}): {}", p.label, o.check, o.reason, o.message.substr(0, 160));
   } else {
-    return std::nullopt;   // a harness error says nothing about the kernel
+    return std::nullopt;  // a harness error says nothing about the kernel
   }
   return e;
 }

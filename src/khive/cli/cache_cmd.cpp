@@ -15,8 +15,9 @@ namespace khive {
 void add_cache_command(CLI::App& app, CacheCli& c) {
   c.cmd = app.add_subcommand("cache", "Sizes of khive's on-disk cache (goldens, builds, scratch) and its cap; prune or clear it");
   c.cmd->add_flag("--json", c.json, "machine-readable output");
-  c.prune = c.cmd->add_subcommand("prune", "Apply the cache size policy now: remove least-recently-used golden sets and builds "
-                                           "until under 80% of the cap, and the folders of processes that ended without cleaning up");
+  c.prune = c.cmd->add_subcommand("prune",
+                                  "Apply the cache size policy now: remove least-recently-used golden sets and builds "
+                                  "until under 80% of the cap, and the folders of processes that ended without cleaning up");
   c.prune->add_option("--max-gb", c.max_gb, "the cap in GB for this pruning (default $KHIVE_CACHE_MAX_GB, else 20)");
   c.clear = c.cmd->add_subcommand("clear", "Remove every golden set and build not in use by a running evaluation (asks nothing)");
 }
@@ -26,9 +27,9 @@ namespace {
 std::string cap_text(const std::optional<uint64_t>& cap) { return cap ? cache::human_bytes(*cap) : std::string("none"); }
 
 nlohmann::json result_json(const cache::PruneResult& r) {
-  return {{"before_bytes", r.before}, {"after_bytes", r.after},    {"removed_golden_sets", r.golden_sets},
-          {"removed_builds", r.builds}, {"removed_bytes", r.removed_bytes}, {"in_use", r.in_use}, {"errors", r.errors},
-          {"removed_leftovers", r.leftovers}, {"leftover_bytes", r.leftover_bytes}};
+  return {{"before_bytes", r.before},   {"after_bytes", r.after},           {"removed_golden_sets", r.golden_sets},
+          {"removed_builds", r.builds}, {"removed_bytes", r.removed_bytes}, {"in_use", r.in_use},
+          {"errors", r.errors},         {"removed_leftovers", r.leftovers}, {"leftover_bytes", r.leftover_bytes}};
 }
 
 int show(const std::filesystem::path& root, const std::optional<uint64_t>& cap, bool json) {
@@ -37,8 +38,10 @@ int show(const std::filesystem::path& root, const std::optional<uint64_t>& cap, 
   std::vector<const cache::Unit*> goldens;
   std::size_t builds = 0;
   for (const auto& x : u.units) {
-    if (x.kind == cache::Unit::Kind::golden) goldens.push_back(&x);
-    else ++builds;
+    if (x.kind == cache::Unit::Kind::golden)
+      goldens.push_back(&x);
+    else
+      ++builds;
   }
   std::sort(goldens.begin(), goldens.end(), [](auto* a, auto* b) { return a->last_used > b->last_used; });
   if (json) {

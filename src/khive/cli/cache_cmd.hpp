@@ -11,7 +11,7 @@ struct CacheCli {
   CLI::App* cmd = nullptr;
   CLI::App* prune = nullptr;
   CLI::App* clear = nullptr;
-  std::string max_gb;   // prune --max-gb; empty: $KHIVE_CACHE_MAX_GB (default 20)
+  std::string max_gb;  // prune --max-gb; empty: $KHIVE_CACHE_MAX_GB (default 20)
   bool json = false;
   bool selected() const { return cmd && *cmd; }
 };

@@ -40,8 +40,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    for (std::size_t j = 1; j <= b.size(); ++j) cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -115,7 +114,8 @@ class OptionFormatter : public CLI::Formatter {
     if (opt->get_type_size() == 0) return "";
     std::string type = opt->get_type_name(), extra;
     if (auto colon = type.find(':'); colon != std::string::npos) extra = type.substr(colon + 1), type = type.substr(0, colon);
-    if (!opt->get_default_str().empty() && opt->get_default_str() != "[]") extra += (extra.empty() ? "" : ", ") + std::string("default ") + opt->get_default_str();
+    if (!opt->get_default_str().empty() && opt->get_default_str() != "[]")
+      extra += (extra.empty() ? "" : ", ") + std::string("default ") + opt->get_default_str();
     std::string out = " " + type + (extra.empty() ? "" : " (" + extra + ")");
     if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
     if (opt->get_required()) out += " REQUIRED";
@@ -153,7 +153,7 @@ CLI::Validator int_range(long long lo, long long hi) {
           return fmt::format("expected an integer from {} to {}, got '{}'", lo, hi, v);
         return "";
       },
-      fmt::format("{} to {}", lo, hi));   // shown in the help: "INT (1 to 100, default 3)"
+      fmt::format("{} to {}", lo, hi));  // shown in the help: "INT (1 to 100, default 3)"
 }
 
 CLI::Validator non_negative() {
@@ -185,7 +185,8 @@ std::string cuda_arch_flags(const std::string& arch) {
   static const std::regex sm("^(sm_)?([0-9]{2,3}[a-z]?)$");
   std::smatch m;
   if (!std::regex_match(arch, m, sm))
-    throw CLI::ValidationError("--arch", "expected a GPU architecture such as sm_90a or sm_80 (or nvcc flags starting with -gencode), got '" + arch + "'");
+    throw CLI::ValidationError("--arch",
+                               "expected a GPU architecture such as sm_90a or sm_80 (or nvcc flags starting with -gencode), got '" + arch + "'");
   const std::string v = m[2].str();
   return fmt::format("-gencode=arch=compute_{},code=sm_{}", v, v);
 }

@@ -5,10 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <csignal>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -56,7 +56,7 @@ class InterruptHandlers {
 
  private:
   static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3] {};
+  struct sigaction old_[3]{};
 };
 
 std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
@@ -98,13 +98,13 @@ std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& 
   std::map<std::string, int> total, seen;
   for (auto& s : each) ++total[s];
   auto tuner_memory = std::make_shared<TunerMemory>();
-  auto ledger = std::make_shared<UsageLedger>();   // the run's model usage, all LLM agents together
-  std::function<void(const LlmEvent&)> llm_events;   // RUN/llm/events.jsonl: transitions, requests, steps (tool_s)
+  auto ledger = std::make_shared<UsageLedger>();    // the run's model usage, all LLM agents together
+  std::function<void(const LlmEvent&)> llm_events;  // RUN/llm/events.jsonl: transitions, requests, steps (tool_s)
   std::vector<std::unique_ptr<Agent>> out;
   for (auto& s : each) {
     if (s == "tuner") {
       TunerOptions o;
-      o.memory = tuner_memory;   // the run's tuners never propose the same point twice
+      o.memory = tuner_memory;  // the run's tuners never propose the same point twice
       o.warm_start = warm_start;
       out.push_back(make_tuner_agent(o));
     } else if (s.rfind("replay:", 0) == 0) {
@@ -255,24 +255,26 @@ std::string golden_source_problem(const Task& task, Backend backend, bool quiet)
     try {
       const TorchPython& tp = torch_python();
       if (!quiet)
-        std::cout << fmt::format("goldens: the task's PyTorch reference (torch {}, {}); no native {} reference, so the first accepted "
-                                 "candidate is the first leader\n", tp.torch_version, tp.executable, backend_name(backend));
+        std::cout << fmt::format(
+            "goldens: the task's PyTorch reference (torch {}, {}); no native {} reference, so the first accepted "
+            "candidate is the first leader\n",
+            tp.torch_version, tp.executable, backend_name(backend));
       return "";
     } catch (const std::exception& e) {
       why = std::string("; its PyTorch reference would make the goldens, but ") + e.what();
     }
   }
-  return fmt::format("task {} has no {} reference (definition.json: khive.reference.{}){}", task.name, backend_name(backend),
-                     backend_name(backend), why);
+  return fmt::format("task {} has no {} reference (definition.json: khive.reference.{}){}", task.name, backend_name(backend), backend_name(backend),
+                     why);
 }
 
 // What a run is started with: each option as given now, else as the resumed run was started (stored), else its
 // default; and the run's meta that records them for a later --resume.
 struct RunSettings {
-  std::vector<std::string> specs;   // agent specs, cycled over n agents
+  std::vector<std::string> specs;  // agent specs, cycled over n agents
   int n = 0;
   HiveOptions o;
-  uint64_t input_secret = 0;        // the timed inputs' secret (never shown to agents), kept so a resume reuses goldens
+  uint64_t input_secret = 0;  // the timed inputs' secret (never shown to agents), kept so a resume reuses goldens
   double time_cap = 0, timeout = 0;
   int seeds = 0;
 };
@@ -347,14 +349,15 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
   if (r.status.all_agents_failed()) {
     std::cerr << "khive optimize: no agent could work, so the run tried nothing new:\n";
     for (const auto& a : r.status.agents) std::cerr << fmt::format("  {} ({}): {}\n", a.name, a.kind, a.failure);
-    std::cerr << fmt::format("fix what each line names (a provider's base_url, key or server; an agent that fits the task), then: "
-                             "khive optimize --resume {}\n",
-                             run_dir.string());
+    std::cerr << fmt::format(
+        "fix what each line names (a provider's base_url, key or server; an agent that fits the task), then: "
+        "khive optimize --resume {}\n",
+        run_dir.string());
     return exit_code::usage;
   }
   if (r.status.stop_reason.rfind("paused:", 0) == 0) {
     std::cout << r.status.stop_reason << "\n";
-    return exit_code::paused;   // candidates await GPU evaluation (docs/hive.md)
+    return exit_code::paused;  // candidates await GPU evaluation (docs/hive.md)
   }
   if (g_stop.load()) {
     std::cout << fmt::format("interrupted; what was recorded is kept: khive optimize --resume {}\n", run_dir.string());
@@ -364,7 +367,7 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
 }
 
 int run_optimize(HiveCli& h) {
-  nlohmann::json stored = nlohmann::json::object();   // options of the resumed run; empty for a new one
+  nlohmann::json stored = nlohmann::json::object();  // options of the resumed run; empty for a new one
   std::filesystem::path run_dir;
   std::string task_dir = h.task;
   if (!h.resume.empty() && !read_resumed(h, stored, run_dir, task_dir)) return 2;
@@ -378,8 +381,9 @@ int run_optimize(HiveCli& h) {
   std::string perf_pattern = stored.value("perf_workloads", std::string());
   if (h.optimize->count("--perf-workloads") > 0) {
     if (!h.resume.empty() && h.perf_workloads != perf_pattern) {
-      std::cerr << fmt::format("khive optimize: --perf-workloads '{}': the resumed run {} was started with '{}' and keeps it (its times are over those workloads)\n",
-                               h.perf_workloads, run_dir.string(), perf_pattern);
+      std::cerr << fmt::format(
+          "khive optimize: --perf-workloads '{}': the resumed run {} was started with '{}' and keeps it (its times are over those workloads)\n",
+          h.perf_workloads, run_dir.string(), perf_pattern);
       return 2;
     }
     perf_pattern = h.perf_workloads;
@@ -435,9 +439,11 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("task", h.task, "task directory (optional with --resume)");
   op->add_option("--agent", h.agents, "agent spec, repeatable: tuner | replay:DIR | llm:CONFIG | cmd:COMMAND (default: tuner)");
   op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")->check(int_range(1, 256));
-  op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")->check(int_range(0, 1000000000));
+  op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")
+      ->check(int_range(0, 1000000000));
   op->add_option("--budget-time", h.budget_time, "stop after this many seconds (0 = no limit)")->check(non_negative());
-  op->add_option("--budget-tokens", h.budget_tokens, "stop when the agents used this many model tokens (0 = no limit)")->check(int_range(0, 1000000000000000));
+  op->add_option("--budget-tokens", h.budget_tokens, "stop when the agents used this many model tokens (0 = no limit)")
+      ->check(int_range(0, 1000000000000000));
   op->add_option("--budget-cost", h.budget_cost, "stop when the agents spent this many USD (0 = no limit)")->check(non_negative());
   op->add_option("--plateau", h.plateau, "evaluated candidates in a row without a new leader before an agent switches strategy")
       ->check(int_range(1, 100000));
@@ -445,7 +451,9 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
       ->check(int_range(0, 1000000000));
   op->add_flag("--no-board", h.no_board, "no shared board (ablation)");
   op->add_option("--max-backups", h.max_backups, "backups kept (ranked, diverse)")->check(int_range(0, 1000));
-  op->add_option("--backups-per-family", h.per_family, "at most this many backups per family (a template, for template-made kernels; else the strategy family)")->check(int_range(1, 1000));
+  op->add_option("--backups-per-family", h.per_family,
+                 "at most this many backups per family (a template, for template-made kernels; else the strategy family)")
+      ->check(int_range(1, 1000));
   op->add_option("--out", h.out, "run directory (default .khive/runs/TASK-TIMESTAMP)");
   op->add_option("--resume", h.resume, "continue the run in this directory without re-evaluating its candidates");
   op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");
@@ -467,12 +475,15 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.board->add_flag("--all", h.all, "include evicted entries");
   h.report = app.add_subcommand("report", "Rebuild RUN/report.html from the run database and print the summary");
   h.report->add_option("run", h.run, "run directory")->required();
-  h.rescore = app.add_subcommand("rescore", "Recompute a run's scores against T_b as the guard defines it now (PyTorch where the suite has numbers) with a given hardware profile; the run is not changed");
+  h.rescore = app.add_subcommand("rescore",
+                                 "Recompute a run's scores against T_b as the guard defines it now (PyTorch where the suite has numbers) with a "
+                                 "given hardware profile; the run is not changed");
   h.rescore->add_option("run", h.run, "run directory")->required();
   h.rescore->add_option("--profile", h.profile, "hardware profile JSON of the device the run was timed on (khive calibrate --out)")->required();
   h.rescore->add_option("--task", h.task_dir, "the run's task directory (default: as the run recorded it)");
   h.rescore->add_flag("--json", h.json, "print JSON instead of the table");
-  h.export_run = app.add_subcommand("export", "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
+  h.export_run =
+      app.add_subcommand("export", "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
   h.export_run->add_option("run", h.run, "run directory")->required();
   add_solution_export_options(h.export_run, h.solution_export);
   add_pending_command(app, h);
@@ -491,16 +502,23 @@ static int run_rescore(const HiveCli& h) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   const RescoredCandidate* lead = r.find(r.leader);
   if (h.json) {
-    nlohmann::json j = {{"task", r.task}, {"device", r.device}, {"pytorch_file", r.pytorch_file}, {"reference", r.reference}, {"leader", r.leader},
-                        {"leader_recorded", lead ? opt(lead->recorded) : nullptr}, {"leader_rescored", lead ? opt(lead->rescored) : nullptr}};
+    nlohmann::json j = {{"task", r.task},
+                        {"device", r.device},
+                        {"pytorch_file", r.pytorch_file},
+                        {"reference", r.reference},
+                        {"leader", r.leader},
+                        {"leader_recorded", lead ? opt(lead->recorded) : nullptr},
+                        {"leader_rescored", lead ? opt(lead->rescored) : nullptr}};
     for (const auto& [uuid, tb] : r.t_b) j["workloads"][uuid] = {{"t_b_s", tb}, {"t_b_label", r.t_b_label[uuid]}, {"t_sol_s", r.t_sol[uuid]}};
     for (const auto& c : r.candidates)
-      j["candidates"].push_back({{"id", c.id}, {"verdict", c.verdict}, {"time_s", c.time_s}, {"recorded", opt(c.recorded)}, {"rescored", opt(c.rescored)}});
+      j["candidates"].push_back(
+          {{"id", c.id}, {"verdict", c.verdict}, {"time_s", c.time_s}, {"recorded", opt(c.recorded)}, {"rescored", opt(c.rescored)}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
   auto f = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };
-  std::cout << fmt::format("{} on {}: T_b from {}\n", r.task, r.device, r.pytorch_file.empty() ? "the reference (no PyTorch numbers for this device)" : r.pytorch_file);
+  std::cout << fmt::format("{} on {}: T_b from {}\n", r.task, r.device,
+                           r.pytorch_file.empty() ? "the reference (no PyTorch numbers for this device)" : r.pytorch_file);
   for (const auto& [uuid, tb] : r.t_b)
     std::cout << fmt::format("  {}: T_b {:.4g} us ({}), T_sol {:.4g} us\n", uuid, tb * 1e6, r.t_b_label[uuid], r.t_sol[uuid] * 1e6);
   std::cout << fmt::format("{:8} {:8} {:>12} {:>9} {:>9}\n", "id", "verdict", "time", "recorded", "rescored");

@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "khive/cli/solution_cmd.hpp"
 #include <nlohmann/json.hpp>
+#include "khive/cli/solution_cmd.hpp"
 
 #include "khive/eval/evaluate.hpp"
 
@@ -18,14 +18,14 @@ struct HiveCli {
   CLI::App* board = nullptr;
   CLI::App* report = nullptr;
   CLI::App* rescore = nullptr;
-  CLI::App* export_run = nullptr;   // `khive export RUN`: the run's records as JSON
-  SolutionExportCli solution_export;   // `khive export RUN --solution` (solution_cmd.cpp)
-  std::string profile, task_dir;   // rescore --profile, --task
-  bool json = false;               // rescore --json
-  CLI::App* evaluate_pending = nullptr;   // pending_cmd.cpp
+  CLI::App* export_run = nullptr;        // `khive export RUN`: the run's records as JSON
+  SolutionExportCli solution_export;     // `khive export RUN --solution` (solution_cmd.cpp)
+  std::string profile, task_dir;         // rescore --profile, --task
+  bool json = false;                     // rescore --json
+  CLI::App* evaluate_pending = nullptr;  // pending_cmd.cpp
   std::string task, out, resume, backend;
-  std::string perf_workloads;   // regex over perf workload uuids: time only those (select_perf_workloads)
-  std::vector<std::string> warm_start;   // earlier run directories whose best tuner points are proposed first
+  std::string perf_workloads;           // regex over perf workload uuids: time only those (select_perf_workloads)
+  std::vector<std::string> warm_start;  // earlier run directories whose best tuner points are proposed first
   std::vector<std::string> agents;
   int n_agents = 0;
   int budget_candidates = 0;
@@ -33,9 +33,9 @@ struct HiveCli {
   int64_t budget_tokens = 0;
   int plateau = 6, board_capacity = 0, max_backups = 8, per_family = 2, seeds = 3;
   bool no_board = false, quiet = false, all = false;
-  bool defer_eval = false;   // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
+  bool defer_eval = false;  // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
   uint64_t seed = 0;
-  std::string run;   // board / report / rescore / export
+  std::string run;  // board / report / rescore / export
   bool selected() const {
     return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) || (export_run && *export_run) ||
            (evaluate_pending && *evaluate_pending);
@@ -43,7 +43,7 @@ struct HiveCli {
 };
 
 void add_hive_commands(CLI::App& app, HiveCli& h);
-void add_pending_command(CLI::App& app, HiveCli& h);   // `khive evaluate-pending RUN`
+void add_pending_command(CLI::App& app, HiveCli& h);  // `khive evaluate-pending RUN`
 int run_evaluate_pending(HiveCli& h);
 
 // A run's task directory: `given` when set; else the recorded absolute path when it still exists; else

@@ -20,7 +20,8 @@ namespace khive {
 namespace fs = std::filesystem;
 
 void add_import_command(CLI::App& app, ImportCli& c) {
-  c.cmd = app.add_subcommand("import", "Import KernelBench problems, a FlashInfer-Bench dataset or a Solution (exit 0 all, 1 some failed, 2 bad input)");
+  c.cmd =
+      app.add_subcommand("import", "Import KernelBench problems, a FlashInfer-Bench dataset or a Solution (exit 0 all, 1 some failed, 2 bad input)");
   c.cmd->require_subcommand(1);
   c.kernelbench = c.cmd->add_subcommand("kernelbench", "KernelBench problem files (Model, get_inputs, get_init_inputs) as task directories");
   c.kernelbench->add_option("path", c.path, "a problem file, or a folder of them (level1/, ...)")->required();
@@ -74,7 +75,10 @@ int import_kernelbench(const ImportCli& c) {
     for (const auto& e : fs::directory_iterator(c.path))
       if (e.is_regular_file() && e.path().extension() == ".py") files.push_back(e.path());
     std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-      auto num = [](const fs::path& p) { std::string s = p.stem().string(); return std::atoi(s.c_str()); };
+      auto num = [](const fs::path& p) {
+        std::string s = p.stem().string();
+        return std::atoi(s.c_str());
+      };
       return num(a) != num(b) ? num(a) < num(b) : a < b;
     });
   } else if (fs::is_regular_file(c.path)) {
@@ -93,8 +97,8 @@ int import_kernelbench(const ImportCli& c) {
     int problem = 0;
     std::string name = kernelbench_task_name(level, f, &problem);
     fs::path dir = fs::path(c.out) / name;
-    std::vector<std::string> args = {"import-kernelbench", f.string(), "--out", dir.string(), "--level", std::to_string(level),
-                                     "--problem", std::to_string(problem)};
+    std::vector<std::string> args = {"import-kernelbench",   f.string(), "--out", dir.string(), "--level", std::to_string(level), "--problem",
+                                     std::to_string(problem)};
     if (c.no_evaluate) args.push_back("--no-evaluate");
     ProcessResult r = run_khive_torch(args, c.timeout);
     std::string why;

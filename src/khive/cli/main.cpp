@@ -13,16 +13,16 @@
 #include <csignal>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
-#include "khive/suite/bench.hpp"
-#include "khive/compile/symbol_policy.hpp"
 #include "khive/cli/cache_cmd.hpp"
 #include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/cli/import_cmd.hpp"
+#include "khive/compile/symbol_policy.hpp"
 #include "khive/eval/evaluate.hpp"
+#include "khive/suite/bench.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/load_watch.hpp"
 
@@ -136,16 +136,23 @@ int run_tasks(const Args& a) {
         perf += w.is_perf();
       }
       if (a.json)
-        arr.push_back({{"name", t.name}, {"dir", d.string()}, {"op_type", t.op_type}, {"correctness_workloads", corr},
-                       {"perf_workloads", perf}, {"cuda_reference", t.reference_cuda.has_value()},
-                       {"cpu_reference", t.reference_cpu.has_value()}, {"baselines", t.baselines.size()}});
+        arr.push_back({{"name", t.name},
+                       {"dir", d.string()},
+                       {"op_type", t.op_type},
+                       {"correctness_workloads", corr},
+                       {"perf_workloads", perf},
+                       {"cuda_reference", t.reference_cuda.has_value()},
+                       {"cpu_reference", t.reference_cpu.has_value()},
+                       {"baselines", t.baselines.size()}});
       else
         fmt::print("{:<28} {:<12} {:>3} correctness / {:>2} perf workloads  refs: {}{}  {}\n", t.name, t.op_type, corr, perf,
                    t.reference_cpu ? "cpu " : "", t.reference_cuda ? "cuda" : "", d.string());
     } catch (const std::exception& e) {
       ++bad;
-      if (a.json) arr.push_back({{"dir", d.string()}, {"error", e.what()}});
-      else fmt::print("{:<28} ERROR {}\n", d.filename().string(), e.what());
+      if (a.json)
+        arr.push_back({{"dir", d.string()}, {"error", e.what()}});
+      else
+        fmt::print("{:<28} ERROR {}\n", d.filename().string(), e.what());
     }
   }
   if (a.json) std::cout << arr.dump(2) << "\n";
@@ -160,8 +167,8 @@ int run_tasks(const Args& a) {
 int run_build(const Args& a) {
   auto t = khive::load_task(a.task_dir);
   std::filesystem::path src = a.kernel;
-  khive::Backend b = a.backend_s.empty() ? (src.extension() == ".cu" ? khive::Backend::cuda : khive::Backend::cpu)
-                                         : parse_backend_or_throw(a.backend_s);
+  khive::Backend b =
+      a.backend_s.empty() ? (src.extension() == ".cu" ? khive::Backend::cuda : khive::Backend::cpu) : parse_backend_or_throw(a.backend_s);
   if (!std::filesystem::is_regular_file(src)) {
     std::cerr << "khive build: " << a.kernel << ": no such file\n";
     return 2;
@@ -177,19 +184,25 @@ int run_build(const Args& a) {
   if (a.json) {
     nlohmann::json res = nlohmann::json::array(), viol = nlohmann::json::array(), diags = nlohmann::json::array();
     for (auto& k : r.resources)
-      res.push_back({{"kernel", k.kernel}, {"arch", k.arch}, {"registers", k.registers}, {"shared_bytes", k.shared_bytes},
-                     {"spill_stores", k.spill_stores}, {"spill_loads", k.spill_loads}, {"advisories", k.advisories}});
+      res.push_back({{"kernel", k.kernel},
+                     {"arch", k.arch},
+                     {"registers", k.registers},
+                     {"shared_bytes", k.shared_bytes},
+                     {"spill_stores", k.spill_stores},
+                     {"spill_loads", k.spill_loads},
+                     {"advisories", k.advisories}});
     for (auto& v : bad) viol.push_back({{"symbol", v.symbol}, {"rule", v.rule}, {"imported", v.imported}});
     std::cout << nlohmann::json{{"ok", r.ok && bad.empty()}, {"built", r.ok}, {"summary", r.summary()},
-                                {"command", r.command}, {"log", r.log}, {"resources", res}, {"forbidden_symbols", viol}}
+                                {"command", r.command},      {"log", r.log},  {"resources", res},
+                                {"forbidden_symbols", viol}}
                      .dump(2)
               << "\n";
   } else {
     std::cout << "build: " << r.summary() << "\n";
     if (!r.diagnostics.empty()) std::cout << khive::format_diagnostics(r.diagnostics, 20);
     for (auto& k : r.resources)
-      std::cout << fmt::format("  {} {}: {} registers, {} B shared, spills {}/{} B{}\n", k.arch, k.kernel, k.registers,
-                               k.shared_bytes, k.spill_stores, k.spill_loads, k.wgmma_serialized ? ", wgmma serialized" : "");
+      std::cout << fmt::format("  {} {}: {} registers, {} B shared, spills {}/{} B{}\n", k.arch, k.kernel, k.registers, k.shared_bytes,
+                               k.spill_stores, k.spill_loads, k.wgmma_serialized ? ", wgmma serialized" : "");
     for (auto& v : bad) std::cout << fmt::format("forbidden: {} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
   }
   return r.ok && bad.empty() ? 0 : 1;
@@ -199,7 +212,7 @@ int run_build(const Args& a) {
 int run_calibrate(const Args& a) {
   auto b = parse_backend_or_throw(a.backend_s);
   const std::string gpu_busy = b == khive::Backend::cuda ? khive::gpu_busy_warning() : "";
-  khive::LoadWatch load;   // other work on the machine while it measures makes the ceilings too low
+  khive::LoadWatch load;  // other work on the machine while it measures makes the ceilings too low
   khive::Job j;
   j.mode = "calibrate";
   j.backend = std::string(khive::backend_name(b));
@@ -208,8 +221,8 @@ int run_calibrate(const Args& a) {
   auto out = khive::launch_judge(j, jo);
   if (!out.result || !out.result->contains("profile")) {
     std::cerr << "khive calibrate: failed: "
-              << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe())
-              << "\n" << out.process.err << "\n";
+              << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe()) << "\n"
+              << out.process.err << "\n";
     return 2;
   }
   for (const std::string& w : {gpu_busy, load.warning()})
@@ -247,18 +260,24 @@ int run_eval(const Args& a) {
   if (a.seed) o.seed = a.seed;
   if (!a.leader.empty()) o.leader = a.leader;
   if (!a.profile.empty()) o.profile = a.profile;
-  if (a.timeout > 0) o.judge.timeout_s = a.timeout;
-  else o.judge.timeout_s = o.backend == khive::Backend::cuda ? 300 : 60;
-  if (a.time_cap > 0) o.timing.time_cap_s = a.time_cap;
-  else if (o.backend == khive::Backend::cpu) o.timing.time_cap_s = 0.5;
+  if (a.timeout > 0)
+    o.judge.timeout_s = a.timeout;
+  else
+    o.judge.timeout_s = o.backend == khive::Backend::cuda ? 300 : 60;
+  if (a.time_cap > 0)
+    o.timing.time_cap_s = a.time_cap;
+  else if (o.backend == khive::Backend::cpu)
+    o.timing.time_cap_s = 0.5;
   o.time_reference = !a.no_ref;
   o.time_baselines = !a.no_base;
   o.use_pytorch = !a.no_pytorch;
   auto r = khive::evaluate_kernel(t, std::filesystem::absolute(a.kernel), o);
   auto j = khive::report_json(r);
   if (!a.out_path.empty()) khive::write_file_atomic(a.out_path, j.dump(2));
-  if (a.json) std::cout << j.dump(2) << "\n";
-  else std::cout << khive::report_text(r);
+  if (a.json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << khive::report_text(r);
   if (!r.harness_error.empty()) return 2;
   return r.accepted() ? 0 : 1;
 }
@@ -276,14 +295,14 @@ int main(int argc, char** argv) {
   add_eval(app, a);
   add_build_and_calibrate(app, a);
   add_bench(app, a);
-  khive::HiveCli hive_cli;   // optimize, board, report (hive_cmds.cpp)
+  khive::HiveCli hive_cli;  // optimize, board, report (hive_cmds.cpp)
   khive::add_hive_commands(app, hive_cli);
   khive::CacheCli cache_cli;  // cache, cache prune, cache clear (cache_cmd.cpp)
   khive::add_cache_command(app, cache_cli);
   khive::ImportCli import_cli;  // import kernelbench|flashinfer|solution (import_cmd.cpp)
   khive::add_import_command(app, import_cli);
 
-  khive::HelpCli help_cli = khive::finish_cli(app);   // help CMD, --arch, defaults in help, exit codes (docs/cli.md)
+  khive::HelpCli help_cli = khive::finish_cli(app);  // help CMD, --arch, defaults in help, exit codes (docs/cli.md)
   if (int rc = khive::parse_cli(app, argc, argv); rc >= 0) return rc;
 
   try {

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "khive/numerics/inputs.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
+#include "khive/numerics/inputs.hpp"
 #include "khive/record/report.hpp"
 #include "khive/record/store.hpp"
 
@@ -31,9 +31,8 @@ fs::path resolve_run_task(const fs::path& run_dir, const std::string& given) {
     auto p = (run_dir / rel).lexically_normal();
     if (fs::exists(p / "definition.json")) return p;
   }
-  throw std::runtime_error(fmt::format(
-      "{}: the run's task is not here (recorded: '{}'{}); give it with --task DIR", (run_dir / "run.db").string(), abs,
-      rel.empty() ? std::string() : fmt::format(", relative to the run: '{}'", rel)));
+  throw std::runtime_error(fmt::format("{}: the run's task is not here (recorded: '{}'{}); give it with --task DIR", (run_dir / "run.db").string(),
+                                       abs, rel.empty() ? std::string() : fmt::format(", relative to the run: '{}'", rel)));
 }
 
 std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept) {
@@ -58,13 +57,14 @@ EvalOptions hive_eval_options(Backend backend, uint64_t seed, uint64_t input_sec
   if (time_cap > 0) eo.timing.time_cap_s = time_cap;
   // CPU: 1 s per workload, so that check 11 (whose A/B stops at twice the cap) can reach its 10 pairs on
   // kernels of ~100 ms; with less, a slow leader can never be replaced.
-  else if (backend == Backend::cpu) eo.timing.time_cap_s = 1.0;
+  else if (backend == Backend::cpu)
+    eo.timing.time_cap_s = 1.0;
   return eo;
 }
 
 void add_pending_command(CLI::App& app, HiveCli& h) {
-  auto* ep = app.add_subcommand("evaluate-pending",
-                                "Evaluate the candidates a deferred run left awaiting (on a machine with a GPU); then resume it with optimize --resume");
+  auto* ep = app.add_subcommand(
+      "evaluate-pending", "Evaluate the candidates a deferred run left awaiting (on a machine with a GPU); then resume it with optimize --resume");
   h.evaluate_pending = ep;
   ep->add_option("run", h.run, "run directory (made by khive optimize with deferred evaluation)")->required();
   ep->add_option("--task", h.task, "the task directory, when the recorded one is not found here");
@@ -140,9 +140,9 @@ int run_evaluate_pending(HiveCli& h) {
                            sum.verdicts.size(), sum.seconds);
   for (auto& v : sum.verdicts)
     std::cout << fmt::format("  {} {:<5} {:<22} {:<8} {:>12} {}{}\n", v.id, v.agent, v.label.substr(0, 22), v.verdict, ms(v.time_s),
-                             v.comparison ? comparison_brief(*v.comparison)
-                             : v.verdict == "leader"  ? std::string("the first leader")
-                                                      : v.check + ": " + v.reason,
+                             v.comparison            ? comparison_brief(*v.comparison)
+                             : v.verdict == "leader" ? std::string("the first leader")
+                                                     : v.check + ": " + v.reason,
                              v.build_key_changed ? "  (rebuilt with another toolchain)" : "");
   if (sum.leader) std::cout << fmt::format("leader: {} ({}, {})\n", sum.leader->id, sum.leader->agent, ms(sum.leader->time_s));
   if (sum.errors > 0 || sum.remaining > 0) {

@@ -17,7 +17,8 @@ namespace khive {
 namespace fs = std::filesystem;
 
 void add_solution_export_options(CLI::App* e, SolutionExportCli& c) {
-  e->add_flag("--solution", c.solution, "write the leader (or --candidate) as a Solution JSON with its sources (and a KernelBench ModelNew for imported KernelBench tasks)");
+  e->add_flag("--solution", c.solution,
+              "write the leader (or --candidate) as a Solution JSON with its sources (and a KernelBench ModelNew for imported KernelBench tasks)");
   e->add_option("--candidate", c.candidate, "with --solution: this candidate id (c0007) instead of the leader");
   e->add_option("--format", c.format, "with --solution: sol (SOL-ExecBench, default) or flashinfer (FlashInfer-Bench)");
   e->add_option("--out", c.out, "with --solution: the folder to write (default RUN/solution)");
@@ -63,16 +64,17 @@ int run_solution_export(const std::string& run_dir, const SolutionExportCli& c) 
     auto backend = parse_backend(rr.backend.empty() ? "cpu" : rr.backend).value_or(Backend::cpu);
     SolutionMeta meta;
     meta.name = fmt::format("{}_khive_{}", task.name, id);
-    meta.description = fmt::format("khive candidate {} of run {} ({}; agent {}, verdict {}{})", id, fs::path(run_dir).filename().string(),
-                                   backend_name(backend), rec->agent, rec->verdict,
-                                   rec->score ? fmt::format(", score {:.3f}", *rec->score) : std::string());
+    meta.description =
+        fmt::format("khive candidate {} of run {} ({}; agent {}, verdict {}{})", id, fs::path(run_dir).filename().string(), backend_name(backend),
+                    rec->agent, rec->verdict, rec->score ? fmt::format(", score {:.3f}", *rec->score) : std::string());
     meta.target_hardware = c.target;
     auto fmt_ = c.format == "sol" ? SolutionFormat::sol_execbench : SolutionFormat::flashinfer_bench;
     auto s = solution_json(task, backend, source, meta, fmt_);
     fs::path out = c.out.empty() ? fs::path(run_dir) / "solution" : fs::path(c.out);
     write(out / "solution.json", s.dump(2) + "\n");
     for (const auto& f : s["sources"]) write(out / f["path"].get<std::string>(), f["content"].get<std::string>());
-    std::cout << fmt::format("solution: {} (candidate {}, {})\n", (out / "solution.json").string(), id, c.format == "sol" ? "SOL-ExecBench" : "FlashInfer-Bench");
+    std::cout << fmt::format("solution: {} (candidate {}, {})\n", (out / "solution.json").string(), id,
+                             c.format == "sol" ? "SOL-ExecBench" : "FlashInfer-Bench");
     if (task.source_kind == "kernelbench") {
       if (backend == Backend::cuda) {
         write(out / "ModelNew.py", kernelbench_modelnew(task, source, id));

@@ -10,11 +10,11 @@ namespace khive {
 
 struct SolutionExportCli {
   bool solution = false;
-  std::string candidate;            // default: the run's leader
-  std::string format = "sol";       // sol | flashinfer
-  std::string out;                  // default: RUN/solution
-  std::string target = "LOCAL";     // spec.target_hardware
-  std::string task_dir;             // the run's task when it moved
+  std::string candidate;         // default: the run's leader
+  std::string format = "sol";    // sol | flashinfer
+  std::string out;               // default: RUN/solution
+  std::string target = "LOCAL";  // spec.target_hardware
+  std::string task_dir;          // the run's task when it moved
 };
 
 void add_solution_export_options(CLI::App* export_cmd, SolutionExportCli& c);

@@ -34,8 +34,7 @@ std::string escape_line_name(const std::string& s) {
 }
 
 // Appends `key`'s text to out with its local includes inlined; returns whether anything was inlined.
-bool inline_file(const std::string& key, const std::string& shown, const Reader& read, std::set<std::string>& done,
-                 std::string& out, bool top) {
+bool inline_file(const std::string& key, const std::string& shown, const Reader& read, std::set<std::string>& done, std::string& out, bool top) {
   static const std::regex include_re(R"(^\s*#\s*include\s*"([^"]+)\"\s*(//.*)?$)");
   static const std::regex pragma_once_re(R"(^\s*#\s*pragma\s+once\s*$)");
   std::string text;
@@ -58,12 +57,12 @@ bool inline_file(const std::string& key, const std::string& shown, const Reader&
           inline_file(inc, m[1].str(), read, done, out, false);
           out += "#line " + std::to_string(n + 1) + " \"" + escape_line_name(shown) + "\"\n";
         } else {
-          out += "\n";   // already inlined (#pragma once semantics); keeps the line count
+          out += "\n";  // already inlined (#pragma once semantics); keeps the line count
         }
         continue;
       }
     }
-    if (!top && std::regex_match(line, pragma_once_re)) {   // an inlined header: once is already guaranteed
+    if (!top && std::regex_match(line, pragma_once_re)) {  // an inlined header: once is already guaranteed
       out += "\n";
       continue;
     }
@@ -96,8 +95,7 @@ std::string amalgamate_source(const fs::path& source) {
   return out;
 }
 
-std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry,
-                             const std::vector<std::string>& extra_units) {
+std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry, const std::vector<std::string>& extra_units) {
   std::map<std::string, std::string> by_key;
   for (const auto& f : files) by_key[fs::path(f.path).lexically_normal().generic_string()] = f.content;
   Reader read = [&](const std::string& key, std::string& out) {

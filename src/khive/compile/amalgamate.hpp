@@ -21,10 +21,9 @@ std::string amalgamate_source(const std::filesystem::path& source);
 // The same over in-memory files (a Solution JSON's sources): `entry` first, then every other file named in
 // `extra_units` (further translation units, e.g. a second .cu) appended in order, each local include inlined.
 struct SourceFile {
-  std::string path;      // relative, as in the Solution ("kernel.h", "src/kernel.cu")
+  std::string path;  // relative, as in the Solution ("kernel.h", "src/kernel.cu")
   std::string content;
 };
-std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry,
-                             const std::vector<std::string>& extra_units);
+std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry, const std::vector<std::string>& extra_units);
 
 }  // namespace khive

@@ -27,7 +27,6 @@
 #include "khive/support/subprocess.hpp"
 #include "khive/support/text.hpp"
 
-
 namespace khive {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -37,7 +36,6 @@ namespace {
 constexpr std::string_view kDefaultArch = "-gencode=arch=compute_90a,code=sm_90a";
 // Bump when the unit, the flags or the meta format change in a way the key does not already capture.
 constexpr std::string_view kBuilderVersion = "khive-build-1";
-
 
 // The inherited environment with a C locale: ASCII quotes and English messages in the compiler output.
 std::map<std::string, std::string> compiler_env() {
@@ -57,8 +55,7 @@ std::string find_gxx() {
 std::string find_nvcc() {
   if (fs::path p = find_program("nvcc"); !p.empty()) return p.string();
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* h = std::getenv(var); h && *h && fs::exists(fs::path(h) / "bin" / "nvcc"))
-      return (fs::path(h) / "bin" / "nvcc").string();
+    if (const char* h = std::getenv(var); h && *h && fs::exists(fs::path(h) / "bin" / "nvcc")) return (fs::path(h) / "bin" / "nvcc").string();
   if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
   return "nvcc";
 }
@@ -139,9 +136,15 @@ Diagnostic khive_error(std::string msg) {
 }
 
 json to_json(const Diagnostic& d) {
-  return json{{"severity", severity_name(d.severity)}, {"tool", d.tool},     {"file", d.file},
-              {"line", d.line},                       {"column", d.column}, {"message", d.message},
-              {"code", d.code},                       {"source_line", d.source_line}, {"in_candidate", d.in_candidate}};
+  return json{{"severity", severity_name(d.severity)},
+              {"tool", d.tool},
+              {"file", d.file},
+              {"line", d.line},
+              {"column", d.column},
+              {"message", d.message},
+              {"code", d.code},
+              {"source_line", d.source_line},
+              {"in_candidate", d.in_candidate}};
 }
 Diagnostic diag_from_json(const json& j) {
   Diagnostic d;
@@ -158,10 +161,11 @@ Diagnostic diag_from_json(const json& j) {
   return d;
 }
 json to_json(const KernelResources& r) {
-  return json{{"kernel", r.kernel},       {"arch", r.arch},         {"registers", r.registers},
-              {"shared_bytes", r.shared_bytes}, {"stack_bytes", r.stack_bytes}, {"spill_stores", r.spill_stores},
-              {"spill_loads", r.spill_loads}, {"barriers", r.barriers}, {"advisories", r.advisories},
-              {"wgmma_serialized", r.wgmma_serialized}};
+  return json{{"kernel", r.kernel},           {"arch", r.arch},
+              {"registers", r.registers},     {"shared_bytes", r.shared_bytes},
+              {"stack_bytes", r.stack_bytes}, {"spill_stores", r.spill_stores},
+              {"spill_loads", r.spill_loads}, {"barriers", r.barriers},
+              {"advisories", r.advisories},   {"wgmma_serialized", r.wgmma_serialized}};
 }
 KernelResources res_from_json(const json& j) {
   KernelResources r;
@@ -258,8 +262,8 @@ std::string toolchain_identity(Backend b) {
 std::vector<std::string> build_command(const Task& t, const BuildOptions& o) {
   std::vector<std::string> c;
   if (o.backend == Backend::cpu) {
-    c = {find_gxx(), "-std=c++20", "-O3", "-DNDEBUG", "-march=native", "-fopenmp", "-fPIC", "-shared",
-         "-Wl,--no-undefined", "-o", "cand.so", "unit.cpp"};
+    c = {find_gxx(), "-std=c++20",         "-O3", "-DNDEBUG", "-march=native", "-fopenmp", "-fPIC",
+         "-shared",  "-Wl,--no-undefined", "-o",  "cand.so",  "unit.cpp"};
   } else {
     std::string arch = o.cuda_arch;
     if (arch == kDefaultArch)
@@ -275,7 +279,7 @@ std::vector<std::string> build_command(const Task& t, const BuildOptions& o) {
       c.push_back("-I" + (cut / "include").string());
       if (fs::is_directory(cut / "util-include", ec)) c.push_back("-I" + (cut / "util-include").string());
     } else if (!cut.empty() && fs::is_directory(cut, ec) && fs::exists(cut / "cutlass", ec)) {
-      c.push_back("-I" + cut.string());   // cutlass_include pointed at an include/ dir itself
+      c.push_back("-I" + cut.string());  // cutlass_include pointed at an include/ dir itself
     }
     for (const char* f : {"-o", "cand.so", "unit.cu", "-Xlinker", "--no-undefined", "-lcuda"}) c.push_back(f);
     if (t.policy.allows("cublas")) c.push_back("-lcublas");
@@ -311,8 +315,7 @@ ProcessResult compile_in(const fs::path& scratch, const std::string& name, const
   ProcessResult pr = run_process(p);
   r.seconds = pr.wall_s;
   r.log = pr.out + pr.err;
-  if (pr.out_dropped + pr.err_dropped)
-    r.log += fmt::format("\n[khive: {} more bytes of compiler output dropped]\n", pr.out_dropped + pr.err_dropped);
+  if (pr.out_dropped + pr.err_dropped) r.log += fmt::format("\n[khive: {} more bytes of compiler output dropped]\n", pr.out_dropped + pr.err_dropped);
   // Show paths inside the scratch dir relative to it: "kernel.cu:12:5: error: ...".
   replace_all(r.log, (scratch / "src").string() + "/", "");
   replace_all(r.log, scratch.string() + "/", "");
@@ -323,8 +326,7 @@ ProcessResult compile_in(const fs::path& scratch, const std::string& name, const
 }
 
 // build.log and meta.json in scratch: the cache entry's record.
-void write_build_record(const fs::path& scratch, const Task& t, Backend b, const std::string& name, const ProcessResult& pr,
-                        const BuildResult& r) {
+void write_build_record(const fs::path& scratch, const Task& t, Backend b, const std::string& name, const ProcessResult& pr, const BuildResult& r) {
   json meta{{"builder", kBuilderVersion},
             {"key", r.key},
             {"ok", r.ok},
@@ -387,7 +389,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   const Backend b = o.backend;
   std::string src;
   try {
-    src = amalgamate_source(source);   // local headers (kernel.h next to kernel.cu) inlined; else the file as is
+    src = amalgamate_source(source);  // local headers (kernel.h next to kernel.cu) inlined; else the file as is
   } catch (const std::exception& e) {
     r.diagnostics.push_back(khive_error(std::string("cannot read the candidate: ") + e.what()));
     return r;
@@ -409,7 +411,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   if (o.use_cache)
     if (auto hit = load_entry(final_dir, r.key)) {
       hit->cached = true;
-      cache::touch(final_dir);   // the LRU clock of the cache size policy (support/cache.hpp)
+      cache::touch(final_dir);  // the LRU clock of the cache size policy (support/cache.hpp)
       return *hit;
     }
 
@@ -440,8 +442,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   }
   if (pr.timed_out) {
     r.timed_out = true;
-    r.diagnostics.insert(r.diagnostics.begin(),
-                         khive_error(fmt::format("the compile exceeded {:g} s and was stopped", o.timeout_s)));
+    r.diagnostics.insert(r.diagnostics.begin(), khive_error(fmt::format("the compile exceeded {:g} s and was stopped", o.timeout_s)));
     discard();
     return r;
   }

@@ -44,16 +44,15 @@ struct Diagnostic {
   std::string file;          // as the compiler printed it, mapped to the candidate's own name when it is the candidate
   int line = 0, column = 0;  // 0 = unknown
   std::string message;
-  std::string code;          // e.g. "C7511" for ptxas, "20011-D" for nvcc, empty if none
-  std::string source_line;   // the offending line of the candidate's source, when file/line point into it
-  bool in_candidate = false; // true when the location is in the candidate's source
+  std::string code;           // e.g. "C7511" for ptxas, "20011-D" for nvcc, empty if none
+  std::string source_line;    // the offending line of the candidate's source, when file/line point into it
+  bool in_candidate = false;  // true when the location is in the candidate's source
 };
 std::string_view severity_name(Diagnostic::Severity s);
 
 // Parses g++ / nvcc / ptxas / ld output into records. `candidate_path` (as passed to the compiler) maps
 // locations to the candidate; `candidate_source` fills source_line.
-std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, const std::string& candidate_path,
-                                          const std::string& candidate_source);
+std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, const std::string& candidate_path, const std::string& candidate_source);
 // The first `max_errors` errors with their source lines, for people and for the LLM agent's repair prompt.
 std::string format_diagnostics(const std::vector<Diagnostic>& ds, std::size_t max_errors = 5);
 
@@ -63,26 +62,26 @@ struct BuildOptions {
   // given, separated by spaces ("-gencode=... -gencode=...").
   std::string cuda_arch = "-gencode=arch=compute_90a,code=sm_90a";
   double timeout_s = 180;
-  std::filesystem::path cache_dir;       // empty = cache_root()/build
-  std::filesystem::path cutlass_include; // empty = autodetect (<repo>/.deps/cutlass, $KHIVE_CUTLASS)
-  std::vector<std::string> extra_flags;  // appended after the source file; part of the cache key
+  std::filesystem::path cache_dir;        // empty = cache_root()/build
+  std::filesystem::path cutlass_include;  // empty = autodetect (<repo>/.deps/cutlass, $KHIVE_CUTLASS)
+  std::vector<std::string> extra_flags;   // appended after the source file; part of the cache key
   // false: neither read nor fill the cache; the build lands in <cache>/uncached/b-XXXXXX (left there).
   bool use_cache = true;
 };
 
 // What ptxas reported (-Xptxas -v) for one entry function (kernel) and architecture.
 struct KernelResources {
-  std::string kernel;            // mangled name, as ptxas prints it
-  std::string arch;              // "sm_90a"
-  int registers = 0;             // per thread
-  int shared_bytes = 0;          // static shared memory (dynamic shared memory is a launch parameter)
-  int stack_bytes = 0;           // stack frame
-  int spill_stores = 0, spill_loads = 0;   // bytes
+  std::string kernel;                     // mangled name, as ptxas prints it
+  std::string arch;                       // "sm_90a"
+  int registers = 0;                      // per thread
+  int shared_bytes = 0;                   // static shared memory (dynamic shared memory is a launch parameter)
+  int stack_bytes = 0;                    // stack frame
+  int spill_stores = 0, spill_loads = 0;  // bytes
   int barriers = 0;
   // ptxas performance advisories naming this kernel, e.g. "C7511" (wgmma.mma_async serialized for lack
   // of registers: 42 instead of ~740 TFLOP/s that FlashAttention-3 reports), "C7510" (serialized across a call).
   std::vector<std::string> advisories;
-  bool wgmma_serialized = false; // an advisory says wgmma.mma_async instructions are serialized
+  bool wgmma_serialized = false;  // an advisory says wgmma.mma_async instructions are serialized
 };
 // Parses the ptxas lines of a build log ("Compiling entry function", "Function properties for",
 // "Used N registers, used N barriers, N bytes smem", "(C7511) ... in the function 'X'").
@@ -92,14 +91,14 @@ struct BuildResult {
   bool ok = false;
   bool cached = false;
   bool timed_out = false;
-  std::filesystem::path library;          // the built .so (inside the cache)
-  std::string key;                        // sha256(source, prelude+shim, flags, toolchain version)
-  std::vector<std::string> command;       // the compiler command line
-  std::string log;                        // raw compiler output (stdout+stderr)
+  std::filesystem::path library;     // the built .so (inside the cache)
+  std::string key;                   // sha256(source, prelude+shim, flags, toolchain version)
+  std::vector<std::string> command;  // the compiler command line
+  std::string log;                   // raw compiler output (stdout+stderr)
   std::vector<Diagnostic> diagnostics;
-  std::vector<KernelResources> resources; // CUDA: per kernel, from ptxas -v (empty on the CPU)
-  double seconds = 0;                     // 0 when cached
-  std::string summary() const;            // one line: "ok (cached)" | "3 errors; first: kernel.cu:12:5: ..."
+  std::vector<KernelResources> resources;  // CUDA: per kernel, from ptxas -v (empty on the CPU)
+  double seconds = 0;                      // 0 when cached
+  std::string summary() const;             // one line: "ok (cached)" | "3 errors; first: kernel.cu:12:5: ..."
   std::size_t error_count() const;
   std::size_t warning_count() const;
 };

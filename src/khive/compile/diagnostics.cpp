@@ -143,8 +143,7 @@ bool is_ld_program(std::string_view head) {
 }
 
 bool is_driver_tool(std::string_view p) {
-  return p == "g++" || p == "gcc" || p == "c++" || p == "cc1plus" || p == "cc1" || p == "lto-wrapper" ||
-         p == "<command-line>" || p == "cc";
+  return p == "g++" || p == "gcc" || p == "c++" || p == "cc1plus" || p == "cc1" || p == "lto-wrapper" || p == "<command-line>" || p == "cc";
 }
 
 // Earliest ": <severity>: " in a gcc-form line.
@@ -165,12 +164,9 @@ bool parse_edg(std::string_view line, Diagnostic& d) {
     auto q = line.rfind('(', p);
     if (q == std::string_view::npos || q == 0 || !all_digits(line.substr(q + 1, p - q - 1))) continue;
     std::string_view rest = line.substr(p + 3);
-    static const std::pair<std::string_view, Sev> kinds[] = {{"catastrophic error", Sev::error},
-                                                             {"internal error", Sev::error},
-                                                             {"fatal error", Sev::error},
-                                                             {"error", Sev::error},
-                                                             {"warning", Sev::warning},
-                                                             {"remark", Sev::note}};
+    static const std::pair<std::string_view, Sev> kinds[] = {{"catastrophic error", Sev::error}, {"internal error", Sev::error},
+                                                             {"fatal error", Sev::error},        {"error", Sev::error},
+                                                             {"warning", Sev::warning},          {"remark", Sev::note}};
     for (const auto& [k, s] : kinds) {
       if (rest.substr(0, k.size()) != k) continue;
       std::string_view after = rest.substr(k.size());
@@ -203,8 +199,8 @@ std::string normalize_quotes(std::string s) {
 }
 
 bool same(const Diagnostic& a, const Diagnostic& b) {
-  return a.severity == b.severity && a.tool == b.tool && a.file == b.file && a.line == b.line && a.column == b.column &&
-         a.message == b.message && a.code == b.code;
+  return a.severity == b.severity && a.tool == b.tool && a.file == b.file && a.line == b.line && a.column == b.column && a.message == b.message &&
+         a.code == b.code;
 }
 
 }  // namespace
@@ -251,7 +247,7 @@ std::optional<LinkerLine> linker_line(std::string_view line, bool have_ld_error)
   if (auto c = line.find(": "); c != std::string_view::npos && is_ld_program(line.substr(0, c))) {
     std::string_view rest = trim_view(line.substr(c + 2));
     if (rest.find("in function `") != std::string_view::npos && rest.size() > 2 && rest.substr(rest.size() - 2) == "':")
-      return LinkerLine{};   // context for the next line
+      return LinkerLine{};  // context for the next line
     Diagnostic d;
     d.tool = "ld";
     if (rest.substr(0, 9) == "warning: ") {
@@ -305,15 +301,14 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
   bool have_ld_error = false;
   auto add = [&](Diagnostic d) {
     if (!d.file.empty() && !candidate_path.empty() &&
-        (d.file == candidate_path || d.file == cand_name ||
-         std::filesystem::path(d.file).lexically_normal() == cand_norm)) {
+        (d.file == candidate_path || d.file == cand_name || std::filesystem::path(d.file).lexically_normal() == cand_norm)) {
       d.in_candidate = true;
       d.file = cand_name;
       if (d.line >= 1 && static_cast<std::size_t>(d.line) <= src.size()) d.source_line = std::string(src[d.line - 1]);
     }
     if (d.tool == "ld" && d.severity == Sev::error) have_ld_error = true;
     for (const auto& e : out)
-      if (same(e, d)) return;   // nvcc runs its front end once per pass: the same warning comes twice
+      if (same(e, d)) return;  // nvcc runs its front end once per pass: the same warning comes twice
     out.push_back(std::move(d));
   };
 
@@ -354,7 +349,7 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
         std::string_view ct = trim_view(caret);
         if (ct == "^") {
           std::size_t idx = caret.find('^');
-          if (idx >= 2) d.column = static_cast<int>(idx) - 1;   // EDG indents the excerpt by two spaces
+          if (idx >= 2) d.column = static_cast<int>(idx) - 1;  // EDG indents the excerpt by two spaces
           i += 2;
         }
       }
@@ -399,7 +394,7 @@ std::string format_diagnostics(const std::vector<Diagnostic>& ds, std::size_t ma
 
 std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
   std::vector<KernelResources> out;
-  std::map<std::string, std::vector<std::pair<std::string, bool>>> advisories;   // kernel -> (code, wgmma serialized)
+  std::map<std::string, std::vector<std::pair<std::string, bool>>> advisories;  // kernel -> (code, wgmma serialized)
   std::vector<std::string> advisory_order;
   long cur = -1;
   std::string props_for;
@@ -439,8 +434,7 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
       }
       if (msg.substr(0, 24) == "Function properties for ") {
         props_for = std::string(trim_view(msg.substr(24)));
-        if (props_for.size() >= 2 && props_for.front() == '\'' && props_for.back() == '\'')
-          props_for = props_for.substr(1, props_for.size() - 2);
+        if (props_for.size() >= 2 && props_for.front() == '\'' && props_for.back() == '\'') props_for = props_for.substr(1, props_for.size() - 2);
         continue;
       }
       if (msg.substr(0, 5) == "Used " && cur >= 0) {
@@ -484,7 +478,7 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
         r.wgmma_serialized = r.wgmma_serialized || ser;
       }
     }
-    if (!found) {   // an advisory for a kernel whose resource lines are missing (no -v): keep it anyway
+    if (!found) {  // an advisory for a kernel whose resource lines are missing (no -v): keep it anyway
       KernelResources r;
       r.kernel = k;
       for (const auto& [code, ser] : advisories[k]) {

@@ -15,19 +15,19 @@
 namespace khive {
 
 struct SymbolViolation {
-  std::string symbol;     // demangled when C++
-  std::string rule;       // "thread creation", "process creation", "dynamic loading", "memory protection",
-                          // "timer or event", "file or network I/O", "signal handling", "device limit / L2 persistence",
-                          // "stream creation", "host callback", "device selection", "profiling control",
-                          // "raw system call", "debugging", "process control", "environment",
-                          // "inter-process communication",
-                          // "library not allowed by the task: cublas", "redefines a runtime symbol"
-  bool imported = true;   // false: the candidate *defines* this symbol (an attempt to replace it)
-  std::string mangled;    // the raw name from the symbol table (version suffix removed)
+  std::string symbol;    // demangled when C++
+  std::string rule;      // "thread creation", "process creation", "dynamic loading", "memory protection",
+                         // "timer or event", "file or network I/O", "signal handling", "device limit / L2 persistence",
+                         // "stream creation", "host callback", "device selection", "profiling control",
+                         // "raw system call", "debugging", "process control", "environment",
+                         // "inter-process communication",
+                         // "library not allowed by the task: cublas", "redefines a runtime symbol"
+  bool imported = true;  // false: the candidate *defines* this symbol (an attempt to replace it)
+  std::string mangled;   // the raw name from the symbol table (version suffix removed)
 };
 
 struct SymbolTable {
-  std::vector<std::string> imported, exported;   // raw (mangled) names, "@VERSION" suffixes removed
+  std::vector<std::string> imported, exported;  // raw (mangled) names, "@VERSION" suffixes removed
 };
 // Reads the dynamic symbol table with `nm -D --undefined-only` (weak undefined included) and
 // `nm -D --defined-only` (binutils). Throws std::runtime_error if unreadable.

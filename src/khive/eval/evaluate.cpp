@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "khive/compile/symbol_policy.hpp"
-#include "khive/numerics/inputs.hpp"
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/rules.hpp"
 #include "khive/interop/python.hpp"
+#include "khive/numerics/inputs.hpp"
 #include "khive/score/cpu_ceiling.hpp"
 #include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
@@ -38,7 +38,6 @@ std::filesystem::path golden_dir(const Task& t, Backend b, const std::string& to
   if (!torch_version.empty()) leaf += "-pytorch-" + sanitize(torch_version);
   return cache_root() / "goldens" / ("v" + std::to_string(kInputsVersion)) / t.hash.substr(0, 24) / leaf;
 }
-
 
 // Builds and holds the artifact's directory against cache pruning (by any khive process) until `held` is
 // dropped, so the judge finds the library it is given. An artifact pruned between the cache lookup and the
@@ -149,7 +148,7 @@ std::string apply_cache_cap(const std::filesystem::path& own_unit) {
   static std::mutex mu;
   static Clock::time_point last{};
   static bool last_over = false;
-  const auto cap = cache::cap_from_env();   // throws on a malformed $KHIVE_CACHE_MAX_GB
+  const auto cap = cache::cap_from_env();  // throws on a malformed $KHIVE_CACHE_MAX_GB
   if (!cap) return "";
   std::lock_guard<std::mutex> lk(mu);
   if (last != Clock::time_point{} && !last_over && Clock::now() - last < std::chrono::seconds(30)) return "";
@@ -158,7 +157,7 @@ std::string apply_cache_cap(const std::filesystem::path& own_unit) {
   last_over = pr.after > *cap;
   if (pr.before <= *cap) return "";
   std::string line = pr.summary();
-  std::cerr << "khive: " << line << "\n";   // the run's log (hive, bench, tune_suite capture stderr)
+  std::cerr << "khive: " << line << "\n";  // the run's log (hive, bench, tune_suite capture stderr)
   return line;
 }
 
@@ -193,7 +192,7 @@ double saved_busy_share(const std::filesystem::path& saved) {
     auto j = nlohmann::json::parse(read_file(saved));
     return j.value("busy_share", 0.0);
   } catch (const std::exception&) {
-    return 0.0;   // load_profile names what is wrong with the file
+    return 0.0;  // load_profile names what is wrong with the file
   }
 }
 
@@ -227,18 +226,19 @@ HardwareProfile resolve_profile(Backend b, const std::string& device_name, const
   JudgeOutcome out = launch_judge(j, p);
   if (!out.result || !out.result->contains("profile")) {
     if (have_saved) return load_profile(saved);
-    throw std::runtime_error("calibration failed: " + (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>()
-                                                                                                   : out.process.describe()));
+    throw std::runtime_error("calibration failed: " +
+                             (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe()));
   }
   nlohmann::json prof = (*out.result)["profile"];
   const double busy = std::max(0.0, load.others_share());
-  if (have_saved && busy >= saved_busy) return load_profile(saved);   // no quieter than what is kept
+  if (have_saved && busy >= saved_busy) return load_profile(saved);  // no quieter than what is kept
   if (busy > kBusyShare) {
     prof["busy_share"] = busy;
-    prof["source"] = prof.value("source", std::string()) +
-                     fmt::format("; measured while other processes used {:.0f}% of the machine: the ceilings may be too low "
-                                 "(scores too high); `khive calibrate` on a quiet machine replaces it",
-                                 100 * busy);
+    prof["source"] =
+        prof.value("source", std::string()) + fmt::format(
+                                                  "; measured while other processes used {:.0f}% of the machine: the ceilings may be too low "
+                                                  "(scores too high); `khive calibrate` on a quiet machine replaces it",
+                                                  100 * busy);
   }
   std::filesystem::create_directories(saved.parent_path());
   write_file_atomic(saved, prof.dump(2));
@@ -328,9 +328,8 @@ void check_plausibility(const Task& task, const EvalOptions& o, EvalReport& r) {
   // host is far too low: the floor comes from the larger of it and the cores' issue-width ceiling
   // (score/cpu_ceiling.hpp), which no kernel reaches, so a low calibration cannot reject an honest kernel.
   const HardwareProfile floor_profile =
-      o.backend == Backend::cpu
-          ? with_ceiling_peaks(r.profile, cpu_core_ceiling(cpu_core_from_host(), std::max(1, r.preflight.value("threads", 1))))
-          : r.profile;
+      o.backend == Backend::cpu ? with_ceiling_peaks(r.profile, cpu_core_ceiling(cpu_core_from_host(), std::max(1, r.preflight.value("threads", 1))))
+                                : r.profile;
   const double margin = o.plausibility_margin;
   std::map<std::string, double> floors;
   for (const auto& w : task.workloads) {
@@ -388,8 +387,8 @@ void score_workloads(const Task& task, const std::optional<PytorchBaselines>& py
       // scores ~0.5, as SOL-ExecBench's does); the calibrated ceilings give fraction_of_sol beside it.
       if (wr.baseline_time && wr.t_floor > 0) wr.score = sol_score(tk, *wr.baseline_time, wr.t_floor);
     }
-    score_in.push_back({wr.weight, r.candidate.verdict.accepted && wr.kernel.has_value(), wr.kernel ? wr.kernel->median : 0, wr.t_floor,
-                        wr.baseline_time});
+    score_in.push_back(
+        {wr.weight, r.candidate.verdict.accepted && wr.kernel.has_value(), wr.kernel ? wr.kernel->median : 0, wr.t_floor, wr.baseline_time});
   }
   r.task_score = r.candidate.verdict.accepted ? task_score(score_in) : std::optional<double>(0.0);
 }
@@ -439,8 +438,10 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   const TorchPython* torch = nullptr;
   if (!ref_src) {
     if (task.pytorch_reference.empty()) {
-      r.harness_error = fmt::format("task {} has no {} reference (definition.json: khive.reference.{}) and no PyTorch reference "
-                                    "(definition.json: reference)", task.name, backend_name(o.backend), backend_name(o.backend));
+      r.harness_error = fmt::format(
+          "task {} has no {} reference (definition.json: khive.reference.{}) and no PyTorch reference "
+          "(definition.json: reference)",
+          task.name, backend_name(o.backend), backend_name(o.backend));
       return done();
     }
     try {
@@ -510,20 +511,24 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
     if (out.result && leader_lib && r.candidate.verdict.accepted) read_ab(*out.result, r);
   }
-  if (o.measured) r.reference = o.measured->reference;
-  else if (o.time_reference && ref_src) r.reference = time_kernel(task, "reference", *ref_src, allows_vendor(task), bo, jb, r.retried);
+  if (o.measured)
+    r.reference = o.measured->reference;
+  else if (o.time_reference && ref_src)
+    r.reference = time_kernel(task, "reference", *ref_src, allows_vendor(task), bo, jb, r.retried);
   // Device facts come from the candidate's judge, or the reference's when the candidate never ran; with neither,
   // there is nothing to score.
-  r.preflight = r.candidate.verdict.preflight.is_object() ? r.candidate.verdict.preflight
-                : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight : nlohmann::json::object());
+  r.preflight = r.candidate.verdict.preflight.is_object()
+                    ? r.candidate.verdict.preflight
+                    : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight : nlohmann::json::object());
   r.device = r.preflight.value("device", o.backend == Backend::cpu ? std::string("cpu") : std::string("cuda"));
   if (!r.candidate.verdict.accepted && !r.preflight.contains("device")) {
     r.task_score = 0.0;
     return done();
   }
-  if (o.measured) r.baselines = o.measured->baselines;
+  if (o.measured)
+    r.baselines = o.measured->baselines;
   else if (o.time_baselines) {
-    const Task vendor = baseline_task(task);   // baselines may link cuBLAS(Lt); the candidate above may not
+    const Task vendor = baseline_task(task);  // baselines may link cuBLAS(Lt); the candidate above may not
     for (auto& b : task.baselines) {
       if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
       r.baselines.push_back(time_kernel(vendor, "baseline:" + b.stem().string(), b, true, bo, jb, r.retried));

@@ -30,12 +30,12 @@ struct MeasuredRuns;
 
 // How the judge runs one kernel (job/protocol.hpp, job/launcher.hpp).
 struct JudgeRunOptions {
-  double timeout_s = 120;                // the longest one call of a kernel (or of the reference) may take
-  std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit
-  int omp_threads = 0;                   // 0 = all cores
-  int64_t cpu_memory_limit = 0;          // executors' RLIMIT_AS on the CPU backend; 0 = 3/4 of physical memory
+  double timeout_s = 120;            // the longest one call of a kernel (or of the reference) may take
+  std::string cuda_visible_devices;  // the device slot ("0"); empty = inherit
+  int omp_threads = 0;               // 0 = all cores
+  int64_t cpu_memory_limit = 0;      // executors' RLIMIT_AS on the CPU backend; 0 = 3/4 of physical memory
   SandboxOptions sandbox;
-  JudgeOptions process;                  // binaries, the judge's own watchdog
+  JudgeOptions process;  // binaries, the judge's own watchdog
 };
 
 struct EvalOptions {
@@ -44,23 +44,23 @@ struct EvalOptions {
   std::optional<uint64_t> seed;          // fixed seed base (reproducible); default: random per evaluation
   std::optional<uint64_t> input_secret;  // timed inputs' secret (run-wide in the hive); default: random per evaluation
   TimingPlan timing;
-  bool time_reference = true;            // time the reference (speedup over it)
-  bool time_baselines = true;            // time the task's baselines (score's T_b)
-  bool use_pytorch = true;               // T_b from <suite>/baselines/pytorch-<device>.json where it has the workload
+  bool time_reference = true;  // time the reference (speedup over it)
+  bool time_baselines = true;  // time the task's baselines (score's T_b)
+  bool use_pytorch = true;     // T_b from <suite>/baselines/pytorch-<device>.json where it has the workload
   // Reference and baseline runs measured before for this task and backend (khive bench: once per task),
   // used instead of timing them again; time_reference and time_baselines are then ignored.
   std::shared_ptr<const MeasuredRuns> measured;
   std::optional<std::filesystem::path> leader;   // A/B acceptance against this kernel (check 11)
-  bool leader_is_vendor = false;         // the leader is a vendor baseline: built as one (it may link cuBLAS(Lt))
+  bool leader_is_vendor = false;                 // the leader is a vendor baseline: built as one (it may link cuBLAS(Lt))
   std::optional<std::filesystem::path> profile;  // hardware profile JSON; default: saved/builtin/calibrated
-  double plausibility_margin = 0.05;     // a median below peak-SOL * (1 - margin) is rejected
-  AbRule ab;                             // check 11's test (guard/stats.hpp)
+  double plausibility_margin = 0.05;             // a median below peak-SOL * (1 - margin) is rejected
+  AbRule ab;                                     // check 11's test (guard/stats.hpp)
   BuildOptions build;
   JudgeRunOptions judge;
 };
 
-struct KernelRun {            // one kernel through the guard
-  std::string label;          // "candidate", "reference", "baseline:cublas"
+struct KernelRun {    // one kernel through the guard
+  std::string label;  // "candidate", "reference", "baseline:cublas"
   std::filesystem::path source;
   BuildResult build;
   Verdict verdict;
@@ -77,12 +77,12 @@ struct WorkloadReport {
   std::string workload;
   double weight = 1;
   WorkloadCost cost;
-  double t_sol = 0;                  // measured ceilings
-  double t_floor = 0;                // datasheet peaks (plausibility)
+  double t_sol = 0;    // measured ceilings
+  double t_floor = 0;  // datasheet peaks (plausibility)
   std::optional<SampleSummary> kernel, reference;
-  std::optional<SampleSummary> pytorch;        // PyTorch on this device (bench/pytorch_baselines.py); T_b when present
+  std::optional<SampleSummary> pytorch;  // PyTorch on this device (bench/pytorch_baselines.py); T_b when present
   std::map<std::string, SampleSummary> baselines;
-  std::optional<double> baseline_time;   // T_b: fastest baseline (or the reference when there is none)
+  std::optional<double> baseline_time;  // T_b: fastest baseline (or the reference when there is none)
   std::string baseline_label;
   std::optional<double> fraction_of_sol, speedup_vs_reference, score;
   std::optional<double> speedup_vs_pytorch;
@@ -92,7 +92,7 @@ struct WorkloadReport {
 struct AbReport {
   std::string workload;
   AbTest test;
-  bool faster = false, slower = false;   // by decide_leader's rule
+  bool faster = false, slower = false;  // by decide_leader's rule
   double holm_threshold = 0;
 };
 
@@ -101,26 +101,26 @@ struct EvalReport {
   std::string device;
   HardwareProfile profile;
   nlohmann::json preflight;
-  nlohmann::json clocks;            // nvidia-smi reading at the start (CUDA)
+  nlohmann::json clocks;  // nvidia-smi reading at the start (CUDA)
   KernelRun candidate;
   std::optional<KernelRun> reference;
   std::vector<KernelRun> baselines;
   std::vector<WorkloadReport> workloads;
   std::optional<double> task_score;
-  std::vector<AbReport> ab;         // when a leader was given
-  std::optional<bool> new_leader;   // check 11 outcome
-  std::string ab_decision;          // check 11: why (decide_leader)
-  double ab_weighted_ratio = 1;     // check 11: weighted geometric mean of the ratios (> 1: candidate faster)
-  std::map<std::string, std::vector<double>> leader_samples;   // check 11: the leader's samples per workload
+  std::vector<AbReport> ab;                                   // when a leader was given
+  std::optional<bool> new_leader;                             // check 11 outcome
+  std::string ab_decision;                                    // check 11: why (decide_leader)
+  double ab_weighted_ratio = 1;                               // check 11: weighted geometric mean of the ratios (> 1: candidate faster)
+  std::map<std::string, std::vector<double>> leader_samples;  // check 11: the leader's samples per workload
   uint64_t seed_base = 0;
   double seconds = 0;
-  double golden_seconds = 0;        // building the reference, and its calls that made the goldens that were missing
-  nlohmann::json pytorch_baselines; // {file, gpu, torch, date} of the PyTorch file T_b came from; null when none
-  std::string harness_error;        // set when the harness itself failed (exit code 2)
-  std::string cache_pruned;         // set when this evaluation pruned the cache: cache::PruneResult::summary()
-  bool ab_failed = false;           // check 11 failed in the harness (harness_error says how)
-  bool retried = false;             // a harness error (an executor killed from outside) was retried once
-  bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }   // a backup is accepted too
+  double golden_seconds = 0;         // building the reference, and its calls that made the goldens that were missing
+  nlohmann::json pytorch_baselines;  // {file, gpu, torch, date} of the PyTorch file T_b came from; null when none
+  std::string harness_error;         // set when the harness itself failed (exit code 2)
+  std::string cache_pruned;          // set when this evaluation pruned the cache: cache::PruneResult::summary()
+  bool ab_failed = false;            // check 11 failed in the harness (harness_error says how)
+  bool retried = false;              // a harness error (an executor killed from outside) was retried once
+  bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }  // a backup is accepted too
 };
 
 EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel, const EvalOptions& o);

@@ -14,7 +14,7 @@ namespace khive {
 namespace {
 
 using json = nlohmann::json;
-using Fields = JsonFields;   // the shared reader; errors are TaskFormatErrors naming the baselines file
+using Fields = JsonFields;  // the shared reader; errors are TaskFormatErrors naming the baselines file
 
 // How this file's errors show a value after "got": its JSON text, cut at 80 characters.
 std::string show(const json& j) {
@@ -96,7 +96,7 @@ std::string device_slug(const std::string& device_name, Backend b) {
 
 std::filesystem::path pytorch_baselines_path(const Task& task, Backend b, const std::string& device_name) {
   auto dir = std::filesystem::absolute(task.dir).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();   // "tasks/demo/gemm/" names the task, not "gemm/"
+  if (dir.filename().empty()) dir = dir.parent_path();  // "tasks/demo/gemm/" names the task, not "gemm/"
   return dir.parent_path() / "baselines" / ("pytorch-" + device_slug(device_name, b) + ".json");
 }
 
@@ -141,7 +141,8 @@ std::optional<PytorchBaselines> find_pytorch_baselines(const Task& task, Backend
   if (!std::filesystem::exists(path)) return std::nullopt;
   auto p = load_pytorch_baselines(path);
   const std::string want = device_slug(device_name, b);
-  if (p.gpu != want) throw TaskFormatError(path.filename().string(), "gpu", "\"" + want + "\" (the device this file is named for)", "\"" + p.gpu + "\"");
+  if (p.gpu != want)
+    throw TaskFormatError(path.filename().string(), "gpu", "\"" + want + "\" (the device this file is named for)", "\"" + p.gpu + "\"");
   return p;
 }
 

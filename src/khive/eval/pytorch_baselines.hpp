@@ -23,15 +23,15 @@ namespace khive {
 inline constexpr const char* kPytorchBaselinesSchema = "khive.pytorch-baselines/1";
 
 struct PytorchWorkload {
-  SampleSummary summary;                 // median, rel_spread (the file's "spread"), n, min/p10/p90 when given
-  std::map<std::string, int64_t> axes;   // var axes the numbers were measured at (empty: not recorded)
+  SampleSummary summary;                // median, rel_spread (the file's "spread"), n, min/p10/p90 when given
+  std::map<std::string, int64_t> axes;  // var axes the numbers were measured at (empty: not recorded)
 };
 
 struct PytorchBaselines {
   std::filesystem::path file;
   std::string gpu, device, torch, date;
-  std::map<std::string, std::map<std::string, PytorchWorkload>> tasks;   // task name -> uuid -> numbers
-  std::map<std::string, std::string> errors;                             // task name -> why it has no numbers
+  std::map<std::string, std::map<std::string, PytorchWorkload>> tasks;  // task name -> uuid -> numbers
+  std::map<std::string, std::string> errors;                            // task name -> why it has no numbers
   // The numbers for one workload of a task; nullopt when absent, or when they were measured at other
   // var-axis values than the task's workload has now (a stale file must not score a different shape).
   std::optional<SampleSummary> lookup(const Task& task, const std::string& uuid) const;

@@ -13,8 +13,7 @@ nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*
 
 nlohmann::json summary_json(const std::optional<SampleSummary>& s) {
   if (!s) return nullptr;
-  return {{"median_s", s->median}, {"min_s", s->min}, {"p10_s", s->p10}, {"p90_s", s->p90},
-          {"rel_spread", s->rel_spread}, {"samples", s->n}};
+  return {{"median_s", s->median}, {"min_s", s->min}, {"p10_s", s->p10}, {"p90_s", s->p90}, {"rel_spread", s->rel_spread}, {"samples", s->n}};
 }
 
 nlohmann::json run_json(const KernelRun& k) {
@@ -30,19 +29,24 @@ nlohmann::json run_json(const KernelRun& k) {
   j["rejection"] = k.verdict.rejection ? k.verdict.rejection->to_json() : nlohmann::json(nullptr);
   nlohmann::json timing = nlohmann::json::array();
   for (const auto& t : k.verdict.timings)
-    timing.push_back({{"workload", t.workload}, {"batch", t.batch}, {"validated", t.validated}, {"samples_s", t.samples},
-                      {"in_process_s", t.in_process}});
+    timing.push_back(
+        {{"workload", t.workload}, {"batch", t.batch}, {"validated", t.validated}, {"samples_s", t.samples}, {"in_process_s", t.in_process}});
   j["timing"] = timing;
   if (!k.verdict.harness_error.empty()) j["harness_error"] = k.verdict.harness_error;
   nlohmann::json diags = nlohmann::json::array();
   for (auto& d : k.build.diagnostics)
-    diags.push_back({{"severity", severity_name(d.severity)}, {"tool", d.tool}, {"file", d.file}, {"line", d.line},
-                     {"column", d.column}, {"message", d.message}, {"code", d.code}, {"source_line", d.source_line},
+    diags.push_back({{"severity", severity_name(d.severity)},
+                     {"tool", d.tool},
+                     {"file", d.file},
+                     {"line", d.line},
+                     {"column", d.column},
+                     {"message", d.message},
+                     {"code", d.code},
+                     {"source_line", d.source_line},
                      {"in_candidate", d.in_candidate}});
   j["diagnostics"] = diags;
   return j;
 }
-
 
 std::string rate(const WorkloadReport& w) {
   if (!w.kernel) return "-";
@@ -105,9 +109,16 @@ nlohmann::json report_json(const EvalReport& r) {
   j["task_score"] = opt(r.task_score);
   j["ab"] = nlohmann::json::array();
   for (auto& a : r.ab)
-    j["ab"].push_back({{"workload", a.workload}, {"pairs", a.test.pairs}, {"ratio", a.test.ratio}, {"median_ratio", a.test.median_ratio},
-                       {"noise", a.test.noise}, {"p_faster", a.test.p_faster}, {"p_slower", a.test.p_slower},
-                       {"holm_threshold", a.holm_threshold}, {"faster", a.faster}, {"slower", a.slower}});
+    j["ab"].push_back({{"workload", a.workload},
+                       {"pairs", a.test.pairs},
+                       {"ratio", a.test.ratio},
+                       {"median_ratio", a.test.median_ratio},
+                       {"noise", a.test.noise},
+                       {"p_faster", a.test.p_faster},
+                       {"p_slower", a.test.p_slower},
+                       {"holm_threshold", a.holm_threshold},
+                       {"faster", a.faster},
+                       {"slower", a.slower}});
   j["new_leader"] = r.new_leader ? nlohmann::json(*r.new_leader) : nlohmann::json(nullptr);
   j["ab_decision"] = r.new_leader ? nlohmann::json(r.ab_decision) : nlohmann::json(nullptr);
   j["ab_weighted_ratio"] = r.new_leader ? nlohmann::json(r.ab_weighted_ratio) : nlohmann::json(nullptr);
@@ -126,14 +137,13 @@ std::string report_text(const EvalReport& r) {
     o << fmt::format("clocks: SM {} MHz (max {}), memory {} MHz, {} C\n", r.clocks.value("sm_clock_mhz", "?"),
                      r.clocks.value("max_sm_clock_mhz", "?"), r.clocks.value("mem_clock_mhz", "?"), r.clocks.value("temperature_c", "?"));
   if (!r.workloads.empty() && r.candidate.verdict.accepted) {
-    o << fmt::format("{:<14} {:>12} {:>7} {:>14} {:>7} {:>10} {:>10} {:>6}\n", "workload", "median", "spread", "rate", "SOL",
-                     "vs ref", "vs base", "score");
+    o << fmt::format("{:<14} {:>12} {:>7} {:>14} {:>7} {:>10} {:>10} {:>6}\n", "workload", "median", "spread", "rate", "SOL", "vs ref", "vs base",
+                     "score");
     for (auto& w : r.workloads) {
       std::string vb = w.baseline_time && w.kernel ? fmt::format("{:.2f}x", *w.baseline_time / w.kernel->median) : "-";
-      o << fmt::format("{:<14} {:>12} {:>6.1f}% {:>14} {:>6.1f}% {:>10} {:>10} {:>6}\n", w.workload,
-                       w.kernel ? time_text(w.kernel->median) : "-", w.kernel ? w.kernel->rel_spread * 100 : 0.0, rate(w),
-                       w.fraction_of_sol ? *w.fraction_of_sol * 100 : 0.0, x(w.speedup_vs_reference), vb,
-                       w.score ? fmt::format("{:.3f}", *w.score) : "-");
+      o << fmt::format("{:<14} {:>12} {:>6.1f}% {:>14} {:>6.1f}% {:>10} {:>10} {:>6}\n", w.workload, w.kernel ? time_text(w.kernel->median) : "-",
+                       w.kernel ? w.kernel->rel_spread * 100 : 0.0, rate(w), w.fraction_of_sol ? *w.fraction_of_sol * 100 : 0.0,
+                       x(w.speedup_vs_reference), vb, w.score ? fmt::format("{:.3f}", *w.score) : "-");
     }
     o << fmt::format("baseline for the score: {}; T_sol from profile '{}'\n",
                      r.workloads.front().baseline_label.empty() ? "none" : r.workloads.front().baseline_label, r.profile.name);
@@ -147,8 +157,8 @@ std::string report_text(const EvalReport& r) {
   if (r.reference) o << line(*r.reference);
   for (auto& b : r.baselines) o << line(b);
   for (auto& a : r.ab)
-    o << fmt::format("A/B vs leader on {}: {:.3f}x over {} pairs (noise {:.2f}%, signed-rank p faster {:.2g}, slower {:.2g}; {})\n",
-                     a.workload, a.test.ratio, a.test.pairs, a.test.noise * 100, a.test.p_faster, a.test.p_slower,
+    o << fmt::format("A/B vs leader on {}: {:.3f}x over {} pairs (noise {:.2f}%, signed-rank p faster {:.2g}, slower {:.2g}; {})\n", a.workload,
+                     a.test.ratio, a.test.pairs, a.test.noise * 100, a.test.p_faster, a.test.p_slower,
                      a.faster ? "faster" : (a.slower ? "slower" : "level"));
   if (r.task_score) o << fmt::format("task score: {:.3f}\n", *r.task_score);
   const auto& v = r.candidate.verdict;

@@ -13,7 +13,7 @@ using EntryFn = void (*)(void* const* args, void* stream);
 
 // A failure the executor reports to the judge ("fault"): the reason is a guard reason code.
 struct Fault : std::runtime_error {
-  std::string reason;   // "cuda_error", "load_error", "device_init", "bad_request"
+  std::string reason;  // "cuda_error", "load_error", "device_init", "bad_request"
   Fault(std::string r, const std::string& what) : std::runtime_error(what), reason(std::move(r)) {}
 };
 

@@ -21,8 +21,7 @@ class CudaExecDevice final : public ExecDevice {
   explicit CudaExecDevice(std::size_t max_calls) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-      throw Fault("device_init", std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
+    if (e != cudaSuccess || count == 0) throw Fault("device_init", std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
     auto init = [](cudaError_t r, const char* what) {
       if (r != cudaSuccess) throw Fault("device_init", std::string(what) + ": " + cudaGetErrorString(r));
     };
@@ -33,8 +32,7 @@ class CudaExecDevice final : public ExecDevice {
     for (auto& ev : events_) init(cudaEventCreate(&ev), "cudaEventCreate");
     // No persisting-L2 carve-out in this context (the judge also resets persisting lines before every flush).
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.persistingL2CacheMaxSize > 0)
-      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.persistingL2CacheMaxSize > 0) cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     init(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   ~CudaExecDevice() override { unmap(); }

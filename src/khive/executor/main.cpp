@@ -22,7 +22,7 @@ namespace {
 
 using namespace khive::exec;
 
-constexpr std::size_t kMaxCalls = 256;   // calls in one "call" message (events are made for this many)
+constexpr std::size_t kMaxCalls = 256;  // calls in one "call" message (events are made for this many)
 
 // Where the inputs are mapped (read-only): a fault there is a kernel writing into its inputs, which the crash report
 // should say. Written before the kernel runs, read by the signal handler (which only formats and writes).
@@ -38,7 +38,7 @@ void on_fault(int, siginfo_t* info, void*) {
 }
 
 void report_input_faults() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
@@ -52,7 +52,7 @@ struct ArgSet {
   std::vector<void*> args;
   std::vector<std::array<unsigned char, 8>> scalars;
   std::vector<int64_t> axes;
-  std::vector<std::size_t> scalar_arg;   // args index of scalar k
+  std::vector<std::size_t> scalar_arg;  // args index of scalar k
 };
 
 struct Executor {
@@ -65,7 +65,8 @@ struct Executor {
   nlohmann::json sandbox(int& notify_fd) {
     nlohmann::json layers = nlohmann::json::object();
     apply_rlimits(setup.backend == "cpu" ? setup.memory_limit : 0);
-    layers["rlimits"] = "on (no core, no file writes, 256 descriptors" + std::string(setup.memory_limit > 0 && setup.backend == "cpu" ? ", address space capped)" : ")");
+    layers["rlimits"] = "on (no core, no file writes, 256 descriptors" +
+                        std::string(setup.memory_limit > 0 && setup.backend == "cpu" ? ", address space capped)" : ")");
     if (setup.new_netns) {
       std::string e = enter_new_netns();
       layers["netns"] = e.empty() ? "on" : "off: " + e;
@@ -118,7 +119,8 @@ struct Executor {
         }
       }
       std::string e = apply_seccomp(cuda, extra, notify_fd);
-      layers["seccomp"] = e.empty() ? std::string(notify_fd >= 0 ? "allowlist, violations reported to the judge" : "allowlist, violations kill") : "off: " + e;
+      layers["seccomp"] =
+          e.empty() ? std::string(notify_fd >= 0 ? "allowlist, violations reported to the judge" : "allowlist, violations kill") : "off: " + e;
       if (!extra.empty()) layers["seccomp_extra"] = extra;
     } else {
       layers["seccomp"] = "off: not requested";
@@ -144,8 +146,10 @@ struct Executor {
       const auto& args = s.at("args");
       std::size_t n_scalars = 0, n_axes = 0;
       for (const auto& a : args) {
-        if (a.contains("scalar")) ++n_scalars;
-        else if (a.contains("axis")) ++n_axes;
+        if (a.contains("scalar"))
+          ++n_scalars;
+        else if (a.contains("axis"))
+          ++n_axes;
       }
       set->scalars.assign(n_scalars, {});
       set->axes.reserve(n_axes);
@@ -230,12 +234,18 @@ struct Executor {
       nlohmann::json reply = {{"op", "ok"}};
       try {
         if (op == "quit") return 0;
-        if (op == "map") on_map(m);
-        else if (op == "layout") on_layout(m);
-        else if (op == "null") reply = on_call(m, true);
-        else if (op == "call") reply = on_call(m, false);
-        else if (op == "load") on_load();
-        else throw Fault("bad_request", "unknown op '" + op + "'");
+        if (op == "map")
+          on_map(m);
+        else if (op == "layout")
+          on_layout(m);
+        else if (op == "null")
+          reply = on_call(m, true);
+        else if (op == "call")
+          reply = on_call(m, false);
+        else if (op == "load")
+          on_load();
+        else
+          throw Fault("bad_request", "unknown op '" + op + "'");
       } catch (const Fault& f) {
         reply = {{"op", "fault"}, {"reason", f.reason}, {"message", f.what()}};
       } catch (const nlohmann::json::exception& e) {
@@ -254,8 +264,10 @@ int main(int argc, char** argv) {
   std::string setup_json;
   for (int i = 1; i + 1 < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--socket") ex.sock = std::atoi(argv[++i]);
-    else if (a == "--setup") setup_json = argv[++i];
+    if (a == "--socket")
+      ex.sock = std::atoi(argv[++i]);
+    else if (a == "--setup")
+      setup_json = argv[++i];
   }
   if (ex.sock < 0 || setup_json.empty()) {
     std::cerr << "khive-exec: started by khive-judge, not by hand\n";

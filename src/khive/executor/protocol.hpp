@@ -40,7 +40,7 @@ struct ChannelError : std::runtime_error {
 
 struct Message {
   nlohmann::json body;
-  std::vector<int> fds;   // received descriptors, owned by the receiver
+  std::vector<int> fds;  // received descriptors, owned by the receiver
   std::string op() const { return body.is_object() ? body.value("op", std::string()) : std::string(); }
 };
 
@@ -60,11 +60,11 @@ struct Setup {
   bool vendor_libraries = false;        // the view includes vendor libraries (cuBLAS, ...): baselines, and kernels of
                                         // tasks that allow them; otherwise they stay outside it
   bool seccomp = true, landlock = true, new_netns = true, drop_capabilities = true;
-  int64_t memory_limit = 0;             // RLIMIT_AS (CPU backend); 0 = none
-  double spin_s = 0;                    // poll for the next message this long before blocking (GPU: the host has cores
-                                        // to spare and the judge's clock sees every wake-up); 0 = block at once
-  std::string task_dir;                 // the PyTorch reference's executor (python/khive_torch/executor.py): the task
-                                        // whose definition.json holds the reference; khive-exec ignores it
+  int64_t memory_limit = 0;  // RLIMIT_AS (CPU backend); 0 = none
+  double spin_s = 0;         // poll for the next message this long before blocking (GPU: the host has cores
+                             // to spare and the judge's clock sees every wake-up); 0 = block at once
+  std::string task_dir;      // the PyTorch reference's executor (python/khive_torch/executor.py): the task
+                             // whose definition.json holds the reference; khive-exec ignores it
 };
 // Every field travels; a field the JSON lacks keeps Setup{}'s default (parse_setup insists on the backend).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Setup, backend, library, read_paths, vendor_libraries, seccomp, landlock, new_netns,

@@ -41,9 +41,9 @@ struct PathBeneathAttr {
 
 // Every filesystem right the running kernel's ABI knows: handled (so denied unless a rule allows it).
 unsigned long long handled_fs(int abi) {
-  unsigned long long all = (1ull << 13) - 1;   // ABI 1: execute .. make_sym
-  if (abi >= 2) all |= 1ull << 13;             // refer
-  if (abi >= 3) all |= 1ull << 14;             // truncate
+  unsigned long long all = (1ull << 13) - 1;  // ABI 1: execute .. make_sym
+  if (abi >= 2) all |= 1ull << 13;            // refer
+  if (abi >= 3) all |= 1ull << 14;            // truncate
   if (abi >= 5) all |= kFsIoctlDev;
   return all;
 }
@@ -57,7 +57,7 @@ bool vendor_library(const std::string& name) {
 bool add_rule(int ruleset, const std::string& path, unsigned long long rights, unsigned long long handled) {
   int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
   if (fd < 0) return false;
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) rights &= kFsExecute | kFsReadFile | kFsWriteFile | kFsIoctlDev | (1ull << 14);
   PathBeneathAttr pb{rights & handled, fd};
   bool ok = ::syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &pb, 0) == 0;
@@ -84,7 +84,7 @@ void add_read_path(int ruleset, const std::string& path, unsigned long long hand
     const std::string name = it->path().filename().string();
     if (vendor_library(name)) continue;
     std::error_code e2;
-    if (it->is_directory(e2)) continue;   // subfolders of a library folder are not needed by a kernel
+    if (it->is_directory(e2)) continue;  // subfolders of a library folder are not needed by a kernel
     add_rule(ruleset, it->path().string(), r, handled);
   }
 }
@@ -98,8 +98,8 @@ int loaded_object_dir(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 std::vector<std::string> base_read_paths() {
-  std::vector<std::string> p = {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf",
-                                "/etc/ld.so.conf.d", "/proc", "/sys"};
+  std::vector<std::string> p = {"/lib",  "/lib64", "/usr/lib", "/usr/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                                "/proc", "/sys"};
   // Where the libraries already loaded live (the CUDA runtime and driver: the driver loads helpers from its own
   // folder); LD_LIBRARY_PATH's folders, where a kernel's dependencies are found.
   std::set<std::string> dirs;
@@ -136,8 +136,7 @@ std::string apply_landlock(const std::vector<std::string>& read_paths, const std
     abi = 0;
     return std::string("the kernel has no Landlock (") + std::strerror(errno) + ")";
   }
-  const unsigned long long scoped =
-      (scopes & kScopeAbstractUnixSockets ? kScopeAbstractUnix : 0ull) | (scopes & kScopeSignals ? kScopeSignal : 0ull);
+  const unsigned long long scoped = (scopes & kScopeAbstractUnixSockets ? kScopeAbstractUnix : 0ull) | (scopes & kScopeSignals ? kScopeSignal : 0ull);
   RulesetAttr attr{handled_fs(abi), 0, abi >= 6 ? scoped : 0};
   const std::size_t size = abi >= 6 ? sizeof(RulesetAttr) : (abi >= 4 ? 16 : 8);
   int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0));
@@ -165,7 +164,7 @@ std::string enter_new_netns() {
 }
 
 std::string drop_capabilities() {
-  for (int cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);   // fails quietly past the last cap
+  for (int cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // fails quietly past the last cap
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
@@ -177,7 +176,7 @@ std::string drop_capabilities() {
 void apply_rlimits(int64_t memory_limit) {
   rlimit zero{0, 0};
   ::setrlimit(RLIMIT_CORE, &zero);
-  ::setrlimit(RLIMIT_FSIZE, &zero);   // no file grows: a kernel never writes a file
+  ::setrlimit(RLIMIT_FSIZE, &zero);  // no file grows: a kernel never writes a file
   rlimit nofile{256, 256};
   ::setrlimit(RLIMIT_NOFILE, &nofile);
   if (memory_limit > 0) {
@@ -192,27 +191,130 @@ namespace {
 // files the view allows, the descriptors it holds. Anything else (processes, network, other processes'
 // memory, namespaces, mounts, keys, BPF, perf, io_uring, ptrace, file creation or removal) is not here.
 const char* const kAllowed[] = {
-    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2", "lseek",
-    "close", "close_range", "fstat", "newfstatat", "statx", "stat", "lstat", "statfs", "fstatfs", "access",
-    "faccessat", "faccessat2", "readlink", "readlinkat", "getcwd", "getdents64", "fcntl", "dup", "dup3", "ioctl",
-    "fadvise64", "mmap", "munmap", "mremap", "mprotect", "madvise", "brk", "mlock", "mlock2", "munlock",
-    "mlockall", "munlockall", "mincore", "msync", "membarrier", "get_mempolicy", "set_mempolicy", "mbind",
-    "memfd_create", "futex", "futex_waitv", "set_robust_list", "get_robust_list", "rseq", "set_tid_address",
-    "exit", "exit_group", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigtimedwait", "rt_sigsuspend",
-    "sigaltstack", "restart_syscall", "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
-    "getresuid", "getresgid", "getgroups", "uname", "sysinfo", "getrlimit", "getrusage", "times", "umask",
-    "clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep", "clock_nanosleep", "sched_yield",
-    "sched_getaffinity", "sched_getparam", "sched_getscheduler", "sched_get_priority_max",
-    "sched_get_priority_min", "getpriority", "getcpu", "getrandom", "poll", "ppoll", "select", "pselect6",
-    "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "eventfd",
-    "eventfd2", "pipe", "pipe2", "recvmsg", "sendmsg", "recvfrom", "sendto", "shutdown", "timerfd_create",
-    "timerfd_settime", "timerfd_gettime", "wait4",
+    "read",
+    "write",
+    "readv",
+    "writev",
+    "pread64",
+    "pwrite64",
+    "preadv",
+    "pwritev",
+    "preadv2",
+    "pwritev2",
+    "lseek",
+    "close",
+    "close_range",
+    "fstat",
+    "newfstatat",
+    "statx",
+    "stat",
+    "lstat",
+    "statfs",
+    "fstatfs",
+    "access",
+    "faccessat",
+    "faccessat2",
+    "readlink",
+    "readlinkat",
+    "getcwd",
+    "getdents64",
+    "fcntl",
+    "dup",
+    "dup3",
+    "ioctl",
+    "fadvise64",
+    "mmap",
+    "munmap",
+    "mremap",
+    "mprotect",
+    "madvise",
+    "brk",
+    "mlock",
+    "mlock2",
+    "munlock",
+    "mlockall",
+    "munlockall",
+    "mincore",
+    "msync",
+    "membarrier",
+    "get_mempolicy",
+    "set_mempolicy",
+    "mbind",
+    "memfd_create",
+    "futex",
+    "futex_waitv",
+    "set_robust_list",
+    "get_robust_list",
+    "rseq",
+    "set_tid_address",
+    "exit",
+    "exit_group",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "rt_sigtimedwait",
+    "rt_sigsuspend",
+    "sigaltstack",
+    "restart_syscall",
+    "getpid",
+    "gettid",
+    "getppid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getresuid",
+    "getresgid",
+    "getgroups",
+    "uname",
+    "sysinfo",
+    "getrlimit",
+    "getrusage",
+    "times",
+    "umask",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "time",
+    "nanosleep",
+    "clock_nanosleep",
+    "sched_yield",
+    "sched_getaffinity",
+    "sched_getparam",
+    "sched_getscheduler",
+    "sched_get_priority_max",
+    "sched_get_priority_min",
+    "getpriority",
+    "getcpu",
+    "getrandom",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
+    "epoll_create",
+    "epoll_create1",
+    "epoll_ctl",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "eventfd",
+    "eventfd2",
+    "pipe",
+    "pipe2",
+    "recvmsg",
+    "sendmsg",
+    "recvfrom",
+    "sendto",
+    "shutdown",
+    "timerfd_create",
+    "timerfd_settime",
+    "timerfd_gettime",
+    "wait4",
 };
 
 // Refused with an error instead of a violation: settings a library may try and survive without, and which
 // could otherwise reach other processes of the same user (affinity, priority).
-const char* const kRefused[] = {"sched_setaffinity", "sched_setscheduler", "sched_setparam", "setpriority", "chdir",
-                                "fchdir", "personality"};
+const char* const kRefused[] = {"sched_setaffinity", "sched_setscheduler", "sched_setparam", "setpriority", "chdir", "fchdir", "personality"};
 
 }  // namespace
 
@@ -230,7 +332,7 @@ std::string apply_seccomp(bool cuda, const std::vector<std::string>& extra, int&
   const bool notify = seccomp_api_get() >= 6;
   scmp_filter_ctx ctx = seccomp_init(notify ? SCMP_ACT_NOTIFY : SCMP_ACT_KILL_PROCESS);
   if (!ctx) return "seccomp_init failed";
-  int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);   // every thread, the CUDA runtime's too
+  int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);  // every thread, the CUDA runtime's too
   rc |= seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
   auto nr = [](const char* name) { return seccomp_syscall_resolve_name(name); };
   auto allow = [&](const char* name) {

@@ -25,8 +25,8 @@
 namespace khive::exec {
 
 struct SandboxReport {
-  nlohmann::json layers = nlohmann::json::object();   // {"landlock": "abi 7" | "off: why", ...}
-  int notify_fd = -1;                                  // seccomp listener (send it to the judge), -1 if none
+  nlohmann::json layers = nlohmann::json::object();  // {"landlock": "abi 7" | "off: why", ...}
+  int notify_fd = -1;                                // seccomp listener (send it to the judge), -1 if none
 };
 
 // The filesystem view: read-only paths (directories or files) and read-write device nodes. Returns "" or why
@@ -34,8 +34,8 @@ struct SandboxReport {
 // Vendor libraries (cuBLAS, cuDNN, ...) in those paths stay outside the view unless `vendor_libraries`.
 // `scopes` (ABI >= 6): which of Landlock's scopes to set, kScopeAbstractUnixSockets | kScopeSignals by default.
 enum LandlockScope : unsigned { kScopeAbstractUnixSockets = 1u, kScopeSignals = 2u };
-std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& device_paths, bool vendor_libraries,
-                           int& abi, unsigned scopes = kScopeAbstractUnixSockets | kScopeSignals);
+std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& device_paths, bool vendor_libraries, int& abi,
+                           unsigned scopes = kScopeAbstractUnixSockets | kScopeSignals);
 // The paths every executor needs read: system libraries, ld.so's cache, /proc, /sys; plus the directories of the
 // shared objects already loaded (where a kernel's own dependencies are found).
 std::vector<std::string> base_read_paths();

@@ -36,7 +36,7 @@ const Driver& driver() {
   static Driver d;
   static std::once_flag once;
   std::call_once(once, [] {
-    cudaFree(nullptr);   // the primary context, current on this thread
+    cudaFree(nullptr);  // the primary context, current on this thread
     load(d.create, "cuMemCreate");
     load(d.release, "cuMemRelease");
     load(d.reserve, "cuMemAddressReserve");

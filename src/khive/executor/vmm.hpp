@@ -12,9 +12,9 @@
 namespace khive::exec {
 
 struct VmmRegion {
-  uint64_t handle = 0;     // CUmemGenericAllocationHandle
-  uint64_t ptr = 0;        // CUdeviceptr in this process
-  std::size_t bytes = 0;   // rounded up to the allocation granularity
+  uint64_t handle = 0;    // CUmemGenericAllocationHandle
+  uint64_t ptr = 0;       // CUdeviceptr in this process
+  std::size_t bytes = 0;  // rounded up to the allocation granularity
 };
 
 std::size_t vmm_granularity();
@@ -24,7 +24,7 @@ VmmRegion vmm_create(std::size_t bytes);
 int vmm_export(const VmmRegion& r);
 // Executor side: maps the region behind `fd` (closed here).
 VmmRegion vmm_import(int fd, std::size_t bytes);
-void vmm_release(VmmRegion& r);   // unmap, free the address range, release the handle (idempotent)
+void vmm_release(VmmRegion& r);  // unmap, free the address range, release the handle (idempotent)
 
 }  // namespace khive::exec
 #endif

@@ -68,8 +68,12 @@ std::optional<Reason> parse_reason(std::string_view name) {
 }
 
 nlohmann::json Rejection::to_json() const {
-  return {{"check", static_cast<int>(check)}, {"check_name", check_name(check)}, {"reason", reason_name(reason)},
-          {"workload", workload}, {"message", message}, {"diagnosis", diagnosis}};
+  return {{"check", static_cast<int>(check)},
+          {"check_name", check_name(check)},
+          {"reason", reason_name(reason)},
+          {"workload", workload},
+          {"message", message},
+          {"diagnosis", diagnosis}};
 }
 
 Rejection Rejection::from_json(const nlohmann::json& j) {

@@ -29,9 +29,12 @@ std::optional<Rejection> output_rejection(Check check, const std::string& output
   Rejection r{check, Reason::wrong_output, workload, "", describe_mismatch(output, st, tol)};
   switch (check) {
     case Check::correctness:
-      if (st.unwritten > 0) r.check = Check::written, r.reason = Reason::unwritten_output;
-      else if (st.nonfinite > 0) r.reason = Reason::nonfinite_output;
-      else if (st.out_zeros == st.n && st.ref_zeros < st.n) r.reason = Reason::all_zero_output;
+      if (st.unwritten > 0)
+        r.check = Check::written, r.reason = Reason::unwritten_output;
+      else if (st.nonfinite > 0)
+        r.reason = Reason::nonfinite_output;
+      else if (st.out_zeros == st.n && st.ref_zeros < st.n)
+        r.reason = Reason::all_zero_output;
       break;
     case Check::anti_caching:
       r.reason = Reason::caching;
@@ -41,8 +44,7 @@ std::optional<Rejection> output_rejection(Check check, const std::string& output
       r.reason = Reason::timed_output_wrong;
       r.diagnosis += "; every timed call is validated: work skipped or done wrong under timing";
       break;
-    default:
-      break;
+    default: break;
   }
   r.message = fmt::format("{}: output {} {} ({})", context, output,
                           st.unwritten ? fmt::format("has {} of {} elements never written", st.unwritten, st.n)
@@ -52,8 +54,8 @@ std::optional<Rejection> output_rejection(Check check, const std::string& output
   return r;
 }
 
-std::optional<Rejection> determinism_rejection(const std::string& output, const CompareStats& st, const Tolerance& tol,
-                                               const std::string& workload, const std::string& context) {
+std::optional<Rejection> determinism_rejection(const std::string& output, const CompareStats& st, const Tolerance& tol, const std::string& workload,
+                                               const std::string& context) {
   if (passes(st, tol)) return std::nullopt;
   return Rejection{Check::determinism, st.unwritten ? Reason::unwritten_output : Reason::nondeterministic, workload,
                    fmt::format("{}: output {} differs between two calls on the same inputs in {} of {} elements", context, output, st.bad, st.n),
@@ -72,15 +74,15 @@ ClockRule ClockRule::for_backend(const std::string& backend) {
   // no-work batch costs. Work hidden from the events is still on the judge's clock (it is the measurement); this
   // check names gross disagreement: an in-process clock that saw next to nothing, or a quarter of a long batch missing.
   r.abs_s = kGpuContextSwitchAllowance;
-  if (backend == "cpu") {   // both processes share the cores with the kernel and with whatever else runs: wake-ups are late
+  if (backend == "cpu") {  // both processes share the cores with the kernel and with whatever else runs: wake-ups are late
     r.rel = 0.75;
     r.abs_s = 20e-3;
   }
   return r;
 }
 
-std::optional<Rejection> clock_rejection(const std::vector<double>& judge_s, const std::vector<double>& in_process_s,
-                                         double overhead_s, double jitter_s, const ClockRule& rule, const std::string& workload) {
+std::optional<Rejection> clock_rejection(const std::vector<double>& judge_s, const std::vector<double>& in_process_s, double overhead_s,
+                                         double jitter_s, const ClockRule& rule, const std::string& workload) {
   const std::size_t n = std::min(judge_s.size(), in_process_s.size());
   if (n == 0) return std::nullopt;
   std::vector<double> net, gap;
@@ -92,8 +94,8 @@ std::optional<Rejection> clock_rejection(const std::vector<double>& judge_s, con
   const double bound = std::max(rule.rel * m, rule.abs_s + 4 * jitter_s);
   if (g <= bound) return std::nullopt;
   return Rejection{Check::timing, Reason::timing_disagrees, workload,
-                   fmt::format("workload {}: the judge's clock saw {} per timed batch beyond the kernel's own clock ({} of {}; allowed {})",
-                               workload, us(g), us(median(in_process_s)), us(m), us(bound)),
+                   fmt::format("workload {}: the judge's clock saw {} per timed batch beyond the kernel's own clock ({} of {}; allowed {})", workload,
+                               us(g), us(median(in_process_s)), us(m), us(bound)),
                    "work the executor's clock did not cover: work on a stream other than the one passed to khive_launch, "
                    "work left to another thread, or a tampered in-process clock. Enqueue all work on the given stream."};
 }
@@ -102,13 +104,13 @@ std::optional<Rejection> drain_rejection(const std::vector<double>& drain_s, con
                                          const std::string& workload) {
   if (drain_s.empty()) return std::nullopt;
   const double extra = median(drain_s) - idle_probe_s;
-  const double bound = std::max(kGpuContextSwitchAllowance, 0.1 * median(judge_s));   // the drain's probe waits for the switch back
+  const double bound = std::max(kGpuContextSwitchAllowance, 0.1 * median(judge_s));  // the drain's probe waits for the switch back
   if (extra <= bound) return std::nullopt;
-  return Rejection{Check::timing, Reason::work_after_return, workload,
-                   fmt::format("workload {}: the device was still busy for {} after the executor answered (allowed {})", workload,
-                               us(extra), us(bound)),
-                   "the call returned while its work was still running on the GPU: all work must be finished, or at least "
-                   "enqueued on the given stream, when khive_launch returns"};
+  return Rejection{
+      Check::timing, Reason::work_after_return, workload,
+      fmt::format("workload {}: the device was still busy for {} after the executor answered (allowed {})", workload, us(extra), us(bound)),
+      "the call returned while its work was still running on the GPU: all work must be finished, or at least "
+      "enqueued on the given stream, when khive_launch returns"};
 }
 
 std::optional<Rejection> plausibility_rejection(const std::vector<WorkloadTiming>& timings, const std::map<std::string, double>& floor_s) {
@@ -116,11 +118,11 @@ std::optional<Rejection> plausibility_rejection(const std::vector<WorkloadTiming
     auto it = floor_s.find(t.workload);
     if (it == floor_s.end() || it->second <= 0 || t.summary.n == 0) continue;
     if (t.summary.median < it->second)
-      return Rejection{Check::plausibility, Reason::faster_than_sol, t.workload,
-                       fmt::format("workload {}: median {:.3g} s is below the speed-of-light floor {:.3g} s", t.workload, t.summary.median,
-                                   it->second),
-                       "a time no hardware can reach is a measurement fault (work escaped the timer, results were cached, or the "
-                       "cost formula undercounts)"};
+      return Rejection{
+          Check::plausibility, Reason::faster_than_sol, t.workload,
+          fmt::format("workload {}: median {:.3g} s is below the speed-of-light floor {:.3g} s", t.workload, t.summary.median, it->second),
+          "a time no hardware can reach is a measurement fault (work escaped the timer, results were cached, or the "
+          "cost formula undercounts)"};
   }
   return std::nullopt;
 }
@@ -131,20 +133,22 @@ std::optional<std::string> leader_inconsistency(double candidate_s, double rel_s
   for (const auto& o : others)
     if (o.time_s > 0 && (!best || o.time_s < best->time_s)) best = &o;
   if (!best || !(candidate_s > best->time_s * (1 + tol))) return std::nullopt;
-  return fmt::format("its median {:.4g} s is {:.0f}% slower than {}'s {:.4g} s (beyond the {:.0f}% noise): the A/B's gain over the leader "
-                     "is not confirmed by the solo measurements, so it stays a backup",
-                     candidate_s, (candidate_s / best->time_s - 1) * 100, best->id, best->time_s, tol * 100);
+  return fmt::format(
+      "its median {:.4g} s is {:.0f}% slower than {}'s {:.4g} s (beyond the {:.0f}% noise): the A/B's gain over the leader "
+      "is not confirmed by the solo measurements, so it stays a backup",
+      candidate_s, (candidate_s / best->time_s - 1) * 100, best->id, best->time_s, tol * 100);
 }
 
 std::optional<Rejection> build_rejection(const BuildResult& b, const std::vector<SymbolViolation>& violations) {
   if (!b.ok)
-    return Rejection{Check::build, b.timed_out ? Reason::build_timeout : Reason::build_error, "",
-                     "the kernel does not build: " + b.summary(), format_diagnostics(b.diagnostics)};
+    return Rejection{Check::build, b.timed_out ? Reason::build_timeout : Reason::build_error, "", "the kernel does not build: " + b.summary(),
+                     format_diagnostics(b.diagnostics)};
   if (violations.empty()) return std::nullopt;
   std::string all;
   for (const auto& v : violations) all += fmt::format("{} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
   const auto& v = violations.front();
-  return Rejection{Check::build, Reason::forbidden_symbol, "", fmt::format("the kernel {} {}: {}", v.imported ? "calls" : "defines", v.symbol, v.rule), all};
+  return Rejection{Check::build, Reason::forbidden_symbol, "",
+                   fmt::format("the kernel {} {}: {}", v.imported ? "calls" : "defines", v.symbol, v.rule), all};
 }
 
 }  // namespace khive

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "khive/numerics/compare.hpp"
 #include "khive/guard/checks.hpp"
+#include "khive/numerics/compare.hpp"
 
 namespace khive {
 
@@ -26,8 +26,8 @@ std::optional<Rejection> output_rejection(Check check, const std::string& output
                                           const std::string& workload, const std::string& context, int64_t sample_of = 0);
 
 // ---- check 6 ----
-std::optional<Rejection> determinism_rejection(const std::string& output, const CompareStats& st, const Tolerance& tol,
-                                               const std::string& workload, const std::string& context);
+std::optional<Rejection> determinism_rejection(const std::string& output, const CompareStats& st, const Tolerance& tol, const std::string& workload,
+                                               const std::string& context);
 
 // ---- check 3 ----
 Rejection input_mutated(const std::string& input, const std::string& workload, const std::string& context);
@@ -53,8 +53,8 @@ struct ClockRule {
   double abs_s = 50e-6;
   static ClockRule for_backend(const std::string& backend);
 };
-std::optional<Rejection> clock_rejection(const std::vector<double>& judge_s, const std::vector<double>& in_process_s,
-                                         double overhead_s, double jitter_s, const ClockRule& rule, const std::string& workload);
+std::optional<Rejection> clock_rejection(const std::vector<double>& judge_s, const std::vector<double>& in_process_s, double overhead_s,
+                                         double jitter_s, const ClockRule& rule, const std::string& workload);
 
 // GPU: after the executor answered and was stopped, the device was still busy for drain_s (the judge probed until
 // it ran at idle speed). Work left running after a call returned: rejected when the median drain beyond one idle
@@ -79,8 +79,8 @@ struct MeasuredTime {
 std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others);
 
 // ---- check 1 ----
-struct SymbolViolation;   // compile/symbol_policy.hpp
-struct BuildResult;       // compile/builder.hpp
+struct SymbolViolation;  // compile/symbol_policy.hpp
+struct BuildResult;      // compile/builder.hpp
 // The build's verdict: build_error / build_timeout, or forbidden_symbol from the policy scan.
 std::optional<Rejection> build_rejection(const BuildResult& b, const std::vector<SymbolViolation>& violations);
 

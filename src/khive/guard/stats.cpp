@@ -11,7 +11,7 @@ namespace khive {
 
 namespace {
 
-constexpr double kMadToSigma = 1.4826;   // MAD -> standard deviation for normal data
+constexpr double kMadToSigma = 1.4826;  // MAD -> standard deviation for normal data
 
 // Median of a sorted, non-empty vector; even n averages the two middle values.
 double sorted_median(const std::vector<double>& s) {
@@ -83,7 +83,7 @@ void doubled_ranks(const std::vector<double>& l, std::vector<long>& rank2, std::
   for (std::size_t i = 0; i < idx.size();) {
     std::size_t j = i;
     while (j + 1 < idx.size() && std::fabs(l[idx[j + 1]]) == std::fabs(l[idx[i]])) ++j;
-    const long r2 = static_cast<long>(i + 1 + j + 1);   // 2 * average of ranks i+1 .. j+1
+    const long r2 = static_cast<long>(i + 1 + j + 1);  // 2 * average of ranks i+1 .. j+1
     for (std::size_t k = i; k <= j; ++k) {
       rank2[k] = r2;
       positive[k] = l[idx[k]] > 0;
@@ -97,7 +97,7 @@ double upper_tail(const std::vector<long>& rank2, long w) {
   long total = std::accumulate(rank2.begin(), rank2.end(), 0L);
   if (w <= 0) return 1.0;
   if (w > total) return 0.0;
-  if (rank2.size() > 600) {   // normal approximation with continuity correction (never reached by the judge)
+  if (rank2.size() > 600) {  // normal approximation with continuity correction (never reached by the judge)
     double mean = total / 2.0, var = 0;
     for (long r : rank2) var += static_cast<double>(r) * static_cast<double>(r) / 4.0;
     double z = (static_cast<double>(w) - 0.5 - mean) / std::sqrt(var);
@@ -182,7 +182,7 @@ AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b) {
     if (positive[i]) wplus += rank2[i];
   }
   t.p_faster = upper_tail(rank2, wplus);
-  t.p_slower = upper_tail(rank2, total - wplus);   // W- = total - W+ has the same null distribution
+  t.p_slower = upper_tail(rank2, total - wplus);  // W- = total - W+ has the same null distribution
   return t;
 }
 
@@ -222,7 +222,8 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
   for (std::size_t i = 0; i < w; ++i) {
     const AbTest& t = per_workload[i];
     const double wt = i < weights.size() && weights[i] > 0 ? weights[i] : 1.0;
-    if (!t.valid || t.pairs < 2) usable = false;
+    if (!t.valid || t.pairs < 2)
+      usable = false;
     else {
       lw += wt * std::log(t.ratio);
       ws += wt;
@@ -231,18 +232,18 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
   }
   d.weighted_ratio = ws > 0 ? std::exp(lw / ws) : 1.0;
   const std::string overall = fmt::format("overall {:+.1f}%", (d.weighted_ratio - 1) * 100);
-  if (!usable) d.why = "too few valid A/B pairs on some workload";
+  if (!usable)
+    d.why = "too few valid A/B pairs on some workload";
   else if (!d.slower.empty())
-    d.why = fmt::format("slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}",
-                        d.slower.size(), rule.alpha_slower, rule.min_gain * 100, overall);
+    d.why = fmt::format("slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}", d.slower.size(),
+                        rule.alpha_slower, rule.min_gain * 100, overall);
   else if (d.faster.empty())
     d.why = fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%; {}", rule.alpha, rule.min_gain * 100, overall);
   else if (d.weighted_ratio - 1.0 <= rule.min_gain)
     d.why = fmt::format("{} is under the {:g}% minimum", overall, rule.min_gain * 100);
   else {
     d.new_leader = true;
-    d.why = fmt::format("faster on {} of {} workload(s) (signed-rank, Holm at {:g}), slower on none; {}", d.faster.size(), w,
-                        rule.alpha, overall);
+    d.why = fmt::format("faster on {} of {} workload(s) (signed-rank, Holm at {:g}), slower on none; {}", d.faster.size(), w, rule.alpha, overall);
   }
   return d;
 }

@@ -11,7 +11,7 @@ struct SampleSummary {
   std::size_t n = 0;
   double median = 0, mean = 0, min = 0, max = 0, p10 = 0, p90 = 0;
   double stddev = 0;
-  double rel_spread = 0;   // robust relative noise: 1.4826 * MAD / median
+  double rel_spread = 0;  // robust relative noise: 1.4826 * MAD / median
 };
 // median: the middle value, the mean of the two middle ones for even n; p10/p90: linear interpolation between
 // closest ranks (position p * (n - 1), numpy's default); stddev: sample (n - 1); stddev and rel_spread are 0
@@ -22,9 +22,9 @@ SampleSummary summarize(std::vector<double> samples);
 // target_noise, or when max_samples / the time cap is reached (the cap applies whatever the sample count).
 struct StoppingRule {
   std::size_t min_samples = 10, max_samples = 200;
-  double target_noise = 0.005;   // 0.5 %
-  double time_cap_s = 2.0;       // summed sample time (plus overhead) per workload; honoured once min_samples
-                                 // are in, else at 4x with at least 3 samples (very slow kernels)
+  double target_noise = 0.005;  // 0.5 %
+  double time_cap_s = 2.0;      // summed sample time (plus overhead) per workload; honoured once min_samples
+                                // are in, else at 4x with at least 3 samples (very slow kernels)
 };
 bool should_stop(const std::vector<double>& samples, double elapsed_s, const StoppingRule& r);
 
@@ -51,19 +51,19 @@ bool should_stop(const std::vector<double>& samples, double elapsed_s, const Sto
 // A test needs at least min_pairs pairs before it can say "faster" (the smallest one-sided p of n pairs is
 // 2^-n, so fewer than ~10 pairs can never pass at alpha = 1 % anyway).
 struct AbRule {
-  double alpha = 0.01;          // family-wise error of "faster" over all workloads
-  double alpha_slower = 0.05;   // per workload, for the veto
-  double min_gain = 0.01;       // minimum effect: 1 %
+  double alpha = 0.01;         // family-wise error of "faster" over all workloads
+  double alpha_slower = 0.05;  // per workload, for the veto
+  double min_gain = 0.01;      // minimum effect: 1 %
   std::size_t min_pairs = 10;
 };
 
 struct AbTest {
-  std::size_t pairs = 0;        // valid pairs used (positive finite times; exact ties dropped from the ranks)
-  double ratio = 1;             // exp(Hodges-Lehmann estimate of log(a/b)): > 1 means B faster
-  double median_ratio = 1;      // exp(median(log(a_i / b_i))), for people
-  double p_faster = 1, p_slower = 1;   // exact one-sided signed-rank p-values
-  double noise = 0;             // 1.4826 * median(|l_i - median(l)|): spread of one pair's log-ratio
-  bool valid = true;            // false: mismatched lengths or a time that is not a positive finite number
+  std::size_t pairs = 0;              // valid pairs used (positive finite times; exact ties dropped from the ranks)
+  double ratio = 1;                   // exp(Hodges-Lehmann estimate of log(a/b)): > 1 means B faster
+  double median_ratio = 1;            // exp(median(log(a_i / b_i))), for people
+  double p_faster = 1, p_slower = 1;  // exact one-sided signed-rank p-values
+  double noise = 0;                   // 1.4826 * median(|l_i - median(l)|): spread of one pair's log-ratio
+  bool valid = true;                  // false: mismatched lengths or a time that is not a positive finite number
 };
 AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b);
 
@@ -73,10 +73,10 @@ double signed_rank_p(const std::vector<double>& l);
 
 struct LeaderDecision {
   bool new_leader = false;
-  double weighted_ratio = 1;               // exp(sum w_i log ratio_i / sum w_i)
-  std::vector<std::size_t> slower, faster; // workloads slower / faster by the rule above
-  std::vector<double> holm_threshold;      // per workload, the p_faster it had to reach (Holm's step-down)
-  std::string why;                         // one line: what decided it
+  double weighted_ratio = 1;                // exp(sum w_i log ratio_i / sum w_i)
+  std::vector<std::size_t> slower, faster;  // workloads slower / faster by the rule above
+  std::vector<double> holm_threshold;       // per workload, the p_faster it had to reach (Holm's step-down)
+  std::string why;                          // one line: what decided it
 };
 LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule = {});
 // Check 11 on both clocks: a new leader on the judge's clock (`d`) stays one only if the same rule on the

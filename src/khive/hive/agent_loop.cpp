@@ -24,7 +24,7 @@ std::string safe_label(std::string s) {
 }  // namespace
 
 void Hive::Impl::agent_loop(AgentSlot& a) {
-  std::string subject;   // the candidate the phase is about
+  std::string subject;  // the candidate the phase is about
   PhaseListener listen([&](const std::string& what) {
     std::lock_guard<std::mutex> lk(mu);
     a.st.phase = what.empty() || subject.empty() ? what : what + " " + subject;
@@ -83,7 +83,7 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
     preset = e;
   } else if (o.defer_eval) {
     subject = c.id;
-    if (build_deferred(a, c, *file, preset)) return false;   // it waits for a GPU verdict
+    if (build_deferred(a, c, *file, preset)) return false;  // it waits for a GPU verdict
   }
   subject = c.id;
   report_phase("evaluating");
@@ -120,10 +120,12 @@ bool Hive::Impl::seen_before(AgentSlot& a, const AgentContext& ctx, const Propos
   std::string awaited;
   {
     std::lock_guard<std::mutex> lk(mu);
-    if (auto it = known.find(hash); it != known.end()) prior = it->second;
-    else if (auto w = awaiting.find(hash); w != awaiting.end()) awaited = w->second;
+    if (auto it = known.find(hash); it != known.end())
+      prior = it->second;
+    else if (auto w = awaiting.find(hash); w != awaiting.end())
+      awaited = w->second;
   }
-  if (!awaited.empty()) {   // the same kernel already awaits its GPU verdict: nothing new to evaluate
+  if (!awaited.empty()) {  // the same kernel already awaits its GPU verdict: nothing new to evaluate
     std::lock_guard<std::mutex> lk(mu);
     ++a.st.reused;
     event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", awaited}, {"verdict", "pending"}}, "");
@@ -133,7 +135,7 @@ bool Hive::Impl::seen_before(AgentSlot& a, const AgentContext& ctx, const Propos
     }
     return true;
   }
-  if (prior) {   // evaluated before (this run or a resumed one): reuse the verdict
+  if (prior) {  // evaluated before (this run or a resumed one): reuse the verdict
     Outcome oc = outcome_of(*prior);
     try {
       a.agent->observe(ctx, p, oc);
@@ -154,8 +156,8 @@ bool Hive::Impl::seen_before(AgentSlot& a, const AgentContext& ctx, const Propos
 
 // A new candidate: its id (one evaluation reserved from the candidate budget), its record and its file under
 // candidates/. None when the budget is spent (the run stops). Called without mu.
-std::optional<std::filesystem::path> Hive::Impl::new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p,
-                                                               const std::string& hash, CandidateRecord& c) {
+std::optional<std::filesystem::path> Hive::Impl::new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const std::string& hash,
+                                                               CandidateRecord& c) {
   std::string parent_default;
   {
     std::lock_guard<std::mutex> lk(mu);
@@ -204,8 +206,7 @@ void Hive::Impl::conclude(AgentSlot& a, const AgentContext& ctx, const Proposal&
   std::lock_guard<std::mutex> lk(mu);
   if (entry) post(a, *entry, oc);
   if (c.verdict != "error") check_plateaus(a);
-  if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
-    set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+  if (o.budget_candidates > 0 && evaluated >= o.budget_candidates) set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
 }
 
 // Token / cost budgets over every agent's usage (callers hold mu).
@@ -218,7 +219,8 @@ bool Hive::Impl::budget_usage_spent() {
     tokens += u.tokens;
     cost += u.cost_usd;
   }
-  if (o.budget_tokens > 0 && tokens >= o.budget_tokens) set_stop(fmt::format("token budget spent ({} of {})", tokens, o.budget_tokens));
+  if (o.budget_tokens > 0 && tokens >= o.budget_tokens)
+    set_stop(fmt::format("token budget spent ({} of {})", tokens, o.budget_tokens));
   else if (o.budget_cost_usd > 0 && cost >= o.budget_cost_usd)
     set_stop(fmt::format("cost budget spent (${:.2f} of ${:.2f})", cost, o.budget_cost_usd));
   return stop;

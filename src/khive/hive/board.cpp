@@ -29,7 +29,7 @@ std::vector<int64_t> entries_to_evict(const std::vector<BoardEntry>& entries, in
     std::size_t victim = kept.size();
     for (std::size_t i = 0; i < kept.size(); ++i)
       if (kept[i].kind == "failed" && count[failure_key(kept[i])] > 1) {
-        victim = i;   // kept is sorted by id: the first hit is the oldest
+        victim = i;  // kept is sorted by id: the first hit is the oldest
         break;
       }
     // 2. The least informative, oldest on ties.

@@ -27,7 +27,7 @@ bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::fil
   if (b.status == "built") {
     std::lock_guard<std::mutex> lk(mu);
     --reserved;
-    ++evaluated;   // spent from the budget now: it will be evaluated
+    ++evaluated;  // spent from the budget now: it will be evaluated
     c.verdict = "pending";
     c.message = "built here (check 1 passed); awaits evaluation on a GPU";
     c.eval_s = b.seconds;
@@ -35,10 +35,9 @@ bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::fil
     record_candidate(c);
     db->put_pending({c.id, a.st.name, b.build_key, "awaiting", c.t, 0, ""});
     awaiting[c.hash] = c.id;
-    a.st.waiting = true;   // it must not propose on top of a kernel nobody has measured
+    a.st.waiting = true;  // it must not propose on top of a kernel nobody has measured
     ++a.st.pending;
-    if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
-      set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+    if (o.budget_candidates > 0 && evaluated >= o.budget_candidates) set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
     return true;
   }
   preset = b;
@@ -52,7 +51,7 @@ bool Hive::Impl::deliver(AgentSlot& a) {
     if (pr.agent != a.st.name || pr.status == "observed") continue;
     auto all = db->candidates();
     auto it = std::find_if(all.begin(), all.end(), [&](const CandidateRecord& r) { return r.id == pr.id; });
-    if (it == all.end()) continue;   // cannot happen with a consistent run.db; nothing to observe
+    if (it == all.end()) continue;  // cannot happen with a consistent run.db; nothing to observe
     CandidateRecord c = *it;
     if (pr.status == "awaiting") {
       std::lock_guard<std::mutex> lk(mu);
@@ -61,7 +60,7 @@ bool Hive::Impl::deliver(AgentSlot& a) {
         return false;
       }
     }
-    if (pr.status == "awaiting") {   // a device is here now: evaluate it as the hive would have
+    if (pr.status == "awaiting") {  // a device is here now: evaluate it as the hive would have
       auto file = o.run_dir / c.file;
       if (!std::filesystem::exists(file)) write_file_atomic(file, c.source);
       report_phase("evaluating " + c.id);
@@ -85,9 +84,10 @@ bool Hive::Impl::deliver(AgentSlot& a) {
 }
 
 std::string Hive::Impl::pause_message() const {
-  return fmt::format("paused: {} candidate(s) await GPU evaluation; run `khive evaluate-pending {}` on a machine with a GPU, then "
-                     "`khive optimize --resume {}`",
-                     awaiting.size(), o.run_dir.string(), o.run_dir.string());
+  return fmt::format(
+      "paused: {} candidate(s) await GPU evaluation; run `khive evaluate-pending {}` on a machine with a GPU, then "
+      "`khive optimize --resume {}`",
+      awaiting.size(), o.run_dir.string(), o.run_dir.string());
 }
 
 // The GPU side: the reference first (this session's goldens and T_b, the run's seed, and the first leader when it was
@@ -105,7 +105,7 @@ PendingSummary Hive::Impl::evaluate_pending() {
   PendingSummary sum;
   event({{"type", "evaluate_pending"}, {"pending", todo.size()}, {"backend", backend_name(backend)}},
         fmt::format("evaluate-pending: {} candidate(s) awaiting on {}", todo.size(), backend_name(backend)));
-  const std::optional<ReferenceFiles> ref = reference_files();   // none: a PyTorch-only task, nothing to measure
+  const std::optional<ReferenceFiles> ref = reference_files();  // none: a PyTorch-only task, nothing to measure
   Evaluation rev = ref ? prepare_reference(lk, *ref) : Evaluation{};
   if (ref && measure_reference(ref->source, ref->copy, rev)) {
     PendingVerdict v;
@@ -130,8 +130,13 @@ PendingSummary Hive::Impl::evaluate_pending() {
   sum.leader = leader;
   sum.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   nlohmann::json slots_j = slots_json();
-  event({{"type", "evaluated_pending"}, {"evaluated", sum.verdicts.size()}, {"errors", sum.errors}, {"remaining", sum.remaining},
-         {"leader", leader ? leader->id : ""}, {"seconds", sum.seconds}, {"slots", slots_j}},
+  event({{"type", "evaluated_pending"},
+         {"evaluated", sum.verdicts.size()},
+         {"errors", sum.errors},
+         {"remaining", sum.remaining},
+         {"leader", leader ? leader->id : ""},
+         {"seconds", sum.seconds},
+         {"slots", slots_j}},
         fmt::format("evaluate-pending: {} verdict(s), {} harness error(s), {} still awaiting; leader {}", sum.verdicts.size(), sum.errors,
                     sum.remaining, leader ? leader->id : "-"));
   return sum;
@@ -175,8 +180,9 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
   v.eval_s = c.eval_s;
   v.build_key_changed = !pr.build_key.empty() && !ev.build_key.empty() && pr.build_key != ev.build_key;
   if (v.build_key_changed)
-    event({{"type", "note"}, {"candidate", c.id}, {"message", "rebuilt with another build key (another compiler or flags) than where it was proposed"}},
-          "");
+    event(
+        {{"type", "note"}, {"candidate", c.id}, {"message", "rebuilt with another build key (another compiler or flags) than where it was proposed"}},
+        "");
   sum.verdicts.push_back(v);
   pr.status = "evaluated";
   pr.t_evaluated = c.t;

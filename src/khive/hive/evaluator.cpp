@@ -146,9 +146,11 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
     weight[w.workload] = w.weight;
     if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median, spreads.push_back(w.kernel->rel_spread);
     std::optional<double> tb;
-    if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end()) tb = it->second;
-    else if (w.baseline_time) tb = w.baseline_time;   // no reference measured (a PyTorch-only task): the suite's PyTorch numbers
-    in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_floor, tb});   // datasheet T_sol (eval's score)
+    if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end())
+      tb = it->second;
+    else if (w.baseline_time)
+      tb = w.baseline_time;  // no reference measured (a PyTorch-only task): the suite's PyTorch numbers
+    in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_floor, tb});  // datasheet T_sol (eval's score)
   }
   e.time_s = weighted_geomean(e.workload_median_s, weight);
   if (!spreads.empty()) {
@@ -170,10 +172,12 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
       w.pairs = a.test.pairs;
       w.call = a.faster ? "faster" : a.slower ? "slower" : a.test.pairs < base_.ab.min_pairs ? "too few pairs" : "level";
       w.evidence = a.faster ? fmt::format("p {:.2g}, needed <= {:.2g}", a.test.p_faster, a.holm_threshold)
-                   : a.slower ? fmt::format("p {:.2g} that it is slower", a.test.p_slower)
-                              : fmt::format("p faster {:.2g}, needed <= {:.2g}; noise {:.1f}%", a.test.p_faster, a.holm_threshold, a.test.noise * 100);
+                   : a.slower
+                       ? fmt::format("p {:.2g} that it is slower", a.test.p_slower)
+                       : fmt::format("p faster {:.2g}, needed <= {:.2g}; noise {:.1f}%", a.test.p_faster, a.holm_threshold, a.test.noise * 100);
       e.ab.push_back(w);
-      detail += fmt::format("{}{} {:+.1f}% over {} pairs ({}: {})", detail.empty() ? "" : "; ", w.workload, w.gain * 100, w.pairs, w.call, w.evidence);
+      detail +=
+          fmt::format("{}{} {:+.1f}% over {} pairs ({}: {})", detail.empty() ? "" : "; ", w.workload, w.gain * 100, w.pairs, w.call, w.evidence);
     }
     e.message = "A/B vs the leader: " + (r.ab_decision.empty() ? "" : r.ab_decision + ": ") + detail;
   }
@@ -183,7 +187,7 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
 Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
   EvalOptions o = base_;
   o.leader.reset();
-  o.time_reference = false;   // the kernel under test is the reference itself
+  o.time_reference = false;  // the kernel under test is the reference itself
   o.time_baselines = true;
   // One evaluation on a free device slot (on the CPU backend: alone on the machine); the slot's busy time feeds the
   // dispatcher's estimate, also when the evaluation throws.

@@ -45,7 +45,7 @@ class GuardEvaluator : public Evaluator {
   std::vector<SlotUsage> slots_;
   std::vector<std::string> slot_dev_;
   std::vector<bool> busy_;
-  std::shared_mutex cpu_;   // CPU backend: builds shared, a judge exclusive
+  std::shared_mutex cpu_;  // CPU backend: builds shared, a judge exclusive
 };
 
 // Visible GPUs as slot ids: $CUDA_VISIBLE_DEVICES when set, else the indices nvidia-smi lists; empty when none.

@@ -31,25 +31,25 @@ namespace khive {
 
 // What an evaluator says about one kernel.
 struct Evaluation {
-  std::string status;                       // "accepted" | "rejected" | "error" (the harness failed: no verdict)
+  std::string status;  // "accepted" | "rejected" | "error" (the harness failed: no verdict)
   std::string check, reason, message, diagnosis;
-  std::optional<double> score;              // task score (SOL-ExecBench), when defined
-  double time_s = 0;                        // weighted geometric mean of the perf workload medians
+  std::optional<double> score;  // task score (SOL-ExecBench), when defined
+  double time_s = 0;            // weighted geometric mean of the perf workload medians
   std::map<std::string, double> workload_median_s;
-  double rel_spread = 0;                    // median over workloads of the samples' relative spread
-  std::optional<bool> beats_leader;         // check 11, when a leader was given and the kernel was accepted
-  std::optional<double> gain_vs_leader;     // A/B gain over that leader (+0.05 = 5% faster), as check 11 weighs it
-  std::string ab_decision;                  // check 11's one-line reason (decide_leader's why)
-  std::vector<AbWorkload> ab;               // check 11 per perf workload, with the guard's own call on each
-                                            // (evaluators that leave these empty put them in `message`)
-  double seconds = 0;                       // wall time of the evaluation
-  std::string build_key;                    // the builder's content key, when the kernel was built
-  std::string score_basis;                  // prepare(): where the scores' T_b and T_sol come from (kept in the run)
+  double rel_spread = 0;                 // median over workloads of the samples' relative spread
+  std::optional<bool> beats_leader;      // check 11, when a leader was given and the kernel was accepted
+  std::optional<double> gain_vs_leader;  // A/B gain over that leader (+0.05 = 5% faster), as check 11 weighs it
+  std::string ab_decision;               // check 11's one-line reason (decide_leader's why)
+  std::vector<AbWorkload> ab;            // check 11 per perf workload, with the guard's own call on each
+                                         // (evaluators that leave these empty put them in `message`)
+  double seconds = 0;                    // wall time of the evaluation
+  std::string build_key;                 // the builder's content key, when the kernel was built
+  std::string score_basis;               // prepare(): where the scores' T_b and T_sol come from (kept in the run)
 };
 
 struct SlotUsage {
-  std::string name;         // "cpu", "cuda:0"
-  double busy_s = 0;        // time the slot was held
+  std::string name;   // "cpu", "cuda:0"
+  double busy_s = 0;  // time the slot was held
   int evaluations = 0;
 };
 
@@ -69,30 +69,30 @@ class Evaluator {
 
 struct HiveOptions {
   std::filesystem::path run_dir;
-  bool resume = false;                 // continue the run in run_dir (its run.db) instead of starting one
-  int budget_candidates = 0;           // evaluated candidates (the reference excluded); 0 = unlimited
-  double budget_time_s = 0;            // wall time; 0 = unlimited
-  int64_t budget_tokens = 0;           // summed Agent::usage(); 0 = unlimited
+  bool resume = false;        // continue the run in run_dir (its run.db) instead of starting one
+  int budget_candidates = 0;  // evaluated candidates (the reference excluded); 0 = unlimited
+  double budget_time_s = 0;   // wall time; 0 = unlimited
+  int64_t budget_tokens = 0;  // summed Agent::usage(); 0 = unlimited
   double budget_cost_usd = 0;
-  int plateau = 6;                     // P: evaluated candidates in a row without a new leader -> switch
-  bool board = true;                   // false: no shared board (ablation)
-  int board_capacity = 0;              // 0 = unlimited
-  std::size_t board_view = 30;         // entries an agent reads per proposal
+  int plateau = 6;              // P: evaluated candidates in a row without a new leader -> switch
+  bool board = true;            // false: no shared board (ablation)
+  int board_capacity = 0;       // 0 = unlimited
+  std::size_t board_view = 30;  // entries an agent reads per proposal
   int max_backups = 8;
-  int max_backups_per_family = 2;      // diversity: at most this many backups per strategy family
-  int recent_window = 2;               // a plateau switch avoids the strategies held this recently
-  int max_duplicates = 20;             // proposals in a row repeating known kernels -> strategy exhausted
-  int max_harness_errors = 5;          // harness failures in a row -> the run stops
+  int max_backups_per_family = 2;  // diversity: at most this many backups per strategy family
+  int recent_window = 2;           // a plateau switch avoids the strategies held this recently
+  int max_duplicates = 20;         // proposals in a row repeating known kernels -> strategy exhausted
+  int max_harness_errors = 5;      // harness failures in a row -> the run stops
   // Models here, GPU there: candidates are built (check 1) but not run; one that builds is recorded as
   // "pending" and its agent waits; the run pauses when every agent waits. `evaluate_pending()` (on a
   // machine with a GPU) gives the verdicts; a resumed run hands them to the agents. The reference is
   // deferred too (it is measured there).
   bool defer_eval = false;
-  uint64_t seed = 0;                   // per run; agents get seed + index
-  const std::atomic<bool>* external_stop = nullptr;   // Ctrl-C
-  std::function<void(const struct HiveStatus&)> on_update;   // progress; called from the hive's main thread
-  nlohmann::json meta;                 // recorded in run.db (task, backend, agent specs, options)
-  std::string command;                 // recorded in the run directory's lock (DirLock); "" = this process's command line
+  uint64_t seed = 0;                                        // per run; agents get seed + index
+  const std::atomic<bool>* external_stop = nullptr;         // Ctrl-C
+  std::function<void(const struct HiveStatus&)> on_update;  // progress; called from the hive's main thread
+  nlohmann::json meta;                                      // recorded in run.db (task, backend, agent specs, options)
+  std::string command;                                      // recorded in the run directory's lock (DirLock); "" = this process's command line
   // The run directory's lock when the caller took it already (the CLI does, before making agents that write
   // under the directory); else the hive takes it.
   std::shared_ptr<DirLock> lock;
@@ -101,26 +101,26 @@ struct HiveOptions {
 struct AgentStatus {
   std::string name, kind, strategy, base;
   int attempts = 0, leaders = 0, backups = 0, rejected = 0, errors = 0, reused = 0, switches = 0;
-  int since_leader = 0;                // evaluated candidates since its last new leader (plateau counter)
+  int since_leader = 0;  // evaluated candidates since its last new leader (plateau counter)
   std::optional<double> best_time_s, best_score;
   bool done = false;
-  bool waiting = false;                // its last proposal awaits a GPU verdict (deferred evaluation)
-  std::string failure;                 // why it stopped when it could not work (Agent::provider_failure)
-  std::string phase;                   // what it does now: "proposing", "evaluating c0004", ... ("" when idle)
-  int pending = 0;                     // candidates it left awaiting in this session
+  bool waiting = false;  // its last proposal awaits a GPU verdict (deferred evaluation)
+  std::string failure;   // why it stopped when it could not work (Agent::provider_failure)
+  std::string phase;     // what it does now: "proposing", "evaluating c0004", ... ("" when idle)
+  int pending = 0;       // candidates it left awaiting in this session
 };
 
 struct HiveStatus {
-  double elapsed_s = 0;                // all sessions of the run
-  double session_s = 0;                // this session (the time budget counts these)
-  int evaluated = 0;                   // candidates evaluated in this run (all sessions)
+  double elapsed_s = 0;  // all sessions of the run
+  double session_s = 0;  // this session (the time budget counts these)
+  int evaluated = 0;     // candidates evaluated in this run (all sessions)
   std::vector<AgentStatus> agents;
   std::optional<MeasuredKernel> leader;
   std::size_t backups = 0, board_entries = 0;
   std::vector<SlotUsage> slots;
-  int budget_candidates = 0;           // the run's budgets, for progress (0 = none)
+  int budget_candidates = 0;  // the run's budgets, for progress (0 = none)
   double budget_time_s = 0;
-  std::vector<std::string> lines;      // events since the previous update, one line each (for plain output)
+  std::vector<std::string> lines;  // events since the previous update, one line each (for plain output)
   bool finished = false;
   std::string stop_reason;
   // Every agent stopped because it could not work (its model provider failed), none was merely done.
@@ -139,13 +139,13 @@ struct PendingVerdict : VerdictText {
   std::string id, agent, strategy, label;
   double time_s = 0, delta = 0, eval_s = 0;
   std::optional<double> score;
-  std::optional<Comparison> comparison;   // accepted: against the leader of its time (record/comparison.hpp)
-  bool build_key_changed = false;   // rebuilt there with another key (another toolchain): said, not fatal
+  std::optional<Comparison> comparison;  // accepted: against the leader of its time (record/comparison.hpp)
+  bool build_key_changed = false;        // rebuilt there with another key (another toolchain): said, not fatal
 };
 struct PendingSummary {
-  std::vector<PendingVerdict> verdicts;   // in candidate order, the reference first when it was pending
-  int errors = 0;                         // harness failures: left awaiting, evaluated again next time
-  int remaining = 0;                      // still awaiting afterwards
+  std::vector<PendingVerdict> verdicts;  // in candidate order, the reference first when it was pending
+  int errors = 0;                        // harness failures: left awaiting, evaluated again next time
+  int remaining = 0;                     // still awaiting afterwards
   std::optional<MeasuredKernel> leader;
   double seconds = 0;
 };
@@ -176,8 +176,7 @@ std::string backup_family(const MeasuredKernel& k);
 
 // Ranks accepted kernels into a diverse backup list: fastest first (by time_s), at most per_family per
 // backup_family, at most max in all, never the leader.
-std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max,
-                                         int per_family);
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max, int per_family);
 
 // The plateau choice: the strategy to move an agent to, or "" when none other is left. Candidates are the
 // agent's strategies other than the current one, not exhausted and not among the `recent` ones (dropped

@@ -39,11 +39,11 @@ struct AgentSlot {
   std::unique_ptr<Agent> agent;
   std::vector<Strategy> strategies;
   Strategy strategy;
-  std::string base;                       // candidate id to derive from ("" = the leader)
+  std::string base;  // candidate id to derive from ("" = the leader)
   std::deque<std::string> recent;
-  std::vector<std::string> exhausted;     // for the current base
+  std::vector<std::string> exhausted;  // for the current base
   int attempts_in_strategy = 0;
-  int streak = 0;                         // evaluated without a new leader, in this strategy
+  int streak = 0;  // evaluated without a new leader, in this strategy
   int dup_streak = 0;
   std::map<std::string, int> own_explored;
   AgentStatus st;
@@ -58,7 +58,7 @@ struct Hive::Impl {
   Evaluator& eval;
   HiveOptions o;
   std::vector<AgentSlot> agents;
-  std::shared_ptr<DirLock> lock;   // held from the first look at run_dir to the end
+  std::shared_ptr<DirLock> lock;  // held from the first look at run_dir to the end
   std::unique_ptr<RunStore> db;
   std::unique_ptr<EventLog> log;
 
@@ -67,15 +67,15 @@ struct Hive::Impl {
   std::atomic<bool> stop{false};
   std::string stop_reason;
   Clock::time_point t0;
-  double t_offset = 0;   // seconds of earlier sessions (resume)
+  double t_offset = 0;  // seconds of earlier sessions (resume)
 
   std::optional<MeasuredKernel> leader;
   std::string leader_file;
   std::vector<MeasuredKernel> accepted;
   std::vector<MeasuredKernel> backups;
-  std::map<std::string, std::string> file_of;           // candidate id -> absolute source path
-  std::map<std::string, CandidateRecord> known;         // hash -> verdict (errors excluded: retried)
-  std::map<std::string, std::string> awaiting;          // hash -> id of a candidate awaiting its GPU verdict
+  std::map<std::string, std::string> file_of;    // candidate id -> absolute source path
+  std::map<std::string, CandidateRecord> known;  // hash -> verdict (errors excluded: retried)
+  std::map<std::string, std::string> awaiting;   // hash -> id of a candidate awaiting its GPU verdict
   std::vector<BoardEntry> board;
   int64_t seq = 0;
   int evaluated = 0, reserved = 0;
@@ -98,7 +98,7 @@ struct Hive::Impl {
   void post(AgentSlot& a, BoardEntry e, const Outcome& oc);
   void record_candidate(const CandidateRecord& c);
   static std::string verdict_line(const CandidateRecord& c);
-  void save_state(AgentSlot& a);   // without mu
+  void save_state(AgentSlot& a);  // without mu
   std::vector<SlotUsage> slots() const { return eval.slot_usage(); }
   nlohmann::json slots_json() const;
   HiveStatus status(bool take_lines);
@@ -136,7 +136,7 @@ struct Hive::Impl {
   std::optional<std::filesystem::path> new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const std::string& hash,
                                                      CandidateRecord& c);
   void conclude(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const CandidateRecord& c);
-  bool budget_usage_spent();   // callers hold mu
+  bool budget_usage_spent();  // callers hold mu
 
   // ---- deferred.cpp
   bool build_deferred(AgentSlot& a, CandidateRecord& c, const std::filesystem::path& file, std::optional<Evaluation>& preset);
@@ -147,7 +147,7 @@ struct Hive::Impl {
 
   // ---- setup.cpp
   struct ReferenceFiles {
-    std::filesystem::path original, copy;   // the task's reference; its copy in the run directory
+    std::filesystem::path original, copy;  // the task's reference; its copy in the run directory
     std::string source;
   };
   void take_lock();
@@ -157,7 +157,7 @@ struct Hive::Impl {
   void record_run_meta();
   void restore();
   void restore_agents();
-  std::optional<ReferenceFiles> reference_files() const;   // none: only a PyTorch reference (the judge's goldens)
+  std::optional<ReferenceFiles> reference_files() const;  // none: only a PyTorch reference (the judge's goldens)
   Evaluation prepare_reference(std::unique_lock<std::mutex>& lk, const ReferenceFiles& ref);
   void start_reference(std::unique_lock<std::mutex>& lk);
   CandidateRecord reference_record(const std::string& ref_source, const std::filesystem::path& ref_copy);

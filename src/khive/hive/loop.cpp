@@ -26,13 +26,17 @@ HiveResult Hive::Impl::run() {
   if (o.resume) restore();
   for (auto& a : agents) a.st.strategy = a.strategy.name, a.st.base = a.base;
   if (!o.resume) record_run_meta();
-  event({{"type", o.resume ? "resume" : "start"}, {"task", task.name}, {"backend", backend_name(backend)}, {"seed", o.seed},
-         {"agents", agents.size()}, {"options", o.meta}},
+  event({{"type", o.resume ? "resume" : "start"},
+         {"task", task.name},
+         {"backend", backend_name(backend)},
+         {"seed", o.seed},
+         {"agents", agents.size()},
+         {"options", o.meta}},
         fmt::format("{} {} on {} with {} agent(s)", o.resume ? "resume" : "start", task.name, backend_name(backend), agents.size()));
 
   for (auto& a : agents)
     if (!a.st.failure.empty()) agent_failed(a, a.st.failure);
-  if (all_failed()) {   // nothing can be tried: say so before spending minutes on the reference
+  if (all_failed()) {  // nothing can be tried: say so before spending minutes on the reference
     set_stop("no agent can work on this task (see above)");
     return finish(lk);
   }
@@ -46,7 +50,7 @@ HiveResult Hive::Impl::run() {
   lk.lock();
   watch(lk);
   lk.unlock();
-  for (auto& t : threads) t.join();   // in-flight evaluations finish and are recorded
+  for (auto& t : threads) t.join();  // in-flight evaluations finish and are recorded
   lk.lock();
   return finish(lk);
 }
@@ -62,8 +66,10 @@ void Hive::Impl::watch(std::unique_lock<std::mutex>& lk) {
       set_stop(fmt::format("time budget spent ({:.0f} s)", o.budget_time_s));
     bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done || a.st.waiting; });
     bool any_waits = std::any_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.waiting; });
-    if (all_done) set_stop(any_waits ? "every agent waits for a GPU verdict" : all_failed() ? "every agent failed: its model provider could not be used"
-                                                                                    : "every agent is done (all strategies exhausted)");
+    if (all_done)
+      set_stop(any_waits      ? "every agent waits for a GPU verdict"
+               : all_failed() ? "every agent failed: its model provider could not be used"
+                              : "every agent is done (all strategies exhausted)");
     if (o.on_update && (!lines.empty() || Clock::now() - last_update > std::chrono::seconds(1))) {
       auto s = status(true);
       lk.unlock();
@@ -77,7 +83,7 @@ void Hive::Impl::watch(std::unique_lock<std::mutex>& lk) {
 
 // The end of a run (lk holds mu): counters, the pause or stop reason, slot use and the end event.
 HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
-  for (auto& a : agents) save_counters(a);   // also what changed outside a verdict (reused, duplicates)
+  for (auto& a : agents) save_counters(a);  // also what changed outside a verdict (reused, duplicates)
   if (!awaiting.empty()) {
     // Every pause is an event: what waits, and what to run next.
     std::vector<std::string> ids;
@@ -89,7 +95,11 @@ HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
   db->set_meta("stop_reason", stop_reason);
   nlohmann::json slots_j = slots_json();
   db->set_meta("slots", slots_j.dump());
-  event({{"type", "end"}, {"reason", stop_reason}, {"evaluated", evaluated}, {"leader", leader ? leader->id : ""}, {"slots", slots_j},
+  event({{"type", "end"},
+         {"reason", stop_reason},
+         {"evaluated", evaluated},
+         {"leader", leader ? leader->id : ""},
+         {"slots", slots_j},
          {"pending", awaiting.size()}},
         "");
   db->set_meta("wall_s", fmt::format("{:.3f}", now()));

@@ -17,7 +17,7 @@ namespace khive {
 namespace {
 
 constexpr const char* kSchema = "khive.recording/1";
-constexpr const char* kDispatch = "tuner.dispatch";   // tuner/compose.hpp's kDispatchTemplate (the hive does not link the tuner)
+constexpr const char* kDispatch = "tuner.dispatch";  // tuner/compose.hpp's kDispatchTemplate (the hive does not link the tuner)
 
 // Typed access to a recording's fields; every failure names the file and the field.
 struct Reader {
@@ -94,7 +94,7 @@ std::string join_point(const std::string& tmpl, const std::map<std::string, std:
   return k;
 }
 
-std::string composite_key(const std::map<std::string, std::string>& route) {   // workload uuid -> point key
+std::string composite_key(const std::map<std::string, std::string>& route) {  // workload uuid -> point key
   if (route.empty()) return "";
   std::string k = std::string(kDispatch) + "{";
   bool first = true;
@@ -183,7 +183,8 @@ std::string source_point_key(const std::string& source) {
   std::map<std::string, std::string> variants, route;
   std::smatch m;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("// v", 0) == 0 && std::regex_match(line, m, variant)) variants["v" + m[1].str()] = point_from_text(m[2].str());
+    if (line.rfind("// v", 0) == 0 && std::regex_match(line, m, variant))
+      variants["v" + m[1].str()] = point_from_text(m[2].str());
     else if (line.find("->") != std::string::npos && std::regex_match(line, m, row)) {
       auto v = variants.find("v" + m[2].str());
       if (v == variants.end() || v->second.empty()) return "";
@@ -259,15 +260,10 @@ Task load_recorded_task(const Recording& rec, const std::filesystem::path& repo_
 }
 
 RecordedEvaluator::RecordedEvaluator(const Task& task, Backend backend, Recording rec, RecordedOptions o)
-    : task_(task),
-      backend_(backend),
-      rec_(std::move(rec)),
-      noise_(o.noise.value_or(rec_.noise)),
-      min_gain_(o.min_gain.value_or(rec_.min_gain)),
+    : task_(task), backend_(backend), rec_(std::move(rec)), noise_(o.noise.value_or(rec_.noise)), min_gain_(o.min_gain.value_or(rec_.min_gain)),
       model_composites_(o.model_composites) {
   const std::string where = rec_.file.string();
-  if (task.name != rec_.task_name)
-    throw std::invalid_argument(fmt::format("{}: recorded for task {}, not {}", where, rec_.task_name, task.name));
+  if (task.name != rec_.task_name) throw std::invalid_argument(fmt::format("{}: recorded for task {}, not {}", where, rec_.task_name, task.name));
   if (backend_name(backend) != rec_.backend)
     throw std::invalid_argument(fmt::format("{}: recorded on the {} backend, not {}", where, rec_.backend, backend_name(backend)));
   std::set<std::string> recorded(rec_.timed.begin(), rec_.timed.end()), here;
@@ -282,14 +278,15 @@ RecordedEvaluator::RecordedEvaluator(const Task& task, Backend backend, Recordin
       if (!here.count(u)) missing += " " + u;
     for (const auto& u : here)
       if (!recorded.count(u)) extra += " " + u;
-    throw std::invalid_argument(fmt::format("{}: the task's timed workloads are not the recorded ones (recorded, not timed here:{}; timed here, not "
-                                            "recorded:{}){}",
-                                            where, missing.empty() ? " none" : missing, extra.empty() ? " none" : extra,
-                                            rec_.perf_workloads.empty() ? "" : "; the run timed only '" + rec_.perf_workloads + "' (select_perf_workloads)"));
+    throw std::invalid_argument(
+        fmt::format("{}: the task's timed workloads are not the recorded ones (recorded, not timed here:{}; timed here, not "
+                    "recorded:{}){}",
+                    where, missing.empty() ? " none" : missing, extra.empty() ? " none" : extra,
+                    rec_.perf_workloads.empty() ? "" : "; the run timed only '" + rec_.perf_workloads + "' (select_perf_workloads)"));
   }
   for (const auto& c : rec_.candidates) {
     if (!c.hash.empty()) by_hash_.emplace(c.hash, &c);
-    if (auto k = recorded_point_key(c.params); !k.empty()) by_key_.emplace(k, &c);   // the first recorded wins
+    if (auto k = recorded_point_key(c.params); !k.empty()) by_key_.emplace(k, &c);  // the first recorded wins
   }
 }
 
@@ -323,7 +320,7 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
   }
   if (!model_composites_ || m.key.rfind(std::string(kDispatch) + "{", 0) != 0) return m;
   // A composite of recorded points: per timed workload, the median of the point it runs there.
-  std::map<std::string, std::string> route;   // uuid -> point key
+  std::map<std::string, std::string> route;  // uuid -> point key
   const std::string body = m.key.substr(std::string(kDispatch).size() + 1, m.key.size() - std::string(kDispatch).size() - 2);
   for (std::size_t i = 0; i <= body.size();) {
     std::size_t j = body.find(';', i);
@@ -340,7 +337,7 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
   for (const auto& [u, w] : weight_) {
     auto r = route.find(u);
     auto p = r == route.end() ? by_key_.end() : by_key_.find(r->second);
-    if (p == by_key_.end() || !p->second->accepted()) return m;   // a workload no recorded accepted point covers
+    if (p == by_key_.end() || !p->second->accepted()) return m;  // a workload no recorded accepted point covers
     mc.workload_median_s[u] = p->second->workload_median_s.at(u);
     if (used.insert(p->second->id).second) parts += (parts.empty() ? "" : " ") + p->second->id;
   }
@@ -355,9 +352,10 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
 
 Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedCandidate* leader, const std::string& how) const {
   Evaluation e;
-  const std::string origin = c.id.rfind("modeled", 0) == 0 ? c.message
-                                                           : fmt::format("recorded as {} on {} ({} there; matched by {})", c.id,
-                                                                         rec_.device.empty() ? "the recording's device" : rec_.device, c.verdict, how);
+  const std::string origin = c.id.rfind("modeled", 0) == 0
+                                 ? c.message
+                                 : fmt::format("recorded as {} on {} ({} there; matched by {})", c.id,
+                                               rec_.device.empty() ? "the recording's device" : rec_.device, c.verdict, how);
   if (c.verdict == "error") {
     e.status = "error";
     e.message = origin + (c.message.empty() ? "" : ": " + c.message);
@@ -367,7 +365,7 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
     e.status = "rejected";
     e.check = c.check;
     e.reason = c.reason;
-    e.message = c.message.empty() ? origin : c.message;   // the recorded words (a recording keeps no diagnosis)
+    e.message = c.message.empty() ? origin : c.message;  // the recorded words (a recording keeps no diagnosis)
     return e;
   }
   e.status = "accepted";
@@ -386,7 +384,7 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
   int faster = 0, slower = 0;
   double lw = 0, ws = 0;
   for (const auto& [u, w] : weight_) {
-    const double r = leader->workload_median_s.at(u) / c.workload_median_s.at(u);   // > 1: the candidate is faster
+    const double r = leader->workload_median_s.at(u) / c.workload_median_s.at(u);  // > 1: the candidate is faster
     if (r - 1 > noise_) ++faster;
     if (r - 1 < -noise_) ++slower;
     if (w > 0) lw += w * std::log(r), ws += w;
@@ -394,9 +392,12 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
   const double gain = ws > 0 ? std::exp(lw / ws) - 1 : 0.0;
   e.gain_vs_leader = gain;
   e.beats_leader = slower == 0 && faster > 0 && gain > min_gain_;
-  e.message = fmt::format("{}; check 11 on the recorded medians vs {}: {:+.1f}% weighted, faster beyond {:.1f}% on {} of {} workload(s), slower on {}{}",
-                          origin, leader->id, gain * 100, noise_ * 100, faster, weight_.size(), slower,
-                          *e.beats_leader ? ": new leader" : gain > min_gain_ && slower == 0 ? ": gain within the noise" : "");
+  e.message =
+      fmt::format("{}; check 11 on the recorded medians vs {}: {:+.1f}% weighted, faster beyond {:.1f}% on {} of {} workload(s), slower on {}{}",
+                  origin, leader->id, gain * 100, noise_ * 100, faster, weight_.size(), slower,
+                  *e.beats_leader                   ? ": new leader"
+                  : gain > min_gain_ && slower == 0 ? ": gain within the noise"
+                                                    : "");
   return e;
 }
 
@@ -420,8 +421,10 @@ Evaluation RecordedEvaluator::evaluate(const std::filesystem::path& source, cons
   ++evaluations_;
   const std::string h = candidate_hash(ext, text);
   Match m;
-  if (auto it = answered_.find(h); it != answered_.end()) m.c = it->second, m.how = 1;
-  else m = match(ext, text);
+  if (auto it = answered_.find(h); it != answered_.end())
+    m.c = it->second, m.how = 1;
+  else
+    m = match(ext, text);
   if (!m.c) {
     ++stats_.unrecorded;
     stats_.unrecorded_keys.push_back(m.key);
@@ -437,8 +440,10 @@ Evaluation RecordedEvaluator::evaluate(const std::filesystem::path& source, cons
   const RecordedCandidate* lc = nullptr;
   if (leader_text) {
     const std::string lh = candidate_hash(ext_of(*leader), *leader_text);
-    if (auto it = answered_.find(lh); it != answered_.end()) lc = it->second;
-    else if (auto lm = match(ext_of(*leader), *leader_text); lm.c) lc = lm.c;
+    if (auto it = answered_.find(lh); it != answered_.end())
+      lc = it->second;
+    else if (auto lm = match(ext_of(*leader), *leader_text); lm.c)
+      lc = lm.c;
   }
   Evaluation e = answer(*m.c, lc, m.how == 1 ? "source hash" : m.how == 2 ? "template point" : "model");
   if (leader && !lc) e.message += "; the leader is not in the recording: check 11 not replayed";

@@ -46,33 +46,33 @@ namespace khive {
 // One candidate of a recording, as the recorded run judged it.
 struct RecordedCandidate {
   std::string id, agent, strategy;
-  std::string hash;                              // candidate_hash(ext, source) of the recorded source
-  std::map<std::string, std::string> params;     // as recorded; "template" names the tuner template
-  std::string verdict;                           // "leader" | "backup" | "rejected" | "error", at recording time
+  std::string hash;                           // candidate_hash(ext, source) of the recorded source
+  std::map<std::string, std::string> params;  // as recorded; "template" names the tuner template
+  std::string verdict;                        // "leader" | "backup" | "rejected" | "error", at recording time
   std::string check, reason, message;
   std::optional<double> score;
-  double time_s = 0;                             // weighted geometric mean of the medians (accepted)
-  double delta = 0;                              // recorded gain over the leader of that time
+  double time_s = 0;  // weighted geometric mean of the medians (accepted)
+  double delta = 0;   // recorded gain over the leader of that time
   std::map<std::string, double> workload_median_s;
-  double t = 0;                                  // seconds since the run started, when the verdict was recorded
-  double eval_s = 0;                             // the evaluation's wall time (it started at about t - eval_s)
+  double t = 0;       // seconds since the run started, when the verdict was recorded
+  double eval_s = 0;  // the evaluation's wall time (it started at about t - eval_s)
   bool accepted() const { return verdict == "leader" || verdict == "backup"; }
 };
 
 struct Recording {
   std::filesystem::path file;
-  std::string what;                              // one line: the run
-  std::string source_run, device, score_basis;   // where it comes from (source_run: the run directory, in history)
-  std::string task_name, task_dir, backend;      // task_dir: relative to the repository root
-  std::string perf_workloads;                    // the run's --perf-workloads pattern ("" = all)
-  std::vector<std::string> timed;                // the perf workloads it timed
+  std::string what;                             // one line: the run
+  std::string source_run, device, score_basis;  // where it comes from (source_run: the run directory, in history)
+  std::string task_name, task_dir, backend;     // task_dir: relative to the repository root
+  std::string perf_workloads;                   // the run's --perf-workloads pattern ("" = all)
+  std::vector<std::string> timed;               // the perf workloads it timed
   uint64_t seed = 0;
   int agents = 0;
-  nlohmann::json options = nlohmann::json::object();   // the run's options, as recorded
-  std::string leader;                            // the recorded run's final leader
-  double noise = 0.01, min_gain = 0.005;         // the replay's check-11 rule (see above)
+  nlohmann::json options = nlohmann::json::object();  // the run's options, as recorded
+  std::string leader;                                 // the recorded run's final leader
+  double noise = 0.01, min_gain = 0.005;              // the replay's check-11 rule (see above)
   RecordedCandidate reference;
-  std::vector<RecordedCandidate> candidates;     // in recording order, the reference excluded
+  std::vector<RecordedCandidate> candidates;  // in recording order, the reference excluded
 };
 
 // Reads and validates a recording. Throws std::runtime_error "FILE: FIELD: what was expected".
@@ -88,8 +88,8 @@ std::string recorded_point_key(const std::map<std::string, std::string>& params)
 std::string source_point_key(const std::string& source);
 
 struct RecordedOptions {
-  std::optional<double> noise, min_gain;   // override the recording's rule
-  bool model_composites = false;           // see 3. above
+  std::optional<double> noise, min_gain;  // override the recording's rule
+  bool model_composites = false;          // see 3. above
 };
 
 class RecordedEvaluator : public Evaluator {
@@ -102,11 +102,11 @@ class RecordedEvaluator : public Evaluator {
   // the reference from now on, whatever its hash.
   Evaluation prepare(const std::filesystem::path& reference) override;
   Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) override;
-  std::vector<SlotUsage> slot_usage() const override;   // one slot, "recording"
+  std::vector<SlotUsage> slot_usage() const override;  // one slot, "recording"
 
   struct Stats {
     int by_hash = 0, by_point = 0, modeled = 0, unrecorded = 0;
-    std::vector<std::string> unrecorded_keys;   // the point key, else "hash:<sha256>", in order
+    std::vector<std::string> unrecorded_keys;  // the point key, else "hash:<sha256>", in order
   };
   Stats stats() const;
   const Recording& recording() const { return rec_; }
@@ -118,9 +118,9 @@ class RecordedEvaluator : public Evaluator {
   struct Match {
     const RecordedCandidate* c = nullptr;
     std::string key;
-    int how = 0;   // 1 hash, 2 point, 3 modeled
+    int how = 0;  // 1 hash, 2 point, 3 modeled
   };
-  Match match(const std::string& ext, const std::string& source);   // callers hold mu_
+  Match match(const std::string& ext, const std::string& source);  // callers hold mu_
   Evaluation answer(const RecordedCandidate& c, const RecordedCandidate* leader, const std::string& how) const;
 
   const Task& task_;
@@ -128,10 +128,10 @@ class RecordedEvaluator : public Evaluator {
   Recording rec_;
   double noise_, min_gain_;
   bool model_composites_;
-  std::map<std::string, double> weight_;                            // timed workload -> weight
+  std::map<std::string, double> weight_;  // timed workload -> weight
   std::map<std::string, const RecordedCandidate*> by_hash_, by_key_;
   mutable std::mutex mu_;
-  std::map<std::string, const RecordedCandidate*> answered_;        // source hash -> what it was answered with
+  std::map<std::string, const RecordedCandidate*> answered_;  // source hash -> what it was answered with
   std::deque<RecordedCandidate> modeled_;
   Stats stats_;
   int evaluations_ = 0;

@@ -90,25 +90,47 @@ void Hive::Impl::post(AgentSlot& a, BoardEntry e, const Outcome& oc) {
   if (e.kind == "failed" && e.reason.empty()) e.reason = oc.reason;
   e.id = db->add_board_entry(e, now());
   board.push_back(e);
-  event({{"type", "board"}, {"id", e.id}, {"agent", e.agent}, {"strategy", e.strategy}, {"kind", e.kind}, {"text", e.text},
-         {"candidate", e.candidate}, {"delta", e.delta}, {"reason", e.reason}},
+  event({{"type", "board"},
+         {"id", e.id},
+         {"agent", e.agent},
+         {"strategy", e.strategy},
+         {"kind", e.kind},
+         {"text", e.text},
+         {"candidate", e.candidate},
+         {"delta", e.delta},
+         {"reason", e.reason}},
         "");
   auto gone = entries_to_evict(board, o.board_capacity);
   if (!gone.empty()) {
     db->evict_board_entries(gone);
     for (auto id : gone) event({{"type", "evict"}, {"id", id}}, "");
-    board.erase(std::remove_if(board.begin(), board.end(),
-                               [&](const BoardEntry& b) { return std::find(gone.begin(), gone.end(), b.id) != gone.end(); }),
-                board.end());
+    board.erase(
+        std::remove_if(board.begin(), board.end(), [&](const BoardEntry& b) { return std::find(gone.begin(), gone.end(), b.id) != gone.end(); }),
+        board.end());
   }
 }
 
 void Hive::Impl::record_candidate(const CandidateRecord& c) {
   db->put_candidate(c);
-  event({{"type", "candidate"}, {"id", c.id}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent}, {"label", c.label},
-         {"hash", c.hash}, {"file", c.file}, {"params", c.params}, {"note", c.note}, {"verdict", c.verdict}, {"check", c.check},
-         {"reason", c.reason}, {"message", c.message}, {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
-         {"time_s", c.time_s}, {"delta", c.delta}, {"workloads", c.workload_median_s}, {"eval_s", c.eval_s},
+  event({{"type", "candidate"},
+         {"id", c.id},
+         {"agent", c.agent},
+         {"strategy", c.strategy},
+         {"parent", c.parent},
+         {"label", c.label},
+         {"hash", c.hash},
+         {"file", c.file},
+         {"params", c.params},
+         {"note", c.note},
+         {"verdict", c.verdict},
+         {"check", c.check},
+         {"reason", c.reason},
+         {"message", c.message},
+         {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
+         {"time_s", c.time_s},
+         {"delta", c.delta},
+         {"workloads", c.workload_median_s},
+         {"eval_s", c.eval_s},
          {"comparison", c.comparison ? comparison_json(*c.comparison) : nlohmann::json()}},
         verdict_line(c));
 }

@@ -36,7 +36,8 @@ void Hive::Impl::init_agents() {
       a.st.done = true;
       const std::string why = a.agent->idle_because(task, backend);
       a.st.failure = why.empty() ? fmt::format("it has no strategy for task {} on the {} backend", task.name, backend_name(backend)) : why;
-      event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", a.st.failure}}, fmt::format("{} has nothing to try: {}", a.st.name, a.st.failure));
+      event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", a.st.failure}},
+            fmt::format("{} has nothing to try: {}", a.st.name, a.st.failure));
       continue;
     }
     a.strategy = a.strategies[static_cast<std::size_t>(a.index) % a.strategies.size()];
@@ -75,8 +76,10 @@ void Hive::Impl::restore() {
     t_offset = std::max(t_offset, c.t);
     file_of[c.id] = (o.run_dir / c.file).string();
     if (c.id != reference_id) ++evaluated;
-    if (c.verdict == "pending") awaiting[c.hash] = c.id;
-    else if (c.verdict != "error") known[c.hash] = c;
+    if (c.verdict == "pending")
+      awaiting[c.hash] = c.id;
+    else if (c.verdict != "error")
+      known[c.hash] = c;
     if (c.verdict == "leader" || c.verdict == "backup") accepted.push_back(measured_kernel(c));
   }
   for (auto& k : accepted)
@@ -150,8 +153,8 @@ Evaluation Hive::Impl::prepare_reference(std::unique_lock<std::mutex>& lk, const
   Evaluation rev = eval.prepare(ref.copy);
   lk.lock();
   if (rev.status != "accepted")
-    throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref.original.string(), rev.status,
-                                         rev.reason, rev.message));
+    throw std::runtime_error(
+        fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref.original.string(), rev.status, rev.reason, rev.message));
   return rev;
 }
 

@@ -57,7 +57,7 @@ bool Hive::Impl::switch_strategy(AgentSlot& a, const std::string& reason) {
   std::string next = choose_strategy(a.strategies, a.strategy.name, recent, a.exhausted, explored, held, a.index);
   if (next.empty()) return false;
   std::string base_before = a.base;
-  a.base.clear();   // a new direction starts from the leader
+  a.base.clear();  // a new direction starts from the leader
   record_switch(a, next, reason + (base_before.empty() ? "" : fmt::format(" (leaves backup {})", base_before)));
   a.recent.push_back(a.strategy.name);
   while (static_cast<int>(a.recent.size()) > std::max(0, o.recent_window)) a.recent.pop_front();
@@ -100,7 +100,7 @@ void Hive::Impl::check_plateaus(AgentSlot& a) {
   if (a.streak >= o.plateau) {
     std::string why = fmt::format("plateau: {} evaluated candidates in a row without a new leader", a.streak);
     if (!switch_strategy(a, why)) {
-      a.streak = 0;   // nowhere to go: keep searching here, count afresh
+      a.streak = 0;  // nowhere to go: keep searching here, count afresh
       event({{"type", "plateau"}, {"agent", a.st.name}, {"strategy", a.strategy.name}, {"reason", why + "; no other strategy"}},
             fmt::format("{} {}; no other strategy, stays on {}", a.st.name, why, a.strategy.name));
     }
@@ -120,8 +120,7 @@ void Hive::Impl::check_hive_plateau() {
     std::string why = fmt::format("hive plateau: {} evaluated candidates without a new leader", since_hive_leader);
     since_hive_leader = 0;
     if (backups.empty()) {
-      if (!told_no_backup)
-        event({{"type", "hive_plateau"}, {"reason", why + "; no backup to restart from"}}, why + "; no backup to restart from");
+      if (!told_no_backup) event({{"type", "hive_plateau"}, {"reason", why + "; no backup to restart from"}}, why + "; no backup to restart from");
       told_no_backup = true;
       return;
     }
@@ -135,7 +134,7 @@ void Hive::Impl::check_hive_plateau() {
       auto& b = *order[i];
       const auto& bk = backups[i % backups.size()];
       b.base = bk.id;
-      b.exhausted.clear();   // from another starting point, a spent strategy may have more to give
+      b.exhausted.clear();  // from another starting point, a spent strategy may have more to give
       b.streak = 0;
       record_switch(b, b.strategy.name, fmt::format("{}; restart from backup {} ({}, {})", why, bk.id, bk.strategy, ms(bk.time_s)));
       b.st.base = bk.id;
@@ -180,7 +179,7 @@ void Hive::Impl::account(AgentSlot& a, const CandidateRecord& c) {
     since_hive_leader = 0;
     a.streak = 0;
     a.st.since_leader = 0;
-    if (!a.base.empty()) {   // the restart paid off: follow the leader again
+    if (!a.base.empty()) {  // the restart paid off: follow the leader again
       a.base.clear();
       a.st.base.clear();
       save_agent(a);

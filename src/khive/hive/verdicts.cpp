@@ -18,8 +18,7 @@ std::string backup_family(const MeasuredKernel& k) {
   return t != k.params.end() ? "template " + t->second : strategy_family(k.strategy);
 }
 
-std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max,
-                                         int per_family) {
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max, int per_family) {
   std::vector<MeasuredKernel> v;
   for (auto& k : accepted)
     if (k.id != leader_id) v.push_back(k);
@@ -83,8 +82,7 @@ void Hive::Impl::become_leader(const MeasuredKernel& k) {
 // backup / rejected / error) to the hive's state and records it. `preset`: a verdict reached without
 // running it (wrong backend, a deferred build rejection). A harness error is recorded only when
 // record_error (evaluate-pending leaves the candidate awaiting instead). Called without mu.
-Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset,
-                             bool record_error) {
+Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset, bool record_error) {
   Evaluation ev;
   if (preset) ev = *preset;
   std::string against_id;
@@ -141,9 +139,12 @@ std::string Hive::Impl::measure_until_decided(Evaluation& ev, const std::filesys
 // The verdict on one evaluation, or "" to measure again against a leader that changed meanwhile. Callers hold mu.
 std::string Hive::Impl::route(Evaluation& ev, const std::string& against_id, int attempt) {
   std::string verdict;
-  if (ev.status == "error") verdict = "error";
-  else if (ev.status != "accepted") verdict = "rejected";
-  else if (!leader) verdict = "leader";
+  if (ev.status == "error")
+    verdict = "error";
+  else if (ev.status != "accepted")
+    verdict = "rejected";
+  else if (!leader)
+    verdict = "leader";
   else if (leader->id != against_id) {
     // The leader changed while this kernel was measured: a win over the old one is re-checked
     // against the new one (a loss to the old leader cannot beat its faster successor).
@@ -156,7 +157,7 @@ std::string Hive::Impl::route(Evaluation& ev, const std::string& against_id, int
     std::vector<MeasuredTime> others;
     for (const auto& k : accepted) others.push_back({k.id, k.time_s});
     if (auto why = leader_inconsistency(ev.time_s, ev.rel_spread, others)) {
-      verdict = "backup";   // said in the comparison's decision, so every line and summary gives the reason
+      verdict = "backup";  // said in the comparison's decision, so every line and summary gives the reason
       ev.ab_decision += (ev.ab_decision.empty() ? "" : "; ") + std::string("not made leader: ") + *why;
       ev.message += (ev.message.empty() ? "" : "; ") + *why;
     }
@@ -182,8 +183,8 @@ void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, const s
   if (ev.status == "accepted" && prev_leader) {
     // Against the leader it was measured with (which may have been replaced meanwhile).
     const MeasuredKernel* with = find_accepted(against_id);
-    c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision, ev.ab, ev.message,
-                                   ev.time_s, with ? with->time_s : prev_leader->time_s);
+    c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision, ev.ab, ev.message, ev.time_s,
+                                   with ? with->time_s : prev_leader->time_s);
     if (c.comparison) c.delta = c.comparison->gain;
   }
   c.t = now();

@@ -43,16 +43,16 @@ std::string axis_source(const Task& t, const std::string& axis) {
 }
 
 std::string dims_check(const Task& t, const TensorSpec& s) {
-  std::string c = fmt::format("  TORCH_CHECK({}.dim() == {}, \"{}: expected {} dimensions, got \", {}.dim());\n", s.name,
-                              s.shape.size(), s.name, s.shape.size(), s.name);
+  std::string c = fmt::format("  TORCH_CHECK({}.dim() == {}, \"{}: expected {} dimensions, got \", {}.dim());\n", s.name, s.shape.size(), s.name,
+                              s.shape.size(), s.name);
   for (std::size_t i = 0; i < s.shape.size(); ++i) {
     const std::string& d = s.shape[i];
     bool known = !d.empty() && d.find_first_not_of("0123456789") == std::string::npos;
     for (const auto& a : t.axes)
       if (a.name == d && a.kind != Axis::Kind::expr) known = true;
     if (known)
-      c += fmt::format("  TORCH_CHECK({}.size({}) == {}, \"{}: dimension {} ({}) must be \", {}, \", got \", {}.size({}));\n", s.name, i, d,
-                       s.name, i, d, d, s.name, i);
+      c += fmt::format("  TORCH_CHECK({}.size({}) == {}, \"{}: dimension {} ({}) must be \", {}, \", got \", {}.size({}));\n", s.name, i, d, s.name,
+                       i, d, d, s.name, i);
   }
   return c;
 }
@@ -103,8 +103,7 @@ std::string torch_binding(const Task& t, Backend b, const std::string& prelude_i
   u += "  khive_launch(";
   for (std::size_t i = 0; i < args.size(); ++i) u += (i ? ",\n               " : "") + args[i];
   u += ");\n}\n";
-  if (with_module)
-    u += fmt::format("\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ m.def(\"run\", &run, \"khive kernel for {}\"); }}\n", t.name);
+  if (with_module) u += fmt::format("\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ m.def(\"run\", &run, \"khive kernel for {}\"); }}\n", t.name);
   return u;
 }
 

@@ -39,7 +39,7 @@ std::string rebase_line(const std::string& line, const fs::path& root) {
   try {
     j = json::parse(line);
   } catch (const json::parse_error&) {
-    return line;   // the task loader reports it, with its line number
+    return line;  // the task loader reports it, with its line number
   }
   json* w = j.contains("workload") && j["workload"].is_object() ? &j["workload"] : &j;
   if (!w->contains("inputs") || !(*w)["inputs"].is_object()) return line;

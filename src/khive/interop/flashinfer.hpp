@@ -12,15 +12,15 @@
 namespace khive {
 
 struct ImportedTask {
-  std::string name;            // the definition's name (or the file name when it has none)
+  std::string name;  // the definition's name (or the file name when it has none)
   std::filesystem::path source;
-  std::filesystem::path dir;   // written task directory (empty when nothing was written)
-  std::string error;           // "" when the task loads
+  std::filesystem::path dir;  // written task directory (empty when nothing was written)
+  std::string error;          // "" when the task loads
 };
 
 struct DatasetImport {
   std::vector<ImportedTask> tasks;
-  std::vector<std::string> orphans;   // workload files whose definition is absent
+  std::vector<std::string> orphans;  // workload files whose definition is absent
 };
 
 // Throws std::runtime_error when root has no definitions/ folder.

@@ -94,8 +94,9 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
 
   std::string py;
   py += fmt::format("# KernelBench ModelNew for task {} (khive candidate {}), written by `khive export --solution`.\n", t.name, label);
-  py += "# The problem follows verbatim; ModelNew keeps Model's constructor (KernelBench's seeded construction gives both\n"
-        "# the same weights) and runs khive's kernel on the inputs and the parameters, outputs preallocated.\n";
+  py +=
+      "# The problem follows verbatim; ModelNew keeps Model's constructor (KernelBench's seeded construction gives both\n"
+      "# the same weights) and runs khive's kernel on the inputs and the parameters, outputs preallocated.\n";
   py += "import torch\nfrom torch.utils.cpp_extension import load_inline\n\n";
   py += read_text(problem_path) + "\n\n";
   py += "_KHIVE_CUDA = " + py_raw(cuda) + "\n\n";
@@ -112,8 +113,7 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
   for (const auto& in : t.inputs) {
     if (std::find(forward.begin(), forward.end(), in.name) != forward.end()) continue;
     auto it = params.find(in.name);
-    if (it == params.end())
-      throw TaskFormatError(def_file, "khive.source.parameters", "the model parameter behind input " + in.name, "none");
+    if (it == params.end()) throw TaskFormatError(def_file, "khive.source.parameters", "the model parameter behind input " + in.name, "none");
     param_list += fmt::format("named[\"{}\"], ", it->second);
   }
   py += fmt::format("        args = [x.contiguous() if torch.is_tensor(x) else x for x in list(inputs) + [{}]]\n", param_list);

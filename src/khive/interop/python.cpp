@@ -8,7 +8,6 @@
 #include <sstream>
 #include <stdexcept>
 
-
 namespace khive {
 
 namespace {
@@ -61,7 +60,7 @@ const TorchPython& torch_python() {
   if (!r.ok() || t.executable.empty() || t.torch_version.empty()) {
     std::string why = r.err;
     if (auto k = why.find_last_not_of(" \n"); k != std::string::npos) why.erase(k + 1);
-    if (auto nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);   // the exception's line
+    if (auto nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);  // the exception's line
     throw std::runtime_error("PyTorch is not usable from " + py + " (" + (why.empty() ? r.describe() : why) +
                              "): run scripts/setup.sh (it installs torch into " + repo_root() +
                              "/.deps/torch), or set KHIVE_PYTHON to an interpreter that has torch");

@@ -22,14 +22,13 @@ namespace khive {
 enum class SolutionFormat { sol_execbench, flashinfer_bench };
 
 struct SolutionMeta {
-  std::string name;          // "rmsnorm_h4096_khive_c0012"
+  std::string name;  // "rmsnorm_h4096_khive_c0012"
   std::string author = "khive";
   std::string description;
-  std::string target_hardware = "LOCAL";   // SOL-ExecBench: B200 | LOCAL; FlashInfer-Bench: free text ("NVIDIA_H200")
+  std::string target_hardware = "LOCAL";  // SOL-ExecBench: B200 | LOCAL; FlashInfer-Bench: free text ("NVIDIA_H200")
 };
 
-nlohmann::ordered_json solution_json(const Task& t, Backend b, const std::string& kernel_source, const SolutionMeta& meta,
-                                     SolutionFormat format);
+nlohmann::ordered_json solution_json(const Task& t, Backend b, const std::string& kernel_source, const SolutionMeta& meta, SolutionFormat format);
 
 // Why a Solution cannot become a candidate; what() names the field ("spec.languages: ...").
 struct SolutionError : std::runtime_error {
@@ -37,9 +36,9 @@ struct SolutionError : std::runtime_error {
 };
 
 struct ImportedSolution {
-  std::string name;      // the solution's name
-  std::string source;    // one file, ready for the builder
-  std::string ext;       // ".cu" or ".cpp"
+  std::string name;    // the solution's name
+  std::string source;  // one file, ready for the builder
+  std::string ext;     // ".cu" or ".cpp"
 };
 ImportedSolution import_solution(const nlohmann::json& solution, const Task& t, Backend b);
 

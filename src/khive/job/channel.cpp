@@ -7,7 +7,7 @@
 namespace khive {
 
 namespace {
-constexpr std::size_t kMaxFrame = 64u << 20;   // a result larger than this is not a judge's
+constexpr std::size_t kMaxFrame = 64u << 20;  // a result larger than this is not a judge's
 std::string mac_input(uint64_t seq, const std::string& json) { return std::to_string(seq) + "\n" + json; }
 }  // namespace
 
@@ -25,8 +25,7 @@ void FrameReader::feed(const char* data, std::size_t n) {
 
 void FrameReader::finish() {
   parse();
-  if (tamper_.empty() && !buf_.empty())
-    tamper_ = "the result channel ended with " + std::to_string(buf_.size()) + " stray bytes";
+  if (tamper_.empty() && !buf_.empty()) tamper_ = "the result channel ended with " + std::to_string(buf_.size()) + " stray bytes";
 }
 
 void FrameReader::parse() {
@@ -48,14 +47,13 @@ void FrameReader::parse() {
     std::string_view h(buf_.data() + 5, nl - 5);
     uint64_t seq = 0, len = 0;
     auto sp1 = h.find(' '), sp2 = h.find(' ', sp1 == std::string_view::npos ? 0 : sp1 + 1);
-    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
-        std::from_chars(h.data(), h.data() + sp1, seq).ec != std::errc() ||
+    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos || std::from_chars(h.data(), h.data() + sp1, seq).ec != std::errc() ||
         std::from_chars(h.data() + sp1 + 1, h.data() + sp2, len).ec != std::errc() || len > kMaxFrame) {
       tamper_ = "a malformed frame header on the result channel";
       return;
     }
     std::string mac(h.substr(sp2 + 1));
-    if (buf_.size() < nl + 1 + len + 1) return;   // wait for the body
+    if (buf_.size() < nl + 1 + len + 1) return;  // wait for the body
     std::string js = buf_.substr(nl + 1, len);
     if (buf_[nl + 1 + len] != '\n') {
       tamper_ = "a frame with a wrong length on the result channel";

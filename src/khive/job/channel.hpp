@@ -23,11 +23,12 @@ std::string encode_frame(const std::string& key, uint64_t seq, const nlohmann::j
 class FrameReader {
  public:
   explicit FrameReader(std::string key) : key_(std::move(key)) {}
-  void feed(const char* data, std::size_t n);   // bytes as they arrive
-  void finish();                                // end of stream: leftover bytes are tampering
+  void feed(const char* data, std::size_t n);  // bytes as they arrive
+  void finish();                               // end of stream: leftover bytes are tampering
   const std::vector<nlohmann::json>& frames() const { return frames_; }
   bool tampered() const { return !tamper_.empty(); }
   const std::string& tamper_reason() const { return tamper_; }
+
  private:
   void parse();
   std::string key_, buf_, tamper_;

@@ -34,7 +34,6 @@ std::filesystem::path beside_self(const char* env, const char* name) {
   return name;
 }
 
-
 }  // namespace
 
 std::filesystem::path default_judge_path() { return beside_self("KHIVE_JUDGE", "khive-judge"); }
@@ -58,8 +57,10 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C"}};
   for (const char* v : {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS"})
     if (const char* x = std::getenv(v)) env[v] = x;
-  if (!opt.cuda_visible_devices.empty()) env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
-  else if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) env["CUDA_VISIBLE_DEVICES"] = v;
+  if (!opt.cuda_visible_devices.empty())
+    env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
+  else if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"))
+    env["CUDA_VISIBLE_DEVICES"] = v;
 
   ProcessSpec spec;
   spec.argv = {(opt.judge.empty() ? default_judge_path() : opt.judge).string(), "--key-fd", "3", "--channel-fd", "4"};
@@ -91,8 +92,10 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   out.tamper_reason = reader.tamper_reason();
   for (auto& f : out.frames) {
     std::string t = f.value("type", "");
-    if (t == "result") out.result = f;
-    else if (t == "progress") out.last_progress = f;
+    if (t == "result")
+      out.result = f;
+    else if (t == "progress")
+      out.last_progress = f;
   }
   return out;
 }

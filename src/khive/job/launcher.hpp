@@ -20,17 +20,17 @@
 namespace khive {
 
 struct JudgeOptions {
-  std::filesystem::path judge;           // empty = default_judge_path()
-  std::filesystem::path executor;        // empty = default_executor_path()
-  double budget_s = 0;                   // watchdog for the whole judge; 0 = max(600, 20 x job.timeout_s)
-  std::string cuda_visible_devices;      // the device slot ("0"); empty = inherit
+  std::filesystem::path judge;       // empty = default_judge_path()
+  std::filesystem::path executor;    // empty = default_executor_path()
+  double budget_s = 0;               // watchdog for the whole judge; 0 = max(600, 20 x job.timeout_s)
+  std::string cuda_visible_devices;  // the device slot ("0"); empty = inherit
 };
 
 struct JudgeOutcome {
   ProcessResult process;
   std::vector<nlohmann::json> frames;
-  std::optional<nlohmann::json> result;          // the frame with type "result"
-  std::optional<nlohmann::json> last_progress;   // the last "progress" frame
+  std::optional<nlohmann::json> result;         // the frame with type "result"
+  std::optional<nlohmann::json> last_progress;  // the last "progress" frame
   bool tampered = false;
   std::string tamper_reason;
   double seconds = 0;
@@ -39,7 +39,7 @@ struct JudgeOutcome {
 JudgeOutcome launch_judge(const Job& job, const JudgeOptions& opt);
 Verdict read_verdict(const JudgeOutcome& o);
 
-std::filesystem::path default_judge_path();      // $KHIVE_JUDGE, else khive-judge beside this executable
-std::filesystem::path default_executor_path();   // $KHIVE_EXEC, else khive-exec beside this executable
+std::filesystem::path default_judge_path();     // $KHIVE_JUDGE, else khive-judge beside this executable
+std::filesystem::path default_executor_path();  // $KHIVE_EXEC, else khive-exec beside this executable
 
 }  // namespace khive

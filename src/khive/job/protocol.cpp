@@ -12,9 +12,7 @@ std::string InputSpec::key() const {
   return k;
 }
 
-void to_json(nlohmann::json& j, const InputSpec& s) {
-  j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}};
-}
+void to_json(nlohmann::json& j, const InputSpec& s) { j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}}; }
 void from_json(const nlohmann::json& j, InputSpec& s) {
   s.seed = j.at("seed").get<uint64_t>();
   s.perturb_seed = j.value("perturb_seed", uint64_t{0});
@@ -22,7 +20,7 @@ void from_json(const nlohmann::json& j, InputSpec& s) {
 }
 
 uint64_t timed_seed(uint64_t input_secret, uint64_t seed_base, const std::string& uuid, uint64_t k) {
-  uint64_t h = 0xcbf29ce484222325ull;   // FNV-1a of the workload's uuid
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the workload's uuid
   for (unsigned char c : uuid) h = (h ^ c) * 0x100000001b3ull;
   return counter_hash(input_secret ^ (seed_base * 0x9E3779B97F4A7C15ull), h, k) | 1ull;
 }

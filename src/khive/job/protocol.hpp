@@ -19,7 +19,7 @@ struct InputSpec {
   uint64_t seed = 1;
   uint64_t perturb_seed = 0;
   double fraction = 0.01;
-  std::string key() const;   // "s1" | "s1p7"
+  std::string key() const;  // "s1" | "s1p7"
   bool operator==(const InputSpec& o) const { return seed == o.seed && perturb_seed == o.perturb_seed && fraction == o.fraction; }
 };
 void to_json(nlohmann::json& j, const InputSpec& s);
@@ -27,17 +27,16 @@ void from_json(const nlohmann::json& j, InputSpec& s);
 
 struct TimingPlan {
   int warmup = 3;
-  int min_samples = 10, max_samples = 200;   // timed batches (solo) or pairs (A/B)
+  int min_samples = 10, max_samples = 200;  // timed batches (solo) or pairs (A/B)
   double target_noise = 0.005;
   double time_cap_s = 2.0;
   // A timed batch is several calls when one call is short, so the judge's clock is long against its own
   // overhead: batch = clamp(target_batch_s / t_call, 1, max_batch) (and what fits in memory).
-  double target_batch_s = 0;   // 0 = the backend's default (GPU 1 ms, CPU 5 ms)
+  double target_batch_s = 0;  // 0 = the backend's default (GPU 1 ms, CPU 5 ms)
   int max_batch = 256;
 };
 // Every field of these travels (to_json); a field the JSON lacks keeps the default above (from_json).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingPlan, warmup, min_samples, max_samples, target_noise, time_cap_s, target_batch_s,
-                                                max_batch)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingPlan, warmup, min_samples, max_samples, target_noise, time_cap_s, target_batch_s, max_batch)
 
 // How the executors are confined (executor/sandbox.hpp). Every layer is on unless a test turns it off.
 struct SandboxOptions {
@@ -55,26 +54,26 @@ uint64_t timed_seed(uint64_t input_secret, uint64_t seed_base, const std::string
 inline constexpr int kInputsVersion = 6;
 
 struct Job {
-  std::string mode;              // "evaluate" | "calibrate"
-  std::string backend;           // "cpu" | "cuda"
+  std::string mode;     // "evaluate" | "calibrate"
+  std::string backend;  // "cpu" | "cuda"
   std::string task_dir;
-  std::string perf_workloads;    // select_perf_workloads pattern the judge applies to the task (empty: none)
-  std::vector<std::string> only_workloads;   // empty = all
-  std::string library;           // the kernel under test
-  bool library_vendor = false;   // a vendor baseline: its executor may load the vendor libraries
-  std::string leader_library;    // check 11: interleaved A/B against this kernel (empty: none)
+  std::string perf_workloads;               // select_perf_workloads pattern the judge applies to the task (empty: none)
+  std::vector<std::string> only_workloads;  // empty = all
+  std::string library;                      // the kernel under test
+  bool library_vendor = false;              // a vendor baseline: its executor may load the vendor libraries
+  std::string leader_library;               // check 11: interleaved A/B against this kernel (empty: none)
   bool leader_vendor = false;
-  std::string reference_library; // makes the goldens that are not cached yet
+  std::string reference_library;  // makes the goldens that are not cached yet
   // Or, when the task has no native reference for the backend: its PyTorch reference (definition.json "reference"),
   // run by `reference_python -m khive_torch.executor` with PYTHONPATH=reference_pythonpath (interop/python.hpp).
   std::string reference_python, reference_pythonpath;
-  std::string golden_dir;        // where goldens are read and written (the judge's alone)
-  std::string executor;          // the khive-exec binary
-  uint64_t seed_base = 1;        // correctness seeds seed_base+1.., check 7's seeds
-  uint64_t input_secret = 0;     // timed inputs (timed_seed)
-  int seeds = 3;                 // correctness seeds per workload
-  bool check_correctness = true; // checks 3-7 on correctness workloads
-  bool time = true;              // checks 8-9 (and 11) on perf workloads
+  std::string golden_dir;         // where goldens are read and written (the judge's alone)
+  std::string executor;           // the khive-exec binary
+  uint64_t seed_base = 1;         // correctness seeds seed_base+1.., check 7's seeds
+  uint64_t input_secret = 0;      // timed inputs (timed_seed)
+  int seeds = 3;                  // correctness seeds per workload
+  bool check_correctness = true;  // checks 3-7 on correctness workloads
+  bool time = true;               // checks 8-9 (and 11) on perf workloads
   TimingPlan timing;
   double ab_alpha = 0.01, ab_alpha_slower = 0.05, ab_min_gain = 0.01;
   int ab_min_pairs = 10;
@@ -92,11 +91,11 @@ struct Job {
 };
 // One field list for both directions; a field the JSON lacks keeps Job{}'s default. The judge reads a job with
 // parse_job, which also insists on the fields that have no safe default.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_vendor,
-                                                leader_library, leader_vendor, reference_library, reference_python, reference_pythonpath,
-                                                golden_dir, executor, seed_base, input_secret, seeds, check_correctness, time, timing, ab_alpha,
-                                                ab_alpha_slower, ab_min_gain, ab_min_pairs, timeout_s, omp_threads, cpu_memory_limit, sandbox,
-                                                golden_full_limit_bytes, golden_sample_count, golden_timed_limit_bytes, inputs_version)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_vendor, leader_library,
+                                                leader_vendor, reference_library, reference_python, reference_pythonpath, golden_dir, executor,
+                                                seed_base, input_secret, seeds, check_correctness, time, timing, ab_alpha, ab_alpha_slower,
+                                                ab_min_gain, ab_min_pairs, timeout_s, omp_threads, cpu_memory_limit, sandbox, golden_full_limit_bytes,
+                                                golden_sample_count, golden_timed_limit_bytes, inputs_version)
 
 // A job as the judge accepts it: mode, backend and inputs_version present (a job without a version is from a
 // khive that predates it, never the current one), and the limits in range. Throws std::invalid_argument naming

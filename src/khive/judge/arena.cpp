@@ -9,7 +9,7 @@
 namespace khive {
 
 namespace {
-constexpr std::size_t kAlign = 256;   // cudaMalloc's alignment: vector loads of any width work on every tensor
+constexpr std::size_t kAlign = 256;  // cudaMalloc's alignment: vector loads of any width work on every tensor
 std::size_t align(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
@@ -54,9 +54,7 @@ char* Arena::input(int set, std::size_t i) const {
 }
 char* Arena::output(int set, std::size_t o) const { return out_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
 char* Arena::golden(int set, std::size_t o) const { return gold_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
-unsigned char* Arena::scalar(int set, std::size_t i) {
-  return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data();
-}
+unsigned char* Arena::scalar(int set, std::size_t i) { return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(); }
 
 Arena::Share Arena::share(bool goldens) const { return share_regions(goldens, *in_, goldens ? *gold_ : *out_); }
 
@@ -84,8 +82,10 @@ Arena::Share Arena::share_regions(bool goldens, const SharedRegion& ins, const S
     nlohmann::json args = nlohmann::json::array();
     std::size_t slot = 0;
     for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
-      if (task_.inputs[i].scalar) args.push_back(described({{"scalar", slot++}}, task_.inputs[i]));
-      else args.push_back(described({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}}, task_.inputs[i]));
+      if (task_.inputs[i].scalar)
+        args.push_back(described({{"scalar", slot++}}, task_.inputs[i]));
+      else
+        args.push_back(described({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}}, task_.inputs[i]));
     }
     for (std::size_t o = 0; o < task_.outputs.size(); ++o)
       args.push_back(described({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}}, task_.outputs[o]));

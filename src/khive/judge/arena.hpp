@@ -32,12 +32,12 @@ class Arena {
   static std::size_t set_bytes(const Task& task, const std::map<std::string, int64_t>& axes);
 
   int sets() const { return sets_; }
-  uint64_t id() const { return id_; }   // unique per arena in this process (an address may be reused)
+  uint64_t id() const { return id_; }  // unique per arena in this process (an address may be reused)
   const std::map<std::string, int64_t>& axes() const { return axes_; }
-  char* input(int set, std::size_t i) const;     // nullptr for a scalar input
+  char* input(int set, std::size_t i) const;  // nullptr for a scalar input
   char* output(int set, std::size_t o) const;
-  char* golden(int set, std::size_t o) const;    // the reference's output for this set
-  unsigned char* scalar(int set, std::size_t i); // 8 bytes of host storage: the scalar input's value for the next call
+  char* golden(int set, std::size_t o) const;     // the reference's output for this set
+  unsigned char* scalar(int set, std::size_t i);  // 8 bytes of host storage: the scalar input's value for the next call
   int64_t n_in(std::size_t i) const { return n_in_[i]; }
   int64_t n_out(std::size_t o) const { return n_out_[o]; }
   int64_t cols_out(std::size_t o) const { return cols_out_[o]; }
@@ -49,7 +49,7 @@ class Arena {
   // `goldens`: the reference's view (inputs + goldens) instead of a kernel's (inputs + outputs).
   struct Share {
     nlohmann::json map, layout;
-    std::vector<int> fds;   // the caller sends and closes them
+    std::vector<int> fds;  // the caller sends and closes them
   };
   Share share(bool goldens) const;
   // The reference's view over host copies of the inputs and goldens regions (same sizes and offsets): a PyTorch
@@ -74,7 +74,7 @@ class Arena {
   std::vector<std::size_t> in_off_, out_off_;   // within one set's slice
   std::size_t in_stride_ = 0, out_stride_ = 0;  // bytes per set
   std::unique_ptr<SharedRegion> in_, out_, gold_;
-  std::vector<std::array<unsigned char, 8>> scalars_;   // sets x inputs
+  std::vector<std::array<unsigned char, 8>> scalars_;  // sets x inputs
   std::vector<int64_t> axis_values_;
   bool sealed_ = false;
   uint64_t id_ = 0;

@@ -19,7 +19,7 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #define KHIVE_OMP(directive) _Pragma(directive)
-#else   // built without OpenMP (the judge should link OpenMP::OpenMP_CXX): one thread, no warnings
+#else  // built without OpenMP (the judge should link OpenMP::OpenMP_CXX): one thread, no warnings
 #define KHIVE_OMP(directive)
 #endif
 
@@ -56,7 +56,6 @@ int team_size() {
 #endif
 }
 
-
 // "model name" (x86) or "Model"/"Hardware"/"CPU part" (Arm) from /proc/cpuinfo.
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -71,7 +70,6 @@ std::string cpu_model() {
   }
   return fallback.empty() ? "unknown CPU" : fallback;
 }
-
 
 std::string fmt_double(const char* f, double v) {
   char buf[64];
@@ -113,8 +111,7 @@ BandwidthResult measure_copy(Clock::time_point deadline) {
     begin = per * static_cast<std::size_t>(t);
     end = t == n - 1 ? bytes : begin + per;
   };
-KHIVE_OMP("omp parallel")
-  {   // first touch by the thread that will copy the slice (NUMA placement), non-zero source bytes
+  KHIVE_OMP("omp parallel") {  // first touch by the thread that will copy the slice (NUMA placement), non-zero source bytes
     std::size_t b, e;
     slice(thread_index(), team_size(), b, e);
     std::memset(s + b, 0x5a, e - b);
@@ -122,15 +119,14 @@ KHIVE_OMP("omp parallel")
   }
   auto copy_once = [&] {
     const auto c0 = Clock::now();
-KHIVE_OMP("omp parallel")
-    {
+    KHIVE_OMP("omp parallel") {
       std::size_t b, e;
       slice(thread_index(), team_size(), b, e);
       std::memcpy(d + b, s + b, e - b);
     }
     return seconds_since(c0);
   };
-  copy_once();   // warm-up
+  copy_once();  // warm-up
   double best = 1e30;
   do {
     best = std::min(best, copy_once());
@@ -139,7 +135,7 @@ KHIVE_OMP("omp parallel")
   // Keep the copy observable (the destination is read back).
   volatile char sink = d[bytes / 2];
   (void)sink;
-  r.bytes_per_s = 2.0 * static_cast<double>(bytes) / best;   // read + write
+  r.bytes_per_s = 2.0 * static_cast<double>(bytes) / best;  // read + write
   r.buffer = bytes;
   return r;
 }
@@ -163,9 +159,9 @@ inline __attribute__((always_inline)) T fma_chains(long steps, T seed) {
   for (int c = 0; c < CHAINS; ++c)
     for (int l = 0; l < LANES; ++l) acc[c][l] = seed + T(0.001) * T(c * LANES + l);
   for (long i = 0; i < steps; ++i) {
-#pragma GCC unroll 32   // every chain in its own register: no load/store per FMA
+#pragma GCC unroll 32  // every chain in its own register: no load/store per FMA
     for (int c = 0; c < CHAINS; ++c) {
-KHIVE_OMP("omp simd")
+      KHIVE_OMP("omp simd")
       for (int l = 0; l < LANES; ++l) {
         if constexpr (FMA)
           acc[c][l] = fused(acc[c][l], x[l], y[l]);
@@ -182,7 +178,7 @@ KHIVE_OMP("omp simd")
 
 struct FmaKernel {
   double (*run)(long steps, double seed);
-  int lanes, chains;   // 2 * lanes * chains FLOP per step
+  int lanes, chains;  // 2 * lanes * chains FLOP per step
   const char* isa;
 };
 
@@ -204,8 +200,7 @@ KHIVE_DEFINE_KERNEL(f64_base, , (fma_chains<double, 2, 12, false>(steps, seed)))
 FmaKernel pick_kernel(bool fp64) {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    return fp64 ? FmaKernel{f64_avx512, 8, 16, "avx512f"} : FmaKernel{f32_avx512, 16, 16, "avx512f"};
+  if (__builtin_cpu_supports("avx512f")) return fp64 ? FmaKernel{f64_avx512, 8, 16, "avx512f"} : FmaKernel{f32_avx512, 16, 16, "avx512f"};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return fp64 ? FmaKernel{f64_avx2, 4, 12, "avx2+fma"} : FmaKernel{f32_avx2, 8, 12, "avx2+fma"};
   return fp64 ? FmaKernel{f64_base, 2, 12, "sse2"} : FmaKernel{f32_base, 4, 12, "sse2"};
@@ -242,14 +237,13 @@ FlopsResult measure_fma(bool fp64, Clock::time_point deadline) {
   }
   // Then all threads at once (SMT siblings share their FMA units, so they must run together): best of at
   // least 2 runs, more while the next one fits before the deadline (at most 50).
-  auto run_parallel = [&] {   // FLOP/s of one parallel run
+  auto run_parallel = [&] {  // FLOP/s of one parallel run
     double total = 0;
     int threads = 1;
     const auto c0 = Clock::now();
-KHIVE_OMP("omp parallel reduction(+ : total)")
-    {
+    KHIVE_OMP("omp parallel reduction(+ : total)") {
       total += k.run(steps, 1.0 + 0.01 * thread_index());
-KHIVE_OMP("omp single")
+      KHIVE_OMP("omp single")
       threads = team_size();
     }
     const double s = seconds_since(c0);
@@ -283,9 +277,8 @@ HardwareProfile calibrate_cpu(double seconds_budget) {
   // No datasheet for a CPU: 1.5 x measured is a plausibility ceiling, not a peak.
   p.peak_bandwidth = 1.5 * bw.bytes_per_s;
   p.peak_flops = {{ComputeUnit::fp32, 1.5 * f32.flops_per_s}, {ComputeUnit::fp64, 1.5 * f64.flops_per_s}};
-  p.source = "khive calibrate_cpu " + utc_now() + ": copy " + std::to_string(bw.buffer >> 20) +
-             " MiB (OpenMP, " + std::to_string(threads) + " threads, read + write) best of " +
-             std::to_string(bw.reps) + ": " + fmt_double("%.1f", bw.bytes_per_s / 1e9) + " GB/s; FMA chains (" +
+  p.source = "khive calibrate_cpu " + utc_now() + ": copy " + std::to_string(bw.buffer >> 20) + " MiB (OpenMP, " + std::to_string(threads) +
+             " threads, read + write) best of " + std::to_string(bw.reps) + ": " + fmt_double("%.1f", bw.bytes_per_s / 1e9) + " GB/s; FMA chains (" +
              f32.isa + ") best of " + std::to_string(f32.reps) + "/" + std::to_string(f64.reps) + ": fp32 " +
              fmt_double("%.1f", f32.flops_per_s / 1e9) + ", fp64 " + fmt_double("%.1f", f64.flops_per_s / 1e9) +
              " GFLOP/s; peaks = 1.5 x measured (no datasheet: a plausibility ceiling only)";

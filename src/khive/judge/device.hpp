@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "khive/job/protocol.hpp"
 #include "khive/numerics/compare.hpp"
 #include "khive/numerics/inputs.hpp"
-#include "khive/job/protocol.hpp"
 
 namespace khive {
 
@@ -37,7 +37,7 @@ class JudgeDevice {
  public:
   virtual ~JudgeDevice() = default;
   virtual std::string backend() const = 0;
-  virtual nlohmann::json preflight() = 0;   // device facts, clocks, L2 policy state
+  virtual nlohmann::json preflight() = 0;  // device facts, clocks, L2 policy state
   virtual std::unique_ptr<SharedRegion> region(std::size_t bytes) = 0;
   // How much memory one workload's arena may take (CPU: 1/8 of memory, at most 4 GiB; GPU: 1/4 of what is
   // free, at most 16 GiB): it bounds how many calls a timed batch can hold.
@@ -54,9 +54,12 @@ class JudgeDevice {
   // The `count` elements sample_index(key, j, count, n) of an output, gathered into host memory.
   virtual void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) = 0;
   // Output against a golden; `ref_on_device`: the golden is device memory the judge owns (else host memory).
-  virtual CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols,
-                               const Tolerance& tol, Poison poison) = 0;
-  struct Region { const void* p; std::size_t bytes; };
+  virtual CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols, const Tolerance& tol,
+                               Poison poison) = 0;
+  struct Region {
+    const void* p;
+    std::size_t bytes;
+  };
   // Empties the caches before a timed batch: the GPU resets persisting L2 lines (device-wide) and writes 2x its
   // L2; the CPU evicts exactly the batch's buffers from every cache level.
   virtual void flush(const std::vector<Region>& touched) = 0;

@@ -43,8 +43,10 @@ void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputS
   for (int64_t j = 0; j < count; ++j) {
     int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
     int64_t src = perturb_source(s.perturb_seed, tensor, i, n);
-    if (src >= 0) std::memcpy(static_cast<char*>(p) + i * sz, static_cast<const char*>(p) + src * sz, sz);
-    else num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
+    if (src >= 0)
+      std::memcpy(static_cast<char*>(p) + i * sz, static_cast<const char*>(p) + src * sz, sz);
+    else
+      num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
   }
 }
 
@@ -145,8 +147,7 @@ class CpuJudgeDevice final : public JudgeDevice {
     for (int64_t j = 0; j < count; ++j)
       std::memcpy(static_cast<char*>(host_dst) + j * sz, static_cast<const char*>(out) + sample_index(key, j, count, n) * sz, sz);
   }
-  CompareStats compare(DType t, const void* out, const void* ref, bool, int64_t n, int64_t cols, const Tolerance& tol,
-                       Poison poison) override {
+  CompareStats compare(DType t, const void* out, const void* ref, bool, int64_t n, int64_t cols, const Tolerance& tol, Poison poison) override {
     return compare_host(t, out, ref, n, cols, tol, poison);
   }
   void flush(const std::vector<Region>& touched) override {
@@ -159,8 +160,10 @@ class CpuJudgeDevice final : public JudgeDevice {
 #pragma omp parallel for schedule(static) if (lines > (1 << 16))
       for (std::int64_t l = 0; l < lines; ++l) {
         const void* line = reinterpret_cast<const void*>(b + static_cast<std::uintptr_t>(l) * 64);
-        if (has_clflushopt_) flushopt(line);
-        else __builtin_ia32_clflush(line);
+        if (has_clflushopt_)
+          flushopt(line);
+        else
+          __builtin_ia32_clflush(line);
       }
     }
     asm volatile("mfence" ::: "memory");

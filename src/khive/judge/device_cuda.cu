@@ -18,8 +18,8 @@ namespace {
 
 void ck(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" + cudaGetErrorName(e) + "): " +
-                             cudaGetErrorString(e));
+    throw std::runtime_error(std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" + cudaGetErrorName(e) +
+                             "): " + cudaGetErrorString(e));
 }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -72,7 +72,7 @@ class VmmSharedRegion final : public SharedRegion {
     exec::vmm_release(r_);
   }
   int share() override { return exec::vmm_export(r_); }
-  bool seal_against_writes() override { return false; }   // an importer may always map it read-write: hash instead
+  bool seal_against_writes() override { return false; }  // an importer may always map it read-write: hash instead
 
  private:
   exec::VmmRegion r_;
@@ -163,8 +163,8 @@ class CudaJudgeDevice final : public JudgeDevice {
     fill_input_device(t, p, n, d, s.seed, tensor, stream_);
     if (s.perturb_seed && n > 0) {
       int64_t count = perturb_count(n, s.fraction);
-      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d,
-                                                                                          s.perturb_seed, count, tensor);
+      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb_seed,
+                                                                                        count, tensor);
       ck(cudaGetLastError(), "perturb");
     }
   }

@@ -37,7 +37,6 @@ void keep_tail(std::string& log, const char* d, std::size_t n) {
   if (log.size() > kLogKeep) log.erase(0, log.size() - kLogKeep);
 }
 
-
 Reason reason_of(const std::string& r) {
   if (r == "cuda_error") return Reason::cuda_error;
   if (r == "load_error") return Reason::load_error;
@@ -58,14 +57,17 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   args.push_back(nlohmann::json(spec.setup).dump());
   // GOMP_SPINCOUNT: OpenMP's idle threads spin for ~10 us after a parallel region, then sleep (libgomp's default spins
   // for up to a few ms, holding the cores the judge needs to see the answer: that showed up as clock disagreement).
-  std::vector<std::string> envs = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=/nonexistent", "OMP_PROC_BIND=false", "GOMP_SPINCOUNT=10000",
-                                   "CUDA_CACHE_DISABLE=1", "CUDA_MODULE_LOADING=EAGER"};
+  std::vector<std::string> envs = {
+      "PATH=/usr/bin:/bin",       "LANG=C", "HOME=/nonexistent", "OMP_PROC_BIND=false", "GOMP_SPINCOUNT=10000", "CUDA_CACHE_DISABLE=1",
+      "CUDA_MODULE_LOADING=EAGER"};
   envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0 ? spec.omp_threads : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
   for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS"})
     if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);
   envs.insert(envs.end(), spec.env.begin(), spec.env.end());
-  if (!spec.cuda_visible_devices.empty()) envs.push_back("CUDA_VISIBLE_DEVICES=" + spec.cuda_visible_devices);
-  else if (const char* x = std::getenv("CUDA_VISIBLE_DEVICES")) envs.push_back(std::string("CUDA_VISIBLE_DEVICES=") + x);
+  if (!spec.cuda_visible_devices.empty())
+    envs.push_back("CUDA_VISIBLE_DEVICES=" + spec.cuda_visible_devices);
+  else if (const char* x = std::getenv("CUDA_VISIBLE_DEVICES"))
+    envs.push_back(std::string("CUDA_VISIBLE_DEVICES=") + x);
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -78,7 +80,7 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   if (pid_ < 0) throw ExecutorFault(Reason::crash, std::string("fork failed: ") + std::strerror(errno), false, true);
   if (pid_ == 0) {
     ::setsid();
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);   // it dies with the judge
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // it dies with the judge
     if (::getppid() != parent) ::_exit(127);
     ::dup2(devnull, 0);
     ::dup2(outp[1], 1);
@@ -105,14 +107,14 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   if (hello.op() == "fault") {
     for (int fd : hello.fds) ::close(fd);
     kill_now();
-    throw ExecutorFault(Reason::crash, "the " + spec_.role + " executor could not set up: " + hello.body.value("message", std::string("?")),
-                        false, true);
+    throw ExecutorFault(Reason::crash, "the " + spec_.role + " executor could not set up: " + hello.body.value("message", std::string("?")), false,
+                        true);
   }
   if (hello.op() != "hello" || hello.body.value("version", 0) != exec::kProtocolVersion) {
     for (int fd : hello.fds) ::close(fd);
     kill_now();
-    throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor answered no hello (a khive-exec of another version?)",
-                        false, true);
+    throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor answered no hello (a khive-exec of another version?)", false,
+                        true);
   }
   sandbox_ = hello.body.value("sandbox", nlohmann::json::object());
   if (!hello.fds.empty()) notify_ = hello.fds[0];
@@ -212,19 +214,19 @@ void ExecutorProcess::died(const std::string& while_doing) {
     const int sig = WTERMSIG(st);
     const std::string name = std::string(::strsignal(sig) ? ::strsignal(sig) : "signal");
     if (sig == SIGKILL && !killed_by_judge_)
-      throw ExecutorFault(Reason::crash, who + " was killed from outside (SIGKILL not sent by the judge: the OOM killer or an operator) " +
-                                             while_doing,
-                          true, pre);
-    if (sig == SIGSYS) throw ExecutorFault(Reason::sandbox_violation, who + " was killed by the sandbox for a forbidden system call " + while_doing, false, pre);
+      throw ExecutorFault(Reason::crash,
+                          who + " was killed from outside (SIGKILL not sent by the judge: the OOM killer or an operator) " + while_doing, true, pre);
+    if (sig == SIGSYS)
+      throw ExecutorFault(Reason::sandbox_violation, who + " was killed by the sandbox for a forbidden system call " + while_doing, false, pre);
     if (sig == SIGXFSZ) throw ExecutorFault(Reason::sandbox_violation, who + " tried to write a file " + while_doing, false, pre);
     if (sig == SIGXCPU) throw ExecutorFault(Reason::timeout, who + " ran out of CPU time " + while_doing, false, pre);
     throw ExecutorFault(sig == SIGABRT ? Reason::abort : Reason::crash,
                         fmt::format("{} was killed by signal {} ({}) {}{}", who, sig, name, while_doing, err.empty() ? "" : ": " + err), false, pre);
   }
-  throw ExecutorFault(Reason::crash,
-                      fmt::format("{} ended (exit {}) {} without answering{}", who, WIFEXITED(st) ? WEXITSTATUS(st) : -1, while_doing,
-                                  err.empty() ? "" : ": " + err),
-                      false, pre);
+  throw ExecutorFault(
+      Reason::crash,
+      fmt::format("{} ended (exit {}) {} without answering{}", who, WIFEXITED(st) ? WEXITSTATUS(st) : -1, while_doing, err.empty() ? "" : ": " + err),
+      false, pre);
 }
 
 void ExecutorProcess::on_notification() {
@@ -236,7 +238,7 @@ void ExecutorProcess::on_notification() {
       char* n = seccomp_syscall_resolve_num_arch(req->data.arch, req->data.nr);
       name = n ? n : "system call " + std::to_string(req->data.nr);
       std::free(n);
-      kill_now();   // before answering: the call never proceeds
+      kill_now();  // before answering: the call never proceeds
       resp->id = req->id;
       resp->error = -EPERM;
       resp->val = 0;
@@ -247,18 +249,18 @@ void ExecutorProcess::on_notification() {
   }
   kill_now();
   drain_pipes();
-  throw ExecutorFault(Reason::sandbox_violation, "the " + spec_.role + " executor made a forbidden system call: " + name,
-                      false, !loaded_ && !kernel_code_ran_);
+  throw ExecutorFault(Reason::sandbox_violation, "the " + spec_.role + " executor made a forbidden system call: " + name, false,
+                      !loaded_ && !kernel_code_ran_);
 }
 
 exec::Message ExecutorProcess::wait_answer(double deadline) {
-  if (spec_.spin_s > 0) {   // the answer usually comes soon: poll without sleeping first
+  if (spec_.spin_s > 0) {  // the answer usually comes soon: poll without sleeping first
     const double until = std::min(deadline, now_s() + spec_.spin_s);
     while (now_s() < until) {
       try {
         if (auto m = exec::try_receive(sock_)) return std::move(*m);
       } catch (const exec::ChannelError&) {
-        break;   // the blocking loop below says what happened
+        break;  // the blocking loop below says what happened
       }
     }
   }
@@ -304,7 +306,7 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   exec::Message a = wait_answer(t0 + spec_.timeout_s);
   const double t_answered = now_s();
   stop();
-  for (int fd : a.fds) ::close(fd);   // an executor never hands the judge descriptors after its hello
+  for (int fd : a.fds) ::close(fd);  // an executor never hands the judge descriptors after its hello
   const double t_answer = now_s();
   try {
     x.drain_s = dev_.drain(spec_.timeout_s);
@@ -331,7 +333,8 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   if (op == "fault") {
     const std::string reason = a.body.value("reason", std::string());
     const std::string message = a.body.value("message", std::string());
-    if (reason == "bad_request" && !loaded_) throw ExecutorFault(Reason::protocol_violation, "the judge's request was refused: " + message, false, true);
+    if (reason == "bad_request" && !loaded_)
+      throw ExecutorFault(Reason::protocol_violation, "the judge's request was refused: " + message, false, true);
     throw ExecutorFault(reason_of(reason), "the " + spec_.role + " executor reported: " + message, false, !loaded_ && !kernel_code_ran_);
   }
   if (op != expect)
@@ -342,7 +345,7 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
     if (!t.is_array()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has no times");
     for (const auto& v : t) {
       if (!v.is_number()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has a time that is not a number");
-      if (!std::isfinite(v.get<double>()) || v.get<double>() < 0)   // a clock that runs backwards was tampered with
+      if (!std::isfinite(v.get<double>()) || v.get<double>() < 0)  // a clock that runs backwards was tampered with
         throw ExecutorFault(Reason::timing_disagrees,
                             fmt::format("the {} executor's own clock measured a call at {} s: its clock was tampered with", spec_.role, v.dump()));
       x.in_process_s.push_back(v.get<double>());
@@ -396,7 +399,7 @@ Overhead ExecutorProcess::calibrate_batch(int calls, int exchanges, const std::f
 }
 
 void ExecutorProcess::load() {
-  kernel_code_ran_ = true;   // its constructors run inside this exchange
+  kernel_code_ran_ = true;  // its constructors run inside this exchange
   exchange({{"op", "load"}}, {}, "ok");
   loaded_ = true;
 }

@@ -35,39 +35,39 @@ class JudgeDevice;
 
 struct ExecutorFault : std::runtime_error {
   Reason reason;
-  bool external = false;   // killed from outside: not the kernel's doing
-  bool before_load = false;// failed before any kernel code was loaded: the harness, not the kernel
+  bool external = false;     // killed from outside: not the kernel's doing
+  bool before_load = false;  // failed before any kernel code was loaded: the harness, not the kernel
   ExecutorFault(Reason r, const std::string& what, bool ext = false, bool pre = false)
       : std::runtime_error(what), reason(r), external(ext), before_load(pre) {}
 };
 
 struct ExecutorSpec {
-  std::string role;          // "candidate", "leader", "reference", ...: for messages
-  std::string path;          // khive-exec (or the interpreter of a PyTorch reference's executor)
-  std::vector<std::string> args;   // before --socket/--setup: "-m", "khive_torch.executor" for a PyTorch reference
-  std::vector<std::string> env;    // further NAME=value (PYTHONPATH of a PyTorch reference)
+  std::string role;               // "candidate", "leader", "reference", ...: for messages
+  std::string path;               // khive-exec (or the interpreter of a PyTorch reference's executor)
+  std::vector<std::string> args;  // before --socket/--setup: "-m", "khive_torch.executor" for a PyTorch reference
+  std::vector<std::string> env;   // further NAME=value (PYTHONPATH of a PyTorch reference)
   exec::Setup setup;
-  double timeout_s = 120;    // the longest one exchange may take
-  double spin_s = 0;         // poll for the answer this long before blocking
-  int omp_threads = 0;       // 0 = all cores
+  double timeout_s = 120;  // the longest one exchange may take
+  double spin_s = 0;       // poll for the answer this long before blocking
+  int omp_threads = 0;     // 0 = all cores
   std::string cuda_visible_devices;
 };
 
 struct Exchange {
-  double judge_s = 0;                 // send .. answered, stopped (and the GPU drained): the judge's clock
-  double drain_s = 0;                 // the drain's share of judge_s (GPU)
-  std::vector<double> in_process_s;   // the executor's own per-call times
+  double judge_s = 0;                // send .. answered, stopped (and the GPU drained): the judge's clock
+  double drain_s = 0;                // the drain's share of judge_s (GPU)
+  std::vector<double> in_process_s;  // the executor's own per-call times
 };
 
 struct Overhead {
-  double median_s = 0, jitter_s = 0;  // of one null exchange
-  std::vector<double> samples_s;      // every null exchange
-  static Overhead of(std::vector<double> samples);   // median and 1.4826 MAD
+  double median_s = 0, jitter_s = 0;                // of one null exchange
+  std::vector<double> samples_s;                    // every null exchange
+  static Overhead of(std::vector<double> samples);  // median and 1.4826 MAD
 };
 
 class ExecutorProcess {
  public:
-  ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev);   // throws ExecutorFault (before_load) if it cannot start
+  ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev);  // throws ExecutorFault (before_load) if it cannot start
   ~ExecutorProcess();
   ExecutorProcess(const ExecutorProcess&) = delete;
   ExecutorProcess& operator=(const ExecutorProcess&) = delete;

@@ -41,7 +41,7 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     try {
       gold[o].data = read_file(path(w, s, o));
     } catch (const std::exception&) {
-      cached = false;   // removed under us: make it again
+      cached = false;  // removed under us: make it again
       break;
     }
     if (gold[o].data.size() != want) {
@@ -67,14 +67,16 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     const auto& spec = task_.outputs[o];
     const int64_t count = sample_count(a.n_out(o), spec.dtype, timed);
     std::string data(static_cast<std::size_t>(count ? count : a.n_out(o)) * dtype_size(spec.dtype), '\0');
-    if (count) dev_.gather_sample(spec.dtype, a.golden(set, o), a.n_out(o), sample_key(s), count, data.data());
-    else dev_.to_host(data.data(), a.golden(set, o), data.size());
+    if (count)
+      dev_.gather_sample(spec.dtype, a.golden(set, o), a.n_out(o), sample_key(s), count, data.data());
+    else
+      dev_.to_host(data.data(), a.golden(set, o), data.size());
     const int64_t kept = count ? count : a.n_out(o);
     int64_t unwritten = 0;
     for (int64_t i = 0; i < kept; ++i) unwritten += is_poison(spec.dtype, data.data(), i, Poison::a) ? 1 : 0;
     if (unwritten)
-      throw std::runtime_error(fmt::format("the task's reference left {} of {} {}elements of output {} unwritten (workload {})", unwritten,
-                                           kept, count ? "sampled " : "", spec.name, w.uuid));
+      throw std::runtime_error(fmt::format("the task's reference left {} of {} {}elements of output {} unwritten (workload {})", unwritten, kept,
+                                           count ? "sampled " : "", spec.name, w.uuid));
     if (!job_.golden_dir.empty()) write_file_atomic(path(w, s, o), data);
     if (keep_on_host && !count) {
       gold[o].kind = Golden::Kind::host_full;
@@ -85,7 +87,7 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
       gold[o].count = count;
       gold[o].key = sample_key(s);
     } else {
-      gold[o].kind = Golden::Kind::device;   // compared whole, on the device, before the set is refilled
+      gold[o].kind = Golden::Kind::device;  // compared whole, on the device, before the set is refilled
       gold[o].set = set;
     }
   }
@@ -96,10 +98,8 @@ CompareStats GoldenStore::compare(const Arena& a, int set, std::size_t o, const 
   const auto& spec = task_.outputs[o];
   const int64_t n = a.n_out(o);
   switch (g.kind) {
-    case Golden::Kind::device:
-      return dev_.compare(spec.dtype, a.output(set, o), a.golden(g.set, o), true, n, a.cols_out(o), tol, p);
-    case Golden::Kind::host_full:
-      return dev_.compare(spec.dtype, a.output(set, o), g.data.data(), false, n, a.cols_out(o), tol, p);
+    case Golden::Kind::device: return dev_.compare(spec.dtype, a.output(set, o), a.golden(g.set, o), true, n, a.cols_out(o), tol, p);
+    case Golden::Kind::host_full: return dev_.compare(spec.dtype, a.output(set, o), g.data.data(), false, n, a.cols_out(o), tol, p);
     case Golden::Kind::host_sampled: {
       std::string got(static_cast<std::size_t>(g.count) * dtype_size(spec.dtype), '\0');
       dev_.gather_sample(spec.dtype, a.output(set, o), n, g.key, g.count, got.data());

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "khive/numerics/compare.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
-#include "khive/job/protocol.hpp"
+#include "khive/numerics/compare.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {
@@ -23,16 +23,16 @@ namespace khive {
 struct Golden {
   enum class Kind { device, host_full, host_sampled };
   Kind kind = Kind::host_full;
-  int set = -1;          // device: the arena's golden slot (valid until that set's goldens are made again)
-  std::string data;      // host kinds
-  int64_t count = 0;     // host_sampled: positions sample_index(key, j, count, n)
+  int set = -1;       // device: the arena's golden slot (valid until that set's goldens are made again)
+  std::string data;   // host kinds
+  int64_t count = 0;  // host_sampled: positions sample_index(key, j, count, n)
   uint64_t key = 0;
 };
 
 // Where a golden came from, for the phases and the result.
 struct GoldenStats {
   int cached = 0, made = 0;
-  double reference_s = 0;   // the reference's calls
+  double reference_s = 0;  // the reference's calls
 };
 
 class GoldenStore {

@@ -12,11 +12,11 @@
 #include <iterator>
 #include <string>
 
+#include "khive/job/channel.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/judge/calibrate.hpp"
 #include "khive/judge/device.hpp"
 #include "khive/judge/session.hpp"
-#include "khive/job/channel.hpp"
-#include "khive/job/protocol.hpp"
 #include "khive/task/task.hpp"
 
 namespace {
@@ -70,8 +70,10 @@ int main(int argc, char** argv) {
   int key_fd = -1;
   for (int i = 1; i + 1 < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--key-fd") key_fd = std::atoi(argv[++i]);
-    else if (a == "--channel-fd") g_channel = std::atoi(argv[++i]);
+    if (a == "--key-fd")
+      key_fd = std::atoi(argv[++i]);
+    else if (a == "--channel-fd")
+      g_channel = std::atoi(argv[++i]);
   }
   if (key_fd < 0 || g_channel < 0) {
     std::cerr << "khive-judge: started by khive, not by hand (usage: khive-judge --key-fd N --channel-fd M < job.json)\n";
@@ -106,7 +108,7 @@ int main(int argc, char** argv) {
     if (!job.perf_workloads.empty()) {
       const auto b = khive::parse_backend(job.backend);
       if (!b) throw std::runtime_error("job: backend '" + job.backend + "' is not cpu or cuda");
-      khive::select_perf_workloads(task, job.perf_workloads, *b);   // the orchestrator's selection, the same way
+      khive::select_perf_workloads(task, job.perf_workloads, *b);  // the orchestrator's selection, the same way
     }
     auto dev = make_device(job.backend);
     nlohmann::json pre = dev->preflight();

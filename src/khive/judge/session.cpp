@@ -81,7 +81,8 @@ std::unique_ptr<ExecutorProcess> Session::start(const std::string& role, const s
     if (job_.backend == "cuda" && spec.setup.landlock && f.before_load) {
       spec.setup.landlock = false;
       auto ex = std::make_unique<ExecutorProcess>(spec, dev_);
-      const_cast<nlohmann::json&>(ex->sandbox())["landlock"] = std::string("off: the CUDA driver did not initialise inside the view (") + f.what() + ")";
+      const_cast<nlohmann::json&>(ex->sandbox())["landlock"] =
+          std::string("off: the CUDA driver did not initialise inside the view (") + f.what() + ")";
       return ex;
     }
     throw;
@@ -93,7 +94,7 @@ void Session::start_kernels() {
     try {
       k.ex = start(role, lib, vendor);
       PhaseTimer pt(*this, "executors");
-      k.overhead = k.ex->calibrate(kCalibrationExchanges);   // before any kernel code is in the process
+      k.overhead = k.ex->calibrate(kCalibrationExchanges);  // before any kernel code is in the process
       // A timed batch follows the judge's own device work (fresh inputs, poison, the flush): on a GPU shared by two
       // processes that costs a context switch the null exchange above never sees (an honest 4M-element vector add
       // showed 260 us per batch beyond its events on the H200). So the batch overheads are measured the way batches
@@ -158,7 +159,7 @@ void Session::run_reference(Arena& a, int set) {
         if (!host_) host_ = make_cpu_judge_device();
         staged_in_ = host_->region(a.inputs_region().bytes());
         staged_gold_ = host_->region(a.goldens_region().bytes());
-        staged_in_->seal_against_writes();   // the reference maps it read-only; the judge's own mapping still writes
+        staged_in_->seal_against_writes();  // the reference maps it read-only; the judge's own mapping still writes
         Arena::Share s = a.share_staged(*staged_in_, *staged_gold_);
         ref_->share(s.map, s.layout, s.fds);
         ref_arena_ = a.id();
@@ -221,8 +222,9 @@ void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec&
     const DistParams d = dist_params(task_.distribution_for(t.name, w));
     if (t.scalar) {
       auto it = w.inputs.find(t.name);
-      const double v = (it != w.inputs.end() && it->second.kind == InputSource::Kind::scalar) ? it->second.value
-                                                                                             : input_value(d, s.perturb_seed ? s.perturb_seed : s.seed, i, 0);
+      const double v = (it != w.inputs.end() && it->second.kind == InputSource::Kind::scalar)
+                           ? it->second.value
+                           : input_value(d, s.perturb_seed ? s.perturb_seed : s.seed, i, 0);
       unsigned char* slot = a.scalar(set, i);
       std::fill(slot, slot + 8, 0);
       num::store(t.dtype, slot, 0, v);
@@ -233,7 +235,7 @@ void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec&
 }
 
 std::vector<uint64_t> Session::hashes(Arena& a, int set) {
-  if (a.inputs_sealed()) return {};   // nothing but the judge can write them
+  if (a.inputs_sealed()) return {};  // nothing but the judge can write them
   PhaseTimer pt(*this, "checksum");
   std::vector<uint64_t> h;
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) h.push_back(task_.inputs[i].scalar ? 0 : dev_.checksum(a.input(set, i), a.in_bytes(i)));
@@ -254,7 +256,7 @@ void Session::poison_outputs(Arena& a, int first, int count, Poison p) {
 }
 
 Exchange Session::call(Kernel& k, Arena& a, int first, int count, const std::string& context) {
-  dev_.synchronize();   // the judge's fills and sentinels are done before the kernel runs
+  dev_.synchronize();  // the judge's fills and sentinels are done before the kernel runs
   std::vector<ExecutorProcess::Call> calls;
   for (int s = first; s < first + count; ++s) calls.push_back({s, a.scalars(s)});
   try {
@@ -266,8 +268,8 @@ Exchange Session::call(Kernel& k, Arena& a, int first, int count, const std::str
   }
 }
 
-void Session::check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check,
-                            const std::string& context, const Kernel& k) {
+void Session::check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check, const std::string& context,
+                            const Kernel& k) {
   PhaseTimer pt(*this, "compare");
   for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
     const auto& spec = task_.outputs[o];
@@ -382,7 +384,7 @@ int Session::batch_size(Arena& a, const Workload& w, std::vector<Kernel*> ks) {
   const std::size_t fit = std::max<std::size_t>(1, dev_.memory_budget() / std::max<std::size_t>(1, 2 * Arena::set_bytes(task_, a.axes())));
   const int want = static_cast<int>(std::ceil(target / t_call));
   return static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, want)), 1,
-                                                   std::min<std::size_t>(fit, static_cast<std::size_t>(std::max(1, job_.timing.max_batch)))));
+                                                  std::min<std::size_t>(fit, static_cast<std::size_t>(std::max(1, job_.timing.max_batch)))));
 }
 
 std::vector<Golden> Session::timed_inputs(Arena& a, int set, const Workload& w, uint64_t k) {
@@ -427,8 +429,8 @@ void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, c
     r = drain_rejection(drain, judge, 2 * idle, w.uuid);
   }
   if (!r) return;
-  r->message += fmt::format(" [batches of {} call(s); a no-work batch costs {:.1f} us on the judge's clock; drain {:.1f} us]", batch, 1e6 * o.median_s,
-                            1e6 * median_of(drain));
+  r->message += fmt::format(" [batches of {} call(s); a no-work batch costs {:.1f} us on the judge's clock; drain {:.1f} us]", batch,
+                            1e6 * o.median_s, 1e6 * median_of(drain));
   if (!k.is_candidate) throw HarnessError{"the leader failed the clock check: " + r->message};
   throw Rejected{*r};
 }
@@ -456,8 +458,8 @@ nlohmann::json Session::time_solo(const Workload& w) {
   }
   Arena a(dev_, task_, w, batch);
   share(cand_, a);
-  StoppingRule rule{static_cast<std::size_t>(job_.timing.min_samples), static_cast<std::size_t>(job_.timing.max_samples),
-                    job_.timing.target_noise, job_.timing.time_cap_s};
+  StoppingRule rule{static_cast<std::size_t>(job_.timing.min_samples), static_cast<std::size_t>(job_.timing.max_samples), job_.timing.target_noise,
+                    job_.timing.time_cap_s};
   std::vector<Observed> obs;
   std::vector<double> samples;
   uint64_t k = 0;
@@ -476,7 +478,12 @@ nlohmann::json Session::time_solo(const Workload& w) {
   check_clock(w, obs, cand_, batch);
   std::vector<double> in, drain;
   for (const auto& o : obs) in.push_back(o.in_process_s), drain.push_back(o.drain_s);
-  return {{"workload", w.uuid}, {"samples_s", samples}, {"in_process_s", in}, {"drain_s", drain}, {"batch", batch}, {"validated", k},
+  return {{"workload", w.uuid},
+          {"samples_s", samples},
+          {"in_process_s", in},
+          {"drain_s", drain},
+          {"batch", batch},
+          {"validated", k},
           {"overhead_s", cand_.overhead_for(batch).median_s}};
 }
 
@@ -501,7 +508,7 @@ nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_even
   for (;;) {
     std::vector<std::vector<Golden>> gold;
     for (int s = 0; s < batch; ++s) gold.push_back(timed_inputs(a, s, w, k + static_cast<uint64_t>(s)));
-    const bool cand_first = (rng_() & 1) != 0;   // the order inside the pair, drawn at random: the test is exact
+    const bool cand_first = (rng_() & 1) != 0;  // the order inside the pair, drawn at random: the test is exact
     Kernel& first = cand_first ? cand_ : lead_;
     Kernel& second = cand_first ? lead_ : cand_;
     Observed o1 = timed_batch(first, a, batch, gold, w, k);
@@ -521,8 +528,14 @@ nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_even
   on_events = ab_test(ea, eb);
   std::vector<double> in, drain;
   for (const auto& o : ob) in.push_back(o.in_process_s), drain.push_back(o.drain_s);
-  return {{"workload", w.uuid}, {"samples_s", bs}, {"in_process_s", in}, {"drain_s", drain}, {"batch", batch}, {"validated", 2 * k},
-          {"overhead_s", cand_.overhead_for(batch).median_s}, {"leader_samples_s", as}};
+  return {{"workload", w.uuid},
+          {"samples_s", bs},
+          {"in_process_s", in},
+          {"drain_s", drain},
+          {"batch", batch},
+          {"validated", 2 * k},
+          {"overhead_s", cand_.overhead_for(batch).median_s},
+          {"leader_samples_s", as}};
 }
 
 // ---------------------------------------------------------------------------------------------- the evaluation
@@ -547,8 +560,14 @@ nlohmann::json Session::run() {
           tests.push_back(t);
           event_tests.push_back(te);
           weights.push_back(w.weight);
-          ab.push_back({{"workload", w.uuid}, {"pairs", t.pairs}, {"ratio", t.ratio}, {"median_ratio", t.median_ratio}, {"p_faster", t.p_faster},
-                        {"p_slower", t.p_slower}, {"noise", t.noise}, {"valid", t.valid},
+          ab.push_back({{"workload", w.uuid},
+                        {"pairs", t.pairs},
+                        {"ratio", t.ratio},
+                        {"median_ratio", t.median_ratio},
+                        {"p_faster", t.p_faster},
+                        {"p_slower", t.p_slower},
+                        {"noise", t.noise},
+                        {"valid", t.valid},
                         {"events", {{"ratio", te.ratio}, {"p_faster", te.p_faster}, {"p_slower", te.p_slower}, {"valid", te.valid}}}});
         } else {
           timing.push_back(time_solo(w));
@@ -565,8 +584,8 @@ nlohmann::json Session::run() {
         ab[i]["slower"] = std::find(d.slower.begin(), d.slower.end(), i) != d.slower.end();
       }
       result["ab"] = ab;
-      result["ab_decision"] = {{"new_leader", d.new_leader}, {"weighted_ratio", d.weighted_ratio}, {"why", d.why},
-                               {"alpha", rule.alpha}, {"min_gain", rule.min_gain}};
+      result["ab_decision"] = {
+          {"new_leader", d.new_leader}, {"weighted_ratio", d.weighted_ratio}, {"why", d.why}, {"alpha", rule.alpha}, {"min_gain", rule.min_gain}};
     }
     // A kernel whose process does not end cleanly (destructors that crash) is rejected.
     try {

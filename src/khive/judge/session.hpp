@@ -29,11 +29,11 @@
 
 #include "khive/guard/checks.hpp"
 #include "khive/guard/stats.hpp"
+#include "khive/job/protocol.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
 #include "khive/judge/executor_process.hpp"
 #include "khive/judge/goldens.hpp"
-#include "khive/job/protocol.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {
@@ -47,23 +47,23 @@ class Session {
   nlohmann::json run();
 
  private:
-  struct Rejected {   // thrown inside the procedures: the first failed check ends the evaluation
+  struct Rejected {  // thrown inside the procedures: the first failed check ends the evaluation
     Rejection r;
   };
   struct HarnessError {
     std::string why;
     bool retryable = false;
   };
-  struct Kernel {     // one executor under test (the candidate, or the leader in an A/B)
+  struct Kernel {  // one executor under test (the candidate, or the leader in an A/B)
     std::unique_ptr<ExecutorProcess> ex;
-    Overhead overhead;                   // one null call, back to back (the batch-size estimate)
-    std::map<int, Overhead> batch_overhead;   // a null batch of 2^i calls after the judge's flush, as a timed batch runs
+    Overhead overhead;                       // one null call, back to back (the batch-size estimate)
+    std::map<int, Overhead> batch_overhead;  // a null batch of 2^i calls after the judge's flush, as a timed batch runs
     bool is_candidate = true;
     // What the judge's clock sees for a batch of `calls` that does no work: measured at the powers of two before
     // any kernel code was in the process, interpolated in between.
     Overhead overhead_for(int calls) const;
   };
-  struct Observed {   // one timed batch
+  struct Observed {       // one timed batch
     double sample_s;      // per call, from the judge's clock: (judge_s - overhead) / calls
     double in_process_s;  // per call, from the executor's clock
     double judge_s;       // the whole exchange, the judge's clock
@@ -83,8 +83,8 @@ class Session {
   void check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w, const std::string& context);
   void poison_outputs(Arena& a, int first, int count, Poison p);
   Exchange call(Kernel& k, Arena& a, int first, int count, const std::string& context);
-  void check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check,
-                     const std::string& context, const Kernel& k);
+  void check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check, const std::string& context,
+                     const Kernel& k);
 
   void correctness(const Workload& w);
   int batch_size(Arena& a, const Workload& w, std::vector<Kernel*> ks);
@@ -104,12 +104,12 @@ class Session {
   ProgressFn progress_;
   Kernel cand_, lead_;
   std::unique_ptr<ExecutorProcess> ref_;
-  uint64_t ref_arena_ = 0;             // the arena the reference's executor has mapped (Arena::id)
+  uint64_t ref_arena_ = 0;  // the arena the reference's executor has mapped (Arena::id)
   // A PyTorch reference on a GPU judge works on host memory (Python cannot map the judge's CUDA regions): memfds
   // of the arena's sizes, the set's inputs copied in before each call and its goldens copied out after it.
   std::unique_ptr<JudgeDevice> host_;
   std::unique_ptr<SharedRegion> staged_in_, staged_gold_;
-  std::string current_;                // the workload being judged, for rejections raised by executor faults
+  std::string current_;  // the workload being judged, for rejections raised by executor faults
   GoldenStore goldens_;
   std::mt19937_64 rng_;
   std::map<std::string, double> phases_;

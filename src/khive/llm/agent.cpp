@@ -29,8 +29,8 @@
 namespace khive {
 
 nlohmann::json Usage::to_json() const {
-  return {{"requests", requests}, {"failed_requests", failed_requests}, {"input_tokens", input_tokens},
-          {"output_tokens", output_tokens}, {"usd", usd}, {"model_seconds", model_seconds}};
+  return {{"requests", requests}, {"failed_requests", failed_requests}, {"input_tokens", input_tokens}, {"output_tokens", output_tokens},
+          {"usd", usd},           {"model_seconds", model_seconds}};
 }
 Usage& Usage::operator+=(const Usage& u) {
   requests += u.requests;
@@ -71,7 +71,8 @@ const char* state_name(State s) {
 }
 
 std::string one_line(std::string s, std::size_t n = 200) {
-  for (auto& c : s) if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  for (auto& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   return s.size() > n ? s.substr(0, n) + "..." : s;
 }
 std::string ms(double s) { return s > 0 ? fmt::format("{:.4g} ms", s * 1e3) : "n/a"; }
@@ -89,29 +90,30 @@ std::string classify(const Task& t) {
   std::string s = lower(t.op_type + " " + t.name);
   for (auto& tag : t.tags) s += " " + lower(tag);
   auto has = [&](std::initializer_list<const char*> ws) {
-    for (auto w : ws) if (s.find(w) != std::string::npos) return true;
+    for (auto w : ws)
+      if (s.find(w) != std::string::npos) return true;
     return false;
   };
   if (has({"attention", "sdpa", "flash", "mha", "gqa"})) return "attention";
   if (has({"gemm", "matmul", "matvec", "gemv", "bmm", "mm_", "linear", "conv"})) return "gemm";
   if (has({"softmax", "norm", "reduce", "reduction", "sum", "mean", "argmax", "topk", "scan"})) return "reduction";
-  if (has({"elementwise", "activation", "relu", "gelu", "silu", "swish", "sigmoid", "tanh", "add", "mul", "scale"}))
-    return "elementwise";
+  if (has({"elementwise", "activation", "relu", "gelu", "silu", "swish", "sigmoid", "tanh", "add", "mul", "scale"})) return "elementwise";
   return "other";
 }
 // The prompt pack's backend folder (prompts/cpu, prompts/cuda): CPU prompts speak of cores, SIMD and caches.
 std::string backend_variant(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
 
-bool known_class(const std::string& c) {
-  return c == "gemm" || c == "elementwise" || c == "reduction" || c == "attention" || c == "other";
-}
+bool known_class(const std::string& c) { return c == "gemm" || c == "elementwise" || c == "reduction" || c == "attention" || c == "other"; }
 
 std::string tensors_text(const Task& t) {
   std::string s;
   for (auto& a : t.axes) {
-    if (a.kind == Axis::Kind::constant) s += fmt::format("- axis {} = {} (constant)\n", a.name, a.value);
-    else if (a.kind == Axis::Kind::var) s += fmt::format("- axis {} (varies per workload; an int64_t parameter)\n", a.name);
-    else s += fmt::format("- axis {} = {}\n", a.name, a.expression);
+    if (a.kind == Axis::Kind::constant)
+      s += fmt::format("- axis {} = {} (constant)\n", a.name, a.value);
+    else if (a.kind == Axis::Kind::var)
+      s += fmt::format("- axis {} (varies per workload; an int64_t parameter)\n", a.name);
+    else
+      s += fmt::format("- axis {} = {}\n", a.name, a.expression);
   }
   auto shape = [](const TensorSpec& ts) {
     if (ts.scalar) return std::string("scalar (by value)");
@@ -129,7 +131,10 @@ std::string workloads_text(const Task& t) {
   std::string s;
   int shown = 0;
   for (auto& w : t.workloads) {
-    if (++shown > 16) { s += fmt::format("- ... and {} more\n", t.workloads.size() - 16); break; }
+    if (++shown > 16) {
+      s += fmt::format("- ... and {} more\n", t.workloads.size() - 16);
+      break;
+    }
     std::string ax;
     for (auto& [k, v] : w.axes) ax += fmt::format("{}{}={}", ax.empty() ? "" : ", ", k, v);
     const char* role = w.role == WorkloadRole::perf ? "timed" : w.role == WorkloadRole::correctness ? "checked" : "checked and timed";
@@ -166,7 +171,7 @@ std::string measured_text(const MeasuredKernel& k) {
   return s;
 }
 
-struct Step {            // one evaluated proposal, for the history section
+struct Step {  // one evaluated proposal, for the history section
   std::string kind, what, verdict;
 };
 
@@ -180,9 +185,7 @@ class LlmAgent final : public Agent {
     client_ = std::make_unique<LlmClient>(o_.provider, tdir, o_.name);
   }
 
-  std::string kind() const override {
-    return o_.provider.kind == ProviderKind::command ? "cmd:" + o_.name : "llm:" + o_.name;
-  }
+  std::string kind() const override { return o_.provider.kind == ProviderKind::command ? "cmd:" + o_.name : "llm:" + o_.name; }
 
   std::vector<Strategy> strategies(const Task&, Backend backend) const override {
     pack_->use_variant(backend_variant(backend));
@@ -200,12 +203,12 @@ class LlmAgent final : public Agent {
   std::optional<Proposal> propose(const AgentContext& ctx) override {
     pack_->use_variant(backend_variant(ctx.backend));
     auto t0 = Clock::now();
-    double outside = 0;   // model and profiling time: not the tool's
+    double outside = 0;  // model and profiling time: not the tool's
     step_queue_s_ = 0;
     const Task& task = *ctx.task;
     ext_ = ctx.backend == Backend::cuda ? "cu" : "cpp";
     if (ctx.strategy.name != strategy_) {
-      if (!strategy_.empty()) history_.clear();   // the history section is per strategy
+      if (!strategy_.empty()) history_.clear();  // the history section is per strategy
       std::string prev = strategy_;
       strategy_ = ctx.strategy.name;
       if (state_ == State::exhausted && provider_failures_ < kMaxProviderFailures) {
@@ -220,8 +223,7 @@ class LlmAgent final : public Agent {
     // The hive makes the task's reference the first leader (agent "hive", strategy "reference"): a slow
     // baseline, not a kernel to patch. The agent's first step writes its own version (the reference is in
     // the prompt); if that fails, abandon() falls back to optimizing the reference.
-    const bool own_first = start && start->agent == "hive" && start->strategy == "reference" && state_ == State::generate &&
-                           generations_ == 0;
+    const bool own_first = start && start->agent == "hive" && start->strategy == "reference" && state_ == State::generate && generations_ == 0;
     if (own_first) {
       event("note", "generate", "generate", fmt::format("the leader is the task's reference ({}): generating a first version", start->id));
     } else if (start) {
@@ -233,14 +235,16 @@ class LlmAgent final : public Agent {
     }
     std::optional<Proposal> p;
     for (int round = 0; round < kRoundsPerStep && !p && !ctx.stopping() && state_ != State::exhausted; ++round) {
-      if (state_ == State::generate) p = do_generate(ctx, outside);
-      else if (state_ == State::repair) p = do_repair(ctx, outside);
-      else if (state_ == State::optimize) p = do_optimize(ctx, outside);
+      if (state_ == State::generate)
+        p = do_generate(ctx, outside);
+      else if (state_ == State::repair)
+        p = do_repair(ctx, outside);
+      else if (state_ == State::optimize)
+        p = do_optimize(ctx, outside);
     }
     double tool = since(t0) - outside;
-    event("step", state_name(state_), p ? "evaluate" : "none",
-          p ? fmt::format("proposed {} ({})", p->label, one_line(p->note, 120)) : "no proposal", tool,
-          {{"model_s", outside - step_queue_s_}, {"queue_s", step_queue_s_}, {"task", task.name}});
+    event("step", state_name(state_), p ? "evaluate" : "none", p ? fmt::format("proposed {} ({})", p->label, one_line(p->note, 120)) : "no proposal",
+          tool, {{"model_s", outside - step_queue_s_}, {"queue_s", step_queue_s_}, {"task", task.name}});
     if (p) pending_kind_ = state_;
     return p;
   }
@@ -292,8 +296,8 @@ class LlmAgent final : public Agent {
         b.kind = "failed";
         b.text = fmt::format("{}: correct (own run {}) but not the new leader; {}", subject, ms(o.time_s), brief);
       }
-      history_.push_back({what, p.note, fmt::format("{} (own run {}); {}", o.verdict == "leader" ? "new leader" : "correct, kept as a backup",
-                                                    ms(o.time_s), cmp)});
+      history_.push_back(
+          {what, p.note, fmt::format("{} (own run {}); {}", o.verdict == "leader" ? "new leader" : "correct, kept as a backup", ms(o.time_s), cmp)});
       set_state(State::optimize, fmt::format("{} accepted as {} ({})", what, o.verdict, ms(o.time_s)));
     } else {
       b.kind = "failed";
@@ -306,13 +310,13 @@ class LlmAgent final : public Agent {
       memcheck_.clear();
       if (o.check == "run" && ctx.backend == Backend::cuda) outside += run_memcheck(ctx, p);
       if (!was_repairing) repairs_used_ = 0;
-      ++repairs_used_;   // this rejection opens (or continues) a repair
+      ++repairs_used_;  // this rejection opens (or continues) a repair
       if (repairs_used_ > o_.repair_attempts) {
         abandon(ctx, fmt::format("{} repair attempts spent; last rejection at {} ({})", o_.repair_attempts, o.check, o.reason));
       } else {
         std::string phase = o.check == "build" ? "repair (build)" : "repair (verify)";
-        set_state(State::repair, fmt::format("{}: {} rejected at {} ({}); repair {} of {}", phase, what, o.check, o.reason,
-                                             repairs_used_, o_.repair_attempts));
+        set_state(State::repair,
+                  fmt::format("{}: {} rejected at {} ({}); repair {} of {}", phase, what, o.check, o.reason, repairs_used_, o_.repair_attempts));
       }
     }
     event("step", "observe", state_name(state_), o.verdict, since(t0) - outside, {{"check", o.check}, {"reason", o.reason}});
@@ -323,26 +327,45 @@ class LlmAgent final : public Agent {
   // the kernel under repair or the base, counters, history, profile text and usage.
   nlohmann::json save_state() const override {
     auto measured = [](const MeasuredKernel& k) {
-      return nlohmann::json{{"id", k.id}, {"source", k.source}, {"ext", k.ext}, {"agent", k.agent}, {"strategy", k.strategy},
-                            {"params", k.params}, {"score", k.score}, {"time_s", k.time_s}, {"workloads", k.workload_median_s}};
+      return nlohmann::json{{"id", k.id},       {"source", k.source},     {"ext", k.ext},
+                            {"agent", k.agent}, {"strategy", k.strategy}, {"params", k.params},
+                            {"score", k.score}, {"time_s", k.time_s},     {"workloads", k.workload_median_s}};
     };
     nlohmann::json hist = nlohmann::json::array();
     for (auto& h : history_) hist.push_back({h.kind, h.what, h.verdict});
     Usage u = full_usage();
-    return {{"version", 1}, {"state", state_name(state_)}, {"pending_kind", state_name(pending_kind_)}, {"strategy", strategy_},
-            {"ext", ext_}, {"klass", klass_}, {"base", base_ ? measured(*base_) : nlohmann::json()}, {"broken", broken_},
+    return {{"version", 1},
+            {"state", state_name(state_)},
+            {"pending_kind", state_name(pending_kind_)},
+            {"strategy", strategy_},
+            {"ext", ext_},
+            {"klass", klass_},
+            {"base", base_ ? measured(*base_) : nlohmann::json()},
+            {"broken", broken_},
             {"broken_id", broken_id_},
-            {"diag", {{"candidate", diag_.candidate}, {"verdict", diag_.verdict}, {"check", diag_.check}, {"reason", diag_.reason},
-                      {"message", diag_.message}, {"diagnosis", diag_.diagnosis}}},
-            {"memcheck", memcheck_}, {"repairs_used", repairs_used_}, {"generations", generations_}, {"opt_steps", opt_steps_},
-            {"proposals", proposals_}, {"profiles", profiles_}, {"provider_failures", provider_failures_},
-            {"opt_failures_in_row", opt_failures_in_row_}, {"profile_text", profile_text_}, {"profile_skip_noted", profile_skip_noted_},
-            {"history", hist}, {"usage", u.to_json()}};
+            {"diag",
+             {{"candidate", diag_.candidate},
+              {"verdict", diag_.verdict},
+              {"check", diag_.check},
+              {"reason", diag_.reason},
+              {"message", diag_.message},
+              {"diagnosis", diag_.diagnosis}}},
+            {"memcheck", memcheck_},
+            {"repairs_used", repairs_used_},
+            {"generations", generations_},
+            {"opt_steps", opt_steps_},
+            {"proposals", proposals_},
+            {"profiles", profiles_},
+            {"provider_failures", provider_failures_},
+            {"opt_failures_in_row", opt_failures_in_row_},
+            {"profile_text", profile_text_},
+            {"profile_skip_noted", profile_skip_noted_},
+            {"history", hist},
+            {"usage", u.to_json()}};
   }
 
   void load_state(const nlohmann::json& j) override {
-    if (!j.is_object() || j.value("version", 0) != 1)
-      throw std::runtime_error("llm agent state: expected an object with \"version\": 1");
+    if (!j.is_object() || j.value("version", 0) != 1) throw std::runtime_error("llm agent state: expected an object with \"version\": 1");
     auto state_of = [](const std::string& n) {
       for (State s : {State::generate, State::repair, State::optimize, State::exhausted})
         if (n == state_name(s)) return s;
@@ -407,7 +430,7 @@ class LlmAgent final : public Agent {
       std::lock_guard lk(usage_mu_);
       usage_ = us;
     }
-    if (o_.run_usage) o_.run_usage->add(us);   // the run's totals count the earlier sessions too
+    if (o_.run_usage) o_.run_usage->add(us);  // the run's totals count the earlier sessions too
     if (provider_failures_ >= kMaxProviderFailures) {
       // The provider failed in the earlier session; it may be back (a restarted server, a fixed key): try again.
       provider_failures_ = 0;
@@ -419,8 +442,9 @@ class LlmAgent final : public Agent {
   }
 
   std::string provider_failure() const override {
-    return provider_failures_ >= kMaxProviderFailures ? fmt::format("its model provider failed {} times in a row; last: {}", provider_failures_, provider_error_)
-                                                      : "";
+    return provider_failures_ >= kMaxProviderFailures
+               ? fmt::format("its model provider failed {} times in a row; last: {}", provider_failures_, provider_error_)
+               : "";
   }
   std::string declined_because() const override { return provider_failure(); }
 
@@ -457,12 +481,13 @@ class LlmAgent final : public Agent {
   static constexpr std::size_t kVerdictChars = 3000;
 
   static std::string sanitize(std::string s) {
-    for (auto& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    for (auto& c : s)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
     return s.empty() ? "agent" : s;
   }
 
-  void event(const std::string& type, const std::string& from, const std::string& to, const std::string& reason,
-             double tool_s = 0, nlohmann::json data = nlohmann::json::object()) {
+  void event(const std::string& type, const std::string& from, const std::string& to, const std::string& reason, double tool_s = 0,
+             nlohmann::json data = nlohmann::json::object()) {
     if (!o_.on_event) return;
     LlmEvent e{o_.name, type, from, to, reason, tool_s, std::move(data)};
     o_.on_event(e);
@@ -487,8 +512,7 @@ class LlmAgent final : public Agent {
   }
 
   // One model call with bookkeeping. nullopt: the provider failed (event given).
-  std::optional<ChatReply> ask(const std::vector<ChatMessage>& msgs, const std::string& purpose, const AgentContext& ctx,
-                               double& outside) {
+  std::optional<ChatReply> ask(const std::vector<ChatMessage>& msgs, const std::string& purpose, const AgentContext& ctx, double& outside) {
     ChatRequest req{system_prompt(), msgs, purpose};
     report_phase("asking the model (" + purpose + ")");
     ChatReply r = client_->chat(req, ctx.stop);
@@ -501,16 +525,23 @@ class LlmAgent final : public Agent {
     u.input_tokens = r.input_tokens;
     u.output_tokens = r.output_tokens;
     u.usd = r.usd;
-    u.model_seconds = r.seconds - r.queue_s;   // the queue at the concurrency gate is not the model's time
+    u.model_seconds = r.seconds - r.queue_s;  // the queue at the concurrency gate is not the model's time
     {
       std::lock_guard lk(usage_mu_);
       usage_ += u;
     }
     if (o_.run_usage) o_.run_usage->add(u);
     event("request", state_name(state_), "", r.ok ? purpose : "failed: " + r.error, 0,
-          {{"purpose", purpose}, {"ok", r.ok}, {"seconds", r.seconds}, {"queue_s", r.queue_s}, {"attempts", r.attempts},
-           {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens}, {"usd", r.usd},
-           {"truncated", r.truncated}, {"transcript", r.transcript}});
+          {{"purpose", purpose},
+           {"ok", r.ok},
+           {"seconds", r.seconds},
+           {"queue_s", r.queue_s},
+           {"attempts", r.attempts},
+           {"input_tokens", r.input_tokens},
+           {"output_tokens", r.output_tokens},
+           {"usd", r.usd},
+           {"truncated", r.truncated},
+           {"transcript", r.transcript}});
     if (r.invalid_utf8 > 0)
       event("note", state_name(state_), state_name(state_),
             fmt::format("the reply held {} byte(s) that are not UTF-8; they were replaced with U+FFFD", r.invalid_utf8));
@@ -542,9 +573,12 @@ class LlmAgent final : public Agent {
     v["library_policy"] = policy_text(t, ctx.backend);
     v["tolerances"] = tolerances_text(t);
     std::string ref;
-    if (auto p = t.reference_for(ctx.backend)) ref = read_file(*p);
-    else if (auto q = t.reference_for(ctx.backend == Backend::cuda ? Backend::cpu : Backend::cuda)) ref = read_file(*q);
-    else ref = t.pytorch_reference;   // the task's only reference (Python: run(*inputs) returns the outputs)
+    if (auto p = t.reference_for(ctx.backend))
+      ref = read_file(*p);
+    else if (auto q = t.reference_for(ctx.backend == Backend::cuda ? Backend::cpu : Backend::cuda))
+      ref = read_file(*q);
+    else
+      ref = t.pytorch_reference;  // the task's only reference (Python: run(*inputs) returns the outputs)
     v["reference"] = ref;
     PromptVars nv;
     if (ctx.backend == Backend::cuda) nv["example"] = pack_->raw("examples/cute_vector_add.cu");
@@ -552,7 +586,8 @@ class LlmAgent final : public Agent {
     v["strategy_name"] = ctx.strategy.name.empty() ? "(none)" : ctx.strategy.name;
     std::string guide_file = "strategies/" + ctx.strategy.name + ".md";
     v["strategy_guide"] = (!ctx.strategy.name.empty() && pack_->has(guide_file)) ? pack_->raw(guide_file)
-                          : ctx.strategy.description.empty() ? "Use your judgement." : ctx.strategy.description;
+                          : ctx.strategy.description.empty()                     ? "Use your judgement."
+                                                                                 : ctx.strategy.description;
     v["board_section"] = board_section(ctx);
     v["history_section"] = history_section();
     return v;
@@ -561,7 +596,7 @@ class LlmAgent final : public Agent {
   std::string board_section(const AgentContext& ctx) const {
     if (ctx.board.empty()) return "";
     std::string s;
-    std::size_t from = ctx.board.size() > kBoardEntries ? ctx.board.size() - kBoardEntries : 0;   // the most recent conclusions
+    std::size_t from = ctx.board.size() > kBoardEntries ? ctx.board.size() - kBoardEntries : 0;  // the most recent conclusions
     for (std::size_t i = from; i < ctx.board.size(); ++i) {
       const auto& e = ctx.board[i];
       s += fmt::format("- [{} / {}] {}: {}\n", e.agent, e.strategy, e.kind, one_line(e.text, kBoardEntryChars));
@@ -574,7 +609,8 @@ class LlmAgent final : public Agent {
     std::string s;
     std::size_t from = history_.size() > kHistoryEntries ? history_.size() - kHistoryEntries : 0;
     for (std::size_t i = from; i < history_.size(); ++i)
-      s += fmt::format("- {}: {} -> {}\n", history_[i].kind, one_line(history_[i].what, kHistoryWhatChars), one_line(history_[i].verdict, kVerdictChars));
+      s += fmt::format("- {}: {} -> {}\n", history_[i].kind, one_line(history_[i].what, kHistoryWhatChars),
+                       one_line(history_[i].verdict, kVerdictChars));
     return pack_->render("section_history.md", {{"entries", s}});
   }
 
@@ -637,7 +673,10 @@ class LlmAgent final : public Agent {
       return "";
     });
     if (!ok) {
-      if (provider_failed_) { --generations_; return std::nullopt; }   // the model was not asked: no attempt spent
+      if (provider_failed_) {
+        --generations_;
+        return std::nullopt;
+      }  // the model was not asked: no attempt spent
       if (state_ != State::exhausted && generations_ >= o_.generate_attempts)
         set_state(State::exhausted, fmt::format("{} generation attempts gave no usable file", generations_));
       return std::nullopt;
@@ -654,8 +693,8 @@ class LlmAgent final : public Agent {
     if (!memcheck_.empty()) d += (d.empty() ? "" : "\n\n") + memcheck_;
     if (d.size() > kDiagnosisChars) d = d.substr(0, kDiagnosisChars) + "\n(trimmed)";
     v["diagnosis"] = d.empty() ? "(no further detail)" : d;
-    v["diagnosis_title"] = diag_.check == "build" ? "Compiler errors (first errors, with the offending lines):"
-                           : diag_.check != "run"  ? "What the guard measured:"
+    v["diagnosis_title"] = diag_.check == "build"         ? "Compiler errors (first errors, with the offending lines):"
+                           : diag_.check != "run"         ? "What the guard measured:"
                            : ctx.backend == Backend::cuda ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
                                                           : "What the judge saw (crash, signal, sandbox, sanitizer message):";
     v["numbered_source"] = numbered(broken_);
@@ -668,8 +707,7 @@ class LlmAgent final : public Agent {
       if (!pe.error.empty()) return (truncated ? "(cut off at max_tokens) " : "") + pe.error;
       auto pr = apply_edits(broken_, pe.edits);
       if (!pr.ok) return "edit:" + pr.error;
-      if (pr.changed_fraction > o_.max_rewrite_fraction)
-        return fmt::format("rewrite:{:.0f}", pr.changed_fraction * 100);
+      if (pr.changed_fraction > o_.max_rewrite_fraction) return fmt::format("rewrite:{:.0f}", pr.changed_fraction * 100);
       if (pr.source == broken_) return "edit:the edits leave the source unchanged";
       patched = pr.source;
       note = reply_field(reply, "NOTE");
@@ -749,14 +787,14 @@ class LlmAgent final : public Agent {
     outside += since(t0);
     if (!r.ran || !r.error.empty()) {
       std::string why = !r.skipped.empty() ? r.skipped : r.error;
-      set_state(State::optimize, "profile gate skipped: " + why);   // optimize -> optimize, with the note
-      profile_skip_noted_ = !r.skipped.empty();   // a missing tool stays missing; an error may pass next time
+      set_state(State::optimize, "profile gate skipped: " + why);  // optimize -> optimize, with the note
+      profile_skip_noted_ = !r.skipped.empty();                    // a missing tool stays missing; an error may pass next time
       return "";
     }
     event("profile", "optimize", "optimize", fmt::format("profile gate open after {} optimization steps", opt_steps_), 0,
           {{"seconds", r.seconds}, {"metrics", r.metrics}});
-    profile_text_ = pack_->render("section_profile.md", {{"workload", job.workload.empty() ? "the largest timed one" : job.workload},
-                                                         {"profile", r.text}});
+    profile_text_ =
+        pack_->render("section_profile.md", {{"workload", job.workload.empty() ? "the largest timed one" : job.workload}, {"profile", r.text}});
     return profile_text_;
   }
 
@@ -788,15 +826,15 @@ class LlmAgent final : public Agent {
   State state_ = State::generate;
   State pending_kind_ = State::generate;
   std::string strategy_, ext_ = "cu", klass_;
-  std::optional<MeasuredKernel> base_;   // the correct kernel optimizations start from
-  std::string broken_, broken_id_;        // the rejected kernel under repair
+  std::optional<MeasuredKernel> base_;  // the correct kernel optimizations start from
+  std::string broken_, broken_id_;      // the rejected kernel under repair
   Outcome diag_;
   std::string memcheck_;
   int repairs_used_ = 0, generations_ = 0, opt_steps_ = 0, proposals_ = 0, profiles_ = 0;
   int provider_failures_ = 0, opt_failures_in_row_ = 0;
-  bool provider_failed_ = false;   // the last model call failed (the provider, not the reply)
-  std::string provider_error_;     // what the last failed call said
-  double step_queue_s_ = 0;        // this propose()'s wait at the provider's concurrency gate
+  bool provider_failed_ = false;  // the last model call failed (the provider, not the reply)
+  std::string provider_error_;    // what the last failed call said
+  double step_queue_s_ = 0;       // this propose()'s wait at the provider's concurrency gate
   std::string profile_text_;
   bool profile_skip_noted_ = false;
   std::vector<Step> history_;

@@ -1,8 +1,8 @@
-#include <algorithm>
 #include "khive/llm/client.hpp"
+#include <algorithm>
 
-#include <dlfcn.h>
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -18,7 +18,6 @@
 #include "khive/support/files.hpp"
 #include "khive/support/subprocess.hpp"
 #include "khive/support/text.hpp"
-
 
 namespace khive::llm {
 
@@ -39,7 +38,7 @@ struct CurlApi {
   const char* (*easy_strerror)(CURLcode) = nullptr;
   curl_slist* (*slist_append)(curl_slist*, const char*) = nullptr;
   void (*slist_free_all)(curl_slist*) = nullptr;
-  std::string error;   // why it could not be loaded
+  std::string error;  // why it could not be loaded
 };
 
 const CurlApi& curl_api() {
@@ -49,8 +48,9 @@ const CurlApi& curl_api() {
     for (const char* name : {"libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4"})
       if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
     if (!h) {
-      a.error = "libcurl is not installed (libcurl.so.4 not found; Debian: apt-get install libcurl4); "
-                "HTTP providers need it, the command provider does not";
+      a.error =
+          "libcurl is not installed (libcurl.so.4 not found; Debian: apt-get install libcurl4); "
+          "HTTP providers need it, the command provider does not";
       return a;
     }
     auto sym = [&](auto& fn, const char* name) {
@@ -66,7 +66,7 @@ const CurlApi& curl_api() {
     sym(a.easy_strerror, "curl_easy_strerror");
     sym(a.slist_append, "curl_slist_append");
     sym(a.slist_free_all, "curl_slist_free_all");
-    if (a.error.empty()) a.global_init(CURL_GLOBAL_DEFAULT);   // once, before any thread uses curl
+    if (a.error.empty()) a.global_init(CURL_GLOBAL_DEFAULT);  // once, before any thread uses curl
     return a;
   }();
   return api;
@@ -86,9 +86,13 @@ class Gate {
     return true;
   }
   void release() {
-    { std::lock_guard lk(mu_); --busy_; }
+    {
+      std::lock_guard lk(mu_);
+      --busy_;
+    }
     cv_.notify_one();
   }
+
  private:
   std::mutex mu_;
   std::condition_variable cv_;
@@ -107,7 +111,9 @@ struct GateHold {
   Gate& g;
   bool held;
   GateHold(Gate& g, const std::atomic<bool>* stop) : g(g), held(g.acquire(stop)) {}
-  ~GateHold() { if (held) g.release(); }
+  ~GateHold() {
+    if (held) g.release();
+  }
 };
 
 bool stopped(const std::atomic<bool>* s) { return s && s->load(); }
@@ -121,13 +127,12 @@ void nap(double s, const std::atomic<bool>* stop) {
   }
 }
 
-
 struct HttpResult {
   CURLcode code = CURLE_OK;
   std::string curl_error;
   long status = 0;
   std::string body;
-  std::map<std::string, std::string> headers;   // lower-case names
+  std::map<std::string, std::string> headers;  // lower-case names
 };
 
 size_t on_body(char* p, size_t sz, size_t n, void* ud) {
@@ -138,20 +143,23 @@ size_t on_header(char* p, size_t sz, size_t n, void* ud) {
   std::string line(p, sz * n);
   auto colon = line.find(':');
   if (colon != std::string::npos)
-    (*static_cast<std::map<std::string, std::string>*>(ud))[lower(trim(line.substr(0, colon)))] =
-        trim(line.substr(colon + 1));
+    (*static_cast<std::map<std::string, std::string>*>(ud))[lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
   return sz * n;
 }
 int on_progress(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return stopped(static_cast<const std::atomic<bool>*>(ud)) ? 1 : 0;   // non-zero aborts the transfer
+  return stopped(static_cast<const std::atomic<bool>*>(ud)) ? 1 : 0;  // non-zero aborts the transfer
 }
 
-HttpResult http_post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                     const ProviderConfig& c, const std::atomic<bool>* stop) {
+HttpResult http_post(const std::string& url, const std::vector<std::string>& headers, const std::string& body, const ProviderConfig& c,
+                     const std::atomic<bool>* stop) {
   const CurlApi& api = curl_api();
   HttpResult r;
   CURL* h = api.easy_init();
-  if (!h) { r.code = CURLE_FAILED_INIT; r.curl_error = "curl_easy_init failed"; return r; }
+  if (!h) {
+    r.code = CURLE_FAILED_INIT;
+    r.curl_error = "curl_easy_init failed";
+    return r;
+  }
   curl_slist* hl = nullptr;
   for (auto& s : headers) hl = api.slist_append(hl, s.c_str());
   char err[CURL_ERROR_SIZE] = {0};
@@ -165,7 +173,7 @@ HttpResult http_post(const std::string& url, const std::vector<std::string>& hea
   api.easy_setopt(h, CURLOPT_HEADERDATA, &r.headers);
   api.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, long(c.connect_timeout_s * 1000));
   api.easy_setopt(h, CURLOPT_TIMEOUT_MS, long(c.request_timeout_s * 1000));
-  api.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);   // threads: no SIGALRM-based DNS timeouts
+  api.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM-based DNS timeouts
   api.easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   api.easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_progress);
   api.easy_setopt(h, CURLOPT_XFERINFODATA, stop);
@@ -181,7 +189,8 @@ HttpResult http_post(const std::string& url, const std::vector<std::string>& hea
 
 std::string excerpt(const std::string& s, std::size_t n = 300) {
   std::string t = s.size() > n ? s.substr(0, n) + "..." : s;
-  for (auto& ch : t) if (ch == '\n' || ch == '\r') ch = ' ';
+  for (auto& ch : t)
+    if (ch == '\n' || ch == '\r') ch = ' ';
   return t;
 }
 
@@ -204,7 +213,7 @@ std::optional<double> parse_retry_after(const std::string& value) {
   char* end = nullptr;
   double s = std::strtod(v.c_str(), &end);
   if (end && *end == 0 && s >= 0) return s;
-  std::tm tm{};   // HTTP date: "Wed, 21 Oct 2015 07:28:00 GMT"
+  std::tm tm{};  // HTTP date: "Wed, 21 Oct 2015 07:28:00 GMT"
   if (strptime(v.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm)) {
     double d = std::difftime(timegm(&tm), std::time(nullptr));
     return std::max(0.0, d);
@@ -240,8 +249,7 @@ void LlmClient::save(int seq, const std::string& purpose, const std::string& wha
 
 nlohmann::json LlmClient::request_body(const ChatRequest& req) const {
   nlohmann::json msgs = nlohmann::json::array();
-  if (cfg_.kind == ProviderKind::openai && !req.system.empty())
-    msgs.push_back({{"role", "system"}, {"content", req.system}});
+  if (cfg_.kind == ProviderKind::openai && !req.system.empty()) msgs.push_back({{"role", "system"}, {"content", req.system}});
   for (auto& m : req.messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
   nlohmann::json b = {{"model", cfg_.model}, {"messages", msgs}};
   if (cfg_.kind == ProviderKind::openai) {
@@ -260,8 +268,10 @@ nlohmann::json LlmClient::request_body(const ChatRequest& req) const {
       // Extended thinking: the budget must stay below max_tokens; temperature may not be set with it.
       int budget = cfg_.reasoning_effort == "low" ? 2048 : cfg_.reasoning_effort == "medium" ? 8192 : 24576;
       budget = std::min(budget, cfg_.max_tokens - 1024);
-      if (budget >= 1024) b["thinking"] = {{"type", "enabled"}, {"budget_tokens", budget}};
-      else if (cfg_.temperature) b["temperature"] = *cfg_.temperature;
+      if (budget >= 1024)
+        b["thinking"] = {{"type", "enabled"}, {"budget_tokens", budget}};
+      else if (cfg_.temperature)
+        b["temperature"] = *cfg_.temperature;
     } else if (cfg_.temperature) {
       b["temperature"] = *cfg_.temperature;
     }
@@ -290,7 +300,7 @@ std::string LlmClient::parse_reply(const std::string& body, ChatReply& r) const 
     } else {
       if (!j.contains("content") || !j["content"].is_array()) return "the reply has no content[] (expected an Anthropic message)";
       r.text.clear();
-      for (auto& blk : j["content"])   // thinking blocks are skipped: only text is the answer
+      for (auto& blk : j["content"])  // thinking blocks are skipped: only text is the answer
         if (blk.is_object() && blk.value("type", "") == "text" && blk.contains("text") && blk["text"].is_string())
           r.text += blk["text"].get<std::string>();
       r.finish_reason = j.contains("stop_reason") && j["stop_reason"].is_string() ? j["stop_reason"].get<std::string>() : "";
@@ -322,7 +332,7 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
   double queued = 0;
   {
     GateHold hold(gate_for(cfg_), stop);
-    queued = since(t0);   // behind other agents' requests: not the model's time
+    queued = since(t0);  // behind other agents' requests: not the model's time
     if (!hold.held) {
       r.error = "stopped while waiting for a free provider slot";
     } else {
@@ -332,10 +342,18 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
   r.seconds = since(t0);
   r.queue_s = queued;
   r.usd = double(r.input_tokens) * cfg_.usd_per_input_token + double(r.output_tokens) * cfg_.usd_per_output_token;
-  nlohmann::json meta = {{"ok", r.ok}, {"error", r.error}, {"attempts", r.attempts}, {"seconds", r.seconds}, {"queue_s", r.queue_s},
-                         {"input_tokens", r.input_tokens}, {"output_tokens", r.output_tokens},
-                         {"tokens_estimated", r.tokens_estimated}, {"usd", r.usd},
-                         {"finish_reason", r.finish_reason}, {"truncated", r.truncated}, {"invalid_utf8_bytes", r.invalid_utf8}};
+  nlohmann::json meta = {{"ok", r.ok},
+                         {"error", r.error},
+                         {"attempts", r.attempts},
+                         {"seconds", r.seconds},
+                         {"queue_s", r.queue_s},
+                         {"input_tokens", r.input_tokens},
+                         {"output_tokens", r.output_tokens},
+                         {"tokens_estimated", r.tokens_estimated},
+                         {"usd", r.usd},
+                         {"finish_reason", r.finish_reason},
+                         {"truncated", r.truncated},
+                         {"invalid_utf8_bytes", r.invalid_utf8}};
   save(seq, req.purpose, "meta.json", meta.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!dir_.empty()) r.transcript = (dir_ / fmt::format("{:04d}-{}.reply.txt", seq, req.purpose.empty() ? "chat" : req.purpose)).string();
   save(seq, req.purpose, "reply.txt", r.text);
@@ -346,7 +364,10 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
   ChatReply r;
   const CurlApi& api = curl_api();
   std::string url = cfg_.kind == ProviderKind::openai ? cfg_.base_url + "/chat/completions" : cfg_.base_url + "/v1/messages";
-  if (!api.error.empty()) { r.error = fmt::format("provider {}: {}", url, api.error); return r; }
+  if (!api.error.empty()) {
+    r.error = fmt::format("provider {}: {}", url, api.error);
+    return r;
+  }
   if (!cfg_.api_key_env.empty() && key_.empty()) {
     r.error = fmt::format("provider {}: the environment variable {} (api_key_env) is not set", url, cfg_.api_key_env);
     return r;
@@ -368,22 +389,28 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
   double backoff = cfg_.backoff_initial_s;
   std::string last;
   for (int attempt = 0; attempt <= cfg_.max_retries; ++attempt) {
-    if (stopped(stop)) { r.error = "stopped"; return r; }
+    if (stopped(stop)) {
+      r.error = "stopped";
+      return r;
+    }
     r.attempts = attempt + 1;
     HttpResult h = http_post(url, headers, body, cfg_, stop);
     // A body that is not UTF-8 (a proxy's mangling, a model's raw bytes) is repaired here, so that neither the
     // JSON parser nor any record downstream meets invalid text; the reply itself is kept.
     r.invalid_utf8 = make_valid_utf8(h.body);
-    std::optional<double> wait;   // set = retryable
+    std::optional<double> wait;  // set = retryable
     if (h.code != CURLE_OK) {
-      if (stopped(stop)) { r.error = "stopped"; return r; }
+      if (stopped(stop)) {
+        r.error = "stopped";
+        return r;
+      }
       // Refused or unknown host: nothing listens there; waiting will not help and must not hang the run.
       if (h.code == CURLE_COULDNT_CONNECT || h.code == CURLE_COULDNT_RESOLVE_HOST || h.code == CURLE_COULDNT_RESOLVE_PROXY ||
           h.code == CURLE_UNSUPPORTED_PROTOCOL || h.code == CURLE_URL_MALFORMAT) {
         r.error = fmt::format("provider {} cannot be reached: {} (is the server running and base_url right?)", url, h.curl_error);
         return r;
       }
-      last = fmt::format("{} (curl {})", h.curl_error, int(h.code));   // timeout, reset, cut-off body: retry
+      last = fmt::format("{} (curl {})", h.curl_error, int(h.code));  // timeout, reset, cut-off body: retry
       wait = backoff;
     } else if (h.status == 429) {
       auto ra = h.headers.count("retry-after") ? parse_retry_after(h.headers["retry-after"]) : std::nullopt;
@@ -399,13 +426,16 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
     } else {
       save(seq, req.purpose, "reply.json", h.body);
       std::string perr = parse_reply(h.body, r);
-      if (perr.empty()) { r.ok = true; return r; }
-      last = perr;   // a body cut off in transit or garbled by a proxy: ask again
+      if (perr.empty()) {
+        r.ok = true;
+        return r;
+      }
+      last = perr;  // a body cut off in transit or garbled by a proxy: ask again
       wait = backoff;
     }
     if (attempt == cfg_.max_retries) break;
     double jitter = std::uniform_real_distribution<double>(0.8, 1.2)(rng);
-    double w = h.status == 429 && wait != backoff ? *wait : *wait * jitter;   // Retry-After exactly as asked
+    double w = h.status == 429 && wait != backoff ? *wait : *wait * jitter;  // Retry-After exactly as asked
     nap(w, stop);
     backoff = std::min(cfg_.backoff_max_s, backoff * 2);
   }
@@ -434,20 +464,22 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
   }
   ps.argv = {"/bin/sh", "-c", cmd};
   std::map<std::string, std::string> env = inherited_env();
-  env["KHIVE_LLM_AGENT"] = agent_;          // lets a relay script keep agents apart
+  env["KHIVE_LLM_AGENT"] = agent_;  // lets a relay script keep agents apart
   env["KHIVE_LLM_PURPOSE"] = req.purpose;
   env["KHIVE_LLM_SEQ"] = std::to_string(seq);
   ps.env = env;
-  ps.cancel = stop;   // Ctrl-C ends a pending answer (a relay may wait for an hour) at once
+  ps.cancel = stop;  // Ctrl-C ends a pending answer (a relay may wait for an hour) at once
   ProcessResult p = run_process(ps);
-  if (stopped(stop)) { r.error = "stopped"; return r; }
+  if (stopped(stop)) {
+    r.error = "stopped";
+    return r;
+  }
   r.input_tokens = int64_t(prompt.size() / 4);
   r.tokens_estimated = true;
   if (!p.ok()) {
     std::string tail = p.err.size() > 800 ? p.err.substr(p.err.size() - 800) : p.err;
     make_valid_utf8(tail);
-    r.error = fmt::format("command provider `{}` failed: {}{}", cfg_.command, p.describe(),
-                          tail.empty() ? "" : "; stderr: " + trim(tail));
+    r.error = fmt::format("command provider `{}` failed: {}{}", cfg_.command, p.describe(), tail.empty() ? "" : "; stderr: " + trim(tail));
     return r;
   }
   if (trim(p.out).empty()) {
@@ -455,7 +487,7 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
     return r;
   }
   r.text = p.out;
-  r.invalid_utf8 = make_valid_utf8(r.text);   // a command may print anything; the reply is kept, repaired
+  r.invalid_utf8 = make_valid_utf8(r.text);  // a command may print anything; the reply is kept, repaired
   r.output_tokens = int64_t(p.out.size() / 4);
   r.finish_reason = "stop";
   r.ok = true;

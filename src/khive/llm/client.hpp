@@ -19,30 +19,30 @@
 namespace khive::llm {
 
 struct ChatMessage {
-  std::string role;      // "user" | "assistant"
+  std::string role;  // "user" | "assistant"
   std::string content;
 };
 
 struct ChatRequest {
   std::string system;
   std::vector<ChatMessage> messages;
-  std::string purpose;   // "generate", "repair", "optimize", ...: transcript file names and the command's env
+  std::string purpose;  // "generate", "repair", "optimize", ...: transcript file names and the command's env
 };
 
 struct ChatReply {
   bool ok = false;
   std::string text;
-  std::string error;          // when !ok: what failed, naming the provider
-  bool truncated = false;     // stopped at max_tokens (finish_reason "length" / stop_reason "max_tokens")
+  std::string error;       // when !ok: what failed, naming the provider
+  bool truncated = false;  // stopped at max_tokens (finish_reason "length" / stop_reason "max_tokens")
   std::string finish_reason;
   int64_t input_tokens = 0, output_tokens = 0;
-  bool tokens_estimated = false;   // the command provider: characters / 4
+  bool tokens_estimated = false;  // the command provider: characters / 4
   double usd = 0;
-  double seconds = 0;         // wall time of the whole call, retries and waits included
-  double queue_s = 0;         // part of `seconds` spent waiting for a free slot at the provider's concurrency gate
+  double seconds = 0;  // wall time of the whole call, retries and waits included
+  double queue_s = 0;  // part of `seconds` spent waiting for a free slot at the provider's concurrency gate
   int attempts = 0;
-  std::string transcript;     // path of the saved reply ("" when not saved)
-  std::size_t invalid_utf8 = 0;   // bytes of the reply that were not UTF-8, replaced by U+FFFD (the reply is kept)
+  std::string transcript;        // path of the saved reply ("" when not saved)
+  std::size_t invalid_utf8 = 0;  // bytes of the reply that were not UTF-8, replaced by U+FFFD (the reply is kept)
 };
 
 class LlmClient {
@@ -55,7 +55,7 @@ class LlmClient {
   nlohmann::json request_body(const ChatRequest& req) const;
   // Fills text/tokens/finish_reason; returns "" on success, else what is wrong with the body.
   std::string parse_reply(const std::string& body, ChatReply& r) const;
-  std::string command_prompt(const ChatRequest& req) const;   // the text handed to a command provider
+  std::string command_prompt(const ChatRequest& req) const;  // the text handed to a command provider
 
  private:
   ChatReply chat_http(const ChatRequest& req, const std::atomic<bool>* stop, int seq);
@@ -66,7 +66,7 @@ class LlmClient {
   ProviderConfig cfg_;
   std::filesystem::path dir_;
   std::string agent_;
-  std::string key_;           // read once from cfg_.api_key_env
+  std::string key_;  // read once from cfg_.api_key_env
   std::atomic<int> seq_{0};
 };
 

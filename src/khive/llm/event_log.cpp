@@ -15,7 +15,7 @@ std::function<void(const LlmEvent&)> llm_event_log(const std::filesystem::path& 
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   auto out = std::make_shared<std::ofstream>(file, std::ios::app);
   if (!*out) throw std::runtime_error(file.string() + ": cannot open the LLM event log for appending");
-  auto mu = std::make_shared<std::mutex>();   // agents run on their own threads; one line at a time
+  auto mu = std::make_shared<std::mutex>();  // agents run on their own threads; one line at a time
   auto t0 = std::chrono::system_clock::now();
   return [out, mu, t0](const LlmEvent& e) {
     auto j = e.to_json();
@@ -24,7 +24,7 @@ std::function<void(const LlmEvent&)> llm_event_log(const std::filesystem::path& 
     j["elapsed_s"] = std::chrono::duration<double>(now - t0).count();
     std::lock_guard lk(*mu);
     *out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    out->flush();   // a stopped run keeps every event written so far
+    out->flush();  // a stopped run keeps every event written so far
   };
 }
 

@@ -41,7 +41,10 @@ std::string norm(const std::string& l) {
   std::string o;
   bool space = false;
   for (char c : l) {
-    if (std::isspace(static_cast<unsigned char>(c))) { space = !o.empty(); continue; }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !o.empty();
+      continue;
+    }
     if (space) o += ' ';
     space = false;
     o += c;
@@ -78,7 +81,11 @@ ParsedEdits parse_edits(const std::string& reply) {
   int block = 0;
   for (auto& l : lines) {
     if (st == out) {
-      if (starts(l, "<<<<<<< SEARCH") || starts(l, "<<<<<<<SEARCH")) { st = in_search; buf.clear(); ++block; }
+      if (starts(l, "<<<<<<< SEARCH") || starts(l, "<<<<<<<SEARCH")) {
+        st = in_search;
+        buf.clear();
+        ++block;
+      }
     } else if (st == in_search) {
       if (starts(l, "=======") && norm(l).find_first_not_of('=') == std::string::npos) {
         cur.search = join_lines(buf, !buf.empty());
@@ -129,8 +136,10 @@ PatchResult apply_edits(const std::string& source, const std::vector<Edit>& edit
       continue;
     }
     if (n > 1) {
-      r.error = fmt::format("{}: the SEARCH text occurs {} times in the current source; add surrounding lines so it "
-                            "matches exactly one place", label, n);
+      r.error = fmt::format(
+          "{}: the SEARCH text occurs {} times in the current source; add surrounding lines so it "
+          "matches exactly one place",
+          label, n);
       return r;
     }
     // Fallback: compare lines ignoring indentation and runs of blanks (models often re-indent).
@@ -146,8 +155,12 @@ PatchResult apply_edits(const std::string& source, const std::vector<Edit>& edit
     for (std::size_t s = 0; s + want.size() <= have.size(); ++s) {
       std::size_t k = 0;
       while (k < want.size() && have[s + k] == want[k]) ++k;
-      if (k == want.size()) hits.push_back(s);
-      else if (k > best_len) { best_len = k; best_at = s; }
+      if (k == want.size())
+        hits.push_back(s);
+      else if (k > best_len) {
+        best_len = k;
+        best_at = s;
+      }
     }
     if (hits.size() == 1) {
       std::vector<std::string> out(have_lines.begin(), have_lines.begin() + long(hits[0]));
@@ -161,18 +174,23 @@ PatchResult apply_edits(const std::string& source, const std::vector<Edit>& edit
       continue;
     }
     if (hits.size() > 1) {
-      r.error = fmt::format("{}: the SEARCH lines occur {} times (ignoring whitespace); add surrounding lines so they "
-                            "match exactly one place", label, hits.size());
+      r.error = fmt::format(
+          "{}: the SEARCH lines occur {} times (ignoring whitespace); add surrounding lines so they "
+          "match exactly one place",
+          label, hits.size());
       return r;
     }
     if (best_len > 0)
-      r.error = fmt::format("{} does not apply: its first {} line(s) match at line {} of the current source, but SEARCH "
-                            "line {} `{}` differs from the source's `{}`; copy the lines exactly as they are now",
-                            label, best_len, best_at + 1, best_len + 1, shorten(want[best_len]),
-                            shorten(best_at + best_len < have_lines.size() ? have_lines[best_at + best_len] : "(end of file)"));
+      r.error = fmt::format(
+          "{} does not apply: its first {} line(s) match at line {} of the current source, but SEARCH "
+          "line {} `{}` differs from the source's `{}`; copy the lines exactly as they are now",
+          label, best_len, best_at + 1, best_len + 1, shorten(want[best_len]),
+          shorten(best_at + best_len < have_lines.size() ? have_lines[best_at + best_len] : "(end of file)"));
     else
-      r.error = fmt::format("{} does not apply: its first SEARCH line `{}` does not occur in the current source; copy "
-                            "the lines exactly as they are now", label, shorten(want.empty() ? "" : want[0]));
+      r.error = fmt::format(
+          "{} does not apply: its first SEARCH line `{}` does not occur in the current source; copy "
+          "the lines exactly as they are now",
+          label, shorten(want.empty() ? "" : want[0]));
     return r;
   }
   r.ok = true;
@@ -197,7 +215,7 @@ std::optional<std::string> extract_code_block(const std::string& reply, std::str
         std::string code = join_lines(buf, true);
         if (!best || code.size() > best->size()) best = code;
       } else {
-        buf.push_back(l);   // a fence with a language tag inside a block: keep as text
+        buf.push_back(l);  // a fence with a language tag inside a block: keep as text
       }
       continue;
     }
@@ -222,7 +240,8 @@ std::string reply_field(const std::string& reply, const std::string& key) {
     std::string t = norm(l);
     // Tolerate markdown emphasis around the key ("**CLASS:** elementwise").
     std::string u;
-    for (char c : t) if (c != '*' && c != '`') u += c;
+    for (char c : t)
+      if (c != '*' && c != '`') u += c;
     u = norm(u);
     if (u.size() > prefix.size() && u.compare(0, prefix.size(), prefix) == 0) return norm(u.substr(prefix.size()));
   }

@@ -22,16 +22,16 @@ struct Edit {
 
 struct ParsedEdits {
   std::vector<Edit> edits;
-  std::string error;   // a block that is opened but not closed, a missing "=======", ...
+  std::string error;  // a block that is opened but not closed, a missing "=======", ...
 };
 ParsedEdits parse_edits(const std::string& reply);
 
 struct PatchResult {
   bool ok = false;
-  std::string source;            // the patched source
-  std::string error;             // which edit did not apply and why (goes back to the model)
-  int fuzzy = 0;                 // edits applied by the whitespace-tolerant fallback
-  double changed_fraction = 0;   // original lines replaced by the edits / original line count
+  std::string source;           // the patched source
+  std::string error;            // which edit did not apply and why (goes back to the model)
+  int fuzzy = 0;                // edits applied by the whitespace-tolerant fallback
+  double changed_fraction = 0;  // original lines replaced by the edits / original line count
 };
 PatchResult apply_edits(const std::string& source, const std::vector<Edit>& edits);
 

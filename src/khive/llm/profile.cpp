@@ -120,13 +120,19 @@ const Workload* pick_workload(const Task& t, const std::string& uuid) {
   const Workload* best = nullptr;
   double best_n = -1;
   for (auto& w : t.workloads) {
-    if (!uuid.empty()) { if (w.uuid == uuid) return &w; continue; }
+    if (!uuid.empty()) {
+      if (w.uuid == uuid) return &w;
+      continue;
+    }
     if (!w.is_perf()) continue;
     auto ax = resolve_axes(t, w);
     double n = 0;
     for (auto& o : t.outputs) n += double(element_count(o, ax));
     for (auto& i : t.inputs) n += double(element_count(i, ax));
-    if (n > best_n) { best_n = n; best = &w; }
+    if (n > best_n) {
+      best_n = n;
+      best = &w;
+    }
   }
   return best;
 }
@@ -140,20 +146,43 @@ ProfileReport profile_kernel(const ProfileJob& job) {
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!job.out_dir.empty()) {
       std::filesystem::create_directories(job.out_dir);
-      write_file_atomic(job.out_dir / "report.json",
-                        nlohmann::json{{"tool", job.tool}, {"ran", r.ran}, {"skipped", r.skipped}, {"error", r.error},
-                                       {"text", r.text}, {"metrics", r.metrics}, {"seconds", r.seconds}}.dump(2));
+      write_file_atomic(job.out_dir / "report.json", nlohmann::json{{"tool", job.tool},
+                                                                    {"ran", r.ran},
+                                                                    {"skipped", r.skipped},
+                                                                    {"error", r.error},
+                                                                    {"text", r.text},
+                                                                    {"metrics", r.metrics},
+                                                                    {"seconds", r.seconds}}
+                                                         .dump(2));
     }
     return r;
   };
-  if (!job.task) { r.error = "no task given"; return done(); }
-  if (job.backend != Backend::cuda) { r.skipped = "the CPU backend has no Nsight Compute / compute-sanitizer"; return done(); }
+  if (!job.task) {
+    r.error = "no task given";
+    return done();
+  }
+  if (job.backend != Backend::cuda) {
+    r.skipped = "the CPU backend has no Nsight Compute / compute-sanitizer";
+    return done();
+  }
   const std::string tool = job.tool == "memcheck" ? "compute-sanitizer" : "ncu";
-  if (job.tool != "ncu" && job.tool != "memcheck") { r.error = "unknown profile tool '" + job.tool + "'"; return done(); }
-  if (find_program(tool).empty()) { r.skipped = tool + " not found in PATH"; return done(); }
-  if (find_program("nvcc").empty()) { r.skipped = "nvcc not found in PATH (needed for the profiling driver)"; return done(); }
+  if (job.tool != "ncu" && job.tool != "memcheck") {
+    r.error = "unknown profile tool '" + job.tool + "'";
+    return done();
+  }
+  if (find_program(tool).empty()) {
+    r.skipped = tool + " not found in PATH";
+    return done();
+  }
+  if (find_program("nvcc").empty()) {
+    r.skipped = "nvcc not found in PATH (needed for the profiling driver)";
+    return done();
+  }
   const Workload* w = pick_workload(*job.task, job.workload);
-  if (!w) { r.error = job.workload.empty() ? "the task has no perf workload" : "no workload " + job.workload; return done(); }
+  if (!w) {
+    r.error = job.workload.empty() ? "the task has no perf workload" : "no workload " + job.workload;
+    return done();
+  }
 
   std::filesystem::path dir = job.out_dir.empty() ? make_temp_dir(cache_root(), "profile") : job.out_dir;
   std::filesystem::create_directories(dir);
@@ -162,7 +191,10 @@ ProfileReport profile_kernel(const ProfileJob& job) {
   BuildOptions bo;
   bo.backend = Backend::cuda;
   BuildResult b = build_candidate(*job.task, src, bo);
-  if (!b.ok) { r.error = "the kernel does not build: " + b.summary(); return done(); }
+  if (!b.ok) {
+    r.error = "the kernel does not build: " + b.summary();
+    return done();
+  }
 
   // The driver depends only on the toolchain: build it once per cache.
   std::filesystem::path ddir = cache_root() / "profile-driver" / sha256_hex(kDriver).substr(0, 16);
@@ -174,7 +206,10 @@ ProfileReport profile_kernel(const ProfileJob& job) {
     ps.argv = {"nvcc", "-O2", "-std=c++17", "-o", (ddir / "driver.tmp").string(), (ddir / "driver.cu").string(), "-ldl"};
     ps.timeout_s = 300;
     ProcessResult pr = run_process(ps);
-    if (!pr.ok()) { r.error = "the profiling driver does not build: " + pr.describe() + " " + pr.err.substr(0, 600); return done(); }
+    if (!pr.ok()) {
+      r.error = "the profiling driver does not build: " + pr.describe() + " " + pr.err.substr(0, 600);
+      return done();
+    }
     std::filesystem::rename(ddir / "driver.tmp", driver);
   }
 
@@ -188,8 +223,7 @@ ProfileReport profile_kernel(const ProfileJob& job) {
       dargs.push_back(fmt::format("in:{}:{}", int64_t(double(element_count(i, ax)) * dtype_size(i.dtype)), kind_of(i.dtype)));
     }
   }
-  for (auto& o : job.task->outputs)
-    dargs.push_back(fmt::format("out:{}", int64_t(double(element_count(o, ax)) * dtype_size(o.dtype))));
+  for (auto& o : job.task->outputs) dargs.push_back(fmt::format("out:{}", int64_t(double(element_count(o, ax)) * dtype_size(o.dtype))));
   for (auto& v : job.task->var_axes()) dargs.push_back(fmt::format("axis:{}", ax.at(v)));
 
   ProcessSpec ps;
@@ -202,7 +236,10 @@ ProfileReport profile_kernel(const ProfileJob& job) {
   ps.argv.insert(ps.argv.end(), dargs.begin(), dargs.end());
   ProcessResult pr = run_process(ps);
   write_file_atomic(dir / (job.tool + ".out.txt"), pr.out + "\n--- stderr ---\n" + pr.err);
-  if (pr.timed_out) { r.error = fmt::format("{} timed out after {:.0f} s", tool, job.timeout_s); return done(); }
+  if (pr.timed_out) {
+    r.error = fmt::format("{} timed out after {:.0f} s", tool, job.timeout_s);
+    return done();
+  }
   r.ran = true;
   if (job.tool == "ncu") {
     auto parsed = llm::parse_ncu_csv(pr.out);

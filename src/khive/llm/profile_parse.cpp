@@ -19,12 +19,20 @@ std::vector<std::string> csv_fields(const std::string& line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (q) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
-      else if (c == '"') q = false;
-      else cur += c;
-    } else if (c == '"') q = true;
-    else if (c == ',') { f.push_back(cur); cur.clear(); }
-    else if (c != '\r') cur += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"')
+        q = false;
+      else
+        cur += c;
+    } else if (c == '"')
+      q = true;
+    else if (c == ',') {
+      f.push_back(cur);
+      cur.clear();
+    } else if (c != '\r')
+      cur += c;
   }
   f.push_back(cur);
   return f;
@@ -45,7 +53,7 @@ NcuParsed parse_ncu_csv(const std::string& out) {
   std::string line;
   std::vector<std::string> header;
   std::map<std::string, std::size_t> col;
-  std::vector<std::string> order;   // kernel labels in launch order
+  std::vector<std::string> order;  // kernel labels in launch order
   while (std::getline(in, line)) {
     if (line.rfind("==", 0) == 0 || line.empty()) continue;
     auto f = csv_fields(line);
@@ -82,19 +90,19 @@ NcuParsed parse_ncu_csv(const std::string& out) {
       if (!seen) m["advice"].push_back(advice);
     }
   }
-  auto val = [](const nlohmann::json& m, const char* k) -> std::string {
-    return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : "?";
-  };
+  auto val = [](const nlohmann::json& m, const char* k) -> std::string { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : "?"; };
   int shown = 0;
   for (auto& label : order) {
-    if (++shown > 4) { r.text += fmt::format("(and {} more kernels)\n", order.size() - 4); break; }
+    if (++shown > 4) {
+      r.text += fmt::format("(and {} more kernels)\n", order.size() - 4);
+      break;
+    }
     const auto& m = r.metrics[label];
-    r.text += fmt::format("- kernel {}: grid {} x block {}, {} registers/thread, smem static {} + dynamic {} per block\n",
-                          label, val(m, "Grid Size"), val(m, "Block Size"), val(m, "Registers Per Thread"),
-                          val(m, "Static Shared Memory Per Block"), val(m, "Dynamic Shared Memory Per Block"));
-    r.text += fmt::format("  duration {}; SM throughput {} %, memory throughput {} %, DRAM throughput {} %\n",
-                          val(m, "Duration"), val(m, "Compute (SM) Throughput"), val(m, "Memory Throughput"),
-                          val(m, "DRAM Throughput"));
+    r.text += fmt::format("- kernel {}: grid {} x block {}, {} registers/thread, smem static {} + dynamic {} per block\n", label, val(m, "Grid Size"),
+                          val(m, "Block Size"), val(m, "Registers Per Thread"), val(m, "Static Shared Memory Per Block"),
+                          val(m, "Dynamic Shared Memory Per Block"));
+    r.text += fmt::format("  duration {}; SM throughput {} %, memory throughput {} %, DRAM throughput {} %\n", val(m, "Duration"),
+                          val(m, "Compute (SM) Throughput"), val(m, "Memory Throughput"), val(m, "DRAM Throughput"));
     r.text += fmt::format("  occupancy achieved {} % of theoretical {} %; waves per SM {}\n", val(m, "Achieved Occupancy"),
                           val(m, "Theoretical Occupancy"), val(m, "Waves Per SM"));
     if (m.contains("advice"))
@@ -120,10 +128,13 @@ std::string memcheck_excerpt(const std::string& out, const std::string& source) 
     std::string body = line.substr(9);
     bool starts_error = body.find("Invalid") != std::string::npos || body.find("Error") != std::string::npos ||
                         body.find("error") != std::string::npos || body.find("Out-of-range") != std::string::npos;
-    bool detail = body.rfind("    ", 0) == 0;   // "=========     at ..." lines belong to the error above
+    bool detail = body.rfind("    ", 0) == 0;  // "=========     at ..." lines belong to the error above
     if (starts_error && !detail) in_error = true;
     if (!in_error) continue;
-    if (!detail && !starts_error) { in_error = false; continue; }
+    if (!detail && !starts_error) {
+      in_error = false;
+      continue;
+    }
     r += line + "\n";
     ++lines;
     std::smatch m;

@@ -8,8 +8,8 @@
 namespace khive::llm {
 
 struct NcuParsed {
-  nlohmann::json metrics;   // kernel label -> {"Block Size": "(256, 1, 1)", "Duration": "12.3 us", ..., "advice": [..]}
-  std::string text;         // per kernel: launch, registers, smem, duration, throughputs, occupancy, advice
+  nlohmann::json metrics;  // kernel label -> {"Block Size": "(256, 1, 1)", "Duration": "12.3 us", ..., "advice": [..]}
+  std::string text;        // per kernel: launch, registers, smem, duration, throughputs, occupancy, advice
 };
 // `ncu --csv --page details` output (any "==PROF==" lines around it are skipped). Columns are found by
 // their header names, so older and newer ncu versions (with or without the rule columns) both read.

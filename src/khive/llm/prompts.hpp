@@ -22,17 +22,17 @@ class PromptPack {
   // The backend's subfolder ("cpu", "cuda"; "" = none). Set before rendering, from the thread that renders.
   void use_variant(const std::string& variant);
   bool has(const std::string& file) const;
-  std::string raw(const std::string& file) const;   // throws std::runtime_error naming the file
+  std::string raw(const std::string& file) const;  // throws std::runtime_error naming the file
   // Values are inserted as they are (never scanned again), so a kernel containing "{{" is harmless.
   std::string render(const std::string& file, const PromptVars& vars) const;
 
  private:
   std::string render_text(const std::string& file, const std::string& text, const PromptVars& vars, int depth) const;
-  std::filesystem::path path_of(const std::string& file) const;   // the variant's file when it has one
+  std::filesystem::path path_of(const std::string& file) const;  // the variant's file when it has one
   std::filesystem::path dir_;
   std::string variant_;
   mutable std::mutex mu_;
-  mutable std::map<std::string, std::string> cache_;   // files are read once per pack
+  mutable std::map<std::string, std::string> cache_;  // files are read once per pack
 };
 
 // explicit (when set), else $KHIVE_PROMPTS, else prompts/ beside the build (<exe>/../../prompts), else the

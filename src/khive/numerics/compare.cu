@@ -21,9 +21,7 @@ constexpr int kThreads = static_cast<int>(kCompareTile);
 static_assert(kThreads == 256, "detail::tile_sum mirrors a block of 8 warps");
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("compare_device: ") + what + ": " + cudaGetErrorName(e) + ": " +
-                             cudaGetErrorString(e));
+  if (e != cudaSuccess) throw std::runtime_error(std::string("compare_device: ") + what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
 // Stream-ordered device scratch, freed on the same stream (also when an exception unwinds).
@@ -33,10 +31,17 @@ class Scratch {
     if (bytes) check(cudaMallocAsync(&p_, bytes, s), "cudaMallocAsync");
   }
   ~Scratch() { release(); }
-  void release() { if (p_) (void)cudaFreeAsync(p_, s_); p_ = nullptr; }
+  void release() {
+    if (p_) (void)cudaFreeAsync(p_, s_);
+    p_ = nullptr;
+  }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  template <typename U> U* as() const { return static_cast<U*>(p_); }
+  template <typename U>
+  U* as() const {
+    return static_cast<U*>(p_);
+  }
+
  private:
   void* p_ = nullptr;
   cudaStream_t s_;
@@ -52,9 +57,8 @@ struct MergeOp {
 
 template <DType T>
 __global__ void __launch_bounds__(kThreads)
-compare_kernel(const void* out, const void* ref, int64_t n, int64_t cols, detail::ElemRule rule, int64_t ntiles,
-               double* tile_sums, detail::Partial* block_parts, unsigned long long* row_hist,
-               unsigned long long* col_hist) {
+    compare_kernel(const void* out, const void* ref, int64_t n, int64_t cols, detail::ElemRule rule, int64_t ntiles, double* tile_sums,
+                   detail::Partial* block_parts, unsigned long long* row_hist, unsigned long long* col_hist) {
   using BlockReduce = cub::BlockReduce<detail::Partial, kThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
   __shared__ double warp_sums[kThreads / 32];
@@ -87,17 +91,15 @@ compare_kernel(const void* out, const void* ref, int64_t n, int64_t cols, detail
 }
 
 template <DType T>
-void launch(const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, int64_t ntiles,
-            unsigned grid, double* sums, detail::Partial* parts, unsigned long long* rh, unsigned long long* ch,
-            cudaStream_t s) {
+void launch(const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, int64_t ntiles, unsigned grid, double* sums,
+            detail::Partial* parts, unsigned long long* rh, unsigned long long* ch, cudaStream_t s) {
   compare_kernel<T><<<grid, kThreads, 0, s>>>(out, ref, n, cols, rule, ntiles, sums, parts, rh, ch);
   check(cudaGetLastError(), "kernel launch");
 }
 
 }  // namespace
 
-CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol,
-                            Poison poison, void* stream) {
+CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol, Poison poison, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   CompareStats st = detail::start_stats(t, n, cols);
   if (n == 0) {
@@ -106,7 +108,7 @@ CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n
   }
   const detail::ElemRule rule = detail::elem_rule(t, tol, poison);
 
-  (void)cudaGetLastError();   // a stale error from someone else's call must not be blamed on this one
+  (void)cudaGetLastError();  // a stale error from someone else's call must not be blamed on this one
   int dev = 0, sms = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
@@ -126,34 +128,40 @@ CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n
     case DType::f32: launch<DType::f32>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
     case DType::f16: launch<DType::f16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
     case DType::bf16: launch<DType::bf16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-    case DType::f8e4m3: launch<DType::f8e4m3>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-    case DType::f8e5m2: launch<DType::f8e5m2>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
+    case DType::f8e4m3:
+      launch<DType::f8e4m3>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s);
+      break;
+    case DType::f8e5m2:
+      launch<DType::f8e5m2>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s);
+      break;
     case DType::i64: launch<DType::i64>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
     case DType::i32: launch<DType::i32>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
     case DType::i16: launch<DType::i16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
     case DType::i8: launch<DType::i8>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-    case DType::boolean: launch<DType::boolean>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
+    case DType::boolean:
+      launch<DType::boolean>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s);
+      break;
     default: break;
   }
   std::vector<double> tile_sums(static_cast<size_t>(ntiles));
   std::vector<detail::Partial> block_parts(grid);
-  check(cudaMemcpyAsync(tile_sums.data(), sums.as<double>(), sizeof(double) * tile_sums.size(),
-                        cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (tile sums)");
-  check(cudaMemcpyAsync(block_parts.data(), parts.as<detail::Partial>(), sizeof(detail::Partial) * block_parts.size(),
-                        cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (block results)");
+  check(cudaMemcpyAsync(tile_sums.data(), sums.as<double>(), sizeof(double) * tile_sums.size(), cudaMemcpyDeviceToHost, s),
+        "cudaMemcpyAsync (tile sums)");
+  check(cudaMemcpyAsync(block_parts.data(), parts.as<detail::Partial>(), sizeof(detail::Partial) * block_parts.size(), cudaMemcpyDeviceToHost, s),
+        "cudaMemcpyAsync (block results)");
   check(cudaStreamSynchronize(s), "cudaStreamSynchronize (comparison)");
 
   detail::Partial total;
   for (const detail::Partial& p : block_parts) total.merge(p);
   double sum = 0.0;
-  for (double v : tile_sums) sum += v;   // tile order: the same as compare_host
+  for (double v : tile_sums) sum += v;  // tile order: the same as compare_host
   detail::finish(st, total, sum);
-  if (total.bad > 0) {   // the histograms are all zero otherwise: skip the copy
+  if (total.bad > 0) {  // the histograms are all zero otherwise: skip the copy
     static_assert(sizeof(int64_t) == sizeof(unsigned long long));
-    check(cudaMemcpyAsync(st.bad_per_row.data(), rh, sizeof(int64_t) * static_cast<size_t>(st.rows),
-                          cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (row histogram)");
-    check(cudaMemcpyAsync(st.bad_per_col.data(), ch, sizeof(int64_t) * static_cast<size_t>(st.cols),
-                          cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (column histogram)");
+    check(cudaMemcpyAsync(st.bad_per_row.data(), rh, sizeof(int64_t) * static_cast<size_t>(st.rows), cudaMemcpyDeviceToHost, s),
+          "cudaMemcpyAsync (row histogram)");
+    check(cudaMemcpyAsync(st.bad_per_col.data(), ch, sizeof(int64_t) * static_cast<size_t>(st.cols), cudaMemcpyDeviceToHost, s),
+          "cudaMemcpyAsync (column histogram)");
   }
   // Free on the stream, then wait, so nothing of this call is left pending when it returns.
   sums.release();

@@ -10,14 +10,13 @@ namespace {
 
 void require_supported(DType t, const char* what) {
   if (num::size_of(t) == 0)
-    throw std::invalid_argument(std::string(what) + ": element type " + std::to_string(static_cast<int>(t)) +
-                                " (packed fp4) is not supported");
+    throw std::invalid_argument(std::string(what) + ": element type " + std::to_string(static_cast<int>(t)) + " (packed fp4) is not supported");
 }
 
 // The dtype as a compile-time constant, so the per-element switch in num::store folds away.
 template <DType T>
 void fill_typed(void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor) {
-#pragma omp parallel for schedule(static) if (n > 4096)   // ~30 ns a value: small fills stay on one thread
+#pragma omp parallel for schedule(static) if (n > 4096)  // ~30 ns a value: small fills stay on one thread
   for (int64_t i = 0; i < n; ++i) num::store(T, p, i, input_value(d, seed, tensor, static_cast<uint64_t>(i)));
 }
 
@@ -37,20 +36,28 @@ DistParams dist_params(const Distribution& d) {
     case Distribution::Kind::normal:
       if (!(d.stddev >= 0.0) || !std::isfinite(d.mean) || !std::isfinite(d.stddev))
         throw std::invalid_argument("normal distribution: need a finite mean and a finite stddev >= 0");
-      p.kind = 0; p.a = d.mean; p.b = d.stddev;
+      p.kind = 0;
+      p.a = d.mean;
+      p.b = d.stddev;
       break;
     case Distribution::Kind::uniform:
       if (!(d.low <= d.high) || !std::isfinite(d.low) || !std::isfinite(d.high))
         throw std::invalid_argument("uniform distribution: need finite bounds with low <= high");
-      p.kind = 1; p.a = d.low; p.b = d.high;
+      p.kind = 1;
+      p.a = d.low;
+      p.b = d.high;
       break;
     case Distribution::Kind::constant:
-      p.kind = 2; p.a = d.value; p.b = 0.0;
+      p.kind = 2;
+      p.a = d.value;
+      p.b = 0.0;
       break;
     case Distribution::Kind::integers:
       if (!std::isfinite(d.low) || !std::isfinite(d.high) || !(std::ceil(d.low) <= std::floor(d.high)))
         throw std::invalid_argument("integer distribution: need finite bounds with an integer in [low, high]");
-      p.kind = 3; p.a = d.low; p.b = d.high;
+      p.kind = 3;
+      p.a = d.low;
+      p.b = d.high;
       break;
   }
   return p;

@@ -10,8 +10,7 @@ namespace khive {
 namespace {
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
 // Blocks for a grid-stride loop over n elements: enough to fill the device, never more than needed.
@@ -56,7 +55,7 @@ void launch_poison(void* p, int64_t n, uint64_t bits, cudaStream_t s) {
 void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor, void* stream) {
   if (num::size_of(t) == 0) throw std::invalid_argument("fill_input_device: packed fp4 types are not supported");
   if (n <= 0) return;
-  (void)cudaGetLastError();   // a stale error from someone else's call must not be blamed on this launch
+  (void)cudaGetLastError();  // a stale error from someone else's call must not be blamed on this launch
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (t) {
     case DType::f64: launch_fill<DType::f64>(p, n, d, seed, tensor, s); break;

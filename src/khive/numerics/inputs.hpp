@@ -17,19 +17,22 @@ namespace khive {
 
 // Plain-data form of Distribution (usable in device code).
 struct DistParams {
-  int kind = 0;            // 0 normal, 1 uniform, 2 constant, 3 integers
-  double a = 0.5, b = 1.0; // normal: mean, stddev; uniform/integers: low, high; constant: value, unused
+  int kind = 0;             // 0 normal, 1 uniform, 2 constant, 3 integers
+  double a = 0.5, b = 1.0;  // normal: mean, stddev; uniform/integers: low, high; constant: value, unused
 };
 DistParams dist_params(const Distribution& d);
 
 // splitmix64-style hash of (seed, tensor, index): a uniform 64-bit value.
 KHIVE_HD uint64_t counter_hash(uint64_t seed, uint64_t tensor, uint64_t index) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + tensor * 0xD1B54A32D192ED03ull + index * 0xA0761D6478BD642Full;
-  z ^= z >> 30; z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27; z *= 0x94D049BB133111EBull;
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
   z ^= z >> 31;
   z += 0x632BE59BD9B4E019ull;
-  z ^= z >> 29; z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 29;
+  z *= 0xBF58476D1CE4E5B9ull;
   z ^= z >> 32;
   return z;
 }
@@ -44,8 +47,8 @@ KHIVE_HD double counter_uniform(uint64_t seed, uint64_t tensor, uint64_t index, 
 // Only +, *, /, sqrt and det_log (never-fused products), so host and device give the same bits; ~10x faster
 // than Box-Muller on the host, which matters now that every timed call gets fresh inputs.
 KHIVE_HD double standard_normal(uint64_t h) {
-  const int bin = static_cast<int>(h >> 52);                                     // 0 .. 4095
-  const double u = (static_cast<double>((h >> 12) & ((1ull << 40) - 1)) + 0.5) * (1.0 / 1099511627776.0);   // (0, 1)
+  const int bin = static_cast<int>(h >> 52);                                                               // 0 .. 4095
+  const double u = (static_cast<double>((h >> 12) & ((1ull << 40) - 1)) + 0.5) * (1.0 / 1099511627776.0);  // (0, 1)
   if (bin > 0 && bin < detail::kNormalBins - 1) {
     const double lo = detail::normal_quantile(bin), hi = detail::normal_quantile(bin + 1);
     return num::add_rn(lo, num::mul_rn(hi - lo, u));
@@ -55,15 +58,14 @@ KHIVE_HD double standard_normal(uint64_t h) {
   const double t = sqrt(-2.0 * num::det_log(p));
   const double num_ = num::add_rn(2.515517, num::mul_rn(t, num::add_rn(0.802853, num::mul_rn(0.010328, t))));
   const double den = num::add_rn(1.0, num::mul_rn(t, num::add_rn(1.432788, num::mul_rn(t, num::add_rn(0.189269, num::mul_rn(0.001308, t))))));
-  const double x = t - num_ / den;   // the upper-tail quantile for probability p
+  const double x = t - num_ / den;  // the upper-tail quantile for probability p
   return bin == 0 ? -x : x;
 }
 // The value of element `index` (before rounding to the dtype). Built from +, *, /, sqrt and floor alone
 // (num::det_log, never-fused products), so host and device give the same bits.
 KHIVE_HD double input_value(const DistParams& d, uint64_t seed, uint64_t tensor, uint64_t index) {
   switch (d.kind) {
-    case 0:
-      return num::add_rn(d.a, num::mul_rn(d.b, standard_normal(counter_hash(seed, tensor, index))));
+    case 0: return num::add_rn(d.a, num::mul_rn(d.b, standard_normal(counter_hash(seed, tensor, index))));
     case 1: return num::add_rn(d.a, num::mul_rn(d.b - d.a, counter_uniform(seed, tensor, index, 0)));
     case 2: return d.a;
     case 3: {  // uniform over the integers in [a, b], both ends included

@@ -20,8 +20,16 @@
 
 namespace khive::num {
 
-KHIVE_HD uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-KHIVE_HD float bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+KHIVE_HD uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+KHIVE_HD float bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 
 // float -> bfloat16, round to nearest even. NaN stays NaN with the sign and the top 7 payload bits kept
 // (a payload that would vanish gets the quiet bit), so every bf16 code, NaNs included, survives
@@ -48,18 +56,18 @@ KHIVE_HD uint16_t f32_to_f16(float f) {
     uint32_t m = (a >> 13) & 0x3ffu;
     return static_cast<uint16_t>(sign | 0x7c00u | (m ? m : 0x200u));
   }
-  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);   // rounds to >= 65520: inf
-  if (a < 0x38800000u) {                       // below the smallest normal half (2^-14): subnormal or 0
-    if (a < 0x33000000u) return static_cast<uint16_t>(sign);            // < 2^-25 rounds to 0
-    uint32_t e = a >> 23;                      // 102..112
+  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
+  if (a < 0x38800000u) {                                               // below the smallest normal half (2^-14): subnormal or 0
+    if (a < 0x33000000u) return static_cast<uint16_t>(sign);           // < 2^-25 rounds to 0
+    uint32_t e = a >> 23;                                              // 102..112
     uint32_t m = (a & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126u - e;                 // 14..24
+    uint32_t shift = 126u - e;  // 14..24
     uint32_t q = m >> shift;
     uint32_t rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
     if (rem > half || (rem == half && (q & 1u))) ++q;
     return static_cast<uint16_t>(sign | q);
   }
-  uint32_t r = a - 0x38000000u;                // rebias exponent 127 -> 15
+  uint32_t r = a - 0x38000000u;  // rebias exponent 127 -> 15
   r += 0xfffu + ((r >> 13) & 1u);
   return static_cast<uint16_t>(sign | (r >> 13));
 }
@@ -69,7 +77,7 @@ KHIVE_HD float f16_to_f32(uint16_t h) {
   if (e == 0x1fu) return bits_f32(sign | 0x7f800000u | (m << 13));
   if (e == 0) {
     if (m == 0) return bits_f32(sign);
-    float v = static_cast<float>(m) * (1.0f / 16777216.0f);   // m * 2^-24
+    float v = static_cast<float>(m) * (1.0f / 16777216.0f);  // m * 2^-24
     return sign ? -v : v;
   }
   return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
@@ -85,23 +93,24 @@ KHIVE_HD uint8_t f32_to_fp8(float f, int exp_bits, int man_bits, int bias, bool 
   const uint8_t sign = static_cast<uint8_t>((u >> 24) & 0x80u);
   const uint32_t abits = u & 0x7fffffffu;
   const uint32_t exp_ones = (1u << exp_bits) - 1u, man_mask = (1u << man_bits) - 1u;
-  if (abits > 0x7f800000u) {                   // NaN
+  if (abits > 0x7f800000u) {  // NaN
     if (!has_inf) return static_cast<uint8_t>(sign | (exp_ones << man_bits) | man_mask);
     uint32_t m = (abits >> (23 - man_bits)) & man_mask;
     if (!m) m = 1u << (man_bits - 1);
     return static_cast<uint8_t>(sign | (exp_ones << man_bits) | m);
   }
   if (abits == 0x7f800000u && has_inf) return static_cast<uint8_t>(sign | (exp_ones << man_bits));
-  if (abits == 0) return sign;                 // +-0 (frexpf below needs a non-zero value)
+  if (abits == 0) return sign;  // +-0 (frexpf below needs a non-zero value)
   const int max_exp = has_inf ? ((1 << exp_bits) - 2) : ((1 << exp_bits) - 1);
   const int max_man = has_inf ? ((1 << man_bits) - 1) : ((1 << man_bits) - 2);
   const float max_val = ldexpf(1.0f + static_cast<float>(max_man) / static_cast<float>(1 << man_bits), max_exp - bias);
   const float a = bits_f32(abits);
   if (a >= max_val) return static_cast<uint8_t>(sign | (max_exp << man_bits) | max_man);
-  int e; float fr = frexpf(a, &e);            // a = fr * 2^e, fr in [0.5, 1)
+  int e;
+  float fr = frexpf(a, &e);  // a = fr * 2^e, fr in [0.5, 1)
   int exp_field = e - 1 + bias;
   float scaled;
-  if (exp_field <= 0) {                        // subnormal: value = m * 2^(1 - bias - man_bits)
+  if (exp_field <= 0) {  // subnormal: value = m * 2^(1 - bias - man_bits)
     scaled = ldexpf(a, man_bits - 1 + bias);
     exp_field = 0;
   } else {
@@ -111,8 +120,14 @@ KHIVE_HD uint8_t f32_to_fp8(float f, int exp_bits, int man_bits, int bias, bool 
   float rem = scaled - fl;
   uint32_t m = static_cast<uint32_t>(fl);
   if (rem > 0.5f || (rem == 0.5f && (m & 1u))) ++m;
-  if (m >= (1u << man_bits)) { m -= (1u << man_bits); if (exp_field == 0) exp_field = 1; else ++exp_field; }
-  else if (exp_field == 0 && m == 0) return sign;
+  if (m >= (1u << man_bits)) {
+    m -= (1u << man_bits);
+    if (exp_field == 0)
+      exp_field = 1;
+    else
+      ++exp_field;
+  } else if (exp_field == 0 && m == 0)
+    return sign;
   if (exp_field > max_exp || (exp_field == max_exp && static_cast<int>(m) > max_man))
     return static_cast<uint8_t>(sign | (max_exp << man_bits) | max_man);
   return static_cast<uint8_t>(sign | (exp_field << man_bits) | m);
@@ -121,9 +136,8 @@ KHIVE_HD float fp8_to_f32(uint8_t v, int exp_bits, int man_bits, int bias, bool 
   float s = (v & 0x80u) ? -1.0f : 1.0f;
   int e = (v >> man_bits) & ((1 << exp_bits) - 1);
   int m = v & ((1 << man_bits) - 1);
-  const bool nan = has_inf ? (e == (1 << exp_bits) - 1 && m != 0)
-                           : (e == (1 << exp_bits) - 1 && m == (1 << man_bits) - 1);
-  if (nan)   // sign and payload kept (e4m3's only NaN gives a quiet NaN)
+  const bool nan = has_inf ? (e == (1 << exp_bits) - 1 && m != 0) : (e == (1 << exp_bits) - 1 && m == (1 << man_bits) - 1);
+  if (nan)  // sign and payload kept (e4m3's only NaN gives a quiet NaN)
     return bits_f32((static_cast<uint32_t>(v & 0x80u) << 24) | 0x7f800000u | (static_cast<uint32_t>(m) << (23 - man_bits)));
   if (has_inf && e == (1 << exp_bits) - 1) return s * INFINITY;
   if (e == 0) return s * ldexpf(static_cast<float>(m), 1 - bias - man_bits);
@@ -171,14 +185,20 @@ KHIVE_HD void store(DType t, void* p, int64_t i, double v) {
   }
 }
 
-
 // Bytes per stored element, usable in device code (0 for the packed fp4 types, which are not handled here).
 KHIVE_HD int size_of(DType t) {
   switch (t) {
-    case DType::f64: case DType::i64: return 8;
-    case DType::f32: case DType::i32: return 4;
-    case DType::f16: case DType::bf16: case DType::i16: return 2;
-    case DType::f8e4m3: case DType::f8e5m2: case DType::i8: case DType::boolean: return 1;
+    case DType::f64:
+    case DType::i64: return 8;
+    case DType::f32:
+    case DType::i32: return 4;
+    case DType::f16:
+    case DType::bf16:
+    case DType::i16: return 2;
+    case DType::f8e4m3:
+    case DType::f8e5m2:
+    case DType::i8:
+    case DType::boolean: return 1;
     default: return 0;
   }
 }
@@ -231,23 +251,34 @@ KHIVE_HD double add_rn(double a, double b) {
 // Natural log for positive normal x, from +, *, / alone (each rounded), so host and device give the same
 // bits (libm's log and CUDA's log differ in the last bit for some arguments). Error < 4 ulp.
 KHIVE_HD double det_log(double x) {
-  uint64_t b; memcpy(&b, &x, 8);
-  int k = static_cast<int>((b >> 52) & 0x7ffu) - 1022;             // x = m * 2^k, m in [0.5, 1)
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  int k = static_cast<int>((b >> 52) & 0x7ffu) - 1022;  // x = m * 2^k, m in [0.5, 1)
   b = (b & 0x000fffffffffffffull) | 0x3fe0000000000000ull;
-  double m; memcpy(&m, &b, 8);
-  if (m < 0.70710678118654752) { m = m * 2.0; --k; }              // m in [sqrt(1/2), sqrt(2)); exact
-  const double s = (m - 1.0) / (m + 1.0);                          // |s| <= 0.1716; m - 1 exact
+  double m;
+  memcpy(&m, &b, 8);
+  if (m < 0.70710678118654752) {
+    m = m * 2.0;
+    --k;
+  }                                        // m in [sqrt(1/2), sqrt(2)); exact
+  const double s = (m - 1.0) / (m + 1.0);  // |s| <= 0.1716; m - 1 exact
   const double s2 = mul_rn(s, s);
   // log(m) = 2 atanh(s) = 2 s (1 + s^2/3 + s^4/5 + ...); s^26/27 < 2^-60
   double p = 1.0 / 27.0;
-  p = add_rn(1.0 / 25.0, mul_rn(s2, p)); p = add_rn(1.0 / 23.0, mul_rn(s2, p));
-  p = add_rn(1.0 / 21.0, mul_rn(s2, p)); p = add_rn(1.0 / 19.0, mul_rn(s2, p));
-  p = add_rn(1.0 / 17.0, mul_rn(s2, p)); p = add_rn(1.0 / 15.0, mul_rn(s2, p));
-  p = add_rn(1.0 / 13.0, mul_rn(s2, p)); p = add_rn(1.0 / 11.0, mul_rn(s2, p));
-  p = add_rn(1.0 / 9.0, mul_rn(s2, p));  p = add_rn(1.0 / 7.0, mul_rn(s2, p));
-  p = add_rn(1.0 / 5.0, mul_rn(s2, p));  p = add_rn(1.0 / 3.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 25.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 23.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 21.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 19.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 17.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 15.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 13.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 11.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 9.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 7.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 5.0, mul_rn(s2, p));
+  p = add_rn(1.0 / 3.0, mul_rn(s2, p));
   const double lm = mul_rn(2.0 * s, add_rn(1.0, mul_rn(s2, p)));
-  constexpr double ln2_hi = 0.693147180369123816490;               // 0x3FE62E42FEE00000: k*ln2_hi exact
+  constexpr double ln2_hi = 0.693147180369123816490;  // 0x3FE62E42FEE00000: k*ln2_hi exact
   constexpr double ln2_lo = 1.90821492927058770002e-10;
   const double kd = static_cast<double>(k);
   return add_rn(mul_rn(kd, ln2_hi), add_rn(mul_rn(kd, ln2_lo), lm));
@@ -255,29 +286,40 @@ KHIVE_HD double det_log(double x) {
 
 // cos(2 pi u) for u in [0, 1), from +, *, / alone (see det_log). Absolute error < 1e-15.
 KHIVE_HD double det_cos_2pi(double u) {
-  const double x = u * 4.0;                                        // quadrant q and fraction g, exact
+  const double x = u * 4.0;  // quadrant q and fraction g, exact
   const int q = static_cast<int>(floor(x)) & 3;
   double g = x - floor(x);
   // cos(pi/2 (q + g)) = cos(pi/2 g), -sin(pi/2 g), -cos(pi/2 g), sin(pi/2 g) for q = 0..3
   bool use_sin = (q & 1) != 0;
   const bool neg = q == 1 || q == 2;
-  if (g > 0.5) { g = 1.0 - g; use_sin = !use_sin; }                // cos(pi/2 g) = sin(pi/2 (1 - g))
-  const double y = mul_rn(g, 1.57079632679489661923);             // y in [0, pi/4]
+  if (g > 0.5) {
+    g = 1.0 - g;
+    use_sin = !use_sin;
+  }                                                    // cos(pi/2 g) = sin(pi/2 (1 - g))
+  const double y = mul_rn(g, 1.57079632679489661923);  // y in [0, pi/4]
   const double y2 = mul_rn(y, y);
   double r;
-  if (use_sin) {   // y - y^3/3! + ... - y^19/19!
+  if (use_sin) {  // y - y^3/3! + ... - y^19/19!
     double p = -1.0 / 121645100408832000.0;
-    p = add_rn(1.0 / 355687428096000.0, mul_rn(y2, p)); p = add_rn(-1.0 / 1307674368000.0, mul_rn(y2, p));
-    p = add_rn(1.0 / 6227020800.0, mul_rn(y2, p));      p = add_rn(-1.0 / 39916800.0, mul_rn(y2, p));
-    p = add_rn(1.0 / 362880.0, mul_rn(y2, p));          p = add_rn(-1.0 / 5040.0, mul_rn(y2, p));
-    p = add_rn(1.0 / 120.0, mul_rn(y2, p));             p = add_rn(-1.0 / 6.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 355687428096000.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 1307674368000.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 6227020800.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 39916800.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 362880.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 5040.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 120.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 6.0, mul_rn(y2, p));
     r = add_rn(y, mul_rn(mul_rn(y, y2), p));
-  } else {         // 1 - y^2/2! + ... + y^20/20!
+  } else {  // 1 - y^2/2! + ... + y^20/20!
     double p = 1.0 / 2432902008176640000.0;
-    p = add_rn(-1.0 / 6402373705728000.0, mul_rn(y2, p)); p = add_rn(1.0 / 20922789888000.0, mul_rn(y2, p));
-    p = add_rn(-1.0 / 87178291200.0, mul_rn(y2, p));      p = add_rn(1.0 / 479001600.0, mul_rn(y2, p));
-    p = add_rn(-1.0 / 3628800.0, mul_rn(y2, p));          p = add_rn(1.0 / 40320.0, mul_rn(y2, p));
-    p = add_rn(-1.0 / 720.0, mul_rn(y2, p));              p = add_rn(1.0 / 24.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 6402373705728000.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 20922789888000.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 87178291200.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 479001600.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 3628800.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 40320.0, mul_rn(y2, p));
+    p = add_rn(-1.0 / 720.0, mul_rn(y2, p));
+    p = add_rn(1.0 / 24.0, mul_rn(y2, p));
     p = add_rn(-0.5, mul_rn(y2, p));
     r = add_rn(1.0, mul_rn(y2, p));
   }

@@ -80,12 +80,12 @@ EventLogContents read_event_log(const std::filesystem::path& file) {
     pos = last ? all.size() : nl + 1;
     if (line.empty() && !last) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
-    if (last) {   // no final newline: the write was cut short
+    if (last) {  // no final newline: the write was cut short
       r.torn_tail = true;
       break;
     }
     if (j.is_discarded() || !j.is_object()) {
-      if (pos >= all.size()) {   // a complete but garbled last line: a torn write that happened to end in '\n'
+      if (pos >= all.size()) {  // a complete but garbled last line: a torn write that happened to end in '\n'
         r.torn_tail = true;
         break;
       }

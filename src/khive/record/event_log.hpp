@@ -32,7 +32,7 @@ class EventLog {
 
 struct EventLogContents {
   std::vector<nlohmann::json> events;
-  bool torn_tail = false;   // the last line was incomplete or unparsable and was ignored
+  bool torn_tail = false;  // the last line was incomplete or unparsable and was ignored
 };
 // Reads a log. Only the last line may be torn; a bad line elsewhere throws std::runtime_error naming the
 // file and the line. A missing file throws too.

@@ -64,8 +64,8 @@ struct RunView {
 RunView load(const std::filesystem::path& run_dir) {
   auto db = open_run(run_dir);
   RunView v;
-  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options", "score_basis",
-                 "agent_failures"})
+  for (auto k :
+       {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s", "options", "score_basis", "agent_failures"})
     if (auto m = db->meta(k)) v.meta[k] = *m;
   for (auto k : {"task", "backend", "reference"}) v.meta.try_emplace(k, "");
   v.cands = db->candidates();
@@ -90,8 +90,10 @@ struct Plot {
     s += fmt::format("<rect x='{}' y='{}' width='{}' height='{}' fill='#fafafa' stroke='#ccc'/>", ml, mt, w - ml - mr, h - mt - mb);
     for (int i = 0; i <= 4; ++i) {
       double fy;
-      if (logy) fy = std::pow(10.0, std::log10(y0) + (std::log10(y1) - std::log10(y0)) * i / 4.0);
-      else fy = y0 + (y1 - y0) * i / 4.0;
+      if (logy)
+        fy = std::pow(10.0, std::log10(y0) + (std::log10(y1) - std::log10(y0)) * i / 4.0);
+      else
+        fy = y0 + (y1 - y0) * i / 4.0;
       double yy = py(fy);
       s += fmt::format("<line x1='{}' x2='{}' y1='{:.1f}' y2='{:.1f}' stroke='#e4e4e4'/>", ml, w - mr, yy, yy);
       s += fmt::format("<text x='{}' y='{:.1f}' text-anchor='end'>{:.3g}{}</text>", ml - 4, yy + 4, fy * yscale, yfmt_unit);
@@ -182,8 +184,7 @@ std::string times_svg(const RunView& v) {
   for (std::size_t i = 0; i < v.cands.size(); ++i) {
     auto& c = v.cands[i];
     double x = p.px(static_cast<double>(i));
-    std::string tip = fmt::format("{} {} {} {}: {}", c.id, c.agent, c.strategy, c.label,
-                                  c.time_s > 0 ? ms(c.time_s) : c.check + " " + c.reason);
+    std::string tip = fmt::format("{} {} {} {}: {}", c.id, c.agent, c.strategy, c.label, c.time_s > 0 ? ms(c.time_s) : c.check + " " + c.reason);
     if (c.time_s > 0)
       s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='4' fill='{}'><title>{}</title></circle>", x, p.py(c.time_s),
                        col.count(c.verdict) ? col[c.verdict] : "#000", esc(tip));
@@ -193,8 +194,8 @@ std::string times_svg(const RunView& v) {
   }
   int k = 0;
   for (auto& [name, c] : col) {
-    s += fmt::format("<circle cx='{}' cy='{}' r='4' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 15, p.mt + 14 * k + 5, c,
-                     p.w - p.mr + 24, p.mt + 14 * k + 9, name == "rejected" || name == "error" ? name + " (× at the bottom)" : name);
+    s += fmt::format("<circle cx='{}' cy='{}' r='4' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 15, p.mt + 14 * k + 5, c, p.w - p.mr + 24,
+                     p.mt + 14 * k + 9, name == "rejected" || name == "error" ? name + " (× at the bottom)" : name);
     ++k;
   }
   return s + "</svg>";
@@ -218,7 +219,8 @@ std::string lineage_svg(const RunView& v) {
     if (i + 1 < chain.size())
       s += fmt::format("<path d='M{},{} L{},{}' stroke='#555' marker-end='url(#a)'/>", x + bw, 10 + bh / 2, x + bw + gap - 2, 10 + bh / 2);
   }
-  s += "<defs><marker id='a' markerWidth='8' markerHeight='8' refX='7' refY='4' orient='auto'><path d='M0,0 L8,4 L0,8 z' fill='#555'/></marker></defs>";
+  s += "<defs><marker id='a' markerWidth='8' markerHeight='8' refX='7' refY='4' orient='auto'><path d='M0,0 L8,4 L0,8 z' "
+       "fill='#555'/></marker></defs>";
   return s + "</svg>";
 }
 
@@ -265,13 +267,16 @@ std::string leader_text(const RunView& v) {
   const auto* l = v.leader();
   if (!l) return "";
   std::string out = fmt::format("leader {} ({}, {} by {}): own run {}", l->id, l->label, l->strategy, l->agent, ms(l->time_s));
-  if (l->score) out += fmt::format(", task score {:.3f}", *l->score);
+  if (l->score)
+    out += fmt::format(", task score {:.3f}", *l->score);
   else if (l->time_s > 0 && !ref)
     // A task whose only reference is PyTorch: no reference kernel was timed, so T_b can only come from the task's
     // baselines or the suite's PyTorch numbers (docs/interop.md).
-    out += ", no task score (no reference kernel was timed: the goldens came from the task's PyTorch reference, and no "
-           "baseline or suite PyTorch time above T_sol gave a T_b)";
-  else if (l->time_s > 0) out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
+    out +=
+        ", no task score (no reference kernel was timed: the goldens came from the task's PyTorch reference, and no "
+        "baseline or suite PyTorch time above T_sol gave a T_b)";
+  else if (l->time_s > 0)
+    out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
   if (ref && ref != l && ref->time_s > 0 && l->time_s > 0)
     out += fmt::format("; {:.2f}x the reference by the own-run medians ({})", ref->time_s / l->time_s, ms(ref->time_s));
   out += "\n";
@@ -288,13 +293,14 @@ std::string score_note(const RunView& v) {
   for (auto& c : v.cands)
     if (accepted(c) && c.id != l->id && c.score && *c.score > *l->score && (!top || *c.score > *top->score)) top = &c;
   if (!top) return "";
-  std::string how = top->comparison ? "its own comparison: " + comparison_brief(*top->comparison)
-                                    : top->id == v.meta.at("reference") ? "it was the first leader, and was replaced by a kernel that beat it in the A/B"
-                                                                        : "it never won an A/B against the leader of its time";
-  return fmt::format("note: {} ({}) has a higher task score than the leader ({:.3f} vs {:.3f}): task scores come from each kernel's own "
-                     "timing run, while the leader is chosen by interleaved A/B runs against the leader of the time (check 11), "
-                     "which are what decides on a noisy machine; {}\n",
-                     top->id, top->label, *top->score, *l->score, how);
+  std::string how = top->comparison                     ? "its own comparison: " + comparison_brief(*top->comparison)
+                    : top->id == v.meta.at("reference") ? "it was the first leader, and was replaced by a kernel that beat it in the A/B"
+                                                        : "it never won an A/B against the leader of its time";
+  return fmt::format(
+      "note: {} ({}) has a higher task score than the leader ({:.3f} vs {:.3f}): task scores come from each kernel's own "
+      "timing run, while the leader is chosen by interleaved A/B runs against the leader of the time (check 11), "
+      "which are what decides on a noisy machine; {}\n",
+      top->id, top->label, *top->score, *l->score, how);
 }
 
 // Agents that stopped because they could not work (their model provider failed).
@@ -335,7 +341,8 @@ std::string summary_text(const std::filesystem::path& run_dir) {
 
 std::string report_html(const std::filesystem::path& run_dir) {
   auto v = load(run_dir);
-  std::string h = "<!doctype html><html><head><meta charset='utf-8'><title>khive run " + esc(v.meta["task"]) + "</title><style>"
+  std::string h = "<!doctype html><html><head><meta charset='utf-8'><title>khive run " + esc(v.meta["task"]) +
+                  "</title><style>"
                   "body{font-family:sans-serif;margin:24px;max-width:1100px}table{border-collapse:collapse;font-size:12px}"
                   "td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f0f0f0}"
                   ".leader{background:#e6f7e1}.rejected{color:#a00}.error{color:#777}.evicted{color:#aaa}pre{background:#f6f6f6;padding:8px}"
@@ -345,26 +352,31 @@ std::string report_html(const std::filesystem::path& run_dir) {
   h += "<h2>Accepted kernels over time, and the leader</h2>" + progress_svg(v);
   h += "<h2>Every candidate's time</h2>" + times_svg(v);
   h += "<h2>Lineage of the leader</h2><div style='overflow-x:auto'>" + lineage_svg(v) + "</div>";
-  h += "<h2>Board</h2><table><tr><th>#</th><th>t</th><th>agent</th><th>strategy</th><th>kind</th><th>delta</th><th>conclusion</th><th>candidate</th></tr>";
+  h += "<h2>Board</h2><table><tr><th>#</th><th>t</th><th>agent</th><th>strategy</th><th>kind</th><th>delta</th><th>conclusion</th><th>candidate</"
+       "th></tr>";
   for (auto& s : v.board)
     h += fmt::format("<tr class='{}'><td>{}</td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}</td><td>{:+.1f}%</td><td>{}</td><td>{}</td></tr>",
-                     s.evicted ? "evicted" : "", s.entry.id, s.t, esc(s.entry.agent), esc(s.entry.strategy), esc(s.entry.kind),
-                     s.entry.delta * 100, esc(s.entry.text) + (s.evicted ? " (evicted)" : ""), esc(s.entry.candidate));
+                     s.evicted ? "evicted" : "", s.entry.id, s.t, esc(s.entry.agent), esc(s.entry.strategy), esc(s.entry.kind), s.entry.delta * 100,
+                     esc(s.entry.text) + (s.evicted ? " (evicted)" : ""), esc(s.entry.candidate));
   h += "</table>";
   h += "<h2>Strategy switches</h2><table><tr><th>t</th><th>agent</th><th>from</th><th>to</th><th>reason</th></tr>";
   for (auto& s : v.switches)
-    h += fmt::format("<tr><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", s.t, esc(s.agent), esc(s.from), esc(s.to), esc(s.reason));
+    h += fmt::format("<tr><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", s.t, esc(s.agent), esc(s.from), esc(s.to),
+                     esc(s.reason));
   h += "</table>";
   h += "<h2>Candidates</h2><table><tr><th>id</th><th>t</th><th>agent</th><th>strategy</th><th>label</th><th>parent</th><th>verdict</th>"
        "<th>own run</th><th>vs leader of its time</th><th>score</th><th>why</th></tr>";
   for (auto& c : v.cands) {
     std::string params;
     for (auto& [k, val] : c.params) params += (params.empty() ? "" : " ") + k + "=" + val;
-    h += fmt::format("<tr class='{}'><td><a href='{}'>{}</a></td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}<br><small>{}</small></td><td>{}</td>"
-                     "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                     c.verdict, esc(c.file), c.id, c.t, esc(c.agent), esc(c.strategy), esc(c.label), esc(params), esc(c.parent), c.verdict,
-                     ms(c.time_s), c.comparison ? comparison_cell(*c.comparison) : "", c.score ? fmt::format("{:.3f}", *c.score) : "",
-                     esc(c.comparison ? comparison_full(*c.comparison) : c.check.empty() ? c.note : c.check + " / " + c.reason + ": " + c.message));
+    h += fmt::format(
+        "<tr class='{}'><td><a href='{}'>{}</a></td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}<br><small>{}</small></td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        c.verdict, esc(c.file), c.id, c.t, esc(c.agent), esc(c.strategy), esc(c.label), esc(params), esc(c.parent), c.verdict, ms(c.time_s),
+        c.comparison ? comparison_cell(*c.comparison) : "", c.score ? fmt::format("{:.3f}", *c.score) : "",
+        esc(c.comparison      ? comparison_full(*c.comparison)
+            : c.check.empty() ? c.note
+                              : c.check + " / " + c.reason + ": " + c.message));
   }
   h += "</table>";
   if (auto* l = v.leader()) h += "<h2>The leader's source (" + esc(l->id) + ")</h2><pre>" + esc(l->source) + "</pre>";

@@ -29,7 +29,7 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
   const auto backend = parse_backend(r.backend);
   if (!backend) throw std::runtime_error(db_file + ": backend: expected cpu or cuda, got \"" + r.backend + "\"");
   const std::string pattern = rr.options.value("perf_workloads", std::string());
-  if (!pattern.empty()) select_perf_workloads(task, pattern, *backend);   // the run timed only these
+  if (!pattern.empty()) select_perf_workloads(task, pattern, *backend);  // the run timed only these
 
   r.device = profile.name;
   const auto pytorch = find_pytorch_baselines(task, *backend, profile.name);
@@ -45,7 +45,7 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
   for (const auto& w : task.workloads) {
     if (!w.timed_on(*backend)) continue;
     weight[w.uuid] = w.weight;
-    r.t_sol[w.uuid] = score_t_sol(task, resolve_axes(task, w), profile);   // datasheet roofline (score.hpp)
+    r.t_sol[w.uuid] = score_t_sol(task, resolve_axes(task, w), profile);  // datasheet roofline (score.hpp)
     if (auto s = pytorch ? pytorch->lookup(task, w.uuid) : std::nullopt) {
       r.t_b[w.uuid] = s->median;
       r.t_b_label[w.uuid] = "pytorch";

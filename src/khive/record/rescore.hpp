@@ -23,17 +23,17 @@ namespace khive {
 
 struct RescoredCandidate {
   std::string id, verdict;
-  double time_s = 0;                    // as recorded (weighted geometric mean of the perf medians)
-  std::optional<double> recorded;       // the score the run recorded
-  std::optional<double> rescored;       // against T_b below
+  double time_s = 0;               // as recorded (weighted geometric mean of the perf medians)
+  std::optional<double> recorded;  // the score the run recorded
+  std::optional<double> rescored;  // against T_b below
 };
 
 struct Rescore {
-  std::string task, backend, device, reference, leader;   // device: the profile's name (PyTorch numbers are looked up for it)
-  std::string pytorch_file;                                // "" when the suite has no PyTorch numbers for the device
-  std::map<std::string, double> t_b, t_sol;                // per perf workload
-  std::map<std::string, std::string> t_b_label;            // "pytorch" | "reference"
-  std::vector<RescoredCandidate> candidates;               // accepted ones (leaders and backups), in run order
+  std::string task, backend, device, reference, leader;  // device: the profile's name (PyTorch numbers are looked up for it)
+  std::string pytorch_file;                              // "" when the suite has no PyTorch numbers for the device
+  std::map<std::string, double> t_b, t_sol;              // per perf workload
+  std::map<std::string, std::string> t_b_label;          // "pytorch" | "reference"
+  std::vector<RescoredCandidate> candidates;             // accepted ones (leaders and backups), in run order
   const RescoredCandidate* find(const std::string& id) const;
 };
 

@@ -59,9 +59,17 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
     } else if (type == "candidate") {
       CandidateRecord c;
       c.id = event_str(e, "id");
-      for (auto [field, key] : {std::pair{&c.agent, "agent"}, {&c.strategy, "strategy"}, {&c.parent, "parent"}, {&c.label, "label"},
-                                {&c.hash, "hash"}, {&c.file, "file"}, {&c.note, "note"}, {&c.verdict, "verdict"},
-                                {&c.check, "check"}, {&c.reason, "reason"}, {&c.message, "message"}})
+      for (auto [field, key] : {std::pair{&c.agent, "agent"},
+                                {&c.strategy, "strategy"},
+                                {&c.parent, "parent"},
+                                {&c.label, "label"},
+                                {&c.hash, "hash"},
+                                {&c.file, "file"},
+                                {&c.note, "note"},
+                                {&c.verdict, "verdict"},
+                                {&c.check, "check"},
+                                {&c.reason, "reason"},
+                                {&c.message, "message"}})
         *field = event_str(e, key);
       c.time_s = event_num(e, "time_s");
       c.delta = event_num(e, "delta");
@@ -101,18 +109,38 @@ nlohmann::json run_records_json(const RunRecords& rr, const std::filesystem::pat
   auto none_if_empty = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : rr.candidates)
-    cands.push_back({{"id", c.id}, {"seq", c.seq}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent},
-                     {"label", c.label}, {"file", c.file}, {"params", c.params}, {"verdict", c.verdict}, {"check", c.check},
-                     {"reason", c.reason}, {"message", c.message}, {"score", opt(c.score)}, {"time_s", c.time_s},
-                     {"delta", c.delta}, {"workloads", c.workload_median_s}, {"t", c.t}, {"eval_s", c.eval_s},
+    cands.push_back({{"id", c.id},
+                     {"seq", c.seq},
+                     {"agent", c.agent},
+                     {"strategy", c.strategy},
+                     {"parent", c.parent},
+                     {"label", c.label},
+                     {"file", c.file},
+                     {"params", c.params},
+                     {"verdict", c.verdict},
+                     {"check", c.check},
+                     {"reason", c.reason},
+                     {"message", c.message},
+                     {"score", opt(c.score)},
+                     {"time_s", c.time_s},
+                     {"delta", c.delta},
+                     {"workloads", c.workload_median_s},
+                     {"t", c.t},
+                     {"eval_s", c.eval_s},
                      {"comparison", c.comparison ? comparison_json(*c.comparison) : nlohmann::json(nullptr)}});
   return {{"schema", "khive.run-export/1"},
           {"run", run_dir.string()},
           {"source", rr.source},
           {"meta",
-           {{"task", rr.task}, {"task_dir", rr.task_dir}, {"task_dir_from_run", rr.task_dir_from_run}, {"backend", rr.backend},
-            {"seed", rr.seed}, {"reference", none_if_empty(rr.reference)}, {"leader", none_if_empty(rr.leader)},
-            {"stop_reason", opt(rr.stop_reason)}, {"options", rr.options}}},
+           {{"task", rr.task},
+            {"task_dir", rr.task_dir},
+            {"task_dir_from_run", rr.task_dir_from_run},
+            {"backend", rr.backend},
+            {"seed", rr.seed},
+            {"reference", none_if_empty(rr.reference)},
+            {"leader", none_if_empty(rr.leader)},
+            {"stop_reason", opt(rr.stop_reason)},
+            {"options", rr.options}}},
           {"candidates", cands}};
 }
 

@@ -19,12 +19,12 @@ namespace khive {
 // of a candidate id wins). For readers of finished runs: khive rescore, optimize --warm-start, khive export (and
 // through it the bench/*.py tables).
 struct RunRecords {
-  std::string source;              // "run.db" or "events.jsonl": what was read
+  std::string source;  // "run.db" or "events.jsonl": what was read
   std::string reference, leader, backend, seed;
-  std::string task, task_dir, task_dir_from_run;   // as recorded; an event log records the task's name only
-  std::optional<std::string> stop_reason;          // none: the run never recorded stopping (it was cut short)
+  std::string task, task_dir, task_dir_from_run;  // as recorded; an event log records the task's name only
+  std::optional<std::string> stop_reason;         // none: the run never recorded stopping (it was cut short)
   nlohmann::json options = nlohmann::json::object();
-  std::vector<CandidateRecord> candidates;   // in recording order; from a log, seq is that order (0 = first)
+  std::vector<CandidateRecord> candidates;  // in recording order; from a log, seq is that order (0 = first)
 };
 // Throws std::runtime_error naming the file when the directory has neither, or (require_reference) the reference was
 // never recorded; never creates a database.

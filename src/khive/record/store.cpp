@@ -33,8 +33,10 @@ struct Stmt {
     return *this;
   }
   Stmt& bind_opt(int i, const std::optional<double>& v) {
-    if (v) sqlite3_bind_double(s, i, *v);
-    else sqlite3_bind_null(s, i);
+    if (v)
+      sqlite3_bind_double(s, i, *v);
+    else
+      sqlite3_bind_null(s, i);
     return *this;
   }
   bool step() {
@@ -163,7 +165,7 @@ void RunStore::add_comparison_column() {
     char* err = nullptr;
     has = sqlite3_exec(db_, "ALTER TABLE candidates ADD COLUMN comparison TEXT", nullptr, nullptr, &err) == SQLITE_OK;
     sqlite3_free(err);
-    if (!has) {   // another process may have added it meanwhile
+    if (!has) {  // another process may have added it meanwhile
       Stmt q(db_, "PRAGMA table_info(candidates)");
       while (q.step()) has = has || q.text(1) == "comparison";
     }
@@ -200,7 +202,8 @@ std::optional<std::string> RunStore::meta(const std::string& key) const {
 
 void RunStore::put_candidate(const CandidateRecord& c) {
   std::lock_guard<std::mutex> lk(mu_);
-  Stmt q(db_, fmt::format("INSERT OR REPLACE INTO candidates({}, comparison) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
+  Stmt q(db_,
+         fmt::format("INSERT OR REPLACE INTO candidates({}, comparison) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
   nlohmann::json params(c.params), w(c.workload_median_s);
   q.bind(1, c.id).bind(2, c.seq).bind(3, c.hash).bind(4, c.agent).bind(5, c.strategy).bind(6, c.parent).bind(7, c.label);
   q.bind(8, c.ext).bind(9, c.note).bind(10, c.source).bind(11, params.dump()).bind(12, c.file).bind(13, c.verdict);
@@ -294,7 +297,8 @@ std::vector<AgentRecord> RunStore::agents() const {
 
 void RunStore::put_pending(const PendingRecord& p) {
   if (p.status != "awaiting" && p.status != "evaluated" && p.status != "observed")
-    throw std::invalid_argument(fmt::format("{}: pending {}: status must be awaiting, evaluated or observed, not '{}'", path_.string(), p.id, p.status));
+    throw std::invalid_argument(
+        fmt::format("{}: pending {}: status must be awaiting, evaluated or observed, not '{}'", path_.string(), p.id, p.status));
   std::lock_guard<std::mutex> lk(mu_);
   Stmt q(db_, "INSERT OR REPLACE INTO pending(id, agent, build_key, status, t_deferred, t_evaluated, note) VALUES(?,?,?,?,?,?,?)");
   q.bind(1, p.id).bind(2, p.agent).bind(3, p.build_key).bind(4, p.status).bind(5, p.t_deferred).bind(6, p.t_evaluated).bind(7, p.note).step();

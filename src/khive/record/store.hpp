@@ -18,19 +18,19 @@ struct sqlite3;
 namespace khive {
 
 struct CandidateRecord : VerdictText {
-  std::string id;                  // "c0007"
-  int64_t seq = 0;                 // order of recording
-  std::string hash;                // sha256 of ext + source: the same kernel proposed twice is evaluated once
+  std::string id;    // "c0007"
+  int64_t seq = 0;   // order of recording
+  std::string hash;  // sha256 of ext + source: the same kernel proposed twice is evaluated once
   std::string agent, strategy, parent, label, ext, note, source;
   std::map<std::string, std::string> params;
-  std::string file;                // path of the source inside the run directory
+  std::string file;  // path of the source inside the run directory
   std::optional<double> score;
-  double time_s = 0;               // weighted geometric mean of the perf workload medians (accepted)
-  double delta = 0;                // gain over the leader at the time (+0.05 = 5% faster): comparison->gain
-  std::optional<Comparison> comparison;   // accepted ones: how it stood against the leader of its time (comparison.hpp)
+  double time_s = 0;                     // weighted geometric mean of the perf workload medians (accepted)
+  double delta = 0;                      // gain over the leader at the time (+0.05 = 5% faster): comparison->gain
+  std::optional<Comparison> comparison;  // accepted ones: how it stood against the leader of its time (comparison.hpp)
   std::map<std::string, double> workload_median_s;
-  double t = 0;                    // seconds since the run started, when the verdict was recorded
-  double eval_s = 0;               // wall time of the evaluation
+  double t = 0;       // seconds since the run started, when the verdict was recorded
+  double eval_s = 0;  // wall time of the evaluation
 };
 
 // An accepted candidate as agents and the backup ranking see it (agent/agent.hpp).
@@ -40,7 +40,7 @@ struct SwitchRecord {
   int64_t id = 0;
   double t = 0;
   std::string agent, from, to, reason;
-  std::string base;                // the candidate the agent derives from after the switch ("" = the leader)
+  std::string base;  // the candidate the agent derives from after the switch ("" = the leader)
 };
 
 struct AgentRecord {
@@ -52,12 +52,12 @@ struct AgentRecord {
 // "Models here, GPU there"). status: "awaiting" (built, not run) -> "evaluated" (verdict recorded by
 // `khive evaluate-pending`) -> "observed" (its agent has seen the verdict on resume).
 struct PendingRecord {
-  std::string id;                  // candidate id ("c0007"; "c0000" is the reference)
-  std::string agent;               // "a0", or "hive" for the reference
-  std::string build_key;           // the builder's content key here; compared when it is rebuilt there
-  std::string status;              // "awaiting" | "evaluated" | "observed"
+  std::string id;         // candidate id ("c0007"; "c0000" is the reference)
+  std::string agent;      // "a0", or "hive" for the reference
+  std::string build_key;  // the builder's content key here; compared when it is rebuilt there
+  std::string status;     // "awaiting" | "evaluated" | "observed"
   double t_deferred = 0, t_evaluated = 0;
-  std::string note;                // e.g. the last harness error while evaluating it
+  std::string note;  // e.g. the last harness error while evaluating it
 };
 
 struct StoredBoardEntry {
@@ -68,7 +68,7 @@ struct StoredBoardEntry {
 
 class RunStore {
  public:
-  explicit RunStore(const std::filesystem::path& db);   // creates the schema when new; throws naming the file
+  explicit RunStore(const std::filesystem::path& db);  // creates the schema when new; throws naming the file
   ~RunStore();
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
@@ -76,11 +76,11 @@ class RunStore {
   void set_meta(const std::string& key, const std::string& value);
   std::optional<std::string> meta(const std::string& key) const;
 
-  void put_candidate(const CandidateRecord& c);   // insert or replace by id
-  std::vector<CandidateRecord> candidates() const;   // by seq
+  void put_candidate(const CandidateRecord& c);     // insert or replace by id
+  std::vector<CandidateRecord> candidates() const;  // by seq
   std::optional<CandidateRecord> find_by_hash(const std::string& hash) const;
 
-  int64_t add_board_entry(const BoardEntry& e, double t);   // returns the new id
+  int64_t add_board_entry(const BoardEntry& e, double t);  // returns the new id
   void evict_board_entries(const std::vector<int64_t>& ids);
   std::vector<StoredBoardEntry> board(bool include_evicted) const;
 
@@ -102,7 +102,7 @@ class RunStore {
   void exec(const std::string& sql) const;
   void add_comparison_column();
   std::filesystem::path path_;
-  std::string cols_;   // the candidate columns read and written (older databases may lack `comparison`)
+  std::string cols_;  // the candidate columns read and written (older databases may lack `comparison`)
   sqlite3* db_ = nullptr;
   mutable std::mutex mu_;
 };

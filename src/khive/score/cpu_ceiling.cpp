@@ -30,9 +30,12 @@ CpuCore cpu_core_from_host() {
   }
   std::string lanes_from = "no flags read: 16 lanes assumed";
   if (!flags.empty()) {
-    if (flags.find(" avx512f ") != std::string::npos) c.lanes32 = 16, lanes_from = "avx512f";
-    else if (flags.find(" avx2 ") != std::string::npos || flags.find(" avx ") != std::string::npos) c.lanes32 = 8, lanes_from = "avx/avx2";
-    else c.lanes32 = 4, lanes_from = "no AVX";
+    if (flags.find(" avx512f ") != std::string::npos)
+      c.lanes32 = 16, lanes_from = "avx512f";
+    else if (flags.find(" avx2 ") != std::string::npos || flags.find(" avx ") != std::string::npos)
+      c.lanes32 = 8, lanes_from = "avx/avx2";
+    else
+      c.lanes32 = 4, lanes_from = "no AVX";
   }
   std::string ghz_from = "no clock read: 6 GHz assumed";
   std::ifstream fmax("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
@@ -41,7 +44,7 @@ CpuCore cpu_core_from_host() {
     c.ghz = khz / 1e6;
     ghz_from = "cpufreq max";
   } else if (mhz > 0) {
-    c.ghz = mhz * 1.5 / 1e3;   // the reported clock may be the base clock: 1.5x leaves room for any turbo
+    c.ghz = mhz * 1.5 / 1e3;  // the reported clock may be the base clock: 1.5x leaves room for any turbo
     ghz_from = "1.5 x /proc/cpuinfo MHz";
   }
   c.source = fmt::format("{} fp32 lanes ({}), {:.2f} GHz ({})", c.lanes32, lanes_from, c.ghz, ghz_from);
@@ -54,8 +57,8 @@ HardwareProfile cpu_core_ceiling(const CpuCore& core, int threads) {
   const double fp32 = per_cycle * 2 /*FMA units*/ * core.lanes32 * 2 /*flops per FMA*/;
   h.name = "cpu core ceiling";
   h.source = fmt::format("issue-width ceiling: {} thread(s) x {}", std::max(1, threads), core.source);
-  h.peak_flops = {{ComputeUnit::fp64, fp32 / 2},      {ComputeUnit::fp32, fp32},         {ComputeUnit::tc_tf32, fp32},
-                  {ComputeUnit::tc_bf16, fp32 * 2},   {ComputeUnit::tc_fp16, fp32 * 2},  {ComputeUnit::tc_fp8, fp32 * 4},
+  h.peak_flops = {{ComputeUnit::fp64, fp32 / 2},    {ComputeUnit::fp32, fp32},        {ComputeUnit::tc_tf32, fp32},
+                  {ComputeUnit::tc_bf16, fp32 * 2}, {ComputeUnit::tc_fp16, fp32 * 2}, {ComputeUnit::tc_fp8, fp32 * 4},
                   {ComputeUnit::tc_int8, fp32 * 4}};
   h.peak_bandwidth = per_cycle * 3 /*two loads, one store*/ * core.lanes32 * 4.0;
   return h;

@@ -15,9 +15,9 @@
 namespace khive {
 
 struct CpuCore {
-  int lanes32 = 16;     // fp32 lanes per vector register: 16 (AVX-512), 8 (AVX2), 4 (SSE / NEON)
-  double ghz = 6.0;     // the highest clock the host reports (cpufreq max, else /proc/cpuinfo's MHz x 1.5)
-  std::string source;   // how lanes32 and ghz were found, for reports
+  int lanes32 = 16;    // fp32 lanes per vector register: 16 (AVX-512), 8 (AVX2), 4 (SSE / NEON)
+  double ghz = 6.0;    // the highest clock the host reports (cpufreq max, else /proc/cpuinfo's MHz x 1.5)
+  std::string source;  // how lanes32 and ghz were found, for reports
 };
 
 // Reads /proc/cpuinfo (flags, "cpu MHz") and /sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq; unknown

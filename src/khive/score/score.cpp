@@ -17,19 +17,17 @@ namespace khive {
 
 namespace {
 
-constexpr ComputeUnit kAllUnits[] = {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32,
-                                     ComputeUnit::tc_fp8,  ComputeUnit::tc_int8, ComputeUnit::fp32,
-                                     ComputeUnit::fp64};
+constexpr ComputeUnit kAllUnits[] = {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32, ComputeUnit::tc_fp8,
+                                     ComputeUnit::tc_int8, ComputeUnit::fp32,    ComputeUnit::fp64};
 
 bool positive(double x) { return std::isfinite(x) && x > 0; }
 
 // Dense datasheet peaks shared by the H100 SXM and the H200 SXM (same GH100 die and clocks).
 std::map<ComputeUnit, double> hopper_sxm_peaks() {
   return {
-      {ComputeUnit::tc_bf16, 989.4e12}, {ComputeUnit::tc_fp16, 989.4e12}, {ComputeUnit::tc_tf32, 494.7e12},
-      {ComputeUnit::tc_fp8, 1978.9e12}, {ComputeUnit::tc_int8, 1978.9e12},
-      {ComputeUnit::fp32, 66.9e12},     // non-tensor (CUDA cores)
-      {ComputeUnit::fp64, 66.9e12},     // tensor-core FP64
+      {ComputeUnit::tc_bf16, 989.4e12}, {ComputeUnit::tc_fp16, 989.4e12},  {ComputeUnit::tc_tf32, 494.7e12},
+      {ComputeUnit::tc_fp8, 1978.9e12}, {ComputeUnit::tc_int8, 1978.9e12}, {ComputeUnit::fp32, 66.9e12},  // non-tensor (CUDA cores)
+      {ComputeUnit::fp64, 66.9e12},                                                                       // tensor-core FP64
   };
 }
 
@@ -97,8 +95,9 @@ std::optional<HardwareProfile> builtin_profile(const std::string& device_name) {
     // fp16's 655 TFLOP/s was PyTorch's, not a ceiling, so fp16 (like fp8, int8, fp64) falls back to the datasheet.
     h.measured_bandwidth = 4.25e12;
     h.measured_flops = {{ComputeUnit::tc_bf16, 790e12}, {ComputeUnit::fp32, 51e12}, {ComputeUnit::tc_tf32, 357e12}};
-    h.source = "builtin: NVIDIA H200 SXM datasheet (dense peaks, 4.8 TB/s) + measurements on the lent "
-               "H200, 2026-11 (copy 4.25 TB/s; cuBLAS/CUTLASS bf16 790, tf32 357, fp32 SIMT 51 TFLOP/s)";
+    h.source =
+        "builtin: NVIDIA H200 SXM datasheet (dense peaks, 4.8 TB/s) + measurements on the lent "
+        "H200, 2026-11 (copy 4.25 TB/s; cuBLAS/CUTLASS bf16 790, tf32 357, fp32 SIMT 51 TFLOP/s)";
     return h;
   }
   if (n.find("h100") != std::string::npos) {
@@ -132,7 +131,7 @@ HardwareProfile load_profile(const std::filesystem::path& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw TaskFormatError(file, "(file)", "valid JSON", e.what());
   }
-  const Fields r(file, "", throw_task_format_error, literal_json<nlohmann::json>);   // errors show values as JSON text
+  const Fields r(file, "", throw_task_format_error, literal_json<nlohmann::json>);  // errors show values as JSON text
   if (!root.is_object()) r.fail("(root)", "an object");
 
   HardwareProfile p;
@@ -185,20 +184,15 @@ double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfil
   return std::max(t_compute, t_memory);
 }
 
-double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured) {
-  return sol_seconds(c, CostModel{}.unit, h, measured);
-}
+double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured) { return sol_seconds(c, CostModel{}.unit, h, measured); }
 
-double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h,
-                   bool measured) {
+double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h, bool measured) {
   return sol_seconds(workload_cost(t, axes), t.cost.unit, h, measured);
 }
 
 double score_t_sol(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) { return sol_seconds(c, unit, h, false); }
 
-double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h) {
-  return sol_seconds(t, axes, h, false);
-}
+double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h) { return sol_seconds(t, axes, h, false); }
 
 std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) {
   const double t = sol_seconds(c, unit, h, true);
@@ -209,7 +203,7 @@ std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c
 std::optional<double> sol_score(double t_kernel, double t_baseline, double t_sol) {
   if (!positive(t_kernel) || !positive(t_baseline) || !positive(t_sol)) return std::nullopt;
   if (t_baseline <= t_sol) return std::nullopt;
-  const double dk = std::max(0.0, t_kernel - t_sol);   // a kernel under T_sol counts as at SOL
+  const double dk = std::max(0.0, t_kernel - t_sol);  // a kernel under T_sol counts as at SOL
   const double db = t_baseline - t_sol;
   return std::clamp(db / (dk + db), 0.0, 1.0);
 }

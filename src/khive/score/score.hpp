@@ -23,16 +23,16 @@
 namespace khive {
 
 struct HardwareProfile {
-  std::string name;        // "NVIDIA H200", "cpu:AMD EPYC 7B13 (2 threads)"
-  std::string source;      // "builtin (datasheet + H200 measurements)", "khive calibrate 2026-11-30T..."
+  std::string name;    // "NVIDIA H200", "cpu:AMD EPYC 7B13 (2 threads)"
+  std::string source;  // "builtin (datasheet + H200 measurements)", "khive calibrate 2026-11-30T..."
   // Datasheet peaks (dense), FLOP/s per unit and bytes/s. Used for plausibility (nothing can beat them).
   std::map<ComputeUnit, double> peak_flops;
   double peak_bandwidth = 0;
   // Measured ceilings (copy bandwidth counting read + write; best library matrix rate per unit). Used
   // for T_sol in the score; a unit without a measurement falls back to its peak.
   std::map<ComputeUnit, double> measured_flops;
-  double measured_bandwidth = 0;   // 0 = not measured
-  double flops_for(ComputeUnit u, bool measured) const;   // 0 when unknown
+  double measured_bandwidth = 0;                         // 0 = not measured
+  double flops_for(ComputeUnit u, bool measured) const;  // 0 when unknown
   double bandwidth(bool measured) const;
 };
 
@@ -43,7 +43,7 @@ std::optional<HardwareProfile> builtin_profile(const std::string& device_name);
 // Throws TaskFormatError naming the file and the field: "profile.json: peak_flops.bf16: expected a positive
 // number, got -1". Unknown unit keys are errors; unknown top-level keys are ignored.
 HardwareProfile load_profile(const std::filesystem::path& json);
-void save_profile(const HardwareProfile& p, const std::filesystem::path& json);   // atomic (tmp + rename)
+void save_profile(const HardwareProfile& p, const std::filesystem::path& json);  // atomic (tmp + rename)
 std::string profile_to_json(const HardwareProfile& p);
 
 // Seconds at the speed of light for one workload: max(flops / rate(unit), bytes / bandwidth), measured
@@ -51,8 +51,7 @@ std::string profile_to_json(const HardwareProfile& p);
 // (flops > 0 without a rate for the unit, or bytes > 0 without a bandwidth).
 double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h, bool measured);
 // The task's cost formulas at resolved axes, with the task's unit.
-double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h,
-                   bool measured);
+double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h, bool measured);
 // WorkloadCost carries no unit: this form assumes CostModel's default unit (fp32). Prefer the forms above.
 double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured);
 

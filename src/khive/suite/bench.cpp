@@ -59,8 +59,6 @@ void add_time(BenchRow& row, const EvalReport& r, bool count_baselines) {
   }
 }
 
-
-
 // "1.234 ms (45%)": an impl's mean time with its fraction of SOL; "-" when it has none.
 std::string cell(const BenchImpl* m) {
   if (!m) return "-";
@@ -107,19 +105,18 @@ bool selected(const std::set<std::string>& only, const std::filesystem::path& di
 
 // Builds every source the run will evaluate, jobs at a time, so that the evaluations (which build one
 // after another) find them in the cache. Build failures are not reported here: the evaluation reports them.
-int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions& o, const std::set<std::string>& only,
-             const std::string& ext) {
+int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions& o, const std::set<std::string>& only, const std::string& ext) {
   std::vector<std::pair<std::shared_ptr<const Task>, std::filesystem::path>> work;
   for (const auto& dir : dirs) {
     std::shared_ptr<Task> task;
     try {
       task = std::make_shared<Task>(load_task(dir));
     } catch (const std::exception&) {
-      continue;   // the row reports it
+      continue;  // the row reports it
     }
     if (!selected(only, dir, task->name)) continue;
     if (auto ref = task->reference_for(o.eval.backend)) work.emplace_back(task, *ref);
-    auto vendor = std::make_shared<Task>(baseline_task(*task));   // as evaluate_kernel builds baselines
+    auto vendor = std::make_shared<Task>(baseline_task(*task));  // as evaluate_kernel builds baselines
     for (const auto& b : task->baselines)
       if (b.extension() == ext) work.emplace_back(vendor, b);
     if (o.kernels)
@@ -132,7 +129,7 @@ int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions&
     for (std::size_t i; (i = next++) < work.size();) {
       try {
         build_candidate(*work[i].first, work[i].second, bo);
-      } catch (const std::exception&) {   // the evaluation builds it again and reports the error
+      } catch (const std::exception&) {  // the evaluation builds it again and reports the error
       }
     }
   };
@@ -174,8 +171,10 @@ void finish_row(BenchRow& row) {
       double t = it->second.median;
       wsum += w.weight;
       log_t += w.weight * std::log(t);
-      if (w.t_sol > 0) log_f += w.weight * std::log(w.t_sol / t);
-      else sol = false;
+      if (w.t_sol > 0)
+        log_f += w.weight * std::log(w.t_sol / t);
+      else
+        sol = false;
       in.push_back({w.weight, true, t, w.t_sol_score > 0 ? w.t_sol_score : w.t_sol, w.t_b});
     }
     if (!complete || wsum <= 0) continue;
@@ -218,7 +217,7 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
   if (rep.pytorch.is_null() && !rr.pytorch_baselines.is_null()) rep.pytorch = rr.pytorch_baselines;
   for (const auto& w : rr.workloads) {
     BenchWorkload bw{w.workload, w.weight, w.cost.flops, w.cost.bytes, w.t_sol, std::nullopt, ""};
-    bw.t_sol_score = w.t_floor;   // the datasheet roofline scores (issue 14); t_sol stays for "% of SOL"
+    bw.t_sol_score = w.t_floor;  // the datasheet roofline scores (issue 14); t_sol stays for "% of SOL"
     // T_b as the evaluation picked it, except that the reference (here the evaluated kernel) stands in
     // only when neither PyTorch nor a vendor baseline has a time.
     if (w.pytorch || !w.baselines.empty()) {
@@ -264,7 +263,7 @@ BenchImpl bench_candidate(BenchRow& row, const Task& task, const std::filesystem
   add_time(row, cr, false);
   BenchImpl m = impl_from_run(cr.candidate, label, "candidate", row.workloads);
   if (cr.ab_failed && cr.candidate.verdict.accepted) {
-    m.ab_error = cr.harness_error;   // the candidate's own checks and times stand
+    m.ab_error = cr.harness_error;  // the candidate's own checks and times stand
   } else if (!cr.harness_error.empty()) {
     m.accepted = false;
     m.verdict = "error: " + cr.harness_error;
@@ -304,7 +303,7 @@ void bench_candidates(BenchRow& row, const Task& task, const std::filesystem::pa
   for (const auto& f : files) {
     try {
       row.impls.push_back(bench_candidate(row, task, f, eo, measured, ab_vendors));
-    } catch (const std::exception& e) {   // one kernel's failure is its row entry; the run goes on
+    } catch (const std::exception& e) {  // one kernel's failure is its row entry; the run goes on
       BenchImpl m;
       m.label = "candidate:" + f.filename().string();
       m.kind = "candidate";
@@ -361,7 +360,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
     seen.insert(task.name);
     seen.insert(dir.filename().string());
     try {
-      if (!o.perf_workloads.empty()) select_perf_workloads(task, o.perf_workloads, o.eval.backend);   // throws: no match
+      if (!o.perf_workloads.empty()) select_perf_workloads(task, o.perf_workloads, o.eval.backend);  // throws: no match
       const EvalReport rr = bench_reference(rep, row, task, eo);
       if (o.kernels) bench_candidates(row, task, dir, o, eo, rr, ext);
     } catch (const std::exception& e) {
@@ -384,8 +383,8 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
 // ---------------------------------------------------------------- output
 
 std::string bench_table_header() {
-  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", "task", "reference", "pytorch", "vendor",
-                     "best candidate", "score", "verdicts");
+  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", "task", "reference", "pytorch", "vendor", "best candidate", "score",
+                     "verdicts");
 }
 
 std::string bench_row_line(const BenchRow& row) {
@@ -394,39 +393,52 @@ std::string bench_row_line(const BenchRow& row) {
   std::string vs = v ? v->label.substr(v->label.find(':') + 1) + " " + cell(v) : "-";
   std::string cs = c ? c->label.substr(c->label.find(':') + 1) + " " + cell(c) : "-";
   std::string score = c && c->score ? fmt::format("{:.3f}", *c->score) : "-";
-  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", row.task, cell(row.find("reference")), cell(row.find("pytorch")),
-                     vs, cs, score, verdicts(row));
+  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", row.task, cell(row.find("reference")), cell(row.find("pytorch")), vs, cs,
+                     score, verdicts(row));
 }
 
 nlohmann::json bench_json(const BenchReport& r) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  nlohmann::json j = {{"schema", "khive.bench/1"}, {"suite", r.suite},     {"backend", r.backend}, {"device", r.device},
-                      {"command", r.command},      {"date", r.date},       {"profile", r.profile}, {"clocks", r.clocks},
-                      {"pytorch", r.pytorch},      {"seed_base", r.seed_base}, {"seconds", r.seconds},
-                      {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}}};
+  nlohmann::json j = {{"schema", "khive.bench/1"}, {"suite", r.suite},     {"backend", r.backend},
+                      {"device", r.device},        {"command", r.command}, {"date", r.date},
+                      {"profile", r.profile},      {"clocks", r.clocks},   {"pytorch", r.pytorch},
+                      {"seed_base", r.seed_base},  {"seconds", r.seconds}, {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}}};
   j["rows"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     nlohmann::json jr = {{"task", row.task}, {"dir", row.dir}, {"seconds", row.seconds}};
     jr["error"] = row.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.error);
-    jr["time"] = {{"builds_s", row.build_s}, {"goldens_s", row.golden_s}, {"runner_s", row.runner_s},
+    jr["time"] = {{"builds_s", row.build_s},
+                  {"goldens_s", row.golden_s},
+                  {"runner_s", row.runner_s},
                   {"other_s", std::max(0.0, row.seconds - row.build_s - row.golden_s - row.runner_s)}};
     jr["workloads"] = nlohmann::json::array();
     for (const auto& w : row.workloads)
-      jr["workloads"].push_back({{"workload", w.workload}, {"weight", w.weight}, {"flops", w.flops}, {"bytes", w.bytes},
-                                 {"t_sol_s", w.t_sol}, {"t_sol_score_s", w.t_sol_score}, {"t_b_s", opt(w.t_b)}, {"t_b_label", w.t_b_label}});
+      jr["workloads"].push_back({{"workload", w.workload},
+                                 {"weight", w.weight},
+                                 {"flops", w.flops},
+                                 {"bytes", w.bytes},
+                                 {"t_sol_s", w.t_sol},
+                                 {"t_sol_score_s", w.t_sol_score},
+                                 {"t_b_s", opt(w.t_b)},
+                                 {"t_b_label", w.t_b_label}});
     jr["impls"] = nlohmann::json::array();
     for (const auto& m : row.impls) {
       nlohmann::json t = nlohmann::json::object();
       for (const auto& [uuid, s] : m.times) t[uuid] = {{"median_s", s.median}, {"rel_spread", s.rel_spread}, {"samples", s.n}};
-      nlohmann::json impl = {{"label", m.label}, {"kind", m.kind}, {"source", m.source}, {"accepted", m.accepted},
-                             {"verdict", m.verdict}, {"times", t}, {"gmean_s", opt(m.gmean_s)},
-                             {"fraction_of_sol", opt(m.fraction_of_sol)}, {"score", opt(m.score)}, {"seconds", m.seconds}};
+      nlohmann::json impl = {{"label", m.label},      {"kind", m.kind},      {"source", m.source},        {"accepted", m.accepted},
+                             {"verdict", m.verdict},  {"times", t},          {"gmean_s", opt(m.gmean_s)}, {"fraction_of_sol", opt(m.fraction_of_sol)},
+                             {"score", opt(m.score)}, {"seconds", m.seconds}};
       if (!m.ab.empty() || !m.ab_error.empty()) {
         nlohmann::json ab = nlohmann::json::object();
         for (const auto& [vendor, per] : m.ab)
           for (const auto& [uuid, a] : per)
-            ab[vendor][uuid] = {{"vendor_over_this", a.test.ratio}, {"noise", a.test.noise}, {"p_faster", a.test.p_faster},
-                                {"p_slower", a.test.p_slower}, {"pairs", a.test.pairs}, {"faster", a.faster}, {"slower", a.slower}};
+            ab[vendor][uuid] = {{"vendor_over_this", a.test.ratio},
+                                {"noise", a.test.noise},
+                                {"p_faster", a.test.p_faster},
+                                {"p_slower", a.test.p_slower},
+                                {"pairs", a.test.pairs},
+                                {"faster", a.faster},
+                                {"slower", a.slower}};
         impl["ab"] = ab;
         impl["ab_error"] = m.ab_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.ab_error);
       }
@@ -475,15 +487,14 @@ std::string bench_ab_markdown(const BenchReport& r) {
 std::string bench_markdown(const BenchReport& r) {
   std::ostringstream o;
   o << fmt::format("# khive bench {}\n\n", r.suite);
-  o << fmt::format("- date: {}\n- device: {} (backend {})\n- command: `{}`\n- hardware profile (T_sol): {}\n", r.date, r.device,
-                   r.backend, r.command, r.profile);
+  o << fmt::format("- date: {}\n- device: {} (backend {})\n- command: `{}`\n- hardware profile (T_sol): {}\n", r.date, r.device, r.backend, r.command,
+                   r.profile);
   if (r.clocks.is_object())
     o << fmt::format("- clocks at the start: SM {} MHz (max {}), memory {} MHz, {} C\n", r.clocks.value("sm_clock_mhz", "?"),
                      r.clocks.value("max_sm_clock_mhz", "?"), r.clocks.value("mem_clock_mhz", "?"), r.clocks.value("temperature_c", "?"));
-  o << fmt::format("- PyTorch numbers: {}\n", r.pytorch.is_object()
-                                                  ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""), r.pytorch.value("torch", ""),
-                                                                r.pytorch.value("date", ""))
-                                                  : std::string("none for this device"));
+  o << fmt::format("- PyTorch numbers: {}\n", r.pytorch.is_object() ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""),
+                                                                                  r.pytorch.value("torch", ""), r.pytorch.value("date", ""))
+                                                                    : std::string("none for this device"));
   o << fmt::format("- seed base {}; total wall time {:.1f} s", r.seed_base, r.seconds);
   if (r.prebuilt) o << fmt::format(", of which {:.1f} s building {} sources in parallel before timing", r.prebuild_s, r.prebuilt);
   o << "\n\n";
@@ -503,8 +514,8 @@ std::string bench_markdown(const BenchReport& r) {
       if (ch == '|' || ch == '\n') ch = ' ';
     o << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.task, cell(row.find("reference")), cell(row.find("pytorch")),
                      v ? v->label.substr(v->label.find(':') + 1) + " " + cell(v) : "-",
-                     c ? c->label.substr(c->label.find(':') + 1) + " " + cell(c) : "-",
-                     c && c->score ? fmt::format("{:.3f}", *c->score) : "-", tbs.empty() ? "-" : tbs, vd);
+                     c ? c->label.substr(c->label.find(':') + 1) + " " + cell(c) : "-", c && c->score ? fmt::format("{:.3f}", *c->score) : "-",
+                     tbs.empty() ? "-" : tbs, vd);
   }
   o << "\n## Where the time went\n\n| task | wall | builds | goldens | runner | other |\n|---|---|---|---|---|---|\n";
   double tw = 0, tb = 0, tg = 0, tr = 0;
@@ -564,8 +575,10 @@ int bench_command(const BenchCommand& c) {
   o.perf_workloads = c.perf_workloads;
   o.build_jobs = c.build_jobs > 0 ? c.build_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.eval.judge.timeout_s = c.timeout > 0 ? c.timeout : (c.backend == Backend::cuda ? 300 : 60);
-  if (c.time_cap > 0) o.eval.timing.time_cap_s = c.time_cap;
-  else if (c.backend == Backend::cpu) o.eval.timing.time_cap_s = 0.5;
+  if (c.time_cap > 0)
+    o.eval.timing.time_cap_s = c.time_cap;
+  else if (c.backend == Backend::cpu)
+    o.eval.timing.time_cap_s = 0.5;
   if (!c.kernels.empty()) o.kernels = std::filesystem::absolute(c.kernels);
   for (std::size_t a = 0; a < c.tasks.size();) {
     auto b = c.tasks.find(',', a);
@@ -579,8 +592,8 @@ int bench_command(const BenchCommand& c) {
   r.command = c.command_line;
   std::string suite_name = std::filesystem::absolute(c.suite).lexically_normal().filename().string();
   if (suite_name.empty()) suite_name = std::filesystem::absolute(c.suite).lexically_normal().parent_path().filename().string();
-  std::filesystem::path out = c.out.empty() ? std::filesystem::path(".khive/bench") / (suite_name + "-" + utc_now("%Y%m%d-%H%M%S"))
-                                            : std::filesystem::path(c.out);
+  std::filesystem::path out =
+      c.out.empty() ? std::filesystem::path(".khive/bench") / (suite_name + "-" + utc_now("%Y%m%d-%H%M%S")) : std::filesystem::path(c.out);
   write_bench(r, out);
   if (c.json) {
     std::cout << bench_json(r).dump(2) << "\n";
@@ -588,8 +601,8 @@ int bench_command(const BenchCommand& c) {
     std::cout << "\n" << bench_table_header();
     for (const auto& row : r.rows) std::cout << bench_row_line(row);
     if (r.prebuilt) std::cout << fmt::format("\nbuild phase: {} sources in {:.1f} s ({} at a time)", r.prebuilt, r.prebuild_s, o.build_jobs);
-    std::cout << fmt::format("\n{} task(s) in {:.1f} s on {}; wrote {} and {}\n", r.rows.size(), r.seconds, r.device,
-                             (out / "bench.json").string(), (out / "bench.md").string());
+    std::cout << fmt::format("\n{} task(s) in {:.1f} s on {}; wrote {} and {}\n", r.rows.size(), r.seconds, r.device, (out / "bench.json").string(),
+                             (out / "bench.md").string());
   }
   return r.failed() ? 1 : 0;
 }

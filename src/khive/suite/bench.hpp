@@ -25,9 +25,9 @@
 namespace khive {
 
 struct BenchOptions {
-  EvalOptions eval;                                // backend, timing, runner, profile; seed: one per bench run
-  std::optional<std::filesystem::path> kernels;    // DIR/<task name>/*.cu (cuda) or *.cpp (cpu)
-  std::vector<std::string> only;                   // task names or directory names; empty = every task
+  EvalOptions eval;                              // backend, timing, runner, profile; seed: one per bench run
+  std::optional<std::filesystem::path> kernels;  // DIR/<task name>/*.cu (cuda) or *.cpp (cpu)
+  std::vector<std::string> only;                 // task names or directory names; empty = every task
   // Build every reference, baseline and candidate of the run first, this many at a time (the builder's
   // cache is shared and race-safe); the evaluations then find them built. 1: build as they come.
   int build_jobs = 1;
@@ -35,70 +35,69 @@ struct BenchOptions {
   // guard's check-11 A/B, the vendor as A): the fair "faster than cuBLAS?" answer, free of the drift between
   // processes and calls that separate medians carry.
   bool ab_vendor = false;
-  std::string perf_workloads;   // time only the perf workloads whose uuid matches this regex (checks stay)
+  std::string perf_workloads;  // time only the perf workloads whose uuid matches this regex (checks stay)
 };
 
 // One implementation of a task (reference, PyTorch, a vendor baseline, a candidate) over its perf workloads.
 struct BenchImpl {
-  std::string label;        // "reference", "pytorch", "baseline:cublas", "candidate:fast.cu"
-  std::string kind;         // "reference" | "pytorch" | "vendor" | "candidate"
-  std::string source;       // file (the PyTorch baselines file for "pytorch")
+  std::string label;   // "reference", "pytorch", "baseline:cublas", "candidate:fast.cu"
+  std::string kind;    // "reference" | "pytorch" | "vendor" | "candidate"
+  std::string source;  // file (the PyTorch baselines file for "pytorch")
   bool accepted = false;
-  std::string verdict;      // "accepted" | "rejected at check 5 (wrong_output): ..." | "error: ..."
-  std::map<std::string, SampleSummary> times;   // per perf workload uuid
+  std::string verdict;                         // "accepted" | "rejected at check 5 (wrong_output): ..." | "error: ..."
+  std::map<std::string, SampleSummary> times;  // per perf workload uuid
   // Over the task's perf workloads, only when every one has a time: weighted geometric mean of the medians,
   // the same mean of T_sol / median, and the SOL-ExecBench task score against T_b.
   std::optional<double> gmean_s, fraction_of_sol, score;
-  double seconds = 0;       // wall time of its evaluation (0 for PyTorch and for runs measured together)
+  double seconds = 0;  // wall time of its evaluation (0 for PyTorch and for runs measured together)
   // With BenchOptions::ab_vendor: vendor label -> perf workload -> interleaved A/B with A = that vendor
   // baseline, B = this candidate (test.ratio = T_vendor / T_this: above 1 when this one is faster).
   std::map<std::string, std::map<std::string, AbReport>> ab;
-  std::string ab_error;     // why an A/B could not be made (the vendor's or this build failed, the judge failed)
+  std::string ab_error;  // why an A/B could not be made (the vendor's or this build failed, the judge failed)
 };
 
 struct BenchWorkload {
   std::string workload;
-  double weight = 1, flops = 0, bytes = 0, t_sol = 0;   // t_sol: calibrated ceilings (the "% of SOL" column)
+  double weight = 1, flops = 0, bytes = 0, t_sol = 0;  // t_sol: calibrated ceilings (the "% of SOL" column)
   std::optional<double> t_b;
-  std::string t_b_label;    // "pytorch", "baseline:cublas", "reference"
-  double t_sol_score = 0;   // the score's T_sol: datasheet roofline (score_t_sol, issue 14); 0 = use t_sol
+  std::string t_b_label;   // "pytorch", "baseline:cublas", "reference"
+  double t_sol_score = 0;  // the score's T_sol: datasheet roofline (score_t_sol, issue 14); 0 = use t_sol
 };
 
 struct BenchRow {
   std::string task, dir;
-  std::string error;                      // the task could not be benched (bad task, no reference, harness error)
-  std::vector<BenchWorkload> workloads;   // perf workloads on this backend
-  std::vector<BenchImpl> impls;           // reference first, then PyTorch, vendors, candidates (file order)
-  int best_vendor = -1, best_candidate = -1;   // indices into impls
+  std::string error;                          // the task could not be benched (bad task, no reference, harness error)
+  std::vector<BenchWorkload> workloads;       // perf workloads on this backend
+  std::vector<BenchImpl> impls;               // reference first, then PyTorch, vendors, candidates (file order)
+  int best_vendor = -1, best_candidate = -1;  // indices into impls
   // Where the wall time went: builds (candidates and baselines), goldens (reference build + golden runs),
   // judge processes (checks and timing), the rest (symbol scans, profile, bookkeeping).
   double seconds = 0, build_s = 0, golden_s = 0, runner_s = 0;
-  const BenchImpl* find(const std::string& kind) const;   // the first impl of that kind
+  const BenchImpl* find(const std::string& kind) const;  // the first impl of that kind
 };
 
 struct BenchReport {
   std::string suite, backend, device, command, date, profile;
-  nlohmann::json clocks, pytorch;         // nvidia-smi at the first task; the PyTorch file's {file, gpu, torch, date}
+  nlohmann::json clocks, pytorch;  // nvidia-smi at the first task; the PyTorch file's {file, gpu, torch, date}
   uint64_t seed_base = 0;
-  double prebuild_s = 0;                  // the parallel build phase before any evaluation (build_jobs > 1)
-  int prebuilt = 0;                       // sources it built or found cached
+  double prebuild_s = 0;  // the parallel build phase before any evaluation (build_jobs > 1)
+  int prebuilt = 0;       // sources it built or found cached
   std::vector<BenchRow> rows;
   double seconds = 0;
-  bool failed() const;                    // a task with an error or a rejected reference
+  bool failed() const;  // a task with an error or a rejected reference
 };
 
-BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
-                      const std::function<void(const BenchRow&)>& on_row = {});
+BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
 
 // Computes a row's aggregates (gmean_s, fraction_of_sol, score, best_vendor, best_candidate) from the
 // impls' per-workload times and the workloads' T_sol and T_b. run_bench calls it; exposed for tests.
 void finish_row(BenchRow& row);
 
-nlohmann::json bench_json(const BenchReport& r);       // schema khive.bench/1 (docs/bench.md)
+nlohmann::json bench_json(const BenchReport& r);  // schema khive.bench/1 (docs/bench.md)
 std::string bench_markdown(const BenchReport& r);
-std::string bench_ab_markdown(const BenchReport& r);   // the A/B section of bench.md ("" without --ab-vendor)
+std::string bench_ab_markdown(const BenchReport& r);  // the A/B section of bench.md ("" without --ab-vendor)
 std::string bench_table_header();
-std::string bench_row_line(const BenchRow& row);       // one line of the live table
+std::string bench_row_line(const BenchRow& row);  // one line of the live table
 // bench.json and bench.md under dir (created).
 void write_bench(const BenchReport& r, const std::filesystem::path& dir);
 

@@ -40,7 +40,7 @@ uint64_t tree_bytes(const fs::path& p) {
       if (!e2) sum += n;
     }
   }
-  return sum;   // a tree changing under the walk (another process) gives a slightly stale figure, never an error
+  return sum;  // a tree changing under the walk (another process) gives a slightly stale figure, never an error
 }
 
 fs::file_time_type mtime(const fs::path& p) {
@@ -152,7 +152,7 @@ Usage scan(const fs::path& root) {
             u.scratch_bytes += tree_bytes(h);
             continue;
           }
-          std::string task = first_line(h / ".task");   // written by the evaluation: the task's name
+          std::string task = first_line(h / ".task");  // written by the evaluation: the task's name
           for (const auto& b : subdirs(h)) {
             if (is_doomed(b)) {
               u.scratch_bytes += tree_bytes(b);
@@ -163,8 +163,8 @@ Usage scan(const fs::path& root) {
             x.path = b;
             std::string t = first_line(b / ".task");
             if (t.empty()) t = task;
-            x.label = (t.empty() ? std::string("?") : t) + " " + b.filename().string() + " (" + v.filename().string() + "/" +
-                      h.filename().string() + ")";
+            x.label =
+                (t.empty() ? std::string("?") : t) + " " + b.filename().string() + " (" + v.filename().string() + "/" + h.filename().string() + ")";
             x.bytes = tree_bytes(b);
             x.last_used = mtime(b);
             u.golden_bytes += x.bytes;
@@ -187,7 +187,7 @@ Usage scan(const fs::path& root) {
             u.build_bytes += x.bytes;
             u.units.push_back(std::move(x));
           } else {
-            u.scratch_bytes += tree_bytes(e);   // tmp-* builds in progress, stale-* entries, doomed leftovers
+            u.scratch_bytes += tree_bytes(e);  // tmp-* builds in progress, stale-* entries, doomed leftovers
           }
         }
       }
@@ -248,13 +248,14 @@ std::vector<std::size_t> select_and_remove(const std::vector<Unit>& units, uint6
 bool remove_unit(const fs::path& unit, std::string* error) {
   static std::atomic<unsigned> seq{0};
   int fd = ::open((unit / kLockName).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return false;   // gone already (or not ours to write): leave it
+  if (fd < 0) return false;  // gone already (or not ours to write): leave it
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    return false;   // held by a live evaluation
+    return false;  // held by a live evaluation
   }
   // Still the unit we locked? (Another remover may have renamed it and a new one taken its place.)
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   bool same = ::fstat(fd, &a) == 0 && ::stat((unit / kLockName).c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
   fs::path doomed = unit;
   doomed += std::string(kDoomed) + std::to_string(::getpid()) + "-" + std::to_string(seq++);
@@ -277,7 +278,7 @@ Hold& Hold::operator=(Hold&& o) noexcept {
 }
 
 Hold::~Hold() {
-  if (fd_ >= 0) ::close(fd_);   // closing releases the flock
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
 std::optional<Hold> hold(const fs::path& unit) {
@@ -289,7 +290,8 @@ std::optional<Hold> hold(const fs::path& unit) {
   }
   // A remover holds the exclusive lock only while it renames the unit away: after waiting for it, the lock
   // must still be the one at the unit's path, else the unit was removed and this hold would guard nothing.
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (rc != 0 || ::fstat(fd, &a) != 0 || ::stat(lock.c_str(), &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
     ::close(fd);
     return std::nullopt;
@@ -318,8 +320,8 @@ std::string PruneResult::summary() const {
 }
 
 std::string PruneResult::leftovers_text() const {
-  return std::to_string(leftovers) + (leftovers == 1 ? " folder" : " folders") + " left by ended processes removed (" +
-         human_bytes(leftover_bytes) + ")";
+  return std::to_string(leftovers) + (leftovers == 1 ? " folder" : " folders") + " left by ended processes removed (" + human_bytes(leftover_bytes) +
+         ")";
 }
 
 namespace {
@@ -373,9 +375,7 @@ PruneResult apply(const fs::path& root, uint64_t cap, const std::vector<fs::path
 
 }  // namespace
 
-PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect) {
-  return apply(root, cap, protect, kTargetFraction);
-}
+PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect) { return apply(root, cap, protect, kTargetFraction); }
 
 PruneResult clear(const fs::path& root) {
   // A cap of 0 bytes with target 0: every unit is offered, oldest first.

@@ -26,16 +26,16 @@ struct Unit {
   enum class Kind { golden, build };
   Kind kind = Kind::golden;
   fs::path path;
-  std::string label;        // golden: "<task> <backend> (<version>/<hash 24>)"; build: the key
+  std::string label;  // golden: "<task> <backend> (<version>/<hash 24>)"; build: the key
   uint64_t bytes = 0;
   fs::file_time_type last_used{};
 };
 
 struct Usage {
   std::vector<Unit> units;
-  uint64_t golden_bytes = 0, build_bytes = 0;   // the capped part: the units
-  uint64_t scratch_bytes = 0;                   // runner scratch, builds in progress, doomed leftovers
-  uint64_t other_bytes = 0;                     // profiles, profiler output, anything else
+  uint64_t golden_bytes = 0, build_bytes = 0;  // the capped part: the units
+  uint64_t scratch_bytes = 0;                  // runner scratch, builds in progress, doomed leftovers
+  uint64_t other_bytes = 0;                    // profiles, profiler output, anything else
   uint64_t capped() const { return golden_bytes + build_bytes; }
   uint64_t total() const { return capped() + scratch_bytes + other_bytes; }
 };
@@ -44,12 +44,12 @@ struct Usage {
 Usage scan(const fs::path& root);
 
 inline constexpr double kDefaultMaxGb = 20;
-inline constexpr double kTargetFraction = 0.8;   // pruning stops at 80 % of the cap, so it is not redone per evaluation
+inline constexpr double kTargetFraction = 0.8;  // pruning stops at 80 % of the cap, so it is not redone per evaluation
 
 // The cap in bytes from $KHIVE_CACHE_MAX_GB (decimal GB, fractions allowed; unset: 20; 0: no cap -> nullopt).
 // Throws std::runtime_error naming the variable and what was expected for anything else.
 std::optional<uint64_t> cap_from_env();
-std::optional<uint64_t> parse_max_gb(const std::string& value, const std::string& what);   // same rule, `what` names the source
+std::optional<uint64_t> parse_max_gb(const std::string& value, const std::string& what);  // same rule, `what` names the source
 
 // The selection rule, kept pure for tests. When the units' total exceeds `cap`, units are offered to `remove`
 // least recently used first (ties by path), skipping `protect`ed paths, until the total is at most
@@ -68,7 +68,7 @@ struct PruneResult {
   int leftovers = 0;                // folders of processes that ended without cleaning up (tmp-* builds, scratch)
   uint64_t leftover_bytes = 0;
   bool pruned() const { return golden_sets + builds > 0; }
-  std::string leftovers_text() const;   // "2 folders left by ended processes removed (1.2 MB)"
+  std::string leftovers_text() const;  // "2 folders left by ended processes removed (1.2 MB)"
   // "cache over 20 GB (23.4 GB): removed 3 golden sets and 1 build, 5.1 GB; now 18.3 GB"
   std::string summary() const;
 };
@@ -111,6 +111,6 @@ std::optional<Hold> hold(const fs::path& unit);
 // Marks a unit used now (its mtime: the LRU clock). Errors are ignored: a missed touch only ages a unit.
 void touch(const fs::path& unit);
 
-using khive::human_bytes;   // "1.2 GB", "340 MB", "12 kB", "512 B" (decimal; text.hpp)
+using khive::human_bytes;  // "1.2 GB", "340 MB", "12 kB", "512 B" (decimal; text.hpp)
 
 }  // namespace khive::cache

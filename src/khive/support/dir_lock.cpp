@@ -57,7 +57,7 @@ std::string process_command_line() {
   while (!s.empty() && s.back() == '\0') s.pop_back();
   for (auto& c : s)
     if (c == '\0') c = ' ';
-  if (auto slash = s.rfind('/', s.find(' ')); slash != std::string::npos) s = s.substr(slash + 1);   // the program's base name
+  if (auto slash = s.rfind('/', s.find(' ')); slash != std::string::npos) s = s.substr(slash + 1);  // the program's base name
   return s.empty() ? "khive" : s;
 }
 
@@ -74,10 +74,10 @@ DirLock DirLock::acquire(const std::filesystem::path& dir, const std::string& co
     ::close(l.fd_);
     l.fd_ = -1;
     if (e != EWOULDBLOCK) throw std::runtime_error(fmt::format("{}: cannot lock ({})", l.file_.string(), std::strerror(e)));
-    throw DirLockBusy(fmt::format(
-        "{} is in use by another khive ({}); only one process may work in a run directory at a time (two would give out the "
-        "same candidate ids and overwrite each other's records): wait for it to end, or stop it first",
-        dir.string(), who.empty() ? "starting now" : who));
+    throw DirLockBusy(
+        fmt::format("{} is in use by another khive ({}); only one process may work in a run directory at a time (two would give out the "
+                    "same candidate ids and overwrite each other's records): wait for it to end, or stop it first",
+                    dir.string(), who.empty() ? "starting now" : who));
   }
   const std::string previous = read_all(l.fd_);
   if (!previous.empty()) {
@@ -85,10 +85,9 @@ DirLock DirLock::acquire(const std::filesystem::path& dir, const std::string& co
     l.stale_ = fmt::format("the previous khive in {} ({}) ended without releasing its lock (killed or crashed); what it recorded is kept",
                            dir.string(), who.empty() ? "unreadable record" : who);
   }
-  const std::string record =
-      nlohmann::json{{"pid", ::getpid()}, {"host", host_name()}, {"command", command}, {"since", now_text()}}.dump(-1, ' ', false,
-                                                                                                              nlohmann::json::error_handler_t::replace) +
-      "\n";
+  const std::string record = nlohmann::json{{"pid", ::getpid()}, {"host", host_name()}, {"command", command}, {"since", now_text()}}.dump(
+                                 -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                             "\n";
   if (::ftruncate(l.fd_, 0) != 0 || ::pwrite(l.fd_, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size()))
     throw std::runtime_error(fmt::format("{}: cannot write the lock record ({})", l.file_.string(), std::strerror(errno)));
   ::fsync(l.fd_);

@@ -5,7 +5,7 @@
 
 namespace khive {
 
-std::string read_file(const std::filesystem::path& p);                 // throws std::runtime_error naming p
+std::string read_file(const std::filesystem::path& p);                            // throws std::runtime_error naming p
 void write_file_atomic(const std::filesystem::path& p, const std::string& data);  // tmp + fsync + rename
 // A fresh directory under parent named prefix-p<pid>-XXXXXX (mkdtemp): the pid says whose it is, so that the
 // leftovers of a process that died without cleaning up can be told apart from live ones (khive cache prune).

@@ -49,8 +49,7 @@ std::string sha256_file(const std::filesystem::path& p) {
 std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
-            data.size(), md, &len))
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len))
     throw std::runtime_error("hmac: OpenSSL HMAC failed");
   return to_hex(std::string_view(reinterpret_cast<const char*>(md), len));
 }
@@ -66,7 +65,10 @@ std::string to_hex(std::string_view bytes) {
   static const char* d = "0123456789abcdef";
   std::string s;
   s.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) { s += d[c >> 4]; s += d[c & 15]; }
+  for (unsigned char c : bytes) {
+    s += d[c >> 4];
+    s += d[c & 15];
+  }
   return s;
 }
 

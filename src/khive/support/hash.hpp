@@ -20,12 +20,13 @@ class Sha256 {
   // Feeds a length-prefixed field so that ("ab","c") and ("a","bc") hash differently.
   Sha256& field(std::string_view data);
   std::string hex();
+
  private:
   void* ctx_;
 };
 
 std::string sha256_hex(std::string_view data);
-std::string sha256_file(const std::filesystem::path& p);   // throws std::runtime_error if unreadable
+std::string sha256_file(const std::filesystem::path& p);  // throws std::runtime_error if unreadable
 
 // HMAC-SHA256(key, data) as 64 hex digits.
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);

@@ -20,11 +20,8 @@ std::string field_error_text(const std::string& file, const std::string& field, 
 }  // namespace
 
 FieldError::FieldError(std::string file_, std::string field_, std::string expected_, std::string got_)
-    : std::runtime_error(field_error_text(file_, field_, expected_, got_)),
-      file(std::move(file_)),
-      field(std::move(field_)),
-      expected(std::move(expected_)),
-      got(std::move(got_)) {}
+    : std::runtime_error(field_error_text(file_, field_, expected_, got_)), file(std::move(file_)), field(std::move(field_)),
+      expected(std::move(expected_)), got(std::move(got_)) {}
 
 template <class Json>
 std::string describe_json(const Json& j) {

@@ -54,9 +54,10 @@ std::string LoadWatch::warning(double threshold) const {
   const double share = others_share();
   if (share < threshold) return "";
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return fmt::format("the machine was busy while it was measured: other processes used {:.0f}% of its {} core{}, so the ceilings "
-                     "may be too low (and scores against them too high); calibrate again on a quiet machine",
-                     share * 100, cpus, cpus == 1 ? "" : "s");
+  return fmt::format(
+      "the machine was busy while it was measured: other processes used {:.0f}% of its {} core{}, so the ceilings "
+      "may be too low (and scores against them too high); calibrate again on a quiet machine",
+      share * 100, cpus, cpus == 1 ? "" : "s");
 }
 
 std::string gpu_busy_warning() {

@@ -12,7 +12,7 @@ namespace khive {
 
 class LoadWatch {
  public:
-  LoadWatch();   // reads the machine's CPU time (/proc/stat) and this process's children's (getrusage)
+  LoadWatch();  // reads the machine's CPU time (/proc/stat) and this process's children's (getrusage)
   // The share of the machine's CPU capacity that other processes used since construction (0..1): busy time of
   // all processes minus that of this process and its waited-for children. nullopt-like -1 when unreadable.
   double others_share() const;
@@ -21,8 +21,8 @@ class LoadWatch {
 
  private:
   struct Sample {
-    uint64_t busy = 0, total = 0;   // jiffies, all CPUs
-    double own_s = 0;               // this process + waited-for children, user + system seconds
+    uint64_t busy = 0, total = 0;  // jiffies, all CPUs
+    double own_s = 0;              // this process + waited-for children, user + system seconds
     bool ok = false;
   };
   static Sample sample();

@@ -59,8 +59,7 @@ struct Pipe {
   ::_exit(127);
 }
 
-
-pid_t g_khive = 0;   // in a guardian: the khive process it guards for
+pid_t g_khive = 0;  // in a guardian: the khive process it guards for
 
 // The guardian's SIGTERM, its parent-death signal: once khive is gone (the guardian was reparented), the whole
 // process group dies, the guardian with it. A SIGTERM from anyone else while khive lives is ignored: only khive
@@ -102,12 +101,12 @@ void become_guardian(pid_t khive, int err_fd) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != khive) kill_own_group(0);   // khive was gone before the line above took effect
+  if (::getppid() != khive) kill_own_group(0);  // khive was gone before the line above took effect
   const pid_t guardian = ::getpid();
   const pid_t real = ::fork();
   if (real < 0) child_fail(err_fd, "fork");
   if (real == 0) {
-    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);   // an ignored signal would stay so across exec
+    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);  // an ignored signal would stay so across exec
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != guardian) ::_exit(127);
     return;
@@ -118,7 +117,6 @@ void become_guardian(pid_t khive, int err_fd) {
     if (errno != EINTR) ::_exit(127);
   exit_like(status);
 }
-
 
 // What the child needs, prepared before fork: nothing is allocated after it.
 struct ChildPlan {
@@ -161,7 +159,7 @@ void arrange_child_fds(const ProcessSpec& spec) {
     lo = static_cast<unsigned>(keep[i]) + 1;
   }
   ::close_range(lo, ~0u, 0);
-  for (std::size_t i = 0; i < nk; ++i) ::fcntl(keep[i], F_SETFD, 0);   // survive exec
+  for (std::size_t i = 0; i < nk; ++i) ::fcntl(keep[i], F_SETFD, 0);  // survive exec
 }
 
 // The forked child: a new process group with a guardian (become_guardian), its pipes on 0-2, then exec.
@@ -202,8 +200,8 @@ void feed_stdin(int fd, const std::string& data) {
 // Reads the child's stdout and stderr (and spec.extra_read_fd) until it is reaped and they reach EOF, killing its
 // group at the deadline or on cancel; returns its wait status.
 int pump_until_exit(const ProcessSpec& spec, pid_t pid, Clock::time_point t0, int out_fd, int err_fd, ProcessResult& res) {
-  auto deadline = spec.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.timeout_s))
-                                     : Clock::time_point::max();
+  auto deadline =
+      spec.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.timeout_s)) : Clock::time_point::max();
   int fds[3] = {out_fd, err_fd, spec.extra_read_fd};
   std::string* sinks[2] = {&res.out, &res.err};
   std::size_t* dropped[2] = {&res.out_dropped, &res.err_dropped};
@@ -285,8 +283,9 @@ std::string ProcessResult::describe() const {
   if (start_failed) return "could not start (" + err + ")";
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
   if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_s);
-  if (signal) return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
-                                 strsignal(signal));
+  if (signal)
+    return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
+                       strsignal(signal));
   return fmt::format("exit {}", exit_code);
 }
 
@@ -316,7 +315,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     res.err = spec.argv[0] + ": not found in PATH";
     return res;
   }
-  const ChildPlan plan(spec, exe);   // everything the child needs is prepared before fork: no allocation after it
+  const ChildPlan plan(spec, exe);  // everything the child needs is prepared before fork: no allocation after it
 
   Pipe in, out, err;
   if (!in.open() || !out.open() || !err.open()) {
@@ -333,7 +332,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     return res;
   }
   if (pid == 0) run_child(spec, plan, self, in, out, err);
-  ::setpgid(pid, pid);   // also from the parent, so killpg works even before the child runs
+  ::setpgid(pid, pid);  // also from the parent, so killpg works even before the child runs
   Pipe::close_fd(in.r);
   Pipe::close_fd(out.w);
   Pipe::close_fd(err.w);
@@ -341,7 +340,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   Pipe::close_fd(in.w);
 
   const int status = pump_until_exit(spec, pid, t0, out.r, err.r, res);
-  ::killpg(pid, SIGKILL);   // no descendant outlives the call
+  ::killpg(pid, SIGKILL);  // no descendant outlives the call
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (WIFEXITED(status)) {
     res.exit_code = WEXITSTATUS(status);

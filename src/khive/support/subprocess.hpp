@@ -21,12 +21,12 @@
 namespace khive {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;                     // argv[0] is looked up in PATH when it has no '/'
-  std::optional<std::map<std::string, std::string>> env;   // nullopt = inherit; a map = exactly this
-  std::filesystem::path cwd;                         // empty = inherit
-  double timeout_s = 0;                              // 0 = none
-  std::size_t capture_limit = 1 << 20;               // bytes kept per stream (rest counted, dropped)
-  std::string stdin_data;                            // written to the child's stdin, then closed
+  std::vector<std::string> argv;                          // argv[0] is looked up in PATH when it has no '/'
+  std::optional<std::map<std::string, std::string>> env;  // nullopt = inherit; a map = exactly this
+  std::filesystem::path cwd;                              // empty = inherit
+  double timeout_s = 0;                                   // 0 = none
+  std::size_t capture_limit = 1 << 20;                    // bytes kept per stream (rest counted, dropped)
+  std::string stdin_data;                                 // written to the child's stdin, then closed
   // Descriptors to keep open in the child, as (parent fd, child fd). Every other fd >= 3 is closed.
   std::vector<std::pair<int, int>> pass_fds;
   // Runs in the child after fork, before exec (resource limits, namespaces). Must be async-signal-safe
@@ -40,16 +40,16 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-  int exit_code = -1;       // valid when exited normally
-  int signal = 0;           // terminating signal, 0 if none
+  int exit_code = -1;  // valid when exited normally
+  int signal = 0;      // terminating signal, 0 if none
   bool timed_out = false;
-  bool start_failed = false;   // exec failed (errno text in err)
-  bool cancelled = false;      // killed because ProcessSpec::cancel became true
+  bool start_failed = false;  // exec failed (errno text in err)
+  bool cancelled = false;     // killed because ProcessSpec::cancel became true
   std::string out, err;
   std::size_t out_dropped = 0, err_dropped = 0;
   double wall_s = 0;
   bool ok() const { return !timed_out && !cancelled && signal == 0 && exit_code == 0 && !start_failed; }
-  std::string describe() const;   // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s" | "cancelled"
+  std::string describe() const;  // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s" | "cancelled"
 };
 
 ProcessResult run_process(const ProcessSpec& spec);

@@ -20,11 +20,15 @@ std::size_t sequence_length(const std::string& s, std::size_t i) {
   const unsigned char c = b(i);
   if (c < 0x80) return 1;
   std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;   // the allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-  else return 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else
+    return 0;
   if (i + n > s.size()) return 0;
   if (b(i + 1) < lo || b(i + 1) > hi) return 0;
   for (std::size_t k = 2; k < n; ++k)
@@ -38,7 +42,7 @@ std::size_t make_valid_utf8(std::string& s) {
   std::size_t bad = 0, i = 0;
   for (; i < s.size(); ++i)
     if (static_cast<unsigned char>(s[i]) >= 0x80) break;
-  if (i == s.size()) return 0;   // ASCII: the common case, untouched
+  if (i == s.size()) return 0;  // ASCII: the common case, untouched
   std::string out = s.substr(0, i);
   out.reserve(s.size() + 16);
   while (i < s.size()) {
@@ -72,9 +76,7 @@ std::string lower(std::string s) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
+bool ends_with(std::string_view s, std::string_view suffix) { return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix; }
 
 std::vector<std::string> split_ws(const std::string& s) {
   std::istringstream in(s);
@@ -142,10 +144,14 @@ std::string bytes_text(int64_t bytes) {
 std::string human_bytes(uint64_t n) {
   char buf[32];
   const double d = static_cast<double>(n);
-  if (n >= 1000000000ull) std::snprintf(buf, sizeof buf, "%.1f GB", d / 1e9);
-  else if (n >= 1000000ull) std::snprintf(buf, sizeof buf, "%.1f MB", d / 1e6);
-  else if (n >= 1000ull) std::snprintf(buf, sizeof buf, "%.1f kB", d / 1e3);
-  else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+  if (n >= 1000000000ull)
+    std::snprintf(buf, sizeof buf, "%.1f GB", d / 1e9);
+  else if (n >= 1000000ull)
+    std::snprintf(buf, sizeof buf, "%.1f MB", d / 1e6);
+  else if (n >= 1000ull)
+    std::snprintf(buf, sizeof buf, "%.1f kB", d / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
   return buf;
 }
 

@@ -32,9 +32,7 @@ std::vector<Token> tokenize(std::string_view s) {
       i = j;
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
-      while (j < s.size() && (is_ident_char(s[j]) || s[j] == '.' ||
-                              ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
-        ++j;
+      while (j < s.size() && (is_ident_char(s[j]) || s[j] == '.' || ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E')))) ++j;
       out.push_back({Token::number, std::string(s.substr(i, j - i)), i});
       i = j;
     } else if (c == '(' || c == '[') {
@@ -99,7 +97,7 @@ void check_data_constraint(std::string_view text, const std::set<std::string>& a
       case Token::op:
         if (t.text == ".") {
           check_attribute(toks, i);
-          ++i;   // the attribute name is checked
+          ++i;  // the attribute name is checked
         }
         break;
       case Token::name: {

@@ -46,9 +46,7 @@ std::size_t dtype_size(DType t) { return info(t).size; }
 bool dtype_is_float(DType t) { return info(t).is_float; }
 bool dtype_is_integer(DType t) { return !info(t).is_float; }
 
-std::string_view dtype_c_type(DType t, Backend b) {
-  return b == Backend::cuda ? info(t).cuda_type : info(t).cpu_type;
-}
+std::string_view dtype_c_type(DType t, Backend b) { return b == Backend::cuda ? info(t).cuda_type : info(t).cpu_type; }
 
 std::string_view backend_name(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
 

@@ -16,8 +16,7 @@
 
 namespace khive {
 
-ExprError::ExprError(const std::string& msg, std::size_t pos)
-    : std::runtime_error(msg + " at " + std::to_string(pos)), position(pos) {}
+ExprError::ExprError(const std::string& msg, std::size_t pos) : std::runtime_error(msg + " at " + std::to_string(pos)), position(pos) {}
 
 namespace {
 
@@ -27,9 +26,9 @@ enum class Tok { number, ident, op, lparen, rparen, end };
 
 struct Token {
   Tok kind = Tok::end;
-  std::string text;      // the source text of the token
-  std::size_t pos = 0;   // 0-based offset in the expression
-  bool is_int = false;   // Tok::number
+  std::string text;     // the source text of the token
+  std::size_t pos = 0;  // 0-based offset in the expression
+  bool is_int = false;  // Tok::number
   int64_t ival = 0;
   double dval = 0.0;
 };
@@ -69,8 +68,7 @@ std::vector<Token> tokenize(std::string_view s) {
           throw ExprError("malformed number '" + std::string(s.substr(i, k - i)) + "'", i);
         }
       }
-      if (j < s.size() && is_ident_start(s[j]))
-        throw ExprError("malformed number '" + std::string(s.substr(i, j + 1 - i)) + "'", i);
+      if (j < s.size() && is_ident_start(s[j])) throw ExprError("malformed number '" + std::string(s.substr(i, j + 1 - i)) + "'", i);
       t.kind = Tok::number;
       t.text = std::string(s.substr(i, j - i));
       t.dval = std::strtod(t.text.c_str(), nullptr);
@@ -127,13 +125,13 @@ enum class NodeKind { number, name, neg, pos, lnot, land, lor, binary, compare }
 
 struct Node {
   NodeKind kind;
-  std::size_t pos = 0;              // where errors about this node point (operator or operand start)
-  std::string op;                   // binary / compare operator, or the name
-  bool is_int = false;              // number
+  std::size_t pos = 0;  // where errors about this node point (operator or operand start)
+  std::string op;       // binary / compare operator, or the name
+  bool is_int = false;  // number
   int64_t ival = 0;
   double dval = 0.0;
   std::vector<std::unique_ptr<Node>> kids;
-  std::vector<std::string> cmp_ops;       // compare: one op between consecutive kids
+  std::vector<std::string> cmp_ops;  // compare: one op between consecutive kids
   std::vector<std::size_t> cmp_pos;
 };
 using NodeP = std::unique_ptr<Node>;
@@ -230,8 +228,7 @@ class Parser {
   }
   bool is_compare() const {
     const Token& t = peek();
-    return t.kind == Tok::op &&
-           (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
+    return t.kind == Tok::op && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
   }
 
   NodeP parse_arith() {
@@ -280,7 +277,7 @@ class Parser {
       auto n = make(NodeKind::binary, t.pos);
       n->op = "**";
       n->kids.push_back(std::move(base));
-      n->kids.push_back(parse_unary());   // right-associative: 2 ** 3 ** 2 == 2 ** 9
+      n->kids.push_back(parse_unary());  // right-associative: 2 ** 3 ** 2 == 2 ** 9
       return n;
     }
     return base;
@@ -319,8 +316,7 @@ class Parser {
         next();
         return inner;
       }
-      default:
-        unexpected(t);
+      default: unexpected(t);
     }
   }
 };
@@ -375,8 +371,7 @@ Value binary(const std::string& op, const Value& a, const Value& b, std::size_t 
     }
     if (op == "//" || op == "%") {
       if (y == 0) throw ExprError(op == "//" ? "division by zero" : "modulo by zero", pos);
-      if (x == std::numeric_limits<int64_t>::min() && y == -1)
-        return op == "%" ? Value::of_int(0) : Value::of_real(-static_cast<double>(x));
+      if (x == std::numeric_limits<int64_t>::min() && y == -1) return op == "%" ? Value::of_int(0) : Value::of_real(-static_cast<double>(x));
       int64_t q = x / y, m = x % y;
       if (m != 0 && ((m < 0) != (y < 0))) {
         q -= 1;
@@ -414,7 +409,7 @@ Value binary(const std::string& op, const Value& a, const Value& b, std::size_t 
     if (x < 0 && std::floor(y) != y) throw ExprError("negative number to a fractional power", pos);
     return Value::of_real(std::pow(x, y));
   }
-  throw ExprError("unknown operator '" + op + "'", pos);   // not reachable from the parser
+  throw ExprError("unknown operator '" + op + "'", pos);  // not reachable from the parser
 }
 
 bool compare(const std::string& op, const Value& a, const Value& b) {
@@ -431,13 +426,12 @@ bool compare(const std::string& op, const Value& a, const Value& b) {
   if (op == "<") return c < 0;
   if (op == "<=") return c <= 0;
   if (op == ">") return c > 0;
-  return c >= 0;   // ">="
+  return c >= 0;  // ">="
 }
 
 Value eval(const Node& n, const AxisValues& vars) {
   switch (n.kind) {
-    case NodeKind::number:
-      return n.is_int ? Value::of_int(n.ival) : Value::of_real(n.dval);
+    case NodeKind::number: return n.is_int ? Value::of_int(n.ival) : Value::of_real(n.dval);
     case NodeKind::name: {
       auto it = vars.find(n.op);
       if (it == vars.end()) throw ExprError("unknown axis '" + n.op + "'", n.pos);
@@ -451,10 +445,8 @@ Value eval(const Node& n, const AxisValues& vars) {
       }
       return Value::of_real(-v.d);
     }
-    case NodeKind::pos:
-      return eval(*n.kids[0], vars);
-    case NodeKind::lnot:
-      return Value::of_bool(!eval(*n.kids[0], vars).truthy());
+    case NodeKind::pos: return eval(*n.kids[0], vars);
+    case NodeKind::lnot: return Value::of_bool(!eval(*n.kids[0], vars).truthy());
     case NodeKind::land:
       if (!eval(*n.kids[0], vars).truthy()) return Value::of_bool(false);
       return Value::of_bool(eval(*n.kids[1], vars).truthy());
@@ -502,7 +494,7 @@ int64_t eval_int_expr(std::string_view expr, const AxisValues& vars) {
   Value v = evaluate(expr, vars);
   if (v.is_int) return v.i;
   // A real result is accepted when it is integral and fits (e.g. "M / 2" with an even M).
-  constexpr double lo = -9223372036854775808.0;   // -2^63, exact
+  constexpr double lo = -9223372036854775808.0;  // -2^63, exact
   if (std::isfinite(v.d) && std::floor(v.d) == v.d && v.d >= lo && v.d < -lo) return static_cast<int64_t>(v.d);
   throw ExprError("expected an integer result, got " + format_real(v.d), 0);
 }

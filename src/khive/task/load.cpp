@@ -91,7 +91,7 @@ std::vector<fs::path> find_tasks(const fs::path& root) {
     }
     if (fs::is_regular_file(it->path() / "definition.json")) {
       out.push_back(it->path());
-      it.disable_recursion_pending();   // a task holds no tasks
+      it.disable_recursion_pending();  // a task holds no tasks
     }
   }
   std::sort(out.begin(), out.end());

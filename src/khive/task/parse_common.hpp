@@ -51,8 +51,8 @@ bool sol_spelling(const Ctx& c, const json& obj, const std::string& field);
 // An input's distribution (khive.inputs.<name>) for input `in`.
 Distribution parse_distribution(const Ctx& c, const json& obj, const std::string& field, const TensorSpec& in);
 // Parses expr and checks that every identifier is an axis; fails on field with the ExprError text.
-std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, const std::string& field,
-                                       const std::set<std::string>& axis_names, const char* what);
+std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, const std::string& field, const std::set<std::string>& axis_names,
+                                       const char* what);
 
 // definition.json (parse_definition.cpp) and workload.jsonl (parse_workload.cpp) into t.
 void parse_definition(const Ctx& c, const json& root, Task& t);

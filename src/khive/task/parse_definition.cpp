@@ -32,8 +32,7 @@ std::string formula_text(const Ctx& c, const json& j, const std::string& field) 
   c.fail(field, "a formula (string) or a number", describe_json(j));
 }
 
-void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<TensorSpec>& out,
-                   const std::vector<Axis>& axes) {
+void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<TensorSpec>& out, const std::vector<Axis>& axes) {
   std::set<std::string> axis_kinds;
   for (const auto& a : axes) axis_kinds.insert(a.name);
   if (!root.contains(key)) c.fail(key, "an object of tensors (name -> {shape, dtype})", "none");
@@ -41,8 +40,7 @@ void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<
   for (const auto& [name, spec] : obj.items()) {
     std::string field = std::string(key) + "." + name;
     if (!is_identifier(name) || is_reserved_name(name))
-      c.fail(field, "a C identifier that is not a C++ keyword or \"stream\" (tensor names are parameter names)",
-             quote(name));
+      c.fail(field, "a C identifier that is not a C++ keyword or \"stream\" (tensor names are parameter names)", quote(name));
     if (axis_kinds.count(name)) c.fail(field, "a name that is not also an axis name", quote(name));
     c.object(spec, field);
     TensorSpec t;
@@ -65,15 +63,12 @@ void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<
         if (!is_literal_size(dim) && !axis_kinds.count(dim)) {
           std::vector<std::string> names;
           for (const auto& a : axes) names.push_back(a.name);
-          c.fail(f, names.empty() ? "a declared axis name (no axes are declared)"
-                                  : "a declared axis name (" + join(names) + ")",
-                 quote(dim));
+          c.fail(f, names.empty() ? "a declared axis name (no axes are declared)" : "a declared axis name (" + join(names) + ")", quote(dim));
         }
         t.shape.push_back(dim);
       }
     }
-    if (spec.contains("description") && !spec["description"].is_null())
-      c.string(spec["description"], field + ".description", false);
+    if (spec.contains("description") && !spec["description"].is_null()) c.string(spec["description"], field + ".description", false);
     out.push_back(std::move(t));
   }
 }
@@ -84,8 +79,7 @@ void parse_axes(const Ctx& c, const json& root, Task& t) {
   for (const auto& [name, spec] : axes.items()) {
     std::string field = "axes." + name;
     if (!is_identifier(name) || is_reserved_name(name))
-      c.fail(field, "an identifier that is not a keyword (axis names appear in expressions and signatures)",
-             quote(name));
+      c.fail(field, "an identifier that is not a keyword (axis names appear in expressions and signatures)", quote(name));
     c.object(spec, field);
     Axis a;
     a.name = name;
@@ -105,8 +99,7 @@ void parse_axes(const Ctx& c, const json& root, Task& t) {
     } else {
       c.fail(field + ".type", "one of const, var, expr", quote(type));
     }
-    if (spec.contains("description") && !spec["description"].is_null())
-      c.string(spec["description"], field + ".description", false);
+    if (spec.contains("description") && !spec["description"].is_null()) c.string(spec["description"], field + ".description", false);
     t.axes.push_back(std::move(a));
   }
 }
@@ -125,7 +118,7 @@ void check_expr_axes(const Ctx& c, const Task& t, const std::set<std::string>& a
     colour[n] = 1;
     stack.push_back(n);
     for (const auto& d : deps[n]) {
-      if (!deps.count(d)) continue;   // const or var: a leaf
+      if (!deps.count(d)) continue;  // const or var: a leaf
       if (colour[d] == 1) {
         auto from = std::find(stack.begin(), stack.end(), d);
         std::vector<std::string> cycle(from, stack.end());
@@ -228,16 +221,13 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   if (k.contains("reference")) {
     const json& ref = c.object(k["reference"], "khive.reference");
     c.known_keys(ref, "khive.reference", {"cuda", "cpu"});
-    if (ref.contains("cuda") && !ref["cuda"].is_null())
-      t.reference_cuda = task_file(c, t.dir, ref["cuda"], "khive.reference.cuda");
-    if (ref.contains("cpu") && !ref["cpu"].is_null())
-      t.reference_cpu = task_file(c, t.dir, ref["cpu"], "khive.reference.cpu");
+    if (ref.contains("cuda") && !ref["cuda"].is_null()) t.reference_cuda = task_file(c, t.dir, ref["cuda"], "khive.reference.cuda");
+    if (ref.contains("cpu") && !ref["cpu"].is_null()) t.reference_cpu = task_file(c, t.dir, ref["cpu"], "khive.reference.cpu");
   }
 
   if (k.contains("baselines")) {
     const json& b = c.array(k["baselines"], "khive.baselines");
-    for (std::size_t i = 0; i < b.size(); ++i)
-      t.baselines.push_back(task_file(c, t.dir, b[i], "khive.baselines[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < b.size(); ++i) t.baselines.push_back(task_file(c, t.dir, b[i], "khive.baselines[" + std::to_string(i) + "]"));
   }
 }
 
@@ -291,8 +281,7 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
     c.fail("reference", "Python source that defines a top-level function run(...)", "no \"def run(\" at the start of a line");
   opt_string("custom_inputs_entrypoint", t.custom_inputs_entrypoint);
   if (!t.custom_inputs_entrypoint.empty()) {
-    if (!is_identifier(t.custom_inputs_entrypoint))
-      c.fail("custom_inputs_entrypoint", "a Python function name", quote(t.custom_inputs_entrypoint));
+    if (!is_identifier(t.custom_inputs_entrypoint)) c.fail("custom_inputs_entrypoint", "a Python function name", quote(t.custom_inputs_entrypoint));
     if (!defines_function(t.pytorch_reference, t.custom_inputs_entrypoint))
       c.fail("custom_inputs_entrypoint", "a function defined at the top level of \"reference\"",
              quote(t.custom_inputs_entrypoint) + " (no \"def " + t.custom_inputs_entrypoint + "(\" there)");

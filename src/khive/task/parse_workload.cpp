@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 // A workload's own input distributions (khive.inputs, the definition's schema): ops whose behaviour depends on
 // the range of their inputs (softmax's overflow, GELU's tails) are checked on several regimes, one per workload.
 void parse_workload_distributions(const Ctx& c, const Task& t, const json& ins_json, Workload& w) {
@@ -49,8 +48,7 @@ InputSource safetensors_source(const Ctx& c, const json& spec, const std::string
     }
   }
   if (src.file.empty())
-    c.fail(field + ".path", "an existing .safetensors file (relative to the task directory or a parent of it)",
-           quote(src.path) + " (not found)");
+    c.fail(field + ".path", "an existing .safetensors file (relative to the task directory or a parent of it)", quote(src.path) + " (not found)");
   return src;
 }
 
@@ -65,8 +63,7 @@ void parse_workload_axes(const Ctx& c, const json& j, const Task& t, Workload& w
     for (const auto& x : t.axes)
       if (x.name == name) a = &x;
     if (!a) c.fail(field, var_list, quote(name) + " (not an axis)");
-    if (a->kind != Axis::Kind::var)
-      c.fail(field, var_list, quote(name) + (a->kind == Axis::Kind::constant ? " (a const axis)" : " (an expr axis)"));
+    if (a->kind != Axis::Kind::var) c.fail(field, var_list, quote(name) + (a->kind == Axis::Kind::constant ? " (a const axis)" : " (an expr axis)"));
     int64_t value = c.integer(v, field);
     if (value < 0) c.fail(field, "an integer >= 0", describe_json(v));
     w.axes[name] = value;
@@ -84,8 +81,7 @@ InputSource input_source(const Ctx& c, const json& spec, const std::string& fiel
     src.kind = InputSource::Kind::random;
   } else if (type == "scalar") {
     src.kind = InputSource::Kind::scalar;
-    if (!s->scalar && !s->shape.empty())
-      c.fail(field + ".type", "random for a tensor input (scalar only for shape null or [])", quote(type));
+    if (!s->scalar && !s->shape.empty()) c.fail(field + ".type", "random for a tensor input (scalar only for shape null or [])", quote(type));
     if (!spec.contains("value")) c.fail(field + ".value", "a number", "none");
     const json& v = spec["value"];
     if (v.is_boolean()) {
@@ -102,8 +98,7 @@ InputSource input_source(const Ctx& c, const json& spec, const std::string& fiel
   } else if (type == "custom") {
     src.kind = InputSource::Kind::custom;
     if (t.custom_inputs_entrypoint.empty())
-      c.fail(field + ".type", "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)",
-             quote(type));
+      c.fail(field + ".type", "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", quote(type));
   } else {
     c.fail(field + ".type", "one of random, scalar, safetensors, custom", quote(type));
   }
@@ -129,10 +124,14 @@ const json* parse_workload_khive(const Ctx& c, const json& j, const Task& t, Wor
   c.known_keys(k, "khive", {"role", "weight", "tolerance", "backends", "inputs"});
   if (k.contains("role")) {
     std::string role = c.string(k["role"], "khive.role");
-    if (role == "correctness") w.role = WorkloadRole::correctness;
-    else if (role == "perf") w.role = WorkloadRole::perf;
-    else if (role == "both") w.role = WorkloadRole::both;
-    else c.fail("khive.role", "one of correctness, perf, both", quote(role));
+    if (role == "correctness")
+      w.role = WorkloadRole::correctness;
+    else if (role == "perf")
+      w.role = WorkloadRole::perf;
+    else if (role == "both")
+      w.role = WorkloadRole::both;
+    else
+      c.fail("khive.role", "one of correctness, perf, both", quote(role));
   }
   if (k.contains("weight")) {
     double weight = c.number(k["weight"], "khive.weight");
@@ -169,8 +168,7 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
   // A FlashInfer Trace record {"definition", "workload": {...}, "solution", "evaluation"} holds the
   // workload one level down.
   if (jp->contains("workload") && !jp->contains("axes") && (*jp)["workload"].is_object()) {
-    if (jp->contains("definition") && (*jp)["definition"].is_string() &&
-        (*jp)["definition"].get<std::string>() != t.name)
+    if (jp->contains("definition") && (*jp)["definition"].is_string() && (*jp)["definition"].get<std::string>() != t.name)
       c.fail("definition", quote(t.name) + " (the definition's name)", describe_json((*jp)["definition"]));
     jp = &(*jp)["workload"];
   }
@@ -227,12 +225,10 @@ void check_workload_cost(const Task& t, const Workload& w, const std::map<std::s
     try {
       v = eval_expr(f, axes);
     } catch (const ExprError& e) {
-      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload",
-                            quote(f) + ": " + e.what() + where);
+      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload", quote(f) + ": " + e.what() + where);
     }
     if (!std::isfinite(v) || v < 0)
-      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload",
-                            quote(f) + " = " + real_text(v) + where);
+      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload", quote(f) + " = " + real_text(v) + where);
   }
 }
 
@@ -297,8 +293,7 @@ void load_workloads(const fs::path& dir, Task& t) {
   }
   if (t.workloads.empty()) throw TaskFormatError(file, "(workloads)", "at least one workload", "none");
   bool any_check = std::any_of(t.workloads.begin(), t.workloads.end(), [](const Workload& w) { return w.checks_correctness(); });
-  if (!any_check)
-    throw TaskFormatError(file, "khive.role", "at least one workload with role correctness or both", "only perf workloads");
+  if (!any_check) throw TaskFormatError(file, "khive.role", "at least one workload with role correctness or both", "only perf workloads");
   // Every backend the task has a reference for must be able to check and to time a kernel; otherwise
   // `khive eval` on that backend would accept anything untested or have nothing to score.
   for (Backend b : {Backend::cpu, Backend::cuda}) {
@@ -311,15 +306,12 @@ void load_workloads(const fs::path& dir, Task& t) {
     }
     std::string be(backend_name(b));
     if (!check)
-      throw TaskFormatError(file, "khive.backends",
-                            "at least one correctness workload (role correctness or both) that runs on " + be +
-                                " (the task has a " + be + " reference)",
-                            "none");
+      throw TaskFormatError(
+          file, "khive.backends",
+          "at least one correctness workload (role correctness or both) that runs on " + be + " (the task has a " + be + " reference)", "none");
     if (!perf)
       throw TaskFormatError(file, "khive.backends",
-                            "at least one perf workload (role perf or both) that runs on " + be + " (the task has a " + be +
-                                " reference)",
-                            "none");
+                            "at least one perf workload (role perf or both) that runs on " + be + " (the task has a " + be + " reference)", "none");
   }
 }
 

@@ -15,19 +15,40 @@ void throw_task_format_error(const std::string& file, const std::string& field, 
 Tolerance default_tolerance(DType t) {
   Tolerance tol;
   switch (t) {
-    case DType::f64: tol.atol = 1e-9; tol.rtol = 1e-9; break;
-    case DType::f32: tol.atol = 1e-4; tol.rtol = 1e-4; break;
-    case DType::f16: tol.atol = 1e-3; tol.rtol = 1e-3; break;
-    case DType::bf16: tol.atol = 1e-2; tol.rtol = 1e-2; break;
+    case DType::f64:
+      tol.atol = 1e-9;
+      tol.rtol = 1e-9;
+      break;
+    case DType::f32:
+      tol.atol = 1e-4;
+      tol.rtol = 1e-4;
+      break;
+    case DType::f16:
+      tol.atol = 1e-3;
+      tol.rtol = 1e-3;
+      break;
+    case DType::bf16:
+      tol.atol = 1e-2;
+      tol.rtol = 1e-2;
+      break;
     case DType::f8e4m3:
-    case DType::f8e5m2: tol.atol = 1e-1; tol.rtol = 1.25e-1; break;
+    case DType::f8e5m2:
+      tol.atol = 1e-1;
+      tol.rtol = 1.25e-1;
+      break;
     case DType::f4e2m1:
-    case DType::f4e2m1x2: tol.atol = 0.5; tol.rtol = 0.25; break;
+    case DType::f4e2m1x2:
+      tol.atol = 0.5;
+      tol.rtol = 0.25;
+      break;
     case DType::i64:
     case DType::i32:
     case DType::i16:
     case DType::i8:
-    case DType::boolean: tol.atol = 0.0; tol.rtol = 0.0; break;
+    case DType::boolean:
+      tol.atol = 0.0;
+      tol.rtol = 0.0;
+      break;
   }
   tol.matched_ratio = 1.0;
   tol.max_error_cap.reset();
@@ -129,9 +150,7 @@ Distribution Task::distribution_for(const std::string& input) const {
   return d;
 }
 
-std::optional<std::filesystem::path> Task::reference_for(Backend b) const {
-  return b == Backend::cuda ? reference_cuda : reference_cpu;
-}
+std::optional<std::filesystem::path> Task::reference_for(Backend b) const { return b == Backend::cuda ? reference_cuda : reference_cpu; }
 
 int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>& axes) {
   if (s.scalar) return 1;
@@ -139,15 +158,14 @@ int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>&
   for (const auto& dim : s.shape) {
     int64_t v;
     if (!dim.empty() && dim.find_first_not_of("0123456789") == std::string::npos) {
-      v = std::stoll(dim);   // a literal size ("4096"), as SOL-ExecBench allows
+      v = std::stoll(dim);  // a literal size ("4096"), as SOL-ExecBench allows
     } else {
       auto it = axes.find(dim);
       if (it == axes.end()) throw std::invalid_argument("element_count: axis '" + dim + "' of '" + s.name + "' has no value");
       v = it->second;
     }
     if (v < 0) throw std::invalid_argument("element_count: axis '" + dim + "' of '" + s.name + "' is negative");
-    if (__builtin_mul_overflow(n, v, &n))
-      throw std::overflow_error("element_count: '" + s.name + "' has more than 2^63 elements");
+    if (__builtin_mul_overflow(n, v, &n)) throw std::overflow_error("element_count: '" + s.name + "' has more than 2^63 elements");
   }
   return n;
 }

@@ -46,22 +46,21 @@ struct TaskFormatError : FieldError {
 };
 
 // Throws TaskFormatError: what a shared JSON reader (json_fields.hpp) raises for task-format files.
-[[noreturn]] void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected,
-                                          const std::string& got);
+[[noreturn]] void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected, const std::string& got);
 
 struct Axis {
   enum class Kind { constant, var, expr };
   std::string name;
   Kind kind = Kind::var;
-  int64_t value = 0;        // Kind::constant
-  std::string expression;   // Kind::expr, e.g. "hidden_size // num_heads"
+  int64_t value = 0;       // Kind::constant
+  std::string expression;  // Kind::expr, e.g. "hidden_size // num_heads"
 };
 
 struct TensorSpec {
   std::string name;
   DType dtype = DType::f32;
-  bool scalar = false;              // "shape": null
-  std::vector<std::string> shape;   // axis names; empty and !scalar = 0-D tensor (one element)
+  bool scalar = false;             // "shape": null
+  std::vector<std::string> shape;  // axis names; empty and !scalar = 0-D tensor (one element)
 };
 
 // How random inputs are drawn. Default: normal with a non-zero mean, so that ops that only look right
@@ -84,14 +83,14 @@ struct Tolerance {
   std::optional<double> max_error_cap;
   bool allow_negative_inf = false;
 };
-Tolerance default_tolerance(DType t);   // per-dtype defaults (documented in docs/task-format.md)
+Tolerance default_tolerance(DType t);  // per-dtype defaults (documented in docs/task-format.md)
 // SOL-ExecBench's ToleranceSpec defaults (max_atol = max_rtol = 1e-2, required_matched_ratio 0.99): the
 // default of every output of an upstream task (a definition without a "khive" block).
 Tolerance upstream_default_tolerance();
 
 // Which hardware unit bounds the arithmetic: selects the peak rate in a hardware profile.
 enum class ComputeUnit { tc_bf16, tc_fp16, tc_tf32, tc_fp8, tc_int8, fp32, fp64 };
-std::optional<ComputeUnit> parse_compute_unit(std::string_view s);   // "bf16","fp16","tf32","fp8","int8","fp32","fp64"
+std::optional<ComputeUnit> parse_compute_unit(std::string_view s);  // "bf16","fp16","tf32","fp8","int8","fp32","fp64"
 std::string_view compute_unit_name(ComputeUnit u);
 
 // The least work the operation needs (a row scaling is not a GEMM). Formulas over axis names.
@@ -102,12 +101,12 @@ struct CostModel {
   std::string bytes = "0";
   ComputeUnit unit = ComputeUnit::fp32;
   bool derived_flops = false, derived_bytes = false, derived_unit = false;
-  std::string derivation;   // "" when nothing was derived
+  std::string derivation;  // "" when nothing was derived
   bool derived() const { return derived_flops || derived_bytes || derived_unit; }
 };
 
 struct LibraryPolicy {
-  std::vector<std::string> libraries;   // allowed vendor libraries: "cublas", "cublasLt"; empty = none
+  std::vector<std::string> libraries;  // allowed vendor libraries: "cublas", "cublasLt"; empty = none
   bool allows(std::string_view lib) const;
 };
 
@@ -122,15 +121,15 @@ enum class WorkloadRole { correctness, perf, both };
 struct InputSource {
   enum class Kind { random, scalar, safetensors, custom };
   Kind kind = Kind::random;
-  double value = 0.0;              // Kind::scalar
-  std::string path, tensor_key;    // Kind::safetensors
-  std::filesystem::path file;      // Kind::safetensors, absolute
+  double value = 0.0;            // Kind::scalar
+  std::string path, tensor_key;  // Kind::safetensors
+  std::filesystem::path file;    // Kind::safetensors, absolute
 };
 
 struct Workload {
-  std::string uuid;                                 // from the file, or "w<line>" when absent
-  int line = 0;                                     // 1-based line in workload.jsonl
-  std::map<std::string, int64_t> axes;              // values of the var axes
+  std::string uuid;                     // from the file, or "w<line>" when absent
+  int line = 0;                         // 1-based line in workload.jsonl
+  std::map<std::string, int64_t> axes;  // values of the var axes
   std::map<std::string, InputSource> inputs;
   // khive.inputs: this workload's own input distributions, over the task's (Task::distribution_for).
   std::map<std::string, Distribution> distributions;
@@ -150,24 +149,24 @@ struct Workload {
   bool needs_python_inputs() const;
   bool is_perf() const { return role != WorkloadRole::correctness; }
   bool runs_on(Backend b) const { return b == Backend::cpu ? on_cpu : on_cuda; }
-  bool timed_on(Backend b) const { return is_perf() && runs_on(b); }   // timed (and scored) on this backend
+  bool timed_on(Backend b) const { return is_perf() && runs_on(b); }  // timed (and scored) on this backend
 };
 
 struct Task {
   std::filesystem::path dir;
   std::string name, description, op_type;
   std::vector<std::string> tags;
-  std::vector<Axis> axes;            // definition order
-  std::vector<TensorSpec> inputs;    // definition order (JSON object order is kept)
+  std::vector<Axis> axes;          // definition order
+  std::vector<TensorSpec> inputs;  // definition order (JSON object order is kept)
   std::vector<TensorSpec> outputs;
-  std::vector<std::string> constraints;        // over axes only: checked for every workload at load
+  std::vector<std::string> constraints;  // over axes only: checked for every workload at load
   // Constraints that read input data (FlashInfer-Bench: "num_kv_indices == kv_indptr[-1].item()"): a safe
   // Python subset (axes, input names, numbers, arithmetic, comparisons, and/or/not, indexing, .item(),
   // .shape, .numel(), len/min/max/abs). Checked for syntax and names at load; evaluated on the inputs by
   // python/khive_torch (constraints.py), since their value depends on the data.
   std::vector<std::string> data_constraints;
-  std::string pytorch_reference;     // SOL-ExecBench / FlashInfer-Bench "reference" (Python source with run())
-  std::string custom_inputs_entrypoint;   // SOL-ExecBench: a function of `reference` that makes "custom" inputs
+  std::string pytorch_reference;         // SOL-ExecBench / FlashInfer-Bench "reference" (Python source with run())
+  std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;
   // khive.source: where an imported task came from ({"kind": "kernelbench", "file": "kernelbench.py",
@@ -175,18 +174,18 @@ struct Task {
   // `khive export --solution` to write a KernelBench ModelNew. Empty when the task was written by hand.
   std::string source_kind, source_json;
   CostModel cost;
-  std::map<std::string, Tolerance> tolerance;       // per output; missing = default_tolerance(dtype)
-  std::map<std::string, Distribution> distributions; // per input; missing = default Distribution
+  std::map<std::string, Tolerance> tolerance;         // per output; missing = default_tolerance(dtype)
+  std::map<std::string, Distribution> distributions;  // per input; missing = default Distribution
   LibraryPolicy policy;
-  std::optional<std::filesystem::path> reference_cuda, reference_cpu;   // absolute paths
+  std::optional<std::filesystem::path> reference_cuda, reference_cpu;  // absolute paths
   std::vector<std::filesystem::path> baselines;                        // absolute paths
   std::vector<Workload> workloads;
-  std::string hash;                  // sha256 over the task's files (identity)
-  std::string perf_filter;           // select_perf_workloads' pattern once applied (the judge applies it too)
+  std::string hash;         // sha256 over the task's files (identity)
+  std::string perf_filter;  // select_perf_workloads' pattern once applied (the judge applies it too)
 
   const TensorSpec* find_input(std::string_view n) const;
   const TensorSpec* find_output(std::string_view n) const;
-  std::vector<std::string> var_axes() const;   // names of var axes, in definition order
+  std::vector<std::string> var_axes() const;  // names of var axes, in definition order
   Tolerance tolerance_for(const std::string& output, const Workload& w) const;
   Distribution distribution_for(const std::string& input) const;
   // The workload's own distribution of `input` when it declares one (khive.inputs in its line), else the task's.
@@ -224,7 +223,9 @@ int64_t tensor_bytes(const TensorSpec& s, const std::map<std::string, int64_t>& 
 inline constexpr int64_t kMaxWorkloadBytes = int64_t(1) << 38;
 
 // Cost of one workload from the cost formulas.
-struct WorkloadCost { double flops = 0, bytes = 0; };
+struct WorkloadCost {
+  double flops = 0, bytes = 0;
+};
 WorkloadCost workload_cost(const Task& t, const std::map<std::string, int64_t>& axes);
 
 // "extern \"C\" void khive_launch(const float* A, ..., cudaStream_t stream)" for the backend.

@@ -74,8 +74,7 @@ class TunerAgent final : public Agent {
  public:
   explicit TunerAgent(const TunerOptions& o)
       : lib_(tuner::load_library(o.kernels_dir.empty() ? default_kernels_dir() : o.kernels_dir)),
-        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()),
-        warm_(o.warm_start) {}
+        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()), warm_(o.warm_start) {}
 
   std::string kind() const override { return "tuner"; }
 
@@ -97,7 +96,8 @@ class TunerAgent final : public Agent {
         }
     // Several timed shapes: the fastest accepted point of each can be composed into one kernel (compose.hpp).
     if (std::count(st->bt.workload_perf.begin(), st->bt.workload_perf.end(), true) >= 2)
-      out.push_back({tuner::kDispatchTemplate, "per-shape dispatch: one kernel calling, per timed shape, the accepted point that measured fastest there"});
+      out.push_back(
+          {tuner::kDispatchTemplate, "per-shape dispatch: one kernel calling, per timed shape, the accepted point that measured fastest there"});
     return out;
   }
 
@@ -149,7 +149,8 @@ class TunerAgent final : public Agent {
       prop.params["template"] = t.name;
       const std::string change = from_leader ? tuner::describe_change(base, p) : "";
       prop.note = from_leader ? fmt::format("{}: {} ({})", t.name, change.empty() ? "leader's point" : change, ctx.strategy.name)
-                              : fmt::format("{}: {} ({})", t.name, p == t.default_point() ? "default point " + tuner::describe_point(p) : tuner::describe_point(p),
+                              : fmt::format("{}: {} ({})", t.name,
+                                            p == t.default_point() ? "default point " + tuner::describe_point(p) : tuner::describe_point(p),
                                             ctx.strategy.name);
       if (const std::string fp = tuner::fast_path_note(v); !fp.empty()) prop.note += "; " + fp;
       if (invalid_count)
@@ -209,22 +210,23 @@ class TunerAgent final : public Agent {
 
   std::string idle_because(const Task& task, Backend backend) const override {
     if (state(task, backend)) return "";
-    {   // an op the tuner tried to bind by itself and could not: say what did not match
+    {  // an op the tuner tried to bind by itself and could not: say what did not match
       std::lock_guard<std::mutex> l(mu_);
       auto it = no_template_.find(task.hash + "|" + task.dir.string() + "|" + std::string(backend_name(backend)));
       if (it != no_template_.end()) return it->second;
     }
     const std::string key = tuner::task_key(task);
     if (!lib_.binding_for(task))
-      return fmt::format("the tuner has nothing to try: its library ({}) has no binding for task {} (op_type '{}'); add one "
-                         "(kernels/bindings/*.json, docs/tuner.md) or use an LLM agent (--agent llm:CONFIG)",
-                         lib_.dir.string(), key, task.op_type);
+      return fmt::format(
+          "the tuner has nothing to try: its library ({}) has no binding for task {} (op_type '{}'); add one "
+          "(kernels/bindings/*.json, docs/tuner.md) or use an LLM agent (--agent llm:CONFIG)",
+          lib_.dir.string(), key, task.op_type);
     return fmt::format("the tuner has nothing to try: none of the {} templates of its library ({}) applies to {} on the {} backend",
                        lib_.templates.size(), lib_.dir.string(), key, backend_name(backend));
   }
 
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
-    if (o.verdict == "error") return std::nullopt;   // a harness failure says nothing about the kernel
+    if (o.verdict == "error") return std::nullopt;  // a harness failure says nothing about the kernel
     BoardEntry e;
     e.agent = kind();
     e.strategy = ctx.strategy.name;
@@ -286,15 +288,17 @@ class TunerAgent final : public Agent {
       try {
         s.bt = tuner::bind_task(task, backend, *b);
       } catch (const TaskFormatError& e) {
-        if (!inferred) throw;   // a bindings file's mistake is an error; an inferred binding that does not fit is not
+        if (!inferred) throw;  // a bindings file's mistake is an error; an inferred binding that does not fit is not
         why = std::string("the inferred binding does not fit: ") + e.what();
         b = nullptr;
       }
       if (b) {
         for (const auto& t : lib_.templates)
           if (tuner::template_applies(t, s.bt)) s.templates.push_back(&t);
-        if (!s.templates.empty()) st = std::move(s);
-        else why = fmt::format("no {} template for {} on {} (op {}, dtype {})", b->family, task.name, backend_name(backend), s.bt.op, s.bt.dtype);
+        if (!s.templates.empty())
+          st = std::move(s);
+        else
+          why = fmt::format("no {} template for {} on {} (op {}, dtype {})", b->family, task.name, backend_name(backend), s.bt.op, s.bt.dtype);
       }
     }
     if (!st) no_template_[key] = "the tuner has no template for this task: " + why + "; other agents (LLM: --agents llm:...) can still try it";
@@ -310,7 +314,7 @@ class TunerAgent final : public Agent {
     for (const auto& p : t.params) all.push_back(p.name);
     for (const Point& p : tuner::subspace_order(t, d, all, seed))
       if (tuner::check_point(t, bt, p).ok) return p;
-    return d;   // nothing valid: every proposal attempt is then skipped as invalid
+    return d;  // nothing valid: every proposal attempt is then skipped as invalid
   }
 
   // A template the measurements rule out: at least kDominatedAfter of its points among the backups the agent sees
@@ -325,7 +329,7 @@ class TunerAgent final : public Agent {
   static std::string dominated_by_leader(const Template& t, const AgentContext& ctx) {
     if (!ctx.leader || ctx.leader->workload_median_s.empty()) return "";
     std::size_t points = 0;
-    std::map<std::string, double> best;   // per timed shape, the template's fastest measured median
+    std::map<std::string, double> best;  // per timed shape, the template's fastest measured median
     for (const MeasuredKernel& k : ctx.backups) {
       auto it = k.params.find("template");
       if (it == k.params.end() || it->second != t.name) continue;
@@ -334,10 +338,10 @@ class TunerAgent final : public Agent {
         if (m > 0 && (!best.count(w) || m < best[w])) best[w] = m;
     }
     if (points < kDominatedAfter) return "";
-    double closest = 0;   // the smallest ratio (template's best / leader) over the shapes
+    double closest = 0;  // the smallest ratio (template's best / leader) over the shapes
     for (const auto& [w, lm] : ctx.leader->workload_median_s) {
       auto it = best.find(w);
-      if (lm <= 0 || it == best.end()) return "";   // a shape the template was not timed on: no verdict
+      if (lm <= 0 || it == best.end()) return "";  // a shape the template was not timed on: no verdict
       const double r = it->second / lm;
       if (r < kDominated) return "";
       closest = closest == 0 ? r : std::min(closest, r);
@@ -377,14 +381,17 @@ class TunerAgent final : public Agent {
     try {
       prop.source = tuner::render_composite(*ctx.task, st.bt, plan.variants, plan.routes);
     } catch (const tuner::ComposeError&) {
-      mem_->try_mark(key);   // the same variants would be refused again
+      mem_->try_mark(key);  // the same variants would be refused again
       return std::nullopt;
     }
     if (!mem_->try_mark(key)) return std::nullopt;
     prop.ext = st.bt.backend == Backend::cuda ? "cu" : "cpp";
     prop.parent = ctx.leader ? ctx.leader->id : "";
     prop.params = plan.params;
-    prop.note = plan.note + " (" + (ctx.strategy.name == tuner::kDispatchTemplate ? ctx.strategy.name : "proposed under " + ctx.strategy.name + ": the measurements promise a clear gain") + ")";
+    prop.note = plan.note + " (" +
+                (ctx.strategy.name == tuner::kDispatchTemplate ? ctx.strategy.name
+                                                               : "proposed under " + ctx.strategy.name + ": the measurements promise a clear gain") +
+                ")";
     std::string ids = plan.params.at("variants");
     std::replace(ids.begin(), ids.end(), ' ', '-');
     prop.label = file_label("dispatch-" + ids, 64, 48, key);
@@ -421,8 +428,8 @@ class TunerAgent final : public Agent {
   tuner::Library lib_;
   std::shared_ptr<TunerMemory> mem_;
   std::vector<std::map<std::string, std::string>> warm_;
-  std::string declined_;   // why the last propose() found nothing (declined_because)
-  mutable std::map<std::string, std::string> no_template_;   // per state key: why the task has no template
+  std::string declined_;                                    // why the last propose() found nothing (declined_because)
+  mutable std::map<std::string, std::string> no_template_;  // per state key: why the task has no template
   mutable std::mutex mu_;
   mutable std::map<std::string, std::optional<State>> states_;
 };

@@ -34,7 +34,6 @@ const std::map<std::string, std::string>& activations() {
   return m;
 }
 
-
 bool is_axis(const Task& t, const std::string& d) {
   return std::any_of(t.axes.begin(), t.axes.end(), [&](const Axis& a) { return a.name == d; });
 }
@@ -76,17 +75,28 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
       }
   const std::string m = c[0], n = c[1];
   std::string layout_a, layout_b, k;
-  if (a[0] == m) layout_a = "row", k = a[1];
-  else if (a[1] == m) layout_a = "col", k = a[0];
-  if (b[0] == k && b[1] == n) layout_b = "row";
-  else if (b[1] == k && b[0] == n) layout_b = "col";
+  if (a[0] == m)
+    layout_a = "row", k = a[1];
+  else if (a[1] == m)
+    layout_a = "col", k = a[0];
+  if (b[0] == k && b[1] == n)
+    layout_b = "row";
+  else if (b[1] == k && b[0] == n)
+    layout_b = "col";
   if (layout_a.empty() || layout_b.empty()) {
     *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name, fmt::join(a, ","), ins[1]->name, fmt::join(b, ","),
                        t.outputs[0].name, fmt::join(c, ","));
     return std::nullopt;
   }
-  return make(t, "gemm", ojson{{"A", ins[0]->name}, {"B", ins[1]->name}, {"C", t.outputs[0].name}, {"M", m}, {"N", n}, {"K", k},
-                              {"layout_a", layout_a}, {"layout_b", layout_b}});
+  return make(t, "gemm",
+              ojson{{"A", ins[0]->name},
+                    {"B", ins[1]->name},
+                    {"C", t.outputs[0].name},
+                    {"M", m},
+                    {"N", n},
+                    {"K", k},
+                    {"layout_a", layout_a},
+                    {"layout_b", layout_b}});
 }
 
 bool unary_float32(const Task& t, std::string* why) {
@@ -139,7 +149,7 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   const std::string op = recognised_op_name(t);
   std::string detail;
   auto has = [&](const char* w) { return op.find(w) != std::string::npos; };
-  if (has("triangular")) {   // KernelBench 14/15: the product's output is masked (triu / tril): not a plain GEMM
+  if (has("triangular")) {  // KernelBench 14/15: the product's output is masked (triu / tril): not a plain GEMM
     *why = fmt::format("'{}' is a triangular product (its output is masked), which no template computes", op);
     return std::nullopt;
   }
@@ -172,9 +182,10 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     }
     return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
-  *why = fmt::format("op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations) and no "
-                     "bindings file names task {}",
-                     op.empty() ? "(no op_type)" : op, key_of(t));
+  *why = fmt::format(
+      "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations) and no "
+      "bindings file names task {}",
+      op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;
 }
 

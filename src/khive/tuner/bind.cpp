@@ -13,17 +13,25 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
   Ctx c{task, backend, binding};
   BoundTask bt;
   try {
-    if (binding.family == "elementwise") bt = bind_elementwise(c);
-    else if (binding.family == "gated") bt = bind_gated(c);
-    else if (binding.family == "rope") bt = bind_rope(c);
-    else if (binding.family == "rowop") bt = bind_rowop(c);
-    else if (binding.family == "gemm") bt = bind_gemm(c);
-    else if (binding.family == "attention") bt = bind_attention(c);
-    else if (binding.family == "router") bt = bind_router(c);
-    else c.fail("family", known_families_text(), "\"" + binding.family + "\"");
+    if (binding.family == "elementwise")
+      bt = bind_elementwise(c);
+    else if (binding.family == "gated")
+      bt = bind_gated(c);
+    else if (binding.family == "rope")
+      bt = bind_rope(c);
+    else if (binding.family == "rowop")
+      bt = bind_rowop(c);
+    else if (binding.family == "gemm")
+      bt = bind_gemm(c);
+    else if (binding.family == "attention")
+      bt = bind_attention(c);
+    else if (binding.family == "router")
+      bt = bind_router(c);
+    else
+      c.fail("family", known_families_text(), "\"" + binding.family + "\"");
   } catch (const TaskFormatError&) {
     throw;
-  } catch (const std::exception& e) {   // axis translation, resolve_axes
+  } catch (const std::exception& e) {  // axis translation, resolve_axes
     throw TaskFormatError(c.file(), c.field("family"), "a task the " + binding.family + " family can bind", e.what());
   }
   bt.key = binding.key;

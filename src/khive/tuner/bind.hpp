@@ -19,16 +19,16 @@
 namespace khive::tuner {
 
 struct BoundTask {
-  std::string key;                                   // "demo-cpu/softmax"
+  std::string key;  // "demo-cpu/softmax"
   std::string family;
-  std::string op;                                    // elementwise: "map"; rowop: softmax, ...; gemm: "gemm"
-  std::string dtype;                                 // element type of the main tensors (definition.json spelling)
+  std::string op;     // elementwise: "map"; rowop: softmax, ...; gemm: "gemm"
+  std::string dtype;  // element type of the main tensors (definition.json spelling)
   Backend backend = Backend::cpu;
-  std::string summary;                               // one line: "y = softmax(x) over D, rows B (float32)"
-  std::map<std::string, std::string> placeholders;   // PROLOGUE, ENTRY, LAUNCH, ...
-  std::vector<AxisValues> workload_vars;             // per workload (all roles), the family's variables
-  std::vector<std::string> workload_names;           // their uuids
-  std::vector<bool> workload_perf;                   // timed on this backend (role perf or both, runs on it)
+  std::string summary;                              // one line: "y = softmax(x) over D, rows B (float32)"
+  std::map<std::string, std::string> placeholders;  // PROLOGUE, ENTRY, LAUNCH, ...
+  std::vector<AxisValues> workload_vars;            // per workload (all roles), the family's variables
+  std::vector<std::string> workload_names;          // their uuids
+  std::vector<bool> workload_perf;                  // timed on this backend (role perf or both, runs on it)
 };
 
 // Throws TaskFormatError naming the bindings file and the field ("tasks.softmax.weight").

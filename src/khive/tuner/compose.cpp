@@ -49,23 +49,23 @@ std::set<std::string> defined_macros(const std::string& text) {
 }
 
 struct Body {
-  std::vector<std::string> includes;   // "#include <...>" lines, in order
-  std::string text;                    // everything else, to go inside the variant's namespace
-  std::set<std::string> macros;        // macros it defines
+  std::vector<std::string> includes;  // "#include <...>" lines, in order
+  std::string text;                   // everything else, to go inside the variant's namespace
+  std::set<std::string> macros;       // macros it defines
 };
 
 // Splits a variant's rendered text (PROLOGUE and ENTRY replaced by the marks) into the includes to hoist and the
 // body, refusing what cannot live inside a namespace.
 Body split_body(const std::string& rendered, const Template& t, std::size_t index) {
   auto refuse = [&](std::size_t line_no, const std::string& why) -> void {
-    throw ComposeError(fmt::format("variant v{} ({}): {}, line {} of its rendered source; it cannot be wrapped in a namespace", index, t.name,
-                                   why, line_no));
+    throw ComposeError(
+        fmt::format("variant v{} ({}): {}, line {} of its rendered source; it cannot be wrapped in a namespace", index, t.name, why, line_no));
   };
   static const std::regex kLibNamespace(R"(^\s*namespace\s+(std|cute|cutlass|cub|thrust|cooperative_groups|nvcuda)\b[^=]*$)");
   static const std::regex kLibSpecialization(R"(template\s*<\s*>\s*(struct|class)\s+(std|cute|cutlass|cub|thrust)::)");
   Body b;
   int depth = 0;
-  bool continued = false;   // the previous line ended in a backslash: this one belongs to its directive
+  bool continued = false;  // the previous line ended in a backslash: this one belongs to its directive
   std::size_t n = 0;
   for (const auto& raw : split_lines(rendered)) {
     ++n;
@@ -81,8 +81,10 @@ Body split_body(const std::string& rendered, const Template& t, std::size_t inde
     const std::string tl = trim(line);
     const bool comment = tl.rfind("//", 0) == 0;
     const auto [d, rest] = directive(line);
-    if (d == "if" || d == "ifdef" || d == "ifndef") ++depth;
-    else if (d == "endif") --depth;
+    if (d == "if" || d == "ifdef" || d == "ifndef")
+      ++depth;
+    else if (d == "endif")
+      --depth;
     if (d == "include") {
       if (depth > 0) refuse(n, "an #include inside #if");
       b.includes.push_back(tl);
@@ -99,7 +101,6 @@ Body split_body(const std::string& rendered, const Template& t, std::size_t inde
   }
   return b;
 }
-
 
 // Positions of the call "khive_run(" (not part of a longer name).
 std::vector<std::size_t> run_calls(const std::string& s) {
@@ -125,9 +126,10 @@ void check_variants(const BoundTask& bt, const std::vector<Variant>& variants) {
     const Template* t = variants[i].t;
     if (!t) throw ComposeError(fmt::format("variant v{} has no template", i));
     if (!template_applies(*t, bt))
-      throw ComposeError(fmt::format("variant v{} ({}: family {}, {}) does not serve the task's binding {} (family {}, {}, {} {}): all variants must "
-                                     "come from templates of one binding, which share its PROLOGUE and ENTRY",
-                                     i, t->name, t->family, backend_name(t->backend), bt.key, bt.family, backend_name(bt.backend), bt.dtype, bt.op));
+      throw ComposeError(
+          fmt::format("variant v{} ({}: family {}, {}) does not serve the task's binding {} (family {}, {}, {} {}): all variants must "
+                      "come from templates of one binding, which share its PROLOGUE and ENTRY",
+                      i, t->name, t->family, backend_name(t->backend), bt.key, bt.family, backend_name(bt.backend), bt.dtype, bt.op));
   }
 }
 
@@ -175,9 +177,10 @@ std::string variant_bodies(const BoundTask& bt, const std::string& prologue, con
 // The dispatcher, namespace khive_dispatch: the measured shapes, the variant each runs, pick() (the variant of the
 // nearest of them in log space for any call) and run(variant, args...).
 std::string dispatcher_text(const std::vector<std::string>& axes, const std::vector<Route>& routes, std::size_t variants) {
-  std::string d = "\n// ---- dispatch: a call runs the variant of the nearest measured shape in log space of the var axes (exact for a\n"
-                  "// measured shape); every variant was accepted on every correctness workload, so any shape is served correctly.\n"
-                  "namespace khive_dispatch {\n";
+  std::string d =
+      "\n// ---- dispatch: a call runs the variant of the nearest measured shape in log space of the var axes (exact for a\n"
+      "// measured shape); every variant was accepted on every correctness workload, so any shape is served correctly.\n"
+      "namespace khive_dispatch {\n";
   if (axes.empty()) {
     d += fmt::format("inline int pick() {{ return {}; }}\n", routes.front().variant);
   } else {
@@ -222,8 +225,7 @@ std::string dispatcher_text(const std::vector<std::string>& axes, const std::vec
          "  return kVariant[best];\n}\n";
   }
   d += "template <class... A>\ninline void run(int variant, A&&... a) {\n  switch (variant) {\n";
-  for (std::size_t i = 1; i < variants; ++i)
-    d += fmt::format("    case {0}: khive_v{0}::khive_run(static_cast<A&&>(a)...); return;\n", i);
+  for (std::size_t i = 1; i < variants; ++i) d += fmt::format("    case {0}: khive_v{0}::khive_run(static_cast<A&&>(a)...); return;\n", i);
   d += "    default: khive_v0::khive_run(static_cast<A&&>(a)...); return;\n  }\n}\n}  // namespace khive_dispatch\n\n";
   return d;
 }
@@ -245,8 +247,8 @@ std::string render_composite(const Task& task, const BoundTask& bt, const std::v
   std::vector<std::string> includes;
   const std::string bodies = variant_bodies(bt, pro->second, variants, includes);
 
-  std::string out = fmt::format("// khive tuner: per-shape dispatch over {} points of one binding for {} ({})\n// task: {}\n", variants.size(), bt.key,
-                                backend_name(bt.backend), bt.summary);
+  std::string out = fmt::format("// khive tuner: per-shape dispatch over {} points of one binding for {} ({})\n// task: {}\n", variants.size(),
+                                bt.key, backend_name(bt.backend), bt.summary);
   for (std::size_t i = 0; i < variants.size(); ++i) out += fmt::format("// v{}: {}\n", i, point_text(variants[i]));
   out += pro->second;
   if (!pro->second.empty() && pro->second.back() != '\n') out += '\n';
@@ -320,8 +322,7 @@ namespace {
 // leader's, then in rank order). Costs are weighted sums of log medians over a shape's workloads.
 class DispatchPlanner {
  public:
-  DispatchPlanner(const BoundTask& bt, const Library& lib, const MeasuredKernel& leader, std::vector<PerfShape> groups,
-                  const DispatchOptions& o)
+  DispatchPlanner(const BoundTask& bt, const Library& lib, const MeasuredKernel& leader, std::vector<PerfShape> groups, const DispatchOptions& o)
       : bt_(bt), lib_(lib), leader_(leader), groups_(std::move(groups)), o_(o) {}
 
   // Adds the options of one candidate (the leader's also mark which option it runs on each workload).
@@ -359,9 +360,9 @@ class DispatchPlanner {
   const DispatchOptions& o_;
   std::vector<Option> opts_;
   std::vector<std::string> skipped_;
-  std::map<std::string, int> leader_option_;   // workload -> the option the leader runs there (none: not a template)
-  std::vector<int> choice_;                    // per shape, its option
-  double lead_t_ = 0;                          // the leader's weighted time
+  std::map<std::string, int> leader_option_;  // workload -> the option the leader runs there (none: not a template)
+  std::vector<int> choice_;                   // per shape, its option
+  double lead_t_ = 0;                         // the leader's weighted time
 };
 
 int DispatchPlanner::add(const Template* t, const Point& p, const std::string& cand, const std::map<std::string, double>& time) {
@@ -495,7 +496,7 @@ void DispatchPlanner::limit_variants() {
       }
       if (ok && total(ch) < best_total) best_total = total(ch), best_choice = ch;
     }
-    if (best_choice.empty()) break;   // no point can go: every one is the only measured one somewhere (kept)
+    if (best_choice.empty()) break;  // no point can go: every one is the only measured one somewhere (kept)
     choice_ = best_choice;
   }
 }
@@ -518,8 +519,9 @@ bool DispatchPlanner::worth_it(DispatchPlan& plan) {
     }
   }
   if (leader_everywhere) {
-    plan.reason = fmt::format("the leader's own point{} the fastest on every shape (within {:.0f}%)",
-                              leader_.params.count("template") && leader_.params.at("template") == kDispatchTemplate ? "s are" : " is", o_.min_gain * 100);
+    plan.reason =
+        fmt::format("the leader's own point{} the fastest on every shape (within {:.0f}%)",
+                    leader_.params.count("template") && leader_.params.at("template") == kDispatchTemplate ? "s are" : " is", o_.min_gain * 100);
     return false;
   }
   if (max_gain <= o_.min_gain) {

@@ -33,7 +33,7 @@ struct ComposeError : std::runtime_error {
 struct Variant {
   const Template* t = nullptr;
   Point point;
-  std::string candidate;   // the accepted candidate it was measured as ("" when unknown)
+  std::string candidate;  // the accepted candidate it was measured as ("" when unknown)
 };
 
 // One measured call shape (the var axes of one or more perf workloads) and the variant it runs.
@@ -57,17 +57,17 @@ std::vector<PerfShape> perf_shapes(const Task& task, const BoundTask& bt);
 std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants, const std::vector<Route>& routes);
 
 struct DispatchOptions {
-  double min_gain = 0.03;     // a shape leaves the leader's point only for a point this much faster there
-  std::size_t max_variants = 4;   // compile time grows with each (a CUTLASS point is a minute of nvcc)
+  double min_gain = 0.03;        // a shape leaves the leader's point only for a point this much faster there
+  std::size_t max_variants = 4;  // compile time grows with each (a CUTLASS point is a minute of nvcc)
 };
 
 struct DispatchPlan {
   std::vector<Variant> variants;
   std::vector<Route> routes;
-  std::map<std::string, std::string> params;   // template tuner.dispatch, variants, v0.., route
-  std::string note;                            // which shape goes where and the expected gain
-  double expected_time_s = 0;                  // weighted geometric mean of the chosen points' medians
-  std::string reason;                          // why there is no plan (empty when there is one)
+  std::map<std::string, std::string> params;  // template tuner.dispatch, variants, v0.., route
+  std::string note;                           // which shape goes where and the expected gain
+  double expected_time_s = 0;                 // weighted geometric mean of the chosen points' medians
+  std::string reason;                         // why there is no plan (empty when there is one)
   bool ok() const { return reason.empty(); }
 };
 

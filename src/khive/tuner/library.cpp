@@ -35,7 +35,8 @@ OrderedJsonFields fields(const fs::path& file) { return OrderedJsonFields(rel(fi
 
 bool is_param_name(const std::string& s) {
   if (!is_identifier(s)) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 bool is_integer_text(const std::string& s) {
@@ -100,8 +101,7 @@ Param parse_param(const fs::path& file, const std::string& name, const json& j) 
     const bool pow2 = j.contains("pow2");
     const json& r = pow2 ? j["pow2"] : j["range"];
     const std::string rf = f + (pow2 ? ".pow2" : ".range");
-    if (!r.is_array() || r.size() < 2 || r.size() > (pow2 ? 2u : 3u))
-      fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", show(r));
+    if (!r.is_array() || r.size() < 2 || r.size() > (pow2 ? 2u : 3u)) fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", show(r));
     for (const auto& x : r)
       if (!x.is_number_integer()) fail(file, rf, "integers", show(x));
     const int64_t from = r[0].get<int64_t>(), to = r[1].get<int64_t>();
@@ -144,7 +144,7 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 }  // namespace
 
 namespace {
-const std::vector<std::string>& family_list() {   // in the order error messages name them
+const std::vector<std::string>& family_list() {  // in the order error messages name them
   static const std::vector<std::string> f{"elementwise", "gated", "rowop", "gemm", "attention", "rope", "router"};
   return f;
 }
@@ -167,10 +167,10 @@ const std::vector<std::string>& family_variables(const std::string& family) {
   static const std::map<std::string, std::vector<std::string>> vars{
       {"elementwise", {"COUNT", "NIN", "ELEM_BYTES"}},
       {"rowop", {"ROWS", "COLS", "ELEM_BYTES"}},
-      {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},   // COLS: the output's row length (half the input's)
+      {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},  // COLS: the output's row length (half the input's)
       {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
-      {"router", {"TOKENS", "HIDDEN", "EXPERTS", "TOPK", "ELEM_BYTES"}},   // TOPK: experts chosen per token
-      {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},   // D: the head dim (D / 2 rotation pairs per head)
+      {"router", {"TOKENS", "HIDDEN", "EXPERTS", "TOPK", "ELEM_BYTES"}},  // TOPK: experts chosen per token
+      {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},               // D: the head dim (D / 2 rotation pairs per head)
       // SQ = 1 for decode; CAUSAL 0/1; GROUP = HQ / HKV (query heads per KV head)
       {"attention", {"BATCH", "SQ", "SKV", "HQ", "HKV", "D", "ELEM_BYTES", "CAUSAL", "GROUP"}},
   };
@@ -254,7 +254,8 @@ void read_dtypes_and_ops(const fs::path& manifest, const json& j, Template& t) {
     fail(manifest, "dtypes", "a non-empty array of dtype names", j.contains("dtypes") ? show(j["dtypes"]) : "nothing");
   for (std::size_t i = 0; i < j["dtypes"].size(); ++i) {
     const json& d = j["dtypes"][i];
-    if (!d.is_string() || !parse_dtype(d.get<std::string>())) fail(manifest, "dtypes[" + std::to_string(i) + "]", "a dtype name (float32, bfloat16, ...)", show(d));
+    if (!d.is_string() || !parse_dtype(d.get<std::string>()))
+      fail(manifest, "dtypes[" + std::to_string(i) + "]", "a dtype name (float32, bfloat16, ...)", show(d));
     t.dtypes.insert(d.get<std::string>());
   }
   if (j.contains("ops")) {
@@ -340,7 +341,8 @@ void read_strategies(const fs::path& manifest, const json& j, Template& t) {
 Template load_template(const fs::path& manifest) {
   const json j = parse_file(manifest);
   if (!j.is_object()) fail(manifest, "(root)", "an object", show(j));
-  check_keys(manifest, "", j, {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "fast_path", "strategies"});
+  check_keys(manifest, "", j,
+             {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "fast_path", "strategies"});
   Template t;
   t.manifest = manifest;
   t.name = get_string(manifest, j, "name", "", true);
@@ -353,7 +355,8 @@ Template load_template(const fs::path& manifest) {
   t.description = get_string(manifest, j, "description", "", false);
   const std::string src = get_string(manifest, j, "source", "", true);
   t.source_path = manifest.parent_path() / src;
-  if (src.find("..") != std::string::npos || fs::path(src).is_absolute()) fail(manifest, "source", "a file name next to the manifest", "\"" + src + "\"");
+  if (src.find("..") != std::string::npos || fs::path(src).is_absolute())
+    fail(manifest, "source", "a file name next to the manifest", "\"" + src + "\"");
   try {
     t.source = read_file(t.source_path);
   } catch (const std::exception&) {
@@ -374,7 +377,8 @@ std::map<std::string, Binding> load_bindings(const fs::path& file) {
   if (!j.is_object()) fail(file, "(root)", "an object", show(j));
   check_keys(file, "", j, {"suite", "description", "tasks"});
   const std::string suite = get_string(file, j, "suite", "", true);
-  if (!j.contains("tasks") || !j["tasks"].is_object()) fail(file, "tasks", "an object: task directory name -> binding", j.contains("tasks") ? show(j["tasks"]) : "nothing");
+  if (!j.contains("tasks") || !j["tasks"].is_object())
+    fail(file, "tasks", "an object: task directory name -> binding", j.contains("tasks") ? show(j["tasks"]) : "nothing");
   std::map<std::string, Binding> out;
   for (auto it = j["tasks"].begin(); it != j["tasks"].end(); ++it) {
     const std::string f = "tasks." + it.key();
@@ -406,7 +410,8 @@ Library load_library(const fs::path& dir) {
   for (const auto& m : manifests) {
     Template t = load_template(m);
     if (lib.find_template(t.name)) fail(m, "name", "a template name unique in the library", "\"" + t.name + "\" (twice)");
-    if (m.parent_path().filename() != t.family) fail(m, "family", "the folder's family \"" + m.parent_path().filename().string() + "\"", "\"" + t.family + "\"");
+    if (m.parent_path().filename() != t.family)
+      fail(m, "family", "the folder's family \"" + m.parent_path().filename().string() + "\"", "\"" + t.family + "\"");
     lib.templates.push_back(std::move(t));
   }
   std::sort(lib.templates.begin(), lib.templates.end(), [](const Template& a, const Template& b) { return a.name < b.name; });

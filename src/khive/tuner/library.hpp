@@ -25,37 +25,37 @@ namespace khive::tuner {
 using Point = std::map<std::string, std::string>;
 
 struct Param {
-  std::string name;                  // upper-case identifier, used as {{NAME}} in the source
-  std::vector<std::string> values;   // in order: neighbours in this list are one step apart
-  bool numeric = true;               // every value is an integer (else: identifiers, seen as NAME_value flags)
+  std::string name;                 // upper-case identifier, used as {{NAME}} in the source
+  std::vector<std::string> values;  // in order: neighbours in this list are one step apart
+  bool numeric = true;              // every value is an integer (else: identifiers, seen as NAME_value flags)
   std::string default_value;
   std::string description;
 };
 
 struct Rule {
-  std::string require;               // condition over parameters, derived values and the family's task variables
-  std::string message;               // shown when it fails; {NAME} is replaced by that variable's value
+  std::string require;  // condition over parameters, derived values and the family's task variables
+  std::string message;  // shown when it fails; {NAME} is replaced by that variable's value
 };
 
 struct StrategySpec {
-  std::string name;                  // "gemm.tile_shape"
+  std::string name;  // "gemm.tile_shape"
   std::string description;
-  std::vector<std::string> params;   // the sub-space this strategy mutates
+  std::vector<std::string> params;  // the sub-space this strategy mutates
 };
 
 struct Template {
-  std::string name;                  // "gemm.cuda_sm90" (unique in the library)
-  std::string family;                // "elementwise" | "gated" | "rowop" | "gemm" | "rope"
+  std::string name;    // "gemm.cuda_sm90" (unique in the library)
+  std::string family;  // "elementwise" | "gated" | "rowop" | "gemm" | "rope"
   Backend backend = Backend::cpu;
   std::string description;
-  std::filesystem::path manifest;    // kernels/<family>/<name>.json
+  std::filesystem::path manifest;  // kernels/<family>/<name>.json
   std::filesystem::path source_path;
-  std::string source;                // the template text with {{NAME}} placeholders
-  std::set<std::string> dtypes;      // element types it handles (definition.json spelling)
-  std::set<std::string> ops;         // binding ops it handles; empty = every op of the family
+  std::string source;            // the template text with {{NAME}} placeholders
+  std::set<std::string> dtypes;  // element types it handles (definition.json spelling)
+  std::set<std::string> ops;     // binding ops it handles; empty = every op of the family
   std::vector<Param> params;
-  std::vector<std::pair<std::string, std::string>> derived;   // name -> integer expression, in file order
-  std::vector<Rule> rules;           // the fast path compiles and runs at all (resources, tile shapes): every workload
+  std::vector<std::pair<std::string, std::string>> derived;  // name -> integer expression, in file order
+  std::vector<Rule> rules;                                   // the fast path compiles and runs at all (resources, tile shapes): every workload
   // When the fast path takes a shape: the rendered kernel checks the same conditions at run time and sends the
   // other calls to its generic path. Evaluated per workload; a point must take at least one perf workload.
   std::vector<Rule> fast_path;
@@ -63,29 +63,29 @@ struct Template {
 
   const Param* find_param(std::string_view n) const;
   Point default_point() const;
-  std::size_t space_size() const;    // product of the value counts (saturates at SIZE_MAX)
+  std::size_t space_size() const;  // product of the value counts (saturates at SIZE_MAX)
 };
 
 // What a task computes, in a family's terms: one entry of kernels/bindings/<suite>.json.
 struct Binding {
-  std::string key;                   // "<suite>/<task>": the task directory's parent and own name
+  std::string key;  // "<suite>/<task>": the task directory's parent and own name
   std::string family;
-  nlohmann::ordered_json spec;       // the family-specific fields, checked by bind_task (bind.hpp)
-  std::filesystem::path file;        // the bindings file
+  nlohmann::ordered_json spec;  // the family-specific fields, checked by bind_task (bind.hpp)
+  std::filesystem::path file;   // the bindings file
 };
 
 struct Library {
   std::filesystem::path dir;
-  std::vector<Template> templates;            // sorted by name
-  std::map<std::string, Binding> bindings;    // by key
-  const Binding* binding_for(const Task& t) const;   // by the task directory's "<parent>/<name>"
+  std::vector<Template> templates;                  // sorted by name
+  std::map<std::string, Binding> bindings;          // by key
+  const Binding* binding_for(const Task& t) const;  // by the task directory's "<parent>/<name>"
   const Template* find_template(std::string_view name) const;
 };
 
 // The task variables a family's rules may use, besides parameters and derived values (bind.hpp fills them).
 const std::vector<std::string>& family_variables(const std::string& family);
 const std::set<std::string>& known_families();
-std::string known_families_text();   // "elementwise, gated, rowop, gemm or rope", for error messages
+std::string known_families_text();  // "elementwise, gated, rowop, gemm or rope", for error messages
 
 Template load_template(const std::filesystem::path& manifest);
 std::map<std::string, Binding> load_bindings(const std::filesystem::path& file);

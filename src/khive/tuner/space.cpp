@@ -37,7 +37,7 @@ std::string fill_message(const std::string& msg, const AxisValues& vars) {
   return out;
 }
 
-uint64_t mix(uint64_t x) {   // splitmix64 finalizer: a cheap, well-spread hash for tie-breaking
+uint64_t mix(uint64_t x) {  // splitmix64 finalizer: a cheap, well-spread hash for tie-breaking
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -97,7 +97,7 @@ Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
   // path takes. A fast_path expression error is reported only once every rule has held (as rule failures come first).
   Validity out;
   std::optional<Validity> fast_path_error;
-  std::string first_miss;   // why the fast path misses the first perf workload, for the message when it takes none
+  std::string first_miss;  // why the fast path misses the first perf workload, for the message when it takes none
   for (std::size_t w = 0; w < bt.workload_vars.size(); ++w) {
     AxisValues vars;
     try {
@@ -158,18 +158,23 @@ std::string fast_path_note(const Validity& v, std::size_t max_listed) {
 }
 
 std::string render(const Template& t, const BoundTask& bt, const Point& p) {
-  std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key,
-                                backend_name(bt.backend), describe_point(p), bt.summary);
+  std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key, backend_name(bt.backend),
+                                describe_point(p), bt.summary);
   const std::string& s = t.source;
   for (std::size_t i = 0; i < s.size();) {
     if (s.compare(i, 2, "{{") == 0) {
       const auto end = s.find("}}", i + 2);
       if (end == std::string::npos) throw std::runtime_error(fmt::format("{}: unterminated {{{{ at offset {}", t.source_path.string(), i));
       const std::string name = s.substr(i + 2, end - i - 2);
-      if (auto it = p.find(name); it != p.end()) out += it->second;
-      else if (auto f = flag_value(t, p, name)) out += *f;
-      else if (auto jt = bt.placeholders.find(name); jt != bt.placeholders.end()) out += jt->second;
-      else throw std::runtime_error(fmt::format("{}: unknown placeholder {{{{{}}}}} (neither a parameter nor a binding value)", t.source_path.string(), name));
+      if (auto it = p.find(name); it != p.end())
+        out += it->second;
+      else if (auto f = flag_value(t, p, name))
+        out += *f;
+      else if (auto jt = bt.placeholders.find(name); jt != bt.placeholders.end())
+        out += jt->second;
+      else
+        throw std::runtime_error(
+            fmt::format("{}: unknown placeholder {{{{{}}}}} (neither a parameter nor a binding value)", t.source_path.string(), name));
       i = end + 2;
     } else {
       out += s[i++];
@@ -208,7 +213,8 @@ std::vector<Point> subspace_order(const Template& t, const Point& base, const st
     all.push_back(std::move(s));
   };
   std::size_t total = 1;
-  for (const auto* p : ps) total = total > std::numeric_limits<std::size_t>::max() / p->values.size() ? std::numeric_limits<std::size_t>::max() : total * p->values.size();
+  for (const auto* p : ps)
+    total = total > std::numeric_limits<std::size_t>::max() / p->values.size() ? std::numeric_limits<std::size_t>::max() : total * p->values.size();
   if (total <= limit) {
     std::vector<std::size_t> idx(ps.size(), 0);
     for (std::size_t n = 0; n < total; ++n) {

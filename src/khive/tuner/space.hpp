@@ -17,7 +17,7 @@ namespace khive::tuner {
 
 struct Validity {
   bool ok = true;
-  std::string message;     // the failing rule's message, with {NAME} filled in, and the workload
+  std::string message;  // the failing rule's message, with {NAME} filled in, and the workload
   // Fast-path applicability (templates with fast_path rules): perf workloads the fast path takes, out of all
   // perf workloads, and the workloads (any role) that go through the generic path, each with the reason.
   std::size_t perf_fast = 0, perf_total = 0;

@@ -39,8 +39,8 @@ class TunerMemory {
 };
 
 struct TunerOptions {
-  std::filesystem::path kernels_dir;           // empty = $KHIVE_KERNELS, else <source dir>/kernels
-  std::shared_ptr<TunerMemory> memory;         // null = a private memory per agent
+  std::filesystem::path kernels_dir;    // empty = $KHIVE_KERNELS, else <source dir>/kernels
+  std::shared_ptr<TunerMemory> memory;  // null = a private memory per agent
   // Points to propose before anything else, in this order (khive optimize --warm-start: the fastest accepted
   // points of earlier runs): each a template's parameters plus "template". A point whose template does not apply
   // to the task, or that the template's rules rule out for it, is skipped; with a shared memory each is proposed

@@ -37,7 +37,7 @@ TEST(ReplayAgent, ProposesTheBackendsFilesInNameOrderThenNothing) {
   std::vector<std::string> labels;
   while (auto p = agent.propose(ctx)) {
     EXPECT_EQ(p->ext, "cpp");
-    EXPECT_EQ(p->parent, "");   // independent kernels, never derived from the leader
+    EXPECT_EQ(p->parent, "");  // independent kernels, never derived from the leader
     EXPECT_EQ(p->source, "// " + p->params.at("file") + "\n");
     labels.push_back(p->label);
   }

@@ -3,9 +3,9 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -60,8 +60,8 @@ Task mixed_task() {
   Task t;
   t.name = "mixed";
   t.axes = {var("M"), constant("K", 64), var("N")};
-  t.inputs = {tensor("a", DType::bf16, {"M", "K"}), tensor("b", DType::f16, {"K", "N"}),
-              tensor("s", DType::f8e4m3, {"N"}), scalar("k", DType::i32), scalar("flag", DType::boolean)};
+  t.inputs = {tensor("a", DType::bf16, {"M", "K"}), tensor("b", DType::f16, {"K", "N"}), tensor("s", DType::f8e4m3, {"N"}), scalar("k", DType::i32),
+              scalar("flag", DType::boolean)};
   t.outputs = {tensor("c", DType::bf16, {"M", "N"}), tensor("amax", DType::f32, {})};
   return t;
 }
@@ -98,15 +98,11 @@ TEST(GenerateUnit, CpuScalarsAndOrder) {
   std::string u = generate_unit(axpb_task(), Backend::cpu, "/work/cands/axpb.cpp");
   EXPECT_NE(u.find("#include <cstdint>\n#include <cstddef>\n"), std::string::npos);
   EXPECT_EQ(u.find("cuda_runtime"), std::string::npos);
-  EXPECT_EQ(u.find("khive_bf16"), std::string::npos);   // only emitted when used
-  EXPECT_NE(u.find("extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N);\n"),
-            std::string::npos)
-      << u;
+  EXPECT_EQ(u.find("khive_bf16"), std::string::npos);  // only emitted when used
+  EXPECT_NE(u.find("extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N);\n"), std::string::npos) << u;
   EXPECT_NE(u.find("#include \"/work/cands/axpb.cpp\"\n"), std::string::npos);
-  EXPECT_NE(u.find("extern \"C\" __attribute__((visibility(\"default\"))) void khive_entry(void* const* args, void* stream) {"),
-            std::string::npos);
-  EXPECT_NE(u.find("extern \"C\" __attribute__((visibility(\"default\"))) const char khive_abi[] = \"khive-entry-v1\";"),
-            std::string::npos);
+  EXPECT_NE(u.find("extern \"C\" __attribute__((visibility(\"default\"))) void khive_entry(void* const* args, void* stream) {"), std::string::npos);
+  EXPECT_NE(u.find("extern \"C\" __attribute__((visibility(\"default\"))) const char khive_abi[] = \"khive-entry-v1\";"), std::string::npos);
   // Argument unpacking, in signature order.
   auto at = [&](const std::string& s) {
     auto p = u.find(s);
@@ -134,7 +130,7 @@ TEST(GenerateUnit, CpuDtypesPrelude) {
   EXPECT_NE(u.find("struct khive_bf16 { uint16_t bits; };"), std::string::npos);
   EXPECT_NE(u.find("struct khive_f16 { uint16_t bits; };"), std::string::npos);
   EXPECT_NE(u.find("struct khive_fp8_e4m3 { uint8_t bits; };"), std::string::npos);
-  EXPECT_EQ(u.find("struct khive_fp8_e5m2"), std::string::npos);   // not used by the task
+  EXPECT_EQ(u.find("struct khive_fp8_e5m2"), std::string::npos);  // not used by the task
   EXPECT_NE(u.find("inline float khive_bf16_to_float(khive_bf16 v)"), std::string::npos);
   EXPECT_NE(u.find("inline khive_bf16 khive_float_to_bf16(float f)"), std::string::npos);
   EXPECT_NE(u.find("inline khive_f16 khive_float_to_f16(float f)"), std::string::npos);
@@ -159,7 +155,7 @@ TEST(GenerateUnit, CudaHeadersTypesAndStream) {
   EXPECT_NE(u.find("#include <cuda_fp16.h>\n"), std::string::npos);
   EXPECT_NE(u.find("#include <cuda_bf16.h>\n"), std::string::npos);
   EXPECT_NE(u.find("#include <cuda_fp8.h>\n"), std::string::npos);
-  EXPECT_EQ(u.find("khive_bf16"), std::string::npos);   // CUDA uses the toolkit's types
+  EXPECT_EQ(u.find("khive_bf16"), std::string::npos);  // CUDA uses the toolkit's types
   EXPECT_NE(u.find("extern \"C\" void khive_launch(const __nv_bfloat16* a, const __half* b, const __nv_fp8_e4m3* s, "
                    "int32_t k, bool flag, const __nv_fp8_e5m2* e5, __nv_bfloat16* c, float* amax, int64_t M, int64_t N, "
                    "cudaStream_t stream);"),
@@ -242,8 +238,7 @@ TEST_F(Builder, BuildsCachesAndRunsThroughKhiveEntry) {
   EXPECT_TRUE(fs::is_regular_file(r.library.parent_path() / "meta.json"));
   EXPECT_TRUE(fs::is_regular_file(r.library.parent_path() / "build.log"));
   // No temp dirs left behind.
-  for (auto& e : fs::directory_iterator(opts_.cache_dir / r.key.substr(0, 2)))
-    EXPECT_EQ(e.path().filename(), r.key) << e.path();
+  for (auto& e : fs::directory_iterator(opts_.cache_dir / r.key.substr(0, 2))) EXPECT_EQ(e.path().filename(), r.key) << e.path();
 
   BuildResult again = build_candidate(t, src, opts_);
   ASSERT_TRUE(again.ok);
@@ -330,10 +325,11 @@ extern "C" void khive_launch(const float* x, float alpha, double bias, float* y,
 
 TEST_F(Builder, NonUtf8SourceLineIsCachedToo) {
   Task t = axpb_task();
-  fs::path src = write("latin1.cpp", "#include <cstdint>\n"
-                                     "extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N) {\n"
-                                     "  y[0] = nope; /* caf\xe9 */\n"
-                                     "}\n");
+  fs::path src = write("latin1.cpp",
+                       "#include <cstdint>\n"
+                       "extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N) {\n"
+                       "  y[0] = nope; /* caf\xe9 */\n"
+                       "}\n");
   BuildResult r = build_candidate(t, src, opts_);
   ASSERT_FALSE(r.ok);
   ASSERT_GE(r.error_count(), 1u);
@@ -361,9 +357,7 @@ extern "C" void khive_launch(const float* x, float alpha, float* y, int64_t N) {
   // The note shows the expected declaration (from the generated unit).
   std::string text = format_diagnostics(r.diagnostics);
   EXPECT_NE(text.find("unit.cpp"), std::string::npos) << text;
-  EXPECT_NE(text.find("previous declaration 'void khive_launch(const float*, float, double, float*, int64_t)'"),
-            std::string::npos)
-      << text;
+  EXPECT_NE(text.find("previous declaration 'void khive_launch(const float*, float, double, float*, int64_t)'"), std::string::npos) << text;
 }
 
 TEST_F(Builder, MissingExternCIsALinkError) {
@@ -495,8 +489,8 @@ extern "C" void khive_launch(const float* x, khive_bf16* b, khive_f16* h, khive_
     std::memcpy(&v, &bits, 4);
     return v;
   };
-  std::vector<float> x = {1.0f,     f(0x3F808000), f(0x3F818000), 65504.0f, 65520.0f, 0x1p-24f, 1e-8f, 448.0f,
-                          500.0f,   -0.5f,         0x1p-9f,       57344.0f, 1e6f,     NAN,      -INFINITY, 0.0f};
+  std::vector<float> x = {1.0f,   f(0x3F808000), f(0x3F818000), 65504.0f, 65520.0f, 0x1p-24f, 1e-8f,     448.0f,
+                          500.0f, -0.5f,         0x1p-9f,       57344.0f, 1e6f,     NAN,      -INFINITY, 0.0f};
   const int64_t n = static_cast<int64_t>(x.size());
   std::vector<uint16_t> b(n), hh(n);
   std::vector<uint8_t> e4(n), e5(n);
@@ -506,26 +500,26 @@ extern "C" void khive_launch(const float* x, khive_bf16* b, khive_f16* h, khive_
   entry(args, nullptr);
   // bf16
   EXPECT_EQ(b[0], 0x3F80);
-  EXPECT_EQ(b[1], 0x3F80);   // tie -> even
-  EXPECT_EQ(b[2], 0x3F82);   // tie -> even (up)
-  EXPECT_EQ(b[13] & 0x7FC0, 0x7FC0);   // NaN stays NaN
-  EXPECT_EQ(b[14], 0xFF80);   // -inf
+  EXPECT_EQ(b[1], 0x3F80);            // tie -> even
+  EXPECT_EQ(b[2], 0x3F82);            // tie -> even (up)
+  EXPECT_EQ(b[13] & 0x7FC0, 0x7FC0);  // NaN stays NaN
+  EXPECT_EQ(b[14], 0xFF80);           // -inf
   // f16
   EXPECT_EQ(hh[0], 0x3C00);
   EXPECT_EQ(hh[3], 0x7BFF);
-  EXPECT_EQ(hh[4], 0x7C00);   // 65520 rounds to inf
-  EXPECT_EQ(hh[5], 0x0001);   // smallest subnormal
+  EXPECT_EQ(hh[4], 0x7C00);  // 65520 rounds to inf
+  EXPECT_EQ(hh[5], 0x0001);  // smallest subnormal
   EXPECT_EQ(hh[6], 0x0000);
   EXPECT_EQ(hh[9], 0xB800);
   EXPECT_EQ(hh[14], 0xFC00);
   // fp8 e4m3fn
   EXPECT_EQ(e4[0], 0x38);
-  EXPECT_EQ(e4[7], 0x7E);   // 448, the largest finite
-  EXPECT_EQ(e4[8], 0x7E);   // saturates
-  EXPECT_EQ(e4[9], 0xB0);   // -0.5
-  EXPECT_EQ(e4[10], 0x01);  // 2^-9, the smallest subnormal
-  EXPECT_EQ(e4[13] & 0x7F, 0x7F);   // NaN
-  EXPECT_EQ(e4[14], 0xFE);  // -inf saturates to -448
+  EXPECT_EQ(e4[7], 0x7E);          // 448, the largest finite
+  EXPECT_EQ(e4[8], 0x7E);          // saturates
+  EXPECT_EQ(e4[9], 0xB0);          // -0.5
+  EXPECT_EQ(e4[10], 0x01);         // 2^-9, the smallest subnormal
+  EXPECT_EQ(e4[13] & 0x7F, 0x7F);  // NaN
+  EXPECT_EQ(e4[14], 0xFE);         // -inf saturates to -448
   // fp8 e5m2
   EXPECT_EQ(e5[0], 0x3C);
   EXPECT_EQ(e5[11], 0x7B);  // 57344, the largest finite

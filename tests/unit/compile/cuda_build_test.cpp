@@ -15,9 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool have_nvcc() {
-  return !find_program("nvcc").empty() || fs::exists("/usr/local/cuda/bin/nvcc");
-}
+bool have_nvcc() { return !find_program("nvcc").empty() || fs::exists("/usr/local/cuda/bin/nvcc"); }
 
 class CudaBuild : public ::testing::Test {
  protected:
@@ -143,7 +141,7 @@ extern "C" void khive_launch(const __nv_bfloat16* x, float alpha, __nv_bfloat16*
 }
 )";
   BuildResult r = build("blas.cu", src);
-  ASSERT_FALSE(r.ok);   // not linked: -lcublas only when the task allows it
+  ASSERT_FALSE(r.ok);  // not linked: -lcublas only when the task allows it
   ASSERT_GE(r.error_count(), 1u);
   EXPECT_EQ(r.diagnostics[0].tool, "ld");
   EXPECT_NE(r.diagnostics[0].message.find("cublasCreate"), std::string::npos);

@@ -15,7 +15,7 @@ bool has(const std::vector<std::string>& v, const std::string& s) { return std::
 Task gemm_task() {
   Task t;
   t.name = "gemm_residual";
-  return t;   // policy left at the default: no vendor library for candidates
+  return t;  // policy left at the default: no vendor library for candidates
 }
 
 TEST(BaselinePolicy, AllowsVendorLibrariesOnlyOnTheCopy) {

@@ -32,7 +32,7 @@ TEST(Protocol, MessagesKeepTheirBoundaries) {
   send_message(p.a, {{"op", "quit"}});
   EXPECT_EQ(receive(p.b).op(), "call");
   EXPECT_EQ(receive(p.b).op(), "quit");
-  EXPECT_FALSE(try_receive(p.b));   // nothing more waiting
+  EXPECT_FALSE(try_receive(p.b));  // nothing more waiting
 }
 
 TEST(Protocol, DescriptorsTravelWithTheirMessage) {
@@ -42,11 +42,11 @@ TEST(Protocol, DescriptorsTravelWithTheirMessage) {
   send_message(p.a, {{"op", "map"}}, {pipefd[1]});
   Message m = receive(p.b);
   ASSERT_EQ(m.fds.size(), 1u);
-  ASSERT_EQ(::write(m.fds[0], "x", 1), 1);   // the received descriptor is the pipe's write end
+  ASSERT_EQ(::write(m.fds[0], "x", 1), 1);  // the received descriptor is the pipe's write end
   char c = 0;
   ASSERT_EQ(::read(pipefd[0], &c, 1), 1);
   EXPECT_EQ(c, 'x');
-  EXPECT_NE(::fcntl(m.fds[0], F_GETFD) & FD_CLOEXEC, 0);   // received close-on-exec
+  EXPECT_NE(::fcntl(m.fds[0], F_GETFD) & FD_CLOEXEC, 0);  // received close-on-exec
   for (int fd : {pipefd[0], pipefd[1], m.fds[0]}) ::close(fd);
 }
 
@@ -54,7 +54,7 @@ TEST(Protocol, GarbageAndEndOfStreamAreChannelErrors) {
   Pair p;
   ASSERT_EQ(::write(p.a, "not json", 8), 8);
   EXPECT_THROW(receive(p.b), ChannelError);
-  ASSERT_EQ(::write(p.a, "[1,2]", 5), 5);   // JSON, but not an object
+  ASSERT_EQ(::write(p.a, "[1,2]", 5), 5);  // JSON, but not an object
   EXPECT_THROW(receive(p.b), ChannelError);
   ::close(p.a);
   p.a = ::open("/dev/null", O_RDONLY);
@@ -80,10 +80,10 @@ TEST(Protocol, SetupRoundTripsAndHexScalars) {
   EXPECT_TRUE(back.vendor_libraries);
   EXPECT_FALSE(back.seccomp);
   EXPECT_DOUBLE_EQ(back.spin_s, 2e-3);
-  EXPECT_EQ(back.task_dir, "/tasks/relu");   // the PyTorch reference's executor: the task whose reference it runs
+  EXPECT_EQ(back.task_dir, "/tasks/relu");  // the PyTorch reference's executor: the task whose reference it runs
   auto plain = nlohmann::json(s);
   plain.erase("task_dir");
-  EXPECT_EQ(plain.get<::khive::exec::Setup>().task_dir, "");   // absent (an older judge's setup): none
+  EXPECT_EQ(plain.get<::khive::exec::Setup>().task_dir, "");  // absent (an older judge's setup): none
   const double v = 1.5;
   unsigned char raw[8];
   ASSERT_TRUE(from_hex(to_hex(&v, 8), raw, 8));

@@ -10,11 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <poll.h>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <poll.h>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -87,13 +87,13 @@ bool exited_ok(const Outcome& o) { return WIFEXITED(o.status) && WEXITSTATUS(o.s
 TEST(Sandbox, WhatAKernelNeedsStillWorks) {
   Outcome o = sandboxed([] {
     std::atomic<int> sum{0};
-    std::thread t([&] { sum += 1; });   // threads (OpenMP's pool, the CUDA runtime's)
+    std::thread t([&] { sum += 1; });  // threads (OpenMP's pool, the CUDA runtime's)
     t.join();
     void* p = ::mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return 2;
     static_cast<char*>(p)[12345] = 1;
     ::munmap(p, 1 << 20);
-    std::ifstream status("/proc/self/status");   // /proc and system files read-only
+    std::ifstream status("/proc/self/status");  // /proc and system files read-only
     if (!status) return 3;
     if (std::thread::hardware_concurrency() == 0) return 4;
     timespec ts{};
@@ -105,7 +105,7 @@ TEST(Sandbox, WhatAKernelNeedsStillWorks) {
 
 TEST(Sandbox, ItsOwnSignalsEndItNormally) {
   Outcome o = sandboxed([] {
-    ::raise(SIGABRT);   // abort(): tgkill to itself
+    ::raise(SIGABRT);  // abort(): tgkill to itself
     return 0;
   });
   EXPECT_TRUE(o.violation.empty());
@@ -128,7 +128,7 @@ TEST(Sandbox, SignallingAnotherProcessIsAViolation) {
   });
   EXPECT_EQ(o.violation, "kill");
   Outcome self_kill = sandboxed([] {
-    ::kill(::getpid(), SIGKILL);   // even to itself: a SIGKILL is always from outside
+    ::kill(::getpid(), SIGKILL);  // even to itself: a SIGKILL is always from outside
     return 0;
   });
   EXPECT_EQ(self_kill.violation, "kill");
@@ -165,8 +165,8 @@ TEST(Sandbox, TheFilesystemViewHasNoCacheNoHomeNoTmp) {
   Outcome o = sandboxed([here] {
     for (const char* p : {"/tmp", "/root", "/home"})
       if (::open(p, O_RDONLY | O_DIRECTORY) >= 0) return 10;
-    if (::open(here.c_str(), O_RDONLY | O_DIRECTORY) >= 0) return 11;   // the build tree (the tests' cache lives there)
-    if (::open("/etc/ld.so.cache", O_RDONLY) < 0) return 12;            // what the dynamic loader needs stays
+    if (::open(here.c_str(), O_RDONLY | O_DIRECTORY) >= 0) return 11;  // the build tree (the tests' cache lives there)
+    if (::open("/etc/ld.so.cache", O_RDONLY) < 0) return 12;           // what the dynamic loader needs stays
     return 0;
   });
   EXPECT_TRUE(exited_ok(o)) << "status " << (WIFEXITED(o.status) ? WEXITSTATUS(o.status) : -1) << " " << o.violation;

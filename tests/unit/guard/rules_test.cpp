@@ -20,9 +20,7 @@ CompareStats stats(int64_t n, int64_t bad, int64_t unwritten = 0, int64_t nonfin
   return s;
 }
 
-TEST(OutputRejection, PassingOutputIsNoRejection) {
-  EXPECT_FALSE(output_rejection(Check::correctness, "c", stats(100, 0), Tolerance{}, "w", "ctx"));
-}
+TEST(OutputRejection, PassingOutputIsNoRejection) { EXPECT_FALSE(output_rejection(Check::correctness, "c", stats(100, 0), Tolerance{}, "w", "ctx")); }
 
 TEST(OutputRejection, CorrectnessReasonsFollowWhatWasWrong) {
   auto r = output_rejection(Check::correctness, "c", stats(100, 100, 100), Tolerance{}, "w1", "workload w1 (seed 2)");
@@ -78,7 +76,7 @@ TEST(ClockRejection, WorkTheExecutorsClockMissedIsNamed) {
 
 TEST(ClockRejection, TheMedianDecidesNotOneOutlier) {
   std::vector<double> judge(21, 1.06e-3), in(21, 1.0e-3);
-  judge[5] = 20e-3;   // one batch delayed by a busy host
+  judge[5] = 20e-3;  // one batch delayed by a busy host
   EXPECT_FALSE(clock_rejection(judge, in, 50e-6, 2e-6, ClockRule::for_backend("cuda"), "w"));
 }
 
@@ -94,7 +92,7 @@ TEST(ClockRejection, AContextSwitchAroundAGpuBatchIsNotHiddenWork) {
 TEST(DrainRejection, WorkLeftRunningAfterTheAnswer) {
   std::vector<double> judge(10, 1e-3);
   EXPECT_FALSE(drain_rejection(std::vector<double>(10, 20e-6), judge, 20e-6, "w"));
-  EXPECT_FALSE(drain_rejection(std::vector<double>(10, 190e-6), judge, 20e-6, "w"));   // the switch back, as measured
+  EXPECT_FALSE(drain_rejection(std::vector<double>(10, 190e-6), judge, 20e-6, "w"));  // the switch back, as measured
   auto r = drain_rejection(std::vector<double>(10, 2e-3), judge, 20e-6, "w");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->reason, Reason::work_after_return);

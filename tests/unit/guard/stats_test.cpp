@@ -16,7 +16,7 @@ namespace {
 class Synthetic {
  public:
   explicit Synthetic(uint64_t seed) : s_(seed) {}
-  double uniform() {   // (0, 1)
+  double uniform() {  // (0, 1)
     uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -70,33 +70,33 @@ TEST(Summarize, OddCount) {
   EXPECT_DOUBLE_EQ(s.mean, 2.0);
   EXPECT_DOUBLE_EQ(s.min, 1.0);
   EXPECT_DOUBLE_EQ(s.max, 3.0);
-  EXPECT_DOUBLE_EQ(s.p10, 1.2);   // position 0.1 * 2 = 0.2
+  EXPECT_DOUBLE_EQ(s.p10, 1.2);  // position 0.1 * 2 = 0.2
   EXPECT_DOUBLE_EQ(s.p90, 2.8);
   EXPECT_DOUBLE_EQ(s.stddev, 1.0);
-  EXPECT_DOUBLE_EQ(s.rel_spread, 1.4826 * 1.0 / 2.0);   // MAD = median(1, 0, 1) = 1
+  EXPECT_DOUBLE_EQ(s.rel_spread, 1.4826 * 1.0 / 2.0);  // MAD = median(1, 0, 1) = 1
 }
 
 TEST(Summarize, EvenCountAveragesMiddle) {
   SampleSummary s = summarize({4.0, 1.0, 3.0, 2.0});
   EXPECT_DOUBLE_EQ(s.median, 2.5);
   EXPECT_DOUBLE_EQ(s.mean, 2.5);
-  EXPECT_DOUBLE_EQ(s.p10, 1.3);   // position 0.3
-  EXPECT_DOUBLE_EQ(s.p90, 3.7);   // position 2.7
+  EXPECT_DOUBLE_EQ(s.p10, 1.3);  // position 0.3
+  EXPECT_DOUBLE_EQ(s.p90, 3.7);  // position 2.7
   EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(5.0 / 3.0));
-  EXPECT_DOUBLE_EQ(s.rel_spread, 1.4826 * 1.0 / 2.5);   // deviations 1.5 0.5 0.5 1.5 -> MAD 1
+  EXPECT_DOUBLE_EQ(s.rel_spread, 1.4826 * 1.0 / 2.5);  // deviations 1.5 0.5 0.5 1.5 -> MAD 1
 }
 
 TEST(Summarize, OutliersBarelyMoveTheMedian) {
   std::vector<double> v = stream(1, 41, 1.0, 0.002);
   SampleSummary clean = summarize(v);
-  v.push_back(50.0);   // a preempted sample
-  v.push_back(0.01);   // and a bogus fast one
+  v.push_back(50.0);  // a preempted sample
+  v.push_back(0.01);  // and a bogus fast one
   v.push_back(80.0);
   SampleSummary dirty = summarize(v);
   EXPECT_NEAR(dirty.median, clean.median, 0.002);
   EXPECT_NEAR(dirty.rel_spread, clean.rel_spread, 0.001);
   EXPECT_LT(dirty.rel_spread, 0.005);
-  EXPECT_GT(dirty.mean, 2.0 * clean.mean);   // the mean is not robust
+  EXPECT_GT(dirty.mean, 2.0 * clean.mean);  // the mean is not robust
   EXPECT_GT(dirty.stddev, 10.0);
   EXPECT_EQ(dirty.max, 80.0);
   EXPECT_EQ(dirty.min, 0.01);
@@ -119,13 +119,13 @@ std::size_t run_until_stop(Synthetic& g, double center, double rel, const Stoppi
   while (!should_stop(samples, elapsed, r)) {
     samples.push_back(g.sample(center, rel));
     elapsed += samples.back();
-    if (samples.size() > 100000) break;   // the rule must have stopped long before
+    if (samples.size() > 100000) break;  // the rule must have stopped long before
   }
   return samples.size();
 }
 
 TEST(ShouldStop, QuietStreamStopsAtMinSamples) {
-  StoppingRule r;   // 10..200 samples, 0.5 %, 2 s
+  StoppingRule r;  // 10..200 samples, 0.5 %, 2 s
   Synthetic g(3);
   EXPECT_EQ(run_until_stop(g, 1e-4, 0.0005, r), r.min_samples);
   std::vector<double> nine = stream(4, 9, 1e-4, 0.0005);
@@ -137,34 +137,34 @@ TEST(ShouldStop, QuietStreamStopsAtMinSamples) {
 TEST(ShouldStop, NoisyStreamRunsToMaxSamples) {
   StoppingRule r;
   Synthetic g(5);
-  EXPECT_EQ(run_until_stop(g, 1e-4, 0.05, r), r.max_samples);   // 200 * 0.1 ms stays under the 2 s cap
+  EXPECT_EQ(run_until_stop(g, 1e-4, 0.05, r), r.max_samples);  // 200 * 0.1 ms stays under the 2 s cap
 }
 
 TEST(ShouldStop, NoisyStreamHitsTheTimeCap) {
   StoppingRule r;
   Synthetic g(6);
-  const std::size_t n = run_until_stop(g, 0.05, 0.05, r);   // 50 ms samples: 2 s after ~40
+  const std::size_t n = run_until_stop(g, 0.05, 0.05, r);  // 50 ms samples: 2 s after ~40
   EXPECT_GT(n, 35u);
   EXPECT_LT(n, 45u);
 }
 
 TEST(ShouldStop, TheCapWaitsForMinSamplesUnlessTheKernelIsVerySlow) {
-  StoppingRule r;   // 10 samples, 2 s
+  StoppingRule r;  // 10 samples, 2 s
   std::vector<double> nine(9, 0.3);
-  EXPECT_FALSE(should_stop(nine, 2.7, r));         // over the cap, but 9 < 10 samples
+  EXPECT_FALSE(should_stop(nine, 2.7, r));  // over the cap, but 9 < 10 samples
   nine.push_back(0.3);
-  EXPECT_TRUE(should_stop(nine, 3.0, r));          // 10 samples and over the cap
-  EXPECT_FALSE(should_stop({1.0, 1.5}, 2.5, r));   // a 1 s kernel: 2 samples are not enough
+  EXPECT_TRUE(should_stop(nine, 3.0, r));         // 10 samples and over the cap
+  EXPECT_FALSE(should_stop({1.0, 1.5}, 2.5, r));  // a 1 s kernel: 2 samples are not enough
   EXPECT_FALSE(should_stop({1.0, 1.5, 1.2}, 7.9, r));
-  EXPECT_TRUE(should_stop({1.0, 1.5, 1.2}, 8.0, r));   // 4x the cap and 3 samples
-  EXPECT_FALSE(should_stop({3.0, 3.0}, 100, r));       // never on 2 samples (the watchdog bounds it)
+  EXPECT_TRUE(should_stop({1.0, 1.5, 1.2}, 8.0, r));  // 4x the cap and 3 samples
+  EXPECT_FALSE(should_stop({3.0, 3.0}, 100, r));      // never on 2 samples (the watchdog bounds it)
 }
 
 TEST(ShouldStop, ModerateNoiseStopsOnceTheSpreadSettles) {
   StoppingRule r;
   r.target_noise = 0.02;
   Synthetic g(7);
-  const std::size_t n = run_until_stop(g, 1e-4, 0.01, r);   // 1 % noise under a 2 % target
+  const std::size_t n = run_until_stop(g, 1e-4, 0.01, r);  // 1 % noise under a 2 % target
   EXPECT_GE(n, r.min_samples);
   EXPECT_LT(n, r.max_samples);
 }
@@ -173,15 +173,14 @@ TEST(ShouldStop, NeverOnFewerThanTwoSamples) {
   StoppingRule r;
   r.min_samples = 0;
   EXPECT_FALSE(should_stop({}, 0, r));
-  EXPECT_FALSE(should_stop({1.0}, 1.0, r));   // one sample: noise unknown
+  EXPECT_FALSE(should_stop({1.0}, 1.0, r));  // one sample: noise unknown
   EXPECT_TRUE(should_stop({1.0, 1.0}, 2.0 - 1e-9, r));
 }
 
 // --------------------------------------------------------------------------------------------- ab_test
 
 // n interleaved pairs: A around ta, B around tb, each with its own relative noise.
-void pairs(uint64_t seed, std::size_t n, double ta, double tb, double rel, std::vector<double>& a,
-           std::vector<double>& b) {
+void pairs(uint64_t seed, std::size_t n, double ta, double tb, double rel, std::vector<double>& a, std::vector<double>& b) {
   Synthetic g(seed);
   a.clear();
   b.clear();
@@ -198,7 +197,7 @@ double brute_upper_tail(const std::vector<double>& l) {
   for (std::size_t i = 0; i < n; ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return std::fabs(l[x]) < std::fabs(l[y]); });
   std::vector<double> rank(n);
-  for (std::size_t i = 0; i < n;) {   // average ranks for ties
+  for (std::size_t i = 0; i < n;) {  // average ranks for ties
     std::size_t j = i;
     while (j + 1 < n && std::fabs(l[idx[j + 1]]) == std::fabs(l[idx[i]])) ++j;
     for (std::size_t k = i; k <= j; ++k) rank[idx[k]] = (static_cast<double>(i + j) + 2) / 2;
@@ -222,17 +221,17 @@ TEST(SignedRank, ExactTailMatchesEnumeration) {
       {0.3, -0.1, 0.2, 0.5, -0.4, 0.05, 0.7, -0.25},
       {1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
       {-1, -2, -3, -4, -5, -6},
-      {0.1, -0.1, 0.1, 0.2, -0.2, 0.3},   // ties in |l|
+      {0.1, -0.1, 0.1, 0.2, -0.2, 0.3},  // ties in |l|
       {0.4, -0.3, 0.2, -0.1, 0.6, 0.5, -0.7, 0.8, 0.9, -0.05, 0.15, 0.25},
   };
   for (const auto& l : cases) EXPECT_NEAR(signed_rank_p(l), brute_upper_tail(l), 1e-12);
-  EXPECT_NEAR(signed_rank_p({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), 1.0 / 1024, 1e-15);   // all positive: 2^-n
+  EXPECT_NEAR(signed_rank_p({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), 1.0 / 1024, 1e-15);  // all positive: 2^-n
 }
 
 TEST(AbTest, IdenticalSamplesAreLevel) {
   std::vector<double> a = stream(8, 30, 1e-3, 0.01);
   AbTest t = ab_test(a, a);
-  EXPECT_EQ(t.pairs, 0u);   // every log-ratio is exactly 0: no signs to count
+  EXPECT_EQ(t.pairs, 0u);  // every log-ratio is exactly 0: no signs to count
   EXPECT_DOUBLE_EQ(t.ratio, 1.0);
   EXPECT_DOUBLE_EQ(t.p_faster, 1.0);
   EXPECT_FALSE(is_faster(t, 0.01, AbRule{}));
@@ -241,7 +240,7 @@ TEST(AbTest, IdenticalSamplesAreLevel) {
 TEST(AbTest, ClearGainIsFaster) {
   for (uint64_t seed = 30; seed < 50; ++seed) {
     std::vector<double> a, b;
-    pairs(seed, 30, 1e-3, 1e-3 / 1.05, 0.01, a, b);   // B 5 % faster, 1 % noise
+    pairs(seed, 30, 1e-3, 1e-3 / 1.05, 0.01, a, b);  // B 5 % faster, 1 % noise
     AbTest t = ab_test(a, b);
     EXPECT_TRUE(is_faster(t, 0.01, AbRule{})) << "seed " << seed << " ratio " << t.ratio << " p " << t.p_faster;
     EXPECT_NEAR(t.ratio, 1.05, 0.01);
@@ -253,7 +252,7 @@ TEST(AbTest, ClearGainIsFaster) {
 
 TEST(AbTest, GainBelowTheMinimumEffectIsNotFaster) {
   std::vector<double> a, b;
-  pairs(50, 100, 1e-3, 1e-3 / 1.005, 0.0001, a, b);   // 0.5 % gain, measured very precisely: significant, too small
+  pairs(50, 100, 1e-3, 1e-3 / 1.005, 0.0001, a, b);  // 0.5 % gain, measured very precisely: significant, too small
   AbTest t = ab_test(a, b);
   EXPECT_LT(t.p_faster, 1e-10);
   EXPECT_NEAR(t.ratio, 1.005, 0.0002);
@@ -264,7 +263,7 @@ TEST(AbTest, GainBelowTheMinimumEffectIsNotFaster) {
 }
 
 TEST(AbTest, FewerThanMinPairsCannotBeFaster) {
-  std::vector<double> two(9, 2.0), one(9, 1.0);   // B twice as fast, 9 pairs
+  std::vector<double> two(9, 2.0), one(9, 1.0);  // B twice as fast, 9 pairs
   AbTest t = ab_test(two, one);
   EXPECT_EQ(t.pairs, 9u);
   EXPECT_FALSE(is_faster(t, 0.01, AbRule{}));
@@ -274,11 +273,11 @@ TEST(AbTest, Guards) {
   AbTest t = ab_test({}, {});
   EXPECT_EQ(t.pairs, 0u);
   EXPECT_FALSE(is_faster(t, 1.0, AbRule{}));
-  std::vector<double> a(12, 2.0), b(11, 1.0);   // lengths differ
+  std::vector<double> a(12, 2.0), b(11, 1.0);  // lengths differ
   EXPECT_FALSE(ab_test(a, b).valid);
   EXPECT_FALSE(is_faster(ab_test(a, b), 1.0, AbRule{}));
   std::vector<double> two(12, 2.0), one(12, 1.0);
-  for (std::size_t i = 0; i < 12; ++i) two[i] += 0.001 * static_cast<double>(i);   // distinct |l|
+  for (std::size_t i = 0; i < 12; ++i) two[i] += 0.001 * static_cast<double>(i);  // distinct |l|
   EXPECT_TRUE(is_faster(ab_test(two, one), 0.01, AbRule{}));
   one[3] = 0.0;
   EXPECT_FALSE(is_faster(ab_test(two, one), 1.0, AbRule{}));
@@ -301,7 +300,7 @@ double leader_rate(std::size_t workloads, std::size_t n, double gain, double rel
     for (std::size_t w = 0; w < workloads; ++w) {
       std::vector<double> a, b;
       pairs(100000 + static_cast<uint64_t>(t) * 31 + w, n, 1.0, 1.0 / (1.0 + gain), rel, a, b);
-      if (heavy_tails)   // every 7th sample of either side 3x slower (an interrupted sample)
+      if (heavy_tails)  // every 7th sample of either side 3x slower (an interrupted sample)
         for (std::size_t i = 0; i < n; i += 7) (i % 2 ? a : b)[i] *= 3;
       tests.push_back(ab_test(a, b));
     }
@@ -319,10 +318,10 @@ TEST(DecideLeader, NullRateIsAtMostAlpha) {
 }
 
 TEST(DecideLeader, PowerOnRealGains) {
-  EXPECT_GE(leader_rate(1, 20, 0.05, 0.01), 0.99);    // 5 % under 1 % noise: always
+  EXPECT_GE(leader_rate(1, 20, 0.05, 0.01), 0.99);  // 5 % under 1 % noise: always
   EXPECT_GE(leader_rate(4, 30, 0.05, 0.02), 0.99);
-  EXPECT_GE(leader_rate(1, 60, 0.03, 0.03), 0.9);     // 3 % under 3 % noise with 60 pairs
-  EXPECT_LE(leader_rate(1, 20, -0.03, 0.02), 0.0);    // a slower kernel never
+  EXPECT_GE(leader_rate(1, 60, 0.03, 0.03), 0.9);   // 3 % under 3 % noise with 60 pairs
+  EXPECT_LE(leader_rate(1, 20, -0.03, 0.02), 0.0);  // a slower kernel never
 }
 
 AbTest synthetic(double ratio, double p_faster, double p_slower, std::size_t pairs = 20) {
@@ -398,12 +397,12 @@ TEST(ShouldStopPairs, StopsOnSpreadNotOnSign) {
   StoppingRule r;
   r.target_noise = 0.005;
   std::vector<double> a, b;
-  pairs(5, 40, 1e-3, 1e-3 / 1.3, 0.001, a, b);   // a 30 % gain measured precisely: the spread of |l| is small
+  pairs(5, 40, 1e-3, 1e-3 / 1.3, 0.001, a, b);  // a 30 % gain measured precisely: the spread of |l| is small
   EXPECT_TRUE(should_stop_pairs(a, b, 0.1, r));
   // Flipping the order of some pairs (which sign each l has) does not change the decision to stop.
   for (std::size_t i = 0; i < a.size(); i += 3) std::swap(a[i], b[i]);
   EXPECT_TRUE(should_stop_pairs(a, b, 0.1, r));
-  pairs(6, 40, 1e-3, 1e-3, 0.2, a, b);   // 20 % noise: keeps going until the cap
+  pairs(6, 40, 1e-3, 1e-3, 0.2, a, b);  // 20 % noise: keeps going until the cap
   EXPECT_FALSE(should_stop_pairs(a, b, 0.1, r));
   EXPECT_TRUE(should_stop_pairs(a, b, r.time_cap_s + 0.1, r));
 }

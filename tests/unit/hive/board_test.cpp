@@ -56,10 +56,10 @@ TEST(BoardRelevance, SameStrategyThenFamilyThenInsights) {
   std::vector<BoardEntry> b = {E(1, "worked", 0.01, "gemm.tile"), E(2, "worked", 0.3, "gemm.stages"), E(3, "failed", 0, "soft.x", "r"),
                                E(4, "insight", 0.1, "soft.y"), E(5, "worked", 0.02, "gemm.tile")};
   auto v = relevant_entries(b, "gemm.tile", 10);
-  ASSERT_EQ(v.size(), 4u);   // the unrelated failure is not shown
-  EXPECT_EQ(v[0].id, 5);     // same strategy, larger |delta| first
+  ASSERT_EQ(v.size(), 4u);  // the unrelated failure is not shown
+  EXPECT_EQ(v[0].id, 5);    // same strategy, larger |delta| first
   EXPECT_EQ(v[1].id, 1);
-  EXPECT_EQ(v[2].id, 2);     // same family
-  EXPECT_EQ(v[3].id, 4);     // an insight from elsewhere
+  EXPECT_EQ(v[2].id, 2);  // same family
+  EXPECT_EQ(v[3].id, 4);  // an insight from elsewhere
   EXPECT_EQ(relevant_entries(b, "gemm.tile", 2).size(), 2u);
 }

@@ -71,9 +71,9 @@ class DeferEvaluator : public Evaluator {
 
 struct Log {
   std::mutex mu;
-  std::vector<std::string> seen;        // "c0002:leader" per observe
+  std::vector<std::string> seen;  // "c0002:leader" per observe
   std::vector<std::string> proposed;
-  std::vector<std::string> loaded;      // states handed back by the hive
+  std::vector<std::string> loaded;  // states handed back by the hive
 };
 
 // Proposes its list in order; after a rejection at build it proposes the next (a "repair"). Its state is
@@ -169,7 +169,7 @@ TEST(RunStorePending, StatusesInCandidateOrderAndAgentState) {
   db.put_pending({"c0001", "a0", "k1", "awaiting", 2.0, 0, ""});
   auto all = db.pending();
   ASSERT_EQ(all.size(), 2u);
-  EXPECT_EQ(all[0].id, "c0001");   // by candidate order, not by insertion
+  EXPECT_EQ(all[0].id, "c0001");  // by candidate order, not by insertion
   EXPECT_EQ(all[0].build_key, "k1");
   all[0].status = "evaluated";
   all[0].t_evaluated = 3.5;
@@ -183,7 +183,7 @@ TEST(RunStorePending, StatusesInCandidateOrderAndAgentState) {
   db.put_agent_state(0, "list", "{\"next\":1}");
   db.put_agent_state(0, "list", "{\"next\":2}");
   EXPECT_EQ(db.agent_state(0, "list").value(), "{\"next\":2}");
-  EXPECT_FALSE(db.agent_state(0, "other-kind"));   // a state is only handed to the same kind of agent
+  EXPECT_FALSE(db.agent_state(0, "other-kind"));  // a state is only handed to the same kind of agent
 }
 
 TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
@@ -199,13 +199,13 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
     auto r = h.run();
     EXPECT_EQ(r.status.stop_reason.rfind("paused: 3 candidate(s) await GPU evaluation", 0), 0u) << r.status.stop_reason;
     EXPECT_NE(r.status.stop_reason.find("khive evaluate-pending"), std::string::npos);
-    EXPECT_FALSE(r.leader);   // the reference is deferred too
+    EXPECT_FALSE(r.leader);  // the reference is deferred too
   }
   EXPECT_EQ(here.runs.load(), 0);
   EXPECT_EQ(here.prepares.load(), 0);
-  ASSERT_EQ(log->seen.size(), 1u);   // only the build verdict
+  ASSERT_EQ(log->seen.size(), 1u);  // only the build verdict
   EXPECT_EQ(log->seen[0].substr(5), ":rejected");
-  EXPECT_EQ(log->proposed.size(), 3u);   // nobody proposed on top of a pending kernel
+  EXPECT_EQ(log->proposed.size(), 3u);  // nobody proposed on top of a pending kernel
   auto v = verdicts(o.run_dir);
   EXPECT_EQ(v["c0000"], "pending");
   EXPECT_EQ(v[log->seen[0].substr(0, 5)], "rejected");
@@ -217,7 +217,7 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   {
     RunStore db(o.run_dir / "run.db");
     EXPECT_EQ(db.pending("awaiting").size(), 3u);
-    EXPECT_EQ(db.board(false).size(), 1u);   // the build failure's conclusion
+    EXPECT_EQ(db.board(false).size(), 1u);  // the build failure's conclusion
   }
 
   // "On the GPU": a separate evaluator, no agents.
@@ -244,9 +244,9 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   EXPECT_EQ(read_file(o.run_dir / "best.cpp"), "time=0.5");
   {
     RunStore db(o.run_dir / "run.db");
-    EXPECT_EQ(db.board(false).size(), 1u);   // no invented board entries
+    EXPECT_EQ(db.board(false).size(), 1u);  // no invented board entries
     EXPECT_EQ(db.pending("evaluated").size(), 2u);
-    EXPECT_EQ(db.pending("observed").size(), 1u);   // the reference: nobody observes it
+    EXPECT_EQ(db.pending("observed").size(), 1u);  // the reference: nobody observes it
   }
 
   // Resume here (still no GPU): each agent observes its verdict, then continues; the next pending pauses again.
@@ -268,12 +268,12 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   for (auto& s : log2->seen) EXPECT_EQ(s.substr(6), v[s.substr(0, 5)]) << s;
   t = types(o.run_dir);
   EXPECT_EQ(std::count(t.begin(), t.end(), "deliver"), 2);
-  EXPECT_EQ(std::count(t.begin(), t.end(), "pause"), 2);   // every pause is an event
+  EXPECT_EQ(std::count(t.begin(), t.end(), "pause"), 2);  // every pause is an event
   ASSERT_TRUE(r2.leader);
   EXPECT_DOUBLE_EQ(r2.leader->time_s, 0.5);
   RunStore db(o.run_dir / "run.db");
-  EXPECT_EQ(db.board(false).size(), 3u);   // each agent posted its conclusion on observing
-  EXPECT_EQ(db.pending("awaiting").size(), 2u);   // time=0.4 and reject #2 now await
+  EXPECT_EQ(db.board(false).size(), 3u);         // each agent posted its conclusion on observing
+  EXPECT_EQ(db.pending("awaiting").size(), 2u);  // time=0.4 and reject #2 now await
   EXPECT_EQ(r2.status.evaluated, 5);
 }
 
@@ -313,7 +313,7 @@ TEST(HiveDefer, BudgetReachedWithPendingPauses) {
   auto r = h.run();
   EXPECT_EQ(r.status.stop_reason.rfind("paused: ", 0), 0u) << r.status.stop_reason;
   RunStore db(o.run_dir / "run.db");
-  EXPECT_EQ(db.pending("awaiting").size(), 2u);   // the reference and exactly one candidate: the budget holds
+  EXPECT_EQ(db.pending("awaiting").size(), 2u);  // the reference and exactly one candidate: the budget holds
   auto ev = read_event_log(o.run_dir / "events.jsonl").events;
   bool cause = false;
   for (auto& e : ev)
@@ -369,9 +369,8 @@ TEST(HiveDefer, CountersAndStreaksSurvivePauses) {
   auto r = Hive(f.task, Backend::cpu, agents({list}, log), here, opts(true)).run();
   bool named = false;
   for (auto& e : read_event_log(f.opts().run_dir / "events.jsonl").events)
-    if (e["type"] == "agent_error" && e["agent"] == "a0")
-      named = e["message"].get<std::string>().find("stored counters") != std::string::npos;
+    if (e["type"] == "agent_error" && e["agent"] == "a0") named = e["message"].get<std::string>().find("stored counters") != std::string::npos;
   EXPECT_TRUE(named);
   ASSERT_EQ(r.status.agents.size(), 1u);
-  EXPECT_EQ(r.status.agents[0].attempts, 1);   // only c0004, delivered in this session
+  EXPECT_EQ(r.status.agents[0].attempts, 1);  // only c0004, delivered in this session
 }

@@ -33,7 +33,7 @@ class FakeEvaluator : public Evaluator {
     if (s.rfind("reject=", 0) == 0) {
       e.status = "rejected";
       e.check = "correctness";
-      e.reason = s.substr(7, s.find('#') == std::string::npos ? std::string::npos : s.find('#') - 7);   // "#n" keeps sources distinct
+      e.reason = s.substr(7, s.find('#') == std::string::npos ? std::string::npos : s.find('#') - 7);  // "#n" keeps sources distinct
       e.message = "scripted rejection";
       return e;
     }
@@ -49,7 +49,7 @@ class FakeEvaluator : public Evaluator {
     if (leader) {
       double lt = parse_time(*leader);
       e.gain_vs_leader = lt / e.time_s - 1;
-      e.beats_leader = e.time_s < lt * 0.99;   // the "noise": 1%
+      e.beats_leader = e.time_s < lt * 0.99;  // the "noise": 1%
     }
     return e;
   }
@@ -63,7 +63,7 @@ struct Seen {
 struct Script {
   std::mutex mu;
   std::vector<Seen> seen;
-  std::vector<std::string> outcomes;   // verdicts observed, in order
+  std::vector<std::string> outcomes;  // verdicts observed, in order
 };
 
 class ScriptAgent : public Agent {
@@ -80,8 +80,8 @@ class ScriptAgent : public Agent {
     if (ctx.stopping()) return std::nullopt;
     {
       std::lock_guard<std::mutex> lk(log_->mu);
-      log_->seen.push_back({ctx.strategy.name, ctx.start ? ctx.start->id : "", ctx.leader ? ctx.leader->id : "", ctx.board.size(),
-                            ctx.backups.size()});
+      log_->seen.push_back(
+          {ctx.strategy.name, ctx.start ? ctx.start->id : "", ctx.leader ? ctx.leader->id : "", ctx.board.size(), ctx.backups.size()});
     }
     for (auto& [n, srcs] : plan_)
       if (n == ctx.strategy.name) {
@@ -148,10 +148,11 @@ TEST(Hive, VerdictRoutingRejectedBackupLeader) {
   auto log = std::make_shared<Script>();
   auto o = f.opts();
   o.plateau = 100;
-  Hive h(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(
-                                  std::vector<std::pair<std::string, std::vector<std::string>>>{
-                                      {"s.a", {"reject=correctness_mismatch", "time=0.9", "time=0.895", "time=0.5", "time=0.9", "error"}}},
-                                  log)),
+  Hive h(f.task, Backend::cpu,
+         one(std::make_unique<ScriptAgent>(
+             std::vector<std::pair<std::string, std::vector<std::string>>>{
+                 {"s.a", {"reject=correctness_mismatch", "time=0.9", "time=0.895", "time=0.5", "time=0.9", "error"}}},
+             log)),
          ev, o);
   auto r = h.run();
   // 0.9 beats the reference (1.0) -> leader; 0.895 is within the 1% noise -> backup; 0.5 -> leader;
@@ -165,15 +166,15 @@ TEST(Hive, VerdictRoutingRejectedBackupLeader) {
   ASSERT_EQ(r.backups.size(), 3u);
   EXPECT_DOUBLE_EQ(r.backups[0].time_s, 0.895);
   EXPECT_DOUBLE_EQ(r.backups[1].time_s, 0.9);
-  EXPECT_EQ(r.backups[2].id, "c0000");   // the reference
+  EXPECT_EQ(r.backups[2].id, "c0000");  // the reference
   RunStore db(o.run_dir / "run.db");
   auto cs = db.candidates();
-  ASSERT_EQ(cs.size(), 6u);   // reference + 5 evaluated
+  ASSERT_EQ(cs.size(), 6u);  // reference + 5 evaluated
   EXPECT_EQ(cs[1].verdict, "rejected");
   EXPECT_EQ(cs[1].reason, "correctness_mismatch");
   EXPECT_EQ(cs[5].verdict, "error");
   EXPECT_NEAR(cs[4].delta, 0.9 / 0.5 - 1, 1e-9);
-  EXPECT_EQ(cs[4].parent, cs[2].id);   // derived from the leader of the time
+  EXPECT_EQ(cs[4].parent, cs[2].id);  // derived from the leader of the time
   EXPECT_EQ(db.meta("leader").value(), cs[4].id);
 }
 
@@ -191,19 +192,19 @@ TEST(Hive, BackupsAreDiversePerStrategyFamily) {
   ASSERT_EQ(b.size(), 3u);
   EXPECT_EQ(b[0].id, "1");
   EXPECT_EQ(b[1].id, "2");
-  EXPECT_EQ(b[2].id, "4");   // "3" would be the third of family x
+  EXPECT_EQ(b[2].id, "4");  // "3" would be the third of family x
   // Template-made kernels count per template, whatever their strategy: two rowop templates keep two backups each.
   auto t = [&](std::string id, std::string s, std::string tmpl, double time) {
     MeasuredKernel m = k(id, s, time);
     m.params["template"] = tmpl;
     return m;
   };
-  acc = {t("L", "rowop.passes", "rowop.a", 0.1), t("1", "rowop.passes", "rowop.a", 0.2), t("2", "rowop.vector", "rowop.a", 0.21),
-         t("3", "rowop.vector", "rowop.a", 0.22), t("4", "rowop.ring", "rowop.b", 0.3), t("5", "rowop.ring", "rowop.b", 0.4)};
+  acc = {t("L", "rowop.passes", "rowop.a", 0.1),  t("1", "rowop.passes", "rowop.a", 0.2), t("2", "rowop.vector", "rowop.a", 0.21),
+         t("3", "rowop.vector", "rowop.a", 0.22), t("4", "rowop.ring", "rowop.b", 0.3),   t("5", "rowop.ring", "rowop.b", 0.4)};
   b = rank_backups(acc, "L", 8, 2);
   std::vector<std::string> ids;
   for (auto& x : b) ids.push_back(x.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "4", "5"}));   // "3": the third of template rowop.a
+  EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "4", "5"}));  // "3": the third of template rowop.a
   EXPECT_EQ(backup_family(acc[4]), "template rowop.b");
   EXPECT_EQ(backup_family(k("x", "llm.fix", 1)), "llm");
 }
@@ -217,17 +218,15 @@ TEST(Hive, PlateauMovesTheAgentToTheLeastExploredStrategyWithAReason) {
   o.budget_candidates = 5;
   using Plan = std::vector<std::pair<std::string, std::vector<std::string>>>;
   Hive h(f.task, Backend::cpu,
-         one(std::make_unique<ScriptAgent>(Plan{{"s.a", {"time=1.5", "time=1.6", "time=1.7"}},
-                                                {"s.b", {"time=1.8", "time=0.5"}},
-                                                {"s.c", {"time=2.0"}}},
-                                           log)),
+         one(std::make_unique<ScriptAgent>(
+             Plan{{"s.a", {"time=1.5", "time=1.6", "time=1.7"}}, {"s.b", {"time=1.8", "time=0.5"}}, {"s.c", {"time=2.0"}}}, log)),
          ev, o);
   h.run();
   RunStore db(o.run_dir / "run.db");
   auto sw = db.switches();
   ASSERT_GE(sw.size(), 1u);
   EXPECT_EQ(sw[0].from, "s.a");
-  EXPECT_EQ(sw[0].to, "s.b");   // s.b and s.c are equally unexplored: declaration order
+  EXPECT_EQ(sw[0].to, "s.b");  // s.b and s.c are equally unexplored: declaration order
   EXPECT_NE(sw[0].reason.find("plateau: 2 evaluated candidates"), std::string::npos) << sw[0].reason;
   // After the switch the agent proposed under s.b, and its second s.b kernel became the leader.
   std::vector<std::string> strategies;
@@ -266,14 +265,13 @@ TEST(Hive, HivePlateauRestartsAgentsFromBackups) {
   // One agent, one strategy: after P candidates without a leader it has nowhere to switch; after P more (P x (agents
   // + 1)) the whole hive has stalled and the agent restarts from the best backup.
   Hive h(f.task, Backend::cpu,
-         one(std::make_unique<ScriptAgent>(Plan{{"s.a", {"time=1.2", "time=1.1", "time=1.3", "time=1.4", "time=1.5", "time=1.6"}}}, log)),
-         ev, o);
+         one(std::make_unique<ScriptAgent>(Plan{{"s.a", {"time=1.2", "time=1.1", "time=1.3", "time=1.4", "time=1.5", "time=1.6"}}}, log)), ev, o);
   h.run();
   RunStore db(o.run_dir / "run.db");
   auto sw = db.switches();
   ASSERT_GE(sw.size(), 1u);
   EXPECT_NE(sw[0].reason.find("hive plateau"), std::string::npos) << sw[0].reason;
-  EXPECT_NE(sw[0].reason.find("restart from backup c0002"), std::string::npos) << sw[0].reason;   // 1.1 is the best backup
+  EXPECT_NE(sw[0].reason.find("restart from backup c0002"), std::string::npos) << sw[0].reason;  // 1.1 is the best backup
   EXPECT_EQ(sw[0].base, "c0002");
   ASSERT_GE(log->seen.size(), 5u);
   EXPECT_EQ(log->seen[0].start, "c0000");   // the reference leads at first
@@ -345,7 +343,7 @@ TEST(Hive, CandidateBudgetIsExactWithConcurrentAgents) {
   EXPECT_EQ(ev.calls.load(), 7);
   EXPECT_EQ(r.status.evaluated, 7);
   EXPECT_NE(r.status.stop_reason.find("candidate budget"), std::string::npos);
-  EXPECT_EQ(r.leader->id, "c0000");   // nothing beat the reference
+  EXPECT_EQ(r.leader->id, "c0000");  // nothing beat the reference
 }
 
 TEST(Hive, BoardCapacityAndNoBoard) {
@@ -403,9 +401,9 @@ TEST(Hive, ResumeReusesVerdictsInsteadOfReevaluating) {
   auto log2 = std::make_shared<Script>();
   Hive h2(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(plan, log2)), ev2, o);
   auto r = h2.run();
-  EXPECT_EQ(ev2.calls.load(), 3);   // only the three new kernels
+  EXPECT_EQ(ev2.calls.load(), 3);  // only the three new kernels
   EXPECT_EQ(r.status.evaluated, 6);
-  EXPECT_EQ(log2->outcomes[0], "leader");   // reused verdicts, as recorded
+  EXPECT_EQ(log2->outcomes[0], "leader");  // reused verdicts, as recorded
   EXPECT_EQ(log2->outcomes[1], "rejected");
   EXPECT_DOUBLE_EQ(r.leader->time_s, 0.6);
   RunStore db(o.run_dir / "run.db");
@@ -434,13 +432,13 @@ TEST(Hive, InterruptStopsCleanlyAndKeepsEverything) {
   o.external_stop = &sigint;
   std::vector<std::string> srcs;
   for (int j = 0; j < 50; ++j) srcs.push_back("time=" + std::to_string(3.0 + j * 0.01));
-  Hive h(f.task, Backend::cpu,
-         one(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", srcs}}, log)), ev, o);
+  Hive h(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", srcs}}, log)),
+         ev, o);
   auto r = h.run();
   EXPECT_NE(r.status.stop_reason.find("interrupted"), std::string::npos);
   EXPECT_LT(ev.calls.load(), 10);
   RunStore db(o.run_dir / "run.db");
-  EXPECT_EQ(static_cast<int>(db.candidates().size()), ev.calls.load() + 1);   // every evaluated one recorded
+  EXPECT_EQ(static_cast<int>(db.candidates().size()), ev.calls.load() + 1);  // every evaluated one recorded
   auto evs = read_event_log(o.run_dir / "events.jsonl").events;
   EXPECT_EQ(evs.back()["type"], "end");
 }

@@ -81,13 +81,12 @@ TEST(RecordedEvaluator, CuratedRecordingsLoadAndFitTheirTasks) {
 
 TEST(RecordedEvaluator, MalformedRecordingsNameTheFileAndField) {
   TempDir d("khive-rec-");
-  auto bad = [&](const std::function<void(nlohmann::json&)>& edit) {
-    return load_error(edited_recording(d.path, "h200-gemm-bf16.json", edit));
-  };
+  auto bad = [&](const std::function<void(nlohmann::json&)>& edit) { return load_error(edited_recording(d.path, "h200-gemm-bf16.json", edit)); };
   EXPECT_NE(bad([](auto& j) { j["schema"] = "khive.recording/0"; }).find("schema: expected \"khive.recording/1\""), std::string::npos);
   const std::string no_median = bad([](auto& j) { j["candidates"][2]["workloads"].erase("gemm_bf16-M1-N6144-K4096"); });
-  EXPECT_NE(no_median.find("edited-h200-gemm-bf16.json: candidates[2].workloads: accepted without a median on the timed workload gemm_bf16-M1-N6144-K4096"),
-            std::string::npos)
+  EXPECT_NE(
+      no_median.find("edited-h200-gemm-bf16.json: candidates[2].workloads: accepted without a median on the timed workload gemm_bf16-M1-N6144-K4096"),
+      std::string::npos)
       << no_median;
   EXPECT_NE(bad([](auto& j) { j["candidates"][0]["verdict"] = "pending"; }).find("candidates[0].verdict"), std::string::npos);
   EXPECT_NE(bad([](auto& j) { j["candidates"][1]["id"] = j["candidates"][0]["id"]; }).find("appears twice"), std::string::npos);
@@ -136,7 +135,7 @@ TEST(RecordedEvaluator, TheReferenceAndEveryRecordedKernelAnswerAsRecorded) {
       EXPECT_EQ(e.workload_median_s, c.workload_median_s);
       EXPECT_EQ(e.time_s, c.time_s);
       EXPECT_EQ(e.score, c.score);
-      EXPECT_FALSE(e.beats_leader.has_value());   // no leader given
+      EXPECT_FALSE(e.beats_leader.has_value());  // no leader given
       EXPECT_NE(e.message.find("recorded as " + c.id), std::string::npos) << e.message;
     }
     // By source hash where today's rendering is byte for byte the recorded one, else by the point its header names.
@@ -204,7 +203,8 @@ TEST(RecordedEvaluator, WhatWasNotRecordedIsAnErrorNamingIt) {
   const Evaluation e = ev.evaluate(f, std::nullopt);
   EXPECT_EQ(e.status, "error");
   EXPECT_EQ(e.reason, "not_recorded");
-  EXPECT_NE(e.message.find("not in the recording h200-gemm-bf16.json: tuner point " + point_key(t->name, *unrecorded)), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("not in the recording h200-gemm-bf16.json: tuner point " + point_key(t->name, *unrecorded)), std::string::npos)
+      << e.message;
   // A kernel that no tuner rendered is named by its source hash.
   const fs::path g = write_kernel(d.path, "handwritten.cu", "extern \"C\" void khive_launch() {}\n");
   const Evaluation h = ev.evaluate(g, std::nullopt);
@@ -221,7 +221,7 @@ TEST(RecordedEvaluator, SourceHashesRejectionsAndErrorsReplayAsRecorded) {
   TempDir d("khive-rec-");
   const std::string mine = "// a hand-written kernel\nextern \"C\" void khive_launch() {}\n";
   const fs::path f = edited_recording(d.path, "h200-kb08-relayout.json", [&](nlohmann::json& j) {
-    j["candidates"][0]["hash"] = candidate_hash("cu", mine);   // matched by its source, not by a point
+    j["candidates"][0]["hash"] = candidate_hash("cu", mine);  // matched by its source, not by a point
     auto& c = j["candidates"][1];
     c["verdict"] = "rejected";
     c["check"] = "correctness";
@@ -283,7 +283,8 @@ TEST(RecordedEvaluator, ModeledCompositesTakeTheMediansOfTheirRoutedPoints) {
   std::map<std::string, const MeasuredKernel*> by_id;
   for (const auto& k : points) by_id[k.id] = &k;
   for (const auto& route : plan.routes)
-    for (const auto& w : route.workloads) EXPECT_EQ(e.workload_median_s.at(w), by_id.at(plan.variants[route.variant].candidate)->workload_median_s.at(w)) << w;
-  EXPECT_LT(e.time_s, leader.time_s);   // per shape never slower than the fastest single point, faster on some
+    for (const auto& w : route.workloads)
+      EXPECT_EQ(e.workload_median_s.at(w), by_id.at(plan.variants[route.variant].candidate)->workload_median_s.at(w)) << w;
+  EXPECT_LT(e.time_s, leader.time_s);  // per shape never slower than the fastest single point, faster on some
   EXPECT_EQ(modeled.stats().modeled, 1);
 }

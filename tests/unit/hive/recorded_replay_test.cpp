@@ -140,7 +140,9 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
     std::string name;
     int plateau, budget;
   };
-  for (const Case& k : std::vector<Case>{{"h200-kb08-relayout.json", 2, 30}, {"h200-kb08-relayout.json", 3, 30}, {"h200-softmax-dispatch.json", 3, 60},
+  for (const Case& k : std::vector<Case>{{"h200-kb08-relayout.json", 2, 30},
+                                         {"h200-kb08-relayout.json", 3, 30},
+                                         {"h200-softmax-dispatch.json", 3, 60},
                                          {"h200-gemm-bf16.json", 2, 60}}) {
     SCOPED_TRACE(fmt::format("{} with P = {}", k.name, k.plateau));
     const Recorded& r = recorded(k.name);
@@ -148,7 +150,7 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
     int streak = 0, hive = 0, agent_switches = 0, hive_restarts = 0;
     bool agent_due = false, hive_due = false;
     std::string leader;
-    std::map<std::string, double> accepted_time;   // every accepted kernel so far (the reference too)
+    std::map<std::string, double> accepted_time;  // every accepted kernel so far (the reference too)
     for (const auto& e : rp.events) {
       const std::string type = e.value("type", "");
       if (type == "candidate") {
@@ -183,12 +185,12 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
           hive_due = false;
           ++hive_restarts;
         }
-        streak = 0;   // any move (plateau, exhausted strategy, restart) starts the agent's count afresh
+        streak = 0;  // any move (plateau, exhausted strategy, restart) starts the agent's count afresh
         agent_due = false;
-      } else if (type == "plateau") {   // nowhere to go: stays, counts afresh
+      } else if (type == "plateau") {  // nowhere to go: stays, counts afresh
         streak = 0;
         agent_due = false;
-      } else if (type == "hive_plateau") {   // no backup to restart from
+      } else if (type == "hive_plateau") {  // no backup to restart from
         hive = 0;
         hive_due = false;
       }
@@ -248,7 +250,7 @@ TEST(RecordedReplay, TheDispatcherRecomposesTheRecordedComposites) {
     if (!is_composite(c.params)) continue;
     SCOPED_TRACE(c.id);
     ++composites;
-    double asked = r.rec.reference.t;   // the agent proposes right after it observed its previous verdict
+    double asked = r.rec.reference.t;  // the agent proposes right after it observed its previous verdict
     for (std::size_t j = 0; j < i; ++j)
       if (r.rec.candidates[j].agent == c.agent) asked = r.rec.candidates[j].t;
     std::vector<const RecordedCandidate*> known = {&r.rec.reference};
@@ -306,7 +308,7 @@ TEST(RecordedReplay, ProposedCompositesRouteEachShapeToItsFastestVisiblePoint) {
       std::set<std::string> distinct;
       for (const auto& [w, k] : want) distinct.insert(k);
       EXPECT_GE(distinct.size(), 2u);
-      if (distinct.size() > dopt.max_variants) continue;   // the plan then merges points: not this simple rule
+      if (distinct.size() > dopt.max_variants) continue;  // the plan then merges points: not this simple rule
       std::map<std::string, std::string> route;
       for (const auto& [w, k] : want) route[w] = k;
       std::string expected = std::string(tuner::kDispatchTemplate) + "{";
@@ -335,4 +337,3 @@ TEST(RecordedReplay, AModeledCompositeOfRecordedPointsLeads) {
       best_single = c.time_s;
   EXPECT_LT(rp.result.leader->time_s, best_single);
 }
-

@@ -83,7 +83,7 @@ inline std::string render_recorded(const Recorded& r, const std::map<std::string
     if (!t) throw std::runtime_error("template " + p.at("template") + " is not in kernels/");
     variants.push_back({t, tuner::point_from_params(*t, p), ""});
   }
-  std::map<std::string, int> to;   // workload -> variant
+  std::map<std::string, int> to;  // workload -> variant
   std::string route = params.at("route");
   for (std::size_t i = 0; i < route.size();) {
     std::size_t j = route.find(' ', i);
@@ -116,14 +116,14 @@ class IdleAgent : public Agent {
 };
 
 struct ReplayOptions {
-  int idle = 0;                 // idle agents first: the tuner agents get indices idle, idle + 1, ...
-  int agents = 1;               // tuner agents (one: a deterministic replay)
+  int idle = 0;    // idle agents first: the tuner agents get indices idle, idle + 1, ...
+  int agents = 1;  // tuner agents (one: a deterministic replay)
   int plateau = 6;
   int budget = 30;
   int max_backups = 8;
   int backups_per_family = 2;
   bool model_composites = false;
-  std::vector<std::string> tried;   // points (point_key form) marked as already proposed before the replay starts
+  std::vector<std::string> tried;  // points (point_key form) marked as already proposed before the replay starts
 };
 
 // A directory removed when the last copy of its holder goes.
@@ -138,8 +138,8 @@ struct TempDir {
 
 struct Replay {
   HiveResult result;
-  RunRecords records;                       // the replay's own run, as khive export reads it
-  std::vector<nlohmann::json> events;       // events.jsonl, in order
+  RunRecords records;                  // the replay's own run, as khive export reads it
+  std::vector<nlohmann::json> events;  // events.jsonl, in order
   RecordedEvaluator::Stats stats;
   std::shared_ptr<TempDir> dir;
 };
@@ -159,12 +159,12 @@ inline Replay replay(const Recorded& r, const ReplayOptions& ro) {
   out.dir = std::make_shared<TempDir>("khive-replay-");
   HiveOptions o;
   o.run_dir = out.dir->path / "run";
-  o.seed = r.rec.seed;   // the recorded run's seed: each agent gets the seed its index had there
+  o.seed = r.rec.seed;  // the recorded run's seed: each agent gets the seed its index had there
   o.plateau = ro.plateau;
   o.budget_candidates = ro.budget;
   o.max_backups = ro.max_backups;
   o.max_backups_per_family = ro.backups_per_family;
-  o.max_harness_errors = 1000;   // unrecorded candidates are harness errors; the replay goes on past them
+  o.max_harness_errors = 1000;  // unrecorded candidates are harness errors; the replay goes on past them
   Hive hive(r.task, backend_of(r), std::move(agents), ev, o);
   out.result = hive.run();
   out.records = load_run_records(o.run_dir);

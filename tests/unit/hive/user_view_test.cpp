@@ -177,8 +177,8 @@ std::vector<std::unique_ptr<Agent>> agents(std::unique_ptr<A>... a) {
 TEST(UserView, VerdictLineAndSummaryWordTheComparison) {
   Fixture f;
   AbEvaluator ev;
-  Hive h(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.05 ab=0.2 score=0.6", "solo=0.8 ab=0.01 score=0.55"})),
-         ev, f.opts());
+  Hive h(f.task, Backend::cpu,
+         agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.05 ab=0.2 score=0.6", "solo=0.8 ab=0.01 score=0.55"})), ev, f.opts());
   h.run();
   const std::string lead = f.line_of("c0001"), backup = f.line_of("c0002");
   EXPECT_NE(lead.find("leader   own run 1050.000 ms, score 0.600; A/B vs c0000: +20.0% overall; faster beyond the noise on 1 of 1"),
@@ -213,8 +213,7 @@ TEST(UserView, VerdictLineAndSummaryWordTheComparison) {
 TEST(UserView, AnAbWinTheSoloMediansContradictStaysABackupAndSaysWhy) {
   Fixture f;
   AbEvaluator ev;
-  Hive h(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.5 ab=0.2 score=0.6"})), ev,
-         f.opts());
+  Hive h(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.5 ab=0.2 score=0.6"})), ev, f.opts());
   h.run();
   const std::string line = f.line_of("c0001");
   EXPECT_NE(line.find("backup"), std::string::npos) << line;
@@ -233,8 +232,8 @@ TEST(UserView, AnAbWinTheSoloMediansContradictStaysABackupAndSaysWhy) {
 TEST(UserView, ALeaderScoringBelowABackupIsExplainedAndChartedAsTheLeader) {
   Fixture f;
   AbEvaluator ev;
-  Hive h(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.9 ab=0.3 score=0.2", "solo=0.7 ab=0.02 score=0.45"})),
-         ev, f.opts());
+  Hive h(f.task, Backend::cpu,
+         agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.9 ab=0.3 score=0.2", "solo=0.7 ab=0.02 score=0.45"})), ev, f.opts());
   h.run();
   const std::string sum = summary_text(f.dir / "run");
   EXPECT_NE(sum.find("leader c0001"), std::string::npos) << sum;
@@ -287,8 +286,7 @@ TEST(UserView, AnAgentWhoseProviderFailsStopsAndSaysWhy) {
   for (const auto& l : f.lines) said = said || l.find("a0 (llm:down) stopped: its model provider failed 3 times") != std::string::npos;
   EXPECT_TRUE(said);
   const std::string sum = summary_text(f.dir / "run");
-  EXPECT_NE(sum.find("agent a0 (llm:down) failed: its model provider failed 3 times in a row; last: provider http://127.0.0.1:9"),
-            std::string::npos)
+  EXPECT_NE(sum.find("agent a0 (llm:down) failed: its model provider failed 3 times in a row; last: provider http://127.0.0.1:9"), std::string::npos)
       << sum;
 }
 
@@ -316,7 +314,7 @@ TEST(UserView, ASecondProcessOnTheSameRunDirectoryIsRefused) {
   AbEvaluator ev;
   auto o = f.opts();
   std::mutex mu;
-  std::string phase;   // what the progress line shows for a0 while its candidate is evaluated
+  std::string phase;  // what the progress line shows for a0 while its candidate is evaluated
   o.on_update = [&](const HiveStatus& s) {
     std::lock_guard<std::mutex> lk(mu);
     if (!s.agents.empty() && !s.agents[0].phase.empty()) phase = s.agents[0].phase;
@@ -324,7 +322,7 @@ TEST(UserView, ASecondProcessOnTheSameRunDirectoryIsRefused) {
   Hive first(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"block"})), ev, o);
   std::thread t([&] { first.run(); });
   while (!ev.blocking) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));   // the hive updates its progress every second
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the hive updates its progress every second
   {
     std::lock_guard<std::mutex> lk(mu);
     EXPECT_EQ(phase, "evaluating c0001") << "the progress line says what the agent waits for";

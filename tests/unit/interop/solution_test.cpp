@@ -50,8 +50,11 @@ Task axpy_task(const Dir& d, bool kernelbench = false) {
     "reference": "def run(x, scale, b):\n    return scale * x + b\n",
     "khive": {}})");
   if (kernelbench) {
-    def["khive"]["source"] = {{"kind", "kernelbench"}, {"file", "kernelbench.py"}, {"forward_inputs", {"x", "scale"}},
-                              {"parameters", {{"b", "lin.bias"}}}, {"init_inputs", json::array()}};
+    def["khive"]["source"] = {{"kind", "kernelbench"},
+                              {"file", "kernelbench.py"},
+                              {"forward_inputs", {"x", "scale"}},
+                              {"parameters", {{"b", "lin.bias"}}},
+                              {"init_inputs", json::array()}};
     d.write("axpy/kernelbench.py", "import torch\nclass Model(torch.nn.Module):\n    pass\n");
   }
   d.write("axpy/definition.json", def.dump(2));
@@ -122,13 +125,21 @@ TEST(SolutionIn, OwnExportRoundTripsAndBuilds) {
 TEST(SolutionIn, MultiFileWithAnotherEntryName) {
   Dir d;
   Task t = axpy_task(d);
-  json s = {{"name", "multi"}, {"definition", "axpy"}, {"author", "someone"},
+  json s = {{"name", "multi"},
+            {"definition", "axpy"},
+            {"author", "someone"},
             {"spec", {{"languages", {"cutlass"}}, {"target_hardware", {"LOCAL"}}, {"entry_point", "main.cpp::axpy_entry"}}},
-            {"sources", {{{"path", "kernel.h"}, {"content", "#pragma once\n#include <cstdint>\nvoid axpy_rows(const float*, float, const float*, float*, int64_t);\n"}},
-                         {{"path", "kernel.cpp"}, {"content", "#include \"kernel.h\"\nvoid axpy_rows(const float* x, float s, const float* b, float* y, int64_t B) {\n"
-                                                               "  for (int64_t i = 0; i < B * 8; ++i) y[i] = s * x[i] + b[i % 8];\n}\n"}},
-                         {{"path", "main.cpp"}, {"content", "#include \"kernel.h\"\nvoid axpy_entry(const float* x, float s, const float* b, float* y, int64_t B) {\n"
-                                                             "  axpy_rows(x, s, b, y, B);\n}\n"}}}}};
+            {"sources",
+             {{{"path", "kernel.h"},
+               {"content", "#pragma once\n#include <cstdint>\nvoid axpy_rows(const float*, float, const float*, float*, int64_t);\n"}},
+              {{"path", "kernel.cpp"},
+               {"content",
+                "#include \"kernel.h\"\nvoid axpy_rows(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+                "  for (int64_t i = 0; i < B * 8; ++i) y[i] = s * x[i] + b[i % 8];\n}\n"}},
+              {{"path", "main.cpp"},
+               {"content",
+                "#include \"kernel.h\"\nvoid axpy_entry(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+                "  axpy_rows(x, s, b, y, B);\n}\n"}}}}};
   ImportedSolution c = import_solution(s, t, Backend::cpu);
   EXPECT_TRUE(has(c.source, "#line 1 \"kernel.h\"")) << c.source;
   EXPECT_TRUE(has(c.source, "axpy_entry(x, scale, b, y, B);")) << c.source;
@@ -150,10 +161,14 @@ TEST(SolutionIn, RefusalsNameTheField) {
     }
     return std::string("(imported)");
   };
-  json py = {{"name", "p"}, {"definition", "axpy"}, {"spec", {{"languages", {"triton"}}, {"entry_point", "k.py::run"}}},
+  json py = {{"name", "p"},
+             {"definition", "axpy"},
+             {"spec", {{"languages", {"triton"}}, {"entry_point", "k.py::run"}}},
              {"sources", {{{"path", "k.py"}, {"content", "def run(): pass"}}}}};
   EXPECT_TRUE(has(why(py), "spec.languages: expected a C++/CUDA language")) << why(py);
-  json torch = {{"name", "t"}, {"definition", "axpy"}, {"spec", {{"languages", {"cuda_cpp"}}, {"entry_point", "main.cpp::run"}}},
+  json torch = {{"name", "t"},
+                {"definition", "axpy"},
+                {"spec", {{"languages", {"cuda_cpp"}}, {"entry_point", "main.cpp::run"}}},
                 {"sources", {{{"path", "main.cpp"}, {"content", "#include <torch/extension.h>\nvoid run(torch::Tensor x) {}\n"}}}}};
   EXPECT_TRUE(has(why(torch), "sources: expected a kernel whose entry takes raw pointers")) << why(torch);
   json other = py;
@@ -181,8 +196,9 @@ TEST(Amalgamate, BuilderBuildsACandidateWithALocalHeader) {
   Dir d;
   Task t = axpy_task(d);
   d.write("k/axpy.h", "#pragma once\ninline float axpy1(float s, float x, float b) { return s * x + b; }\n");
-  d.write("k/kernel.cpp", "#include \"axpy.h\"\nextern \"C\" void khive_launch(const float* x, float s, const float* b, float* y, int64_t B) {\n"
-                          "  for (int64_t i = 0; i < B * 8; ++i) y[i] = axpy1(s, x[i], b[i % 8]);\n}\n");
+  d.write("k/kernel.cpp",
+          "#include \"axpy.h\"\nextern \"C\" void khive_launch(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+          "  for (int64_t i = 0; i < B * 8; ++i) y[i] = axpy1(s, x[i], b[i % 8]);\n}\n");
   BuildOptions o;
   o.cache_dir = d.root / "cache";
   BuildResult r = build_candidate(t, d.root / "k/kernel.cpp", o);

@@ -12,7 +12,7 @@ TEST(Channel, AcceptsSignedFramesInSequence) {
   FrameReader r(kKey);
   std::string a = encode_frame(kKey, 0, {{"type", "progress"}}), b = encode_frame(kKey, 1, {{"type", "result"}});
   std::string all = a + b;
-  for (char c : all) r.feed(&c, 1);   // byte by byte: frames may arrive split anywhere
+  for (char c : all) r.feed(&c, 1);  // byte by byte: frames may arrive split anywhere
   r.finish();
   ASSERT_FALSE(r.tampered()) << r.tamper_reason();
   ASSERT_EQ(r.frames().size(), 2u);
@@ -33,7 +33,7 @@ TEST(Channel, RejectsReplayedOrReorderedFrames) {
   FrameReader r(kKey);
   std::string f0 = encode_frame(kKey, 0, {{"n", 0}});
   r.feed(f0.data(), f0.size());
-  r.feed(f0.data(), f0.size());   // the same frame again
+  r.feed(f0.data(), f0.size());  // the same frame again
   EXPECT_TRUE(r.tampered());
   EXPECT_NE(r.tamper_reason().find("sequence"), std::string::npos);
 }

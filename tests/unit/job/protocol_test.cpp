@@ -51,7 +51,7 @@ TEST(JobProtocol, AbsentFieldsKeepTheirDefaults) {
   EXPECT_EQ(b.seeds, d.seeds);
   EXPECT_EQ(b.timeout_s, d.timeout_s);
   EXPECT_EQ(b.timing.warmup, 9);
-  EXPECT_EQ(b.timing.max_samples, d.timing.max_samples);   // a partial nested object keeps the rest
+  EXPECT_EQ(b.timing.max_samples, d.timing.max_samples);  // a partial nested object keeps the rest
   EXPECT_EQ(b.golden_sample_count, d.golden_sample_count);
 }
 

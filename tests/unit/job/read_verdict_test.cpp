@@ -20,7 +20,8 @@ JudgeOutcome with_result(nlohmann::json body) {
 
 TEST(ReadVerdict, AcceptedWithTimings) {
   Verdict v = read_verdict(with_result(
-      {{"timing", {{{"workload", "p1"}, {"samples_s", {2e-5, 3e-5, 2.5e-5}}, {"in_process_s", {1.9e-5, 2.9e-5, 2.4e-5}}, {"batch", 4}, {"validated", 12}}}},
+      {{"timing",
+        {{{"workload", "p1"}, {"samples_s", {2e-5, 3e-5, 2.5e-5}}, {"in_process_s", {1.9e-5, 2.9e-5, 2.4e-5}}, {"batch", 4}, {"validated", 12}}}},
        {"correctness_calls", 17},
        {"phases", {{"kernel", 0.5}, {"fill", 0.1}}}}));
   ASSERT_TRUE(v.accepted);
@@ -33,8 +34,8 @@ TEST(ReadVerdict, AcceptedWithTimings) {
 }
 
 TEST(ReadVerdict, TheJudgesRejectionIsTheVerdict) {
-  Verdict v = read_verdict(with_result(
-      {{"rejection", {{"check", 9}, {"reason", "timed_output_wrong"}, {"workload", "p1"}, {"message", "m"}, {"diagnosis", "d"}}}}));
+  Verdict v = read_verdict(
+      with_result({{"rejection", {{"check", 9}, {"reason", "timed_output_wrong"}, {"workload", "p1"}, {"message", "m"}, {"diagnosis", "d"}}}}));
   ASSERT_TRUE(v.rejection);
   EXPECT_FALSE(v.accepted);
   EXPECT_EQ(v.rejection->check, Check::timed_outputs);
@@ -52,17 +53,17 @@ TEST(ReadVerdict, JudgeErrorsAreHarnessErrorsRetriedOnlyWhenSaid) {
 
 TEST(ReadVerdict, AJudgeThatDiesIsAHarnessError) {
   JudgeOutcome o;
-  o.process.signal = SIGKILL;   // the OOM killer: worth a retry
+  o.process.signal = SIGKILL;  // the OOM killer: worth a retry
   Verdict v = read_verdict(o);
   EXPECT_FALSE(v.harness_error.empty());
   EXPECT_TRUE(v.retryable);
   EXPECT_FALSE(v.rejection);
-  o.process.signal = SIGSEGV;   // a judge bug: not the kernel's fault, not retried
+  o.process.signal = SIGSEGV;  // a judge bug: not the kernel's fault, not retried
   v = read_verdict(o);
   EXPECT_FALSE(v.harness_error.empty());
   EXPECT_FALSE(v.retryable);
   JudgeOutcome quiet;
-  quiet.process.exit_code = 0;   // ended without a result
+  quiet.process.exit_code = 0;  // ended without a result
   EXPECT_FALSE(read_verdict(quiet).harness_error.empty());
   JudgeOutcome late;
   late.process.timed_out = true;

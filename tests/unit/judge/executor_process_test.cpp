@@ -5,18 +5,18 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <csignal>
 #include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "khive/compile/builder.hpp"
+#include "khive/job/launcher.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/executor_process.hpp"
-#include "khive/job/launcher.hpp"
 
 namespace khive {
 namespace {
@@ -140,16 +140,16 @@ TEST_F(Fixture, AnExternalKillIsNotTheKernelsFault) {
 }
 
 TEST_F(Fixture, AStaticConstructorThatCrashesIsTheKernelsFault) {
-  ExecutorProcess ex(spec(build("ctor", "}\nstatic int boom = [] { *reinterpret_cast<volatile int*>(16) = 1; return 0; }();\nstatic void unused() {")), *dev);
+  ExecutorProcess ex(
+      spec(build("ctor", "}\nstatic int boom = [] { *reinterpret_cast<volatile int*>(16) = 1; return 0; }();\nstatic void unused() {")), *dev);
   try {
     ex.load();
     FAIL();
   } catch (const ExecutorFault& f) {
     EXPECT_EQ(f.reason, Reason::crash);
-    EXPECT_FALSE(f.before_load);   // its own code ran: a rejection, not a harness error
+    EXPECT_FALSE(f.before_load);  // its own code ran: a rejection, not a harness error
   }
 }
-
 
 // ------------------------------------------------------------------------ a PyTorch reference (issue 14)
 
@@ -158,12 +158,12 @@ TEST_F(Fixture, TheReferencesLayoutNamesDtypesAndShapes) {
   Arena::Share g = a.share(true);
   for (int fd : g.fds) ::close(fd);
   const auto& args = g.layout.at("sets").at(1).at("args");
-  ASSERT_EQ(args.size(), 4u);   // a, b, c, N
+  ASSERT_EQ(args.size(), 4u);  // a, b, c, N
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(args[i].at("dtype"), "float32") << args[i];
     EXPECT_EQ(args[i].at("shape"), nlohmann::json::array({1000})) << args[i];
   }
-  EXPECT_EQ(args[2].at("region"), 1);   // the output: into the golden region
+  EXPECT_EQ(args[2].at("region"), 1);  // the output: into the golden region
   EXPECT_EQ(args[3].at("axis"), 1000);
   EXPECT_FALSE(args[3].contains("dtype"));
   // A kernel's view says nothing more than khive-exec needs.
@@ -220,7 +220,7 @@ TEST_F(PytorchReference, ItsExecutorWritesTheGoldensOfTheJudgesInputs) {
   auto* in_a = reinterpret_cast<const float*>(a.input(1, 0));
   auto* in_b = reinterpret_cast<const float*>(a.input(1, 1));
   auto* gold = reinterpret_cast<const float*>(a.golden(1, 0));
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(gold[i], in_a[i] + in_b[i]) << i;   // fp32 a + b is correctly rounded
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(gold[i], in_a[i] + in_b[i]) << i;  // fp32 a + b is correctly rounded
   ex.finish();
 }
 

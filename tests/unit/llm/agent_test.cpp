@@ -92,13 +92,13 @@ TEST(LlmAgent, GenerateRepairAfterAFailedEditThenOptimize) {
   EXPECT_EQ(p1->source, kBroken);
   EXPECT_EQ(p1->ext, "cpp");
   EXPECT_NE(h.last_prompt().find("extern \"C\" void khive_launch(const float* a, const float* b, float* c, int64_t N)"),
-            std::string::npos);   // the exact signature is in the prompt
+            std::string::npos);  // the exact signature is in the prompt
   auto b1 = a->observe(ctx, *p1, rejected("build", "compile_error", "kernel.cpp:3:23: error: expected ';'\n    3 |     c[i] = a[i] + b[i]\n"));
   ASSERT_TRUE(b1);
   EXPECT_EQ(b1->kind, "failed");
   EXPECT_TRUE(h.saw("transition", "repair", "repair (build)"));
 
-  h.server.push_text(kBadEdit);   // does not apply: goes back to the model, no candidate
+  h.server.push_text(kBadEdit);  // does not apply: goes back to the model, no candidate
   h.server.push_text(kFix);
   auto p2 = a->propose(ctx);
   ASSERT_TRUE(p2);
@@ -107,7 +107,7 @@ TEST(LlmAgent, GenerateRepairAfterAFailedEditThenOptimize) {
   EXPECT_TRUE(h.saw("edit", "", "does not apply"));
   EXPECT_NE(h.last_prompt().find("could not be applied"), std::string::npos);
   auto reqs = h.server.requests();
-  EXPECT_NE(reqs[1].body.find("expected ';'"), std::string::npos);   // the compiler line reached the model
+  EXPECT_NE(reqs[1].body.find("expected ';'"), std::string::npos);  // the compiler line reached the model
 
   auto b2 = a->observe(ctx, *p2, accepted("leader", 2e-3, 0, "c2"));
   ASSERT_TRUE(b2);
@@ -128,7 +128,11 @@ TEST(LlmAgent, GenerateRepairAfterAFailedEditThenOptimize) {
   EXPECT_NE(b3->text.find("not the new leader; -5.0% vs the leader"), std::string::npos) << b3->text;
   // Tool time per step is measured and logged.
   int steps = 0;
-  for (auto& e : h.events) if (e.type == "step") { ++steps; EXPECT_LT(e.tool_s, 1.0); }
+  for (auto& e : h.events)
+    if (e.type == "step") {
+      ++steps;
+      EXPECT_LT(e.tool_s, 1.0);
+    }
   EXPECT_EQ(steps, 6);
   auto u = llm_usage(*a);
   ASSERT_TRUE(u);
@@ -152,7 +156,7 @@ TEST(LlmAgent, RepairBudgetSpentFallsBackThenExhausts) {
   p = a->propose(ctx);
   ASSERT_TRUE(p);
   a->observe(ctx, *p, rejected("correctness", "mismatch", "still wrong"));
-  EXPECT_TRUE(h.saw("transition", "generate", "1 repair attempts spent"));   // no correct kernel: start over
+  EXPECT_TRUE(h.saw("transition", "generate", "1 repair attempts spent"));  // no correct kernel: start over
   h.server.push_text(gen_reply(kBroken));
   p = a->propose(ctx);
   ASSERT_TRUE(p);
@@ -237,7 +241,7 @@ TEST(LlmAgent, StartsFromTheLeaderAndOpensTheProfileGateAfterKSteps) {
   auto p = a->propose(ctx);
   ASSERT_TRUE(p);
   EXPECT_TRUE(h.saw("transition", "optimize", "a correct leader exists"));
-  EXPECT_EQ(h.last_prompt().find("Nsight Compute"), std::string::npos);   // gate closed at step 0
+  EXPECT_EQ(h.last_prompt().find("Nsight Compute"), std::string::npos);  // gate closed at step 0
   a->observe(ctx, *p, rejected("correctness", "mismatch", "z"));
   std::string fix2 = "<<<<<<< SEARCH\n#pragma omp simd\n=======\n#pragma omp simd simdlen(8)\n>>>>>>> REPLACE\n";
   h.server.push_text(fix2);
@@ -245,7 +249,9 @@ TEST(LlmAgent, StartsFromTheLeaderAndOpensTheProfileGateAfterKSteps) {
   ASSERT_TRUE(p);
   a->observe(ctx, *p, accepted("leader", 0.9e-3, 0.1, "L2"));
   ctx.leader = MeasuredKernel{"L2", p->source, "cpp", "llm:t", "llm.cpu.simd", {}, 0.6, 0.9e-3, {}};
-  h.server.push_text("CLASS: elementwise\nOPTIMIZATION: x\nNOTE: y\n<<<<<<< SEARCH\n#pragma omp simd simdlen(8)\n=======\n#pragma omp parallel for simd\n>>>>>>> REPLACE\n");
+  h.server.push_text(
+      "CLASS: elementwise\nOPTIMIZATION: x\nNOTE: y\n<<<<<<< SEARCH\n#pragma omp simd simdlen(8)\n=======\n#pragma omp parallel for simd\n>>>>>>> "
+      "REPLACE\n");
   p = a->propose(ctx);
   ASSERT_TRUE(p);
   EXPECT_EQ(profiled, 1);
@@ -262,7 +268,7 @@ TEST(LlmAgent, ProfileGateWithoutToolIsSkippedWithANote) {
   fixed.replace(fixed.find("b[i]\n"), 5, "b[i];\n");
   ctx.leader = MeasuredKernel{"L1", fixed, "cpp", "tuner", "x", {}, 0.5, 1e-3, {}};
   h.server.push_text(kOpt);
-  ASSERT_TRUE(a->propose(ctx));   // CPU backend: profile_kernel skips
+  ASSERT_TRUE(a->propose(ctx));  // CPU backend: profile_kernel skips
   EXPECT_TRUE(h.saw("transition", "optimize", "profile gate skipped: the CPU backend"));
 }
 

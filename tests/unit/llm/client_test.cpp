@@ -41,9 +41,7 @@ std::filesystem::path tmpdir(const char* name) {
   return d;
 }
 
-double secs(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+double secs(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 
 TEST(LlmClient, OpenAiReplyTokensCostAndRedactedTranscript) {
   FakeModelServer s;
@@ -63,7 +61,7 @@ TEST(LlmClient, OpenAiReplyTokensCostAndRedactedTranscript) {
   EXPECT_EQ(r.output_tokens, 50);
   EXPECT_NEAR(r.usd, 100e-6 + 100e-6, 1e-12);
   auto req = s.requests().at(0);
-  EXPECT_NE(req.headers.find("Bearer sk-secret-123456"), std::string::npos);   // the key was sent ...
+  EXPECT_NE(req.headers.find("Bearer sk-secret-123456"), std::string::npos);  // the key was sent ...
   auto body = nlohmann::json::parse(req.body);
   EXPECT_EQ(body["model"], "test-model");
   EXPECT_EQ(body["messages"][0]["role"], "system");
@@ -74,7 +72,7 @@ TEST(LlmClient, OpenAiReplyTokensCostAndRedactedTranscript) {
     ++files;
     EXPECT_EQ(read_file(f.path()).find("sk-secret-123456"), std::string::npos) << f.path();
   }
-  EXPECT_GE(files, 3);   // request, reply, meta
+  EXPECT_GE(files, 3);  // request, reply, meta
   EXPECT_NE(read_file(dir / "0001-test.request.json").find("<redacted:KHIVE_TEST_KEY>"), std::string::npos);
 }
 
@@ -124,7 +122,7 @@ TEST(LlmClient, RateLimitHonoursRetryAfter) {
   double el = secs(t0);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.attempts, 2);
-  EXPECT_GE(el, 0.95);   // waited what the server asked, not the 0.05 s backoff
+  EXPECT_GE(el, 0.95);  // waited what the server asked, not the 0.05 s backoff
   EXPECT_LT(el, 3.0);
 }
 
@@ -132,7 +130,7 @@ TEST(LlmClient, ServerErrorMalformedAndCutOffBodiesAreRetried) {
   FakeModelServer s;
   s.push({500});
   Scripted bad;
-  bad.body = "{\"choices\": [";   // malformed JSON with status 200
+  bad.body = "{\"choices\": [";  // malformed JSON with status 200
   s.push(bad);
   Scripted cut;
   cut.text = "never whole";
@@ -186,7 +184,10 @@ TEST(LlmClient, TruncatedReplyIsFlagged) {
 
 TEST(LlmClient, UnreachableProviderFailsFastWithAClearMessage) {
   int port;
-  { FakeModelServer s; port = s.port(); }   // bound, then closed: nothing listens there now
+  {
+    FakeModelServer s;
+    port = s.port();
+  }  // bound, then closed: nothing listens there now
   ProviderConfig c;
   c.kind = ProviderKind::openai;
   c.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
@@ -232,15 +233,24 @@ TEST(LlmClient, MissingKeyVariableIsNamed) {
 
 TEST(LlmClient, ConcurrencyLimitIsPerProviderAcrossClients) {
   FakeModelServer s;
-  for (int i = 0; i < 4; ++i) { Scripted d; d.text = "ok"; d.delay_ms = 200; s.push(d); }
+  for (int i = 0; i < 4; ++i) {
+    Scripted d;
+    d.text = "ok";
+    d.delay_ms = 200;
+    s.push(d);
+  }
   auto c = openai(s);
-  c.model = "gated-model";   // its own gate
+  c.model = "gated-model";  // its own gate
   c.concurrency = 1;
   std::vector<std::thread> ts;
   std::atomic<int> ok{0};
   std::vector<ChatReply> replies(4);
   for (int i = 0; i < 4; ++i)
-    ts.emplace_back([&, i] { LlmClient cl(c, "", "a" + std::to_string(i)); replies[i] = cl.chat(hello()); ok += replies[i].ok; });
+    ts.emplace_back([&, i] {
+      LlmClient cl(c, "", "a" + std::to_string(i));
+      replies[i] = cl.chat(hello());
+      ok += replies[i].ok;
+    });
   for (auto& t : ts) t.join();
   EXPECT_EQ(ok.load(), 4);
   EXPECT_EQ(s.max_in_flight(), 1);
@@ -263,7 +273,10 @@ TEST(LlmClient, StopInterruptsTheBackoff) {
   s.push(rl);
   std::atomic<bool> stop{false};
   LlmClient cl(openai(s), "", "a1");
-  std::thread t([&] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); stop = true; });
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
   auto t0 = std::chrono::steady_clock::now();
   auto r = cl.chat(hello(), &stop);
   t.join();
@@ -275,7 +288,7 @@ TEST(LlmClient, CommandProviderStdinAndPromptFile) {
   auto dir = tmpdir("cmd");
   ProviderConfig c;
   c.kind = ProviderKind::command;
-  c.command = "tr a-z A-Z";   // reply = the prompt upper-cased (stdin)
+  c.command = "tr a-z A-Z";  // reply = the prompt upper-cased (stdin)
   LlmClient a(c, dir, "a1");
   auto r = a.chat({"", {{"user", "kernel please"}}, "gen"});
   ASSERT_TRUE(r.ok) << r.error;
@@ -300,7 +313,7 @@ TEST(LlmClient, RetryAfterParsing) {
   EXPECT_EQ(parse_retry_after("7"), 7.0);
   EXPECT_EQ(parse_retry_after(" 0.5 "), 0.5);
   EXPECT_FALSE(parse_retry_after("soon"));
-  auto d = parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT");   // in the past: no wait
+  auto d = parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT");  // in the past: no wait
   ASSERT_TRUE(d);
   EXPECT_EQ(*d, 0.0);
 }

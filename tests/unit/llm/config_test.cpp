@@ -18,7 +18,11 @@ std::filesystem::path write_tmp(const std::string& name, const std::string& text
 }
 
 std::string error_of(const std::function<void()>& f) {
-  try { f(); } catch (const std::exception& e) { return e.what(); }
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
   return "";
 }
 
@@ -40,7 +44,7 @@ prompts_dir = "pack"
 )");
   auto o = load_llm_config(p);
   EXPECT_EQ(o.provider.kind, ProviderKind::openai);
-  EXPECT_EQ(o.provider.base_url, "http://localhost:8000/v1");   // trailing slash dropped
+  EXPECT_EQ(o.provider.base_url, "http://localhost:8000/v1");  // trailing slash dropped
   EXPECT_EQ(o.provider.model, "qwen2.5-coder");
   EXPECT_EQ(o.name, "qwen2.5-coder");
   EXPECT_DOUBLE_EQ(*o.provider.temperature, 0.3);
@@ -51,7 +55,7 @@ prompts_dir = "pack"
   EXPECT_EQ(o.profile_depth, 7);
   ASSERT_EQ(o.strategies.size(), 2u);
   EXPECT_EQ(o.strategies[1].description, "launch shape");
-  EXPECT_EQ(o.prompts_dir, p.parent_path() / "pack");   // relative to the config file
+  EXPECT_EQ(o.prompts_dir, p.parent_path() / "pack");  // relative to the config file
 }
 
 TEST(LlmConfig, JsonAnthropicDefaultsAndCommand) {

@@ -15,21 +15,21 @@ namespace {
 std::vector<nlohmann::json> read_lines(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::vector<nlohmann::json> out;
-  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));   // throws on a torn line
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));  // throws on a torn line
   return out;
 }
 
 TEST(LlmEventLog, AppendsOneJsonLinePerEventWithTimes) {
   auto dir = std::filesystem::temp_directory_path() / fmt::format("khive-llmevents-{}", getpid());
   std::filesystem::remove_all(dir);
-  auto file = dir / "llm" / "events.jsonl";   // the folder does not exist yet: the sink makes it
+  auto file = dir / "llm" / "events.jsonl";  // the folder does not exist yet: the sink makes it
   {
     auto sink = llm_event_log(file);
     sink(LlmEvent{"a0", "transition", "generate", "repair", "rejected at build", 0, nlohmann::json::object()});
     sink(LlmEvent{"a0", "step", "observe", "repair", "rejected", 0.0042, {{"check", "build"}}});
   }
   {
-    auto sink = llm_event_log(file);   // a resumed run appends, it does not truncate
+    auto sink = llm_event_log(file);  // a resumed run appends, it does not truncate
     sink(LlmEvent{"a1", "request", "optimize", "", "optimize", 0, {{"input_tokens", 1200}}});
   }
   auto lines = read_lines(file);
@@ -40,7 +40,7 @@ TEST(LlmEventLog, AppendsOneJsonLinePerEventWithTimes) {
   EXPECT_EQ(lines[1]["data"]["check"], "build");
   EXPECT_EQ(lines[2]["agent"], "a1");
   for (auto& l : lines) {
-    EXPECT_GT(l["t"].get<double>(), 1.6e9);   // Unix time
+    EXPECT_GT(l["t"].get<double>(), 1.6e9);  // Unix time
     EXPECT_GE(l["elapsed_s"].get<double>(), 0.0);
   }
   std::filesystem::remove_all(dir);
@@ -53,8 +53,7 @@ TEST(LlmEventLog, ConcurrentAgentsNeverInterleaveLines) {
   std::vector<std::thread> ts;
   for (int a = 0; a < 4; ++a)
     ts.emplace_back([&, a] {
-      for (int i = 0; i < 200; ++i)
-        sink(LlmEvent{fmt::format("a{}", a), "note", "", "", std::string(300, 'x'), 0, {{"i", i}}});
+      for (int i = 0; i < 200; ++i) sink(LlmEvent{fmt::format("a{}", a), "note", "", "", std::string(300, 'x'), 0, {{"i", i}}});
     });
   for (auto& t : ts) t.join();
   auto lines = read_lines(dir / "events.jsonl");
@@ -64,7 +63,7 @@ TEST(LlmEventLog, ConcurrentAgentsNeverInterleaveLines) {
 
 TEST(LlmEventLog, UnopenableFileIsAnErrorNamingIt) {
   auto dir = std::filesystem::temp_directory_path() / fmt::format("khive-llmevents-bad-{}", getpid());
-  std::filesystem::create_directories(dir / "events.jsonl");   // a directory where the file should be
+  std::filesystem::create_directories(dir / "events.jsonl");  // a directory where the file should be
   try {
     llm_event_log(dir / "events.jsonl");
     FAIL() << "expected an error";

@@ -25,7 +25,8 @@ TEST(Patch, ParsesAndAppliesExactly) {
 
 TEST(Patch, WhitespaceTolerantFallback) {
   // Re-indented SEARCH with collapsed inner blanks still applies, through the fallback.
-  std::vector<Edit> e = {{"for (int64_t i = 0;   i < N; ++i)\n  c[i] = a[i] * 2.0f\n", "#pragma omp simd\n  for (int64_t i = 0; i < N; ++i)\n    c[i] = a[i] * 2.0f;\n"}};
+  std::vector<Edit> e = {{"for (int64_t i = 0;   i < N; ++i)\n  c[i] = a[i] * 2.0f\n",
+                          "#pragma omp simd\n  for (int64_t i = 0; i < N; ++i)\n    c[i] = a[i] * 2.0f;\n"}};
   auto r = apply_edits(kSrc, e);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.fuzzy, 1);
@@ -38,8 +39,8 @@ TEST(Patch, EditThatDoesNotApplySaysWhere) {
   auto r = apply_edits(kSrc, e);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("edit 1 of 1 does not apply"), std::string::npos) << r.error;
-  EXPECT_NE(r.error.find("line 3"), std::string::npos) << r.error;      // first line matched at line 3
-  EXPECT_NE(r.error.find("c[i] = a[i] * 2.0f"), std::string::npos) << r.error;   // what the source has
+  EXPECT_NE(r.error.find("line 3"), std::string::npos) << r.error;              // first line matched at line 3
+  EXPECT_NE(r.error.find("c[i] = a[i] * 2.0f"), std::string::npos) << r.error;  // what the source has
 
   auto r2 = apply_edits(kSrc, {{"nothing like this\n", "x"}});
   EXPECT_FALSE(r2.ok);

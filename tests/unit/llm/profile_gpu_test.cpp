@@ -41,7 +41,7 @@ TEST(ProfileGpu, NcuMetricsOfTheCuteExample) {
   ASSERT_TRUE(r.ran) << r.skipped << r.error;
   EXPECT_FALSE(r.metrics.empty());
   EXPECT_NE(r.text.find("duration"), std::string::npos) << r.text;
-  EXPECT_EQ(r.text.find("duration ?"), std::string::npos) << r.text;   // the metric names were found
+  EXPECT_EQ(r.text.find("duration ?"), std::string::npos) << r.text;  // the metric names were found
   std::cout << r.text << "(" << r.seconds << " s)\n";
 }
 

@@ -20,7 +20,8 @@ const char* kCsv =
     "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, 1)\",\"0\",\"9.0\","
     "\"Launch Statistics\",\"Registers Per Thread\",\"register/thread\",\"16\",\"\",\"\",\"\",\"\",\"\"\n"
     "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, 1)\",\"0\",\"9.0\","
-    "\"Occupancy\",\"Achieved Occupancy\",\"%\",\"81.5\",\"Occupancy\",\"OPT\",\"The difference between calculated theoretical, \"\"quoted\"\"\",\"local\",\"18.5\"\n";
+    "\"Occupancy\",\"Achieved Occupancy\",\"%\",\"81.5\",\"Occupancy\",\"OPT\",\"The difference between calculated theoretical, "
+    "\"\"quoted\"\"\",\"local\",\"18.5\"\n";
 
 TEST(ProfileParse, NcuCsvMetricsAndAdvice) {
   auto p = parse_ncu_csv(kCsv);
@@ -33,7 +34,8 @@ TEST(ProfileParse, NcuCsvMetricsAndAdvice) {
   EXPECT_NE(p.text.find("duration 41.22 us"), std::string::npos) << p.text;
   EXPECT_NE(p.text.find("DRAM throughput 88.1 %"), std::string::npos) << p.text;
   EXPECT_NE(p.text.find("ncu advice: Occupancy: The difference between calculated theoretical, \"quoted\" (estimated speedup 18.5%)"),
-            std::string::npos) << p.text;
+            std::string::npos)
+      << p.text;
   EXPECT_TRUE(parse_ncu_csv("==PROF== nothing profiled\n").text.empty());
 }
 

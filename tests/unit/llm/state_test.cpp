@@ -73,22 +73,22 @@ TEST(LlmState, ARepairInProgressContinuesInAFreshAgent) {
 
   auto b = make_llm_agent(s.opts);
   b->load_state(saved);
-  EXPECT_EQ(b->save_state(), saved);   // nothing lost in the round trip
+  EXPECT_EQ(b->save_state(), saved);  // nothing lost in the round trip
   EXPECT_EQ(b->usage().tokens, llm_usage(*b)->input_tokens + llm_usage(*b)->output_tokens);
-  EXPECT_EQ(llm_usage(*b)->requests, 1);   // earlier sessions still count toward budgets
+  EXPECT_EQ(llm_usage(*b)->requests, 1);  // earlier sessions still count toward budgets
   s.server.push_text(kFix);
   auto fixed = b->propose(s.ctx());
   ASSERT_TRUE(fixed);
   EXPECT_NE(s.last_prompt().find("expected ';' before '}' token"), std::string::npos) << "the repair prompt carries the saved diagnosis";
   EXPECT_NE(fixed->source.find("c[i] = a[i] + b[i];"), std::string::npos);
-  EXPECT_EQ(fixed->parent, "c0001");   // a patch of the saved broken kernel
+  EXPECT_EQ(fixed->parent, "c0001");  // a patch of the saved broken kernel
   Outcome ok;
   ok.candidate = "c0002";
   ok.verdict = "leader";
   ok.time_s = 1e-3;
   auto entry = b->observe(s.ctx(), *fixed, ok);
   ASSERT_TRUE(entry);
-  EXPECT_NE(entry->text.find("repair"), std::string::npos) << entry->text;   // the restored pending kind
+  EXPECT_NE(entry->text.find("repair"), std::string::npos) << entry->text;  // the restored pending kind
   EXPECT_EQ(b->save_state()["state"], "optimize");
   s.server.push_text(kOpt);
   auto opt = b->propose(s.ctx());

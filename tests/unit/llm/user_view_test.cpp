@@ -60,7 +60,7 @@ struct Harness {
 
 TEST(LlmUserView, CpuPromptsSpeakOfCoresSimdAndCachesNotOfGpus) {
   Harness h;
-  h.task.description = "Row softmax.";   // the task's own text (the demo's mentions its CUDA kernels) is not the pack's
+  h.task.description = "Row softmax.";  // the task's own text (the demo's mentions its CUDA kernels) is not the pack's
   auto a = make_llm_agent(h.opts);
   h.server.push_text(kOpt);
   auto p = a->propose(h.ctx(Backend::cpu));
@@ -130,7 +130,10 @@ TEST(LlmUserView, TheAgentSurvivesANonUtf8ReplyAndItsStateSaves) {
 
 TEST(LlmUserView, AnUnreachableProviderIsTheAgentsFailure) {
   int port;
-  { FakeModelServer s; port = s.port(); }
+  {
+    FakeModelServer s;
+    port = s.port();
+  }
   LlmAgentOptions o;
   o.provider.kind = ProviderKind::openai;
   o.provider.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
@@ -141,8 +144,7 @@ TEST(LlmUserView, AnUnreachableProviderIsTheAgentsFailure) {
   auto ctx = h.ctx();
   EXPECT_FALSE(a->propose(ctx));
   const std::string why = a->provider_failure();
-  EXPECT_NE(why.find("its model provider failed 3 times in a row; last: provider http://127.0.0.1:" + std::to_string(port)),
-            std::string::npos)
+  EXPECT_NE(why.find("its model provider failed 3 times in a row; last: provider http://127.0.0.1:" + std::to_string(port)), std::string::npos)
       << why;
   EXPECT_NE(why.find("cannot be reached"), std::string::npos) << why;
 }

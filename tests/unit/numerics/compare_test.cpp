@@ -24,7 +24,9 @@ std::vector<float> random_f32(int64_t n, uint64_t seed) {
 
 Tolerance tol(double atol, double rtol, double matched = 1.0) {
   Tolerance t;
-  t.atol = atol; t.rtol = rtol; t.matched_ratio = matched;
+  t.atol = atol;
+  t.rtol = rtol;
+  t.matched_ratio = matched;
   return t;
 }
 
@@ -110,8 +112,7 @@ TEST(Compare, LastRowsOfSomeColumns) {
   auto out = ref;
   for (int64_t r = rows - 5; r < rows; ++r)
     for (int64_t c = cols - 17; c < cols; ++c) out[static_cast<size_t>(r * cols + c)] += 2.0f;
-  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))),
-            "only the last 17 of 256 columns are wrong (rows: the last 5 of 64)");
+  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))), "only the last 17 of 256 columns are wrong (rows: the last 5 of 64)");
 }
 
 TEST(Compare, EveryOtherColumnWrong) {
@@ -148,8 +149,7 @@ TEST(Compare, ScatteredElements) {
   const auto ref = random_f32(rows * cols, 8);
   auto out = ref;
   for (int64_t i : {5 * 100 + 3, 77 * 100 + 40, 91 * 100 + 12}) out[static_cast<size_t>(i)] += 1.0f;
-  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))),
-            "3 scattered elements are wrong (first at row 5, column 3)");
+  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))), "3 scattered elements are wrong (first at row 5, column 3)");
 }
 
 TEST(Compare, FallbackPattern) {
@@ -192,9 +192,8 @@ TEST(Compare, UnwrittenElements) {
   EXPECT_EQ(s.nonfinite, 0) << "sentinels are not counted as computed NaNs";
   EXPECT_EQ(s.first_unwritten, rows * cols - 5);
   EXPECT_EQ(s.first_bad, rows * cols - 5);
-  EXPECT_FALSE(passes(s, tol(1e-4, 1e-4, 0.5)));   // unwritten fails whatever the matched ratio
-  EXPECT_THAT(describe_pattern(s),
-              HasSubstr("5 elements were never written (still hold the sentinel); first at row 7, column 95"));
+  EXPECT_FALSE(passes(s, tol(1e-4, 1e-4, 0.5)));  // unwritten fails whatever the matched ratio
+  EXPECT_THAT(describe_pattern(s), HasSubstr("5 elements were never written (still hold the sentinel); first at row 7, column 95"));
 }
 
 TEST(Compare, NothingWritten) {
@@ -227,7 +226,7 @@ TEST(Compare, NaNOutput) {
   EXPECT_EQ(s.unwritten, 0);
   EXPECT_EQ(s.first_bad, 10);
   EXPECT_EQ(s.max_abs_err, 0.0) << "non-finite pairs are left out of the errors";
-  EXPECT_FALSE(passes(s, tol(1e-2, 1e-2, 0.9)));   // NaN fails whatever the matched ratio
+  EXPECT_FALSE(passes(s, tol(1e-2, 1e-2, 0.9)));  // NaN fails whatever the matched ratio
 }
 
 TEST(Compare, NonFiniteReference) {
@@ -235,15 +234,15 @@ TEST(Compare, NonFiniteReference) {
   const std::vector<float> ref = {nan, inf, -inf, inf, nan, 1.0f};
   const std::vector<float> out = {nan, inf, -inf, -inf, 2.0f, 1.0f};
   const CompareStats s = cmp(out, ref, 1, tol(1e-4, 1e-4));
-  EXPECT_EQ(s.bad, 2);          // -inf for inf, 2 for NaN
+  EXPECT_EQ(s.bad, 2);  // -inf for inf, 2 for NaN
   EXPECT_EQ(s.first_bad, 3);
-  EXPECT_EQ(s.nonfinite, 0);    // counted only where the reference is finite
+  EXPECT_EQ(s.nonfinite, 0);  // counted only where the reference is finite
 }
 
 TEST(Compare, AllZerosOutput) {
   const auto ref = random_f32(512, 16);
   const std::vector<float> out(ref.size(), 0.0f);
-  const Tolerance loose = tol(1e9, 0.0);   // every element within tolerance, and still a failure
+  const Tolerance loose = tol(1e9, 0.0);  // every element within tolerance, and still a failure
   const CompareStats s = cmp(out, ref, 64, loose);
   EXPECT_EQ(s.bad, 0);
   EXPECT_EQ(s.out_zeros, 512);
@@ -278,7 +277,7 @@ TEST(Compare, MatchedRatioLetsOnePercentFailButTheCapRejects) {
   CompareStats s = cmp(out, ref, 100, t);
   EXPECT_EQ(s.bad, 100);
   EXPECT_TRUE(passes(s, t));
-  out[1] += 0.5f;   // 101 bad: 98.99%
+  out[1] += 0.5f;  // 101 bad: 98.99%
   s = cmp(out, ref, 100, t);
   EXPECT_FALSE(passes(s, t));
   out = ref;
@@ -300,7 +299,7 @@ TEST(Compare, BoolValidity) {
   EXPECT_TRUE(passes(compare_host(DType::boolean, ok.data(), ref.data(), 6, 6, t, Poison::a), t));
   const std::vector<uint8_t> bad = {0, 2, 1, 1, 0xA5, 255};
   const CompareStats s = compare_host(DType::boolean, bad.data(), ref.data(), 6, 6, t, Poison::a);
-  EXPECT_EQ(s.bad, 4);         // 2 and 255 are not bools, 1 for 0 is wrong, 0xA5 is the sentinel
+  EXPECT_EQ(s.bad, 4);  // 2 and 255 are not bools, 1 for 0 is wrong, 0xA5 is the sentinel
   EXPECT_EQ(s.unwritten, 1);
   EXPECT_EQ(s.first_unwritten, 4);
   EXPECT_EQ(s.nonfinite, 0);
@@ -319,7 +318,7 @@ TEST(Compare, IntegerExactness) {
   const CompareStats s = compare_host(DType::i64, out.data(), ref.data(), 3, 3, t, Poison::a);
   EXPECT_EQ(s.bad, 2);
   EXPECT_EQ(s.first_bad, 0);
-  EXPECT_EQ(s.max_abs_err, 18446744073709551615.0);   // |min - max| computed without overflow
+  EXPECT_EQ(s.max_abs_err, 18446744073709551615.0);  // |min - max| computed without overflow
   const std::vector<int32_t> r32 = {7, 8, 9}, o32 = {7, 9, 9};
   const CompareStats s32 = compare_host(DType::i32, o32.data(), r32.data(), 3, 3, t, Poison::a);
   EXPECT_EQ(s32.bad, 1);
@@ -339,14 +338,16 @@ TEST(Compare, IntegerResultEqualToTheSentinelIsNotUnwritten) {
 }
 
 TEST(Compare, EveryTypeDetectsOneChangedElement) {
-  const DType types[] = {DType::f64, DType::f32, DType::f16, DType::bf16, DType::f8e4m3, DType::f8e5m2,
-                         DType::i64, DType::i32, DType::i16, DType::i8};
+  const DType types[] = {DType::f64,    DType::f32, DType::f16, DType::bf16, DType::f8e4m3,
+                         DType::f8e5m2, DType::i64, DType::i32, DType::i16,  DType::i8};
   for (DType t : types) {
     const int64_t n = 2048;
     std::vector<unsigned char> ref(static_cast<size_t>(n * num::size_of(t)));
     Distribution d;
     if (t == DType::i64 || t == DType::i32 || t == DType::i16 || t == DType::i8) {
-      d.kind = Distribution::Kind::integers; d.low = -50; d.high = 50;
+      d.kind = Distribution::Kind::integers;
+      d.low = -50;
+      d.high = 50;
     }
     fill_input_host(t, ref.data(), n, dist_params(d), 3, 0);
     auto out = ref;
@@ -359,7 +360,7 @@ TEST(Compare, EveryTypeDetectsOneChangedElement) {
 }
 
 TEST(Compare, ResultsDoNotDependOnThreadCount) {
-  const int64_t rows = 300, cols = 333;   // not a multiple of the tile
+  const int64_t rows = 300, cols = 333;  // not a multiple of the tile
   auto ref = random_f32(rows * cols, 18);
   auto out = random_f32(rows * cols, 18);
   for (int64_t i = 0; i < rows * cols; ++i) {
@@ -367,8 +368,14 @@ TEST(Compare, ResultsDoNotDependOnThreadCount) {
     if (i % 1001 == 0) out[static_cast<size_t>(i)] = std::numeric_limits<float>::quiet_NaN();
   }
   CompareStats a, b;
-  { Threads th(1); a = cmp(out, ref, cols, tol(1e-3, 1e-3, 0.5)); }
-  { Threads th(2); b = cmp(out, ref, cols, tol(1e-3, 1e-3, 0.5)); }
+  {
+    Threads th(1);
+    a = cmp(out, ref, cols, tol(1e-3, 1e-3, 0.5));
+  }
+  {
+    Threads th(2);
+    b = cmp(out, ref, cols, tol(1e-3, 1e-3, 0.5));
+  }
   EXPECT_GT(a.bad, 0);
   EXPECT_EQ(a.bad, b.bad);
   EXPECT_EQ(a.nonfinite, b.nonfinite);

@@ -16,7 +16,7 @@ using namespace khive;
 namespace {
 
 const DType kTypes[] = {DType::f64, DType::f32, DType::f16, DType::bf16, DType::f8e4m3, DType::f8e5m2,
-                        DType::i64, DType::i32, DType::i16, DType::i8, DType::boolean};
+                        DType::i64, DType::i32, DType::i16, DType::i8,   DType::boolean};
 
 std::vector<unsigned char> filled(DType t, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor) {
   std::vector<unsigned char> b(static_cast<size_t>(n * num::size_of(t)) + 8, 0xCC);
@@ -25,17 +25,25 @@ std::vector<unsigned char> filled(DType t, int64_t n, const DistParams& d, uint6
 }
 
 DistParams params_for(DType t) {
-  Distribution d;   // normal(0.5, 1)
-  if (t == DType::boolean) { d.kind = Distribution::Kind::integers; d.low = 0; d.high = 1; }
-  else if (t == DType::i8 || t == DType::i16 || t == DType::i32 || t == DType::i64) {
-    d.kind = Distribution::Kind::integers; d.low = -100; d.high = 100;
+  Distribution d;  // normal(0.5, 1)
+  if (t == DType::boolean) {
+    d.kind = Distribution::Kind::integers;
+    d.low = 0;
+    d.high = 1;
+  } else if (t == DType::i8 || t == DType::i16 || t == DType::i32 || t == DType::i64) {
+    d.kind = Distribution::Kind::integers;
+    d.low = -100;
+    d.high = 100;
   }
   return dist_params(d);
 }
 
 uint64_t fnv1a(const unsigned char* p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) { h ^= p[i]; h *= 0x100000001b3ull; }
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
   return h;
 }
 
@@ -63,8 +71,14 @@ TEST(Inputs, SameSeedSameBits) {
 TEST(Inputs, FillDoesNotDependOnThreadCount) {
   for (DType t : kTypes) {
     std::vector<unsigned char> one, two;
-    { Threads th(1); one = filled(t, 100003, params_for(t), 7, 3); }
-    { Threads th(2); two = filled(t, 100003, params_for(t), 7, 3); }
+    {
+      Threads th(1);
+      one = filled(t, 100003, params_for(t), 7, 3);
+    }
+    {
+      Threads th(2);
+      two = filled(t, 100003, params_for(t), 7, 3);
+    }
     EXPECT_EQ(one, two) << static_cast<int>(t);
   }
 }
@@ -82,7 +96,10 @@ TEST(Inputs, GeneratorBitsAreFrozen) {
   // Recorded once: a change of the generator (or the compiler fusing its arithmetic) changes the bits
   // that references and candidates see, so it must be deliberate.
   const auto a = filled(DType::f64, 4096, params_for(DType::f64), 1234, 5);
-  Distribution u; u.kind = Distribution::Kind::uniform; u.low = -2; u.high = 3;
+  Distribution u;
+  u.kind = Distribution::Kind::uniform;
+  u.low = -2;
+  u.high = 3;
   const auto b = filled(DType::f64, 4096, dist_params(u), 1234, 5);
   EXPECT_EQ(fnv1a(a.data(), 4096 * 8), 0x92a6d8b4ff7776ffull);
   EXPECT_EQ(fnv1a(b.data(), 4096 * 8), 0x8d7264175bba6f0eull);
@@ -98,13 +115,13 @@ TEST(Inputs, NormalValuesFollowTheInverseCdf) {
     if (bin > 0 && bin < 4095) {
       EXPECT_GE(v, detail::normal_quantile(bin));
       EXPECT_LE(v, detail::normal_quantile(bin + 1));
-    } else {   // the tails: beyond the outermost quantile, on the bin's side
+    } else {  // the tails: beyond the outermost quantile, on the bin's side
       EXPECT_TRUE(bin == 0 ? v <= detail::normal_quantile(1) + 5e-4 : v >= detail::normal_quantile(4095) - 5e-4) << v;
     }
   }
   // The quantile table is Phi^-1 (spot checks against known values).
   EXPECT_NEAR(detail::normal_quantile(2048), 0.0, 1e-15);
-  EXPECT_NEAR(detail::normal_quantile(3446), 1.0, 2e-3);   // Phi(1) = 0.8413 ~ 3446 / 4096
+  EXPECT_NEAR(detail::normal_quantile(3446), 1.0, 2e-3);  // Phi(1) = 0.8413 ~ 3446 / 4096
   EXPECT_NEAR(detail::normal_quantile(4095), 3.4871, 1e-3);
 }
 
@@ -118,8 +135,8 @@ TEST(Inputs, NormalTailsReachBeyondThreeSigma) {
     beyond3 += std::fabs(v[i] - 0.5) > 3.0;
     beyond4 += std::fabs(v[i] - 0.5) > 4.0;
   }
-  EXPECT_NEAR(static_cast<double>(beyond3) / n, 0.0027, 0.0004);   // 2 (1 - Phi(3))
-  EXPECT_GT(beyond4, 20);                                          // 2 (1 - Phi(4)) ~ 6.3e-5
+  EXPECT_NEAR(static_cast<double>(beyond3) / n, 0.0027, 0.0004);  // 2 (1 - Phi(3))
+  EXPECT_GT(beyond4, 20);                                         // 2 (1 - Phi(4)) ~ 6.3e-5
 }
 
 TEST(Inputs, NormalMeanAndStd) {
@@ -134,13 +151,16 @@ TEST(Inputs, NormalMeanAndStd) {
     within1 += std::fabs(v[i] - 0.5) <= 1.0;
   }
   const double mean = s / n, sd = std::sqrt(s2 / n);
-  EXPECT_NEAR(mean, 0.5, 0.005);   // standard error 0.001
+  EXPECT_NEAR(mean, 0.5, 0.005);  // standard error 0.001
   EXPECT_NEAR(sd, 1.0, 0.005);
   EXPECT_NEAR(static_cast<double>(within1) / n, 0.6827, 0.003);
 }
 
 TEST(Inputs, UniformWithinBounds) {
-  Distribution u; u.kind = Distribution::Kind::uniform; u.low = -2; u.high = 3;
+  Distribution u;
+  u.kind = Distribution::Kind::uniform;
+  u.low = -2;
+  u.high = 3;
   const DistParams d = dist_params(u);
   const int64_t n = 200000;
   for (DType t : {DType::f64, DType::f32, DType::bf16, DType::f16}) {
@@ -148,7 +168,9 @@ TEST(Inputs, UniformWithinBounds) {
     double s = 0, lo = 1e9, hi = -1e9;
     for (int64_t i = 0; i < n; ++i) {
       const double x = num::load(t, b.data(), i);
-      s += x; lo = std::min(lo, x); hi = std::max(hi, x);
+      s += x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
     }
     EXPECT_GE(lo, -2.0);
     EXPECT_LE(hi, 3.0);
@@ -159,7 +181,10 @@ TEST(Inputs, UniformWithinBounds) {
 }
 
 TEST(Inputs, IntegersWithinInclusiveBounds) {
-  Distribution di; di.kind = Distribution::Kind::integers; di.low = -3; di.high = 4;
+  Distribution di;
+  di.kind = Distribution::Kind::integers;
+  di.low = -3;
+  di.high = 4;
   const int64_t n = 80000;
   for (DType t : {DType::i32, DType::i8, DType::i64, DType::i16, DType::f32, DType::bf16}) {
     const auto b = filled(t, n, dist_params(di), 77, 1);
@@ -171,7 +196,8 @@ TEST(Inputs, IntegersWithinInclusiveBounds) {
     for (const auto& [v, c] : hist) EXPECT_NEAR(static_cast<double>(c) / n, 0.125, 0.01) << v;
   }
   // Bounds that are not integers: only the integers inside.
-  di.low = -1.5; di.high = 2.5;
+  di.low = -1.5;
+  di.high = 2.5;
   const auto b = filled(DType::i32, 10000, dist_params(di), 1, 0);
   std::map<double, int64_t> hist;
   for (int64_t i = 0; i < 10000; ++i) ++hist[num::load(DType::i32, b.data(), i)];
@@ -179,16 +205,22 @@ TEST(Inputs, IntegersWithinInclusiveBounds) {
   EXPECT_EQ(hist.begin()->first, -1.0);
   EXPECT_EQ(hist.rbegin()->first, 2.0);
   // bool from integers {0, 1}
-  di.low = 0; di.high = 1;
+  di.low = 0;
+  di.high = 1;
   const auto bb = filled(DType::boolean, 1000, dist_params(di), 1, 0);
   int ones = 0;
-  for (int i = 0; i < 1000; ++i) { ASSERT_LE(bb[static_cast<size_t>(i)], 1); ones += bb[static_cast<size_t>(i)]; }
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_LE(bb[static_cast<size_t>(i)], 1);
+    ones += bb[static_cast<size_t>(i)];
+  }
   EXPECT_GT(ones, 400);
   EXPECT_LT(ones, 600);
 }
 
 TEST(Inputs, ConstantFill) {
-  Distribution c; c.kind = Distribution::Kind::constant; c.value = 2.5;
+  Distribution c;
+  c.kind = Distribution::Kind::constant;
+  c.value = 2.5;
   const auto b = filled(DType::bf16, 1000, dist_params(c), 1, 0);
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(num::load(DType::bf16, b.data(), i), 2.5);
 }
@@ -196,26 +228,46 @@ TEST(Inputs, ConstantFill) {
 TEST(Inputs, DistParamsMapping) {
   Distribution d;
   DistParams p = dist_params(d);
-  EXPECT_EQ(p.kind, 0); EXPECT_EQ(p.a, 0.5); EXPECT_EQ(p.b, 1.0);
-  d.kind = Distribution::Kind::uniform; d.low = -1; d.high = 2;
+  EXPECT_EQ(p.kind, 0);
+  EXPECT_EQ(p.a, 0.5);
+  EXPECT_EQ(p.b, 1.0);
+  d.kind = Distribution::Kind::uniform;
+  d.low = -1;
+  d.high = 2;
   p = dist_params(d);
-  EXPECT_EQ(p.kind, 1); EXPECT_EQ(p.a, -1.0); EXPECT_EQ(p.b, 2.0);
-  d.kind = Distribution::Kind::constant; d.value = 3;
+  EXPECT_EQ(p.kind, 1);
+  EXPECT_EQ(p.a, -1.0);
+  EXPECT_EQ(p.b, 2.0);
+  d.kind = Distribution::Kind::constant;
+  d.value = 3;
   p = dist_params(d);
-  EXPECT_EQ(p.kind, 2); EXPECT_EQ(p.a, 3.0);
-  d.kind = Distribution::Kind::integers; d.low = 0; d.high = 9;
+  EXPECT_EQ(p.kind, 2);
+  EXPECT_EQ(p.a, 3.0);
+  d.kind = Distribution::Kind::integers;
+  d.low = 0;
+  d.high = 9;
   p = dist_params(d);
-  EXPECT_EQ(p.kind, 3); EXPECT_EQ(p.a, 0.0); EXPECT_EQ(p.b, 9.0);
-  d.low = 0.2; d.high = 0.8;   // no integer inside
+  EXPECT_EQ(p.kind, 3);
+  EXPECT_EQ(p.a, 0.0);
+  EXPECT_EQ(p.b, 9.0);
+  d.low = 0.2;
+  d.high = 0.8;  // no integer inside
   EXPECT_THROW(dist_params(d), std::invalid_argument);
-  d.kind = Distribution::Kind::uniform; d.low = 2; d.high = 1;
+  d.kind = Distribution::Kind::uniform;
+  d.low = 2;
+  d.high = 1;
   EXPECT_THROW(dist_params(d), std::invalid_argument);
-  d.kind = Distribution::Kind::normal; d.stddev = -1;
+  d.kind = Distribution::Kind::normal;
+  d.stddev = -1;
   EXPECT_THROW(dist_params(d), std::invalid_argument);
 }
 
 TEST(Inputs, PoisonSentinelsPerType) {
-  struct Want { DType t; uint64_t a, b; bool is_float; };
+  struct Want {
+    DType t;
+    uint64_t a, b;
+    bool is_float;
+  };
   const Want wants[] = {
       {DType::f32, 0x7FC0DEADull, 0x7FC0BEEFull, true},
       {DType::f64, 0x7FF8DEADBEEFDEADull, 0x7FF8BEEFDEADBEEFull, true},
@@ -245,7 +297,7 @@ TEST(Inputs, PoisonSentinelsPerType) {
         EXPECT_TRUE(std::isnan(num::load(w.t, buf.data(), 0))) << static_cast<int>(w.t);
       }
       if (w.t == DType::boolean) {
-        EXPECT_GT(buf[0], 1);   // neither false nor true
+        EXPECT_GT(buf[0], 1);  // neither false nor true
       }
     }
     EXPECT_NE(w.a, w.b);
@@ -300,8 +352,7 @@ TEST(Perturbation, DifferentSeedsPickDifferentElements) {
 // Sampled goldens: the last kSampleTail elements always, the rest anywhere, all in range, key-dependent.
 TEST(SampledGolden, IndicesCoverTheTailAndDependOnTheKey) {
   const int64_t n = int64_t{1} << 30, count = 1 << 16;
-  for (int64_t j = count - khive::kSampleTail; j < count; ++j)
-    EXPECT_EQ(khive::sample_index(7, j, count, n), n - (count - j));
+  for (int64_t j = count - khive::kSampleTail; j < count; ++j) EXPECT_EQ(khive::sample_index(7, j, count, n), n - (count - j));
   int64_t differ = 0, first_half = 0;
   for (int64_t j = 0; j < count - khive::kSampleTail; ++j) {
     int64_t a = khive::sample_index(7, j, count, n), b = khive::sample_index(8, j, count, n);

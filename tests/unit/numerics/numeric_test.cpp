@@ -16,7 +16,10 @@ using namespace khive;
 
 namespace {
 
-struct Entry { double value; uint32_t code; };
+struct Entry {
+  double value;
+  uint32_t code;
+};
 
 // Nearest representable value to x >= 0 (finite), ties to the even code. `tab` ascends from 0.
 uint32_t nearest(double x, const std::vector<Entry>& tab) {
@@ -24,14 +27,22 @@ uint32_t nearest(double x, const std::vector<Entry>& tab) {
   if (it == tab.end()) return tab.back().code;
   if (it->value == x || it == tab.begin()) return it->code;
   auto lo = it - 1;
-  const double dl = x - lo->value, dh = it->value - x;   // exact: both are close floats, held in double
+  const double dl = x - lo->value, dh = it->value - x;  // exact: both are close floats, held in double
   if (dl < dh) return lo->code;
   if (dh < dl) return it->code;
   return (lo->code & 1u) ? it->code : lo->code;
 }
 
-float f(uint32_t bits) { float v; std::memcpy(&v, &bits, 4); return v; }
-uint32_t bits(float v) { uint32_t u; std::memcpy(&u, &v, 4); return u; }
+float f(uint32_t bits) {
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+uint32_t bits(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return u;
+}
 
 // The points to test an encoder at: each table value, each midpoint, one float either side of it,
 // both signs, plus every 997th float bit pattern, plus zeros, infinities and NaNs.
@@ -79,37 +90,39 @@ double ref_f16(uint32_t c) {
 }  // namespace
 
 TEST(Numeric, F16AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 65536; ++c)
-    ASSERT_EQ(num::f32_to_f16(num::f16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 65536; ++c) ASSERT_EQ(num::f32_to_f16(num::f16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, Bf16AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 65536; ++c)
-    ASSERT_EQ(num::f32_to_bf16(num::bf16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 65536; ++c) ASSERT_EQ(num::f32_to_bf16(num::bf16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, E4m3AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 256; ++c)
-    ASSERT_EQ(num::f32_to_e4m3(num::e4m3_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 256; ++c) ASSERT_EQ(num::f32_to_e4m3(num::e4m3_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, E5m2AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 256; ++c)
-    ASSERT_EQ(num::f32_to_e5m2(num::e5m2_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 256; ++c) ASSERT_EQ(num::f32_to_e5m2(num::e5m2_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, DecodersMatchTheFormatFormulas) {
   for (uint32_t c = 0; c < 256; ++c) {
     const double a = ref_e4m3(c), b = ref_e5m2(c);
-    if ((c & 0x7f) == 0x7f) EXPECT_TRUE(std::isnan(num::e4m3_to_f32(static_cast<uint8_t>(c))));
-    else EXPECT_EQ(static_cast<double>(num::e4m3_to_f32(static_cast<uint8_t>(c))), a) << c;
-    if (std::isnan(b)) EXPECT_TRUE(std::isnan(num::e5m2_to_f32(static_cast<uint8_t>(c))));
-    else EXPECT_EQ(static_cast<double>(num::e5m2_to_f32(static_cast<uint8_t>(c))), b) << c;
+    if ((c & 0x7f) == 0x7f)
+      EXPECT_TRUE(std::isnan(num::e4m3_to_f32(static_cast<uint8_t>(c))));
+    else
+      EXPECT_EQ(static_cast<double>(num::e4m3_to_f32(static_cast<uint8_t>(c))), a) << c;
+    if (std::isnan(b))
+      EXPECT_TRUE(std::isnan(num::e5m2_to_f32(static_cast<uint8_t>(c))));
+    else
+      EXPECT_EQ(static_cast<double>(num::e5m2_to_f32(static_cast<uint8_t>(c))), b) << c;
   }
   for (uint32_t c = 0; c < 65536; ++c) {
     const double h = ref_f16(c);
-    if (std::isnan(h)) EXPECT_TRUE(std::isnan(num::f16_to_f32(static_cast<uint16_t>(c))));
-    else ASSERT_EQ(static_cast<double>(num::f16_to_f32(static_cast<uint16_t>(c))), h) << c;
+    if (std::isnan(h))
+      EXPECT_TRUE(std::isnan(num::f16_to_f32(static_cast<uint16_t>(c))));
+    else
+      ASSERT_EQ(static_cast<double>(num::f16_to_f32(static_cast<uint16_t>(c))), h) << c;
     EXPECT_EQ(bits(num::bf16_to_f32(static_cast<uint16_t>(c))), c << 16);
   }
 }
@@ -117,25 +130,26 @@ TEST(Numeric, DecodersMatchTheFormatFormulas) {
 TEST(Numeric, F16EncodeIsNearestEven) {
   std::vector<Entry> tab;
   for (uint32_t c = 0; c < 0x7c00; ++c) tab.push_back({ref_f16(c), c});
-  tab.push_back({65536.0, 0x7c00});   // the overflow threshold behaves as the next value, coded inf
+  tab.push_back({65536.0, 0x7c00});  // the overflow threshold behaves as the next value, coded inf
   for (float x : probe_points(tab)) {
     const double a = std::fabs(static_cast<double>(x));
     const uint32_t want = nearest(a, tab) | (std::signbit(x) ? 0x8000u : 0u);
     ASSERT_EQ(num::f32_to_f16(x), want) << "x=" << x << " bits=" << std::hex << bits(x);
 #if defined(__FLT16_MAX__)
-    const _Float16 h = static_cast<_Float16>(x);   // the compiler's own conversion, as a second opinion
-    uint16_t hb; std::memcpy(&hb, &h, 2);
+    const _Float16 h = static_cast<_Float16>(x);  // the compiler's own conversion, as a second opinion
+    uint16_t hb;
+    std::memcpy(&hb, &h, 2);
     ASSERT_EQ(num::f32_to_f16(x), hb) << "x=" << x;
 #endif
   }
   EXPECT_EQ(num::f32_to_f16(INFINITY), 0x7c00);
   EXPECT_EQ(num::f32_to_f16(-INFINITY), 0xfc00);
   EXPECT_EQ(num::f32_to_f16(65519.99f), 0x7bff);
-  EXPECT_EQ(num::f32_to_f16(65520.0f), 0x7c00);   // the tie between 65504 and 65536 goes to even: inf
-  EXPECT_EQ(num::f32_to_f16(std::ldexp(1.0f, -25)), 0x0000);                      // tie -> 0 (even)
-  EXPECT_EQ(num::f32_to_f16(std::ldexp(3.0f, -25)), 0x0002);                      // tie -> 2 (even)
-  EXPECT_EQ(num::f32_to_f16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);               // tie -> even
-  EXPECT_EQ(num::f32_to_f16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);           // tie -> even
+  EXPECT_EQ(num::f32_to_f16(65520.0f), 0x7c00);                          // the tie between 65504 and 65536 goes to even: inf
+  EXPECT_EQ(num::f32_to_f16(std::ldexp(1.0f, -25)), 0x0000);             // tie -> 0 (even)
+  EXPECT_EQ(num::f32_to_f16(std::ldexp(3.0f, -25)), 0x0002);             // tie -> 2 (even)
+  EXPECT_EQ(num::f32_to_f16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // tie -> even
+  EXPECT_EQ(num::f32_to_f16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie -> even
   EXPECT_EQ(num::f32_to_f16(NAN) & 0x7c00, 0x7c00);
   EXPECT_NE(num::f32_to_f16(NAN) & 0x3ff, 0);
   EXPECT_NE(num::f32_to_f16(f(0x7f800001u)) & 0x3ff, 0) << "a NaN with a low payload must stay NaN";
@@ -151,9 +165,9 @@ TEST(Numeric, Bf16EncodeIsNearestEven) {
     ASSERT_EQ(num::f32_to_bf16(x), want) << "x=" << x << " bits=" << std::hex << bits(x);
   }
   EXPECT_EQ(num::f32_to_bf16(1.0f), 0x3f80);
-  EXPECT_EQ(num::f32_to_bf16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);       // tie -> even
-  EXPECT_EQ(num::f32_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);   // tie -> even
-  EXPECT_EQ(num::f32_to_bf16(std::numeric_limits<float>::max()), 0x7f80); // rounds up to inf
+  EXPECT_EQ(num::f32_to_bf16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);        // tie -> even
+  EXPECT_EQ(num::f32_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);    // tie -> even
+  EXPECT_EQ(num::f32_to_bf16(std::numeric_limits<float>::max()), 0x7f80);  // rounds up to inf
   EXPECT_EQ(num::f32_to_bf16(f(0x7f800001u)) & 0x7f, 0x40) << "a NaN with a low payload must stay NaN";
 }
 
@@ -166,7 +180,7 @@ TEST(Numeric, Fp8EncodeIsNearestEvenAndSaturates) {
     const double max_val = tab.back().value;
     EXPECT_EQ(max_val, e4 ? 448.0 : 57344.0);
     for (float x : probe_points(tab)) {
-      const double a = std::min(std::fabs(static_cast<double>(x)), max_val);   // satfinite
+      const double a = std::min(std::fabs(static_cast<double>(x)), max_val);  // satfinite
       const uint32_t want = nearest(a, tab) | (std::signbit(x) ? 0x80u : 0u);
       const uint32_t got = e4 ? num::f32_to_e4m3(x) : num::f32_to_e5m2(x);
       ASSERT_EQ(got, want) << (e4 ? "e4m3" : "e5m2") << " x=" << x << " bits=" << std::hex << bits(x);
@@ -175,10 +189,10 @@ TEST(Numeric, Fp8EncodeIsNearestEvenAndSaturates) {
   EXPECT_EQ(num::f32_to_e4m3(0.0f), 0x00);
   EXPECT_EQ(num::f32_to_e4m3(-0.0f), 0x80);
   EXPECT_EQ(num::f32_to_e5m2(0.0f), 0x00);
-  EXPECT_EQ(num::f32_to_e4m3(1.0625f), 0x38);   // tie between 1.0 (0x38) and 1.125 (0x39) -> even
-  EXPECT_EQ(num::f32_to_e4m3(1.1875f), 0x3a);   // tie between 1.125 and 1.25 (0x3a) -> even
+  EXPECT_EQ(num::f32_to_e4m3(1.0625f), 0x38);  // tie between 1.0 (0x38) and 1.125 (0x39) -> even
+  EXPECT_EQ(num::f32_to_e4m3(1.1875f), 0x3a);  // tie between 1.125 and 1.25 (0x3a) -> even
   EXPECT_EQ(num::f32_to_e4m3(448.0f), 0x7e);
-  EXPECT_EQ(num::f32_to_e4m3(1e6f), 0x7e);      // saturates
+  EXPECT_EQ(num::f32_to_e4m3(1e6f), 0x7e);  // saturates
   EXPECT_EQ(num::f32_to_e4m3(-1e6f), 0xfe);
   EXPECT_EQ(num::f32_to_e4m3(INFINITY), 0x7e);  // no inf in e4m3fn: saturates
   EXPECT_EQ(num::f32_to_e4m3(NAN), 0x7f);
@@ -187,8 +201,8 @@ TEST(Numeric, Fp8EncodeIsNearestEvenAndSaturates) {
   EXPECT_EQ(num::f32_to_e5m2(-INFINITY), 0xfc);
   EXPECT_EQ(num::f32_to_e5m2(NAN) & 0x7c, 0x7c);
   EXPECT_NE(num::f32_to_e5m2(NAN) & 0x03, 0);
-  EXPECT_EQ(num::f32_to_e4m3(std::ldexp(1.0f, -10)), 0x00);   // half the smallest subnormal: tie -> 0
-  EXPECT_EQ(num::f32_to_e4m3(std::ldexp(3.0f, -10)), 0x02);   // 1.5 subnormal steps: tie -> 2
+  EXPECT_EQ(num::f32_to_e4m3(std::ldexp(1.0f, -10)), 0x00);  // half the smallest subnormal: tie -> 0
+  EXPECT_EQ(num::f32_to_e4m3(std::ldexp(3.0f, -10)), 0x02);  // 1.5 subnormal steps: tie -> 2
 }
 
 TEST(Numeric, LoadStoreEveryType) {
@@ -200,13 +214,13 @@ TEST(Numeric, LoadStoreEveryType) {
       EXPECT_EQ(num::load(t, buf, 3), v) << static_cast<int>(t);
     }
   }
-  num::store(DType::bf16, buf, 0, 1.00390625);   // 1 + 2^-8: a tie, to even
+  num::store(DType::bf16, buf, 0, 1.00390625);  // 1 + 2^-8: a tie, to even
   EXPECT_EQ(num::load(DType::bf16, buf, 0), 1.0);
   const DType ints[] = {DType::i64, DType::i32, DType::i16, DType::i8};
   for (DType t : ints) {
     num::store(t, buf, 2, -7.0);
     EXPECT_EQ(num::load(t, buf, 2), -7.0);
-    num::store(t, buf, 2, 2.5);   // llround: half away from zero
+    num::store(t, buf, 2, 2.5);  // llround: half away from zero
     EXPECT_EQ(num::load(t, buf, 2), 3.0);
     num::store(t, buf, 2, -2.4);
     EXPECT_EQ(num::load(t, buf, 2), -2.0);

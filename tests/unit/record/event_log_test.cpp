@@ -32,12 +32,12 @@ TEST(EventLog, AppendsAndReadsBack) {
 TEST(EventLog, TornLastLineIsIgnoredAndCutBeforeTheNextAppend) {
   auto d = tmpdir();
   auto f = d / "events.jsonl";
-  append_raw(f, "{\"type\":\"a\"}\n{\"type\":\"b\"}\n{\"type\":\"c\",\"te");   // crash mid-write
+  append_raw(f, "{\"type\":\"a\"}\n{\"type\":\"b\"}\n{\"type\":\"c\",\"te");  // crash mid-write
   auto r = read_event_log(f);
   ASSERT_EQ(r.events.size(), 2u);
   EXPECT_TRUE(r.torn_tail);
   {
-    EventLog log(f);   // reopening cuts the torn tail
+    EventLog log(f);  // reopening cuts the torn tail
     log.append({{"type", "d"}});
   }
   r = read_event_log(f);

@@ -64,14 +64,32 @@ fs::path db_run() {
 fs::path log_run() {
   const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-log");
   EventLog log(run / "events.jsonl");
-  log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cuda"}, {"seed", 20261130ull},
+  log.append({{"type", "start"},
+              {"task", "softmax"},
+              {"backend", "cuda"},
+              {"seed", 20261130ull},
               {"options", {{"budget_time_s", 38.0}, {"n_agents", 3}, {"perf_workloads", ""}}}});
   auto event = [&](const CandidateRecord& c) {
-    log.append({{"type", "candidate"}, {"id", c.id}, {"agent", c.agent}, {"strategy", c.strategy}, {"parent", c.parent},
-                {"label", c.label}, {"hash", c.hash}, {"file", c.file}, {"params", c.params}, {"note", c.note},
-                {"verdict", c.verdict}, {"check", c.check}, {"reason", c.reason}, {"message", c.message},
-                {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()}, {"time_s", c.time_s}, {"delta", c.delta},
-                {"workloads", c.workload_median_s}, {"eval_s", c.eval_s}, {"t", c.t}});
+    log.append({{"type", "candidate"},
+                {"id", c.id},
+                {"agent", c.agent},
+                {"strategy", c.strategy},
+                {"parent", c.parent},
+                {"label", c.label},
+                {"hash", c.hash},
+                {"file", c.file},
+                {"params", c.params},
+                {"note", c.note},
+                {"verdict", c.verdict},
+                {"check", c.check},
+                {"reason", c.reason},
+                {"message", c.message},
+                {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
+                {"time_s", c.time_s},
+                {"delta", c.delta},
+                {"workloads", c.workload_median_s},
+                {"eval_s", c.eval_s},
+                {"t", c.t}});
   };
   auto cs = candidates();
   event(cs[0]);
@@ -124,7 +142,7 @@ TEST(RunExport, FromTheEventLogTheSameAsFromTheDatabase) {
   const fs::path from_db = db_run(), from_log = log_run();
   nlohmann::json a = run_records_json(load_run_records(from_db), from_db);
   nlohmann::json b = run_records_json(load_run_records(from_log), from_log);
-  EXPECT_FALSE(fs::exists(from_log / "run.db"));   // looking creates no database
+  EXPECT_FALSE(fs::exists(from_log / "run.db"));  // looking creates no database
   EXPECT_EQ(b["source"], "events.jsonl");
   // The log records the task's name, not where its directory was.
   EXPECT_EQ(b["meta"]["task_dir"], "");
@@ -143,10 +161,10 @@ TEST(RunExport, EventLogStopAndLeaderDetails) {
     EventLog log(run / "events.jsonl");
     log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cpu"}, {"seed", 7}});
     log.append({{"type", "candidate"}, {"id", "c0000"}, {"strategy", "reference"}, {"verdict", "leader"}, {"time_s", 1e-3}});
-    log.append({{"type", "end"}, {"reason", "paused: 2 candidate(s) await evaluation"}, {"leader", ""}});   // no leader named
+    log.append({{"type", "end"}, {"reason", "paused: 2 candidate(s) await evaluation"}, {"leader", ""}});  // no leader named
   }
   RunRecords rr = load_run_records(run);
-  EXPECT_EQ(rr.leader, "c0000");   // an end event naming no leader does not erase the one recorded
+  EXPECT_EQ(rr.leader, "c0000");  // an end event naming no leader does not erase the one recorded
   EXPECT_EQ(rr.backend, "cpu");
   EXPECT_EQ(rr.seed, "7");
   ASSERT_TRUE(rr.stop_reason.has_value());

@@ -85,7 +85,7 @@ TEST(Rescore, PytorchWhereTheSuiteHasItElseTheReference) {
   EXPECT_NEAR(r.t_b.at("vector_add-n16777216"), 2 * sol("vector_add-n16777216"), 1e-12);
   EXPECT_NEAR(r.t_sol.at("vector_add-n1048576"), sol("vector_add-n1048576"), 1e-12);
 
-  ASSERT_EQ(r.candidates.size(), 2u);   // the rejected one is left out
+  ASSERT_EQ(r.candidates.size(), 2u);  // the rejected one is left out
   // reference (2 x T_sol): against PyTorch (3 x T_sol) 2/3 on two workloads, against itself 1/2 on the third.
   const RescoredCandidate* ref = r.find("c0000");
   ASSERT_NE(ref, nullptr);
@@ -101,7 +101,7 @@ TEST(Rescore, PytorchWhereTheSuiteHasItElseTheReference) {
 TEST(Rescore, NoPytorchFileMeansTheReferenceEverywhere) {
   const Fixture f = make_run();
   HardwareProfile other = toy_gpu();
-  other.name = "Other GPU";   // pytorch-other_gpu.json does not exist
+  other.name = "Other GPU";  // pytorch-other_gpu.json does not exist
   const Rescore r = rescore_run(f.run_dir, f.task_dir, other);
   EXPECT_TRUE(r.pytorch_file.empty());
   for (const auto& [u, label] : r.t_b_label) EXPECT_EQ(label, "reference") << u;
@@ -117,7 +117,7 @@ TEST(Rescore, ErrorsNameTheFile) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("run.db: no run database"), std::string::npos) << e.what();
   }
-  EXPECT_FALSE(fs::exists(empty / "run.db"));   // not created by looking
+  EXPECT_FALSE(fs::exists(empty / "run.db"));  // not created by looking
 }
 
 // A results folder that kept only the event log: the same scores from its candidate events.
@@ -131,8 +131,13 @@ TEST(Rescore, FromTheEventLogWhenTheDatabaseIsGone) {
     for (const auto& c : db.candidates()) {
       nlohmann::json w = nlohmann::json::object();
       for (const auto& [u, m] : c.workload_median_s) w[u] = m;
-      log.append({{"type", "candidate"}, {"id", c.id}, {"verdict", c.verdict}, {"strategy", c.id == "c0000" ? "reference" : "tile"},
-                  {"time_s", c.time_s}, {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json(nullptr)}, {"workloads", w}});
+      log.append({{"type", "candidate"},
+                  {"id", c.id},
+                  {"verdict", c.verdict},
+                  {"strategy", c.id == "c0000" ? "reference" : "tile"},
+                  {"time_s", c.time_s},
+                  {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json(nullptr)},
+                  {"workloads", w}});
     }
     log.append({{"type", "end"}, {"leader", "c0001"}});
   }

@@ -39,7 +39,7 @@ TEST(RunStore, CandidatesBoardSwitchesAgentsRoundTrip) {
     db.add_switch({0, 3.0, "a0", "s.x", "s.y", "plateau", ""});
     db.put_agent({0, "a0", "replay:d", "s.y", ""});
   }
-  RunStore db(d / "run.db");   // reopened: everything persisted
+  RunStore db(d / "run.db");  // reopened: everything persisted
   EXPECT_EQ(db.meta("task").value(), "softmax");
   EXPECT_FALSE(db.meta("nothing"));
   auto c = db.find_by_hash(candidate_hash("cpp", "src"));
@@ -47,7 +47,7 @@ TEST(RunStore, CandidatesBoardSwitchesAgentsRoundTrip) {
   EXPECT_EQ(c->params.at("tile"), "64");
   EXPECT_DOUBLE_EQ(*c->score, 0.61);
   EXPECT_DOUBLE_EQ(c->workload_median_s.at("w1"), 0.002);
-  EXPECT_FALSE(db.find_by_hash(candidate_hash("cu", "src")));   // the extension is part of the identity
+  EXPECT_FALSE(db.find_by_hash(candidate_hash("cu", "src")));  // the extension is part of the identity
   EXPECT_EQ(db.board(false).size(), 1u);
   EXPECT_EQ(db.board(true).size(), 2u);
   EXPECT_EQ(db.switches().at(0).reason, "plateau");

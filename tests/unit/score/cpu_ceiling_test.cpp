@@ -14,7 +14,7 @@ TEST(CpuCeiling, IssueWidthArithmetic) {
   EXPECT_DOUBLE_EQ(c.peak_flops.at(ComputeUnit::tc_bf16), 768e9);
   // 2 threads x 3e9 cycles x 3 accesses x 16 lanes x 4 bytes
   EXPECT_DOUBLE_EQ(c.peak_bandwidth, 1.152e12);
-  EXPECT_DOUBLE_EQ(cpu_core_ceiling({8, 2.0, "avx2"}, 0).peak_bandwidth, 2e9 * 3 * 8 * 4);   // 0 threads: one
+  EXPECT_DOUBLE_EQ(cpu_core_ceiling({8, 2.0, "avx2"}, 0).peak_bandwidth, 2e9 * 3 * 8 * 4);  // 0 threads: one
 }
 
 // A calibration taken on a busy machine (0.3 GB/s, 4.5 GFLOP/s peaks, as seen with a parallel build on two cores)
@@ -27,7 +27,7 @@ TEST(CpuCeiling, ABusyCalibrationNoLongerSetsTheFloor) {
   busy.measured_bandwidth = 0.213e9;
   busy.measured_flops = {{ComputeUnit::fp32, 2.98e9}};
   WorkloadCost cost;
-  cost.bytes = 3.0 * 4 * (1 << 22);   // c = a + b over 4 Mi floats
+  cost.bytes = 3.0 * 4 * (1 << 22);  // c = a + b over 4 Mi floats
   cost.flops = 1 << 22;
   const double old_floor = sol_seconds(cost, ComputeUnit::fp32, busy, false);
   EXPECT_GT(old_floor, 0.03);

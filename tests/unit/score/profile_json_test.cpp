@@ -17,9 +17,8 @@ namespace fs = std::filesystem;
 class ProfileJson : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("khive_profile_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("khive_profile_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -50,7 +49,7 @@ TEST_F(ProfileJson, RoundTripBuiltin) {
   HardwareProfile g = load_profile(p);
   EXPECT_EQ(g.name, h.name);
   EXPECT_EQ(g.source, h.source);
-  EXPECT_EQ(g.peak_flops, h.peak_flops);   // exact: doubles round-trip through the JSON text
+  EXPECT_EQ(g.peak_flops, h.peak_flops);  // exact: doubles round-trip through the JSON text
   EXPECT_EQ(g.peak_bandwidth, h.peak_bandwidth);
   EXPECT_EQ(g.measured_flops, h.measured_flops);
   EXPECT_EQ(g.measured_bandwidth, h.measured_bandwidth);

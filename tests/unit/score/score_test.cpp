@@ -22,8 +22,8 @@ TEST(HardwareProfile, MeasuredFallsBackToPeak) {
   HardwareProfile h = toy();
   EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::fp32, true), 80.0);
   EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::fp32, false), 100.0);
-  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::tc_bf16, true), 1000.0);   // no measurement
-  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::tc_fp8, true), 0.0);       // unknown
+  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::tc_bf16, true), 1000.0);  // no measurement
+  EXPECT_DOUBLE_EQ(h.flops_for(ComputeUnit::tc_fp8, true), 0.0);      // unknown
   EXPECT_DOUBLE_EQ(h.bandwidth(true), 40.0);
   EXPECT_DOUBLE_EQ(h.bandwidth(false), 50.0);
   h.measured_bandwidth = 0;
@@ -71,7 +71,7 @@ TEST(SolSeconds, MemoryBound) {
   // 10 flops, 400 bytes: compute 10/80 = 0.125 s, memory 400/40 = 10 s.
   EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{10, 400}, ComputeUnit::fp32, h, true), 10.0);
   EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{10, 400}, ComputeUnit::fp32, h, false), 8.0);
-  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{0, 400}, ComputeUnit::tc_fp8, h, true), 10.0);   // no flops, no rate needed
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{0, 400}, ComputeUnit::tc_fp8, h, true), 10.0);  // no flops, no rate needed
 }
 
 TEST(SolSeconds, ComputeBound) {
@@ -98,7 +98,7 @@ TEST(SolSeconds, MissingRateGivesZero) {
 TEST(SolSeconds, H200Gemm) {
   auto h = builtin_profile("NVIDIA H200").value();
   const double n = 8192;
-  WorkloadCost c{2 * n * n * n, 2 * 3 * n * n};   // bf16 GEMM
+  WorkloadCost c{2 * n * n * n, 2 * 3 * n * n};  // bf16 GEMM
   EXPECT_NEAR(sol_seconds(c, ComputeUnit::tc_bf16, h, true), 2 * n * n * n / 790e12, 1e-12);
   EXPECT_NEAR(sol_seconds(c, ComputeUnit::tc_bf16, h, false), 2 * n * n * n / 989.4e12, 1e-12);
 }
@@ -110,7 +110,7 @@ TEST(SolScore, AsFastAsBaselineIsHalf) {
 
 TEST(SolScore, AtSpeedOfLightIsOne) {
   EXPECT_DOUBLE_EQ(sol_score(1.0, 3.0, 1.0).value(), 1.0);
-  EXPECT_DOUBLE_EQ(sol_score(0.5, 3.0, 1.0).value(), 1.0);   // under T_sol counts as at T_sol
+  EXPECT_DOUBLE_EQ(sol_score(0.5, 3.0, 1.0).value(), 1.0);  // under T_sol counts as at T_sol
 }
 
 TEST(SolScore, Formula) {
@@ -123,11 +123,11 @@ TEST(SolScore, Formula) {
 }
 
 TEST(SolScore, Undefined) {
-  EXPECT_FALSE(sol_score(2.0, 1.0, 1.0));    // baseline at SOL
-  EXPECT_FALSE(sol_score(2.0, 0.5, 1.0));    // baseline under SOL
+  EXPECT_FALSE(sol_score(2.0, 1.0, 1.0));  // baseline at SOL
+  EXPECT_FALSE(sol_score(2.0, 0.5, 1.0));  // baseline under SOL
   EXPECT_FALSE(sol_score(0.0, 3.0, 1.0));
   EXPECT_FALSE(sol_score(-1.0, 3.0, 1.0));
-  EXPECT_FALSE(sol_score(2.0, 3.0, 0.0));    // no SOL (profile lacked the rate)
+  EXPECT_FALSE(sol_score(2.0, 3.0, 0.0));  // no SOL (profile lacked the rate)
   EXPECT_FALSE(sol_score(2.0, 3.0, -1.0));
   EXPECT_FALSE(sol_score(NAN, 3.0, 1.0));
   EXPECT_FALSE(sol_score(2.0, INFINITY, 1.0));
@@ -135,8 +135,8 @@ TEST(SolScore, Undefined) {
 
 TEST(TaskScore, WeightedMean) {
   std::vector<WorkloadScoreInput> ws = {
-      {1.0, true, 2.0, 1.0, 2.0},   // 0.5
-      {3.0, true, 1.0, 1.0, 3.0},   // 1.0
+      {1.0, true, 2.0, 1.0, 2.0},  // 0.5
+      {3.0, true, 1.0, 1.0, 3.0},  // 1.0
   };
   EXPECT_DOUBLE_EQ(task_score(ws).value(), (0.5 * 1 + 1.0 * 3) / 4);
 }
@@ -152,10 +152,10 @@ TEST(TaskScore, FailedWorkloadIsZero) {
 
 TEST(TaskScore, UnscoredWorkloadsAreLeftOut) {
   std::vector<WorkloadScoreInput> ws = {
-      {1.0, true, 2.0, 1.0, 2.0},            // 0.5
-      {5.0, true, 2.0, 1.0, std::nullopt},   // no baseline
-      {5.0, true, 2.0, 1.0, 0.5},            // baseline under SOL: undefined
-      {0.0, true, 1.0, 1.0, 3.0},            // weight 0
+      {1.0, true, 2.0, 1.0, 2.0},           // 0.5
+      {5.0, true, 2.0, 1.0, std::nullopt},  // no baseline
+      {5.0, true, 2.0, 1.0, 0.5},           // baseline under SOL: undefined
+      {0.0, true, 1.0, 1.0, 3.0},           // weight 0
   };
   EXPECT_DOUBLE_EQ(task_score(ws).value(), 0.5);
   EXPECT_FALSE(task_score({}));
@@ -171,7 +171,7 @@ namespace {
 // Issue 14: the score's T_sol is the datasheet roofline; the calibrated ceilings give a separate fraction.
 TEST(ScoreTsol, DatasheetNotCalibrated) {
   HardwareProfile h = builtin_profile("NVIDIA H200").value();
-  WorkloadCost c{0, 4.8e9};   // 4.8 GB moved: 1 ms at the 4.8 TB/s datasheet, more at the measured copy rate
+  WorkloadCost c{0, 4.8e9};  // 4.8 GB moved: 1 ms at the 4.8 TB/s datasheet, more at the measured copy rate
   double t_sheet = score_t_sol(c, ComputeUnit::fp32, h);
   EXPECT_DOUBLE_EQ(t_sheet, sol_seconds(c, ComputeUnit::fp32, h, false));
   EXPECT_NEAR(t_sheet, 1e-3, 1e-9);
@@ -179,15 +179,15 @@ TEST(ScoreTsol, DatasheetNotCalibrated) {
   EXPECT_GT(t_cal, t_sheet);
   // PyTorch at the calibrated copy rate; a kernel 0.3 % faster and one 0.3 % slower: both score about 0.5,
   // where the calibrated T_sol (which the faster kernel beats) gave 1.0 and something far below 0.5.
-  double t_b = t_cal * 1.002;   // PyTorch 0.2 % from the measured copy ceiling
+  double t_b = t_cal * 1.002;  // PyTorch 0.2 % from the measured copy ceiling
   auto fast = sol_score(t_b * 0.997, t_b, t_sheet);
   auto slow = sol_score(t_b * 1.003, t_b, t_sheet);
   ASSERT_TRUE(fast && slow);
   EXPECT_NEAR(*fast, 0.5, 0.01);
   EXPECT_NEAR(*slow, 0.5, 0.01);
   ASSERT_TRUE(sol_score(t_b * 0.997, t_b, t_cal) && sol_score(t_b * 1.003, t_b, t_cal));
-  EXPECT_DOUBLE_EQ(*sol_score(t_b * 0.997, t_b, t_cal), 1.0);   // beats the calibrated "speed of light"
-  EXPECT_LT(*sol_score(t_b * 1.003, t_b, t_cal), 0.45);          // and 0.6 % slower drops far below 0.5
+  EXPECT_DOUBLE_EQ(*sol_score(t_b * 0.997, t_b, t_cal), 1.0);  // beats the calibrated "speed of light"
+  EXPECT_LT(*sol_score(t_b * 1.003, t_b, t_cal), 0.45);        // and 0.6 % slower drops far below 0.5
   auto frac = calibrated_fraction(t_b * 0.997, c, ComputeUnit::fp32, h);
   ASSERT_TRUE(frac);
   EXPECT_NEAR(*frac, t_cal / (t_b * 0.997), 1e-9);

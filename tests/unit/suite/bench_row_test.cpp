@@ -39,7 +39,7 @@ BenchRow row() {
              impl("candidate:ok.cu", "candidate", true, {{"a", 2e-3}, {"b", 4e-3}}),
              impl("candidate:faster_on_a.cu", "candidate", true, {{"a", 1.5e-3}, {"b", 5e-3}}),
              impl("candidate:wrong.cu", "candidate", false, {}),
-             impl("candidate:partial.cu", "candidate", true, {{"a", 1e-3}})};   // no time for b: not ranked
+             impl("candidate:partial.cu", "candidate", true, {{"a", 1e-3}})};  // no time for b: not ranked
   return r;
 }
 
@@ -50,17 +50,17 @@ TEST(BenchRow, WeightedGeometricMeansAndScores) {
   ASSERT_TRUE(ref.gmean_s.has_value());
   // exp((1·ln 8 + 3·ln 16) / 4) ms = 8^(1/4)·16^(3/4) ms
   EXPECT_NEAR(*ref.gmean_s, std::pow(8e-3, 0.25) * std::pow(16e-3, 0.75), 1e-12);
-  EXPECT_NEAR(*ref.fraction_of_sol, 0.125, 1e-12);   // 1/8 on both workloads
+  EXPECT_NEAR(*ref.fraction_of_sol, 0.125, 1e-12);  // 1/8 on both workloads
   // SOL-ExecBench score per workload: (T_b - T_sol) / ((T_k - T_sol) + (T_b - T_sol)).
   // reference: a: 3/(7+3) = 0.3, b: 6/(14+6) = 0.3
   EXPECT_NEAR(*ref.score, 0.3, 1e-12);
   const BenchImpl& pt = r.impls[1];
-  EXPECT_NEAR(*pt.score, 0.5, 1e-12);               // T_b itself scores 0.5
+  EXPECT_NEAR(*pt.score, 0.5, 1e-12);  // T_b itself scores 0.5
   const BenchImpl& ok = r.impls[4];
   // a: 3/(1+3) = 0.75, b: 6/(2+6) = 0.75
   EXPECT_NEAR(*ok.score, 0.75, 1e-12);
-  EXPECT_FALSE(r.impls[6].gmean_s.has_value());      // rejected
-  EXPECT_FALSE(r.impls[7].gmean_s.has_value());      // incomplete
+  EXPECT_FALSE(r.impls[6].gmean_s.has_value());  // rejected
+  EXPECT_FALSE(r.impls[7].gmean_s.has_value());  // incomplete
   EXPECT_FALSE(r.impls[7].score.has_value());
 }
 
@@ -117,11 +117,11 @@ TEST(BenchRow, JsonMarkdownAndLiveLineReportEveryVerdict) {
   EXPECT_NE(md.find("## Where the time went"), std::string::npos);
   EXPECT_NE(md.find("- softmax / candidate:wrong.cu: rejected at check 5"), std::string::npos);
   EXPECT_NE(md.find("- gelu: no cuda reference"), std::string::npos);
-  EXPECT_TRUE(rep.failed());          // a task that could not be benched
+  EXPECT_TRUE(rep.failed());  // a task that could not be benched
   rep.rows.pop_back();
-  EXPECT_FALSE(rep.failed());         // a rejected candidate is a result, not a failure
+  EXPECT_FALSE(rep.failed());  // a rejected candidate is a result, not a failure
   rep.rows[0].impls[0].accepted = false;
-  EXPECT_TRUE(rep.failed());          // a rejected reference is
+  EXPECT_TRUE(rep.failed());  // a rejected reference is
 }
 
 // --ab-vendor: the interleaved A/B entries of a candidate in bench.json and their section in bench.md; a row
@@ -143,7 +143,7 @@ TEST(BenchAb, JsonAndMarkdown) {
   tie.test.ratio = 1.002;
   tie.test.p_faster = 0.31;
   tie.faster = false;
-  BenchImpl& c = rep.rows[0].impls[4];   // candidate:ok.cu
+  BenchImpl& c = rep.rows[0].impls[4];  // candidate:ok.cu
   c.ab["baseline:fast"]["a"] = faster;
   c.ab["baseline:fast"]["b"] = tie;
   rep.rows[0].impls[5].ab_error = "A/B timing failed: runner crashed";

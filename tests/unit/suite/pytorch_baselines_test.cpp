@@ -21,8 +21,8 @@ using json = nlohmann::json;
 class PytorchFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("khive_pytorch_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("khive_pytorch_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "suite" / "gemm");
     fs::create_directories(dir_ / "suite" / "baselines");
@@ -89,7 +89,7 @@ TEST(DeviceSlug, KnownGpusUnknownGpusAndCpus) {
 TEST_F(PytorchFile, LivesInTheSuitesBaselinesFolder) {
   Task t = task();
   EXPECT_EQ(pytorch_baselines_path(t, Backend::cuda, "NVIDIA H200"), dir_ / "suite" / "baselines" / "pytorch-h200.json");
-  t.dir = (dir_ / "suite" / "gemm").string() + "/";   // a trailing slash still names the task directory
+  t.dir = (dir_ / "suite" / "gemm").string() + "/";  // a trailing slash still names the task directory
   EXPECT_EQ(pytorch_baselines_path(t, Backend::cpu, "Some CPU"), dir_ / "suite" / "baselines" / "pytorch-cpu-some_cpu.json");
 }
 
@@ -105,7 +105,7 @@ TEST_F(PytorchFile, ReadsNumbersAndErrors) {
   EXPECT_DOUBLE_EQ(big.summary.p90, 2.6e-3);
   EXPECT_EQ(big.axes.at("M"), 4096);
   const auto& small = p.tasks.at("gemm").at("small");
-  EXPECT_DOUBLE_EQ(small.summary.rel_spread, 0.0);     // optional fields default
+  EXPECT_DOUBLE_EQ(small.summary.rel_spread, 0.0);  // optional fields default
   EXPECT_DOUBLE_EQ(small.summary.min, 1e-5);
   EXPECT_EQ(p.errors.at("broken"), "workload w1: RuntimeError: boom");
   EXPECT_TRUE(p.tasks.at("broken").empty());
@@ -149,15 +149,15 @@ TEST_F(PytorchFile, MalformedFilesNameTheFileAndTheField) {
 
 TEST_F(PytorchFile, FoundOnlyForThePresentDeviceAndItsShapes) {
   Task t = task();
-  EXPECT_FALSE(find_pytorch_baselines(t, Backend::cuda, "NVIDIA H100 80GB HBM3").has_value());   // no pytorch-h100.json
+  EXPECT_FALSE(find_pytorch_baselines(t, Backend::cuda, "NVIDIA H100 80GB HBM3").has_value());  // no pytorch-h100.json
   write(good());
   auto p = find_pytorch_baselines(t, Backend::cuda, "NVIDIA H200");
   ASSERT_TRUE(p.has_value());
   ASSERT_TRUE(p->lookup(t, "big").has_value());
   EXPECT_DOUBLE_EQ(p->lookup(t, "big")->median, 2.5e-3);
-  EXPECT_TRUE(p->lookup(t, "small").has_value());        // no axes recorded: taken as it is
+  EXPECT_TRUE(p->lookup(t, "small").has_value());  // no axes recorded: taken as it is
   EXPECT_FALSE(p->lookup(t, "absent").has_value());
-  t.workloads[0].axes["M"] = 2048;                       // the task changed since PyTorch was measured
+  t.workloads[0].axes["M"] = 2048;  // the task changed since PyTorch was measured
   EXPECT_FALSE(p->lookup(t, "big").has_value());
   t.name = "other";
   EXPECT_FALSE(p->lookup(t, "small").has_value());

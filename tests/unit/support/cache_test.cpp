@@ -105,7 +105,7 @@ TEST(CacheScan, FindsGoldenAndBuildUnitsAndSortsTheRest) {
   auto g = c.golden("aaaaaaaaaaaaaaaaaaaaaaaa", "cpu", 1000, 10s);
   std::ofstream(g.parent_path() / ".task") << "softmax\n";
   c.build("b", 500, 10s);
-  c.unit("build/bb/tmp-bbbbbbbbbbbb-XYZ", 70, 1s, "unit.cpp");   // a build in progress
+  c.unit("build/bb/tmp-bbbbbbbbbbbb-XYZ", 70, 1s, "unit.cpp");  // a build in progress
   c.unit("scratch/run-1", 30, 1s);
   c.unit("profiles", 5, 1s, "cpu.json");
   auto us = cache::scan(c.root);
@@ -124,11 +124,11 @@ TEST(CacheScan, FindsGoldenAndBuildUnitsAndSortsTheRest) {
 
 TEST(CachePrune, RemovesOldestWholeUnitsKeepsTheCurrentOne) {
   TempCache c;
-  auto cur = c.golden("cccccccccccccccccccccccc", "cpu", 400, 5000s);   // oldest, but the evaluation's own
+  auto cur = c.golden("cccccccccccccccccccccccc", "cpu", 400, 5000s);  // oldest, but the evaluation's own
   auto old_g = c.golden("oooooooooooooooooooooooo", "cpu", 400, 3000s);
   auto old_b = c.build("a", 400, 2000s);
   auto new_b = c.build("e", 400, 10s);
-  auto r = cache::prune(c.root, 1200, {cur});   // 1600 > 1200, target 960: two units go
+  auto r = cache::prune(c.root, 1200, {cur});  // 1600 > 1200, target 960: two units go
   EXPECT_EQ(r.golden_sets, 1);
   EXPECT_EQ(r.builds, 1);
   EXPECT_EQ(r.removed_bytes, 800u);
@@ -151,13 +151,13 @@ TEST(CachePrune, HeldUnitIsSkippedAndReported) {
   auto other = c.golden("oooooooooooooooooooooooo", "cpu", 400, 10s);
   auto h = cache::hold(held_dir);
   ASSERT_TRUE(h && h->held());
-  fs::last_write_time(held_dir, fs::file_time_type::clock::now() - 5000s);   // creating the lock file touched it
+  fs::last_write_time(held_dir, fs::file_time_type::clock::now() - 5000s);  // creating the lock file touched it
   auto r = cache::prune(c.root, 500, {});
   EXPECT_TRUE(fs::exists(held_dir / "wl/s1.y.bin"));
   EXPECT_FALSE(fs::exists(other));
   EXPECT_EQ(r.in_use, 1);
   EXPECT_EQ(r.golden_sets, 1);
-  h.reset();   // released: now it can go
+  h.reset();  // released: now it can go
   EXPECT_TRUE(cache::remove_unit(held_dir));
   EXPECT_FALSE(fs::exists(held_dir));
 }
@@ -167,7 +167,7 @@ TEST(CacheHold, GoneUnitGivesNoHold) {
   auto d = c.golden("gggggggggggggggggggggggg", "cpu", 10, 1s);
   ASSERT_TRUE(cache::remove_unit(d));
   EXPECT_FALSE(cache::hold(d).has_value());
-  EXPECT_FALSE(cache::remove_unit(d));   // already gone: not counted twice
+  EXPECT_FALSE(cache::remove_unit(d));  // already gone: not counted twice
 }
 
 TEST(CachePrune, DeletesDoomedLeftoversOfDeadProcessesOnly) {

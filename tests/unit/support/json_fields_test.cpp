@@ -54,7 +54,7 @@ TEST(JsonFields, TypedAccessors) {
   EXPECT_EQ(error_of([&] { r.string(j["e"], "e"); }).got, "\"\"");
   EXPECT_DOUBLE_EQ(r.number(j["n"], "n"), 1.5);
   EXPECT_EQ(r.integer(j["i"], "i"), 4096);
-  EXPECT_EQ(r.integer(j["f"], "f"), 4096);   // an integral float counts, as pydantic reads it
+  EXPECT_EQ(r.integer(j["f"], "f"), 4096);  // an integral float counts, as pydantic reads it
   EXPECT_EQ(error_of([&] { r.integer(j["n"], "n"); }).expected, "an integer");
   EXPECT_TRUE(r.boolean(j["b"], "b"));
   EXPECT_EQ(error_of([&] { r.boolean(j["s"], "s"); }).expected, "true or false");
@@ -80,7 +80,7 @@ TEST(JsonFields, FindSkipsAbsentAndNull) {
   EXPECT_NE(JsonFields::find(j, "a"), nullptr);
   EXPECT_EQ(JsonFields::find(j, "n"), nullptr);
   EXPECT_EQ(JsonFields::find(j, "z"), nullptr);
-  EXPECT_EQ(JsonFields::find(json(3), "a"), nullptr);   // not an object
+  EXPECT_EQ(JsonFields::find(json(3), "a"), nullptr);  // not an object
   EXPECT_TRUE(JsonFields::has(j, "a"));
   EXPECT_FALSE(JsonFields::has(j, "n"));
 }
@@ -101,7 +101,7 @@ TEST(JsonFields, DescribeShowsKindAndValue) {
   EXPECT_EQ(describe_json(json(0.1)), "0.1");
   EXPECT_EQ(describe_json(json::parse("[16, 16]")), "an array");
   EXPECT_EQ(describe_json(json::array()), "an empty array");
-  EXPECT_EQ(describe_json(json(std::string(100, 'x'))).size(), 61u);   // cut at 60 characters, quote kept
+  EXPECT_EQ(describe_json(json(std::string(100, 'x'))).size(), 61u);  // cut at 60 characters, quote kept
   const std::string long_obj = describe_json(json::parse(R"({"a_long_key": "a long value", "another": [1, 2, 3, 4]})"));
   EXPECT_EQ(long_obj, "an object");
 }

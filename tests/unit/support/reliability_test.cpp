@@ -48,7 +48,7 @@ TEST(DirLock, ASecondHolderIsRefusedNamingTheFirst) {
   DirLock first = DirLock::acquire(d.p / "run", "khive optimize --resume run");
   EXPECT_TRUE(first.stale_note().empty());
   try {
-    DirLock::acquire(d.p / "run", "khive evaluate-pending run");   // another open file: flock conflicts
+    DirLock::acquire(d.p / "run", "khive evaluate-pending run");  // another open file: flock conflicts
     FAIL() << "the second acquire must throw";
   } catch (const DirLockBusy& e) {
     const std::string m = e.what();
@@ -66,11 +66,11 @@ TEST(DirLock, AHolderThatDiedWithoutReleasingIsDetected) {
   pid_t child = ::fork();
   if (child == 0) {
     DirLock l = DirLock::acquire(d.p, "khive optimize tasks/x");
-    ::_exit(0);   // ends without release(): what kill -9 does
+    ::_exit(0);  // ends without release(): what kill -9 does
   }
   int st = 0;
   ::waitpid(child, &st, 0);
-  DirLock l = DirLock::acquire(d.p, "khive optimize --resume x");   // the kernel released the flock
+  DirLock l = DirLock::acquire(d.p, "khive optimize --resume x");  // the kernel released the flock
   EXPECT_NE(l.stale_note().find("ended without releasing its lock"), std::string::npos) << l.stale_note();
   EXPECT_NE(l.stale_note().find("pid " + std::to_string(child)), std::string::npos) << l.stale_note();
 }
@@ -125,7 +125,7 @@ TEST(Subprocess, TheGuardianIgnoresSignalsMeantForKhive) {
   std::string name;
   comm >> name;
   EXPECT_EQ(name, "kh-guardian") << "`pkill khive` must not match it";
-  for (int s : {SIGINT, SIGHUP, SIGQUIT, SIGTERM}) ::kill(guardian, s);   // what `pkill -f "khive ..."` sends
+  for (int s : {SIGINT, SIGHUP, SIGQUIT, SIGTERM}) ::kill(guardian, s);  // what `pkill -f "khive ..."` sends
   t.join();
   EXPECT_EQ(r.exit_code, 3) << r.describe();
   EXPECT_EQ(r.signal, 0) << r.describe();
@@ -173,7 +173,7 @@ TEST(CachePrune, RemovesTheLeftoversOfEndedProcessesOnly) {
   const pid_t gone = dead_pid();
   const fs::path shard = d.p / "build" / "ab";
   const fs::path dead_build = shard / ("tmp-ab0123456789-p" + std::to_string(gone) + "-Qw3rTy");
-  const fs::path live_build = make_temp_dir(shard, "tmp-ab0123456789");   // this process: alive
+  const fs::path live_build = make_temp_dir(shard, "tmp-ab0123456789");  // this process: alive
   const fs::path dead_scratch = d.p / "scratch" / ("run-p" + std::to_string(gone) + "-AbCdEf");
   const fs::path live_scratch = make_temp_dir(d.p / "scratch", "run");
   for (const auto& p : {dead_build, dead_scratch}) {
@@ -196,7 +196,7 @@ TEST(Text, InvalidUtf8IsReplacedAndValidTextKept) {
   EXPECT_EQ(ok, "plain ascii, é, 日本, 🙂");
   std::string bad = std::string("a\xff") + "b" + "\xc3" + "\xe2\x82" + "\xed\xa0\x80" + "\xc0\xaf" + "z";
   const std::size_t n = make_valid_utf8(bad);
-  EXPECT_EQ(n, 9u);   // ff; c3 (cut); e2 82 (cut); ed a0 80 (a surrogate); c0 af (overlong)
+  EXPECT_EQ(n, 9u);  // ff; c3 (cut); e2 82 (cut); ed a0 80 (a surrogate); c0 af (overlong)
   EXPECT_EQ(bad.substr(0, 1), "a");
   EXPECT_EQ(bad.back(), 'z');
   std::string again = bad;
@@ -209,9 +209,9 @@ TEST(Phase, AListenerHearsItsThreadOnly) {
     PhaseListener l([&](const std::string& w) { heard = w; });
     report_phase("building");
     EXPECT_EQ(heard, "building");
-    std::thread([] { report_phase("measuring"); }).join();   // another thread: not ours
+    std::thread([] { report_phase("measuring"); }).join();  // another thread: not ours
     EXPECT_EQ(heard, "building");
   }
-  report_phase("after");   // no listener: nothing happens
+  report_phase("after");  // no listener: nothing happens
   EXPECT_EQ(heard, "building");
 }

@@ -18,7 +18,7 @@ TEST(Text, TrimAndCase) {
 
 TEST(Text, SplitAndJoin) {
   EXPECT_EQ(split_ws("  a \t b\nc "), (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(split_lines("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));   // no empty line after the last '\n'
+  EXPECT_EQ(split_lines("a\n\nb\n"), (std::vector<std::string>{"a", "", "b"}));  // no empty line after the last '\n'
   EXPECT_EQ(split_lines("a\nb"), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(split_lines("").empty());
   EXPECT_EQ(join({"a", "b", "c"}), "a, b, c");
@@ -51,6 +51,6 @@ TEST(Text, Numbers) {
   EXPECT_EQ(time_text(1.5), "1.500 s");
   EXPECT_EQ(time_text(0.0012), "1.200 ms");
   EXPECT_EQ(time_text(12.5e-6), "12.50 us");
-  EXPECT_EQ(utc_now().size(), 20u);   // 2026-11-03T12:00:00Z
+  EXPECT_EQ(utc_now().size(), 20u);  // 2026-11-03T12:00:00Z
   EXPECT_EQ(utc_now("%Y").size(), 4u);
 }

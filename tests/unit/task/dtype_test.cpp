@@ -5,9 +5,8 @@
 namespace khive {
 namespace {
 
-const DType kAll[] = {DType::f64,  DType::f32,    DType::f16,      DType::bf16, DType::f8e4m3,
-                      DType::f8e5m2, DType::f4e2m1, DType::f4e2m1x2, DType::i64,  DType::i32,
-                      DType::i16,  DType::i8,     DType::boolean};
+const DType kAll[] = {DType::f64,      DType::f32, DType::f16, DType::bf16, DType::f8e4m3, DType::f8e5m2, DType::f4e2m1,
+                      DType::f4e2m1x2, DType::i64, DType::i32, DType::i16,  DType::i8,     DType::boolean};
 
 TEST(DType, NameRoundTripsForEveryType) {
   for (DType t : kAll) {
@@ -34,8 +33,7 @@ TEST(DType, DefinitionSpellings) {
 }
 
 TEST(DType, UnknownSpellingsAreRejected) {
-  for (const char* s : {"", "fp32", "float", "Float32", "float8_e4m3", "uint8", "half", "float32 "})
-    EXPECT_FALSE(parse_dtype(s).has_value()) << s;
+  for (const char* s : {"", "fp32", "float", "Float32", "float8_e4m3", "uint8", "half", "float32 "}) EXPECT_FALSE(parse_dtype(s).has_value()) << s;
 }
 
 TEST(DType, Sizes) {
@@ -46,7 +44,7 @@ TEST(DType, Sizes) {
   EXPECT_EQ(dtype_size(DType::f8e4m3), 1u);
   EXPECT_EQ(dtype_size(DType::f8e5m2), 1u);
   EXPECT_EQ(dtype_size(DType::f4e2m1), 1u);
-  EXPECT_EQ(dtype_size(DType::f4e2m1x2), 1u);   // two values packed in one byte
+  EXPECT_EQ(dtype_size(DType::f4e2m1x2), 1u);  // two values packed in one byte
   EXPECT_EQ(dtype_size(DType::i64), 8u);
   EXPECT_EQ(dtype_size(DType::i32), 4u);
   EXPECT_EQ(dtype_size(DType::i16), 2u);

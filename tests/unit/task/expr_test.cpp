@@ -25,11 +25,11 @@ std::string err(const std::string& e, const AxisValues& v = {}, std::size_t* pos
 TEST(Expr, Precedence) {
   EXPECT_EQ(ev("1 + 2 * 3"), 7);
   EXPECT_EQ(ev("(1 + 2) * 3"), 9);
-  EXPECT_EQ(ev("10 - 4 - 3"), 3);          // left-assoc
-  EXPECT_EQ(ev("100 // 10 // 3"), 3);      // left-assoc
+  EXPECT_EQ(ev("10 - 4 - 3"), 3);      // left-assoc
+  EXPECT_EQ(ev("100 // 10 // 3"), 3);  // left-assoc
   EXPECT_EQ(ev("2 * 3 ** 2"), 18);
-  EXPECT_EQ(ev("2 ** 3 ** 2"), 512);       // right-assoc
-  EXPECT_EQ(ev("-2 ** 2"), -4);            // ** binds tighter than unary minus
+  EXPECT_EQ(ev("2 ** 3 ** 2"), 512);  // right-assoc
+  EXPECT_EQ(ev("-2 ** 2"), -4);       // ** binds tighter than unary minus
   EXPECT_EQ(ev("(-2) ** 2"), 4);
   EXPECT_EQ(ev("2 ** -1"), 0.5);
   EXPECT_EQ(ev("- - 3"), 3);
@@ -43,7 +43,7 @@ TEST(Expr, PythonFloorDivisionAndModulo) {
   EXPECT_EQ(iv("7 // -2"), -4);
   EXPECT_EQ(iv("-7 // -2"), 3);
   EXPECT_EQ(iv("7 % 3"), 1);
-  EXPECT_EQ(iv("-7 % 3"), 2);    // sign of the divisor
+  EXPECT_EQ(iv("-7 % 3"), 2);  // sign of the divisor
   EXPECT_EQ(iv("7 % -3"), -2);
   EXPECT_EQ(iv("-7 % -3"), -1);
   EXPECT_EQ(iv("-6 % 3"), 0);
@@ -54,7 +54,7 @@ TEST(Expr, PythonFloorDivisionAndModulo) {
 
 TEST(Expr, TrueDivisionAndIntegerResults) {
   EXPECT_EQ(ev("7 / 2"), 3.5);
-  EXPECT_EQ(iv("M / 2", {{"M", 8}}), 4);   // an integral real is accepted
+  EXPECT_EQ(iv("M / 2", {{"M", 8}}), 4);  // an integral real is accepted
   EXPECT_THROW(iv("M / 3", {{"M", 8}}), ExprError);
   try {
     iv("M / 3", {{"M", 4}});
@@ -77,10 +77,10 @@ TEST(Expr, VariablesAndLiterals) {
 
 TEST(Expr, IntegerArithmeticIsExact) {
   EXPECT_EQ(iv("2 ** 62"), int64_t{1} << 62);
-  EXPECT_EQ(iv("9007199254740993 + 0"), 9007199254740993LL);   // 2^53 + 1: not representable as a double
+  EXPECT_EQ(iv("9007199254740993 + 0"), 9007199254740993LL);  // 2^53 + 1: not representable as a double
   EXPECT_EQ(iv("3 * 1000000007 * 1000000007 // 1000000007"), 3000000021LL);
-  EXPECT_DOUBLE_EQ(ev("2 ** 64"), 18446744073709551616.0);    // overflow falls back to a real
-  EXPECT_THROW(iv("2 ** 64"), ExprError);                     // ... which is not an int64
+  EXPECT_DOUBLE_EQ(ev("2 ** 64"), 18446744073709551616.0);  // overflow falls back to a real
+  EXPECT_THROW(iv("2 ** 64"), ExprError);                   // ... which is not an int64
 }
 
 TEST(Expr, Comparisons) {
@@ -91,7 +91,7 @@ TEST(Expr, Comparisons) {
   EXPECT_TRUE(cond("H_kv <= 8", v));
   EXPECT_FALSE(cond("H_kv > 8", v));
   EXPECT_TRUE(cond("H_kv >= 8", v));
-  EXPECT_TRUE(cond("1 < 2 < 3"));        // chained as in Python
+  EXPECT_TRUE(cond("1 < 2 < 3"));  // chained as in Python
   EXPECT_FALSE(cond("3 > 2 > 2"));
   EXPECT_FALSE(cond("1 < 3 < 2"));
   EXPECT_TRUE(cond("0.5 < 1"));
@@ -106,8 +106,8 @@ TEST(Expr, LogicalOperators) {
   EXPECT_TRUE(cond("1 < 2 && 2 < 3"));
   EXPECT_TRUE(cond("1 > 2 || 2 < 3"));
   EXPECT_TRUE(cond("!(1 > 2)"));
-  EXPECT_TRUE(cond("not 1 == 2"));       // not binds looser than ==
-  EXPECT_TRUE(cond("1 or 0 and 0"));     // and binds tighter than or
+  EXPECT_TRUE(cond("not 1 == 2"));    // not binds looser than ==
+  EXPECT_TRUE(cond("1 or 0 and 0"));  // and binds tighter than or
   EXPECT_FALSE(cond("(1 or 0) and 0"));
   EXPECT_TRUE(cond("not not 1"));
   EXPECT_TRUE(cond("True and not False"));
@@ -156,8 +156,7 @@ TEST(Expr, DeepNestingIsAnErrorNotACrash) {
 
 TEST(Expr, Identifiers) {
   EXPECT_EQ(expr_identifiers("a * b + a // c"), (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(expr_identifiers("H_qo == H_kv * H_r and not True"),
-            (std::vector<std::string>{"H_qo", "H_kv", "H_r"}));
+  EXPECT_EQ(expr_identifiers("H_qo == H_kv * H_r and not True"), (std::vector<std::string>{"H_qo", "H_kv", "H_r"}));
   EXPECT_TRUE(expr_identifiers("2 * 3").empty());
   EXPECT_THROW(expr_identifiers("a +"), ExprError);
   EXPECT_THROW(expr_identifiers("a $ b"), ExprError);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -81,8 +81,7 @@ const char* kGemmWorkloads =
 struct TaskFixture {
   TempDir tmp;
   fs::path dir;
-  explicit TaskFixture(const json& def = gemm_definition(), const std::string& workloads = kGemmWorkloads,
-                       const std::string& name = "gemm") {
+  explicit TaskFixture(const json& def = gemm_definition(), const std::string& workloads = kGemmWorkloads, const std::string& name = "gemm") {
     dir = tmp.root() / name;
     fs::create_directories(dir);
     if (!def.is_null()) write("definition.json", def.dump(2));
@@ -168,30 +167,36 @@ TEST(LoadTask, ReadsWorkloadsWithDefaults) {
 }
 
 TEST(LoadTask, WorkloadBackends) {
-  TaskFixture f(gemm_definition(),
-                R"({"uuid": "both", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
-                R"({"uuid": "cpu", "axes": {"M": 8, "N": 8}, "khive": {"role": "perf", "backends": ["cpu"]}})" "\n"
-                R"({"uuid": "cuda", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})" "\n"
-                R"({"uuid": "listed", "axes": {"M": 2, "N": 2}, "khive": {"backends": ["cuda", "cpu"]}})" "\n"
-                R"({"uuid": "null", "axes": {"M": 2, "N": 3}, "khive": {"backends": null}})" "\n");
+  TaskFixture f(gemm_definition(), R"({"uuid": "both", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
+                                   "\n"
+                                   R"({"uuid": "cpu", "axes": {"M": 8, "N": 8}, "khive": {"role": "perf", "backends": ["cpu"]}})"
+                                   "\n"
+                                   R"({"uuid": "cuda", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
+                                   "\n"
+                                   R"({"uuid": "listed", "axes": {"M": 2, "N": 2}, "khive": {"backends": ["cuda", "cpu"]}})"
+                                   "\n"
+                                   R"({"uuid": "null", "axes": {"M": 2, "N": 3}, "khive": {"backends": null}})"
+                                   "\n");
   f.write("reference.cu", "//");
   f.write("reference.cpp", "//");
   Task t = f.load();
   ASSERT_EQ(t.workloads.size(), 5u);
   auto on = [&](std::size_t i, Backend b) { return t.workloads[i].runs_on(b); };
-  EXPECT_TRUE(on(0, Backend::cpu) && on(0, Backend::cuda));   // default: both
+  EXPECT_TRUE(on(0, Backend::cpu) && on(0, Backend::cuda));  // default: both
   EXPECT_TRUE(on(1, Backend::cpu));
   EXPECT_FALSE(on(1, Backend::cuda));
   EXPECT_FALSE(on(2, Backend::cpu));
   EXPECT_TRUE(on(2, Backend::cuda));
   EXPECT_TRUE(on(3, Backend::cpu) && on(3, Backend::cuda));
-  EXPECT_TRUE(on(4, Backend::cpu) && on(4, Backend::cuda));   // null = absent
+  EXPECT_TRUE(on(4, Backend::cpu) && on(4, Backend::cuda));  // null = absent
 }
 
 TEST(LoadTask, BackendCoverageIsOnlyRequiredWhereThereIsAReference) {
   // CUDA-only perf workloads and no CPU perf workload: fine while the task has no CPU reference.
-  const std::string wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
-                         R"({"axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})" "\n";
+  const std::string wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
+                         "\n"
+                         R"({"axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
+                         "\n";
   TaskFixture f(gemm_definition(), wl);
   f.write("reference.cu", "//");
   EXPECT_NO_THROW(f.load());
@@ -226,9 +231,12 @@ TEST(LoadTask, KeepsDefinitionOrderOfTensorsAndAxes) {
 TEST(LoadTask, MinimalDefinitionUsesDefaults) {
   json def = json::parse(R"({"name": "copy", "axes": {"N": {"type":"var"}},
       "inputs": {"x": {"shape":["N"],"dtype":"bfloat16"}}, "outputs": {"y": {"shape":["N"],"dtype":"bfloat16"}}})");
-  TaskFixture f(def, "\n" R"({"axes": {"N": 8}})" "\n\n");
+  TaskFixture f(def,
+                "\n"
+                R"({"axes": {"N": 8}})"
+                "\n\n");
   Task t = f.load();
-  EXPECT_TRUE(t.upstream);   // no khive block: upstream defaults, cost derived (upstream_test.cpp)
+  EXPECT_TRUE(t.upstream);  // no khive block: upstream defaults, cost derived (upstream_test.cpp)
   EXPECT_EQ(t.cost.flops, "N");
   EXPECT_EQ(t.cost.bytes, "2 * N + 2 * N");
   EXPECT_TRUE(t.cost.derived());
@@ -237,7 +245,7 @@ TEST(LoadTask, MinimalDefinitionUsesDefaults) {
   EXPECT_FALSE(t.reference_cpu.has_value());
   EXPECT_TRUE(t.baselines.empty());
   ASSERT_EQ(t.workloads.size(), 1u);
-  EXPECT_EQ(t.workloads[0].line, 2);   // blank lines are skipped but counted
+  EXPECT_EQ(t.workloads[0].line, 2);  // blank lines are skipped but counted
   EXPECT_EQ(t.workloads[0].uuid, "w2");
   EXPECT_EQ(t.workloads[0].role, WorkloadRole::both);
   Workload w = t.workloads[0];
@@ -272,7 +280,7 @@ TEST(LoadTask, ExplicitReferencesAndBaselines) {
   f.write("src/ref.cu", "//");
   f.write("src/ref.cpp", "//");
   f.write("vendor/cublas.cu", "//");
-  f.write("baselines/ignored.cu", "//");   // explicit list replaces the default
+  f.write("baselines/ignored.cu", "//");  // explicit list replaces the default
   Task t = f.load();
   EXPECT_EQ(t.reference_cuda, t.dir / "src" / "ref.cu");
   EXPECT_EQ(t.reference_cpu, t.dir / "src" / "ref.cpp");
@@ -290,10 +298,10 @@ TEST(LoadTask, HashIsTheIdentityOfTheFiles) {
   EXPECT_NE(h2, h1);
   f.write("reference.cu", "// v1");
   EXPECT_EQ(f.load().hash, h1);
-  fs::rename(f.dir / "reference.cu", f.dir / "reference2.cu");   // same content, another name
+  fs::rename(f.dir / "reference.cu", f.dir / "reference2.cu");  // same content, another name
   EXPECT_NE(f.load().hash, h1);
   fs::rename(f.dir / "reference2.cu", f.dir / "reference.cu");
-  f.write("baselines/x.cu", "//");   // files in subdirectories count
+  f.write("baselines/x.cu", "//");  // files in subdirectories count
   EXPECT_NE(f.load().hash, h1);
 
   // The same files in another directory give the same identity.
@@ -340,8 +348,8 @@ TEST(LoadTask, InputDistributions) {
   def["inputs"]["mask"] = {{"shape", json::array({"M"})}, {"dtype", "bool"}};
   def["inputs"]["flag"] = {{"shape", nullptr}, {"dtype", "int64"}};
   def["khive"]["inputs"]["B"] = {{"dist", "constant"}, {"value", 3}};
-  def["khive"]["inputs"]["idx"] = {{"low", 0}, {"high", 100}};   // dist defaults to integers for ints
-  def["khive"]["inputs"]["alpha"] = {{"mean", -1.0}};            // ... and to normal for floats
+  def["khive"]["inputs"]["idx"] = {{"low", 0}, {"high", 100}};  // dist defaults to integers for ints
+  def["khive"]["inputs"]["alpha"] = {{"mean", -1.0}};           // ... and to normal for floats
   TaskFixture f(def);
   Task t = f.load();
   Distribution a = t.distribution_for("A");
@@ -381,10 +389,10 @@ TEST(LoadTask, InputDistributions) {
 struct BadCase {
   const char* name;
   std::function<void(json& def, std::string& workloads, TaskFixture* f)> mutate;
-  std::string file;        // "definition.json" or "workload.jsonl"
-  std::string field;       // exact field
-  std::string expected;    // a part of the expectation
-  std::string got = "";    // a part of "got" (optional)
+  std::string file;      // "definition.json" or "workload.jsonl"
+  std::string field;     // exact field
+  std::string expected;  // a part of the expectation
+  std::string got = "";  // a part of "got" (optional)
 };
 
 void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
@@ -397,7 +405,7 @@ TEST_P(MalformedTask, NamesFileFieldAndExpectation) {
   std::string workloads = kGemmWorkloads;
   c.mutate(def, workloads, nullptr);
   TaskFixture f(def, workloads);
-  c.mutate(def, workloads, &f);   // a second call may write files into the task directory
+  c.mutate(def, workloads, &f);  // a second call may write files into the task directory
   TaskFormatError e = load_error(f);
   EXPECT_EQ(e.file, "gemm/" + c.file);
   EXPECT_EQ(e.field, c.field);
@@ -411,7 +419,12 @@ TEST_P(MalformedTask, NamesFileFieldAndExpectation) {
 }
 
 using J = json;
-#define DEF(body) [](json & def, std::string & wl, TaskFixture * f) { (void)wl; (void)f; body; }
+#define DEF(body)                                  \
+  [](json& def, std::string& wl, TaskFixture* f) { \
+    (void)wl;                                      \
+    (void)f;                                       \
+    body;                                          \
+  }
 
 const BadCase kDefinitionCases[] = {
     {"syntax", [](json&, std::string&, TaskFixture* f) { if (f) f->write("definition.json", "{\"name\": }"); },
@@ -553,123 +566,137 @@ INSTANTIATE_TEST_SUITE_P(Definition, MalformedTask, ::testing::ValuesIn(kDefinit
 // ---------------------------------------------------------------------- malformed workload.jsonl
 
 #define WL(text) [](json&, std::string& wl, TaskFixture*) { wl = text; }
-#define WLDEF(body, text) [](json& def, std::string& wl, TaskFixture*) { body; wl = text; }
+#define WLDEF(body, text)                        \
+  [](json& def, std::string& wl, TaskFixture*) { \
+    body;                                        \
+    wl = text;                                   \
+  }
 
 const BadCase kWorkloadCases[] = {
-    {"syntax", WL(R"({"axes": {"M": 1, "N": 1}})" "\n" R"({"axes": {"M": 1,)" "\n"), "workload.jsonl",
-     "line 2: (syntax)", "valid JSON", "(byte "},
+    {"syntax",
+     WL(R"({"axes": {"M": 1, "N": 1}})"
+        "\n"
+        R"({"axes": {"M": 1,)"
+        "\n"),
+     "workload.jsonl", "line 2: (syntax)", "valid JSON", "(byte "},
     {"not_object", WL("[1, 2]\n"), "workload.jsonl", "line 1: (root)", "a JSON object", "an array"},
-    {"missing_var", WL(R"({"axes": {"M": 16}})"), "workload.jsonl", "line 1: axes.N", "a value for var axis N",
-     "none"},
-    {"const_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "K": 64}})"), "workload.jsonl", "line 1: axes.K",
-     "only var axes (M, N)", "\"K\" (a const axis)"},
-    {"expr_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "MN": 256}})"), "workload.jsonl", "line 1: axes.MN",
-     "only var axes (M, N)", "\"MN\" (an expr axis)"},
-    {"unknown_axis", WL(R"({"axes": {"M": 16, "N": 16, "Z": 1}})"), "workload.jsonl", "line 1: axes.Z",
-     "only var axes (M, N)", "\"Z\" (not an axis)"},
-    {"axis_string", WL(R"({"axes": {"M": "16", "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer",
-     "\"16\""},
-    {"axis_negative", WL(R"({"axes": {"M": -16, "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer >= 0",
-     "-16"},
+    {"missing_var", WL(R"({"axes": {"M": 16}})"), "workload.jsonl", "line 1: axes.N", "a value for var axis N", "none"},
+    {"const_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "K": 64}})"), "workload.jsonl", "line 1: axes.K", "only var axes (M, N)",
+     "\"K\" (a const axis)"},
+    {"expr_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "MN": 256}})"), "workload.jsonl", "line 1: axes.MN", "only var axes (M, N)",
+     "\"MN\" (an expr axis)"},
+    {"unknown_axis", WL(R"({"axes": {"M": 16, "N": 16, "Z": 1}})"), "workload.jsonl", "line 1: axes.Z", "only var axes (M, N)",
+     "\"Z\" (not an axis)"},
+    {"axis_string", WL(R"({"axes": {"M": "16", "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer", "\"16\""},
+    {"axis_negative", WL(R"({"axes": {"M": -16, "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer >= 0", "-16"},
     {"axes_not_object", WL(R"({"axes": [16, 16]})"), "workload.jsonl", "line 1: axes", "an object", "an array"},
-    {"uuid_number", WL(R"({"uuid": 7, "axes": {"M": 1, "N": 1}})"), "workload.jsonl", "line 1: uuid",
-     "a non-empty string", "7"},
-    {"uuid_duplicate", WL(R"({"uuid": "x", "axes": {"M": 1, "N": 1}})" "\n" R"({"uuid": "x", "axes": {"M": 2, "N": 2}})"),
+    {"uuid_number", WL(R"({"uuid": 7, "axes": {"M": 1, "N": 1}})"), "workload.jsonl", "line 1: uuid", "a non-empty string", "7"},
+    {"uuid_duplicate",
+     WL(R"({"uuid": "x", "axes": {"M": 1, "N": 1}})"
+        "\n"
+        R"({"uuid": "x", "axes": {"M": 2, "N": 2}})"),
      "workload.jsonl", "line 2: uuid", "a unique uuid", "\"x\" (also on line 1)"},
-    {"uuid_duplicate_default", WL(R"({"uuid": "w2", "axes": {"M": 1, "N": 1}})" "\n" R"({"axes": {"M": 2, "N": 2}})"),
+    {"uuid_duplicate_default",
+     WL(R"({"uuid": "w2", "axes": {"M": 1, "N": 1}})"
+        "\n"
+        R"({"axes": {"M": 2, "N": 2}})"),
      "workload.jsonl", "line 2: uuid", "a unique uuid", "\"w2\" (also on line 1)"},
-    {"unknown_input", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"Q": {"type": "random"}}})"), "workload.jsonl",
-     "line 1: inputs.Q", "the name of an input (A, B, alpha)", "\"Q\""},
+    {"unknown_input", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"Q": {"type": "random"}}})"), "workload.jsonl", "line 1: inputs.Q",
+     "the name of an input (A, B, alpha)", "\"Q\""},
     {"safetensors", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "safetensors", "path": "a.st", "tensor_key": "A"}}})"),
      "workload.jsonl", "line 1: inputs.A.path", "an existing .safetensors file", "\"a.st\" (not found)"},
-    {"custom", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "custom"}}})"), "workload.jsonl",
-     "line 1: inputs.A.type", "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", "\"custom\""},
-    {"input_type_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "zeros"}}})"), "workload.jsonl",
-     "line 1: inputs.A.type", "one of random, scalar, safetensors, custom", "\"zeros\""},
-    {"input_type_missing", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {}}})"), "workload.jsonl",
-     "line 1: inputs.A.type", "one of random, scalar", "none"},
-    {"scalar_for_tensor", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "scalar", "value": 1}}})"),
-     "workload.jsonl", "line 1: inputs.A.type", "random for a tensor input"},
-    {"scalar_without_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar"}}})"),
-     "workload.jsonl", "line 1: inputs.alpha.value", "a number", "none"},
-    {"scalar_string_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": "1"}}})"),
-     "workload.jsonl", "line 1: inputs.alpha.value", "a number", "\"1\""},
+    {"custom", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "custom"}}})"), "workload.jsonl", "line 1: inputs.A.type",
+     "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", "\"custom\""},
+    {"input_type_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "zeros"}}})"), "workload.jsonl", "line 1: inputs.A.type",
+     "one of random, scalar, safetensors, custom", "\"zeros\""},
+    {"input_type_missing", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {}}})"), "workload.jsonl", "line 1: inputs.A.type",
+     "one of random, scalar", "none"},
+    {"scalar_for_tensor", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "scalar", "value": 1}}})"), "workload.jsonl",
+     "line 1: inputs.A.type", "random for a tensor input"},
+    {"scalar_without_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar"}}})"), "workload.jsonl",
+     "line 1: inputs.alpha.value", "a number", "none"},
+    {"scalar_string_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": "1"}}})"), "workload.jsonl",
+     "line 1: inputs.alpha.value", "a number", "\"1\""},
     {"scalar_fraction_for_int",
-     WLDEF(def["inputs"]["alpha"]["dtype"] = "int32",
-           R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": 1.5}}})"),
+     WLDEF(def["inputs"]["alpha"]["dtype"] = "int32", R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": 1.5}}})"),
      "workload.jsonl", "line 1: inputs.alpha.value", "an integer for an input of dtype int32", "1.5"},
-    {"role_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "timing"}})"), "workload.jsonl",
-     "line 1: khive.role", "one of correctness, perf, both", "\"timing\""},
-    {"weight_zero", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": 0}})"), "workload.jsonl",
-     "line 1: khive.weight", "a finite number > 0", "0"},
-    {"weight_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": "2"}})"), "workload.jsonl",
-     "line 1: khive.weight", "a number", "\"2\""},
-    {"khive_unknown_key", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"rol": "perf"}})"), "workload.jsonl",
-     "line 1: khive.rol", "a known key of khive (role, weight, tolerance, backends, inputs)", "\"rol\""},
-    {"tolerance_unknown_output", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"D": {"atol": 1}}}})"),
-     "workload.jsonl", "line 1: khive.tolerance.D", "the name of an output (C)", "\"D\""},
-    {"tolerance_bad_output_value", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"C": {"rtol": -0.5}}}})"),
-     "workload.jsonl", "line 1: khive.tolerance.C.rtol", "a finite number >= 0", "-0.5"},
-    {"top_tolerance_ratio", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"matched_ratio": 1.5}})"),
-     "workload.jsonl", "line 1: tolerance.matched_ratio", "a number in (0, 1]", "1.5"},
-    {"top_tolerance_typo", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"atl": 1}})"), "workload.jsonl",
-     "line 1: tolerance.atl", "a known key of tolerance"},
-    {"sol_correctness_cap", WL(R"({"axes": {"M": 1, "N": 1}, "correctness": {"max_error_cap": -1}})"),
-     "workload.jsonl", "line 1: correctness.max_error_cap", "a finite number > 0", "-1"},
-    {"constraint_fails", WL(R"({"axes": {"M": 16, "N": 5000}})"), "workload.jsonl", "line 1: constraints[1]",
-     "\"N <= 4096\" to hold", "false with N=5000"},
-    {"constraint_fails_later_line", WL(R"({"axes": {"M": 1, "N": 1}})" "\n" R"({"axes": {"M": 16, "N": 5000}})"),
+    {"role_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "timing"}})"), "workload.jsonl", "line 1: khive.role",
+     "one of correctness, perf, both", "\"timing\""},
+    {"weight_zero", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": 0}})"), "workload.jsonl", "line 1: khive.weight", "a finite number > 0",
+     "0"},
+    {"weight_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": "2"}})"), "workload.jsonl", "line 1: khive.weight", "a number", "\"2\""},
+    {"khive_unknown_key", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"rol": "perf"}})"), "workload.jsonl", "line 1: khive.rol",
+     "a known key of khive (role, weight, tolerance, backends, inputs)", "\"rol\""},
+    {"tolerance_unknown_output", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"D": {"atol": 1}}}})"), "workload.jsonl",
+     "line 1: khive.tolerance.D", "the name of an output (C)", "\"D\""},
+    {"tolerance_bad_output_value", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"C": {"rtol": -0.5}}}})"), "workload.jsonl",
+     "line 1: khive.tolerance.C.rtol", "a finite number >= 0", "-0.5"},
+    {"top_tolerance_ratio", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"matched_ratio": 1.5}})"), "workload.jsonl",
+     "line 1: tolerance.matched_ratio", "a number in (0, 1]", "1.5"},
+    {"top_tolerance_typo", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"atl": 1}})"), "workload.jsonl", "line 1: tolerance.atl",
+     "a known key of tolerance"},
+    {"sol_correctness_cap", WL(R"({"axes": {"M": 1, "N": 1}, "correctness": {"max_error_cap": -1}})"), "workload.jsonl",
+     "line 1: correctness.max_error_cap", "a finite number > 0", "-1"},
+    {"constraint_fails", WL(R"({"axes": {"M": 16, "N": 5000}})"), "workload.jsonl", "line 1: constraints[1]", "\"N <= 4096\" to hold",
+     "false with N=5000"},
+    {"constraint_fails_later_line",
+     WL(R"({"axes": {"M": 1, "N": 1}})"
+        "\n"
+        R"({"axes": {"M": 16, "N": 5000}})"),
      "workload.jsonl", "line 2: constraints[1]", "\"N <= 4096\" to hold"},
     {"negative_dimension",
      WLDEF(def["axes"]["D"] = J::parse(R"({"type":"expr","expression":"M - 100"})");
            def["outputs"]["C"]["shape"] = J::array({"M", "D"}), R"({"axes": {"M": 16, "N": 1}})"),
      "workload.jsonl", "line 1: outputs.C.shape", "non-negative dimensions", "D = -84"},
-    {"expr_not_integer",
-     WLDEF(def["axes"]["MN"]["expression"] = "M / 3", R"({"axes": {"M": 16, "N": 1}})"), "workload.jsonl",
-     "line 1: axes.MN", "an integer from \"M / 3\"", "expected an integer result"},
-    {"expr_division_by_zero",
-     WLDEF(def["axes"]["MN"]["expression"] = "M // (N - 1)", R"({"axes": {"M": 16, "N": 1}})"), "workload.jsonl",
+    {"expr_not_integer", WLDEF(def["axes"]["MN"]["expression"] = "M / 3", R"({"axes": {"M": 16, "N": 1}})"), "workload.jsonl", "line 1: axes.MN",
+     "an integer from \"M / 3\"", "expected an integer result"},
+    {"expr_division_by_zero", WLDEF(def["axes"]["MN"]["expression"] = "M // (N - 1)", R"({"axes": {"M": 16, "N": 1}})"), "workload.jsonl",
      "line 1: axes.MN", "an integer from", "division by zero at 2"},
-    {"trace_wrong_definition", WL(R"({"definition": "other", "workload": {"axes": {"M": 1, "N": 1}}})"),
-     "workload.jsonl", "line 1: definition", "\"gemm_fp32\" (the definition's name)", "\"other\""},
-    {"backends_not_array", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": "cpu"}})"), "workload.jsonl",
-     "line 1: khive.backends", "an array of backend names (cpu, cuda)", "\"cpu\""},
-    {"backends_empty", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": []}})"), "workload.jsonl",
-     "line 1: khive.backends", "at least one backend", "an empty array"},
-    {"backends_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cuda", "rocm"]}})"),
-     "workload.jsonl", "line 1: khive.backends[1]", "one of cpu, cuda", "\"rocm\""},
-    {"backends_not_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": [1]}})"), "workload.jsonl",
-     "line 1: khive.backends[0]", "a non-empty string", "1"},
-    {"backends_twice", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cpu", "cpu"]}})"),
-     "workload.jsonl", "line 1: khive.backends[1]", "each backend once", "\"cpu\" (listed twice)"},
+    {"trace_wrong_definition", WL(R"({"definition": "other", "workload": {"axes": {"M": 1, "N": 1}}})"), "workload.jsonl", "line 1: definition",
+     "\"gemm_fp32\" (the definition's name)", "\"other\""},
+    {"backends_not_array", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": "cpu"}})"), "workload.jsonl", "line 1: khive.backends",
+     "an array of backend names (cpu, cuda)", "\"cpu\""},
+    {"backends_empty", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": []}})"), "workload.jsonl", "line 1: khive.backends",
+     "at least one backend", "an empty array"},
+    {"backends_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cuda", "rocm"]}})"), "workload.jsonl", "line 1: khive.backends[1]",
+     "one of cpu, cuda", "\"rocm\""},
+    {"backends_not_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": [1]}})"), "workload.jsonl", "line 1: khive.backends[0]",
+     "a non-empty string", "1"},
+    {"backends_twice", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cpu", "cpu"]}})"), "workload.jsonl", "line 1: khive.backends[1]",
+     "each backend once", "\"cpu\" (listed twice)"},
     {"backends_later_line",
-     WL(R"({"axes": {"M": 1, "N": 1}})" "\n" R"({"axes": {"M": 2, "N": 2}, "khive": {"backends": ["CPU"]}})"),
+     WL(R"({"axes": {"M": 1, "N": 1}})"
+        "\n"
+        R"({"axes": {"M": 2, "N": 2}, "khive": {"backends": ["CPU"]}})"),
      "workload.jsonl", "line 2: khive.backends[0]", "one of cpu, cuda", "\"CPU\""},
     // A backend with a reference needs a correctness and a perf workload that run on it.
     {"cpu_reference_without_cpu_perf",
      [](json&, std::string& wl, TaskFixture* f) {
-       wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
+       wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
+            "\n"
             R"({"axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})";
        if (f) f->write("reference.cpp", "//");
      },
      "workload.jsonl", "khive.backends", "at least one perf workload (role perf or both) that runs on cpu", "none"},
     {"cuda_reference_without_cuda_check",
      [](json&, std::string& wl, TaskFixture* f) {
-       wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness", "backends": ["cpu"]}})" "\n"
+       wl = R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "correctness", "backends": ["cpu"]}})"
+            "\n"
             R"({"axes": {"M": 64, "N": 64}, "khive": {"role": "perf"}})";
        if (f) f->write("reference.cu", "//");
      },
-     "workload.jsonl", "khive.backends", "at least one correctness workload (role correctness or both) that runs on cuda",
-     "none"},
+     "workload.jsonl", "khive.backends", "at least one correctness workload (role correctness or both) that runs on cuda", "none"},
     {"empty_file", WL("\n  \n"), "workload.jsonl", "(workloads)", "at least one workload", "none"},
     {"only_perf", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "perf"}})"), "workload.jsonl", "khive.role",
      "at least one workload with role correctness or both", "only perf workloads"},
-    {"workload_missing", [](json&, std::string&, TaskFixture* f) { if (f) fs::remove(f->dir / "workload.jsonl"); },
+    {"workload_missing",
+     [](json&, std::string&, TaskFixture* f) {
+       if (f) fs::remove(f->dir / "workload.jsonl");
+     },
      "workload.jsonl", "(file)", "a workload.jsonl file", "none found"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Workload, MalformedTask, ::testing::ValuesIn(kWorkloadCases),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Workload, MalformedTask, ::testing::ValuesIn(kWorkloadCases), [](const auto& info) { return std::string(info.param.name); });
 
 TEST(TaskFormatError, WhatReadsFileFieldExpectedGot) {
   TaskFormatError e("gemm/definition.json", "inputs.A.dtype", "one of float32", "\"f32\"");
@@ -683,7 +710,7 @@ TEST(TaskFormatError, WhatReadsFileFieldExpectedGot) {
 
 TEST(LoadTask, TrailingSlashAndDotPathsNameTheTaskDirectory) {
   TaskFixture f(gemm_definition(), R"({"axes": {"M": 1}})");
-  for (const fs::path& p : {fs::path(f.dir.string() + "/"), f.dir / "." , f.dir / "sub" / ".."}) {
+  for (const fs::path& p : {fs::path(f.dir.string() + "/"), f.dir / ".", f.dir / "sub" / ".."}) {
     fs::create_directories(f.dir / "sub");
     try {
       load_task(p);
@@ -727,7 +754,7 @@ TEST(ResolveAxes, FailingConstraintNamesTheLineAndValues) {
   Task t = f.load();
   Workload w;
   w.line = 7;
-  w.axes = {{"A", 0}};   // D = 0 // 3 - 1 = -1
+  w.axes = {{"A", 0}};  // D = 0 // 3 - 1 = -1
   try {
     resolve_axes(t, w);
     FAIL() << "no error";
@@ -761,7 +788,9 @@ TEST(ResolveAxes, MissingAndExtraAxesInAHandBuiltWorkload) {
 }
 
 TEST(ResolveAxes, LoadRejectsAWorkloadWhoseConstraintFails) {
-  TaskFixture f(chain_definition(), R"({"axes": {"A": 6}})" "\n" R"({"axes": {"A": 0}})");
+  TaskFixture f(chain_definition(), R"({"axes": {"A": 6}})"
+                                    "\n"
+                                    R"({"axes": {"A": 0}})");
   TaskFormatError e = load_error(f);
   EXPECT_EQ(e.field, "line 2: constraints[1]");
 }
@@ -812,7 +841,7 @@ TEST(Tolerance, WorkloadOverTaskOverDTypeDefault) {
   EXPECT_EQ(c.atol, 1e-3);
   EXPECT_EQ(c.rtol, 1e-4);
   EXPECT_EQ(c.max_error_cap, 10.0);
-  Tolerance d = t.tolerance_for("D", plain);   // no task entry: bf16 default
+  Tolerance d = t.tolerance_for("D", plain);  // no task entry: bf16 default
   EXPECT_EQ(d.atol, 1e-2);
   EXPECT_EQ(d.rtol, 1e-2);
 
@@ -889,8 +918,7 @@ TEST(LaunchSignature, NoVarAxes) {
   TaskFixture f(def, "{}\n");
   Task t = f.load();
   EXPECT_EQ(launch_signature(t, Backend::cpu), "extern \"C\" void khive_launch(const khive_f16* x, khive_f16* y)");
-  EXPECT_EQ(launch_signature(t, Backend::cuda),
-            "extern \"C\" void khive_launch(const __half* x, __half* y, cudaStream_t stream)");
+  EXPECT_EQ(launch_signature(t, Backend::cuda), "extern \"C\" void khive_launch(const __half* x, __half* y, cudaStream_t stream)");
 }
 
 // ------------------------------------------------------------------------------- workload_cost
@@ -898,7 +926,7 @@ TEST(LaunchSignature, NoVarAxes) {
 TEST(WorkloadCost, EvaluatesTheFormulas) {
   TaskFixture f;
   Task t = f.load();
-  auto axes = resolve_axes(t, t.workloads[0]);   // M=16, N=32, K=64
+  auto axes = resolve_axes(t, t.workloads[0]);  // M=16, N=32, K=64
   WorkloadCost c = workload_cost(t, axes);
   EXPECT_EQ(c.flops, 2.0 * 16 * 32 * 64);
   EXPECT_EQ(c.bytes, 4.0 * (16 * 64 + 64 * 32 + 16 * 32));
@@ -916,15 +944,15 @@ TEST(WorkloadCost, NumbersAndDefaults) {
   def["khive"].erase("cost");
   TaskFixture g(def);
   Task u = g.load();
-  WorkloadCost z = workload_cost(u, resolve_axes(u, u.workloads[0]));   // derived (khive.cost absent): the
-  EXPECT_EQ(z.flops, 2.0 * 16 * 32 * 64);   // signature A[M,K] x B[K,N] -> C[M,N] is a matrix product
+  WorkloadCost z = workload_cost(u, resolve_axes(u, u.workloads[0]));  // derived (khive.cost absent): the
+  EXPECT_EQ(z.flops, 2.0 * 16 * 32 * 64);                              // signature A[M,K] x B[K,N] -> C[M,N] is a matrix product
   EXPECT_EQ(z.bytes, 4.0 * (16 * 64 + 64 * 32 + 16 * 32));
   EXPECT_EQ(u.cost.unit, ComputeUnit::fp32);
 }
 
 TEST(ComputeUnit, NamesRoundTrip) {
-  for (ComputeUnit u : {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32, ComputeUnit::tc_fp8,
-                        ComputeUnit::tc_int8, ComputeUnit::fp32, ComputeUnit::fp64})
+  for (ComputeUnit u : {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32, ComputeUnit::tc_fp8, ComputeUnit::tc_int8,
+                        ComputeUnit::fp32, ComputeUnit::fp64})
     EXPECT_EQ(parse_compute_unit(compute_unit_name(u)), u);
   EXPECT_EQ(compute_unit_name(ComputeUnit::tc_tf32), "tf32");
   EXPECT_FALSE(parse_compute_unit("fp4").has_value());
@@ -947,7 +975,7 @@ TEST(FindTasks, FindsTaskDirectoriesSorted) {
   tmp.write("suite/b_task/definition.json", "{}");
   tmp.write("suite/a_task/definition.json", "{}");
   tmp.write("suite/group/c_task/definition.json", "{}");
-  tmp.write("suite/a_task/inner/definition.json", "{}");   // inside a task: not a separate task
+  tmp.write("suite/a_task/inner/definition.json", "{}");  // inside a task: not a separate task
   tmp.write("suite/.hidden/d_task/definition.json", "{}");
   tmp.write("suite/empty/readme.md", "");
   auto found = find_tasks(r / "suite");
@@ -970,12 +998,16 @@ TEST(LibraryPolicy, Allows) {
 }
 
 TEST(SelectPerfWorkloads, KeepsEveryCheckAndTimesOnlyTheMatches) {
-  TaskFixture f(gemm_definition(),
-                R"({"uuid": "check-1", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})" "\n"
-                R"({"uuid": "perf-M256", "axes": {"M": 256, "N": 256}, "khive": {"role": "perf"}})" "\n"
-                R"({"uuid": "both-M512", "axes": {"M": 512, "N": 512}})" "\n"
-                R"({"uuid": "perf-M4096", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})" "\n"
-                R"({"uuid": "perf-M1024", "axes": {"M": 1024, "N": 1024}, "khive": {"role": "perf"}})" "\n");
+  TaskFixture f(gemm_definition(), R"({"uuid": "check-1", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
+                                   "\n"
+                                   R"({"uuid": "perf-M256", "axes": {"M": 256, "N": 256}, "khive": {"role": "perf"}})"
+                                   "\n"
+                                   R"({"uuid": "both-M512", "axes": {"M": 512, "N": 512}})"
+                                   "\n"
+                                   R"({"uuid": "perf-M4096", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
+                                   "\n"
+                                   R"({"uuid": "perf-M1024", "axes": {"M": 1024, "N": 1024}, "khive": {"role": "perf"}})"
+                                   "\n");
   f.write("reference.cu", "//");
   f.write("reference.cpp", "//");
   Task t = f.load();
@@ -1003,8 +1035,7 @@ TEST(SelectPerfWorkloads, NoMatchOrBadPatternIsAnErrorAndLeavesTheTask) {
     select_perf_workloads(t, "M8192", Backend::cpu);
     ADD_FAILURE() << "no throw";
   } catch (const std::invalid_argument& e) {
-    EXPECT_TRUE(contains(e.what(), "--perf-workloads 'M8192': no perf workload of task gemm_fp32 (cpu) matches; its perf workloads: w2"))
-        << e.what();
+    EXPECT_TRUE(contains(e.what(), "--perf-workloads 'M8192': no perf workload of task gemm_fp32 (cpu) matches; its perf workloads: w2")) << e.what();
   }
   try {
     select_perf_workloads(t, "M(", Backend::cpu);

@@ -64,14 +64,15 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 
 TEST(Upstream, SolToleranceSpellingAndDefaults) {
   Dir d;
-  auto dir = d.task("rms", rmsnorm(),
-                    R"({"uuid": "a", "axes": {"batch_size": 7}, "inputs": {"hidden_states": {"type": "random"}, "weight": {"type": "random"}}})"
-                    "\n"
-                    R"({"uuid": "b", "axes": {"batch_size": 9}, "inputs": {}, "tolerance": {"max_atol": 0.001, "max_rtol": 0.002, "required_matched_ratio": 0.95, "max_error_cap": null, "allow_negative_inf": true}})"
-                    "\n");
+  auto dir = d.task(
+      "rms", rmsnorm(),
+      R"({"uuid": "a", "axes": {"batch_size": 7}, "inputs": {"hidden_states": {"type": "random"}, "weight": {"type": "random"}}})"
+      "\n"
+      R"({"uuid": "b", "axes": {"batch_size": 9}, "inputs": {}, "tolerance": {"max_atol": 0.001, "max_rtol": 0.002, "required_matched_ratio": 0.95, "max_error_cap": null, "allow_negative_inf": true}})"
+      "\n");
   Task t = load_task(dir);
   EXPECT_TRUE(t.upstream);
-  Tolerance a = t.tolerance_for("output", t.workloads[0]);   // SOL-ExecBench's ToleranceSpec defaults
+  Tolerance a = t.tolerance_for("output", t.workloads[0]);  // SOL-ExecBench's ToleranceSpec defaults
   EXPECT_DOUBLE_EQ(a.atol, 1e-2);
   EXPECT_DOUBLE_EQ(a.rtol, 1e-2);
   EXPECT_DOUBLE_EQ(a.matched_ratio, 0.99);
@@ -86,9 +87,13 @@ TEST(Upstream, SolToleranceSpellingAndDefaults) {
 
 TEST(Upstream, MixedToleranceSpellingsAreRefused) {
   Dir d;
-  auto dir = d.task("rms", rmsnorm(), R"({"uuid": "a", "axes": {"batch_size": 7}, "tolerance": {"max_atol": 0.1, "rtol": 0.1}})" "\n");
+  auto dir = d.task("rms", rmsnorm(),
+                    R"({"uuid": "a", "axes": {"batch_size": 7}, "tolerance": {"max_atol": 0.1, "rtol": 0.1}})"
+                    "\n");
   EXPECT_TRUE(has(what_of(dir), "rms/workload.jsonl: line 1: tolerance: expected one spelling")) << what_of(dir);
-  auto dir2 = d.task("rms2", rmsnorm(), R"({"uuid": "a", "axes": {"batch_size": 7}, "tolerance": {"allow_negative_inf": 1}})" "\n");
+  auto dir2 = d.task("rms2", rmsnorm(),
+                     R"({"uuid": "a", "axes": {"batch_size": 7}, "tolerance": {"allow_negative_inf": 1}})"
+                     "\n");
   EXPECT_TRUE(has(what_of(dir2), "line 1: tolerance.allow_negative_inf: expected true or false, got 1")) << what_of(dir2);
 }
 
@@ -96,8 +101,10 @@ TEST(Upstream, SafetensorsInputFoundFromTheDatasetRoot) {
   Dir d;
   fs::create_directories(d.root / "blob");
   std::ofstream(d.root / "blob" / "w.safetensors") << "x";
-  auto dir = d.task("defs/rms", rmsnorm(),
-                    R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/w.safetensors", "tensor_key": "weight"}}})" "\n");
+  auto dir = d.task(
+      "defs/rms", rmsnorm(),
+      R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/w.safetensors", "tensor_key": "weight"}}})"
+      "\n");
   Task t = load_task(dir);
   const InputSource& s = t.workloads[0].inputs.at("weight");
   EXPECT_EQ(s.kind, InputSource::Kind::safetensors);
@@ -105,25 +112,34 @@ TEST(Upstream, SafetensorsInputFoundFromTheDatasetRoot) {
   EXPECT_EQ(s.file, (d.root / "blob" / "w.safetensors").lexically_normal());
   EXPECT_TRUE(t.workloads[0].needs_python_inputs());
 
-  auto missing = d.task("rms_missing", rmsnorm(),
-                        R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/none.safetensors", "tensor_key": "w"}}})" "\n");
+  auto missing = d.task(
+      "rms_missing", rmsnorm(),
+      R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/none.safetensors", "tensor_key": "w"}}})"
+      "\n");
   EXPECT_TRUE(has(what_of(missing), "line 1: inputs.weight.path: expected an existing .safetensors file")) << what_of(missing);
   auto nokey = d.task("rms_nokey", rmsnorm(),
-                      R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/w.safetensors"}}})" "\n");
+                      R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/w.safetensors"}}})"
+                      "\n");
   EXPECT_TRUE(has(what_of(nokey), "line 1: inputs.weight.tensor_key: expected the key of a tensor in the file, got none")) << what_of(nokey);
 }
 
 TEST(Upstream, CustomInputsNeedTheEntrypoint) {
   Dir d;
   json def = rmsnorm();
-  auto dir = d.task("rms", def, R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "custom"}}})" "\n");
-  EXPECT_TRUE(has(what_of(dir), "inputs.weight.type: expected random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)"))
+  auto dir = d.task("rms", def,
+                    R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "custom"}}})"
+                    "\n");
+  EXPECT_TRUE(
+      has(what_of(dir), "inputs.weight.type: expected random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)"))
       << what_of(dir);
   def["custom_inputs_entrypoint"] = "make";
   auto undefined = d.task("rms2", def, "{\"uuid\": \"a\", \"axes\": {\"batch_size\": 2}}\n");
-  EXPECT_TRUE(has(what_of(undefined), "rms2/definition.json: custom_inputs_entrypoint: expected a function defined at the top level")) << what_of(undefined);
+  EXPECT_TRUE(has(what_of(undefined), "rms2/definition.json: custom_inputs_entrypoint: expected a function defined at the top level"))
+      << what_of(undefined);
   def["reference"] = def["reference"].get<std::string>() + "\ndef make(axes_and_scalars, device):\n    return {}\n";
-  auto ok = d.task("rms3", def, R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "custom"}}})" "\n");
+  auto ok = d.task("rms3", def,
+                   R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "custom"}}})"
+                   "\n");
   Task t = load_task(ok);
   EXPECT_EQ(t.custom_inputs_entrypoint, "make");
   EXPECT_EQ(t.workloads[0].inputs.at("weight").kind, InputSource::Kind::custom);
@@ -206,7 +222,7 @@ TEST(DerivedCost, BytesAndMatmulFlopsWhenAbsent) {
   Task r = load_task(d.task("rms", rmsnorm(), "{\"axes\": {\"batch_size\": 4}}\n"));
   EXPECT_FALSE(r.cost.derived_unit);
   WorkloadCost rc = workload_cost(r, resolve_axes(r, r.workloads[0]));
-  EXPECT_DOUBLE_EQ(rc.flops, 4.0 * 64);   // one an output element: output shaped like hidden_states
+  EXPECT_DOUBLE_EQ(rc.flops, 4.0 * 64);  // one an output element: output shaped like hidden_states
   EXPECT_DOUBLE_EQ(rc.bytes, 2.0 * (4 * 64 + 64 + 4 * 64));
 
   json given = rmsnorm();

@@ -47,10 +47,10 @@ TEST(WorkloadInputs, AWorkloadsOwnDistributionWinsForThatWorkloadOnly) {
   const Distribution neg = t.distribution_for("x", t.workloads[1]);
   EXPECT_EQ(neg.kind, Distribution::Kind::uniform);
   EXPECT_EQ(neg.low, -60.0);
-  EXPECT_EQ(t.distribution_for("k", t.workloads[1]).kind, Distribution::Kind::integers);   // an int input: integers
+  EXPECT_EQ(t.distribution_for("k", t.workloads[1]).kind, Distribution::Kind::integers);  // an int input: integers
   EXPECT_EQ(t.distribution_for("k", t.workloads[1]).high, 3.0);
-  EXPECT_EQ(t.distribution_for("x", t.workloads[2]).stddev, 60.0);   // no own distribution: the task's
-  EXPECT_EQ(t.distribution_for("k", t.workloads[0]).low, -8.0);      // the dtype's default when neither names one
+  EXPECT_EQ(t.distribution_for("x", t.workloads[2]).stddev, 60.0);  // no own distribution: the task's
+  EXPECT_EQ(t.distribution_for("k", t.workloads[0]).low, -8.0);     // the dtype's default when neither names one
 }
 
 TEST(WorkloadInputs, ABadOneNamesTheLineTheFieldAndTheExpectation) {

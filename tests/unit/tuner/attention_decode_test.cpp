@@ -27,8 +27,15 @@ BoundTask synthetic_decode(std::vector<std::array<int64_t, 6>> ws) {
   bt.backend = Backend::cuda;
   for (std::size_t i = 0; i < ws.size(); ++i) {
     const auto& w = ws[i];
-    bt.workload_vars.push_back({{"BATCH", w[0]}, {"SQ", 1}, {"SKV", w[1]}, {"HQ", w[2]}, {"HKV", w[3]}, {"D", w[4]}, {"ELEM_BYTES", 2},
-                                {"CAUSAL", 0}, {"GROUP", w[2] / w[3]}});
+    bt.workload_vars.push_back({{"BATCH", w[0]},
+                                {"SQ", 1},
+                                {"SKV", w[1]},
+                                {"HQ", w[2]},
+                                {"HKV", w[3]},
+                                {"D", w[4]},
+                                {"ELEM_BYTES", 2},
+                                {"CAUSAL", 0},
+                                {"GROUP", w[2] / w[3]}});
     bt.workload_names.push_back("w" + std::to_string(i));
     bt.workload_perf.push_back(w[5] != 0);
   }
@@ -56,13 +63,12 @@ bool contains(const std::vector<std::string>& v, const std::string& s) { return 
 TEST(AttentionDecode, ServesOnlyDecodeOnCuda) {
   const Template& t = decode_tpl();
   EXPECT_TRUE(template_applies(t, bound("attention_decode")));
-  EXPECT_FALSE(template_applies(t, bound("attention")));          // prefill: one CTA per KV head would re-read the cache per query
+  EXPECT_FALSE(template_applies(t, bound("attention")));  // prefill: one CTA per KV head would re-read the cache per query
   EXPECT_FALSE(template_applies(t, bound("attention_causal")));
   const Task dec = sol("attention_decode");
   EXPECT_FALSE(template_applies(t, bind_task(dec, Backend::cpu, *lib().binding_for(dec))));
   const auto cuda_dec = strategy_names("attention_decode", Backend::cuda);
-  for (const char* s : {"attention.decode_split", "attention.decode_loads", "attention.decode_gqa"})
-    EXPECT_TRUE(contains(cuda_dec, s)) << s;
+  for (const char* s : {"attention.decode_split", "attention.decode_loads", "attention.decode_gqa"}) EXPECT_TRUE(contains(cuda_dec, s)) << s;
   for (const char* task : {"attention", "attention_causal"})
     for (const auto& s : strategy_names(task, Backend::cuda)) EXPECT_EQ(s.rfind("attention.decode_", 0), std::string::npos) << task << ": " << s;
 }
@@ -74,7 +80,7 @@ TEST(AttentionDecode, RegisterRuleBoundsRowsDimsAndUnroll) {
   const Validity v = check_point(t, bt, d);
   ASSERT_TRUE(v.ok) << v.message;
   // Every sol decode workload has D 64 or 128: the split kernel takes all of them.
-  EXPECT_EQ(v.perf_total, 10u);   // the cuda-timed workloads (B2-L2048-Hq8 is timed on the CPU only)
+  EXPECT_EQ(v.perf_total, 10u);  // the cuda-timed workloads (B2-L2048-Hq8 is timed on the CPU only)
   EXPECT_EQ(v.perf_fast, v.perf_total);
   EXPECT_TRUE(v.generic.empty()) << fast_path_note(v);
   // 8 rows x 16 dims: q and the accumulators alone are 256 registers per thread.
@@ -134,10 +140,9 @@ TEST(AttentionDecode, RendersParamsAndTheDecodeEntry) {
   const BoundTask bt = bound("attention_decode");
   const std::string cu = render(t, bt, with(t.default_point(), {{"WARPS", "8"}, {"SPLIT", "16"}, {"QROWS", "2"}}));
   for (const char* s : {"constexpr int kWarps = 8, kThreads = 32 * kWarps;", "constexpr int kLaneDims = 8;", "constexpr int kQRows = 2;",
-                        "constexpr int kUnroll = 2;", "constexpr int kSplitParam = 16;", "#define KHIVE_CAUSAL 0",
-                        "using khive_t = __nv_bfloat16;", "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D, stream);",
-                        "if (D == 64) khive_launch_d<64>(a, stream);", "khive_decode_generic<<<blocks, kGenThreads, smem, stream>>>(a, D);",
-                        "extern \"C\""})
+                        "constexpr int kUnroll = 2;", "constexpr int kSplitParam = 16;", "#define KHIVE_CAUSAL 0", "using khive_t = __nv_bfloat16;",
+                        "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D, stream);", "if (D == 64) khive_launch_d<64>(a, stream);",
+                        "khive_decode_generic<<<blocks, kGenThreads, smem, stream>>>(a, D);", "extern \"C\""})
     EXPECT_NE(cu.find(s), std::string::npos) << s;
   EXPECT_EQ(cu.find("{{"), std::string::npos);
 }

@@ -22,8 +22,15 @@ Task edited(const char* name, const std::function<void(json&)>& edit, const std:
 BoundTask synthetic(bool causal, std::vector<std::array<int64_t, 6>> ws, Backend be = Backend::cuda) {
   std::vector<std::pair<AxisValues, bool>> vars;
   for (const auto& w : ws)
-    vars.push_back({{{"BATCH", 1}, {"SQ", w[0]}, {"SKV", w[1]}, {"HQ", w[2]}, {"HKV", w[3]}, {"D", w[4]}, {"ELEM_BYTES", 2},
-                     {"CAUSAL", causal ? 1 : 0}, {"GROUP", w[2] / w[3]}},
+    vars.push_back({{{"BATCH", 1},
+                     {"SQ", w[0]},
+                     {"SKV", w[1]},
+                     {"HQ", w[2]},
+                     {"HKV", w[3]},
+                     {"D", w[4]},
+                     {"ELEM_BYTES", 2},
+                     {"CAUSAL", causal ? 1 : 0},
+                     {"GROUP", w[2] / w[3]}},
                     w[5] != 0});
   return synthetic_task("attention", "bfloat16", vars, causal ? "causal" : "prefill", be);
 }
@@ -57,7 +64,8 @@ TEST(AttentionBinding, TheThreeSolTasksBindWithTheirVariables) {
       EXPECT_NE(p.find(causal ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"), std::string::npos) << p;
       EXPECT_NE(p.find(decode ? "#define KHIVE_DECODE 1" : "#define KHIVE_DECODE 0"), std::string::npos) << p;
       const std::string tail = be == Backend::cuda ? ", stream);" : ");";
-      const std::string call = decode ? "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D" + tail : "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D" + tail;
+      const std::string call =
+          decode ? "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D" + tail : "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D" + tail;
       EXPECT_NE(bt.placeholders.at("ENTRY").find(call), std::string::npos) << bt.placeholders.at("ENTRY");
     }
   }
@@ -68,8 +76,10 @@ TEST(AttentionBinding, BadFieldsAreErrorsNamingTheField) {
   const json good = lib().binding_for(task)->spec;
   auto with = [&](const char* key, json v) {
     json s = good;
-    if (v.is_null()) s.erase(key);
-    else s[key] = v;
+    if (v.is_null())
+      s.erase(key);
+    else
+      s[key] = v;
     return binding_with(task, s);
   };
   TaskFormatError e = bind_error(task, with("q", "o"));
@@ -106,16 +116,17 @@ TEST(AttentionBinding, BadFieldsAreErrorsNamingTheField) {
   EXPECT_NE(e.expected.find("[B, Sq, Hq, D]"), std::string::npos) << e.expected;
   // k and v swapped with q: k must have q's head dim last and batch first (here: a 4-D tensor of other axes).
   e = bind_error(task, with("k", "q"));
-  EXPECT_EQ(e.field, "tasks.attention.v");   // v's shape differs from the (q-shaped) k
+  EXPECT_EQ(e.field, "tasks.attention.v");  // v's shape differs from the (q-shaped) k
 }
 
 TEST(AttentionBinding, ShapesDtypesAndHeadsAreChecked) {
   const Binding& b = *lib().binding_for(sol("attention"));
   // fp32 tensors: the family is bf16/fp16 (tensor-core MMA on CUDA).
-  TaskFormatError e = bind_error(edited("attention", [](json& d) {
-                                   for (const char* t : {"q", "k", "v"}) d["inputs"][t]["dtype"] = "float32";
-                                   d["outputs"]["o"]["dtype"] = "float32";
-                                 }),
+  TaskFormatError e = bind_error(edited("attention",
+                                        [](json& d) {
+                                          for (const char* t : {"q", "k", "v"}) d["inputs"][t]["dtype"] = "float32";
+                                          d["outputs"]["o"]["dtype"] = "float32";
+                                        }),
                                  b);
   EXPECT_EQ(e.field, "tasks.attention.q");
   EXPECT_NE(e.expected.find("bfloat16 or float16"), std::string::npos);
@@ -131,11 +142,12 @@ TEST(AttentionBinding, ShapesDtypesAndHeadsAreChecked) {
   e = bind_error(edited("attention", [](json& d) { d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hq", "D"}); }), b);
   EXPECT_EQ(e.field, "tasks.attention.v");
   // k's head dim is not q's.
-  e = bind_error(edited("attention", [](json& d) {
-                   d["axes"]["Dk"] = json{{"type", "expr"}, {"expression", "D + 0"}};
-                   d["inputs"]["k"]["shape"] = json::array({"B", "S", "Hkv", "Dk"});
-                   d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hkv", "Dk"});
-                 }),
+  e = bind_error(edited("attention",
+                        [](json& d) {
+                          d["axes"]["Dk"] = json{{"type", "expr"}, {"expression", "D + 0"}};
+                          d["inputs"]["k"]["shape"] = json::array({"B", "S", "Hkv", "Dk"});
+                          d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hkv", "Dk"});
+                        }),
                  b);
   EXPECT_EQ(e.field, "tasks.attention.k");
   EXPECT_NE(e.expected.find("head dim axis D last"), std::string::npos) << e.expected;
@@ -205,7 +217,7 @@ TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
   const Validity v = check_point(t, bt, t.default_point());
   ASSERT_TRUE(v.ok) << v.message;
   EXPECT_EQ(v.perf_total, 9u);
-  EXPECT_EQ(v.perf_fast, 9u);   // every perf shape has D 64 or 128
+  EXPECT_EQ(v.perf_fast, 9u);  // every perf shape has D 64 or 128
   EXPECT_TRUE(v.generic.empty()) << fast_path_note(v);
   // 8 warps over 64 rows: 8 rows per warp, not an m16 tile.
   Point p = t.default_point();
@@ -223,7 +235,7 @@ TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
   r = check_point(t, bt, p);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("256 registers per thread"), std::string::npos) << r.message;
-  p["Q_IN_REGS"] = "0";   // FlashAttention-2's sm80 shape (128 x 64, 4 warps): 192; the default since the H200 runs
+  p["Q_IN_REGS"] = "0";  // FlashAttention-2's sm80 shape (128 x 64, 4 warps): 192; the default since the H200 runs
   EXPECT_TRUE(check_point(t, bt, p).ok);
   EXPECT_EQ(p, t.default_point());
   // Three stages of 128-key tiles at D 128: (128 + 768) rows x 136 x 2 B = 243712 B.
@@ -254,8 +266,9 @@ TEST(AttentionTemplates, CudaFlashServesPrefillAndCausalNotDecode) {
     const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
     EXPECT_TRUE(template_applies(tpl("attention.cuda_flash"), bt)) << name;
     const std::string cu = render(tpl("attention.cuda_flash"), bt, tpl("attention.cuda_flash").default_point());
-    for (const char* s : {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 4, kStages = 2;", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-                          "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1"})
+    for (const char* s :
+         {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 4, kStages = 2;", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+          "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1"})
       EXPECT_NE(cu.find(s), std::string::npos) << name << ": " << s;
     EXPECT_EQ(cu.find("{{"), std::string::npos);
     std::vector<std::string> names;

@@ -32,7 +32,7 @@ TEST(ElementwiseBroadcast, Kb12BindsARowScaleOnBothBackends) {
     EXPECT_EQ(bt.op, "map");
     const std::string& p = bt.placeholders.at("PROLOGUE");
     const std::string& e = bt.placeholders.at("ENTRY");
-    EXPECT_TRUE(has(p, "constexpr unsigned long long KHIVE_BCAST_MASK = 0x1ull;")) << p;   // A broadcast, B not
+    EXPECT_TRUE(has(p, "constexpr unsigned long long KHIVE_BCAST_MASK = 0x1ull;")) << p;  // A broadcast, B not
     EXPECT_TRUE(has(p, "constexpr bool KHIVE_ANY_BCAST = true;")) << p;
     EXPECT_TRUE(has(p, "return A * B;")) << p;
     // A [N] over C [N, M]: index (i / M) % N; B is read at i.
@@ -94,9 +94,9 @@ TEST(ElementwiseBroadcast, ShapesItCannotExpressAreRefusedNamingTheField) {
   EXPECT_TRUE(has(msg, "tasks.kb12_matmul_diag.broadcast.X") && has(msg, "one of the binding's inputs")) << msg;
   msg = error_for({{"A", 2}});
   EXPECT_TRUE(has(msg, "broadcast.A") && has(msg, "an output axis index 0..1")) << msg;
-  msg = error_for({{"A", 1}});   // A [N] does not line up with C's axis 1 (M)
+  msg = error_for({{"A", 1}});  // A [N] does not line up with C's axis 1 (M)
   EXPECT_TRUE(has(msg, "broadcast.A") && has(msg, "lines up with")) << msg;
-  msg = error_for({{"B", 1}});   // B has C's shape: it is read at i
+  msg = error_for({{"B", 1}});  // B has C's shape: it is read at i
   EXPECT_TRUE(has(msg, "broadcast.B") && has(msg, "0 (the input has the output's shape")) << msg;
   msg = error_for(json::array({0}));
   EXPECT_TRUE(has(msg, "tasks.kb12_matmul_diag.broadcast:") && has(msg, "an object")) << msg;
@@ -131,10 +131,10 @@ int main() {
     for (const char* vec : {"1", "8"}) {
       Point p = t.default_point();
       p["VEC"] = vec;
-      p["MIN_PAR"] = "0";      // OpenMP chunks start inside rows too
+      p["MIN_PAR"] = "0";  // OpenMP chunks start inside rows too
       p["CHUNK"] = "1024";
       const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define PER_COLUMN {}\n", per_column ? 1 : 0) + harness,
-                                      fmt::format("ew{}{}", per_column, vec));
+                                             fmt::format("ew{}{}", per_column, vec));
       EXPECT_EQ(out, "bad 0\n") << "per column " << per_column << " VEC " << vec;
     }
   }
@@ -165,7 +165,7 @@ TEST(TriangularGemm, Kb14AndKb15BindWithTheirOpAndOnlyTheTemplatesThatRestrictK)
   EXPECT_TRUE(has(plain.placeholders.at("PROLOGUE"), "constexpr int KHIVE_TRI = 0;"));
   EXPECT_TRUE(template_applies(repo_template("gemm.cuda_sm80_simt"), plain));
   EXPECT_TRUE(template_applies(repo_template("gemm.cuda_simt"), plain));
-  EXPECT_TRUE(template_applies(repo_template("gemm.cuda_sm90"), bound(repo_task("sol/gemm_bf16"), Backend::cuda)));   // bf16 only
+  EXPECT_TRUE(template_applies(repo_template("gemm.cuda_sm90"), bound(repo_task("sol/gemm_bf16"), Backend::cuda)));  // bf16 only
 }
 
 TEST(TriangularGemm, RefusalsNameTheField) {

@@ -82,10 +82,10 @@ TEST(TunerClusterSoftmax, RenderedSourceKeepsTheManifestsLimitAndLaunchesCluster
 
   const BoundTask bt = bound(lib, "tasks/cutegen26/kb24_log_softmax");
   const std::string s = render(t, bt, with(t.default_point(), {{"CLUSTER", "16"}, {"SPLIT", "fixed"}, {"HINT", "stream"}}));
-  for (const char* want : {"constexpr int kThreads = 1024, kVec = 4, kUnroll = 4, kMaxCluster = 16;",
-                           "constexpr bool kSplitFit = 0, kStreamHint = 1, kBulk = 0;", "constexpr int KHIVE_OP = 1;",
-                           "cudaLaunchAttributeClusterDimension", "cudaFuncAttributeNonPortableClusterSizeAllowed",
-                           "cudaOccupancyMaxActiveClusters", "map_shared_rank", "void khive_launch("})
+  for (const char* want :
+       {"constexpr int kThreads = 1024, kVec = 4, kUnroll = 4, kMaxCluster = 16;", "constexpr bool kSplitFit = 0, kStreamHint = 1, kBulk = 0;",
+        "constexpr int KHIVE_OP = 1;", "cudaLaunchAttributeClusterDimension", "cudaFuncAttributeNonPortableClusterSizeAllowed",
+        "cudaOccupancyMaxActiveClusters", "map_shared_rank", "void khive_launch("})
     EXPECT_NE(s.find(want), std::string::npos) << want;
   EXPECT_EQ(s.find("{{"), std::string::npos) << "a placeholder was left";
   const std::string b = render(t, bt, with(t.default_point(), {{"LOAD", "bulk"}}));
@@ -100,7 +100,7 @@ TEST(TunerClusterSoftmax, TunerProposesItUnderItsOwnStrategies) {
   auto p = agent->propose(ctx);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->params.at("template"), kName);
-  EXPECT_EQ(p->params.at("CLUSTER"), "8");   // the default, valid for kb23
+  EXPECT_EQ(p->params.at("CLUSTER"), "8");  // the default, valid for kb23
   EXPECT_EQ(p->ext, "cu");
   EXPECT_NE(p->note.find("fast path on 1 of 1 perf workloads"), std::string::npos) << p->note;
   // The next proposals stay valid: never a cluster too small for the row.

@@ -56,11 +56,11 @@ TEST(TunerCompose, PlanRoutesEachShapeToItsFastestPoint) {
   // The leader is best on 512x4096, the backup 40% faster on 2048x1024.
   const auto leader = measured("c1", "rowop.cpu_softmax", kA, {{kW1, 1.0e-3}, {kW2, 2.0e-3}});
   const auto b = measured("c2", "rowop.cpu_softmax", kB, {{kW1, 1.5e-3}, {kW2, 1.2e-3}});
-  const auto c = measured("c3", "rowop.cpu_softmax", kC, {{kW1, 1.01e-3}, {kW2, 2.5e-3}});   // nowhere best
+  const auto c = measured("c3", "rowop.cpu_softmax", kC, {{kW1, 1.01e-3}, {kW2, 2.5e-3}});  // nowhere best
   const DispatchPlan plan = plan_dispatch(task, bt, repo_library(), leader, {c, b});
   ASSERT_TRUE(plan.ok()) << plan.reason;
   ASSERT_EQ(plan.variants.size(), 2u);
-  EXPECT_EQ(plan.variants[0].candidate, "c1");   // the leader's point first
+  EXPECT_EQ(plan.variants[0].candidate, "c1");  // the leader's point first
   EXPECT_EQ(plan.variants[1].candidate, "c2");
   EXPECT_EQ(plan.params.at("template"), "tuner.dispatch");
   EXPECT_EQ(plan.params.at("variants"), "c1 c2");
@@ -108,7 +108,7 @@ TEST(TunerCompose, ACompositeLeaderCountsAsItsVariants) {
   const auto c = measured("c5", "rowop.cpu_softmax", kC, {{kW1, 0.7e-3}, {kW2, 3.0e-3}});
   p = plan_dispatch(task, bt, repo_library(), comp, {c, a, b});
   ASSERT_TRUE(p.ok()) << p.reason;
-  EXPECT_EQ(p.params.at("variants"), "c5 c2");   // the composite's v1 (candidate c2) keeps its shape
+  EXPECT_EQ(p.params.at("variants"), "c5 c2");  // the composite's v1 (candidate c2) keeps its shape
   EXPECT_EQ(p.params.at("route"), kW1 + "=v0 " + kW2 + "=v1");
   EXPECT_EQ(dispatch_variant_points(p.params)[0].at("ROW_BLOCK"), "32");
   EXPECT_EQ(p.params.at("v1"), point_key("rowop.cpu_softmax", kB));
@@ -118,11 +118,14 @@ TEST(TunerCompose, MixedFamiliesAreRefused) {
   const Task task = repo_task("demo-cpu/softmax");
   const BoundTask bt = bound(task);
   try {
-    render_composite(task, bt, {{&repo_template("rowop.cpu_softmax"), kA, "c1"}, {&repo_template("gemm.cpu_blocked"), repo_template("gemm.cpu_blocked").default_point(), "c2"}},
+    render_composite(task, bt,
+                     {{&repo_template("rowop.cpu_softmax"), kA, "c1"},
+                      {&repo_template("gemm.cpu_blocked"), repo_template("gemm.cpu_blocked").default_point(), "c2"}},
                      {{{kW1}, {{"B", 512}, {"D", 4096}}, 0}, {{kW2}, {{"B", 2048}, {"D", 1024}}, 1}});
     ADD_FAILURE() << "a gemm point was composed into a rowop task";
   } catch (const ComposeError& e) {
-    EXPECT_NE(std::string(e.what()).find("variant v1 (gemm.cpu_blocked: family gemm, cpu) does not serve the task's binding demo-cpu/softmax (family rowop"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "variant v1 (gemm.cpu_blocked: family gemm, cpu) does not serve the task's binding demo-cpu/softmax (family rowop"),
               std::string::npos)
         << e.what();
   }
@@ -150,11 +153,15 @@ TEST(TunerCompose, GlobalScopeConstructsAreHandledOrRefused) {
   auto lib_with = [&](const std::string& body) {
     fs::create_directories(d / "rowop");
     fs::create_directories(d / "bindings");
-    std::ofstream(d / "rowop" / "toy.cpp.in") << "{{PROLOGUE}}\n#include <algorithm>\n" << body
-                                              << "\nnamespace {\nvoid khive_run(const khive_rowargs& a, int64_t rows, int64_t cols) { (void)a; (void)rows; (void)cols; }\n}\n{{ENTRY}}\n";
-    std::ofstream(d / "rowop" / "toy.json") << R"({"name": "rowop.toy", "family": "rowop", "backend": "cpu", "source": "toy.cpp.in", "dtypes": ["float32"],
+    std::ofstream(d / "rowop" / "toy.cpp.in")
+        << "{{PROLOGUE}}\n#include <algorithm>\n"
+        << body
+        << "\nnamespace {\nvoid khive_run(const khive_rowargs& a, int64_t rows, int64_t cols) { (void)a; (void)rows; (void)cols; }\n}\n{{ENTRY}}\n";
+    std::ofstream(d / "rowop" / "toy.json")
+        << R"({"name": "rowop.toy", "family": "rowop", "backend": "cpu", "source": "toy.cpp.in", "dtypes": ["float32"],
       "params": {"X": {"values": [1, 2]}}, "strategies": {"rowop.toy": {"description": "x", "params": ["X"]}}})";
-    std::ofstream(d / "bindings" / "demo-cpu.json") << R"({"suite": "demo-cpu", "tasks": {"softmax": {"family": "rowop", "op": "softmax", "x": "x", "y": "y"}}})";
+    std::ofstream(d / "bindings" / "demo-cpu.json")
+        << R"({"suite": "demo-cpu", "tasks": {"softmax": {"family": "rowop", "op": "softmax", "x": "x", "y": "y"}}})";
     return load_library(d);
   };
   const Task task = repo_task("demo-cpu/softmax");
@@ -249,15 +256,15 @@ int main() {
   EXPECT_NE(out.find("pick 2048 1024 0\n"), std::string::npos);
   std::regex err(R"(err (\d+) (\d+) ([0-9.e+-]+))");
   int checked = 0;
-  for (std::sregex_iterator it(out.begin(), out.end(), err), end; it != end; ++it, ++checked)
-    EXPECT_LT(std::stod((*it)[3]), 1e-4) << (*it)[0];
+  for (std::sregex_iterator it(out.begin(), out.end(), err), end; it != end; ++it, ++checked) EXPECT_LT(std::stod((*it)[3]), 1e-4) << (*it)[0];
   EXPECT_EQ(checked, 6);
 }
 
 // The CUDA templates: includes (CUTLASS's too) hoisted above the namespaces, kernels inside them; nvcc proof:
 // khive-tune compose (docs/tuner.md).
 TEST(TunerCompose, CudaCompositesHoistIncludesAboveTheVariants) {
-  for (const auto& [task_name, tname] : std::vector<std::pair<std::string, std::string>>{{"sol/softmax", "rowop.cuda_softmax"}, {"sol/gemm_bf16", "gemm.cuda_sm90"}}) {
+  for (const auto& [task_name, tname] :
+       std::vector<std::pair<std::string, std::string>>{{"sol/softmax", "rowop.cuda_softmax"}, {"sol/gemm_bf16", "gemm.cuda_sm90"}}) {
     const Task task = repo_task(task_name);
     const BoundTask bt = bound(task, Backend::cuda);
     const Template& t = repo_template(tname);
@@ -300,10 +307,12 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   const auto strategies = agent->strategies(task, Backend::cpu);
   ASSERT_TRUE(std::any_of(strategies.begin(), strategies.end(), [](const Strategy& s) { return s.name == "tuner.dispatch"; }));
   // One timed shape: nothing to dispatch on, no strategy.
-  const Task one = edited_task("demo-cpu/softmax", [](nlohmann::ordered_json&) {}, [](std::string& w) {
-    const auto at = w.find("\"perf\"");
-    w.replace(at, 6, "\"correctness\"");
-  });
+  const Task one = edited_task(
+      "demo-cpu/softmax", [](nlohmann::ordered_json&) {},
+      [](std::string& w) {
+        const auto at = w.find("\"perf\"");
+        w.replace(at, 6, "\"correctness\"");
+      });
   for (const auto& s : agent->strategies(one, Backend::cpu)) EXPECT_NE(s.name, "tuner.dispatch");
   AgentContext ctx;
   ctx.task = &task;
@@ -334,9 +343,8 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   out.time_s = 1e-3;
   const auto e = agent->observe(ctx, *p, out);
   ASSERT_TRUE(e);
-  EXPECT_NE(e->text.find("dispatch over 2 points (candidates c1 c3): new leader (own run 1 ms); +20.0% vs the leader"), std::string::npos)
-      << e->text;
-  out.comparison = "A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2 workload(s), slower on none";   // the hive's words
+  EXPECT_NE(e->text.find("dispatch over 2 points (candidates c1 c3): new leader (own run 1 ms); +20.0% vs the leader"), std::string::npos) << e->text;
+  out.comparison = "A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2 workload(s), slower on none";  // the hive's words
   const auto e2 = agent->observe(ctx, *p, out);
   ASSERT_TRUE(e2);
   EXPECT_NE(e2->text.find("; A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2"), std::string::npos) << e2->text;

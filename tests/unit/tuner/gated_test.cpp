@@ -36,7 +36,7 @@ TEST(GatedBinding, SwigluBindsWithRowsAndTheOutputRowLength) {
     for (std::size_t w = 0; w < task.workloads.size(); ++w) {
       const auto& ax = task.workloads[w].axes;
       EXPECT_EQ(bt.workload_vars[w].at("ROWS"), ax.at("T")) << bt.workload_names[w];
-      EXPECT_EQ(bt.workload_vars[w].at("COLS"), ax.at("I")) << bt.workload_names[w];   // y's row, half of x's
+      EXPECT_EQ(bt.workload_vars[w].at("COLS"), ax.at("I")) << bt.workload_names[w];  // y's row, half of x's
       EXPECT_EQ(bt.workload_vars[w].at("ELEM_BYTES"), 2);
     }
     // The prefill shapes are perf on CUDA only.
@@ -46,8 +46,9 @@ TEST(GatedBinding, SwigluBindsWithRowsAndTheOutputRowLength) {
     const std::string& p = bt.placeholders.at("PROLOGUE");
     EXPECT_NE(p.find("KHIVE_HD float khive_op(float gate, float up)"), std::string::npos) << p;
     EXPECT_NE(p.find("return gate / (1.0f + expf(-gate)) * up;"), std::string::npos) << p;
-    EXPECT_NE(bt.placeholders.at("ENTRY").find(be == Backend::cuda ? "khive_run(x, y, int64_t(1) * T, I, stream);" : "khive_run(x, y, int64_t(1) * T, I);"),
-              std::string::npos)
+    EXPECT_NE(
+        bt.placeholders.at("ENTRY").find(be == Backend::cuda ? "khive_run(x, y, int64_t(1) * T, I, stream);" : "khive_run(x, y, int64_t(1) * T, I);"),
+        std::string::npos)
         << bt.placeholders.at("ENTRY");
   }
 }
@@ -57,8 +58,10 @@ TEST(GatedBinding, BadFieldsAreErrorsNamingTheField) {
   const json good = lib().binding_for(task)->spec;
   auto with = [&](const char* key, json v) {
     json s = good;
-    if (v.is_null()) s.erase(key);
-    else s[key] = v;
+    if (v.is_null())
+      s.erase(key);
+    else
+      s[key] = v;
     return binding_with(s);
   };
   TaskFormatError e = bind_error(task, with("input", "y"));
@@ -69,7 +72,7 @@ TEST(GatedBinding, BadFieldsAreErrorsNamingTheField) {
   EXPECT_EQ(e.field, "tasks.swiglu.output");
   e = bind_error(task, with("op", nullptr));
   EXPECT_EQ(e.field, "tasks.swiglu.op");
-  e = bind_error(task, with("op", json{{"cpu", "gate * up"}}), Backend::cuda);   // no CUDA expression
+  e = bind_error(task, with("op", json{{"cpu", "gate * up"}}), Backend::cuda);  // no CUDA expression
   EXPECT_EQ(e.field, "tasks.swiglu.op.cuda");
   e = bind_error(task, with("gate", "x"));
   EXPECT_EQ(e.field, "tasks.swiglu.gate");
@@ -168,8 +171,9 @@ TEST(GatedTemplates, RenderBothPathsAndTheTunerOffersTheirStrategies) {
   const Task task = swiglu();
   const BoundTask bc = bind_task(task, Backend::cuda, *lib().binding_for(task));
   const std::string cu = render(tpl("gated.cuda"), bc, tpl("gated.cuda").default_point());
-  for (const char* s : {"khive_gated_vec<<<grid, kBlock, 0, stream>>>(x, y, rows, n)", "khive_gated_scalar<<<grid, kBlock, 0, stream>>>(x, y, rows, cols)",
-                        "cols % kVec == 0", "constexpr int kVec = 8, kItems = 2, kBlock = 128;", "extern \"C\""})
+  for (const char* s :
+       {"khive_gated_vec<<<grid, kBlock, 0, stream>>>(x, y, rows, n)", "khive_gated_scalar<<<grid, kBlock, 0, stream>>>(x, y, rows, cols)",
+        "cols % kVec == 0", "constexpr int kVec = 8, kItems = 2, kBlock = 128;", "extern \"C\""})
     EXPECT_NE(cu.find(s), std::string::npos) << s;
   EXPECT_EQ(cu.find("{{"), std::string::npos);
   const BoundTask bp = bind_task(task, Backend::cpu, *lib().binding_for(task));

@@ -52,8 +52,8 @@ TEST(TunerRingSoftmax, RingMustFitSharedMemory) {
   // The ring bounds the register cache too: the largest valid caches (1024 x 4 and 512 x 8 chunks of bf16: 32 or 64
   // floats a thread) compile without spills (ptxas: 58 and 114 registers); fp32 caches half as many floats.
   EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "512"}, {"CHUNKS", "8"}})).ok);
-  EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "3"}, {"THREADS", "1024"}, {"CHUNKS", "4"}})).ok);   // 196608 B
-  const BoundTask kb = bound(lib, "tasks/cutegen26/kb23_softmax");   // the rule holds whatever the dtype and shape
+  EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "3"}, {"THREADS", "1024"}, {"CHUNKS", "4"}})).ok);  // 196608 B
+  const BoundTask kb = bound(lib, "tasks/cutegen26/kb23_softmax");  // the rule holds whatever the dtype and shape
   const Validity f32 = check_point(t, kb, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "1024"}, {"CHUNKS", "8"}}));
   EXPECT_FALSE(f32.ok);
   EXPECT_TRUE(has(f32.message, "a ring of 2 tiles x 1024 threads x 8 x 16 B = 262144 B")) << f32.message;
@@ -72,10 +72,10 @@ TEST(TunerRingSoftmax, FastPathTakesWhole16ByteRowsThatFitAStage) {
   std::string generic;
   for (const auto& g : v.generic) generic += g + "\n";
   EXPECT_TRUE(has(generic, "a row of 256512 B does not fit one stage")) << generic;
-  EXPECT_TRUE(has(generic, "rows of 10 B are not whole 16-byte chunks")) << generic;     // R3-C5
-  EXPECT_TRUE(has(generic, "rows of 8194 B are not whole 16-byte chunks")) << generic;   // R2-C4097
-  EXPECT_TRUE(has(generic, "rows of 1026 B")) << generic;                                // R64-C513
-  EXPECT_FALSE(has(generic, "2000 B")) << generic;                                       // R17-C1000: 125 chunks
+  EXPECT_TRUE(has(generic, "rows of 10 B are not whole 16-byte chunks")) << generic;    // R3-C5
+  EXPECT_TRUE(has(generic, "rows of 8194 B are not whole 16-byte chunks")) << generic;  // R2-C4097
+  EXPECT_TRUE(has(generic, "rows of 1026 B")) << generic;                               // R64-C513
+  EXPECT_FALSE(has(generic, "2000 B")) << generic;                                      // R17-C1000: 125 chunks
   // kb23 / kb24: fp32 rows of 393216 (1.5 MB) never fit: no perf workload takes the fast path.
   const Validity kb = check_point(t, bound(lib, "tasks/cutegen26/kb24_log_softmax"), t.default_point());
   EXPECT_FALSE(kb.ok);

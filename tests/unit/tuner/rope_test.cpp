@@ -22,8 +22,7 @@ Binding binding_with(const json& spec) { return fixtures::binding_with(rope(), s
 // A rope task described by its workloads only: (D, perf) pairs, T 512, Hq 32, Hkv 8.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::pair<int64_t, bool>> d_perf) {
   std::vector<std::pair<AxisValues, bool>> ws;
-  for (const auto& [d, perf] : d_perf)
-    ws.push_back({{{"TOKENS", 512}, {"HQ", 32}, {"HKV", 8}, {"D", d}, {"ELEM_BYTES", elem_bytes}}, perf});
+  for (const auto& [d, perf] : d_perf) ws.push_back({{{"TOKENS", 512}, {"HQ", 32}, {"HKV", 8}, {"D", d}, {"ELEM_BYTES", elem_bytes}}, perf});
   return synthetic_task("rope", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
@@ -49,7 +48,8 @@ TEST(RopeBinding, SolRopeBindsWithTokensHeadsAndHeadDim) {
     std::size_t perf = 0;
     for (bool p : bt.workload_perf) perf += p;
     EXPECT_EQ(perf, be == Backend::cuda ? 9u : 5u);
-    const std::string want = be == Backend::cuda ? "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D, stream);" : "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D);";
+    const std::string want = be == Backend::cuda ? "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D, stream);"
+                                                 : "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D);";
     EXPECT_NE(bt.placeholders.at("ENTRY").find(want), std::string::npos) << bt.placeholders.at("ENTRY");
     EXPECT_NE(bt.placeholders.at("PROLOGUE").find("using khive_t = "), std::string::npos);
   }
@@ -60,27 +60,29 @@ TEST(RopeBinding, BadFieldsAreErrorsNamingTheField) {
   const json good = lib().binding_for(task)->spec;
   auto with = [&](const char* key, json v) {
     json s = good;
-    if (v.is_null()) s.erase(key);
-    else s[key] = v;
+    if (v.is_null())
+      s.erase(key);
+    else
+      s[key] = v;
     return binding_with(s);
   };
-  TaskFormatError e = bind_error(task, with("q", "q_out"));   // an output, not an input
+  TaskFormatError e = bind_error(task, with("q", "q_out"));  // an output, not an input
   EXPECT_EQ(e.field, "tasks.rope.q");
   EXPECT_NE(e.expected.find("an input tensor"), std::string::npos) << e.expected;
   EXPECT_NE(std::string(e.what()).find("kernels/bindings/sol.json"), std::string::npos) << e.what();
   e = bind_error(task, with("k", nullptr));
   EXPECT_EQ(e.field, "tasks.rope.k");
   EXPECT_EQ(e.got, "nothing");
-  e = bind_error(task, with("k", "q"));   // same tensor twice
+  e = bind_error(task, with("k", "q"));  // same tensor twice
   EXPECT_EQ(e.field, "tasks.rope.k");
   EXPECT_NE(e.expected.find("a tensor of its own"), std::string::npos) << e.expected;
-  e = bind_error(task, with("cos", "q"));   // bf16 [T, Hq, D]
+  e = bind_error(task, with("cos", "q"));  // bf16 [T, Hq, D]
   EXPECT_EQ(e.field, "tasks.rope.cos");
   EXPECT_NE(e.expected.find("a float32 tensor"), std::string::npos) << e.expected;
   EXPECT_EQ(e.got, "bfloat16");
   e = bind_error(task, with("sin", "cos"));
   EXPECT_EQ(e.field, "tasks.rope.sin");
-  e = bind_error(task, with("q_out", "k_out"));   // k's shape, not q's
+  e = bind_error(task, with("q_out", "k_out"));  // k's shape, not q's
   EXPECT_EQ(e.field, "tasks.rope.q_out");
   EXPECT_NE(e.expected.find("q's dtype and shape [T, Hq, D]"), std::string::npos) << e.expected;
   EXPECT_NE(e.got.find("[T, Hkv, D]"), std::string::npos) << e.got;
@@ -200,7 +202,8 @@ TEST(RopeRules, AccessWidthAndFastPath) {
   p["BLOCK"] = "512";
   const Validity vr = check_point(t, bt, p);
   EXPECT_FALSE(vr.ok);
-  EXPECT_NE(vr.message.find("about 200 registers per thread (HEADS_PER_THREAD 8 x VEC 8 pairs of both halves held at once) x BLOCK 512 threads"), std::string::npos)
+  EXPECT_NE(vr.message.find("about 200 registers per thread (HEADS_PER_THREAD 8 x VEC 8 pairs of both halves held at once) x BLOCK 512 threads"),
+            std::string::npos)
       << vr.message;
   p["BLOCK"] = "256";
   EXPECT_TRUE(check_point(t, bt, p).ok);

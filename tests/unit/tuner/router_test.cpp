@@ -21,8 +21,7 @@ Binding binding_with(const json& spec) { return fixtures::binding_with(router(),
 // A router task described by its workloads only: (T, H, perf), E = 64, K = 8.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::tuple<int64_t, int64_t, bool>> thp) {
   std::vector<std::pair<AxisValues, bool>> ws;
-  for (const auto& [t, h, perf] : thp)
-    ws.push_back({{{"TOKENS", t}, {"HIDDEN", h}, {"EXPERTS", 64}, {"TOPK", 8}, {"ELEM_BYTES", elem_bytes}}, perf});
+  for (const auto& [t, h, perf] : thp) ws.push_back({{{"TOKENS", t}, {"HIDDEN", h}, {"EXPERTS", 64}, {"TOPK", 8}, {"ELEM_BYTES", elem_bytes}}, perf});
   return synthetic_task("router", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
@@ -46,12 +45,12 @@ TEST(RouterBinding, MoeRouterBindsWithItsAxesPerWorkload) {
       EXPECT_EQ(bt.workload_vars[w].at("TOKENS"), ax.at("T")) << bt.workload_names[w];
       EXPECT_EQ(bt.workload_vars[w].at("HIDDEN"), ax.at("H")) << bt.workload_names[w];
       EXPECT_EQ(bt.workload_vars[w].at("EXPERTS"), ax.at("E")) << bt.workload_names[w];
-      EXPECT_EQ(bt.workload_vars[w].at("TOPK"), 8);   // a const axis
+      EXPECT_EQ(bt.workload_vars[w].at("TOPK"), 8);  // a const axis
       EXPECT_EQ(bt.workload_vars[w].at("ELEM_BYTES"), 2);
     }
     std::size_t perf = 0;
     for (bool p : bt.workload_perf) perf += p;
-    EXPECT_EQ(perf, be == Backend::cuda ? 10u : 4u);   // prefill on CUDA only, T256 on the CPU only
+    EXPECT_EQ(perf, be == Backend::cuda ? 10u : 4u);  // prefill on CUDA only, T256 on the CPU only
     const std::string& e = bt.placeholders.at("ENTRY");
     EXPECT_NE(e.find(be == Backend::cuda ? "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8), stream);"
                                          : "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8));"),
@@ -66,11 +65,13 @@ TEST(RouterBinding, BadFieldsAreErrorsNamingTheField) {
   const json good = lib().binding_for(task)->spec;
   auto with = [&](const char* key, json v) {
     json s = good;
-    if (v.is_null()) s.erase(key);
-    else s[key] = v;
+    if (v.is_null())
+      s.erase(key);
+    else
+      s[key] = v;
     return binding_with(s);
   };
-  TaskFormatError e = bind_error(task, with("x", "topk_ids"));   // an output
+  TaskFormatError e = bind_error(task, with("x", "topk_ids"));  // an output
   EXPECT_EQ(e.field, "tasks.moe_router.x");
   EXPECT_NE(e.expected.find("an input tensor"), std::string::npos);
   EXPECT_NE(std::string(e.what()).find("kernels/bindings/sol.json"), std::string::npos) << e.what();
@@ -199,9 +200,9 @@ TEST(RouterRules, CudaPathsFastPathAndLimits) {
   Validity vs = check_point(t, bt, p);
   EXPECT_FALSE(vs.ok);
   EXPECT_NE(vs.message.find("276480 B of staged operands > 227 KB"), std::string::npos) << vs.message;
-  p["MMA_BK"] = "32";   // 5 x 384 x 40 x 2 B = 150 KB
+  p["MMA_BK"] = "32";  // 5 x 384 x 40 x 2 B = 150 KB
   EXPECT_TRUE(check_point(t, bt, p).ok) << check_point(t, bt, p).message;
-  p["PATH"] = "simt";   // the tensor-core limits do not bind a SIMT-only point
+  p["PATH"] = "simt";  // the tensor-core limits do not bind a SIMT-only point
   EXPECT_TRUE(check_point(t, bt, p).ok);
   p = t.default_point();
   p["MMA_TILE_T"] = "16";
@@ -242,13 +243,14 @@ TEST(RouterTemplates, RenderBothBackendsAndTheTunerOffersTheirStrategies) {
   const Task task = router();
   const BoundTask bc = bind_task(task, Backend::cuda, *lib().binding_for(task));
   const std::string cu = render(tpl("router.cuda"), bc, tpl("router.cuda").default_point());
-  for (const char* s : {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "constexpr bool kPathSimt = 0, kPathMma = 0;", "constexpr int64_t kMmaMinT = 128;",
-                        "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8), stream);", "extern \"C\""})
+  for (const char* s : {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "constexpr bool kPathSimt = 0, kPathMma = 0;",
+                        "constexpr int64_t kMmaMinT = 128;", "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8), stream);", "extern \"C\""})
     EXPECT_NE(cu.find(s), std::string::npos) << s;
   EXPECT_EQ(cu.find("{{"), std::string::npos);
   const BoundTask bp = bind_task(task, Backend::cpu, *lib().binding_for(task));
   const std::string cpp = render(tpl("router.cpu"), bp, tpl("router.cpu").default_point());
-  for (const char* s : {"#pragma omp for schedule(static)", "constexpr int64_t kTokenBlock = 4, kExpertBlock = 8;", "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8));"})
+  for (const char* s : {"#pragma omp for schedule(static)", "constexpr int64_t kTokenBlock = 4, kExpertBlock = 8;",
+                        "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8));"})
     EXPECT_NE(cpp.find(s), std::string::npos) << s;
   EXPECT_EQ(cpp.find("{{"), std::string::npos);
 
@@ -256,7 +258,8 @@ TEST(RouterTemplates, RenderBothBackendsAndTheTunerOffersTheirStrategies) {
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
   for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"router.blocking", "router.vector", "router.schedule", "tuner.dispatch"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"router.path", "router.simt", "router.mma_tile", "router.mma_pipeline", "tuner.dispatch"}}}) {
+                          std::pair{Backend::cuda, std::vector<std::string>{"router.path", "router.simt", "router.mma_tile", "router.mma_pipeline",
+                                                                            "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);

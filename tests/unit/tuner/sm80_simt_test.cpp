@@ -25,8 +25,15 @@ BoundTask synthetic(bool a_row, bool b_row, std::vector<std::pair<int64_t, bool>
   bt.dtype = "float32";
   bt.backend = Backend::cuda;
   for (std::size_t i = 0; i < batches_perf.size(); ++i) {
-    bt.workload_vars.push_back({{"M", 1024}, {"N", 1024}, {"K", 1024}, {"BATCH", batches_perf[i].first}, {"ELEM_BYTES", 4},
-                                {"A_ROW", a_row}, {"B_ROW", b_row}, {"HAS_RESIDUAL", 0}, {"HAS_ACTIVATION", 0}});
+    bt.workload_vars.push_back({{"M", 1024},
+                                {"N", 1024},
+                                {"K", 1024},
+                                {"BATCH", batches_perf[i].first},
+                                {"ELEM_BYTES", 4},
+                                {"A_ROW", a_row},
+                                {"B_ROW", b_row},
+                                {"HAS_RESIDUAL", 0},
+                                {"HAS_ACTIVATION", 0}});
     bt.workload_names.push_back("w" + std::to_string(i));
     bt.workload_perf.push_back(batches_perf[i].second);
   }
@@ -56,7 +63,8 @@ void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, cons
 TEST(TunerSm80Simt, DefaultIsTheMeasuredPointAndTakesEveryCutegen26Gemm) {
   const Template& t = sm80();
   // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM), parallel split-K.
-  EXPECT_EQ(describe_point(t.default_point()), "RELAYOUT_A=0 RELAYOUT_B=0 SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=256 TB_N=128 W_M=64 W_N=64");
+  EXPECT_EQ(describe_point(t.default_point()),
+            "RELAYOUT_A=0 RELAYOUT_B=0 SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=256 TB_N=128 W_M=64 W_N=64");
   for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
                            "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
     const BoundTask bt = bound(task);
@@ -73,7 +81,7 @@ TEST(TunerSm80Simt, DefaultIsTheMeasuredPointAndTakesEveryCutegen26Gemm) {
 TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
   const Template& t = sm80();
   const Point d = profiler_point(t);
-  const BoundTask sq = bound("kb01_matmul_square");   // row-major A and B
+  const BoundTask sq = bound("kb01_matmul_square");  // row-major A and B
   expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "64"}}), "threadblock tile 32x128 not divisible by the warp tile 64x64");
   expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "16"}, {"W_N", "32"}}), "128 warps per threadblock (1..16)");
   expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "128"}, {"W_N", "64"}}),
@@ -81,14 +89,16 @@ TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
   // 32x128 with 16x16 warps: 16 warps = 512 threads for an A tile of 32 x 8 = 256 elements.
   expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "16"}, {"W_N", "16"}}), "512 threads do not split the A tile 32x8");
   // TB_K 32 pads the transposed A tile by one row: lanes of 4 (warp tile 32 rows) do not fit.
-  expect_invalid(t, sq, with(d, {{"TB_K", "32"}}), "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
+  expect_invalid(t, sq, with(d, {{"TB_K", "32"}}),
+                 "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
   expect_invalid(t, sq, with(d, {{"STAGES", "7"}}), "STAGES=7 is not one of its values");
 
   // Column-major A is not transposed: TB_K 32 is fine there unless B is column-major, and then shared memory binds.
   const BoundTask nn = synthetic(false, true, {{1, true}});
   EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_K", "32"}})).ok);
   const BoundTask nt = synthetic(false, false, {{1, true}});
-  expect_invalid(t, nt, with(d, {{"TB_K", "32"}}), "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
+  expect_invalid(t, nt, with(d, {{"TB_K", "32"}}),
+                 "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
   expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "6"}}),
                  "6 stages x (256+128) x 32 x 4 B (+ A padding) = 295680 B of shared memory > 227 KB");
   EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}})).ok);
@@ -136,7 +146,8 @@ TEST(TunerSm80Simt, ParallelSplitKRules) {
   EXPECT_TRUE(check_point(t, kb03, d).ok) << "the default (parallel, auto) runs batched calls unsplit";
   expect_invalid(t, kb03, with(d, {{"SPLIT_K", "2"}}), "split-K 2 shares CUTLASS's grid z with the batch: batch 3 > 1");
   expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "1"}}), "SPLIT_MODE parallel with SPLIT_K 1 is the unsplit kernel");
-  expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "128"}}), "serial split-K 128: the 128 partitions of a tile would run their epilogues one after another");
+  expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "128"}}),
+                 "serial split-K 128: the 128 partitions of a tile would run their epilogues one after another");
   EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_K", "64"}})).ok);
   // 16 warps of 32x64 (512 threads at ~130 registers) cannot launch; 16 warps of 32x32 can.
   expect_invalid(t, kb06, with(d, {{"TB_M", "256"}}), "512 threads x about 64 accumulators + 72 other registers each exceed the 65536 registers");
@@ -159,12 +170,13 @@ TEST(TunerSm80Simt, RenderingOfTheSplitModes) {
   EXPECT_NE(serial.find("#if 0\n// Parallel split-K"), std::string::npos);
   EXPECT_NE(serial.find("#if 0\n  return khive_splits_parallel(g);\n#else\n  return khive_splits_serial(g);"), std::string::npos);
   const std::string par = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "128"}}));
-  for (const char* part : {"#if 1\n// Parallel split-K", "constexpr int kSplitK = 128;", "cutlass::epilogue::thread::LinearCombination<float, 1, float, float>;",
-                           "cutlass::gemm::GemmUniversalMode::kGemmSplitKParallel", "const int parts = int(GemmPartial::get_grid_shape(args).z);",
-                           "if (splits > 1 && khive_run_parallel(g, splits, stream)) return;",
-                           "const int64_t target = int64_t(khive_sm_count()) * (occupancy > 0 ? occupancy : 2);", "if (s > g.K / 1024) s = g.K / 1024;",
-                           "constexpr int64_t kPartialBytesCap = int64_t(256) << 20;", "acc[t] += reinterpret_cast<const float*>(&x)[t];",
-                           "reinterpret_cast<float*>(&out)[t] = khive_act(acc[t]);"})
+  for (const char* part :
+       {"#if 1\n// Parallel split-K", "constexpr int kSplitK = 128;", "cutlass::epilogue::thread::LinearCombination<float, 1, float, float>;",
+        "cutlass::gemm::GemmUniversalMode::kGemmSplitKParallel", "const int parts = int(GemmPartial::get_grid_shape(args).z);",
+        "if (splits > 1 && khive_run_parallel(g, splits, stream)) return;",
+        "const int64_t target = int64_t(khive_sm_count()) * (occupancy > 0 ? occupancy : 2);", "if (s > g.K / 1024) s = g.K / 1024;",
+        "constexpr int64_t kPartialBytesCap = int64_t(256) << 20;", "acc[t] += reinterpret_cast<const float*>(&x)[t];",
+        "reinterpret_cast<float*>(&out)[t] = khive_act(acc[t]);"})
     EXPECT_NE(par.find(part), std::string::npos) << part;
   // The residual is the sum's starting value (serial split-K's partition 0 adds its accumulators to R).
   const std::string res = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}}));
@@ -178,9 +190,8 @@ TEST(TunerSm80Simt, RenderingInstantiatesGemmUniversalForTheTasksLayouts) {
   EXPECT_EQ(s.find("{{"), std::string::npos);
   for (const char* part : {"using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
                            "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
-                           "cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>",
-                           "GemmIdentityThreadblockSwizzle<4>", "constexpr int kSplitK = 8;", "cutlass::arch::OpClassSimt, cutlass::arch::Sm80",
-                           "khive_gemm_generic", "extern \"C\""})
+                           "cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>", "GemmIdentityThreadblockSwizzle<4>",
+                           "constexpr int kSplitK = 8;", "cutlass::arch::OpClassSimt, cutlass::arch::Sm80", "khive_gemm_generic", "extern \"C\""})
     EXPECT_NE(s.find(part), std::string::npos) << part;
 }
 
@@ -223,12 +234,14 @@ TEST(TunerSm80Simt, RenderingOfTheRelayout) {
   EXPECT_NE(plain.find("constexpr bool kRelayoutA = 0 && KHIVE_A_ROW, kRelayoutB = 0 && !KHIVE_B_ROW;"), std::string::npos);
   const std::string both = render(t, kb17, with(t.default_point(), {{"RELAYOUT_A", "1"}, {"RELAYOUT_B", "1"}}));
   EXPECT_EQ(both.find("{{"), std::string::npos);
-  for (const char* part : {"constexpr bool kRelayoutA = 1 && KHIVE_A_ROW, kRelayoutB = 1 && !KHIVE_B_ROW;",
-                           "using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
-                           "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
-                           "const int64_t lda = kARow ? g.a_rs : g.a_cs, ldb = kBRow ? g.b_rs : g.b_cs;",
-                           "__global__ void __launch_bounds__(256) khive_relayout(", "khive_relayout_operand<1>(g.A, g.a_rs, g.a_cs, g.a_bs, g.M, g.K, g.batch, stream)", "khive_relayout_operand<2>(g.B, g.b_cs, g.b_rs, g.b_bs, g.N, g.K, g.batch, stream)",
-                           "if ((kRelayoutA && !khive_relayout_a(g, stream)) || (kRelayoutB && !khive_relayout_b(g, stream))) {"})
+  for (const char* part :
+       {"constexpr bool kRelayoutA = 1 && KHIVE_A_ROW, kRelayoutB = 1 && !KHIVE_B_ROW;",
+        "using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
+        "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
+        "const int64_t lda = kARow ? g.a_rs : g.a_cs, ldb = kBRow ? g.b_rs : g.b_cs;", "__global__ void __launch_bounds__(256) khive_relayout(",
+        "khive_relayout_operand<1>(g.A, g.a_rs, g.a_cs, g.a_bs, g.M, g.K, g.batch, stream)",
+        "khive_relayout_operand<2>(g.B, g.b_cs, g.b_rs, g.b_bs, g.N, g.K, g.batch, stream)",
+        "if ((kRelayoutA && !khive_relayout_a(g, stream)) || (kRelayoutB && !khive_relayout_b(g, stream))) {"})
     EXPECT_NE(both.find(part), std::string::npos) << part;
 }
 
@@ -292,7 +305,7 @@ TEST(TunerSm80Simt, StrategiesOfATemplateTheLeaderLeavesFarBehindDecline) {
     AgentContext ctx;
     ctx.task = &task;
     ctx.backend = Backend::cuda;
-    ctx.strategy = {"gemm.thread_tile", ""};   // the hand-written template's own strategy
+    ctx.strategy = {"gemm.thread_tile", ""};  // the hand-written template's own strategy
     ctx.seed = 3;
     ctx.leader = lead;
     ctx.backups = backups;

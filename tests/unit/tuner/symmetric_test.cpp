@@ -164,8 +164,8 @@ int main() {
     p["MR"] = "4";
     p["NR"] = "16";
     ASSERT_TRUE(check_point(t, bt, p).ok);
-    const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define UPPER {}\n#define RELU {}\n", sym == "upper", act == "relu") + harness,
-                                    sym + "-" + act);
+    const std::string out = run_cpu_kernel(
+        render(t, bt, p), fmt::format("#define UPPER {}\n#define RELU {}\n", sym == "upper", act == "relu") + harness, sym + "-" + act);
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(nan (\d+) worst ([0-9.e+-]+))"))) << out;
     EXPECT_EQ(m[1], "0") << sym << " " << act;

@@ -29,7 +29,9 @@ void write(const fs::path& p, const std::string& s) {
 // for demo-cpu/vector_add.
 fs::path toy_library(const std::string& rules = R"([{"require": "X + Y != 9", "message": "X {X} + Y {Y} = 9"}])") {
   const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test");
-  write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n// X={{X}} Y={{Y}} MODE={{MODE}} fast={{MODE_fast}}\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+  write(d / "elementwise" / "toy.cpp.in",
+        "{{PROLOGUE}}\n// X={{X}} Y={{Y}} MODE={{MODE}} fast={{MODE_fast}}\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const "
+        "khive_scalars&) {}\n{{ENTRY}}\n");
   write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
     "dtypes": ["float32"],
     "params": {"X": {"range": [1, 8], "default": 1}, "Y": {"range": [1, 8], "default": 1}, "MODE": {"values": ["slow", "fast"]}},
@@ -37,7 +39,8 @@ fs::path toy_library(const std::string& rules = R"([{"require": "X + Y != 9", "m
     "rules": )" + rules + R"(,
     "strategies": {"elementwise.xy": {"description": "X and Y", "params": ["X", "Y"]},
                    "elementwise.mode": {"description": "mode", "params": ["MODE"]}}})");
-  write(d / "bindings" / "demo.json", R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a", "b"], "output": "c", "op": "a + b"}}})");
+  write(d / "bindings" / "demo.json",
+        R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a", "b"], "output": "c", "op": "a + b"}}})");
   return d;
 }
 
@@ -98,7 +101,8 @@ TEST(TunerLibrary, ErrorsNameFileFieldAndExpectation) {
 
 TEST(TunerBinding, BadBindingIsAnErrorNamingTheField) {
   const fs::path d = toy_library();
-  write(d / "bindings" / "demo.json", R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a"], "output": "c", "op": "a"}}})");
+  write(d / "bindings" / "demo.json",
+        R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a"], "output": "c", "op": "a"}}})");
   const Library lib = load_library(d);
   try {
     bind_task(vector_add(), Backend::cpu, *lib.binding_for(vector_add()));
@@ -117,8 +121,8 @@ TEST(TunerSpace, RulesFlagsAndRendering) {
   const Validity v = check_point(t, bt, {{"X", "4"}, {"Y", "5"}, {"MODE", "slow"}});
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.message.find("X 4 + Y 5 = 9"), std::string::npos) << v.message;
-  EXPECT_FALSE(check_point(t, bt, {{"X", "9"}, {"Y", "1"}, {"MODE", "slow"}}).ok);   // not one of its values
-  EXPECT_FALSE(check_point(t, bt, {{"X", "1"}, {"Y", "1"}}).ok);                      // MODE missing
+  EXPECT_FALSE(check_point(t, bt, {{"X", "9"}, {"Y", "1"}, {"MODE", "slow"}}).ok);  // not one of its values
+  EXPECT_FALSE(check_point(t, bt, {{"X", "1"}, {"Y", "1"}}).ok);                    // MODE missing
   const std::string src = render(t, bt, {{"X", "3"}, {"Y", "7"}, {"MODE", "fast"}});
   EXPECT_NE(src.find("// X=3 Y=7 MODE=fast fast=1"), std::string::npos);
   EXPECT_NE(src.find(launch_signature(vector_add(), Backend::cpu)), std::string::npos);
@@ -133,12 +137,12 @@ TEST(TunerSpace, SubspaceOrderIsNearestFirstAndDeterministic) {
   const Template& t = *lib.find_template("elementwise.toy");
   const Point base{{"X", "4"}, {"Y", "4"}, {"MODE", "slow"}};
   const auto a = subspace_order(t, base, {"X", "Y"}, 7);
-  EXPECT_EQ(a.size(), 63u);   // 8 x 8 minus the base
+  EXPECT_EQ(a.size(), 63u);  // 8 x 8 minus the base
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(describe_change(base, a[i]).find(','), std::string::npos) << "one parameter, one step first";
   for (const auto& p : a) EXPECT_EQ(p.at("MODE"), "slow");
   EXPECT_EQ(a, subspace_order(t, base, {"X", "Y"}, 7));
-  EXPECT_NE(a, subspace_order(t, base, {"X", "Y"}, 8));   // another seed breaks ties differently
-  const std::string c = describe_change(base, a[0]);   // "X 4->3"
+  EXPECT_NE(a, subspace_order(t, base, {"X", "Y"}, 8));  // another seed breaks ties differently
+  const std::string c = describe_change(base, a[0]);     // "X 4->3"
   EXPECT_TRUE(c == "X 4->3" || c == "X 4->5" || c == "Y 4->3" || c == "Y 4->5") << c;
 }
 
@@ -171,7 +175,7 @@ std::vector<std::string> replay(uint64_t seed, int budget, double* best_time) {
     ctx.seed = seed;
     ctx.leader = leader;
     auto p = agent->propose(ctx);
-    if (!p) {   // strategy exhausted: the hive would switch
+    if (!p) {  // strategy exhausted: the hive would switch
       ++s;
       ++idle;
       continue;
@@ -200,7 +204,7 @@ std::vector<std::string> replay(uint64_t seed, int budget, double* best_time) {
       k.time_s = t;
       leader = k;
     }
-    if (n % 6 == 0) ++s;   // a plateau switch every few candidates, as the hive would do
+    if (n % 6 == 0) ++s;  // a plateau switch every few candidates, as the hive would do
   }
   *best_time = leader ? leader->time_s : 1e9;
   return seen;
@@ -277,7 +281,7 @@ TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
   const int dx = std::abs(std::stoi(p->params.at("X")) - 1), dy = std::abs(std::stoi(p->params.at("Y")) - 7);
   EXPECT_LE(dx + dy, 2) << describe_point(p->params);
 
-  ctx.start = ctx.leader;   // no restart: the leader's neighbourhood
+  ctx.start = ctx.leader;  // no restart: the leader's neighbourhood
   auto q = agent->propose(ctx);
   ASSERT_TRUE(q);
   EXPECT_EQ(q->parent, "c0007") << q->note;
@@ -289,29 +293,29 @@ TEST(TunerSearch, WarmStartPointsComeFirstValidOnesOnlyOnce) {
   TunerOptions o;
   o.kernels_dir = toy_library();
   o.memory = std::make_shared<TunerMemory>();
-  o.warm_start = {{{"template", "gemm.cpu_blocked"}, {"MC", "64"}},                       // not this task's family
-                  {{"template", "elementwise.toy"}, {"X", "4"}, {"Y", "5"}},              // X + Y = 9: ruled out
+  o.warm_start = {{{"template", "gemm.cpu_blocked"}, {"MC", "64"}},           // not this task's family
+                  {{"template", "elementwise.toy"}, {"X", "4"}, {"Y", "5"}},  // X + Y = 9: ruled out
                   {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},
-                  {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},   // the same again
-                  {{"template", "elementwise.toy"}, {"X", "3"}, {"NOT_A_PARAM", "1"}}};   // unknown keys dropped
-  auto a = make_tuner_agent(o), b = make_tuner_agent(o);   // two agents of one run share the memory
+                  {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},  // the same again
+                  {{"template", "elementwise.toy"}, {"X", "3"}, {"NOT_A_PARAM", "1"}}};         // unknown keys dropped
+  auto a = make_tuner_agent(o), b = make_tuner_agent(o);                                        // two agents of one run share the memory
   const Task task = vector_add();
   AgentContext ctx;
   ctx.task = &task;
   for (const auto& s : a->strategies(task, Backend::cpu))
-    if (s.name == "elementwise.mode") ctx.strategy = s;   // the warm points ignore it
+    if (s.name == "elementwise.mode") ctx.strategy = s;  // the warm points ignore it
   auto p1 = a->propose(ctx);
   ASSERT_TRUE(p1);
   EXPECT_EQ(p1->params.at("X"), "6");
   EXPECT_EQ(p1->params.at("Y"), "2");
   EXPECT_EQ(p1->params.at("MODE"), "fast");
   EXPECT_EQ(p1->note.rfind("warm start", 0), 0u) << p1->note;
-  auto p2 = b->propose(ctx);   // the other agent: the next warm point, not the same one
+  auto p2 = b->propose(ctx);  // the other agent: the next warm point, not the same one
   ASSERT_TRUE(p2);
   EXPECT_EQ(p2->params.at("X"), "3");
-  EXPECT_EQ(p2->params.at("Y"), "1");   // missing: the default
+  EXPECT_EQ(p2->params.at("Y"), "1");  // missing: the default
   EXPECT_EQ(p2->params.count("NOT_A_PARAM"), 0u);
-  auto p3 = a->propose(ctx);   // warm points spent: the strategy's own search
+  auto p3 = a->propose(ctx);  // warm points spent: the strategy's own search
   ASSERT_TRUE(p3);
   EXPECT_EQ(p3->note.find("warm start"), std::string::npos) << p3->note;
 }
@@ -330,7 +334,7 @@ TEST(TunerFastPath, Sm90GemmTakesAlignedPerfShapesAndSendsOddShapesToTheGenericP
     const Validity v = check_point(t, bt, t.default_point());
     ASSERT_TRUE(v.ok) << name << ": " << v.message;
     EXPECT_EQ(v.perf_total, perf);
-    EXPECT_EQ(v.perf_fast, perf);   // every perf shape of these tasks is 16-byte aligned
+    EXPECT_EQ(v.perf_fast, perf);  // every perf shape of these tasks is 16-byte aligned
     ASSERT_FALSE(v.generic.empty());
     EXPECT_NE(v.generic.front().find("TMA needs 16-byte aligned rows: M=1 N=1 K=1"), std::string::npos) << v.generic.front();
     EXPECT_NE(fast_path_note(v).find("generic path"), std::string::npos);
@@ -391,18 +395,18 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
   const BoundTask bg = bind_task(g, Backend::cuda, *lib.binding_for(g));
   const Template& sm90 = *lib.find_template("gemm.cuda_sm90");
   const std::string gs = render(sm90, bg, sm90.default_point());
-  for (const char* s : {"GemmUniversalAdapter", "khive_gemm_generic", "khive_fast_path_takes", "if (!khive_fast_path_takes(g))",
-                        "khive_run_generic(g, stream)"})
+  for (const char* s :
+       {"GemmUniversalAdapter", "khive_gemm_generic", "khive_fast_path_takes", "if (!khive_fast_path_takes(g))", "khive_run_generic(g, stream)"})
     EXPECT_NE(gs.find(s), std::string::npos) << s;
   EXPECT_NE(gs.find("constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = false, KHIVE_HAS_RESIDUAL = false;"), std::string::npos);
   for (const char* task : {"softmax", "rmsnorm", "add_rmsnorm"}) {
     const Task r = load_task(kRepo / "tasks/sol" / task);
     const BoundTask br = bind_task(r, Backend::cuda, *lib.binding_for(r));
     for (const auto& t : lib.templates) {
-      if (!template_applies(t, br) || t.source_path.filename() != "cuda_rowop.cu.in") continue;   // the cluster template: its own test
+      if (!template_applies(t, br) || t.source_path.filename() != "cuda_rowop.cu.in") continue;  // the cluster template: its own test
       const std::string rs = render(t, br, t.default_point());
-      for (const char* s : {"khive_rowk_generic<true><<<", "khive_rowk<kTpr, kRpb, kVectorOk><<<", "cols <= reg_capacity",
-                            "khive_launch_by_cols<1024, kVectorOk>"})
+      for (const char* s :
+           {"khive_rowk_generic<true><<<", "khive_rowk<kTpr, kRpb, kVectorOk><<<", "cols <= reg_capacity", "khive_launch_by_cols<1024, kVectorOk>"})
         EXPECT_NE(rs.find(s), std::string::npos) << task << ": " << s;
     }
   }
@@ -412,7 +416,8 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
 // includes too) before rendering, so its placeholders render like the template's own.
 TEST(TunerLibrary, IncludesAreSplicedBeforeRendering) {
   const fs::path d = toy_library();
-  write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n  // khive:include shared.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+  write(d / "elementwise" / "toy.cpp.in",
+        "{{PROLOGUE}}\n  // khive:include shared.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
   write(d / "elementwise" / "shared.cuh", "// shared X={{X}}\n// khive:include inner.cuh\n");
   write(d / "elementwise" / "inner.cuh", "constexpr int kInnerY = {{Y}};");
   const Library lib = load_library(d);
@@ -432,12 +437,14 @@ TEST(TunerLibrary, IncludesAreSplicedBeforeRendering) {
 TEST(TunerLibrary, CommonIncludesComeFromTheLibrarysCommonFolder) {
   const fs::path d = toy_library();
   fs::create_directories(d / "common");
-  write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n// khive:include common/device.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+  write(
+      d / "elementwise" / "toy.cpp.in",
+      "{{PROLOGUE}}\n// khive:include common/device.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
   write(d / "common" / "device.cuh", "// device X={{X}}\n// khive:include common/inner.cuh\n// khive:include more.cuh\n");
   write(d / "common" / "inner.cuh", "constexpr int kInner = 1;");
   write(d / "common" / "more.cuh", "constexpr int kMore = 2;");
   const Library lib = load_library(d);
-  EXPECT_EQ(lib.find_template("common.device"), nullptr);   // common/ holds no templates
+  EXPECT_EQ(lib.find_template("common.device"), nullptr);  // common/ holds no templates
   const Template& t = *lib.find_template("elementwise.toy");
   const Task task = vector_add();
   const BoundTask bt = bind_task(task, Backend::cpu, *lib.binding_for(task));
@@ -448,10 +455,13 @@ TEST(TunerLibrary, CommonIncludesComeFromTheLibrarysCommonFolder) {
 }
 
 TEST(TunerLibrary, BadIncludeIsAnErrorNamingTheLine) {
-  for (const auto& [name, expect] : std::vector<std::pair<std::string, std::string>>{
-           {"missing.cuh", "\"missing.cuh\" (missing)"}, {"../toy.json", "a file name in the template's directory"}, {"self.cuh", "nested at most 4 deep"},
-           {"common/missing.cuh", "an existing file in the library's common/ folder"}, {"common/../x.cuh", "common/<file name>"},
-           {"gemm/x.cuh", "common/<file name>"}}) {
+  for (const auto& [name, expect] :
+       std::vector<std::pair<std::string, std::string>>{{"missing.cuh", "\"missing.cuh\" (missing)"},
+                                                        {"../toy.json", "a file name in the template's directory"},
+                                                        {"self.cuh", "nested at most 4 deep"},
+                                                        {"common/missing.cuh", "an existing file in the library's common/ folder"},
+                                                        {"common/../x.cuh", "common/<file name>"},
+                                                        {"gemm/x.cuh", "common/<file name>"}}) {
     const fs::path d = toy_library();
     write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n\n// khive:include " + name + "\n{{ENTRY}}\n");
     write(d / "elementwise" / "self.cuh", "// khive:include self.cuh\n");

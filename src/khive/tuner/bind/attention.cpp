@@ -1,7 +1,6 @@
 // The attention family's binder: scaled dot-product attention with grouped-query heads (prefill, causal, decode).
 #include "khive/tuner/bind/common.hpp"
 
-
 #include <fmt/format.h>
 
 namespace khive::tuner::bind_detail {
@@ -30,7 +29,8 @@ BoundTask bind_attention(const Ctx& c) {
     if (t->dtype != q.dtype) c.fail(key, std::string("q's dtype ") + std::string(dtype_name(q.dtype)), std::string(dtype_name(t->dtype)));
   const std::size_t q_rank = decode ? 3 : 4;
   if (q.shape.size() != q_rank)
-    c.fail("q", decode ? "shape [B, Hq, D] (decode: one query per sequence)" : "shape [B, Sq, Hq, D]", "\"" + q.name + "\" of shape " + shape_text(q.shape));
+    c.fail("q", decode ? "shape [B, Hq, D] (decode: one query per sequence)" : "shape [B, Sq, Hq, D]",
+           "\"" + q.name + "\" of shape " + shape_text(q.shape));
   if (k.shape.size() != 4) c.fail("k", "shape [B, Skv, Hkv, D]", "\"" + k.name + "\" of shape " + shape_text(k.shape));
   if (v.shape != k.shape) c.fail("v", "k's shape " + shape_text(k.shape), "\"" + v.name + "\" of shape " + shape_text(v.shape));
   if (o.shape != q.shape) c.fail("o", "q's shape " + shape_text(q.shape), "\"" + o.name + "\" of shape " + shape_text(o.shape));
@@ -40,7 +40,8 @@ BoundTask bind_attention(const Ctx& c) {
   if (k.shape[3] != D) c.fail("k", "q's head dim axis " + D + " last", "\"" + k.name + "\" of shape " + shape_text(k.shape));
   if (c.task.inputs.size() != 3)
     for (const auto& t : c.task.inputs)
-      if (t.name != q.name && t.name != k.name && t.name != v.name) c.fail("q", "a task whose only inputs are q, k and v", "\"" + t.name + "\" left out");
+      if (t.name != q.name && t.name != k.name && t.name != v.name)
+        c.fail("q", "a task whose only inputs are q, k and v", "\"" + t.name + "\" left out");
   if (c.task.outputs.size() != 1) c.fail("o", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
 
   const auto axes = resolved(c.task);
@@ -49,11 +50,21 @@ BoundTask bind_attention(const Ctx& c) {
     const int64_t hq = val(Hq), hkv = val(Hkv), sq = val(Sq), skv = val(Skv);
     const std::string at = " on workload " + c.task.workloads[w].uuid;
     if (hkv <= 0 || hq % hkv != 0)
-      c.fail("k", "KV heads dividing the query heads (GQA: query head h reads KV head h / (Hq / Hkv))", fmt::format("{} = {}, {} = {}{}", Hq, hq, Hkv, hkv, at));
+      c.fail("k", "KV heads dividing the query heads (GQA: query head h reads KV head h / (Hq / Hkv))",
+             fmt::format("{} = {}, {} = {}{}", Hq, hq, Hkv, hkv, at));
     if (causal && sq > skv)
-      c.fail("causal", "at most as many queries as keys (query i sees keys j <= i + Skv - Sq)", fmt::format("{} = {} > {} = {}{}", Sq, sq, Skv, skv, at));
-    add_workload(bt, c, w, {{"BATCH", val(B)}, {"SQ", sq}, {"SKV", skv}, {"HQ", hq}, {"HKV", hkv}, {"D", val(D)},
-                            {"ELEM_BYTES", static_cast<int64_t>(dtype_size(q.dtype))}, {"CAUSAL", causal ? 1 : 0}, {"GROUP", hq / hkv}});
+      c.fail("causal", "at most as many queries as keys (query i sees keys j <= i + Skv - Sq)",
+             fmt::format("{} = {} > {} = {}{}", Sq, sq, Skv, skv, at));
+    add_workload(bt, c, w,
+                 {{"BATCH", val(B)},
+                  {"SQ", sq},
+                  {"SKV", skv},
+                  {"HQ", hq},
+                  {"HKV", hkv},
+                  {"D", val(D)},
+                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(q.dtype))},
+                  {"CAUSAL", causal ? 1 : 0},
+                  {"GROUP", hq / hkv}});
   }
 
   std::string p = typed_prologue(c, q.dtype);

@@ -168,7 +168,8 @@ std::string op_text(const Ctx& c, const char* key) {
   if (o.is_string()) return o.get<std::string>();
   if (o.is_object()) {
     const char* be = c.backend == Backend::cuda ? "cuda" : "cpu";
-    if (!o.contains(be) || !o[be].is_string()) c.fail(std::string(key) + "." + be, "a C++ expression for this backend", o.contains(be) ? o[be].dump() : "nothing");
+    if (!o.contains(be) || !o[be].is_string())
+      c.fail(std::string(key) + "." + be, "a C++ expression for this backend", o.contains(be) ? o[be].dump() : "nothing");
     return o[be].get<std::string>();
   }
   c.fail(key, "a C++ expression, or {\"cpu\": ..., \"cuda\": ...}", o.dump());

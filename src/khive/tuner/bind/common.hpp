@@ -24,15 +24,15 @@ struct Ctx {
   const Task& task;
   Backend backend;
   const Binding& b;
-  std::string field(const std::string& f) const;   // "tasks.softmax.weight"
-  std::string file() const;                        // "kernels/bindings/demo.json"
+  std::string field(const std::string& f) const;  // "tasks.softmax.weight"
+  std::string file() const;                       // "kernels/bindings/demo.json"
   [[noreturn]] void fail(const std::string& f, const std::string& expected, const std::string& got) const;
   // Fails on a key of the binding other than "family" and `allowed`.
   void check_keys(std::initializer_list<const char*> allowed) const;
-  bool has(const char* k) const;   // present and not null
+  bool has(const char* k) const;  // present and not null
   std::string str(const char* k, bool required) const;
-  const TensorSpec& input(const char* k) const;    // the task's (non-scalar) input the field names
-  const TensorSpec& output(const char* k) const;   // the task's output the field names
+  const TensorSpec& input(const char* k) const;   // the task's (non-scalar) input the field names
+  const TensorSpec& output(const char* k) const;  // the task's output the field names
 };
 
 bool is_float_storage(DType d);

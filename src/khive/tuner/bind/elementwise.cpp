@@ -15,7 +15,7 @@ namespace {
 struct EwInput {
   const TensorSpec* t = nullptr;
   bool broadcast = false;
-  std::size_t first = 0;   // broadcast: the output axis its first axis lines up with
+  std::size_t first = 0;  // broadcast: the output axis its first axis lines up with
 };
 
 // Where input t's axes occur as a contiguous run of the output's axes (by axis name).
@@ -96,16 +96,24 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
     }
     const auto at = runs_in(in.t->shape, out.shape);
     if (at.empty())
-      c.fail(f, fmt::format("an input of the output's shape {}, or a broadcast input whose axes are a contiguous run of the output's (one value per row: the leading axes; per column: the trailing ones)", shape_text(out.shape)),
+      c.fail(f,
+             fmt::format("an input of the output's shape {}, or a broadcast input whose axes are a contiguous run of the output's (one value per "
+                         "row: the leading axes; per column: the trailing ones)",
+                         shape_text(out.shape)),
              fmt::format("\"{}\" of shape {}", in.t->name, shape_text(in.t->shape)));
     if (pl != placed.end()) {
       if (std::find(at.begin(), at.end(), pl->second) == at.end())
-        c.fail("broadcast." + in.t->name, fmt::format("an output axis where {} {} lines up with {}'s axes", in.t->name, shape_text(in.t->shape), out.name),
-               fmt::format("{} (axes {} of {})", pl->second, shape_text(std::vector<std::string>(out.shape.begin() + static_cast<std::ptrdiff_t>(pl->second), out.shape.end())), shape_text(out.shape)));
+        c.fail("broadcast." + in.t->name,
+               fmt::format("an output axis where {} {} lines up with {}'s axes", in.t->name, shape_text(in.t->shape), out.name),
+               fmt::format("{} (axes {} of {})", pl->second,
+                           shape_text(std::vector<std::string>(out.shape.begin() + static_cast<std::ptrdiff_t>(pl->second), out.shape.end())),
+                           shape_text(out.shape)));
       in.first = pl->second;
     } else if (at.size() > 1) {
-      c.fail("broadcast", fmt::format("\"broadcast\": {{\"{}\": first output axis}}: {} {} lines up with {} {} at axes {} and {}", in.t->name, in.t->name,
-                                      shape_text(in.t->shape), out.name, shape_text(out.shape), at[0], at[1]), "nothing");
+      c.fail("broadcast",
+             fmt::format("\"broadcast\": {{\"{}\": first output axis}}: {} {} lines up with {} {} at axes {} and {}", in.t->name, in.t->name,
+                         shape_text(in.t->shape), out.name, shape_text(out.shape), at[0], at[1]),
+             "nothing");
     } else {
       in.first = at[0];
     }
@@ -113,8 +121,8 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
   }
 }
 
-std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins,
-                                 const std::vector<const TensorSpec*>& scalars, const std::string& op) {
+std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins, const std::vector<const TensorSpec*>& scalars,
+                                 const std::string& op) {
   int nbcast = 0;
   for (const auto& in : ins) nbcast += in.broadcast;
   std::string p = typed_prologue(c, out.dtype);
@@ -138,8 +146,7 @@ std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std:
   return p;
 }
 
-std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins,
-                              const std::vector<const TensorSpec*>& scalars) {
+std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins, const std::vector<const TensorSpec*>& scalars) {
   // The map of a broadcast input: extent = the product of its axes, inner = the product of the output's axes
   // after them.
   auto dims = [&](const EwInput& in, bool inner) {
@@ -189,8 +196,12 @@ BoundTask bind_elementwise(const Ctx& c) {
     const int64_t n = element_count(out, axes[w]);
     for (const auto& in : ins)
       if (!in.broadcast && element_count(*in.t, axes[w]) != n)
-        c.fail("inputs", "inputs with the output's element count", fmt::format("\"{}\" has {} elements, the output {} on workload {}", in.t->name, element_count(*in.t, axes[w]), n, c.task.workloads[w].uuid));
-    add_workload(bt, c, w, {{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"NBCAST", nbcast}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
+        c.fail("inputs", "inputs with the output's element count",
+               fmt::format("\"{}\" has {} elements, the output {} on workload {}", in.t->name, element_count(*in.t, axes[w]), n,
+                           c.task.workloads[w].uuid));
+    add_workload(
+        bt, c, w,
+        {{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"NBCAST", nbcast}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
   }
 
   bt.placeholders["PROLOGUE"] = elementwise_prologue(c, out, ins, scalars, op);
@@ -199,7 +210,9 @@ BoundTask bind_elementwise(const Ctx& c) {
   std::string ins_s;
   for (const auto& in : ins)
     ins_s += (ins_s.empty() ? "" : ", ") + in.t->name +
-             (in.broadcast ? fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name, in.first, in.first + in.t->shape.size() - 1) : "");
+             (in.broadcast
+                  ? fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name, in.first, in.first + in.t->shape.size() - 1)
+                  : "");
   bt.summary = fmt::format("{} = f({}) elementwise, f = {} ({})", out.name, ins_s, op, bt.dtype);
   return bt;
 }

@@ -21,7 +21,8 @@ BoundTask bind_gated(const Ctx& c) {
   if (x.shape.empty()) c.fail("input", "a tensor with at least one dimension (gate and up halve its last one)", "a 0-D tensor");
   const std::vector<std::string> row_axes(x.shape.begin(), x.shape.end() - 1);
   if (y.shape.size() != x.shape.size() || !std::equal(row_axes.begin(), row_axes.end(), y.shape.begin()))
-    c.fail("output", "a tensor with the input's leading axes " + shape_text(row_axes) + " and a last axis half the input's", "\"" + y.name + "\" of shape " + shape_text(y.shape));
+    c.fail("output", "a tensor with the input's leading axes " + shape_text(row_axes) + " and a last axis half the input's",
+           "\"" + y.name + "\" of shape " + shape_text(y.shape));
   if (c.task.inputs.size() != 1)
     for (const auto& t : c.task.inputs)
       if (t.name != x.name) c.fail("input", "a task whose only input is the concatenated gate and up", "\"" + t.name + "\" left out");

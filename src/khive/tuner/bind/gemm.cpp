@@ -165,8 +165,10 @@ Gemm read_forms(const Ctx& c) {
   if (g.la != "row" && g.la != "col") c.fail("layout_a", "row (A is [M, K]) or col (A is stored [K, M])", "\"" + g.la + "\"");
   if (g.lb != "row" && g.lb != "col") c.fail("layout_b", "row (B is [K, N]) or col (B is stored [N, K])", "\"" + g.lb + "\"");
   // The symmetric copies read the stored triangle row-major (X[min(i, k), max(i, k)] at X[min * n + max]).
-  if (g.sym != "none" && g.la != "row") c.fail("layout_a", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.la + "\"");
-  if (g.sym != "none" && g.lb != "row") c.fail("layout_b", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.lb + "\"");
+  if (g.sym != "none" && g.la != "row")
+    c.fail("layout_a", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.la + "\"");
+  if (g.sym != "none" && g.lb != "row")
+    c.fail("layout_b", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.lb + "\"");
   // The layout the kernel reads A in: the task's, except for symmetric operands on CUDA. There the kernel reads the
   // full copy S(A), whose row-major storage is its column-major storage (S(A)[i, k] = S(A)[k, i]), so it is read as
   // column-major: M-contiguous, what the SIMT mainloops want, at no cost (S(B) read row-major is N-contiguous
@@ -223,20 +225,22 @@ void read_shapes(const Ctx& c, Gemm& g) {
 
 std::string gemm_prologue(const Ctx& c, const Gemm& g) {
   std::string p = typed_prologue(c, g.C->dtype);
-  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", g.la_read == "row", g.lb == "row", g.R != nullptr);
+  p +=
+      fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", g.la_read == "row", g.lb == "row", g.R != nullptr);
   p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
   p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", g.act_index, g.act);
   p += "// Triangular operands (op gemm_triu / gemm_tril): A[i, k], B[k, j] outside the triangle read as 0, C's other\n"
        "// triangle written as 0. Upper: C[i, j] = sum over i <= k <= j; lower: over j <= k <= i.\n";
   p += "enum { KHIVE_TRI_NONE = 0, KHIVE_TRI_UPPER = 1, KHIVE_TRI_LOWER = 2 };\n";
   p += fmt::format("constexpr int KHIVE_TRI = {};   // {}\n", g.tri == "upper" ? 1 : g.tri == "lower" ? 2 : 0, g.tri);
-  p += "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
-       "KHIVE_HD float khive_act(float v) {\n"
-       "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
-       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
-       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));\n"
-       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
-       "  else return v;\n}\n";
+  p +=
+      "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
+      "KHIVE_HD float khive_act(float v) {\n"
+      "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
+      "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
+      "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));\n"
+      "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
+      "  else return v;\n}\n";
   p += "// Element (i, k) of A is A[i * a_rs + k * a_cs] (and so on): any layout, one code path.\n"
        "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
        "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
@@ -248,15 +252,17 @@ std::string gemm_prologue(const Ctx& c, const Gemm& g) {
 std::string gemm_entry(const Ctx& c, const Gemm& g) {
   const std::string m = axis_cpp(c.task, g.M), n = axis_cpp(c.task, g.N), k = axis_cpp(c.task, g.K);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
-  e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k, g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
+  e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k,
+                   g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
   e += "  khive_gemm_args khive_g{};\n";
-  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", g.A->name, g.B->name, g.R ? g.R->name : "nullptr", g.C->name);
+  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", g.A->name, g.B->name, g.R ? g.R->name : "nullptr",
+                   g.C->name);
   e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
   e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n" : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
   e += g.lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
   e += "  khive_g.ldc = khive_N;\n";
-  e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n", g.a_batched ? "khive_M * khive_K" : "0",
-                   g.b_batched ? "khive_K * khive_N" : "0", g.r_batched ? "khive_M * khive_N" : "0");
+  e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n",
+                   g.a_batched ? "khive_M * khive_K" : "0", g.b_batched ? "khive_K * khive_N" : "0", g.r_batched ? "khive_M * khive_N" : "0");
   if (g.sym != "none")
     e += c.backend == Backend::cuda ? "  if (!khive_symm_prepare(khive_g, stream)) return;   // no buffer: C computed directly through S\n"
                                     : "  khive_symm_prepare(khive_g);\n";
@@ -268,14 +274,17 @@ std::string gemm_entry(const Ctx& c, const Gemm& g) {
 std::string gemm_summary(const Gemm& g, const std::string& dtype) {
   const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &act = g.act, &tri = g.tri, &sym = g.sym, &la = g.la, &lb = g.lb;
   const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C, *R = g.R;
-  std::string summary = fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
-                                    lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+  std::string summary =
+      fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
+                  lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
   if (act != "none") summary.insert(summary.find(" ("), ")");
-  if (sym != "none") summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})", C.name,
-                                           act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
-                                           act == "none" ? "" : ")", sym, M, N, K, dtype);
-  if (tri != "none") summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name, tri == "upper" ? "triu" : "tril", A.name,
-                                           la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+  if (sym != "none")
+    summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})", C.name,
+                          act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(), act == "none" ? "" : ")", sym, M, N, K,
+                          dtype);
+  if (tri != "none")
+    summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name, tri == "upper" ? "triu" : "tril", A.name,
+                          la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
   return summary;
 }
 
@@ -298,9 +307,19 @@ BoundTask bind_gemm(const Ctx& c) {
       c.fail(tri != "none" ? "triangular" : "symmetric",
              tri != "none" ? "square operands (M = N = K) for a triangular product" : "square operands (M = N = K) for symmetric operands",
              fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
-    add_workload(bt, c, i, {{"M", v(M)}, {"N", v(N)}, {"K", v(K)}, {"BATCH", v(batch)}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
-                            {"A_ROW", la_read == "row"}, {"B_ROW", lb == "row"}, {"HAS_RESIDUAL", R != nullptr}, {"HAS_ACTIVATION", act != "none"},
-                            {"TRI", tri == "upper" ? 1 : tri == "lower" ? 2 : 0}});
+    add_workload(bt, c, i,
+                 {{"M", v(M)},
+                  {"N", v(N)},
+                  {"K", v(K)},
+                  {"BATCH", v(batch)},
+                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
+                  {"A_ROW", la_read == "row"},
+                  {"B_ROW", lb == "row"},
+                  {"HAS_RESIDUAL", R != nullptr},
+                  {"HAS_ACTIVATION", act != "none"},
+                  {"TRI", tri == "upper"   ? 1
+                          : tri == "lower" ? 2
+                                           : 0}});
   }
 
   bt.placeholders["PROLOGUE"] = gemm_prologue(c, g);

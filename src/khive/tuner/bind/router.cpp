@@ -1,7 +1,6 @@
 // The router family's binder: the MoE top-k router (x @ w^T, softmax over the experts, top k per token).
 #include "khive/tuner/bind/common.hpp"
 
-
 #include <fmt/format.h>
 
 namespace khive::tuner::bind_detail {
@@ -25,14 +24,16 @@ BoundTask bind_router(const Ctx& c) {
     c.fail("w", "a tensor of shape [experts, " + x.shape[1] + "] (x's hidden axis last)", "\"" + w.name + "\" of shape " + shape_text(w.shape));
   if (tw.dtype != DType::f32) c.fail("topk_weights", "a float32 tensor", std::string(dtype_name(tw.dtype)));
   if (tw.shape.size() != 2 || tw.shape[0] != x.shape[0])
-    c.fail("topk_weights", "a tensor of shape [" + x.shape[0] + ", topk] (x's token axis first)", "\"" + tw.name + "\" of shape " + shape_text(tw.shape));
+    c.fail("topk_weights", "a tensor of shape [" + x.shape[0] + ", topk] (x's token axis first)",
+           "\"" + tw.name + "\" of shape " + shape_text(tw.shape));
   if (ti.name == tw.name) c.fail("topk_ids", "an output other than topk_weights", "\"" + ti.name + "\"");
   if (ti.dtype != DType::i32) c.fail("topk_ids", "an int32 tensor", std::string(dtype_name(ti.dtype)));
   if (ti.shape != tw.shape) c.fail("topk_ids", "topk_weights' shape " + shape_text(tw.shape), "\"" + ti.name + "\" of shape " + shape_text(ti.shape));
   for (const auto& t : c.task.inputs)
     if (t.name != x.name && t.name != w.name) c.fail("x", "a task whose inputs are x and w only", "\"" + t.name + "\" left out");
   for (const auto& t : c.task.outputs)
-    if (t.name != tw.name && t.name != ti.name) c.fail("topk_ids", "a task whose outputs are topk_weights and topk_ids only", "\"" + t.name + "\" left out");
+    if (t.name != tw.name && t.name != ti.name)
+      c.fail("topk_ids", "a task whose outputs are topk_weights and topk_ids only", "\"" + t.name + "\" left out");
 
   const auto axes = resolved(c.task);
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -52,8 +53,8 @@ BoundTask bind_router(const Ctx& c) {
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));
-  bt.summary = fmt::format("{}, {} = the top k = {} experts of softmax({} @ {}^T) over {} per token ({})", ti.name, tw.name, tw.shape[1], x.name, w.name,
-                           w.shape[0], bt.dtype);
+  bt.summary = fmt::format("{}, {} = the top k = {} experts of softmax({} @ {}^T) over {} per token ({})", ti.name, tw.name, tw.shape[1], x.name,
+                           w.name, w.shape[0], bt.dtype);
   return bt;
 }
 

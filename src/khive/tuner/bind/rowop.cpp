@@ -30,16 +30,16 @@ std::string read_eps(const Ctx& c, const std::string& op, bool norm) {
   c.fail("eps", "a number or a scalar input's name", e.dump());
 }
 
-std::string rowop_prologue(const Ctx& c, DType x, DType w, int op_index, const std::string& op, bool has_weight, bool has_bias,
-                           bool has_res, bool has_res_out) {
+std::string rowop_prologue(const Ctx& c, DType x, DType w, int op_index, const std::string& op, bool has_weight, bool has_bias, bool has_res,
+                           bool has_res_out) {
   std::string p = common_prologue(c);
   p += fmt::format("using khive_t = {};\nusing khive_w_t = {};\n", storage_type(x, c.backend), storage_type(w, c.backend));
   p += conversions("t", x, c.backend);
   p += conversions("w", w, c.backend);
   p += "enum { KHIVE_SOFTMAX = 0, KHIVE_LOG_SOFTMAX = 1, KHIVE_RMSNORM = 2, KHIVE_LAYERNORM = 3, KHIVE_RESIDUAL_RMSNORM = 4 };\n";
   p += fmt::format("constexpr int KHIVE_OP = {};   // {}\n", op_index, op);
-  p += fmt::format("constexpr bool KHIVE_HAS_WEIGHT = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_RESIDUAL_OUT = {};\n",
-                   has_weight, has_bias, has_res, has_res_out);
+  p += fmt::format("constexpr bool KHIVE_HAS_WEIGHT = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_RESIDUAL_OUT = {};\n", has_weight,
+                   has_bias, has_res, has_res_out);
   p += "struct khive_rowargs {\n  const khive_t* x; const khive_t* residual; const khive_w_t* weight; const khive_w_t* bias;\n"
        "  khive_t* y; khive_t* residual_out; float eps;\n};\n";
   return p;
@@ -89,7 +89,8 @@ BoundTask bind_rowop(const Ctx& c) {
   if (c.has("residual_out")) {
     if (bt.op != "residual_rmsnorm") c.fail("residual_out", "no residual_out for " + bt.op, "one");
     res_out = &c.output("residual_out");
-    if (res_out->dtype != x.dtype || res_out->shape != x.shape) c.fail("residual_out", "an output with x's dtype and shape", "\"" + res_out->name + "\"");
+    if (res_out->dtype != x.dtype || res_out->shape != x.shape)
+      c.fail("residual_out", "an output with x's dtype and shape", "\"" + res_out->name + "\"");
   }
   const std::string eps_decl = read_eps(c, bt.op, norm);
   // Every task tensor must be accounted for, so the template writes every output.
@@ -115,7 +116,8 @@ BoundTask bind_rowop(const Ctx& c) {
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const khive_rowargs khive_a{{{}, {}, {}, {}, {}, {}, {}}};\n", x.name, res ? res->name : "nullptr", w ? w->name : "nullptr",
                    bias ? bias->name : "nullptr", y.name, res_out ? res_out->name : "nullptr", eps_decl);
-  e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes), axis_cpp(c.task, col_axis), launch_args_tail(c.backend));
+  e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes), axis_cpp(c.task, col_axis),
+                   launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));

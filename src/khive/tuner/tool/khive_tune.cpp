@@ -15,8 +15,8 @@
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "khive/compile/builder.hpp"
 #include "khive/support/files.hpp"
@@ -65,7 +65,8 @@ void add_options(CLI::App& app, Args& a) {
   a.point->add_option("--out", a.out_file, "the source file to write")->required();
   a.point->add_flag("--build", a.build, "compile it with the real builder");
   a.compose = task_cmd("compose", "write a per-shape dispatch composite of several points (tuner.dispatch)");
-  a.compose->add_option("--point", a.compose_points, "TEMPLATE[:PARAM=VALUE,...]: variant v0, v1, ... in order (parameters not set keep the default)")->required();
+  a.compose->add_option("--point", a.compose_points, "TEMPLATE[:PARAM=VALUE,...]: variant v0, v1, ... in order (parameters not set keep the default)")
+      ->required();
   a.compose->add_option("--route", a.compose_routes, "WORKLOAD=INDEX: that timed workload's shape runs variant INDEX (default: round robin)");
   a.compose->add_option("--out", a.out_file, "the source file to write")->required();
   a.compose->add_flag("--build", a.build, "compile it with the real builder");
@@ -85,7 +86,7 @@ struct Session {
 // enough to list.
 std::string valid_points_text(const tuner::Template& t, const tuner::BoundTask& bt) {
   if (t.space_size() > 200000) return "? points valid";
-  std::size_t n = 0, total = 0, all_perf = 0;   // all_perf: valid, and the fast path takes every perf workload
+  std::size_t n = 0, total = 0, all_perf = 0;  // all_perf: valid, and the fast path takes every perf workload
   std::vector<std::size_t> idx(t.params.size(), 0);
   for (;;) {
     tuner::Point p;
@@ -126,7 +127,8 @@ std::pair<bool, std::string> build_status(const Session& s, const fs::path& file
   const auto r = khive::build_candidate(s.task, file, bo);
   std::string status = fmt::format("  build {} {:.1f}s", r.ok ? "ok" : "FAILED", r.seconds);
   for (const auto& k : r.resources)
-    status += fmt::format(" [{} regs, {} B smem{}{}]", k.registers, k.shared_bytes, k.spill_stores ? ", spills" : "", k.wgmma_serialized ? ", WGMMA SERIALIZED" : "");
+    status += fmt::format(" [{} regs, {} B smem{}{}]", k.registers, k.shared_bytes, k.spill_stores ? ", spills" : "",
+                          k.wgmma_serialized ? ", WGMMA SERIALIZED" : "");
   if (!r.ok) {
     status += "\n" + khive::format_diagnostics(r.diagnostics, 3);
     if (r.diagnostics.empty()) status += "\n" + r.log.substr(0, 2000);
@@ -136,7 +138,7 @@ std::pair<bool, std::string> build_status(const Session& s, const fs::path& file
 
 // A valid point of a template that applies here: its defaults with each PARAM=VALUE of `kvs` applied.
 std::tuple<const tuner::Template*, tuner::Point, tuner::Validity> make_point(const Session& s, const std::string& opt, const std::string& tname,
-                                                                                 const std::vector<std::string>& kvs, const std::string& kv_opt) {
+                                                                             const std::vector<std::string>& kvs, const std::string& kv_opt) {
   const tuner::Template* t = s.lib.find_template(tname);
   if (!t) throw std::runtime_error(fmt::format("{}: no template named \"{}\" in {}", opt, tname, s.kdir.string()));
   if (!tuner::template_applies(*t, s.bt))
@@ -170,9 +172,8 @@ std::vector<tuner::Route> compose_routes(const Session& s, std::size_t variants)
     const auto eq = r.rfind('=');
     if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("--route: expected WORKLOAD=INDEX, got \"{}\"", r));
     const std::string w = r.substr(0, eq);
-    auto it = std::find_if(routes.begin(), routes.end(), [&](const tuner::Route& x) {
-      return std::find(x.workloads.begin(), x.workloads.end(), w) != x.workloads.end();
-    });
+    auto it = std::find_if(routes.begin(), routes.end(),
+                           [&](const tuner::Route& x) { return std::find(x.workloads.begin(), x.workloads.end(), w) != x.workloads.end(); });
     if (it == routes.end()) throw std::runtime_error(fmt::format("--route {}: {} is not a workload timed on {}", r, w, s.a.backend_s));
     try {
       it->variant = std::stoi(r.substr(eq + 1));
