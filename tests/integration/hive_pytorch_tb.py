@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`khive optimize` scores against T_b as DESIGN defines it: PyTorch on this device where the suite has its
+"""`khive optimize` scores against T_b as docs/architecture.md defines it: PyTorch on this device where the suite has its
 numbers (the same rule as khive eval and khive bench), not the task's own reference.
 
   hive_pytorch_tb.py KHIVE ROOT

@@ -135,53 +135,6 @@ Diagnostic khive_error(std::string msg) {
   return d;
 }
 
-json to_json(const Diagnostic& d) {
-  return json{{"severity", severity_name(d.severity)},
-              {"tool", d.tool},
-              {"file", d.file},
-              {"line", d.line},
-              {"column", d.column},
-              {"message", d.message},
-              {"code", d.code},
-              {"source_line", d.source_line},
-              {"in_candidate", d.in_candidate}};
-}
-Diagnostic diag_from_json(const json& j) {
-  Diagnostic d;
-  std::string s = j.value("severity", "error");
-  d.severity = s == "warning" ? Diagnostic::Severity::warning : s == "note" ? Diagnostic::Severity::note : Diagnostic::Severity::error;
-  d.tool = j.value("tool", "");
-  d.file = j.value("file", "");
-  d.line = j.value("line", 0);
-  d.column = j.value("column", 0);
-  d.message = j.value("message", "");
-  d.code = j.value("code", "");
-  d.source_line = j.value("source_line", "");
-  d.in_candidate = j.value("in_candidate", false);
-  return d;
-}
-json to_json(const KernelResources& r) {
-  return json{{"kernel", r.kernel},           {"arch", r.arch},
-              {"registers", r.registers},     {"shared_bytes", r.shared_bytes},
-              {"stack_bytes", r.stack_bytes}, {"spill_stores", r.spill_stores},
-              {"spill_loads", r.spill_loads}, {"barriers", r.barriers},
-              {"advisories", r.advisories},   {"wgmma_serialized", r.wgmma_serialized}};
-}
-KernelResources res_from_json(const json& j) {
-  KernelResources r;
-  r.kernel = j.value("kernel", "");
-  r.arch = j.value("arch", "");
-  r.registers = j.value("registers", 0);
-  r.shared_bytes = j.value("shared_bytes", 0);
-  r.stack_bytes = j.value("stack_bytes", 0);
-  r.spill_stores = j.value("spill_stores", 0);
-  r.spill_loads = j.value("spill_loads", 0);
-  r.barriers = j.value("barriers", 0);
-  r.advisories = j.value("advisories", std::vector<std::string>{});
-  r.wgmma_serialized = j.value("wgmma_serialized", false);
-  return r;
-}
-
 // A complete cache entry at dir, or nullopt (missing or unreadable: treated as a miss).
 std::optional<BuildResult> load_entry(const fs::path& dir, const std::string& key) {
   std::error_code ec;
@@ -194,8 +147,8 @@ std::optional<BuildResult> load_entry(const fs::path& dir, const std::string& ke
     r.key = key;
     r.command = m.value("command", std::vector<std::string>{});
     r.log = read_file(dir / "build.log");
-    for (const auto& d : m.value("diagnostics", json::array())) r.diagnostics.push_back(diag_from_json(d));
-    for (const auto& k : m.value("resources", json::array())) r.resources.push_back(res_from_json(k));
+    for (const auto& d : m.value("diagnostics", json::array())) r.diagnostics.push_back(d.get<Diagnostic>());
+    for (const auto& k : m.value("resources", json::array())) r.resources.push_back(k.get<KernelResources>());
     if (r.ok) {
       r.library = dir / "cand.so";
       if (!fs::is_regular_file(r.library, ec)) return std::nullopt;
@@ -339,8 +292,8 @@ void write_build_record(const fs::path& scratch, const Task& t, Backend b, const
             {"exit", pr.describe()},
             {"diagnostics", json::array()},
             {"resources", json::array()}};
-  for (const auto& d : r.diagnostics) meta["diagnostics"].push_back(to_json(d));
-  for (const auto& k : r.resources) meta["resources"].push_back(to_json(k));
+  for (const auto& d : r.diagnostics) meta["diagnostics"].push_back(d);
+  for (const auto& k : r.resources) meta["resources"].push_back(k);
   write_file_atomic(scratch / "build.log", r.log);
   // Compiler output and source lines need not be UTF-8: replace invalid bytes rather than throw.
   write_file_atomic(scratch / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace) + "\n");

@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "khive/task/task.hpp"
 
 namespace khive {
@@ -49,6 +51,11 @@ struct Diagnostic {
   bool in_candidate = false;  // true when the location is in the candidate's source
 };
 std::string_view severity_name(Diagnostic::Severity s);
+// As JSON (the build cache's meta, `khive eval --json`): every field; an unknown severity reads as an error.
+NLOHMANN_JSON_SERIALIZE_ENUM(Diagnostic::Severity, {{Diagnostic::Severity::error, "error"},
+                                                    {Diagnostic::Severity::warning, "warning"},
+                                                    {Diagnostic::Severity::note, "note"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnostic, severity, tool, file, line, column, message, code, source_line, in_candidate)
 
 // Parses g++ / nvcc / ptxas / ld output into records. `candidate_path` (as passed to the compiler) maps
 // locations to the candidate; `candidate_source` fills source_line.
@@ -86,6 +93,8 @@ struct KernelResources {
 // Parses the ptxas lines of a build log ("Compiling entry function", "Function properties for",
 // "Used N registers, used N barriers, N bytes smem", "(C7511) ... in the function 'X'").
 std::vector<KernelResources> parse_ptxas_resources(const std::string& log);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelResources, kernel, arch, registers, shared_bytes, stack_bytes, spill_stores, spill_loads,
+                                                barriers, advisories, wgmma_serialized)
 
 struct BuildResult {
   bool ok = false;

@@ -33,18 +33,7 @@ nlohmann::json run_json(const KernelRun& k) {
         {{"workload", t.workload}, {"batch", t.batch}, {"validated", t.validated}, {"samples_s", t.samples}, {"in_process_s", t.in_process}});
   j["timing"] = timing;
   if (!k.verdict.harness_error.empty()) j["harness_error"] = k.verdict.harness_error;
-  nlohmann::json diags = nlohmann::json::array();
-  for (auto& d : k.build.diagnostics)
-    diags.push_back({{"severity", severity_name(d.severity)},
-                     {"tool", d.tool},
-                     {"file", d.file},
-                     {"line", d.line},
-                     {"column", d.column},
-                     {"message", d.message},
-                     {"code", d.code},
-                     {"source_line", d.source_line},
-                     {"in_candidate", d.in_candidate}});
-  j["diagnostics"] = diags;
+  j["diagnostics"] = k.build.diagnostics;
   return j;
 }
 

@@ -184,30 +184,92 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
   return e;
 }
 
+// One evaluation on a free device slot (on the CPU backend: alone on the machine); the slot's busy time feeds the
+// dispatcher's estimate, also when the evaluation throws.
+EvalReport GuardEvaluator::evaluate_in_slot(const std::filesystem::path& kernel, EvalOptions o) {
+  const int slot = acquire();
+  o.judge.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+  const auto t0 = Clock::now();
+  auto done = [&] { release(slot, std::chrono::duration<double>(Clock::now() - t0).count()); };
+  try {
+    std::unique_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    EvalReport r = evaluate_kernel(task_, kernel, o);
+    done();
+    return r;
+  } catch (...) {
+    done();
+    throw;
+  }
+}
+
 Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
   EvalOptions o = base_;
   o.leader.reset();
   o.time_reference = false;  // the kernel under test is the reference itself
   o.time_baselines = true;
-  // One evaluation on a free device slot (on the CPU backend: alone on the machine); the slot's busy time feeds the
-  // dispatcher's estimate, also when the evaluation throws.
-  auto evaluate_in_slot = [&](EvalOptions opts) {
-    const int slot = acquire();
-    opts.judge.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
-    const auto t0 = Clock::now();
-    auto done = [&] { release(slot, std::chrono::duration<double>(Clock::now() - t0).count()); };
-    try {
-      std::unique_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
-      if (backend_ == Backend::cpu) cpu.lock();
-      EvalReport rep = evaluate_kernel(task_, source, opts);
-      done();
-      return rep;
-    } catch (...) {
-      done();
-      throw;
-    }
-  };
-  EvalReport r = evaluate_in_slot(o);
+  EvalReport r = evaluate_in_slot(reference, o);
+  std::map<std::string, int> basis;  // T_b source -> workloads
+  // T_b per workload as the guard's evaluation picks it (PyTorch on this device where the suite has its
+  // numbers, else the fastest vendor baseline), else the reference measured here: the same scores as khive eval
+  // and khive bench give.
+  for (auto& w : r.workloads) {
+    if (w.kernel) reference_s_[w.workload] = w.kernel->median;
+    std::optional<double> best = w.baseline_time;
+    std::string label = w.baseline_label;
+    if (!best && w.kernel) best = w.kernel->median, label = "reference";
+    if (best) baseline_s_[w.workload] = *best, ++basis[label];
+  }
+  Evaluation e = from_report(r);
+  std::string tb;
+  for (const auto& [label, n] : basis) tb += fmt::format("{}{} on {} workload{}", tb.empty() ? "" : ", ", label, n, n == 1 ? "" : "s");
+  e.score_basis = fmt::format("T_b: {}; T_sol: hardware profile '{}' ({})", tb.empty() ? "none" : tb, r.profile.name,
+                              r.profile.source.empty() ? "no source recorded" : r.profile.source);
+  return e;
+}
+
+Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
+  BuildOptions bo = base_.build;
+  bo.backend = backend_;
+  BuildResult b;
+  {
+    report_phase("building");
+    std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    b = build_candidate(task_, source, bo);
+  }
+  Evaluation e;
+  e.seconds = b.seconds;
+  e.build_key = b.key;
+  // Check 1 as the guard applies it (guard/rules.hpp).
+  if (auto rej = build_rejection(b, b.ok ? scan_symbols(b.library, task_.policy, backend_) : std::vector<SymbolViolation>{}))
+    return rejection(*rej, e);
+  e.status = "built";
+  return e;
+}
+
+Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) {
+  EvalOptions o = base_;
+  o.leader = leader;
+  o.time_reference = false;  // timed once in prepare()
+  o.time_baselines = false;
+  // Build first, outside the slot (content-hash cache): the guard's own build is then a cache hit.
+  BuildOptions bo = o.build;
+  bo.backend = backend_;
+  BuildResult b;
+  {
+    report_phase("building");
+    std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+    if (backend_ == Backend::cpu) cpu.lock();
+    b = build_candidate(task_, source, bo);
+  }
+  if (!b.ok) {
+    Evaluation e;
+    e.build_key = b.key;
+    e.seconds = b.seconds;
+    return rejection(*build_rejection(b, {}), e);
+  }
+  EvalReport r = evaluate_in_slot(source, o);
   // Check 11 stops at twice the time cap even below its minimum pairs, and then cannot accept. When the candidate
   // looked faster on every workload but the A/B ran out of time before that, measure again with a cap large enough
   // for 12 pairs at the pace seen (at most 8x): more evidence, the same rule.
@@ -221,7 +283,7 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
     if (promising && fewest < o.ab.min_pairs && fewest > 0) {
       EvalOptions o2 = o;
       o2.timing.time_cap_s = o.timing.time_cap_s * std::min(8.0, 12.0 / static_cast<double>(fewest));
-      EvalReport r2 = evaluate_in_slot(o2);
+      EvalReport r2 = evaluate_in_slot(source, o2);
       r2.seconds += r.seconds;
       auto e2 = from_report(r2);
       e2.build_key = b.key;

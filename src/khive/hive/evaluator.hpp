@@ -35,6 +35,7 @@ class GuardEvaluator : public Evaluator {
   Evaluation from_report(const EvalReport& r) const;
   int acquire();
   void release(int slot, double busy_s);
+  EvalReport evaluate_in_slot(const std::filesystem::path& kernel, EvalOptions o);
 
   const Task& task_;
   Backend backend_;
