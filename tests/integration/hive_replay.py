@@ -24,7 +24,7 @@ def khive_run(*args):
 
 
 r = khive_run("optimize", str(task), "--backend", "cpu", "--agent", f"replay:{replay}", "--agents", "2", "--out", str(run),
-              "--seed", "1234", "--time-cap", "0.3")
+              "--seed", "1234", "--time-cap", "1.0")
 check(r.returncode == 0, "khive optimize exits 0")
 db = sqlite3.connect(str(run / "run.db"))
 rows = db.execute("SELECT id, label, verdict, check_name, reason, time_s FROM candidates ORDER BY seq").fetchall()
