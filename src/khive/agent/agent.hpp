@@ -94,6 +94,8 @@ struct VerdictText {
   std::string reason;     // machine-readable reason code
   std::string message;    // one sentence
   std::string diagnosis;  // compiler lines / mismatch pattern: what a model can act on
+  // Correct: the leader or a backup (a rejection and a harness error are not).
+  bool accepted() const { return verdict == "leader" || verdict == "backup"; }
 };
 
 struct Outcome : VerdictText {

@@ -84,7 +84,7 @@ std::vector<std::map<std::string, std::string>> warm_start_points(const std::vec
     RunRecords rr = load_run_records(run);
     std::vector<const CandidateRecord*> ok;
     for (const auto& c : rr.candidates)
-      if ((c.verdict == "leader" || c.verdict == "backup") && c.params.count("template") && c.time_s > 0) ok.push_back(&c);
+      if (c.accepted() && c.params.count("template") && c.time_s > 0) ok.push_back(&c);
     std::stable_sort(ok.begin(), ok.end(), [](const CandidateRecord* a, const CandidateRecord* b) { return a->time_s < b->time_s; });
     for (std::size_t i = 0; i < ok.size() && i < 8; ++i) out.push_back(ok[i]->params);
   }

@@ -139,7 +139,7 @@ void Hive::Impl::record_candidate(const CandidateRecord& c) {
 // leader (its comparison: check 11's A/B), never two medians side by side as if they said which is faster.
 std::string Hive::Impl::verdict_line(const CandidateRecord& c) {
   std::string s = fmt::format("{} {} {} {:<22} {:<8} ", c.agent, c.strategy, c.id, c.label, c.verdict);
-  if (c.verdict == "leader" || c.verdict == "backup") {
+  if (c.accepted()) {
     s += "own run " + ms(c.time_s) + (c.score ? fmt::format(", score {:.3f}", *c.score) : std::string());
     if (c.comparison) return s + "; " + comparison_brief(*c.comparison);
     return s + (c.verdict == "leader" ? "; the first leader" : "");

@@ -80,7 +80,7 @@ void Hive::Impl::restore() {
       awaiting[c.hash] = c.id;
     else if (c.verdict != "error")
       known[c.hash] = c;
-    if (c.verdict == "leader" || c.verdict == "backup") accepted.push_back(measured_kernel(c));
+    if (c.accepted()) accepted.push_back(measured_kernel(c));
   }
   for (auto& k : accepted)
     if (k.id == leader_id) become_leader(k);

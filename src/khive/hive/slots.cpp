@@ -169,7 +169,7 @@ void Hive::Impl::account(AgentSlot& a, const CandidateRecord& c) {
     ++a.st.errors;
     return;
   }
-  if (c.verdict == "leader" || c.verdict == "backup")
+  if (c.accepted())
     if (!a.st.best_time_s || c.time_s < *a.st.best_time_s) {
       a.st.best_time_s = c.time_s;
       a.st.best_score = c.score;

@@ -260,7 +260,7 @@ class LlmAgent final : public Agent {
     b.delta = o.delta_vs_leader;
     std::string what = pending_kind_ == State::generate ? "first version" : pending_kind_ == State::repair ? "repair" : "optimization";
     std::string subject = fmt::format("{} '{}'", what, one_line(p.note, 100));
-    bool accepted = o.verdict == "leader" || o.verdict == "backup";
+    const bool accepted = o.accepted();
     if (pending_kind_ == State::optimize) ++opt_steps_;
     if (o.verdict == "error") {
       // The harness failed, not the kernel: nothing to learn; the same state proposes again.

@@ -116,14 +116,14 @@ std::string progress_svg(const RunView& v) {
   const CandidateRecord* ref = v.reference();
   bool use_score = true;
   for (auto& c : v.cands)
-    if ((c.verdict == "leader" || c.verdict == "backup") && !c.score) use_score = false;
+    if (c.accepted() && !c.score) use_score = false;
   auto value = [&](const CandidateRecord& c) {
     if (use_score) return *c.score;
     return ref && c.time_s > 0 ? ref->time_s / c.time_s : 0.0;
   };
   std::vector<const CandidateRecord*> order;
   for (auto& c : v.cands)
-    if (c.verdict == "leader" || c.verdict == "backup") order.push_back(&c);
+    if (c.accepted()) order.push_back(&c);
   if (order.empty()) return "<p>No accepted kernel.</p>";
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->t < b->t; });
   std::map<std::string, std::vector<std::pair<double, double>>> dots;
@@ -241,8 +241,6 @@ std::string board_text(const std::filesystem::path& run_dir, bool include_evicte
 
 namespace {
 
-bool accepted(const CandidateRecord& c) { return c.verdict == "leader" || c.verdict == "backup"; }
-
 // "12 candidates evaluated (leader 2, backup 3, rejected 6, error 1)"; pending ones are not evaluated, and the
 // reference is counted apart (it is measured, not a candidate).
 std::string counts_text(const RunView& v, const std::filesystem::path& run_dir) {
@@ -291,7 +289,7 @@ std::string score_note(const RunView& v) {
   if (!l || !l->score) return "";
   const CandidateRecord* top = nullptr;
   for (auto& c : v.cands)
-    if (accepted(c) && c.id != l->id && c.score && *c.score > *l->score && (!top || *c.score > *top->score)) top = &c;
+    if (c.accepted() && c.id != l->id && c.score && *c.score > *l->score && (!top || *c.score > *top->score)) top = &c;
   if (!top) return "";
   std::string how = top->comparison                     ? "its own comparison: " + comparison_brief(*top->comparison)
                     : top->id == v.meta.at("reference") ? "it was the first leader, and was replaced by a kernel that beat it in the A/B"

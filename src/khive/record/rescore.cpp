@@ -55,7 +55,7 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
     }
   }
   for (const auto& c : cands) {
-    if (c.verdict != "leader" && c.verdict != "backup") continue;
+    if (!c.accepted()) continue;
     RescoredCandidate rc{c.id, c.verdict, c.time_s, c.score, std::nullopt};
     std::vector<WorkloadScoreInput> in;
     for (const auto& [uuid, wt] : weight) {
