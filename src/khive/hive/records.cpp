@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "khive/hive/board.hpp"
+#include "khive/record/run_records.hpp"
 
 namespace khive {
 
@@ -112,27 +113,7 @@ void Hive::Impl::post(AgentSlot& a, BoardEntry e, const Outcome& oc) {
 
 void Hive::Impl::record_candidate(const CandidateRecord& c) {
   db->put_candidate(c);
-  event({{"type", "candidate"},
-         {"id", c.id},
-         {"agent", c.agent},
-         {"strategy", c.strategy},
-         {"parent", c.parent},
-         {"label", c.label},
-         {"hash", c.hash},
-         {"file", c.file},
-         {"params", c.params},
-         {"note", c.note},
-         {"verdict", c.verdict},
-         {"check", c.check},
-         {"reason", c.reason},
-         {"message", c.message},
-         {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
-         {"time_s", c.time_s},
-         {"delta", c.delta},
-         {"workloads", c.workload_median_s},
-         {"eval_s", c.eval_s},
-         {"comparison", c.comparison ? comparison_json(*c.comparison) : nlohmann::json()}},
-        verdict_line(c));
+  event(candidate_event(c), verdict_line(c));
 }
 
 // One line per verdict. An accepted kernel shows its own-run median and score, and how it stood against the

@@ -19,6 +19,64 @@ double event_num(const nlohmann::json& e, const char* key) {
 }
 }  // namespace
 
+nlohmann::json candidate_event(const CandidateRecord& c) {
+  return {{"type", "candidate"},
+          {"id", c.id},
+          {"agent", c.agent},
+          {"strategy", c.strategy},
+          {"parent", c.parent},
+          {"label", c.label},
+          {"hash", c.hash},
+          {"file", c.file},
+          {"params", c.params},
+          {"note", c.note},
+          {"verdict", c.verdict},
+          {"check", c.check},
+          {"reason", c.reason},
+          {"message", c.message},
+          {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
+          {"time_s", c.time_s},
+          {"delta", c.delta},
+          {"workloads", c.workload_median_s},
+          {"eval_s", c.eval_s},
+          {"comparison", c.comparison ? comparison_json(*c.comparison) : nlohmann::json()}};
+}
+
+CandidateRecord candidate_from_event(const nlohmann::json& e) {
+  CandidateRecord c;
+  c.id = event_str(e, "id");
+  for (auto [field, key] : {std::pair{&c.agent, "agent"},
+                            {&c.strategy, "strategy"},
+                            {&c.parent, "parent"},
+                            {&c.label, "label"},
+                            {&c.hash, "hash"},
+                            {&c.file, "file"},
+                            {&c.note, "note"},
+                            {&c.verdict, "verdict"},
+                            {&c.check, "check"},
+                            {&c.reason, "reason"},
+                            {&c.message, "message"}})
+    *field = event_str(e, key);
+  c.time_s = event_num(e, "time_s");
+  c.delta = event_num(e, "delta");
+  c.eval_s = event_num(e, "eval_s");
+  c.t = event_num(e, "t");
+  if (e.contains("params") && e["params"].is_object())
+    for (const auto& [k, v] : e["params"].items())
+      if (v.is_string()) c.params[k] = v.get<std::string>();
+  if (e.contains("score") && e["score"].is_number()) c.score = e["score"].get<double>();
+  if (e.contains("workloads") && e["workloads"].is_object())
+    for (const auto& [u, m] : e["workloads"].items())
+      if (m.is_number()) c.workload_median_s[u] = m.get<double>();
+  if (e.contains("comparison") && e["comparison"].is_object()) {
+    try {
+      c.comparison = comparison_from_json(e["comparison"]);
+    } catch (const std::exception&) {
+    }
+  }
+  return c;
+}
+
 RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_reference) {
   namespace fs = std::filesystem;
   RunRecords rr;
@@ -57,37 +115,7 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
       if (e.contains("reason")) rr.stop_reason = event_str(e, "reason");
       if (type == "end" && !event_str(e, "leader").empty()) rr.leader = event_str(e, "leader");
     } else if (type == "candidate") {
-      CandidateRecord c;
-      c.id = event_str(e, "id");
-      for (auto [field, key] : {std::pair{&c.agent, "agent"},
-                                {&c.strategy, "strategy"},
-                                {&c.parent, "parent"},
-                                {&c.label, "label"},
-                                {&c.hash, "hash"},
-                                {&c.file, "file"},
-                                {&c.note, "note"},
-                                {&c.verdict, "verdict"},
-                                {&c.check, "check"},
-                                {&c.reason, "reason"},
-                                {&c.message, "message"}})
-        *field = event_str(e, key);
-      c.time_s = event_num(e, "time_s");
-      c.delta = event_num(e, "delta");
-      c.eval_s = event_num(e, "eval_s");
-      c.t = event_num(e, "t");
-      if (e.contains("params") && e["params"].is_object())
-        for (const auto& [k, v] : e["params"].items())
-          if (v.is_string()) c.params[k] = v.get<std::string>();
-      if (e.contains("score") && e["score"].is_number()) c.score = e["score"].get<double>();
-      if (e.contains("workloads") && e["workloads"].is_object())
-        for (const auto& [u, m] : e["workloads"].items())
-          if (m.is_number()) c.workload_median_s[u] = m.get<double>();
-      if (e.contains("comparison") && e["comparison"].is_object()) {
-        try {
-          c.comparison = comparison_from_json(e["comparison"]);
-        } catch (const std::exception&) {
-        }
-      }
+      CandidateRecord c = candidate_from_event(e);
       if (c.strategy == "reference" && rr.reference.empty()) rr.reference = c.id;
       if (c.verdict == "leader") rr.leader = c.id;
       if (auto it = at.find(c.id); it != at.end()) {

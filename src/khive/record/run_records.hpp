@@ -29,6 +29,11 @@ struct RunRecords {
 // Throws std::runtime_error naming the file when the directory has neither, or (require_reference) the reference was
 // never recorded; never creates a database.
 RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_reference = true);
+
+// A candidate as the event log records it ({"type": "candidate", ...}; the log's writer adds "t"), and back (seq is
+// the reader's to set). The hive writes with the one and load_run_records reads with the other, so they agree.
+nlohmann::json candidate_event(const CandidateRecord& c);
+CandidateRecord candidate_from_event(const nlohmann::json& e);
 // `khive export RUN`'s document (schema khive.run-export/1): the run's meta and its candidates without their sources.
 nlohmann::json run_records_json(const RunRecords& rr, const std::filesystem::path& run_dir);
 

@@ -59,7 +59,7 @@ fs::path db_run() {
   return run;
 }
 
-// The same run as its event log writes it (hive/records.cpp's record_candidate fields), c0002 first recorded as a backup
+// The same run as its event log writes it (record/run_records.hpp's candidate_event, as the hive writes it), c0002 first recorded as a backup
 // and then again as the leader (the last event of an id wins, at its first place).
 fs::path log_run() {
   const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-log");
@@ -70,26 +70,9 @@ fs::path log_run() {
               {"seed", 20261130ull},
               {"options", {{"budget_time_s", 38.0}, {"n_agents", 3}, {"perf_workloads", ""}}}});
   auto event = [&](const CandidateRecord& c) {
-    log.append({{"type", "candidate"},
-                {"id", c.id},
-                {"agent", c.agent},
-                {"strategy", c.strategy},
-                {"parent", c.parent},
-                {"label", c.label},
-                {"hash", c.hash},
-                {"file", c.file},
-                {"params", c.params},
-                {"note", c.note},
-                {"verdict", c.verdict},
-                {"check", c.check},
-                {"reason", c.reason},
-                {"message", c.message},
-                {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
-                {"time_s", c.time_s},
-                {"delta", c.delta},
-                {"workloads", c.workload_median_s},
-                {"eval_s", c.eval_s},
-                {"t", c.t}});
+    nlohmann::json e = candidate_event(c);
+    e["t"] = c.t;
+    log.append(e);
   };
   auto cs = candidates();
   event(cs[0]);
@@ -201,4 +184,40 @@ TEST(RunExport, FolderWithNeitherIsAnErrorNamingIt) {
     EXPECT_NE(what.find((empty / "run.db").string() + ": no run database and no events.jsonl"), std::string::npos) << what;
   }
   EXPECT_FALSE(fs::exists(empty / "run.db"));
+}
+
+// The event the hive writes for a candidate reads back as the same record (the log adds the time; the diagnosis and
+// the recording order are not in the event).
+TEST(CandidateEvent, ReadsBackAsTheSameRecord) {
+  for (const CandidateRecord& c : candidates()) {
+    nlohmann::json e = candidate_event(c);
+    EXPECT_EQ(e["type"], "candidate");
+    e["t"] = c.t;
+    const CandidateRecord back = candidate_from_event(e);
+    EXPECT_EQ(back.id, c.id);
+    EXPECT_EQ(back.agent, c.agent);
+    EXPECT_EQ(back.strategy, c.strategy);
+    EXPECT_EQ(back.parent, c.parent);
+    EXPECT_EQ(back.label, c.label);
+    EXPECT_EQ(back.hash, c.hash);
+    EXPECT_EQ(back.file, c.file);
+    EXPECT_EQ(back.note, c.note);
+    EXPECT_EQ(back.params, c.params);
+    EXPECT_EQ(back.verdict, c.verdict);
+    EXPECT_EQ(back.check, c.check);
+    EXPECT_EQ(back.reason, c.reason);
+    EXPECT_EQ(back.message, c.message);
+    EXPECT_EQ(back.score, c.score);
+    EXPECT_EQ(back.time_s, c.time_s);
+    EXPECT_EQ(back.delta, c.delta);
+    EXPECT_EQ(back.workload_median_s, c.workload_median_s);
+    EXPECT_EQ(back.eval_s, c.eval_s);
+    EXPECT_EQ(back.t, c.t);
+    EXPECT_EQ(back.comparison.has_value(), c.comparison.has_value());
+  }
+  // An event of an older run without most fields reads as empty ones, not as an error.
+  const CandidateRecord old = candidate_from_event({{"type", "candidate"}, {"id", "c0009"}, {"score", "n/a"}});
+  EXPECT_EQ(old.id, "c0009");
+  EXPECT_TRUE(old.verdict.empty());
+  EXPECT_FALSE(old.score.has_value());
 }
