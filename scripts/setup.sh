@@ -45,20 +45,25 @@ fi
 tdir="$deps/torch"
 torch_ok() { PYTHONPATH="$tdir" python3 -c "import torch, safetensors" >/dev/null 2>&1; }
 min_free=${KHIVE_TORCH_MIN_FREE_GB:-10}
-if [ "${KHIVE_NO_TORCH:-0}" != 1 ] && ! torch_ok && [ "$(free_gb "$root")" -lt "$min_free" ]; then
-  echo "setup: WARNING: not installing torch: $(free_gb "$root") GB free at $root, less than the ${min_free} GB torch," \
-       "the build and the tests need (KHIVE_TORCH_MIN_FREE_GB). The tests that need torch will be skipped." >&2
-  KHIVE_NO_TORCH=1
+# Importing torch takes seconds: it is tried once, and after an install only the install's own check runs.
+torch_where="no PyTorch (KHIVE_NO_TORCH=1)"
+if [ "${KHIVE_NO_TORCH:-0}" != 1 ]; then
+  if torch_ok; then
+    torch_where="PyTorch in $tdir"
+  elif [ "$(free_gb "$root")" -lt "$min_free" ]; then
+    echo "setup: WARNING: not installing torch: $(free_gb "$root") GB free at $root, less than the ${min_free} GB torch," \
+         "the build and the tests need (KHIVE_TORCH_MIN_FREE_GB). The tests that need torch will be skipped." >&2
+    torch_where="no PyTorch (too little disk)"
+  else
+    echo "setup: installing torch==2.15.0 (PyPI) into .deps/torch"
+    # --no-cache-dir: the wheels are not kept a second time in ~/.cache/pip (about 1 GB).
+    pipq=(python3 -m pip install -q --no-cache-dir --disable-pip-version-check --target "$tdir")
+    "${pipq[@]}" --no-deps torch==2.15.0
+    # One call for all nvidia-* wheels: pip --target does not merge into an existing nvidia/ folder.
+    "${pipq[@]}" --no-deps --upgrade nvidia-cusparselt-cu13==0.8.1 nvidia-nvshmem-cu13==3.7.2 nvidia-nccl-cu13==2.30.7 nvidia-cufile
+    "${pipq[@]}" --upgrade filelock "typing-extensions>=4.13" "sympy>=1.13.3" "networkx>=2.5.1" jinja2 "fsspec>=0.8.5" numpy safetensors
+    PYTHONPATH="$tdir" python3 -c "import torch, safetensors; torch.zeros(1)" || { echo "setup: torch does not import from .deps/torch" >&2; exit 1; }
+    torch_where="PyTorch in $tdir"
+  fi
 fi
-if [ "${KHIVE_NO_TORCH:-0}" != 1 ] && ! torch_ok; then
-  echo "setup: installing torch==2.15.0 (PyPI) into .deps/torch"
-  # --no-cache-dir: the wheels are not kept a second time in ~/.cache/pip (about 1 GB).
-  pipq=(python3 -m pip install -q --no-cache-dir --disable-pip-version-check --target "$tdir")
-  "${pipq[@]}" --no-deps torch==2.15.0
-  # One call for all nvidia-* wheels: pip --target does not merge into an existing nvidia/ folder.
-  "${pipq[@]}" --no-deps --upgrade nvidia-cusparselt-cu13==0.8.1 nvidia-nvshmem-cu13==3.7.2 nvidia-nccl-cu13==2.30.7 nvidia-cufile
-  "${pipq[@]}" --upgrade filelock "typing-extensions>=4.13" "sympy>=1.13.3" "networkx>=2.5.1" jinja2 "fsspec>=0.8.5" numpy safetensors
-  PYTHONPATH="$tdir" python3 -c "import torch; torch.zeros(1)" || { echo "setup: torch does not import from .deps/torch" >&2; exit 1; }
-fi
-if torch_ok; then torch_where="PyTorch in $tdir"; else torch_where="no PyTorch"; fi
 echo "setup: ok (CUTLASS headers in $inc; $torch_where)"

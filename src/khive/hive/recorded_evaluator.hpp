@@ -43,20 +43,18 @@
 
 namespace khive {
 
-// One candidate of a recording, as the recorded run judged it.
-struct RecordedCandidate {
+// One candidate of a recording, as the recorded run judged it (its verdict at recording time; a recording keeps no
+// diagnosis).
+struct RecordedCandidate : VerdictText {
   std::string id, agent, strategy;
   std::string hash;                           // candidate_hash(ext, source) of the recorded source
   std::map<std::string, std::string> params;  // as recorded; "template" names the tuner template
-  std::string verdict;                        // "leader" | "backup" | "rejected" | "error", at recording time
-  std::string check, reason, message;
   std::optional<double> score;
   double time_s = 0;  // weighted geometric mean of the medians (accepted)
   double delta = 0;   // recorded gain over the leader of that time
   std::map<std::string, double> workload_median_s;
   double t = 0;       // seconds since the run started, when the verdict was recorded
   double eval_s = 0;  // the evaluation's wall time (it started at about t - eval_s)
-  bool accepted() const { return verdict == "leader" || verdict == "backup"; }
 };
 
 struct Recording {

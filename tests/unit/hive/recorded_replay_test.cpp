@@ -24,8 +24,6 @@ std::vector<CandidateRecord> proposed(const Replay& rp) {
   return out;
 }
 
-bool accepted(const std::string& verdict) { return verdict == "leader" || verdict == "backup"; }
-
 MeasuredKernel measured(const RecordedCandidate& c) {
   MeasuredKernel k;
   k.id = c.id;
@@ -156,8 +154,9 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
       if (type == "candidate") {
         ASSERT_FALSE(agent_due) << "P non-improving candidates in a row, and the agent proposed again without a switch: " << e.dump();
         ASSERT_FALSE(hive_due) << "a hive plateau went unanswered: " << e.dump();
-        const std::string v = e.value("verdict", ""), id = e.value("id", "");
-        if (accepted(v)) accepted_time[id] = e.value("time_s", 0.0);
+        const CandidateRecord c = candidate_from_event(e);
+        const std::string &v = c.verdict, &id = c.id;
+        if (c.accepted()) accepted_time[id] = c.time_s;
         if (v == "leader") {
           leader = id;
           streak = hive = 0;
@@ -221,8 +220,8 @@ TEST(RecordedReplay, BackupsAreTheFastestPerTemplate) {
   std::set<std::string> templates;
   int left_out = 0;
   for (const auto& c : rp.records.candidates) {
-    if (accepted(c.verdict) && c.params.count("template")) templates.insert(c.params.at("template"));
-    if (!accepted(c.verdict) || c.id == rp.result.leader->id || in.count(c.id)) continue;
+    if (c.accepted() && c.params.count("template")) templates.insert(c.params.at("template"));
+    if (!c.accepted() || c.id == rp.result.leader->id || in.count(c.id)) continue;
     ++left_out;
     const MeasuredKernel k = measured(c);
     const bool quota_full = per_template[backup_family(k)] == per;
@@ -317,7 +316,7 @@ TEST(RecordedReplay, ProposedCompositesRouteEachShapeToItsFastestVisiblePoint) {
       ++checked;
       continue;
     }
-    if (accepted(c.verdict)) acc.push_back(measured(c));
+    if (c.accepted()) acc.push_back(measured(c));
     if (c.verdict == "leader") leader_id = c.id;
   }
   EXPECT_GE(checked, 1) << "the replay should propose a composite: decode shapes prefer other points";
@@ -333,7 +332,7 @@ TEST(RecordedReplay, AModeledCompositeOfRecordedPointsLeads) {
   EXPECT_GE(rp.stats.modeled, 1);
   double best_single = 0;
   for (const auto& c : rp.records.candidates)
-    if (accepted(c.verdict) && !is_composite(c.params) && c.id != rp.records.reference && (best_single == 0 || c.time_s < best_single))
+    if (c.accepted() && !is_composite(c.params) && c.id != rp.records.reference && (best_single == 0 || c.time_s < best_single))
       best_single = c.time_s;
   EXPECT_LT(rp.result.leader->time_s, best_single);
 }
