@@ -274,7 +274,7 @@ struct RunSettings {
   std::vector<std::string> specs;  // agent specs, cycled over n agents
   int n = 0;
   HiveOptions o;
-  uint64_t input_secret = 0;  // the timed inputs' secret (never shown to agents), kept so a resume reuses goldens
+  InputSecret input_secret;  // every input's secret (never shown to agents), kept so a resume reuses goldens
   double time_cap = 0, timeout = 0;
   int seeds = 0;
 };
@@ -309,7 +309,7 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
   o.resume = !h.resume.empty();
   o.run_dir = o.resume ? run_dir : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
   o.external_stop = &g_stop;
-  rs.input_secret = stored.value("input_secret", (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}());
+  rs.input_secret = run_input_secret(stored);
   rs.time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
   rs.timeout = pick("--timeout", h.timeout, "timeout_s");
   rs.seeds = pick("--seeds", h.seeds, "seeds");
@@ -333,7 +333,7 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
             {"seeds", rs.seeds},
             {"perf_workloads", perf_pattern},
             {"warm_start", h.warm_start},
-            {"input_secret", rs.input_secret}};
+            {"input_secret", rs.input_secret.hex()}};
   return rs;
 }
 

@@ -10,6 +10,7 @@
 #include "khive/cli/solution_cmd.hpp"
 
 #include "khive/eval/evaluate.hpp"
+#include "khive/job/input_keys.hpp"
 
 namespace khive {
 
@@ -54,7 +55,10 @@ std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, con
 // pattern is empty or applied, else the error (a bad pattern, or one matching nothing) for the caller to print.
 std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept = nullptr);
 // The guard options of a hive run (the same for `optimize` and `evaluate-pending`, so verdicts match).
-EvalOptions hive_eval_options(Backend backend, uint64_t seed, uint64_t input_secret, int seeds, double time_cap, double timeout);
+// The run's input secret as its meta recorded it (64 hex digits; a number from a run recorded before inputs version
+// 7), else a new random one. Throws std::invalid_argument for a malformed value.
+InputSecret run_input_secret(const nlohmann::json& stored);
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, const InputSecret& input_secret, int seeds, double time_cap, double timeout);
 // Runs the selected hive subcommand; returns the exit code (0 ok, 2 bad input or harness failure).
 int run_hive_command(HiveCli& h);
 

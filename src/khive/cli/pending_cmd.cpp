@@ -46,12 +46,22 @@ std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backen
   return "";
 }
 
-EvalOptions hive_eval_options(Backend backend, uint64_t seed, uint64_t input_secret, int seeds, double time_cap, double timeout) {
+InputSecret run_input_secret(const nlohmann::json& stored) {
+  if (stored.is_object() && stored.contains("input_secret")) {
+    const auto& v = stored["input_secret"];
+    if (v.is_string()) return InputSecret::from_hex(v.get<std::string>());
+    if (v.is_number_unsigned() || v.is_number_integer()) return InputSecret::from_legacy(v.get<uint64_t>());
+    throw std::invalid_argument("the run's meta: input_secret is neither 64 hex digits nor a number");
+  }
+  return InputSecret::random();
+}
+
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, const InputSecret& input_secret, int seeds, double time_cap, double timeout) {
   EvalOptions eo;
   eo.backend = backend;
   eo.seed = seed;
   // One secret per run: every evaluation of the run times the same (unpredictable) inputs, so goldens are made once.
-  eo.input_secret = input_secret ? input_secret : counter_hash(seed, 0x5EC2E7ull, 1);
+  eo.input_secret = input_secret.hex();
   eo.seeds = seeds;
   eo.judge.timeout_s = timeout > 0 ? timeout : (backend == Backend::cuda ? 300 : 60);
   if (time_cap > 0) eo.timing.time_cap_s = time_cap;
@@ -117,8 +127,8 @@ int run_evaluate_pending(HiveCli& h) {
       return 2;
     }
   }
-  EvalOptions eo = hive_eval_options(backend, seed, stored.value("input_secret", uint64_t{0}), stored.value("seeds", 3),
-                                     stored.value("time_cap_s", 0.0), stored.value("timeout_s", 0.0));
+  EvalOptions eo = hive_eval_options(backend, seed, run_input_secret(stored), stored.value("seeds", 3), stored.value("time_cap_s", 0.0),
+                                     stored.value("timeout_s", 0.0));
   GuardEvaluator ev(task, backend, eo, slots);
   HiveOptions o;
   o.run_dir = run_dir;

@@ -15,6 +15,7 @@
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/rules.hpp"
 #include "khive/interop/python.hpp"
+#include "khive/job/input_keys.hpp"
 #include "khive/numerics/inputs.hpp"
 #include "khive/score/cpu_ceiling.hpp"
 #include "khive/support/cache.hpp"
@@ -62,7 +63,7 @@ struct JobBase {
   JudgeOptions process;
 };
 
-JobBase job_base(const Task& t, const EvalOptions& o, uint64_t seed_base, uint64_t secret, const std::filesystem::path& gdir) {
+JobBase job_base(const Task& t, const EvalOptions& o, uint64_t seed_base, const std::string& secret, const std::filesystem::path& gdir) {
   JobBase b;
   Job& j = b.job;
   j.mode = "evaluate";
@@ -407,11 +408,9 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   r.backend = std::string(backend_name(o.backend));
   std::random_device rd;
   r.seed_base = o.seed ? *o.seed : (static_cast<uint64_t>(rd()) & 0xffffffffu) << 8;
-  // The timed inputs' secret: the run's (hive, bench), else derived from --seed (a reproducible evaluation, whose
+  // Every input's secret: the run's (hive, bench), else derived from --seed (a reproducible evaluation, whose
   // goldens are kept and reused: anyone who knows the seed can predict its inputs), else random.
-  const uint64_t secret = o.input_secret ? *o.input_secret
-                          : o.seed       ? counter_hash(*o.seed, 0x5EC2E7ull, 1)
-                                         : (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  const std::string secret = o.input_secret ? *o.input_secret : o.seed ? InputSecret::reproducible(*o.seed).hex() : InputSecret::random().hex();
   auto done = [&]() -> EvalReport& {
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;

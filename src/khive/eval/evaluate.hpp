@@ -40,9 +40,9 @@ struct JudgeRunOptions {
 
 struct EvalOptions {
   Backend backend = Backend::cpu;
-  int seeds = 3;                         // fresh correctness seeds per workload
-  std::optional<uint64_t> seed;          // fixed seed base (reproducible); default: random per evaluation
-  std::optional<uint64_t> input_secret;  // timed inputs' secret (run-wide in the hive); default: random per evaluation
+  int seeds = 3;                            // fresh correctness seeds per workload
+  std::optional<uint64_t> seed;             // fixed seed base (reproducible); default: random per evaluation
+  std::optional<std::string> input_secret;  // every input's secret, 64 hex digits (run-wide in the hive and bench); default: random per evaluation
   TimingPlan timing;
   bool time_reference = true;  // time the reference (speedup over it)
   bool time_baselines = true;  // time the task's baselines (score's T_b)

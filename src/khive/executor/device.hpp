@@ -2,6 +2,7 @@
 // GPU. The executor never allocates inputs or outputs itself; it maps what the judge shares and calls.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,11 @@ class ExecDevice {
   // executor's own time per call (seconds). f == nullptr: the same bracketing around nothing (the judge's
   // calibration of one exchange). Throws Fault on a device error.
   virtual std::vector<double> run(EntryFn f, const std::vector<void* const*>& args) = 0;
+  // GPU: the gate region (gate.hpp), kept across map()s. Call j of run_gated waits for ready >= first + j on the
+  // device, signals go = first + j once it is enqueued and done = first + j after it (gate.hpp's protocol); f ==
+  // nullptr: the gate alone (the judge's calibration). Backends without a gate throw Fault("bad_request").
+  virtual void map_gate(std::size_t bytes, int fd) = 0;
+  virtual std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first) = 0;
 };
 
 std::unique_ptr<ExecDevice> make_cpu_exec_device();

@@ -47,6 +47,14 @@ class CpuExecDevice final : public ExecDevice {
     }
     return t;
   }
+  // The CPU's calls are one exchange each (the judge reveals a call's inputs before its message): no gate.
+  void map_gate(std::size_t, int fd) override {
+    ::close(fd);
+    throw Fault("bad_request", "gate: the CPU backend has no gate");
+  }
+  std::vector<double> run_gated(EntryFn, const std::vector<void* const*>&, uint32_t) override {
+    throw Fault("bad_request", "call: the CPU backend has no gate");
+  }
 
  private:
   struct Region {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "khive/executor/device.hpp"
+#include "khive/executor/gate.hpp"
 #include "khive/executor/vmm.hpp"
 
 namespace khive::exec {
@@ -28,6 +29,7 @@ class CudaExecDevice final : public ExecDevice {
     init(cudaSetDevice(0), "cudaSetDevice");
     init(cudaFree(nullptr), "context");
     init(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    init(cudaStreamCreateWithFlags(&signal_, cudaStreamNonBlocking), "cudaStreamCreate");
     events_.resize(2 * max_calls);
     for (auto& ev : events_) init(cudaEventCreate(&ev), "cudaEventCreate");
     // No persisting-L2 carve-out in this context (the judge also resets persisting lines before every flush).
@@ -35,7 +37,10 @@ class CudaExecDevice final : public ExecDevice {
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.persistingL2CacheMaxSize > 0) cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     init(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
-  ~CudaExecDevice() override { unmap(); }
+  ~CudaExecDevice() override {
+    unmap();
+    if (gate_.ptr) vmm_release(gate_);
+  }
   void map(const std::vector<RegionSpec>& specs, const std::vector<int>& fds) override {
     unmap();
     if (specs.size() != fds.size()) {
@@ -71,6 +76,53 @@ class CudaExecDevice final : public ExecDevice {
     }
     return t;
   }
+  void map_gate(std::size_t bytes, int fd) override {
+    if (gate_.ptr) {
+      ::close(fd);
+      throw Fault("bad_request", "gate: already mapped");
+    }
+    if (bytes < kGateBytes) {
+      ::close(fd);
+      throw Fault("bad_request", "gate: region too small");
+    }
+    try {
+      gate_ = vmm_import(fd, bytes);
+    } catch (const std::exception& ex) {
+      throw Fault("bad_request", std::string("gate: ") + ex.what());
+    }
+  }
+  // gate.hpp: every call is enqueued behind the judge's `ready`, so its inputs (revealed by the judge only then)
+  // cannot be read earlier; `go` tells the judge the call is queued (its reveal and clock start after that, so this
+  // host's latency never sits inside the judge's bracket), `done` ends the judge's bracket.
+  std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first) override {
+    if (!gate_.ptr) throw Fault("bad_request", "call: no gate mapped");
+    if (2 * args.size() > events_.size()) throw Fault("bad_request", "call: more calls than events");
+    char* g = reinterpret_cast<char*>(gate_.ptr);
+    try {
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        const uint32_t v = first + static_cast<uint32_t>(i);
+        stream_wait_geq(stream_, g + kGateReady, v);
+        ck(cudaEventRecord(events_[2 * i], stream_), "cudaEventRecord");
+        stream_write(signal_, g + kGateGo, v);
+        if (f) f(args[i], stream_);
+        ck(cudaEventRecord(events_[2 * i + 1], stream_), "cudaEventRecord");
+        stream_write(stream_, g + kGateDone, v);
+      }
+    } catch (const Fault&) {
+      throw;
+    } catch (const std::exception& ex) {
+      throw Fault("cuda_error", ex.what());
+    }
+    ck(cudaGetLastError(), "kernel launch");
+    ck(cudaDeviceSynchronize(), "after the kernel's calls");
+    std::vector<double> t;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      float ms = 0;
+      ck(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");
+      t.push_back(ms * 1e-3);
+    }
+    return t;
+  }
 
  private:
   void unmap() {
@@ -78,8 +130,9 @@ class CudaExecDevice final : public ExecDevice {
     for (auto& r : regions_) vmm_release(r);
     regions_.clear();
   }
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t stream_ = nullptr, signal_ = nullptr;
   std::vector<cudaEvent_t> events_;
+  VmmRegion gate_;
   std::vector<VmmRegion> regions_;
 };
 

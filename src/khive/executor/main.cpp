@@ -174,6 +174,14 @@ struct Executor {
     }
   }
 
+  // A call message with "gate": {"first": v} runs its calls behind the gate (gate.hpp), call j as v + j.
+  std::vector<double> run(EntryFn f, const std::vector<void* const*>& lists, const Message& m) {
+    if (!m.body.contains("gate")) return dev->run(f, lists);
+    const uint64_t first = m.body.at("gate").at("first").get<uint64_t>();
+    if (first == 0 || first + lists.size() > 0xffffffffull) throw Fault("bad_request", "call: gate values out of range");
+    return dev->run_gated(f, lists, static_cast<uint32_t>(first));
+  }
+
   nlohmann::json on_call(const Message& m, bool null_calls) {
     std::vector<void* const*> lists;
     if (null_calls) {
@@ -181,7 +189,7 @@ struct Executor {
       if (n == 0 || n > kMaxCalls) throw Fault("bad_request", "null: count out of range");
       static void* const none[1] = {nullptr};
       lists.assign(n, none);
-      return {{"op", "done"}, {"times_s", dev->run(nullptr, lists)}};
+      return {{"op", "done"}, {"times_s", run(nullptr, lists, m)}};
     }
     if (!entry) throw Fault("bad_request", "call before load");
     const auto& calls = m.body.at("calls");
@@ -196,7 +204,7 @@ struct Executor {
         if (!from_hex(sc[k].get<std::string>(), set.scalars[k].data(), 8)) throw Fault("bad_request", "call: malformed scalar");
       lists.push_back(set.args.data());
     }
-    return {{"op", "done"}, {"times_s", dev->run(entry, lists)}};
+    return {{"op", "done"}, {"times_s", run(entry, lists, m)}};
   }
 
   void on_load() {
@@ -238,7 +246,12 @@ struct Executor {
           on_map(m);
         else if (op == "layout")
           on_layout(m);
-        else if (op == "null")
+        else if (op == "gate") {
+          if (m.fds.size() != 1) throw Fault("bad_request", "gate: expected one descriptor");
+          const int fd = m.fds[0];
+          m.fds.clear();
+          dev->map_gate(m.body.at("bytes").get<std::size_t>(), fd);
+        } else if (op == "null")
           reply = on_call(m, true);
         else if (op == "call")
           reply = on_call(m, false);

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "khive/numerics/inputs.hpp"
+#include "khive/job/input_keys.hpp"
 
 namespace khive {
 
@@ -19,12 +19,6 @@ void from_json(const nlohmann::json& j, InputSpec& s) {
   s.fraction = j.value("fraction", 0.01);
 }
 
-uint64_t timed_seed(uint64_t input_secret, uint64_t seed_base, const std::string& uuid, uint64_t k) {
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the workload's uuid
-  for (unsigned char c : uuid) h = (h ^ c) * 0x100000001b3ull;
-  return counter_hash(input_secret ^ (seed_base * 0x9E3779B97F4A7C15ull), h, k) | 1ull;
-}
-
 Job parse_job(const nlohmann::json& j) {
   if (!j.is_object()) throw std::invalid_argument("job: expected a JSON object");
   for (const char* f : {"mode", "backend", "inputs_version"})
@@ -34,6 +28,7 @@ Job parse_job(const nlohmann::json& j) {
     throw std::invalid_argument("job: golden_full_limit_bytes and golden_timed_limit_bytes must be >= 1, golden_sample_count >= 2");
   if (job.seeds < 1) throw std::invalid_argument("job: seeds must be >= 1");
   if (!(job.timeout_s > 0)) throw std::invalid_argument("job: timeout_s must be > 0");
+  if (job.mode == "evaluate") InputSecret::from_hex(job.input_secret);  // throws, naming what is wrong
   return job;
 }
 

@@ -44,14 +44,10 @@ struct SandboxOptions {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SandboxOptions, seccomp, landlock, new_netns, drop_capabilities)
 
-// The timed inputs of workload `uuid`, call k: a seed no kernel can predict (input_secret is drawn per run and
-// never leaves khive and the judge) and that repeats across a run's evaluations, so goldens made once are reused.
-uint64_t timed_seed(uint64_t input_secret, uint64_t seed_base, const std::string& uuid, uint64_t k);
-
 // The version of how inputs, perturbations and goldens are made. Goldens live under goldens/v<N>/; a judge
-// refuses a job from a khive of another version. Bump it with any change to numerics/inputs.hpp, timed_seed or the
-// golden format.
-inline constexpr int kInputsVersion = 6;
+// refuses a job from a khive of another version. Bump it with any change to numerics/inputs.hpp, numerics/prf.hpp,
+// job/input_keys.hpp or the golden format. v7: every input from a keyed PRF of a 256-bit secret.
+inline constexpr int kInputsVersion = 7;
 
 struct Job {
   std::string mode;     // "evaluate" | "calibrate"
@@ -69,8 +65,8 @@ struct Job {
   std::string reference_python, reference_pythonpath;
   std::string golden_dir;         // where goldens are read and written (the judge's alone)
   std::string executor;           // the khive-exec binary
-  uint64_t seed_base = 1;         // correctness seeds seed_base+1.., check 7's seeds
-  uint64_t input_secret = 0;      // timed inputs (timed_seed)
+  uint64_t seed_base = 1;         // labels: correctness sets seed_base+1.., check 7's; timed and warm-up calls
+  std::string input_secret;       // 64 hex digits: every input's data derive from it (input_keys.hpp)
   int seeds = 3;                  // correctness seeds per workload
   bool check_correctness = true;  // checks 3-7 on correctness workloads
   bool time = true;               // checks 8-9 (and 11) on perf workloads

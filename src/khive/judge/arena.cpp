@@ -18,7 +18,7 @@ std::size_t Arena::set_bytes(const Task& task, const std::map<std::string, int64
   for (const auto& s : task.inputs)
     if (!s.scalar) b += align(static_cast<std::size_t>(element_count(s, axes)) * dtype_size(s.dtype));
   for (const auto& s : task.outputs) b += align(static_cast<std::size_t>(element_count(s, axes)) * dtype_size(s.dtype));
-  return b;
+  return 2 * b;  // the kernels' inputs and outputs, and the reference's copy of both (ref_inputs, goldens)
 }
 
 Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : dev_(dev), task_(task), sets_(sets) {
@@ -42,9 +42,11 @@ Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : 
   }
   in_ = dev.region(std::max<std::size_t>(in_stride_ * static_cast<std::size_t>(sets), kAlign));
   out_ = dev.region(std::max<std::size_t>(out_stride_ * static_cast<std::size_t>(sets), kAlign));
+  ref_in_ = dev.region(std::max<std::size_t>(in_stride_ * static_cast<std::size_t>(sets), kAlign));
   gold_ = dev.region(std::max<std::size_t>(out_stride_ * static_cast<std::size_t>(sets), kAlign));
   // Sealed before any executor has a descriptor: from here only the judge's own mapping can write the inputs.
   sealed_ = in_->seal_against_writes();
+  ref_in_->seal_against_writes();
   scalars_.assign(static_cast<std::size_t>(sets) * task.inputs.size(), {});
   for (const auto& a : task.var_axes()) axis_values_.push_back(axes_.at(a));
 }
@@ -52,14 +54,17 @@ Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : 
 char* Arena::input(int set, std::size_t i) const {
   return task_.inputs[i].scalar ? nullptr : in_->ptr() + static_cast<std::size_t>(set) * in_stride_ + in_off_[i];
 }
+char* Arena::ref_input(int set, std::size_t i) const {
+  return task_.inputs[i].scalar ? nullptr : ref_in_->ptr() + static_cast<std::size_t>(set) * in_stride_ + in_off_[i];
+}
 char* Arena::output(int set, std::size_t o) const { return out_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
 char* Arena::golden(int set, std::size_t o) const { return gold_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
 unsigned char* Arena::scalar(int set, std::size_t i) { return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(); }
 
-Arena::Share Arena::share(bool goldens) const { return share_regions(goldens, *in_, goldens ? *gold_ : *out_); }
+Arena::Share Arena::share(bool goldens) const { return goldens ? share_regions(true, *ref_in_, *gold_) : share_regions(false, *in_, *out_); }
 
 Arena::Share Arena::share_staged(SharedRegion& inputs, SharedRegion& goldens) const {
-  if (inputs.bytes() != in_->bytes() || goldens.bytes() != gold_->bytes()) throw std::logic_error("Arena::share_staged: regions of another size");
+  if (inputs.bytes() != ref_in_->bytes() || goldens.bytes() != gold_->bytes()) throw std::logic_error("Arena::share_staged: regions of another size");
   return share_regions(true, inputs, goldens);
 }
 

@@ -1,8 +1,10 @@
 // One workload's memory, owned by the judge: `sets` independent argument sets (each with every input and output
-// of the task at the workload's shape), in three shared regions:
-//   inputs   handed to every executor read-only (CPU: sealed, so it stays read-only)
-//   outputs  handed to the kernel's executor(s) read-write; the judge poisons and checks them
-//   goldens  handed to the reference's executor only, as its outputs (goldens made live)
+// of the task at the workload's shape), in four shared regions:
+//   inputs      handed to the kernels' executors read-only (CPU: sealed, so it stays read-only); the judge writes a
+//               set's inputs only when that call is due, so no kernel sees an input before its call (no look-ahead)
+//   outputs     handed to the kernels' executors read-write; the judge poisons and checks them
+//   ref_inputs  handed to the reference's executor only: the same inputs, made earlier for the goldens
+//   goldens     handed to the reference's executor only, as its outputs (goldens made live)
 // Sets have different addresses, so "the same data at new addresses" (check 7) and timed batches of several
 // calls (each on inputs of its own) need nothing else.
 //
@@ -34,7 +36,8 @@ class Arena {
   int sets() const { return sets_; }
   uint64_t id() const { return id_; }  // unique per arena in this process (an address may be reused)
   const std::map<std::string, int64_t>& axes() const { return axes_; }
-  char* input(int set, std::size_t i) const;  // nullptr for a scalar input
+  char* input(int set, std::size_t i) const;      // nullptr for a scalar input
+  char* ref_input(int set, std::size_t i) const;  // the reference's copy (nullptr for a scalar input)
   char* output(int set, std::size_t o) const;
   char* golden(int set, std::size_t o) const;     // the reference's output for this set
   unsigned char* scalar(int set, std::size_t i);  // 8 bytes of host storage: the scalar input's value for the next call
@@ -46,16 +49,17 @@ class Arena {
   bool inputs_sealed() const { return sealed_; }
 
   // The executor's messages: "map" (regions and their access) with fresh descriptors, then "layout".
-  // `goldens`: the reference's view (inputs + goldens) instead of a kernel's (inputs + outputs).
+  // `goldens`: the reference's view (ref_inputs + goldens) instead of a kernel's (inputs + outputs).
   struct Share {
     nlohmann::json map, layout;
     std::vector<int> fds;  // the caller sends and closes them
   };
   Share share(bool goldens) const;
-  // The reference's view over host copies of the inputs and goldens regions (same sizes and offsets): a PyTorch
+  // The reference's view over host copies of the ref_inputs and goldens regions (same sizes and offsets): a PyTorch
   // reference on a GPU judge works on host memory the judge copies the set's inputs into and its goldens out of.
   Share share_staged(SharedRegion& inputs, SharedRegion& goldens) const;
   const SharedRegion& inputs_region() const { return *in_; }
+  const SharedRegion& ref_inputs_region() const { return *ref_in_; }
   const SharedRegion& goldens_region() const { return *gold_; }
   // The scalar inputs' bytes for a call on `set` (hex, in input order).
   nlohmann::json scalars(int set) const;
@@ -73,7 +77,7 @@ class Arena {
   std::vector<std::size_t> in_bytes_, out_bytes_;
   std::vector<std::size_t> in_off_, out_off_;   // within one set's slice
   std::size_t in_stride_ = 0, out_stride_ = 0;  // bytes per set
-  std::unique_ptr<SharedRegion> in_, out_, gold_;
+  std::unique_ptr<SharedRegion> in_, out_, ref_in_, gold_;
   std::vector<std::array<unsigned char, 8>> scalars_;  // sets x inputs
   std::vector<int64_t> axis_values_;
   bool sealed_ = false;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "khive/job/input_keys.hpp"
 #include "khive/job/protocol.hpp"
 #include "khive/numerics/compare.hpp"
 #include "khive/numerics/inputs.hpp"
@@ -48,7 +49,8 @@ class JudgeDevice {
   virtual void to_host(void* host, const void* dev, std::size_t bytes) = 0;
   virtual void from_host(void* dev, const void* host, std::size_t bytes) = 0;
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
-  virtual void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) = 0;
+  // Input tensor `tensor` of the set drawn with `s` (asynchronous on the GPU).
+  virtual void fill(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor) = 0;
   virtual void poison(DType t, void* p, int64_t n, Poison which) = 0;
   virtual uint64_t checksum(const void* p, std::size_t bytes) = 0;
   // The `count` elements sample_index(key, j, count, n) of an output, gathered into host memory.
@@ -63,10 +65,33 @@ class JudgeDevice {
   // Empties the caches before a timed batch: the GPU resets persisting L2 lines (device-wide) and writes 2x its
   // L2; the CPU evicts exactly the batch's buffers from every cache level.
   virtual void flush(const std::vector<Region>& touched) = 0;
-  // GPU: waits until no other context has work on the device (probe kernels until one runs at idle speed) and
-  // returns how long that took; throws std::runtime_error after timeout_s. CPU: 0 (stopped executors cannot run).
+  // GPU: waits until no other context has work on the device (probe kernels, on a stream of their own, until one
+  // runs at idle speed) and returns how long that took; throws std::runtime_error after timeout_s. CPU: 0 (stopped
+  // executors cannot run).
   virtual double drain(double timeout_s) = 0;
   virtual void synchronize() = 0;
+
+  // ---- the gated clock (GPU; executor/gate.hpp): everything below is enqueued on the judge's stream, in order ----
+  // False on the CPU, whose calls are one exchange each; the functions below then throw std::logic_error.
+  virtual bool gated() const { return false; }
+  virtual void wait_geq(void* flag, uint32_t value);
+  virtual void write_value(void* flag, uint32_t value);
+  // Unblocks the judge's own waits on `flag` from outside its stream (an executor that died mid-batch never
+  // writes its counters); then waits for the judge's stream to finish, at most timeout_s (false: it did not).
+  virtual bool release(void* flag, uint32_t value, double timeout_s);
+  // Records timing mark i (0 <= i < marks()) on the stream; elapsed_s(a, b) after a synchronize().
+  virtual int marks() const { return 0; }
+  virtual void mark(int i);
+  virtual double elapsed_s(int a, int b);
+  // The L2 flush of flush(), asynchronous.
+  virtual void flush_async();
+  // checksum() of [p, p + bytes) into accumulator slot i (0 <= i < checksum_slots()), asynchronous; read after a
+  // synchronize() with checksum_slot(i).
+  virtual int checksum_slots() const { return 0; }
+  virtual void checksum_async(const void* p, std::size_t bytes, int slot);
+  virtual std::vector<uint64_t> read_checksums(int first, int count);
+  // Polls the judge's stream until its work is done or timeout_s passed (false: still busy).
+  virtual bool wait_idle(double timeout_s);
 };
 
 std::unique_ptr<JudgeDevice> make_cpu_judge_device();
@@ -75,7 +100,7 @@ std::unique_ptr<JudgeDevice> make_cuda_judge_device();
 #endif
 
 // Host helpers shared with tests.
-void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor);
+void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor);
 uint64_t checksum_host(const void* p, std::size_t bytes);
 
 }  // namespace khive

@@ -33,20 +33,20 @@ uint64_t checksum_host(const void* p, std::size_t bytes) {
   return acc;
 }
 
-void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) {
-  if (!s.perturb_seed || n <= 0) return;
+void perturb_host(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor) {
+  if (!s.perturbed || n <= 0) return;
   int64_t count = perturb_count(n, s.fraction);
   std::size_t sz = dtype_size(t);
   // Two picks of one index write the same bytes (the value depends on the index alone), and sources lie in the
   // first half, never written here.
 #pragma omp parallel for schedule(static) if (count > 8192)
   for (int64_t j = 0; j < count; ++j) {
-    int64_t i = perturb_index(s.perturb_seed, tensor, j, n, count);
-    int64_t src = perturb_source(s.perturb_seed, tensor, i, n);
+    int64_t i = perturb_index(s.perturb, tensor, j, n, count);
+    int64_t src = perturb_source(s.perturb, tensor, i, n);
     if (src >= 0)
       std::memcpy(static_cast<char*>(p) + i * sz, static_cast<const char*>(p) + src * sz, sz);
     else
-      num::store(t, p, i, input_value(d, s.perturb_seed, tensor, static_cast<uint64_t>(i)));
+      num::store(t, p, i, input_value(d, s.perturb, tensor, static_cast<uint64_t>(i)));
   }
 }
 
@@ -135,8 +135,8 @@ class CpuJudgeDevice final : public JudgeDevice {
     for (std::size_t off = 0; off < bytes; off += chunk)
       std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(chunk, bytes - off));
   }
-  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
-    fill_input_host(t, p, n, d, s.seed, tensor);
+  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor) override {
+    fill_input_host(t, p, n, d, s.data, tensor);
     perturb_host(t, p, n, d, s, tensor);
   }
   void poison(DType t, void* p, int64_t n, Poison which) override { poison_host(t, p, n, which); }

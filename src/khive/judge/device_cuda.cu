@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "khive/executor/gate.hpp"
 #include "khive/executor/vmm.hpp"
 #include "khive/judge/device.hpp"
 
@@ -36,7 +37,7 @@ __global__ void checksum_kernel(const uint64_t* w, std::size_t n, unsigned long 
   if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
 }
 
-__global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d, uint64_t pseed, int64_t count, uint64_t tensor) {
+__global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d, InputKey pseed, int64_t count, uint64_t tensor) {
   for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = perturb_index(pseed, tensor, j, n, count);
     int64_t src = perturb_source(pseed, tensor, i, n);
@@ -53,6 +54,23 @@ __global__ void gather_sample_kernel(int sz, const char* out, int64_t n, uint64_
     int64_t i = sample_index(key, j, count, n);
     for (int b = 0; b < sz; ++b) dst[j * sz + b] = out[i * sz + b];
   }
+}
+
+// checksum_kernel's sum over the 8-byte words plus checksum()'s tail rule, into one accumulator (zeroed before).
+__global__ void checksum_bytes_kernel(const unsigned char* p, std::size_t bytes, unsigned long long* out) {
+  const std::size_t n = bytes / 8;
+  const uint64_t* w = reinterpret_cast<const uint64_t*>(p);
+  unsigned long long acc = 0;
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
+    uint64_t x = w[i] ^ (i * 0x9E3779B97F4A7C15ull);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    acc += x ^ (x >> 29);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (std::size_t i = n * 8; i < bytes; ++i) acc += (static_cast<uint64_t>(p[i]) + 1) * (i + 0x632BE59BD9B4E019ull);
+  for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
 }
 
 __global__ void probe_kernel(unsigned* p) {
@@ -91,6 +109,11 @@ class CudaJudgeDevice final : public JudgeDevice {
     ck(cudaSetDevice(0), "cudaSetDevice");
     ck(cudaGetDeviceProperties(&prop_, 0), "cudaGetDeviceProperties");
     ck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaStreamCreateWithFlags(&probe_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    marks_.resize(kMarks);
+    for (auto& e : marks_) ck(cudaEventCreate(&e), "cudaEventCreate");
+    ck(cudaMalloc(&slots_, sizeof(unsigned long long) * kSlots), "cudaMalloc(checksum slots)");
     flush_bytes_ = 2 * static_cast<std::size_t>(prop_.l2CacheSize);
     ck(cudaMalloc(&flush_buf_, flush_bytes_), "cudaMalloc(flush)");
     ck(cudaMalloc(&sum_, sizeof(unsigned long long)), "cudaMalloc(checksum)");
@@ -104,6 +127,10 @@ class CudaJudgeDevice final : public JudgeDevice {
     idle_probe_s_ = p[p.size() / 2];
   }
   ~CudaJudgeDevice() override {
+    for (auto& e : marks_) cudaEventDestroy(e);
+    cudaFree(slots_);
+    cudaStreamDestroy(probe_stream_);
+    cudaStreamDestroy(side_stream_);
     cudaFree(flush_buf_);
     cudaFree(sum_);
     cudaFree(probe_);
@@ -159,12 +186,12 @@ class CudaJudgeDevice final : public JudgeDevice {
   void copy(void* dst, const void* src, std::size_t bytes) override {
     ck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpy D2D");
   }
-  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputSpec& s, uint64_t tensor) override {
-    fill_input_device(t, p, n, d, s.seed, tensor, stream_);
-    if (s.perturb_seed && n > 0) {
+  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor) override {
+    fill_input_device(t, p, n, d, s.data, tensor, stream_);
+    if (s.perturbed && n > 0) {
       int64_t count = perturb_count(n, s.fraction);
-      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb_seed,
-                                                                                        count, tensor);
+      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb, count,
+                                                                                        tensor);
       ck(cudaGetLastError(), "perturb");
     }
   }
@@ -230,15 +257,60 @@ class CudaJudgeDevice final : public JudgeDevice {
   }
   void synchronize() override { ck(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
 
+  bool gated() const override { return true; }
+  void wait_geq(void* flag, uint32_t value) override { exec::stream_wait_geq(stream_, flag, value); }
+  void write_value(void* flag, uint32_t value) override { exec::stream_write(stream_, flag, value); }
+  bool release(void* flag, uint32_t value, double timeout_s) override {
+    exec::stream_write(side_stream_, flag, value);
+    return wait_idle(timeout_s);
+  }
+  int marks() const override { return kMarks; }
+  void mark(int i) override { ck(cudaEventRecord(marks_.at(static_cast<std::size_t>(i)), stream_), "cudaEventRecord"); }
+  double elapsed_s(int a, int b) override {
+    float ms = 0;
+    ck(cudaEventElapsedTime(&ms, marks_.at(static_cast<std::size_t>(a)), marks_.at(static_cast<std::size_t>(b))), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+  void flush_async() override { ck(cudaMemsetAsync(flush_buf_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream_), "L2 flush"); }
+  int checksum_slots() const override { return kSlots; }
+  void checksum_async(const void* p, std::size_t bytes, int slot) override {
+    unsigned long long* out = slots_ + slot;
+    if (slot < 0 || slot >= kSlots) throw std::out_of_range("checksum slot");
+    ck(cudaMemsetAsync(out, 0, sizeof *out, stream_), "memset");
+    const std::size_t n = std::max<std::size_t>(bytes / 8, 1);
+    checksum_bytes_kernel<<<static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096)), 256, 0, stream_>>>(
+        static_cast<const unsigned char*>(p), bytes, out);
+    ck(cudaGetLastError(), "checksum");
+  }
+  std::vector<uint64_t> read_checksums(int first, int count) override {
+    std::vector<uint64_t> v(static_cast<std::size_t>(count));
+    if (count > 0) to_host(v.data(), slots_ + first, sizeof(uint64_t) * v.size());
+    return v;
+  }
+  bool wait_idle(double timeout_s) override {
+    const double until = now_s() + timeout_s;
+    for (;;) {
+      cudaError_t e = cudaStreamQuery(stream_);
+      if (e == cudaSuccess) return true;
+      if (e != cudaErrorNotReady) ck(e, "cudaStreamQuery");
+      if (now_s() > until) return false;
+    }
+  }
+
  private:
+  static constexpr int kMarks = 2 * 256 + 8;  // J0 and J1 of the largest batch
+  static constexpr int kSlots = 4 * 256 * 8;  // per call: inputs and outputs (up to 8 tensors each), twice
+  // On a stream of its own: the judge's main stream may still be finishing the batch's last checksums.
   double probe() {
     const double t0 = now_s();
-    probe_kernel<<<1, 32, 0, stream_>>>(probe_);
-    ck(cudaStreamSynchronize(stream_), "probe");
+    probe_kernel<<<1, 32, 0, probe_stream_>>>(probe_);
+    ck(cudaStreamSynchronize(probe_stream_), "probe");
     return now_s() - t0;
   }
   cudaDeviceProp prop_{};
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t stream_ = nullptr, probe_stream_ = nullptr, side_stream_ = nullptr;
+  std::vector<cudaEvent_t> marks_;
+  unsigned long long* slots_ = nullptr;
   void* flush_buf_ = nullptr;
   std::size_t flush_bytes_ = 0;
   unsigned flush_round_ = 0;

@@ -31,6 +31,8 @@ namespace {
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 constexpr std::size_t kLogKeep = 64 << 10;
+// The least the judge waits for the device to go idle after an answer (the context switch back takes ~0.2-0.4 ms).
+constexpr double kDrainFloor_s = 0.5;
 
 void keep_tail(std::string& log, const char* d, std::size_t n) {
   log.append(d, n);
@@ -308,12 +310,16 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   stop();
   for (int fd : a.fds) ::close(fd);  // an executor never hands the judge descriptors after its hello
   const double t_answer = now_s();
+  // Nothing honest is left on the device once the executor answered (it synchronised the device first): the drain
+  // only waits for the context switch back. Work that outlasts a generous bound is a verdict now, not a wait until
+  // the per-call timeout (an evaluation once hung for minutes on work handed to another stream).
+  const double drain_limit = std::min(spec_.timeout_s, std::max(kDrainFloor_s, 4 * (t_answer - t0)));
   try {
-    x.drain_s = dev_.drain(spec_.timeout_s);
+    x.drain_s = dev_.drain(drain_limit);
   } catch (const std::exception&) {
     kill_now();
     throw ExecutorFault(Reason::work_after_return,
-                        fmt::format("the {} executor answered, but the device stayed busy for {:.0f} s afterwards", spec_.role, spec_.timeout_s));
+                        fmt::format("the {} executor answered, but the device stayed busy for {:.2f} s afterwards", spec_.role, drain_limit));
   }
   x.judge_s = now_s() - t0;
   // KHIVE_TRACE_EXCHANGES=1: one line per exchange on stderr (where the judge's clock goes: until the answer, the
@@ -404,10 +410,27 @@ void ExecutorProcess::load() {
   loaded_ = true;
 }
 
-Exchange ExecutorProcess::call(const std::vector<Call>& calls) {
+void ExecutorProcess::share_gate(SharedRegion& gate) {
+  const int fd = gate.share();
+  try {
+    exchange({{"op", "gate"}, {"bytes", gate.bytes()}}, {fd}, "ok");
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first) {
+  return exchange({{"op", "null"}, {"count", calls}, {"gate", {{"first", gate_first}}}}, {}, "done");
+}
+
+Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_first) {
   nlohmann::json cs = nlohmann::json::array();
   for (const auto& c : calls) cs.push_back({{"set", c.set}, {"scalars", c.scalars}});
-  Exchange x = exchange({{"op", "call"}, {"calls", cs}}, {}, "done");
+  nlohmann::json msg = {{"op", "call"}, {"calls", cs}};
+  if (gate_first) msg["gate"] = {{"first", gate_first}};
+  Exchange x = exchange(msg, {}, "done");
   if (x.in_process_s.size() != calls.size())
     throw ExecutorFault(Reason::protocol_violation,
                         fmt::format("the {} executor answered {} times for {} calls", spec_.role, x.in_process_s.size(), calls.size()));

@@ -32,6 +32,7 @@ namespace khive {
 
 class Arena;
 class JudgeDevice;
+class SharedRegion;
 
 struct ExecutorFault : std::runtime_error {
   Reason reason;
@@ -79,6 +80,8 @@ class ExecutorProcess {
   // The same exchanges for a share made elsewhere (Arena::Share's parts, e.g. a reference's staged host regions);
   // closes the descriptors.
   void share(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds);
+  // GPU: the gate region (executor/gate.hpp), kept by the executor for its lifetime.
+  void share_gate(SharedRegion& gate);
   Overhead calibrate(int exchanges);
   // Null batches of `calls` calls, `before` (the judge's flush) ahead of each, as a timed batch is run.
   Overhead calibrate_batch(int calls, int exchanges, const std::function<void()>& before);
@@ -87,7 +90,11 @@ class ExecutorProcess {
     int set;
     nlohmann::json scalars;
   };
-  Exchange call(const std::vector<Call>& calls);
+  // gate_first > 0: the calls run behind the gate as gate_first, gate_first + 1, ... (the judge has enqueued its
+  // side of the gate before this; `before_wait` runs after the message is sent, before the answer is awaited).
+  Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0);
+  // Null calls behind the gate (before load): the judge's calibration of the gate itself.
+  Exchange null_gated(int calls, uint32_t gate_first);
   // Asks it to quit and checks that it ends cleanly (a kernel whose destructors crash at exit is rejected).
   void finish();
   std::string log_tail(std::size_t max_bytes = 2000) const;

@@ -9,10 +9,8 @@
 
 namespace khive {
 
-uint64_t sample_key(const InputSpec& s) { return counter_hash(s.seed, s.perturb_seed, 0x53414D50ull); }
-
-GoldenStore::GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, RunReference run_reference)
-    : dev_(dev), task_(task), job_(job), run_reference_(std::move(run_reference)) {}
+GoldenStore::GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, const InputKeys& keys, RunReference run_reference)
+    : dev_(dev), task_(task), job_(job), keys_(keys), run_reference_(std::move(run_reference)) {}
 
 int64_t GoldenStore::sample_count(int64_t n, DType t, bool timed) const {
   const int64_t bytes = n * static_cast<int64_t>(dtype_size(t));
@@ -22,7 +20,7 @@ int64_t GoldenStore::sample_count(int64_t n, DType t, bool timed) const {
 }
 
 std::string GoldenStore::path(const Workload& w, const InputSpec& s, std::size_t o) const {
-  return (std::filesystem::path(job_.golden_dir) / w.uuid / (s.key() + "." + task_.outputs[o].name + ".bin")).string();
+  return (std::filesystem::path(job_.golden_dir) / w.uuid / (s.key() + "-" + keys_.fingerprint() + "." + task_.outputs[o].name + ".bin")).string();
 }
 
 std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, const InputSpec& s, bool timed, bool keep_on_host) {
@@ -50,17 +48,17 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     }
     gold[o].kind = count ? Golden::Kind::host_sampled : Golden::Kind::host_full;
     gold[o].count = count;
-    gold[o].key = sample_key(s);
+    gold[o].key = keys_.sample_key(s);
   }
   if (cached) {
     ++stats_.cached;
     return gold;
   }
-  // Made now, by the reference, on the inputs in `set`.
+  // Made now, by the reference, on spec's inputs in `set` of the reference's view.
   for (std::size_t o = 0; o < n_out; ++o) dev_.poison(task_.outputs[o].dtype, a.golden(set, o), a.n_out(o), Poison::a);
   dev_.synchronize();
   const auto t0 = std::chrono::steady_clock::now();
-  run_reference_(a, set);
+  run_reference_(a, set, w, s);
   stats_.reference_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++stats_.made;
   for (std::size_t o = 0; o < n_out; ++o) {
@@ -68,7 +66,7 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     const int64_t count = sample_count(a.n_out(o), spec.dtype, timed);
     std::string data(static_cast<std::size_t>(count ? count : a.n_out(o)) * dtype_size(spec.dtype), '\0');
     if (count)
-      dev_.gather_sample(spec.dtype, a.golden(set, o), a.n_out(o), sample_key(s), count, data.data());
+      dev_.gather_sample(spec.dtype, a.golden(set, o), a.n_out(o), keys_.sample_key(s), count, data.data());
     else
       dev_.to_host(data.data(), a.golden(set, o), data.size());
     const int64_t kept = count ? count : a.n_out(o);
@@ -85,7 +83,7 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
       gold[o].kind = Golden::Kind::host_sampled;
       gold[o].data = std::move(data);
       gold[o].count = count;
-      gold[o].key = sample_key(s);
+      gold[o].key = keys_.sample_key(s);
     } else {
       gold[o].kind = Golden::Kind::device;  // compared whole, on the device, before the set is refilled
       gold[o].set = set;

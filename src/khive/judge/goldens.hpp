@@ -1,9 +1,10 @@
-// Goldens: what each output must be, for the inputs now in an arena's set. Read from the cache when an earlier
-// evaluation of the run made them, else made now by the task's reference (in its own executor, on exactly those
-// inputs, into the arena's golden region) and written to the cache. The cache is the judge's alone: no executor
-// can see it (sandbox.hpp). Large outputs are kept as a sample of positions drawn from the inputs' (secret) seed.
+// Goldens: what each output must be for one input set (InputSpec). Read from the cache when an earlier evaluation
+// of the run made them, else made now by the task's reference (in its own executor, on that set's inputs in the
+// arena's ref_inputs, into its golden region) and written to the cache. The cache is the judge's alone: no executor
+// can see it (sandbox.hpp). Files are named by the set's label and the input secret's fingerprint, so sets of two
+// secrets never meet. Large outputs are kept as a sample of positions drawn from a secret key.
 //
-//   GoldenStore g(dev, task, job, run_reference);
+//   GoldenStore g(dev, task, job, keys, run_reference);
 //   auto gold = g.ensure(arena, set, w, spec, /*timed=*/true);   // one Golden per output
 //   CompareStats st = g.compare(arena, set, o, gold[o], tol, Poison::a);
 #pragma once
@@ -37,10 +38,10 @@ struct GoldenStats {
 
 class GoldenStore {
  public:
-  // run_reference(arena, set): the reference's outputs for set's inputs into arena.golden(set, o) (the session
-  // starts the reference's executor the first time). Throws on failure.
-  using RunReference = std::function<void(Arena&, int set)>;
-  GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, RunReference run_reference);
+  // run_reference(arena, set, w, spec): fills set's ref_inputs with spec's inputs and runs the reference on them, its
+  // outputs into arena.golden(set, o) (the session starts the reference's executor the first time). Throws on failure.
+  using RunReference = std::function<void(Arena&, int set, const Workload&, const InputSpec&)>;
+  GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, const InputKeys& keys, RunReference run_reference);
 
   // keep_on_host: the golden must outlive the set's golden slot (correctness checks reuse it later).
   std::vector<Golden> ensure(Arena& a, int set, const Workload& w, const InputSpec& s, bool timed, bool keep_on_host);
@@ -56,11 +57,9 @@ class GoldenStore {
   JudgeDevice& dev_;
   const Task& task_;
   const Job& job_;
+  const InputKeys& keys_;
   RunReference run_reference_;
   GoldenStats stats_;
 };
-
-// The key of a sampled golden's positions (from the inputs' seeds: no kernel can know which elements count).
-uint64_t sample_key(const InputSpec& s);
 
 }  // namespace khive

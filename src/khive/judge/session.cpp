@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/executor/gate.hpp"
 #include "khive/guard/rules.hpp"
 
 namespace khive {
@@ -18,7 +19,17 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 constexpr int kCalibrationExchanges = 30;
-constexpr int kBatchCalibrationExchanges = 9;
+// The gate's latency (GPU): this many null calls in each of this many exchanges, before the kernel is loaded.
+constexpr int kGateCalibrationCalls = 32;
+constexpr int kGateCalibrationExchanges = 3;
+// What a timed batch aims at: long enough that an exchange's fixed cost (the message, waking and stopping the
+// executor, the drain) is small beside the calls' own device time.
+constexpr double kGpuBatchTarget_s = 2e-3;
+constexpr double kCpuBatchTarget_s = 5e-3;
+// The most input and output tensors a gated call checksums (slots per call in the device's accumulators).
+constexpr int kSlotsPerCall = 16;
+// Counters written when an executor failed mid-batch, so every wait of the judge's stream passes.
+constexpr uint32_t kGateReleased = 0xffffffffu;
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -41,10 +52,18 @@ struct Session::PhaseTimer {
 };
 
 Session::Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress)
-    : dev_(dev), task_(task), job_(job), progress_(std::move(progress)),
-      goldens_(dev, task, job, [this](Arena& a, int set) { run_reference(a, set); }), rng_(std::random_device{}()) {
+    : dev_(dev), task_(task), job_(job), progress_(std::move(progress)), keys_(InputSecret::from_hex(job.input_secret)),
+      goldens_(dev, task, job, keys_,
+               [this](Arena& a, int set, const Workload& w, const InputSpec& s) {
+                 fill_inputs(a, set, w, s, true);
+                 run_reference(a, set);
+               }),
+      rng_(std::random_device{}()) {
   lead_.is_candidate = false;
 }
+
+double Session::Observed::median_s() const { return median_of(sample_s); }
+double Session::Observed::in_process_median_s() const { return median_of(in_process_s); }
 
 Session::~Session() = default;
 
@@ -93,17 +112,7 @@ void Session::start_kernels() {
   auto prepare = [&](Kernel& k, const std::string& role, const std::string& lib, bool vendor) {
     try {
       k.ex = start(role, lib, vendor);
-      PhaseTimer pt(*this, "executors");
-      k.overhead = k.ex->calibrate(kCalibrationExchanges);  // before any kernel code is in the process
-      // A timed batch follows the judge's own device work (fresh inputs, poison, the flush): on a GPU shared by two
-      // processes that costs a context switch the null exchange above never sees (an honest 4M-element vector add
-      // showed 260 us per batch beyond its events on the H200). So the batch overheads are measured the way batches
-      // run, flush first, at every power of two up to the largest batch, still before the kernel is loaded (a
-      // loaded kernel could slow the null calls down to shrink its own times).
-      for (int c = 1;; c *= 2) {
-        k.batch_overhead[c] = k.ex->calibrate_batch(c, kBatchCalibrationExchanges, [&] { dev_.flush({}); });
-        if (c >= std::max(1, job_.timing.max_batch)) break;
-      }
+      calibrate(k);  // before any kernel code is in the process
       progress_(Check::run, "", "loading the " + role);
       k.ex->load();
     } catch (const ExecutorFault& f) {
@@ -113,16 +122,14 @@ void Session::start_kernels() {
   prepare(cand_, "candidate", job_.library, job_.library_vendor);
   if (!job_.leader_library.empty()) {
     prepare(lead_, "leader", job_.leader_library, job_.leader_vendor);
-    // One overhead for both sides of check 11: each executor's own calibration carries its own error, which would
-    // be a fixed bias between them (for a 5 us kernel a few microseconds of it over a batch is several percent).
-    auto pool = [](const Overhead& x, const Overhead& y) {
-      std::vector<double> pooled = x.samples_s;
-      pooled.insert(pooled.end(), y.samples_s.begin(), y.samples_s.end());
-      return Overhead::of(std::move(pooled));
-    };
-    cand_.overhead = lead_.overhead = pool(cand_.overhead, lead_.overhead);
-    for (auto& [c, o] : cand_.batch_overhead)
-      if (lead_.batch_overhead.count(c)) o = lead_.batch_overhead[c] = pool(o, lead_.batch_overhead[c]);
+    // CPU: one overhead for both sides of check 11. Each executor's calibration of its exchange carries its own
+    // error, which would be a fixed bias between them. On a GPU each executor keeps its own gate latency: the two
+    // contexts' latencies can differ by more than the median of 96 gated calls is uncertain.
+    if (!dev_.gated()) {
+      std::vector<double> pooled = cand_.overhead.samples_s;
+      pooled.insert(pooled.end(), lead_.overhead.samples_s.begin(), lead_.overhead.samples_s.end());
+      cand_.overhead = lead_.overhead = Overhead::of(std::move(pooled));
+    }
   }
 }
 
@@ -157,7 +164,7 @@ void Session::run_reference(Arena& a, int set) {
     if (ref_arena_ != a.id()) {
       if (staged) {
         if (!host_) host_ = make_cpu_judge_device();
-        staged_in_ = host_->region(a.inputs_region().bytes());
+        staged_in_ = host_->region(a.ref_inputs_region().bytes());
         staged_gold_ = host_->region(a.goldens_region().bytes());
         staged_in_->seal_against_writes();  // the reference maps it read-only; the judge's own mapping still writes
         Arena::Share s = a.share_staged(*staged_in_, *staged_gold_);
@@ -168,14 +175,15 @@ void Session::run_reference(Arena& a, int set) {
       }
     }
     dev_.synchronize();
-    // Staged: the set's inputs as the judge made them on the device, copied byte for byte; its goldens back after.
+    // Staged: the set's reference inputs as the judge made them on the device, copied byte for byte; its goldens back.
     auto host_of = [](const SharedRegion& dev_region, SharedRegion& host_region, const void* p) {
       return host_region.ptr() + (static_cast<const char*>(p) - dev_region.ptr());
     };
     // The golden slots go over poisoned as the GoldenStore left them, so an output never written still shows.
     if (staged) {
       for (std::size_t i = 0; i < task_.inputs.size(); ++i)
-        if (!task_.inputs[i].scalar) dev_.to_host(host_of(a.inputs_region(), *staged_in_, a.input(set, i)), a.input(set, i), a.in_bytes(i));
+        if (!task_.inputs[i].scalar)
+          dev_.to_host(host_of(a.ref_inputs_region(), *staged_in_, a.ref_input(set, i)), a.ref_input(set, i), a.in_bytes(i));
       for (std::size_t o = 0; o < task_.outputs.size(); ++o)
         dev_.to_host(host_of(a.goldens_region(), *staged_gold_, a.golden(set, o)), a.golden(set, o), a.out_bytes(o));
     }
@@ -215,8 +223,9 @@ void Session::fault(const ExecutorFault& f, const std::string& role) {
 
 // ---------------------------------------------------------------------------------------------- calls
 
-void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec& s) {
+void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec& s, bool for_reference) {
   PhaseTimer pt(*this, "fill");
+  const InputDraw draw = keys_.draw(s);
   for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
     const auto& t = task_.inputs[i];
     const DistParams d = dist_params(task_.distribution_for(t.name, w));
@@ -224,14 +233,23 @@ void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec&
       auto it = w.inputs.find(t.name);
       const double v = (it != w.inputs.end() && it->second.kind == InputSource::Kind::scalar)
                            ? it->second.value
-                           : input_value(d, s.perturb_seed ? s.perturb_seed : s.seed, i, 0);
+                           : value_of_bits(d, prf_u64(draw.perturbed ? draw.perturb : draw.data, kStreamScalar | i, 0));
       unsigned char* slot = a.scalar(set, i);
       std::fill(slot, slot + 8, 0);
       num::store(t.dtype, slot, 0, v);
     } else {
-      dev_.fill(t.dtype, a.input(set, i), a.n_in(i), d, s, i);
+      dev_.fill(t.dtype, for_reference ? a.ref_input(set, i) : a.input(set, i), a.n_in(i), d, draw, i);
     }
   }
+}
+
+// The kernels' view of sets already used: overwritten (a byte pattern), so a kernel that runs after another on the same sets (check 11)
+// cannot read the coming calls' inputs there before the judge reveals them again.
+void Session::scrub_inputs(Arena& a, int first, int count) {
+  PhaseTimer pt(*this, "fill");
+  for (int s = first; s < first + count; ++s)
+    for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+      if (!task_.inputs[i].scalar) dev_.poison(DType::i8, a.input(s, i), static_cast<int64_t>(a.in_bytes(i)), Poison::a);
 }
 
 std::vector<uint64_t> Session::hashes(Arena& a, int set) {
@@ -355,186 +373,323 @@ void Session::correctness(const Workload& w) {
 
 // ---------------------------------------------------------------------------------------------- checks 8-9, 11
 
-int Session::batch_size(Arena& a, const Workload& w, std::vector<Kernel*> ks) {
-  // Warm-up calls on fresh random inputs (never cached, never seen again); their outputs must be written.
-  std::vector<double> est;
-  for (Kernel* k : ks) share(*k, a);
-  for (int i = 0; i < std::max(1, job_.timing.warmup); ++i)
-    for (Kernel* k : ks) {
-      const std::string ctx = fmt::format("workload {} (warm-up {} of the {})", w.uuid, i + 1, k->ex->role());
-      fill_inputs(a, 0, w, InputSpec{rng_() | 1});
-      auto before = hashes(a, 0);
-      poison_outputs(a, 0, 1, Poison::a);
-      Exchange x = call(*k, a, 0, 1, ctx);
-      check_inputs(a, 0, before, w, ctx);
-      for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
-        const auto& out = task_.outputs[o];
-        CompareStats st = dev_.compare(out.dtype, a.output(0, o), a.output(0, o), true, a.n_out(o), a.cols_out(o), Tolerance{}, Poison::a);
-        if (st.unwritten > 0) {
-          if (!k->is_candidate) throw HarnessError{"the leader left outputs unwritten in " + ctx};
-          throw Rejected{Rejection{Check::written, Reason::unwritten_output, w.uuid,
-                                   fmt::format("{}: output {} has {} of {} elements never written", ctx, out.name, st.unwritten, st.n),
-                                   describe_pattern(st)}};
-        }
-      }
-      est.push_back(std::max(1e-9, x.judge_s - k->overhead.median_s));
+void Session::calibrate(Kernel& k) {
+  PhaseTimer pt(*this, "executors");
+  if (!dev_.gated()) {
+    // As a timed call runs: the judge's flush, then one call in one exchange.
+    k.overhead = k.ex->calibrate_batch(1, kCalibrationExchanges, [&] { dev_.flush({}); });
+    return;
+  }
+  k.gate = dev_.region(exec::kGateBytes);
+  dev_.synchronize();  // the region is zeroed before the executor maps it
+  k.ex->share_gate(*k.gate);
+  char* g = k.gate->ptr();
+  std::vector<double> t;
+  for (int x = 0; x < kGateCalibrationExchanges; ++x) {
+    const uint32_t first = k.gate_next;
+    // The same gate a timed call goes through (timed_batch), with nothing revealed and no kernel inside it.
+    for (int j = 0; j < kGateCalibrationCalls; ++j) {
+      const uint32_t v = first + static_cast<uint32_t>(j);
+      dev_.wait_geq(g + exec::kGateGo, v);
+      dev_.flush_async();
+      dev_.mark(2 * j);
+      dev_.write_value(g + exec::kGateReady, v);
+      dev_.wait_geq(g + exec::kGateDone, v);
+      dev_.mark(2 * j + 1);
     }
-  const double t_call = median_of(est);
-  const double target = job_.timing.target_batch_s > 0 ? job_.timing.target_batch_s : (job_.backend == "cpu" ? 5e-3 : 1e-3);
-  const std::size_t fit = std::max<std::size_t>(1, dev_.memory_budget() / std::max<std::size_t>(1, 2 * Arena::set_bytes(task_, a.axes())));
-  const int want = static_cast<int>(std::ceil(target / t_call));
+    k.gate_next += kGateCalibrationCalls;
+    try {
+      k.ex->null_gated(kGateCalibrationCalls, first);
+    } catch (...) {
+      dev_.release(g + exec::kGateDone, kGateReleased, job_.timeout_s);
+      dev_.release(g + exec::kGateGo, kGateReleased, job_.timeout_s);
+      throw;
+    }
+    if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
+    for (int j = 0; j < kGateCalibrationCalls; ++j) t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1));
+  }
+  k.overhead = Overhead::of(std::move(t));
+}
+
+std::vector<Session::TimedCall> Session::plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k, int count) {
+  std::vector<TimedCall> calls;
+  for (int j = 0; j < count; ++j) {
+    TimedCall c;
+    c.spec = InputSpec{keys_.call_label(kind, job_.seed_base, w.uuid, first_k + static_cast<uint64_t>(j))};
+    PhaseTimer pt(*this, "goldens");
+    c.gold = goldens_.ensure(a, j, w, c.spec, true, false);  // made on the reference's view: no kernel sees them
+    calls.push_back(std::move(c));
+  }
+  return calls;
+}
+
+Session::Observed Session::timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
+                                       const char* what) {
+  Observed o = dev_.gated() ? gated_batch(k, a, calls, w, first_k, what) : exchanged_batch(k, a, calls, w, first_k, what);
+  scrub_inputs(a, 0, static_cast<int>(calls.size()));
+  return o;
+}
+
+// CPU: one exchange per call, its inputs written just before its message (the executor is stopped between calls,
+// so it never runs while a later call's inputs are there).
+Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
+                                           const char* what) {
+  Observed o;
+  for (std::size_t j = 0; j < calls.size(); ++j) {
+    const int s = static_cast<int>(j);
+    const std::string ctx = fmt::format("workload {} ({} call {} of the {})", w.uuid, what, first_k + j, k.ex->role());
+    fill_inputs(a, s, w, calls[j].spec);
+    auto before = hashes(a, s);
+    poison_outputs(a, s, 1, Poison::a);
+    {
+      PhaseTimer pt(*this, "flush");
+      dev_.flush(a.touched(s, 1));
+    }
+    Exchange x = call(k, a, s, 1, ctx);
+    check_inputs(a, s, before, w, ctx);
+    check_outputs(a, s, calls[j].gold, w, Poison::a, Check::timed_outputs, ctx, k);
+    o.bracket_s.push_back(x.judge_s);
+    o.sample_s.push_back(std::max(1e-9, x.judge_s - k.overhead.median_s));
+    o.in_process_s.push_back(x.in_process_s.empty() ? 0 : x.in_process_s[0]);
+    o.drain_s += x.drain_s;
+  }
+  return o;
+}
+
+// GPU: the batch's calls are enqueued on both sides of the gate (executor/gate.hpp) and run in one exchange; call
+// j's inputs are written on the judge's stream only after the executor has queued call j and call j - 1 has ended,
+// and its outputs are checksummed right after its end, so work that goes on after a call ended shows as a changed
+// checksum when the batch is validated.
+Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
+                                       const char* what) {
+  const int n = static_cast<int>(calls.size());
+  const std::size_t n_in = task_.inputs.size(), n_out = task_.outputs.size();
+  if (n_in + n_out > static_cast<std::size_t>(kSlotsPerCall) || 2 * n * kSlotsPerCall > dev_.checksum_slots() || 2 * n > dev_.marks())
+    throw HarnessError{fmt::format("a gated batch of {} calls with {} tensors is more than the judge's device can track", n, n_in + n_out)};
+  auto slot = [&](int j, std::size_t t, int pass) { return (pass * n + j) * kSlotsPerCall + static_cast<int>(t); };
+  char* g = k.gate->ptr();
+  const uint32_t first = k.gate_next;
+  k.gate_next += static_cast<uint32_t>(n);
+
+  poison_outputs(a, 0, n, Poison::a);
+  {
+    PhaseTimer pt(*this, "flush");
+    dev_.flush({});  // persisting lines reset, L2 written over; synchronised: nothing of the judge's is pending
+  }
+  for (int j = 0; j < n; ++j) {
+    const uint32_t v = first + static_cast<uint32_t>(j);
+    dev_.wait_geq(g + exec::kGateGo, v);  // the executor has queued call j (and finished queueing j - 1)
+    fill_inputs(a, j, w, calls[static_cast<std::size_t>(j)].spec);
+    for (std::size_t i = 0; i < n_in; ++i)
+      if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 0));
+    dev_.flush_async();
+    dev_.mark(2 * j);
+    dev_.write_value(g + exec::kGateReady, v);
+    dev_.wait_geq(g + exec::kGateDone, v);
+    dev_.mark(2 * j + 1);
+    for (std::size_t o = 0; o < n_out; ++o) dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
+  }
+  std::vector<ExecutorProcess::Call> cs;
+  for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
+  const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
+  auto release = [&] {
+    dev_.release(g + exec::kGateGo, kGateReleased, job_.timeout_s);
+    dev_.release(g + exec::kGateDone, kGateReleased, job_.timeout_s);
+  };
+  Exchange x;
+  try {
+    x = k.ex->call(cs, first);
+    if (k.is_candidate) phases_["kernel"] += x.judge_s;
+  } catch (const ExecutorFault& f) {
+    release();
+    fault(ExecutorFault(f.reason, ctx + ": " + f.what(), f.external, f.before_load), k.ex->role());
+  }
+  // The executor synchronised its device before answering, so the judge's side ends within moments; if it does not,
+  // some call's `done` was never written (the executor answered before its calls ended).
+  if (!dev_.wait_idle(std::max(1.0, 4 * x.judge_s))) {
+    release();
+    Rejection r{Check::timing, Reason::work_after_return, w.uuid,
+                ctx + ": the executor answered before its calls had ended on the device (a call's end was never signalled)",
+                "every call's work must be on the stream passed to khive_launch and finished when the executor answers"};
+    if (!k.is_candidate) throw HarnessError{"the leader failed the gate: " + r.message};
+    throw Rejected{r};
+  }
+  Observed o;
+  o.drain_s = x.drain_s;
+  for (int j = 0; j < n; ++j) {
+    const double b = dev_.elapsed_s(2 * j, 2 * j + 1);
+    o.bracket_s.push_back(b);
+    o.sample_s.push_back(std::max(1e-9, b - k.overhead.median_s));
+    o.in_process_s.push_back(j < static_cast<int>(x.in_process_s.size()) ? x.in_process_s[static_cast<std::size_t>(j)] : 0);
+  }
+  // Validation: inputs unchanged since they were revealed, outputs right, and unchanged since their call ended.
+  {
+    PhaseTimer pt(*this, "checksum");
+    for (int j = 0; j < n; ++j) {
+      for (std::size_t i = 0; i < n_in; ++i)
+        if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 1));
+      for (std::size_t t = 0; t < n_out; ++t) dev_.checksum_async(a.output(j, t), a.out_bytes(t), slot(j, n_in + t, 1));
+    }
+    dev_.synchronize();
+  }
+  const std::vector<uint64_t> at_call = dev_.read_checksums(0, n * kSlotsPerCall), now = dev_.read_checksums(n * kSlotsPerCall, n * kSlotsPerCall);
+  for (int j = 0; j < n; ++j) {
+    const std::string c = fmt::format("workload {} ({} call {} of the {})", w.uuid, what, first_k + static_cast<uint64_t>(j), k.ex->role());
+    for (std::size_t i = 0; i < n_in; ++i)
+      if (!task_.inputs[i].scalar && at_call[static_cast<std::size_t>(slot(j, i, 0))] != now[static_cast<std::size_t>(slot(j, i, 0))]) {
+        if (!k.is_candidate) throw HarnessError{"the leader changed its inputs in " + c};
+        throw Rejected{input_mutated(task_.inputs[i].name, w.uuid, c)};
+      }
+    check_outputs(a, j, calls[static_cast<std::size_t>(j)].gold, w, Poison::a, Check::timed_outputs, c, k);
+    for (std::size_t t = 0; t < n_out; ++t)
+      if (at_call[static_cast<std::size_t>(slot(j, n_in + t, 0))] != now[static_cast<std::size_t>(slot(j, n_in + t, 0))]) {
+        Rejection r{Check::timing, Reason::work_after_return, w.uuid,
+                    fmt::format("{}: output {} changed after the call had ended (the judge read it when the call signalled its end, "
+                                "and again after the batch)",
+                                c, task_.outputs[t].name),
+                    "work that outlives its call: every call's work must end before khive_launch's stream reaches its end"};
+        if (!k.is_candidate) throw HarnessError{"the leader wrote after its call ended: " + r.message};
+        throw Rejected{r};
+      }
+  }
+  return o;
+}
+
+int Session::warm_up(const Workload& w, std::vector<Kernel*> ks) {
+  const int n = std::max(1, job_.timing.warmup);
+  std::vector<double> est;
+  {
+    Arena warm(dev_, task_, w, n);
+    for (Kernel* k : ks) share(*k, warm);
+    // Every kernel warms up on inputs of its own (warm-up labels, then the kernel's index), validated like timed
+    // calls: a warm-up is neither free compute nor an unchecked call.
+    uint64_t first = 0;
+    for (Kernel* k : ks) {
+      auto calls = plan_calls(warm, w, CallKind::warmup, first, n);
+      Observed o = timed_batch(*k, warm, calls, w, first, "warm-up");
+      est.push_back(o.median_s());
+      first += static_cast<uint64_t>(n);
+    }
+  }
+  const double t_call = *std::max_element(est.begin(), est.end());
+  const double target = job_.timing.target_batch_s > 0 ? job_.timing.target_batch_s : (dev_.gated() ? kGpuBatchTarget_s : kCpuBatchTarget_s);
+  std::size_t fit = std::max<std::size_t>(1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
+  if (dev_.gated())
+    fit = std::min<std::size_t>(fit, static_cast<std::size_t>(std::min(dev_.marks() / 2, dev_.checksum_slots() / (2 * kSlotsPerCall))));
+  const int want = static_cast<int>(std::ceil(target / std::max(t_call, 1e-7)));
   return static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, want)), 1,
                                                   std::min<std::size_t>(fit, static_cast<std::size_t>(std::max(1, job_.timing.max_batch)))));
 }
 
-std::vector<Golden> Session::timed_inputs(Arena& a, int set, const Workload& w, uint64_t k) {
-  const InputSpec spec{timed_seed(job_.input_secret, job_.seed_base, w.uuid, k)};
-  fill_inputs(a, set, w, spec);
-  PhaseTimer pt(*this, "goldens");
-  return goldens_.ensure(a, set, w, spec, true, false);
-}
-
-Session::Observed Session::timed_batch(Kernel& k, Arena& a, int count, const std::vector<std::vector<Golden>>& gold, const Workload& w,
-                                       uint64_t first_k) {
-  std::vector<std::vector<uint64_t>> before;
-  for (int s = 0; s < count; ++s) before.push_back(hashes(a, s));
-  poison_outputs(a, 0, count, Poison::a);
-  {
-    PhaseTimer pt(*this, "flush");
-    dev_.flush(a.touched(0, count));
-  }
-  const std::string ctx = fmt::format("workload {} (timed calls {}-{} of the {})", w.uuid, first_k, first_k + count - 1, k.ex->role());
-  Exchange x = call(k, a, 0, count, ctx);
-  for (int s = 0; s < count; ++s) {
-    const std::string c = fmt::format("workload {} (timed call {} of the {})", w.uuid, first_k + s, k.ex->role());
-    check_inputs(a, s, before[s], w, c);
-    check_outputs(a, s, gold[s], w, Poison::a, Check::timed_outputs, c, k);
-  }
-  double in = 0;
-  for (double t : x.in_process_s) in += t;
-  return {std::max(1e-9, (x.judge_s - k.overhead_for(count).median_s) / count), in / count, x.judge_s, in, x.drain_s};
-}
-
-void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k, int batch) {
-  std::vector<double> judge, in, drain;
+void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k) {
+  std::vector<double> judge, in, drain, per_batch;
   for (const auto& o : obs) {
-    judge.push_back(o.judge_s);
-    in.push_back(o.in_batch_s);
+    judge.insert(judge.end(), o.bracket_s.begin(), o.bracket_s.end());
+    in.insert(in.end(), o.in_process_s.begin(), o.in_process_s.end());
     drain.push_back(o.drain_s);
+    double b = 0;
+    for (double t : o.bracket_s) b += t;
+    per_batch.push_back(b);
   }
-  const Overhead o = k.overhead_for(batch);
-  std::optional<Rejection> r = clock_rejection(judge, in, o.median_s, o.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
+  std::optional<Rejection> r = clock_rejection(judge, in, k.overhead.median_s, k.overhead.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
   if (!r && job_.backend == "cuda") {
     const double idle = dev_.preflight().value("idle_probe_s", 0.0);
-    r = drain_rejection(drain, judge, 2 * idle, w.uuid);
+    r = drain_rejection(drain, per_batch, 2 * idle, w.uuid);
   }
   if (!r) return;
-  r->message += fmt::format(" [batches of {} call(s); a no-work batch costs {:.1f} us on the judge's clock; drain {:.1f} us]", batch,
-                            1e6 * o.median_s, 1e6 * median_of(drain));
+  r->message += fmt::format(" [a call that does no work costs {:.1f} us on the judge's clock; drain {:.1f} us]", 1e6 * k.overhead.median_s,
+                            1e6 * median_of(drain));
   if (!k.is_candidate) throw HarnessError{"the leader failed the clock check: " + r->message};
   throw Rejected{*r};
-}
-
-Overhead Session::Kernel::overhead_for(int calls) const {
-  if (batch_overhead.empty()) return overhead;
-  auto hi = batch_overhead.lower_bound(calls);
-  if (hi == batch_overhead.end()) return std::prev(hi)->second;
-  if (hi->first == calls || hi == batch_overhead.begin()) return hi->second;
-  auto lo = std::prev(hi);
-  const double f = static_cast<double>(calls - lo->first) / (hi->first - lo->first);
-  Overhead o;
-  o.median_s = lo->second.median_s + f * (hi->second.median_s - lo->second.median_s);
-  o.jitter_s = std::max(lo->second.jitter_s, hi->second.jitter_s);
-  return o;
 }
 
 nlohmann::json Session::time_solo(const Workload& w) {
   current_ = w.uuid;
   progress_(Check::timing, w.uuid, "warm-up");
-  int batch;
-  {
-    Arena warm(dev_, task_, w, 1);
-    batch = batch_size(warm, w, {&cand_});
-  }
+  const int batch = warm_up(w, {&cand_});
   Arena a(dev_, task_, w, batch);
   share(cand_, a);
   StoppingRule rule{static_cast<std::size_t>(job_.timing.min_samples), static_cast<std::size_t>(job_.timing.max_samples), job_.timing.target_noise,
                     job_.timing.time_cap_s};
   std::vector<Observed> obs;
-  std::vector<double> samples;
+  std::vector<double> samples, in;
   uint64_t k = 0;
   const auto t0 = Clock::now();
   progress_(Check::timing, w.uuid, fmt::format("timed batches of {} call(s)", batch));
   for (;;) {
-    std::vector<std::vector<Golden>> gold;
-    for (int s = 0; s < batch; ++s) gold.push_back(timed_inputs(a, s, w, k + static_cast<uint64_t>(s)));
-    obs.push_back(timed_batch(cand_, a, batch, gold, w, k));
-    samples.push_back(obs.back().sample_s);
+    auto calls = plan_calls(a, w, CallKind::timed, k, batch);
+    obs.push_back(timed_batch(cand_, a, calls, w, k, "timed"));
+    samples.insert(samples.end(), obs.back().sample_s.begin(), obs.back().sample_s.end());
+    in.insert(in.end(), obs.back().in_process_s.begin(), obs.back().in_process_s.end());
     k += static_cast<uint64_t>(batch);
     // The cap is wall time, the judge's own work included (fresh inputs, goldens, comparisons): it bounds how long
-    // a workload takes once the minimum samples are in.
+    // a workload takes once the minimum samples are in. Every sample is one call.
     if (should_stop(samples, since(t0), rule)) break;
   }
-  check_clock(w, obs, cand_, batch);
-  std::vector<double> in, drain;
-  for (const auto& o : obs) in.push_back(o.in_process_s), drain.push_back(o.drain_s);
+  check_clock(w, obs, cand_);
+  std::vector<double> drain;
+  for (const auto& o : obs) drain.push_back(o.drain_s);
   return {{"workload", w.uuid},
           {"samples_s", samples},
           {"in_process_s", in},
           {"drain_s", drain},
           {"batch", batch},
           {"validated", k},
-          {"overhead_s", cand_.overhead_for(batch).median_s}};
+          {"clock", dev_.gated() ? "gated" : "exchange"},
+          {"overhead_s", cand_.overhead.median_s},
+          {"overhead_jitter_s", cand_.overhead.jitter_s}};
 }
 
 nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events) {
   current_ = w.uuid;
   progress_(Check::acceptance, w.uuid, "warm-up of both");
-  int batch;
-  {
-    Arena warm(dev_, task_, w, 1);
-    batch = batch_size(warm, w, {&lead_, &cand_});
-  }
+  const int batch = warm_up(w, {&lead_, &cand_});
   Arena a(dev_, task_, w, batch);
   share(cand_, a);
   share(lead_, a);
   StoppingRule rule{static_cast<std::size_t>(std::max(job_.timing.min_samples, job_.ab_min_pairs)), static_cast<std::size_t>(job_.timing.max_samples),
                     job_.timing.target_noise, 2 * job_.timing.time_cap_s};
   std::vector<Observed> oa, ob;
-  std::vector<double> as, bs;
+  std::vector<double> as, bs, samples, in;
   uint64_t k = 0;
   const auto t0 = Clock::now();
   progress_(Check::acceptance, w.uuid, fmt::format("interleaved pairs, batches of {} call(s)", batch));
   for (;;) {
-    std::vector<std::vector<Golden>> gold;
-    for (int s = 0; s < batch; ++s) gold.push_back(timed_inputs(a, s, w, k + static_cast<uint64_t>(s)));
+    auto calls = plan_calls(a, w, CallKind::timed, k, batch);
     const bool cand_first = (rng_() & 1) != 0;  // the order inside the pair, drawn at random: the test is exact
     Kernel& first = cand_first ? cand_ : lead_;
     Kernel& second = cand_first ? lead_ : cand_;
-    Observed o1 = timed_batch(first, a, batch, gold, w, k);
-    Observed o2 = timed_batch(second, a, batch, gold, w, k);
+    Observed o1 = timed_batch(first, a, calls, w, k, "timed");
+    Observed o2 = timed_batch(second, a, calls, w, k, "timed");
     oa.push_back(cand_first ? o2 : o1);
     ob.push_back(cand_first ? o1 : o2);
-    as.push_back(oa.back().sample_s);
-    bs.push_back(ob.back().sample_s);
+    // One pair per round: the median call of each side (the calls of one round share its order, so they are not
+    // pairs of their own).
+    as.push_back(oa.back().median_s());
+    bs.push_back(ob.back().median_s());
+    samples.insert(samples.end(), ob.back().sample_s.begin(), ob.back().sample_s.end());
+    in.insert(in.end(), ob.back().in_process_s.begin(), ob.back().in_process_s.end());
     k += static_cast<uint64_t>(batch);
     if (should_stop_pairs(as, bs, since(t0), rule)) break;
   }
-  check_clock(w, ob, cand_, batch);
-  check_clock(w, oa, lead_, batch);
+  check_clock(w, ob, cand_);
+  check_clock(w, oa, lead_);
   test = ab_test(as, bs);
   std::vector<double> ea, eb;
-  for (std::size_t i = 0; i < oa.size() && i < ob.size(); ++i) ea.push_back(oa[i].in_process_s), eb.push_back(ob[i].in_process_s);
+  for (std::size_t i = 0; i < oa.size() && i < ob.size(); ++i) ea.push_back(oa[i].in_process_median_s()), eb.push_back(ob[i].in_process_median_s());
   on_events = ab_test(ea, eb);
-  std::vector<double> in, drain;
-  for (const auto& o : ob) in.push_back(o.in_process_s), drain.push_back(o.drain_s);
+  std::vector<double> drain;
+  for (const auto& o : ob) drain.push_back(o.drain_s);
   return {{"workload", w.uuid},
-          {"samples_s", bs},
+          {"samples_s", samples},
           {"in_process_s", in},
           {"drain_s", drain},
           {"batch", batch},
           {"validated", 2 * k},
-          {"overhead_s", cand_.overhead_for(batch).median_s},
+          {"clock", dev_.gated() ? "gated" : "exchange"},
+          {"overhead_s", cand_.overhead.median_s},
+          {"overhead_jitter_s", cand_.overhead.jitter_s},
+          {"pair_samples_s", bs},
           {"leader_samples_s", as}};
 }
 

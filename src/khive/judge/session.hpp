@@ -5,10 +5,12 @@
 //   checks 3-7   correctness workloads, several seeds: inputs immutable (CPU: sealed) or hashed after every call,
 //                outputs poisoned before every call and compared with goldens; the same inputs twice; a few elements
 //                changed, new data at old addresses, the same data at new addresses
-//   checks 8-9   perf workloads: every timed call gets inputs no kernel has seen (timed_seed: unpredictable, never
-//                repeated within an executor) and EVERY timed call's outputs are compared with goldens; the sample is
-//                the judge's own clock over a batch of calls (long against its overhead), the executor's clock only
-//                cross-checks it (guard/rules.hpp)
+//   checks 8-9   perf workloads: every call (warm-up and timed) gets inputs no kernel has seen (input_keys.hpp: a
+//                keyed PRF of a secret, never repeated within an executor), written by the judge only when the call
+//                is due (no look-ahead), and EVERY call's outputs are compared with goldens. The sample is the judge's
+//                own clock per call: on a GPU its own events around a gate the executor's stream waits behind
+//                (executor/gate.hpp), less the gate's calibrated latency; on the CPU one exchange per call, less a
+//                null exchange. The executor's clock only cross-checks it (guard/rules.hpp)
 //   check 11     candidate and leader in separate executors, in pairs on the same inputs, the order inside each pair
 //                drawn at random, both validated, each stopped while the other runs; signed-rank test per workload,
 //                Holm over the workloads (guard/stats.hpp)
@@ -29,6 +31,7 @@
 
 #include "khive/guard/checks.hpp"
 #include "khive/guard/stats.hpp"
+#include "khive/job/input_keys.hpp"
 #include "khive/job/protocol.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
@@ -56,19 +59,25 @@ class Session {
   };
   struct Kernel {  // one executor under test (the candidate, or the leader in an A/B)
     std::unique_ptr<ExecutorProcess> ex;
-    Overhead overhead;                       // one null call, back to back (the batch-size estimate)
-    std::map<int, Overhead> batch_overhead;  // a null batch of 2^i calls after the judge's flush, as a timed batch runs
+    // What the judge's clock sees of a call that does no work, measured before any kernel code was in the process
+    // (a loaded kernel could slow the null calls down to shrink its own times): GPU: the gate's latency between the
+    // judge's events; CPU: one exchange after the judge's flush, as a timed call runs.
+    Overhead overhead;
+    std::unique_ptr<SharedRegion> gate;  // GPU: the counters of executor/gate.hpp
+    uint32_t gate_next = 1;              // the value the next gated call waits for
     bool is_candidate = true;
-    // What the judge's clock sees for a batch of `calls` that does no work: measured at the powers of two before
-    // any kernel code was in the process, interpolated in between.
-    Overhead overhead_for(int calls) const;
   };
-  struct Observed {       // one timed batch
-    double sample_s;      // per call, from the judge's clock: (judge_s - overhead) / calls
-    double in_process_s;  // per call, from the executor's clock
-    double judge_s;       // the whole exchange, the judge's clock
-    double in_batch_s;    // the whole batch, the executor's clock
-    double drain_s;
+  struct TimedCall {  // one call of a timed batch: its input set and that set's goldens
+    InputSpec spec;
+    std::vector<Golden> gold;
+  };
+  struct Observed {                    // one batch of calls, each validated
+    std::vector<double> sample_s;      // per call, the judge's clock less the overhead
+    std::vector<double> bracket_s;     // per call, the judge's clock as read (GPU: J1 - J0; CPU: the exchange)
+    std::vector<double> in_process_s;  // per call, the executor's own clock
+    double drain_s = 0;                // the exchanges' drains (GPU), summed
+    double median_s() const;           // of sample_s
+    double in_process_median_s() const;
   };
 
   std::unique_ptr<ExecutorProcess> start(const std::string& role, const std::string& library, bool vendor);
@@ -78,7 +87,9 @@ class Session {
   void share(Kernel& k, Arena& a);
   void share_reference(Arena& a);
 
-  void fill_inputs(Arena& a, int set, const Workload& w, const InputSpec& s);
+  // A set's inputs: the kernels' view (reveal) or the reference's (for its goldens).
+  void fill_inputs(Arena& a, int set, const Workload& w, const InputSpec& s, bool for_reference = false);
+  void scrub_inputs(Arena& a, int first, int count);
   std::vector<uint64_t> hashes(Arena& a, int set);
   void check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w, const std::string& context);
   void poison_outputs(Arena& a, int first, int count, Poison p);
@@ -87,13 +98,18 @@ class Session {
                      const Kernel& k);
 
   void correctness(const Workload& w);
-  int batch_size(Arena& a, const Workload& w, std::vector<Kernel*> ks);
-  std::vector<Golden> timed_inputs(Arena& a, int set, const Workload& w, uint64_t k);
-  Observed timed_batch(Kernel& k, Arena& a, int count, const std::vector<std::vector<Golden>>& gold, const Workload& w, uint64_t first_k);
+  void calibrate(Kernel& k);
+  // Warm-up calls (validated like timed ones, their times discarded), then the batch size.
+  int warm_up(const Workload& w, std::vector<Kernel*> ks);
+  std::vector<TimedCall> plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k, int count);
+  // Runs `calls` on slots 0.. of `a`, each call's inputs revealed only when it is due, and validates every call.
+  Observed timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
+  Observed gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
+  Observed exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
   nlohmann::json time_solo(const Workload& w);
   // `test` on the judge's clock; `on_events` the same test on the executors' own clocks (check 11 needs both).
   nlohmann::json time_ab(const Workload& w, AbTest& test, AbTest& on_events);
-  void check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k, int batch);
+  void check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k);
 
   [[noreturn]] void fault(const ExecutorFault& f, const std::string& role);
   bool selected(const Workload& w) const;
@@ -110,6 +126,7 @@ class Session {
   std::unique_ptr<JudgeDevice> host_;
   std::unique_ptr<SharedRegion> staged_in_, staged_gold_;
   std::string current_;  // the workload being judged, for rejections raised by executor faults
+  InputKeys keys_;
   GoldenStore goldens_;
   std::mt19937_64 rng_;
   std::map<std::string, double> phases_;

@@ -1,9 +1,11 @@
 // Host side of inputs.hpp: distribution parameters, deterministic fills and output poisoning.
 #include "khive/numerics/inputs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace khive {
 namespace {
@@ -14,10 +16,22 @@ void require_supported(DType t, const char* what) {
 }
 
 // The dtype as a compile-time constant, so the per-element switch in num::store folds away.
+// Chunks of whole PRF blocks (8 values each): the key stream for a chunk comes from one OpenSSL call.
 template <DType T>
-void fill_typed(void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor) {
-#pragma omp parallel for schedule(static) if (n > 4096)  // ~30 ns a value: small fills stay on one thread
-  for (int64_t i = 0; i < n; ++i) num::store(T, p, i, input_value(d, seed, tensor, static_cast<uint64_t>(i)));
+void fill_typed(void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor) {
+  constexpr int64_t kChunkBlocks = 1024;
+  const int64_t blocks = (n + 7) / 8, chunks = (blocks + kChunkBlocks - 1) / kChunkBlocks;
+#pragma omp parallel if (n > 4096)
+  {
+    std::vector<uint64_t> h(kChunkBlocks * 8);
+#pragma omp for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t b0 = c * kChunkBlocks, nb = std::min(kChunkBlocks, blocks - b0);
+      prf_blocks_host(key, tensor, static_cast<uint64_t>(b0), static_cast<uint64_t>(nb), h.data());
+      const int64_t i0 = b0 * 8, i1 = std::min(n, (b0 + nb) * 8);
+      for (int64_t i = i0; i < i1; ++i) num::store(T, p, i, value_of_bits(d, h[static_cast<std::size_t>(i - i0)]));
+    }
+  }
 }
 
 template <typename U>
@@ -63,21 +77,21 @@ DistParams dist_params(const Distribution& d) {
   return p;
 }
 
-void fill_input_host(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor) {
+void fill_input_host(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor) {
   require_supported(t, "fill_input_host");
   if (n <= 0) return;
   switch (t) {
-    case DType::f64: fill_typed<DType::f64>(p, n, d, seed, tensor); break;
-    case DType::f32: fill_typed<DType::f32>(p, n, d, seed, tensor); break;
-    case DType::f16: fill_typed<DType::f16>(p, n, d, seed, tensor); break;
-    case DType::bf16: fill_typed<DType::bf16>(p, n, d, seed, tensor); break;
-    case DType::f8e4m3: fill_typed<DType::f8e4m3>(p, n, d, seed, tensor); break;
-    case DType::f8e5m2: fill_typed<DType::f8e5m2>(p, n, d, seed, tensor); break;
-    case DType::i64: fill_typed<DType::i64>(p, n, d, seed, tensor); break;
-    case DType::i32: fill_typed<DType::i32>(p, n, d, seed, tensor); break;
-    case DType::i16: fill_typed<DType::i16>(p, n, d, seed, tensor); break;
-    case DType::i8: fill_typed<DType::i8>(p, n, d, seed, tensor); break;
-    case DType::boolean: fill_typed<DType::boolean>(p, n, d, seed, tensor); break;
+    case DType::f64: fill_typed<DType::f64>(p, n, d, key, tensor); break;
+    case DType::f32: fill_typed<DType::f32>(p, n, d, key, tensor); break;
+    case DType::f16: fill_typed<DType::f16>(p, n, d, key, tensor); break;
+    case DType::bf16: fill_typed<DType::bf16>(p, n, d, key, tensor); break;
+    case DType::f8e4m3: fill_typed<DType::f8e4m3>(p, n, d, key, tensor); break;
+    case DType::f8e5m2: fill_typed<DType::f8e5m2>(p, n, d, key, tensor); break;
+    case DType::i64: fill_typed<DType::i64>(p, n, d, key, tensor); break;
+    case DType::i32: fill_typed<DType::i32>(p, n, d, key, tensor); break;
+    case DType::i16: fill_typed<DType::i16>(p, n, d, key, tensor); break;
+    case DType::i8: fill_typed<DType::i8>(p, n, d, key, tensor); break;
+    case DType::boolean: fill_typed<DType::boolean>(p, n, d, key, tensor); break;
     default: break;
   }
 }

@@ -23,11 +23,18 @@ unsigned grid_for(int64_t n, int threads) {
   return static_cast<unsigned>(need < cap ? need : cap);
 }
 
+// One ChaCha20 block per thread and step: the block's 8 words are 8 consecutive elements.
 template <DType T>
-__global__ void fill_kernel(void* p, int64_t n, DistParams d, uint64_t seed, uint64_t tensor) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    num::store(T, p, i, input_value(d, seed, tensor, static_cast<uint64_t>(i)));
+__global__ void fill_kernel(void* p, int64_t n, DistParams d, InputKey key, uint64_t tensor) {
+  const int64_t blocks = (n + 7) / 8, stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t b = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    uint32_t w[16];
+    chacha20_block(key, static_cast<uint64_t>(b), tensor, w);
+    const int64_t i0 = b * 8;
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      if (i0 + k < n) num::store(T, p, i0 + k, value_of_bits(d, static_cast<uint64_t>(w[2 * k]) | (static_cast<uint64_t>(w[2 * k + 1]) << 32)));
+  }
 }
 
 template <typename U>
@@ -37,9 +44,9 @@ __global__ void poison_kernel(U* p, int64_t n, U v) {
 }
 
 template <DType T>
-void launch_fill(void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor, cudaStream_t s) {
+void launch_fill(void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor, cudaStream_t s) {
   constexpr int threads = 256;
-  fill_kernel<T><<<grid_for(n, threads), threads, 0, s>>>(p, n, d, seed, tensor);
+  fill_kernel<T><<<grid_for((n + 7) / 8, threads), threads, 0, s>>>(p, n, d, key, tensor);
   check(cudaGetLastError(), "fill_input_device: kernel launch");
 }
 
@@ -52,23 +59,23 @@ void launch_poison(void* p, int64_t n, uint64_t bits, cudaStream_t s) {
 
 }  // namespace
 
-void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor, void* stream) {
+void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor, void* stream) {
   if (num::size_of(t) == 0) throw std::invalid_argument("fill_input_device: packed fp4 types are not supported");
   if (n <= 0) return;
   (void)cudaGetLastError();  // a stale error from someone else's call must not be blamed on this launch
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (t) {
-    case DType::f64: launch_fill<DType::f64>(p, n, d, seed, tensor, s); break;
-    case DType::f32: launch_fill<DType::f32>(p, n, d, seed, tensor, s); break;
-    case DType::f16: launch_fill<DType::f16>(p, n, d, seed, tensor, s); break;
-    case DType::bf16: launch_fill<DType::bf16>(p, n, d, seed, tensor, s); break;
-    case DType::f8e4m3: launch_fill<DType::f8e4m3>(p, n, d, seed, tensor, s); break;
-    case DType::f8e5m2: launch_fill<DType::f8e5m2>(p, n, d, seed, tensor, s); break;
-    case DType::i64: launch_fill<DType::i64>(p, n, d, seed, tensor, s); break;
-    case DType::i32: launch_fill<DType::i32>(p, n, d, seed, tensor, s); break;
-    case DType::i16: launch_fill<DType::i16>(p, n, d, seed, tensor, s); break;
-    case DType::i8: launch_fill<DType::i8>(p, n, d, seed, tensor, s); break;
-    case DType::boolean: launch_fill<DType::boolean>(p, n, d, seed, tensor, s); break;
+    case DType::f64: launch_fill<DType::f64>(p, n, d, key, tensor, s); break;
+    case DType::f32: launch_fill<DType::f32>(p, n, d, key, tensor, s); break;
+    case DType::f16: launch_fill<DType::f16>(p, n, d, key, tensor, s); break;
+    case DType::bf16: launch_fill<DType::bf16>(p, n, d, key, tensor, s); break;
+    case DType::f8e4m3: launch_fill<DType::f8e4m3>(p, n, d, key, tensor, s); break;
+    case DType::f8e5m2: launch_fill<DType::f8e5m2>(p, n, d, key, tensor, s); break;
+    case DType::i64: launch_fill<DType::i64>(p, n, d, key, tensor, s); break;
+    case DType::i32: launch_fill<DType::i32>(p, n, d, key, tensor, s); break;
+    case DType::i16: launch_fill<DType::i16>(p, n, d, key, tensor, s); break;
+    case DType::i8: launch_fill<DType::i8>(p, n, d, key, tensor, s); break;
+    case DType::boolean: launch_fill<DType::boolean>(p, n, d, key, tensor, s); break;
     default: break;
   }
 }

@@ -1,16 +1,18 @@
 // Deterministic inputs and output poisoning, the same bits on host and device.
 //
-// Element i of input tensor `tensor` for a given seed is a pure function of (seed, tensor, i): a
-// counter-based generator (no state), so the reference process and the candidate process make the same
-// inputs independently, in parallel, on the CPU or on the GPU.
+// Element i of input tensor `tensor` is a pure function of (key, tensor, i): a keyed pseudo-random function
+// (prf.hpp: ChaCha20; no state), so the judge makes the same inputs in parallel, on the CPU or on the GPU, and
+// makes them again bit for bit when a call is due. The key comes from a secret only the judge holds
+// (job/input_keys.hpp): no kernel can predict, recognise or regenerate an input.
 //
-//   fill_input_host(DType::bf16, ptr, n, dist, seed, /*tensor=*/0);
+//   fill_input_host(DType::bf16, ptr, n, dist, key, /*tensor=*/0);
 //   poison_host(DType::f32, out, n, Poison::a);   // every element = sentinel A (a NaN payload for floats)
 #pragma once
 #include <cstdint>
 
 #include "khive/numerics/normal_table.hpp"
 #include "khive/numerics/numeric.hpp"
+#include "khive/numerics/prf.hpp"
 #include "khive/task/task.hpp"
 
 namespace khive {
@@ -22,7 +24,8 @@ struct DistParams {
 };
 DistParams dist_params(const Distribution& d);
 
-// splitmix64-style hash of (seed, tensor, index): a uniform 64-bit value.
+// splitmix64-style hash of (seed, tensor, index): a uniform 64-bit value. Not a secret-keyed function: it picks
+// positions from keys that are secret already (sample_index), never input values (prf.hpp does those).
 KHIVE_HD uint64_t counter_hash(uint64_t seed, uint64_t tensor, uint64_t index) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + tensor * 0xD1B54A32D192ED03ull + index * 0xA0761D6478BD642Full;
   z ^= z >> 30;
@@ -36,11 +39,8 @@ KHIVE_HD uint64_t counter_hash(uint64_t seed, uint64_t tensor, uint64_t index) {
   z ^= z >> 32;
   return z;
 }
-// Uniform in (0, 1), never 0 (53 random bits).
-KHIVE_HD double counter_uniform(uint64_t seed, uint64_t tensor, uint64_t index, uint64_t stream) {
-  uint64_t h = counter_hash(seed ^ (stream * 0x2545F4914F6CDD1Dull), tensor, index);
-  return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
+// Uniform in (0, 1), never 0, from 53 of the 64 random bits.
+KHIVE_HD double uniform_of_bits(uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
 // A standard normal value by inverse transform sampling from one 64-bit hash: the top 12 bits pick one of 4096
 // equally likely bins, the next 40 a position inside it, linear between the bin's quantiles (normal_table.hpp).
 // The two outer bins (probability 1/2048) use Abramowitz-Stegun 26.2.23 on the tail probability (error < 5e-4).
@@ -61,26 +61,30 @@ KHIVE_HD double standard_normal(uint64_t h) {
   const double x = t - num_ / den;  // the upper-tail quantile for probability p
   return bin == 0 ? -x : x;
 }
-// The value of element `index` (before rounding to the dtype). Built from +, *, /, sqrt and floor alone
-// (num::det_log, never-fused products), so host and device give the same bits.
-KHIVE_HD double input_value(const DistParams& d, uint64_t seed, uint64_t tensor, uint64_t index) {
+// The value drawn from 64 uniform random bits `h` (before rounding to the dtype). Built from +, *, /, sqrt and floor
+// alone (num::det_log, never-fused products), so host and device give the same bits.
+KHIVE_HD double value_of_bits(const DistParams& d, uint64_t h) {
   switch (d.kind) {
-    case 0: return num::add_rn(d.a, num::mul_rn(d.b, standard_normal(counter_hash(seed, tensor, index))));
-    case 1: return num::add_rn(d.a, num::mul_rn(d.b - d.a, counter_uniform(seed, tensor, index, 0)));
+    case 0: return num::add_rn(d.a, num::mul_rn(d.b, standard_normal(h)));
+    case 1: return num::add_rn(d.a, num::mul_rn(d.b - d.a, uniform_of_bits(h)));
     case 2: return d.a;
     case 3: {  // uniform over the integers in [a, b], both ends included
       double lo = ceil(d.a), hi = floor(d.b);
-      double v = lo + floor(counter_uniform(seed, tensor, index, 0) * (hi - lo + 1.0));
+      double v = lo + floor(uniform_of_bits(h) * (hi - lo + 1.0));
       return v > hi ? hi : v;
     }
     default: return 0.0;
   }
 }
+// The value of element `index` of input tensor `tensor` under `key`.
+KHIVE_HD double input_value(const DistParams& d, const InputKey& key, uint64_t tensor, uint64_t index) {
+  return value_of_bits(d, prf_u64(key, tensor, index));
+}
 
-// The sparse perturbation of an input (InputSpec::perturb_seed, fraction): `perturb_count` draws j in
-// [0, count) each pick index perturb_index(...) in the second half [n/2, n) (collisions are harmless: the
-// value depends on the index only), and the last pick (j == count - 1) is always the last element, so a
-// kernel that ignores the tail is caught. O(count) work, not O(n): the timing loop does this per sample.
+// The sparse perturbation of an input (InputSpec::perturb_seed, fraction; drawn under its own key `kp`):
+// `perturb_count` draws j in [0, count) each pick index perturb_index(...) in the second half [n/2, n)
+// (collisions are harmless: the value depends on the index only), and the last pick (j == count - 1) is always
+// the last element, so a kernel that ignores the tail is caught. O(count) work, not O(n).
 KHIVE_HD int64_t perturb_count(int64_t n, double fraction) {
   if (n <= 0) return 0;
   int64_t half = n - n / 2;
@@ -92,20 +96,21 @@ KHIVE_HD int64_t perturb_count(int64_t n, double fraction) {
 // The new value of a perturbed element: a copy of an element of the first half (never perturbed), drawn
 // by index: the same distribution as the data, whatever it is, for one hash and one load instead of a
 // fresh draw (~40x cheaper on the host). -1 when there is no first half (n == 1): draw a fresh value.
-KHIVE_HD int64_t perturb_source(uint64_t pseed, uint64_t tensor, int64_t i, int64_t n) {
+KHIVE_HD int64_t perturb_source(const InputKey& kp, uint64_t tensor, int64_t i, int64_t n) {
   if (n / 2 == 0) return -1;
-  return static_cast<int64_t>(counter_hash(pseed ^ 0x50455254ull, tensor, static_cast<uint64_t>(i)) % static_cast<uint64_t>(n / 2));
+  return static_cast<int64_t>(prf_u64(kp, kStreamPerturbSource | tensor, static_cast<uint64_t>(i)) % static_cast<uint64_t>(n / 2));
 }
-KHIVE_HD int64_t perturb_index(uint64_t pseed, uint64_t tensor, int64_t j, int64_t n, int64_t count) {
+KHIVE_HD int64_t perturb_index(const InputKey& kp, uint64_t tensor, int64_t j, int64_t n, int64_t count) {
   if (j == count - 1) return n - 1;
   int64_t half = n - n / 2;
-  int64_t off = static_cast<int64_t>(counter_uniform(pseed, tensor, static_cast<uint64_t>(j), 7) * static_cast<double>(half));
+  int64_t off =
+      static_cast<int64_t>(uniform_of_bits(prf_u64(kp, kStreamPerturbIndex | tensor, static_cast<uint64_t>(j))) * static_cast<double>(half));
   return n / 2 + (off < half ? off : half - 1);
 }
 
 // Sampled goldens (outputs too large to keep whole): `count` positions of an n-element output, the last
 // kSampleTail elements always (tails are where kernels go wrong) and the rest drawn by a hash of `key`
-// (derived from the inputs' seeds: a kernel cannot know which elements will be looked at).
+// (a secret of the judge's, job/input_keys.hpp: a kernel cannot know which elements will be looked at).
 constexpr int64_t kSampleTail = 4096;
 KHIVE_HD int64_t sample_index(uint64_t key, int64_t j, int64_t count, int64_t n) {
   int64_t tail = count / 2 < kSampleTail ? count / 2 : kSampleTail;
@@ -144,7 +149,7 @@ KHIVE_HD uint64_t poison_bits(DType t, Poison which) {
 }
 
 // Host implementations (OpenMP-parallel over elements).
-void fill_input_host(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor);
+void fill_input_host(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor);
 void poison_host(DType t, void* p, int64_t n, Poison which);
 // True when element i holds the sentinel `which` bit for bit.
 bool is_poison(DType t, const void* p, int64_t i, Poison which);
@@ -155,7 +160,7 @@ bool is_poison(DType t, const void* p, int64_t i, Poison which);
 // Device implementations (asynchronous on `stream`, a cudaStream_t passed as void*); the same bits as the
 // host ones. CUDA errors (launch, or an earlier asynchronous fault seen at launch) throw
 // std::runtime_error with CUDA's error text; fp4 types throw std::invalid_argument.
-void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, uint64_t seed, uint64_t tensor, void* stream);
+void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor, void* stream);
 void poison_device(DType t, void* p, int64_t n, Poison which, void* stream);
 #endif
 

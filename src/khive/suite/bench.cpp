@@ -1,6 +1,8 @@
 // `khive bench`: the suite leaderboard (bench.hpp, docs/bench.md).
 #include "khive/suite/bench.hpp"
 
+#include "khive/job/input_keys.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -323,7 +325,10 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
   rep.backend = std::string(backend_name(o.eval.backend));
   rep.date = utc_now("%Y-%m-%dT%H:%M:%SZ");
   EvalOptions eo = o.eval;
-  // One seed base for the whole run: every kernel of a task sees the same inputs, so goldens are made once.
+  // One seed base and one input secret for the whole run: every kernel of a task sees the same inputs, so goldens
+  // are made once. The secret is random unless --seed asks for a reproducible bench (whose inputs anyone who knows
+  // the seed can predict).
+  if (!eo.input_secret) eo.input_secret = eo.seed ? InputSecret::reproducible(*eo.seed).hex() : InputSecret::random().hex();
   rep.seed_base = eo.seed ? *eo.seed : (std::random_device{}() & 0xffffffffu) << 8;
   eo.seed = rep.seed_base;
   const std::string ext = o.eval.backend == Backend::cuda ? ".cu" : ".cpp";

@@ -18,7 +18,7 @@ Job sample_job() {
   j.leader_vendor = true;
   j.reference_python = "python3";
   j.seed_base = 77;
-  j.input_secret = 0xfeedfacecafebeefull;
+  j.input_secret = std::string(32, 'a') + std::string(32, '5');
   j.seeds = 5;
   j.time = false;
   j.timing.max_batch = 17;
@@ -36,7 +36,7 @@ TEST(JobProtocol, EveryFieldSurvivesTheTrip) {
   const Job a = sample_job();
   const Job b = parse_job(nlohmann::json(a));
   EXPECT_EQ(nlohmann::json(b), nlohmann::json(a));
-  EXPECT_EQ(b.input_secret, 0xfeedfacecafebeefull);
+  EXPECT_EQ(b.input_secret, std::string(32, 'a') + std::string(32, '5'));
   EXPECT_EQ(b.only_workloads, (std::vector<std::string>{"w1", "w3"}));
   EXPECT_EQ(b.timing.max_batch, 17);
   EXPECT_FALSE(b.sandbox.landlock);
@@ -77,6 +77,12 @@ TEST(JobProtocol, RefusesMissingOrOutOfRangeFields) {
   j = ok;
   j["timeout_s"] = -1;
   expect_refused(j, "timeout_s");
+  j = ok;
+  j["input_secret"] = "1234";  // an evaluation's inputs all derive from it: 64 hex digits or nothing
+  expect_refused(j, "input_secret");
+  j = ok;
+  j.erase("input_secret");
+  expect_refused(j, "input_secret");
   j = ok;
   j["golden_sample_count"] = 1;
   expect_refused(j, "golden_sample_count");

@@ -56,9 +56,11 @@ struct Fixture : ::testing::Test {
       if (w.uuid == uuid) return w;
     throw std::runtime_error("no workload " + uuid);
   }
-  void fill(Arena& a, int set, uint64_t seed) {
+  // The kernels' view of a set's inputs, or the reference's (`ref`).
+  void fill(Arena& a, int set, uint64_t seed, bool ref = false) {
     for (std::size_t i = 0; i < task.inputs.size(); ++i)
-      dev->fill(task.inputs[i].dtype, a.input(set, i), a.n_in(i), dist_params(task.distribution_for(task.inputs[i].name)), InputSpec{seed}, i);
+      dev->fill(task.inputs[i].dtype, ref ? a.ref_input(set, i) : a.input(set, i), a.n_in(i), dist_params(task.distribution_for(task.inputs[i].name)),
+                InputKeys(InputSecret::reproducible(1)).draw(InputSpec{seed}), i);
   }
 };
 
@@ -214,11 +216,11 @@ TEST_F(PytorchReference, ItsExecutorWritesTheGoldensOfTheJudgesInputs) {
   ex.load();
   Arena a(*dev, task, workload("vector_add-n1000"), 2);
   ex.share(a, true);
-  fill(a, 1, 9);
+  fill(a, 1, 9, true);
   dev->poison(DType::f32, a.golden(1, 0), 1000, Poison::a);
   ex.call({{1, a.scalars(1)}});
-  auto* in_a = reinterpret_cast<const float*>(a.input(1, 0));
-  auto* in_b = reinterpret_cast<const float*>(a.input(1, 1));
+  auto* in_a = reinterpret_cast<const float*>(a.ref_input(1, 0));
+  auto* in_b = reinterpret_cast<const float*>(a.ref_input(1, 1));
   auto* gold = reinterpret_cast<const float*>(a.golden(1, 0));
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(gold[i], in_a[i] + in_b[i]) << i;  // fp32 a + b is correctly rounded
   ex.finish();
@@ -235,7 +237,7 @@ TEST_F(PytorchReference, AReferenceThatRaisesIsAFaultNamingTheDefinition) {
   ex.load();
   Arena a(*dev, task, workload("vector_add-n1000"), 1);
   ex.share(a, true);
-  fill(a, 0, 1);
+  fill(a, 0, 1, true);
   try {
     ex.call({{0, a.scalars(0)}});
     FAIL() << "the reference raised";

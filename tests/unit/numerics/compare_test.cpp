@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "khive/numerics/compare.hpp"
+#include "test_key.hpp"
 
 using namespace khive;
 using ::testing::HasSubstr;
@@ -18,7 +19,7 @@ namespace {
 
 std::vector<float> random_f32(int64_t n, uint64_t seed) {
   std::vector<float> v(static_cast<size_t>(n));
-  fill_input_host(DType::f32, v.data(), n, dist_params(Distribution{}), seed, 0);
+  fill_input_host(DType::f32, v.data(), n, dist_params(Distribution{}), test_key(seed), 0);
   return v;
 }
 
@@ -349,7 +350,7 @@ TEST(Compare, EveryTypeDetectsOneChangedElement) {
       d.low = -50;
       d.high = 50;
     }
-    fill_input_host(t, ref.data(), n, dist_params(d), 3, 0);
+    fill_input_host(t, ref.data(), n, dist_params(d), test_key(3), 0);
     auto out = ref;
     num::store(t, out.data(), 1000, num::load(t, ref.data(), 1000) + 64.0);
     const CompareStats s = compare_host(t, out.data(), ref.data(), n, 64, tol(1e-2, 1e-2), Poison::a);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "khive/numerics/compare.hpp"
+#include "test_key.hpp"
 
 using namespace khive;
 
@@ -104,9 +105,9 @@ TEST(DeviceCheck, FillMatchesHost) {
       for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{(1 << 20) + 37}}) {
         const size_t bytes = static_cast<size_t>(n * num::size_of(t));
         std::vector<unsigned char> host(bytes), back(bytes);
-        fill_input_host(t, host.data(), n, ds[k], 0x1234567890ull + k, 3);
+        fill_input_host(t, host.data(), n, ds[k], test_key(0x1234567890ull + k), 3);
         DeviceBuffer dev(bytes);
-        fill_input_device(t, dev.p, n, ds[k], 0x1234567890ull + k, 3, st.s);
+        fill_input_device(t, dev.p, n, ds[k], test_key(0x1234567890ull + k), 3, st.s);
         ok(cudaMemcpyAsync(back.data(), dev.p, bytes, cudaMemcpyDeviceToHost, st.s));
         ok(cudaStreamSynchronize(st.s));
         size_t first_diff = bytes;
@@ -160,14 +161,14 @@ TEST(DeviceCheck, CompareMatchesHost) {
     const int64_t n = rows * cols;
     const size_t bytes = static_cast<size_t>(n * num::size_of(t));
     std::vector<unsigned char> ref(bytes), out(bytes);
-    fill_input_host(t, ref.data(), n, dist_params(d), 5, 0);
+    fill_input_host(t, ref.data(), n, dist_params(d), test_key(5), 0);
     for (int scenario = 0; scenario < 6; ++scenario) {
       out = ref;
       Tolerance tol;
       tol.atol = 1e-3;
       tol.rtol = 1e-2;
       if (scenario == 0) {  // small noise everywhere, a few large errors
-        fill_input_host(t, out.data(), n, dist_params(d), 5, 0);
+        fill_input_host(t, out.data(), n, dist_params(d), test_key(5), 0);
         for (int64_t i = 0; i < n; i += 17) num::store(t, out.data(), i, num::load(t, ref.data(), i) * 1.01 + 0.002);
         for (int64_t i = 5; i < n; i += 9973) num::store(t, out.data(), i, num::load(t, ref.data(), i) + 3.0);
       } else if (scenario == 1) {  // the last 17 columns unwritten
@@ -214,15 +215,15 @@ TEST(DeviceCheck, CompareLargeAndEmpty) {
   const int64_t n = int64_t{1} << 25, cols = 4096;
   const size_t bytes = static_cast<size_t>(n) * 2;
   DeviceBuffer dref(bytes), dout(bytes);
-  fill_input_device(DType::bf16, dref.p, n, dist_params(Distribution{}), 1, 0, st.s);
-  fill_input_device(DType::bf16, dout.p, n, dist_params(Distribution{}), 1, 0, st.s);
+  fill_input_device(DType::bf16, dref.p, n, dist_params(Distribution{}), test_key(1), 0, st.s);
+  fill_input_device(DType::bf16, dout.p, n, dist_params(Distribution{}), test_key(1), 0, st.s);
   Tolerance tol;
   tol.atol = 1e-2;
   tol.rtol = 1e-2;
   CompareStats dv = compare_device(DType::bf16, dout.p, dref.p, n, cols, tol, Poison::a, st.s);
   EXPECT_EQ(dv.bad, 0);
   EXPECT_TRUE(passes(dv, tol));
-  fill_input_device(DType::bf16, dout.p, n, dist_params(Distribution{}), 2, 0, st.s);  // other data
+  fill_input_device(DType::bf16, dout.p, n, dist_params(Distribution{}), test_key(2), 0, st.s);  // other data
   dv = compare_device(DType::bf16, dout.p, dref.p, n, cols, tol, Poison::a, st.s);
   std::vector<unsigned char> out(bytes), ref(bytes);
   ok(cudaMemcpy(out.data(), dout.p, bytes, cudaMemcpyDeviceToHost));
