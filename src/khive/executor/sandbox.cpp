@@ -218,7 +218,6 @@ const char* const kAllowed[] = {
     "readlinkat",
     "getcwd",
     "getdents64",
-    "fcntl",
     "dup",
     "dup3",
     "ioctl",
@@ -321,7 +320,8 @@ const char* const kRefused[] = {"sched_setaffinity", "sched_setscheduler", "sche
 std::vector<std::string> allowed_syscalls() {
   std::vector<std::string> v(std::begin(kAllowed), std::end(kAllowed));
   for (const char* s : {"openat (read-only; CUDA: read-write device nodes)", "open (likewise)", "clone (threads only)",
-                        "kill / tgkill (itself only, never SIGKILL)", "prlimit64 (reading only)", "prctl (names, dumpable)"})
+                        "kill / tgkill (itself only, never SIGKILL)", "prlimit64 (reading only)", "prctl (names, dumpable)",
+                        "fcntl (descriptor flags, locks, seals, pipe sizes; never F_SETOWN, F_SETSIG, F_SETLEASE or F_NOTIFY)"})
     v.emplace_back(s);
   return v;
 }
@@ -357,6 +357,13 @@ std::string apply_seccomp(bool cuda, const std::vector<std::string>& extra, int&
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("tgkill"), 2, SCMP_A0(SCMP_CMP_EQ, self), SCMP_A2(SCMP_CMP_NE, SIGKILL));
   // Reading its own limits (prlimit64(0, resource, NULL, old)).
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("prlimit64"), 2, SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0));
+  // fcntl by command: the ones that deliver signals (F_SETOWN, F_SETOWN_EX, F_SETSIG: I/O-ready signals sent to an
+  // owner of the caller's choosing; F_SETLEASE, F_NOTIFY: lease breaks and directory changes signalled) would reach
+  // the judge where Landlock has no signal scope (kernels before 6.12, or the CUDA fallback without Landlock), so
+  // they are violations like any other call outside the list.
+  for (int cmd : {F_DUPFD,     F_DUPFD_CLOEXEC, F_GETFD,  F_SETFD,     F_GETFL,  F_SETFL,    F_GETLK,      F_SETLK,      F_SETLKW,    F_OFD_GETLK,
+                  F_OFD_SETLK, F_OFD_SETLKW,    F_GETOWN, F_GETOWN_EX, F_GETSIG, F_GETLEASE, F_GETPIPE_SZ, F_SETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS})
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("fcntl"), 1, SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(cmd)));
   for (int opt : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_SET_VMA, PR_GET_NO_NEW_PRIVS, PR_CAPBSET_READ})
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("prctl"), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(opt)));
   if (rc != 0) {

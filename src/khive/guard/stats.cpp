@@ -151,7 +151,7 @@ bool should_stop(const std::vector<double>& samples, double elapsed_s, const Sto
   if (elapsed_s >= r.time_cap_s && n >= r.min_samples) return true;
   if (elapsed_s >= 4 * r.time_cap_s && n >= 3) return true;
   if (n < r.min_samples) return false;
-  return summarize(samples).rel_spread < r.target_noise;
+  return 1.25 * summarize(samples).rel_spread / std::sqrt(static_cast<double>(n)) < r.target_noise;
 }
 
 double signed_rank_p(const std::vector<double>& l) {

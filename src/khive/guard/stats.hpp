@@ -18,8 +18,10 @@ struct SampleSummary {
 // when n < 2 (and rel_spread when median <= 0). Empty input: all zero.
 SampleSummary summarize(std::vector<double> samples);
 
-// Stop timing when at least min_samples (and at least 2) were taken and the robust relative noise is under
-// target_noise, or when max_samples / the time cap is reached (the cap applies whatever the sample count).
+// Stop timing when at least min_samples (and at least 2) were taken and the median is known to target_noise (its
+// robust relative standard error, 1.25 x the samples' MAD-sigma / median / sqrt(n), is under it), or when
+// max_samples / the time cap is reached (the cap applies whatever the sample count). Samples are single calls, whose
+// spread never shrinks with more of them: the median's error does.
 struct StoppingRule {
   std::size_t min_samples = 10, max_samples = 200;
   double target_noise = 0.005;  // 0.5 %

@@ -48,6 +48,7 @@ Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : 
   sealed_ = in_->seal_against_writes();
   ref_in_->seal_against_writes();
   scalars_.assign(static_cast<std::size_t>(sets) * task.inputs.size(), {});
+  ref_holds_.assign(static_cast<std::size_t>(sets), std::nullopt);
   for (const auto& a : task.var_axes()) axis_values_.push_back(axes_.at(a));
 }
 

@@ -14,6 +14,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,13 @@ class Arena {
   std::size_t in_bytes(std::size_t i) const { return in_bytes_[i]; }
   std::size_t out_bytes(std::size_t o) const { return out_bytes_[o]; }
   bool inputs_sealed() const { return sealed_; }
+  // Which input set the reference's copy of `set` holds (the session records it when it fills one), so revealing
+  // that set to a kernel can copy it instead of generating it again.
+  void set_ref_holds(int set, const InputSpec& s) { ref_holds_.at(static_cast<std::size_t>(set)) = s; }
+  bool ref_holds(int set, const InputSpec& s) const {
+    const auto& h = ref_holds_.at(static_cast<std::size_t>(set));
+    return h && *h == s;
+  }
 
   // The executor's messages: "map" (regions and their access) with fresh descriptors, then "layout".
   // `goldens`: the reference's view (ref_inputs + goldens) instead of a kernel's (inputs + outputs).
@@ -81,6 +89,7 @@ class Arena {
   std::vector<std::array<unsigned char, 8>> scalars_;  // sets x inputs
   std::vector<int64_t> axis_values_;
   bool sealed_ = false;
+  std::vector<std::optional<InputSpec>> ref_holds_;
   uint64_t id_ = 0;
 };
 
