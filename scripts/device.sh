@@ -40,22 +40,34 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
 
 # Saved into khive's cache (not --out), where every later eval/bench/optimize of this call finds it: T_sol from the
 # measured ceilings, as DESIGN says; a copy goes to $out for the record.
-step calibrate ${CAL_T:-300} khive calibrate --backend cuda
+[ -z "${SKIP_CAL:-}" ] && step calibrate ${CAL_T:-300} khive calibrate --backend cuda
 cp "$KHIVE_CACHE"/profiles/*.json "$out/" 2>/dev/null
 if [ -z "${SKIP_UNIT:-}" ] && [ -x "${BUILD_DIR:-$root/build-device}/tests/unit_numerics" ]; then
   step unit_numerics_gpu 300 "${BUILD_DIR:-$root/build-device}/tests/unit_numerics" --gtest_filter='*Device*:*device*'
 fi
 # The executor's sandbox under the CUDA driver: the layers each executor reported (a layer off says why).
-step sandbox_cuda 120 khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
+[ -z "${SKIP_SANDBOX:-}" ] && step sandbox_cuda 120 khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
   --no-reference --no-baselines --out "$out/sandbox-cuda.json"
 # One eval at a time on the GPU: two judges on one device see each other's work (check 8's drain, the timing).
 for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
   case $s in
+    # The gated clock's raw numbers (bench/gate_probe: two processes, no khive), then one solo eval and one A/B of
+    # the demo's vector add, with their clocks side by side (bench/eval_summary.py).
+    smoke)   step gate_probe ${PROBE_T:-150} "$bin/../gate_probe" 200
+             cp "$out/gate_probe.txt" "$out/gate-probe.json"
+             step eval_solo ${SMOKE_T:-150} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
+               --no-reference --no-baselines --out "$out/eval-solo.json"
+             step eval_ab ${SMOKE_T:-200} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/candidates/float4.cu \
+               --leader tasks/demo-cpu/vector_add/reference.cu --backend cuda --json --no-reference --no-baselines --out "$out/eval-ab.json"
+             python3 bench/eval_summary.py "$out/eval-solo.json" "$out/eval-ab.json" | tee -a "$out/device.log" ;;
+    # Check 11's power: a kernel 3.3 % faster than the leader must be called the new leader.
+    power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
+               --classes ${POWER_CLASSES:-20us,500us,5ms} --out "$out/power-cuda.md" ;;
     honest)  HONEST_JOBS=${HONEST_JOBS:-1} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
     redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-1} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
     bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
     # Check 11's false-leader rate: identical kernels against each other (bench/null_ab.py), three call durations.
-    null_ab) step null_ab_cuda ${NULL_AB_T:-580} python3 bench/null_ab.py "$bin/khive" "$root" cuda --seeds ${NULL_AB_SEEDS:-40} --classes ${NULL_AB_CLASSES:-5us,500us,5ms} \
+    null_ab) step null_ab_cuda ${NULL_AB_T:-580} python3 bench/null_ab.py "$bin/khive" "$root" cuda --seeds ${NULL_AB_SEEDS:-40} --classes ${NULL_AB_CLASSES:-5us,20us,500us,5ms} \
                --out "$out/null-ab-cuda.md" ;;
     # PyTorch baselines of the suites (docs/bench.md): written into tasks/<suite>/baselines/ here, so a
     # later `suites` step in the same call uses them as T_b, and copied to $out for committing.

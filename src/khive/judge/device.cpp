@@ -10,7 +10,7 @@ namespace {
 
 void JudgeDevice::wait_geq(void*, uint32_t) { no_gate("wait_geq"); }
 void JudgeDevice::write_value(void*, uint32_t) { no_gate("write_value"); }
-bool JudgeDevice::release(void*, uint32_t, double) { no_gate("release"); }
+void JudgeDevice::release(void*, uint32_t) { no_gate("release"); }
 void JudgeDevice::mark(int) { no_gate("mark"); }
 double JudgeDevice::elapsed_s(int, int) { no_gate("elapsed_s"); }
 void JudgeDevice::flush_async() { no_gate("flush_async"); }

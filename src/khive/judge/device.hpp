@@ -76,9 +76,9 @@ class JudgeDevice {
   virtual bool gated() const { return false; }
   virtual void wait_geq(void* flag, uint32_t value);
   virtual void write_value(void* flag, uint32_t value);
-  // Unblocks the judge's own waits on `flag` from outside its stream (an executor that died mid-batch never
-  // writes its counters); then waits for the judge's stream to finish, at most timeout_s (false: it did not).
-  virtual bool release(void* flag, uint32_t value, double timeout_s);
+  // Writes `value` to `flag` from outside the judge's stream (a stream of its own), so that waits of the judge's
+  // stream on it pass: an executor that died mid-batch never writes its counters.
+  virtual void release(void* flag, uint32_t value);
   // Records timing mark i (0 <= i < marks()) on the stream; elapsed_s(a, b) after a synchronize().
   virtual int marks() const { return 0; }
   virtual void mark(int i);

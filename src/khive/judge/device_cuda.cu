@@ -260,10 +260,7 @@ class CudaJudgeDevice final : public JudgeDevice {
   bool gated() const override { return true; }
   void wait_geq(void* flag, uint32_t value) override { exec::stream_wait_geq(stream_, flag, value); }
   void write_value(void* flag, uint32_t value) override { exec::stream_write(stream_, flag, value); }
-  bool release(void* flag, uint32_t value, double timeout_s) override {
-    exec::stream_write(side_stream_, flag, value);
-    return wait_idle(timeout_s);
-  }
+  void release(void* flag, uint32_t value) override { exec::stream_write(side_stream_, flag, value); }
   int marks() const override { return kMarks; }
   void mark(int i) override { ck(cudaEventRecord(marks_.at(static_cast<std::size_t>(i)), stream_), "cudaEventRecord"); }
   double elapsed_s(int a, int b) override {

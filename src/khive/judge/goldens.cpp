@@ -15,7 +15,7 @@ GoldenStore::GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, con
 int64_t GoldenStore::sample_count(int64_t n, DType t, bool timed) const {
   const int64_t bytes = n * static_cast<int64_t>(dtype_size(t));
   const int64_t limit = timed ? std::min(job_.golden_timed_limit_bytes, job_.golden_full_limit_bytes) : job_.golden_full_limit_bytes;
-  const int64_t count = timed ? std::min<int64_t>(job_.golden_sample_count, int64_t{1} << 20) : job_.golden_sample_count;
+  const int64_t count = timed ? std::min<int64_t>(job_.golden_sample_count, int64_t{1} << 16) : job_.golden_sample_count;
   return bytes <= limit || n <= count ? 0 : count;
 }
 

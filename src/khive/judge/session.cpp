@@ -25,6 +25,9 @@ constexpr int kGateCalibrationExchanges = 3;
 // What a timed batch aims at: long enough that an exchange's fixed cost (the message, waking and stopping the
 // executor, the drain) is small beside the calls' own device time.
 constexpr double kGpuBatchTarget_s = 2e-3;
+// The most calls of one gated batch: every call needs a golden of its own, and the gated clock's samples are single
+// calls, so a longer batch buys no precision, only goldens (a 5 us kernel would otherwise get 256 per batch).
+constexpr int kGpuMaxBatch = 16;
 constexpr double kCpuBatchTarget_s = 5e-3;
 // The most input and output tensors a gated call checksums (slots per call in the device's accumulators).
 constexpr int kSlotsPerCall = 16;
@@ -404,8 +407,9 @@ void Session::calibrate(Kernel& k) {
     try {
       k.ex->null_gated(kGateCalibrationCalls, first);
     } catch (...) {
-      dev_.release(g + exec::kGateDone, kGateReleased, job_.timeout_s);
-      dev_.release(g + exec::kGateGo, kGateReleased, job_.timeout_s);
+      dev_.release(g + exec::kGateGo, kGateReleased);
+      dev_.release(g + exec::kGateDone, kGateReleased);
+      dev_.wait_idle(job_.timeout_s);
       throw;
     }
     if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
@@ -495,9 +499,10 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   std::vector<ExecutorProcess::Call> cs;
   for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
   const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
-  auto release = [&] {
-    dev_.release(g + exec::kGateGo, kGateReleased, job_.timeout_s);
-    dev_.release(g + exec::kGateDone, kGateReleased, job_.timeout_s);
+  auto release = [&] {  // every wait of the judge's stream passes; the batch ends with this evaluation
+    dev_.release(g + exec::kGateGo, kGateReleased);
+    dev_.release(g + exec::kGateDone, kGateReleased);
+    dev_.wait_idle(job_.timeout_s);
   };
   Exchange x;
   try {
@@ -578,7 +583,8 @@ int Session::warm_up(const Workload& w, std::vector<Kernel*> ks) {
   const double target = job_.timing.target_batch_s > 0 ? job_.timing.target_batch_s : (dev_.gated() ? kGpuBatchTarget_s : kCpuBatchTarget_s);
   std::size_t fit = std::max<std::size_t>(1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
   if (dev_.gated())
-    fit = std::min<std::size_t>(fit, static_cast<std::size_t>(std::min(dev_.marks() / 2, dev_.checksum_slots() / (2 * kSlotsPerCall))));
+    fit =
+        std::min<std::size_t>(fit, static_cast<std::size_t>(std::min({kGpuMaxBatch, dev_.marks() / 2, dev_.checksum_slots() / (2 * kSlotsPerCall)})));
   const int want = static_cast<int>(std::ceil(target / std::max(t_call, 1e-7)));
   return static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, want)), 1,
                                                   std::min<std::size_t>(fit, static_cast<std::size_t>(std::max(1, job_.timing.max_batch)))));
