@@ -69,11 +69,11 @@ Rejection input_mutated(const std::string& input, const std::string& workload, c
 
 ClockRule ClockRule::for_backend(const std::string& backend) {
   ClockRule r;
-  // A GPU shared by the judge's and the executor's contexts switches between them around every batch: honest kernels
-  // showed 160-270 us per batch beyond their events on the H200 (batches of 4-28 calls, 2026-12-02), more than a
-  // no-work batch costs. Work hidden from the events is still on the judge's clock (it is the measurement); this
-  // check names gross disagreement: an in-process clock that saw next to nothing, or a quarter of a long batch missing.
-  r.abs_s = kGpuContextSwitchAllowance;
+  // GPU: the gated clock brackets each call with the judge's own events; less the gate's calibrated latency (~294 us
+  // of two context switches, MAD ~0.7 us on the H200, 2026-12-03) an honest call reads within ~2 us of its events.
+  // Work hidden from the events is still on the judge's clock (it is the measurement); this check names it: an
+  // in-process clock that saw next to nothing, or a quarter of a call missing.
+  r.abs_s = kGpuGatedAllowance;
   if (backend == "cpu") {  // both processes share the cores with the kernel and with whatever else runs: wake-ups are late
     r.rel = 0.75;
     r.abs_s = 20e-3;

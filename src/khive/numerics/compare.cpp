@@ -31,7 +31,7 @@ void compare_typed(const void* out, const void* ref, int64_t n, int64_t cols, co
         const detail::Elem e = detail::classify<T>(out, ref, i, rule);
         mine.add(e, i);
         if (e.flags & detail::kFinitePair) errs[static_cast<size_t>(i - begin)] = e.err;
-        if (e.flags & detail::kBad) {
+        if ((e.flags & detail::kBad) && rows_hist) {
 #pragma omp atomic
           ++rows_hist[i / cols];
 #pragma omp atomic
@@ -46,6 +46,23 @@ void compare_typed(const void* out, const void* ref, int64_t n, int64_t cols, co
   double sum = 0.0;
   for (double v : tile_sums) sum += v;  // tile order: the same on host and device
   detail::finish(s, total, sum);
+}
+
+void compare_pass(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, CompareStats& s) {
+  switch (t) {
+    case DType::f64: compare_typed<DType::f64>(out, ref, n, cols, rule, s); break;
+    case DType::f32: compare_typed<DType::f32>(out, ref, n, cols, rule, s); break;
+    case DType::f16: compare_typed<DType::f16>(out, ref, n, cols, rule, s); break;
+    case DType::bf16: compare_typed<DType::bf16>(out, ref, n, cols, rule, s); break;
+    case DType::f8e4m3: compare_typed<DType::f8e4m3>(out, ref, n, cols, rule, s); break;
+    case DType::f8e5m2: compare_typed<DType::f8e5m2>(out, ref, n, cols, rule, s); break;
+    case DType::i64: compare_typed<DType::i64>(out, ref, n, cols, rule, s); break;
+    case DType::i32: compare_typed<DType::i32>(out, ref, n, cols, rule, s); break;
+    case DType::i16: compare_typed<DType::i16>(out, ref, n, cols, rule, s); break;
+    case DType::i8: compare_typed<DType::i8>(out, ref, n, cols, rule, s); break;
+    case DType::boolean: compare_typed<DType::boolean>(out, ref, n, cols, rule, s); break;
+    default: break;
+  }
 }
 
 // ---- describing the pattern ----
@@ -164,7 +181,7 @@ std::string percent(double ratio, bool exact_one) {
 
 namespace detail {
 
-CompareStats start_stats(DType t, int64_t n, int64_t cols) {
+CompareStats start_stats(DType t, int64_t n, int64_t cols, bool histograms) {
   if (n < 0) throw std::invalid_argument("compare: negative element count");
   if (cols < 1) throw std::invalid_argument("compare: cols must be >= 1");
   if (n % cols != 0) throw std::invalid_argument(fmt::format("compare: {} elements are not rows of {} columns", n, cols));
@@ -173,8 +190,10 @@ CompareStats start_stats(DType t, int64_t n, int64_t cols) {
   s.n = n;
   s.cols = cols;
   s.rows = n / cols;
-  s.bad_per_row.assign(static_cast<size_t>(s.rows), 0);
-  s.bad_per_col.assign(static_cast<size_t>(s.cols), 0);
+  if (histograms) {
+    s.bad_per_row.assign(static_cast<size_t>(s.rows), 0);
+    s.bad_per_col.assign(static_cast<size_t>(s.cols), 0);
+  }
   return s;
 }
 
@@ -191,22 +210,17 @@ ElemRule elem_rule(DType t, const Tolerance& tol, Poison poison) {
 }  // namespace detail
 
 CompareStats compare_host(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol, Poison poison) {
-  CompareStats s = detail::start_stats(t, n, cols);
+  // A first pass without histograms (for a 1-D output they are n + 1 counters to clear); a failing comparison gets a
+  // second pass with them, for the diagnosis.
+  CompareStats s = detail::start_stats(t, n, cols, false);
   if (n == 0) return s;
   const detail::ElemRule rule = detail::elem_rule(t, tol, poison);
-  switch (t) {
-    case DType::f64: compare_typed<DType::f64>(out, ref, n, cols, rule, s); break;
-    case DType::f32: compare_typed<DType::f32>(out, ref, n, cols, rule, s); break;
-    case DType::f16: compare_typed<DType::f16>(out, ref, n, cols, rule, s); break;
-    case DType::bf16: compare_typed<DType::bf16>(out, ref, n, cols, rule, s); break;
-    case DType::f8e4m3: compare_typed<DType::f8e4m3>(out, ref, n, cols, rule, s); break;
-    case DType::f8e5m2: compare_typed<DType::f8e5m2>(out, ref, n, cols, rule, s); break;
-    case DType::i64: compare_typed<DType::i64>(out, ref, n, cols, rule, s); break;
-    case DType::i32: compare_typed<DType::i32>(out, ref, n, cols, rule, s); break;
-    case DType::i16: compare_typed<DType::i16>(out, ref, n, cols, rule, s); break;
-    case DType::i8: compare_typed<DType::i8>(out, ref, n, cols, rule, s); break;
-    case DType::boolean: compare_typed<DType::boolean>(out, ref, n, cols, rule, s); break;
-    default: break;
+  for (bool histograms : {false, true}) {
+    if (histograms) {
+      if (s.bad == 0) break;
+      s = detail::start_stats(t, n, cols, true);
+    }
+    compare_pass(t, out, ref, n, cols, rule, s);
   }
   return s;
 }

@@ -290,7 +290,8 @@ inline double tile_sum(double* v) {
 
 // What compare_host and compare_device both start from: the arguments checked (std::invalid_argument) and empty
 // stats of n elements in rows of cols; the rule an element is judged by.
-CompareStats start_stats(DType t, int64_t n, int64_t cols);
+// `histograms`: bad_per_row / bad_per_col sized and zeroed (else left empty, for a pass that only counts).
+CompareStats start_stats(DType t, int64_t n, int64_t cols, bool histograms = true);
 ElemRule elem_rule(DType t, const Tolerance& tol, Poison poison);
 
 }  // namespace detail
