@@ -53,8 +53,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
   case $s in
     # The gated clock's raw numbers (bench/gate_probe: two processes, no khive), then one solo eval and one A/B of
     # the demo's vector add, with their clocks side by side (bench/eval_summary.py).
-    smoke)   step gate_probe ${PROBE_T:-150} "$bin/../gate_probe" 200
-             cp "$out/gate_probe.txt" "$out/gate-probe.json"
+    smoke)   if [ "${PROBE:-1}" = 1 ]; then step gate_probe ${PROBE_T:-150} "$bin/../gate_probe" 200; cp "$out/gate_probe.txt" "$out/gate-probe.json"; fi
              step eval_solo ${SMOKE_T:-150} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
                --no-reference --no-baselines --out "$out/eval-solo.json"
              step eval_ab ${SMOKE_T:-200} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/candidates/float4.cu \

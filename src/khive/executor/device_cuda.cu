@@ -103,10 +103,10 @@ class CudaExecDevice final : public ExecDevice {
         const uint32_t v = first + static_cast<uint32_t>(i);
         stream_wait_geq(stream_, g + kGateReady, v);
         ck(cudaEventRecord(events_[2 * i], stream_), "cudaEventRecord");
-        stream_write(signal_, g + kGateGo, v, false);
+        stream_write(signal_, g + kGateGo, v);
         if (f) f(args[i], stream_);
         ck(cudaEventRecord(events_[2 * i + 1], stream_), "cudaEventRecord");
-        stream_write(stream_, g + kGateDone, v, false);
+        stream_write(stream_, g + kGateDone, v);
       }
     } catch (const Fault&) {
       throw;

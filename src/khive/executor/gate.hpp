@@ -24,10 +24,10 @@ inline constexpr std::size_t kGateReady = 0, kGateDone = 128, kGateGo = 256, kGa
 // The stream waits until *(uint32_t*)flag >= value (wrap-around is not used: values only grow within a region).
 void stream_wait_geq(void* stream, void* flag, uint32_t value);
 // The stream writes value to *(uint32_t*)flag once the work before it on the stream is done. `system_fence`: a
-// system-wide memory fence first (what the host or a peer device needs to see that work's writes). The readers of
-// the counters and of the outputs are kernels on the same device, which a finished kernel's writes are visible to
-// anyway; the fence after a kernel that wrote memory cost ~4 us on the H200, inside the judge's bracket (and not in
-// its calibration, whose null calls write nothing), so the executor's counters are written without it.
+// system-wide memory fence first. The gate needs it: on the H200 a counter written without it was never seen by the
+// other context's wait (every gated call hung, 2026-12-03). The fence after a kernel that wrote memory costs up to
+// ~4 us (it waits for the kernel's writes), which sits inside the judge's bracket and not in its calibration
+// (docs/guard.md, "What remains possible").
 void stream_write(void* stream, void* flag, uint32_t value, bool system_fence = true);
 #endif
 

@@ -455,9 +455,13 @@ Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vecto
     Exchange x = call(k, a, s, 1, ctx);
     check_inputs(a, s, before, w, ctx);
     check_outputs(a, s, calls[j].gold, w, Poison::a, Check::timed_outputs, ctx, k);
+    // A call far shorter than the exchange's jitter (a few microseconds against tens) can read below zero once the
+    // null exchange is subtracted; the executor's own time is then the floor. It can only raise a sample (an executor
+    // that reports less changes nothing), so the judge's clock still bounds every sample from below.
+    const double own = x.in_process_s.empty() ? 0 : x.in_process_s[0];
     o.bracket_s.push_back(x.judge_s);
-    o.sample_s.push_back(std::max(1e-9, x.judge_s - k.overhead.median_s));
-    o.in_process_s.push_back(x.in_process_s.empty() ? 0 : x.in_process_s[0]);
+    o.sample_s.push_back(std::max({1e-9, x.judge_s - k.overhead.median_s, own}));
+    o.in_process_s.push_back(own);
     o.drain_s += x.drain_s;
   }
   return o;
