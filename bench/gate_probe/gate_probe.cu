@@ -53,8 +53,7 @@ constexpr std::size_t kRegion = std::size_t{1200} << 20;
 constexpr std::size_t kReady = 0, kDone = 128, kGo = 256, kData = std::size_t{2} << 20;
 
 struct Msg {
-  int op;        // 0 quit, 1 gated, 2 in-process, 3 gated with an early done (the kernel signals before it works),
-                 // 4 gated with a system-fenced done
+  int op;        // 0 quit, 1 gated, 2 in-process, 3 gated with an early done (the kernel signals before it works)
   int kind;      // 0 none, 1 spin, 2 copy
   long long arg;  // spin: ns; copy: floats
   int calls;
@@ -172,13 +171,11 @@ int executor(int sock) {
         CU(cuStreamWaitValue32(s, ready, v, CU_STREAM_WAIT_VALUE_GEQ));
       }
       CK(cudaEventRecord(ev[2 * j], s));
-      if (m.op != 2) CU(cuStreamWriteValue32(s2, go, v, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+      if (m.op != 2) CU(cuStreamWriteValue32(s2, go, v, CU_STREAM_WRITE_VALUE_DEFAULT));
       if (m.op == 3) early_done<<<1, 32, 0, s>>>(reinterpret_cast<unsigned*>(base + kDone), v);
       launch(m.kind, m.arg, base, s);
       CK(cudaEventRecord(ev[2 * j + 1], s));
-      // khive's executor writes its counters without the system fence (op 4 measures the fenced write for comparison).
-      if (m.op != 2)
-        CU(cuStreamWriteValue32(s, done, v, m.op == 4 ? CU_STREAM_WRITE_VALUE_DEFAULT : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+      if (m.op != 2) CU(cuStreamWriteValue32(s, done, v, CU_STREAM_WRITE_VALUE_DEFAULT));
     }
     CK(cudaStreamSynchronize(s));
     CK(cudaGetLastError());
@@ -301,13 +298,11 @@ int main(int argc, char** argv) {
       Stats d = stats(diff);
       run(3, c.kind, c.arg, std::min(c.n, 40), j, o);
       Stats early = stats(j);
-      run(4, c.kind, c.arg, std::min(c.n, 40), j, o);
-      Stats fenced = stats(j);
       std::printf(
           ",\n{\"rep\":%d,\"class\":\"%s\",\"inproc_med_us\":%.3f,\"inproc_mad\":%.3f,\"gate_med_us\":%.3f,\"gate_mad\":%.3f,\"gate_p10\":%.3f,"
           "\"gate_p90\":%.3f,\"gate_events_med_us\":%.3f,\"gate_minus_events_med\":%.3f,\"gate_minus_events_mad\":%.3f,\"judge_est_us\":%.3f,"
-          "\"ratio_to_inproc\":%.4f,\"early_done_gate_med_us\":%.3f,\"fenced_done_gate_med_us\":%.3f}",
-          rep, c.name, in.med, in.mad, g.med, g.mad, g.p10, g.p90, ge.med, d.med, d.mad, g.med - null.med, (g.med - null.med) / in.med, early.med, fenced.med);
+          "\"ratio_to_inproc\":%.4f,\"early_done_gate_med_us\":%.3f}",
+          rep, c.name, in.med, in.mad, g.med, g.mad, g.p10, g.p90, ge.med, d.med, d.mad, g.med - null.med, (g.med - null.med) / in.med, early.med);
     }
   }
   std::printf("\n]}\n");

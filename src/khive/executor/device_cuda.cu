@@ -66,15 +66,7 @@ class CudaExecDevice final : public ExecDevice {
       if (f) f(args[i], stream_);
       ck(cudaEventRecord(events_[2 * i + 1], stream_), "cudaEventRecord");
     }
-    ck(cudaGetLastError(), "kernel launch");
-    ck(cudaDeviceSynchronize(), "after the kernel's calls");
-    std::vector<double> t;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      float ms = 0;
-      ck(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");
-      t.push_back(ms * 1e-3);
-    }
-    return t;
+    return finish(args.size());
   }
   void map_gate(std::size_t bytes, int fd) override {
     if (gate_.ptr) {
@@ -113,18 +105,22 @@ class CudaExecDevice final : public ExecDevice {
     } catch (const std::exception& ex) {
       throw Fault("cuda_error", ex.what());
     }
+    return finish(args.size());
+  }
+
+ private:
+  // After the calls are enqueued: every stream of the device done, then each call's time between its two events.
+  std::vector<double> finish(std::size_t calls) {
     ck(cudaGetLastError(), "kernel launch");
     ck(cudaDeviceSynchronize(), "after the kernel's calls");
     std::vector<double> t;
-    for (std::size_t i = 0; i < args.size(); ++i) {
+    for (std::size_t i = 0; i < calls; ++i) {
       float ms = 0;
       ck(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");
       t.push_back(ms * 1e-3);
     }
     return t;
   }
-
- private:
   void unmap() {
     cudaDeviceSynchronize();
     for (auto& r : regions_) vmm_release(r);

@@ -20,14 +20,21 @@ namespace khive::exec {
 // Offsets of the counters in the gate region (each on its own 128-byte line).
 inline constexpr std::size_t kGateReady = 0, kGateDone = 128, kGateGo = 256, kGateBytes = 384;
 
+// A wait for `value` passes once (int32_t)(*flag - value) >= 0: CUDA compares the counters cyclically. Values only
+// grow within a region (by far less than 2^31), so "after" is well defined.
+constexpr bool gate_passes(uint32_t flag, uint32_t value) { return static_cast<int32_t>(flag - value) >= 0; }
+// What the judge writes to release every wait it has enqueued when the executor failed mid-batch: past every value
+// handed out so far (`next` is the first one not handed out), within half the cycle. (0xffffffff, the first
+// choice, reads as *before* every small value: the judge's stream then waited out the whole timeout.)
+constexpr uint32_t gate_release_value(uint32_t next) { return next + (1u << 20); }
+
 #if defined(KHIVE_WITH_CUDA)
-// The stream waits until *(uint32_t*)flag >= value (wrap-around is not used: values only grow within a region).
+// The stream waits until gate_passes(*(uint32_t*)flag, value).
 void stream_wait_geq(void* stream, void* flag, uint32_t value);
 // The stream writes value to *(uint32_t*)flag once the work before it on the stream is done. `system_fence`: a
-// system-wide memory fence first. The gate needs it: on the H200 a counter written without it was never seen by the
-// other context's wait (every gated call hung, 2026-12-03). The fence after a kernel that wrote memory costs up to
-// ~4 us (it waits for the kernel's writes), which sits inside the judge's bracket and not in its calibration
-// (docs/guard.md, "What remains possible").
+// system-wide memory fence first (CU_STREAM_WRITE_VALUE_DEFAULT). Without it (CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
+// the H200's driver refused the write (invalid argument, 2026-12-03), so the gate writes with the fence, which after a
+// kernel that wrote memory costs up to ~4 us inside the judge's bracket (docs/guard.md, "What remains possible").
 void stream_write(void* stream, void* flag, uint32_t value, bool system_fence = true);
 #endif
 

@@ -31,8 +31,6 @@ constexpr int kGpuMaxBatch = 16;
 constexpr double kCpuBatchTarget_s = 5e-3;
 // The most input and output tensors a gated call checksums (slots per call in the device's accumulators).
 constexpr int kSlotsPerCall = 16;
-// Counters written when an executor failed mid-batch, so every wait of the judge's stream passes.
-constexpr uint32_t kGateReleased = 0xffffffffu;
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -407,8 +405,8 @@ void Session::calibrate(Kernel& k) {
     try {
       k.ex->null_gated(kGateCalibrationCalls, first);
     } catch (...) {
-      dev_.release(g + exec::kGateGo, kGateReleased);
-      dev_.release(g + exec::kGateDone, kGateReleased);
+      dev_.release(g + exec::kGateGo, exec::gate_release_value(k.gate_next));
+      dev_.release(g + exec::kGateDone, exec::gate_release_value(k.gate_next));
       dev_.wait_idle(job_.timeout_s);
       throw;
     }
@@ -504,8 +502,8 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
   const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
   auto release = [&] {  // every wait of the judge's stream passes; the batch ends with this evaluation
-    dev_.release(g + exec::kGateGo, kGateReleased);
-    dev_.release(g + exec::kGateDone, kGateReleased);
+    dev_.release(g + exec::kGateGo, exec::gate_release_value(k.gate_next));
+    dev_.release(g + exec::kGateDone, exec::gate_release_value(k.gate_next));
     dev_.wait_idle(job_.timeout_s);
   };
   Exchange x;

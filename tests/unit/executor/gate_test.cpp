@@ -1,0 +1,26 @@
+// gate.hpp's counter arithmetic: CUDA's cyclic comparison, and the value that releases a failed batch's waits.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "khive/executor/gate.hpp"
+
+using namespace khive::exec;
+
+TEST(Gate, WaitsCompareCyclically) {
+  EXPECT_TRUE(gate_passes(5, 5));
+  EXPECT_TRUE(gate_passes(6, 5));
+  EXPECT_FALSE(gate_passes(4, 5));
+  EXPECT_FALSE(gate_passes(0, 1)) << "a fresh region holds 0: the first call (1) waits";
+  EXPECT_TRUE(gate_passes(2u, 0xfffffff0u)) << "past the wrap is after";
+  EXPECT_FALSE(gate_passes(0xffffffffu, 3)) << "all ones reads as before a small value";
+}
+
+TEST(Gate, TheReleaseValuePassesEveryWaitHandedOut) {
+  // Values handed out so far: [first, next). The release must pass all of them, wherever the counter is in its cycle.
+  for (uint32_t first : {1u, 1000u, 0x7ffffff0u, 0xfffffff0u}) {
+    const uint32_t next = first + 600;
+    const uint32_t r = gate_release_value(next);
+    for (uint32_t v = first; v != next; ++v) ASSERT_TRUE(gate_passes(r, v)) << first << " " << v;
+  }
+}
