@@ -309,6 +309,17 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   const double t_answered = now_s();
   stop();
   for (int fd : a.fds) ::close(fd);  // an executor never hands the judge descriptors after its hello
+  // A fault ends the evaluation: the executor is killed rather than drained (work it had queued behind the gate is
+  // still pending on the device, and the drain would wait for it and blame the kernel for work after return).
+  if (a.op() == "fault") {
+    kill_now();
+    drain_pipes();
+    const std::string reason = a.body.value("reason", std::string());
+    const std::string message = a.body.value("message", std::string());
+    if (reason == "bad_request" && !loaded_)
+      throw ExecutorFault(Reason::protocol_violation, "the judge's request was refused: " + message, false, true);
+    throw ExecutorFault(reason_of(reason), "the " + spec_.role + " executor reported: " + message, false, !loaded_ && !kernel_code_ran_);
+  }
   const double t_answer = now_s();
   // Nothing honest is left on the device once the executor answered (it synchronised the device first): the drain
   // only waits for the context switch back. Work that outlasts a generous bound is a verdict now, not a wait until
@@ -336,13 +347,6 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   }
   if (reaped_) died("right after answering");
   const std::string op = a.op();
-  if (op == "fault") {
-    const std::string reason = a.body.value("reason", std::string());
-    const std::string message = a.body.value("message", std::string());
-    if (reason == "bad_request" && !loaded_)
-      throw ExecutorFault(Reason::protocol_violation, "the judge's request was refused: " + message, false, true);
-    throw ExecutorFault(reason_of(reason), "the " + spec_.role + " executor reported: " + message, false, !loaded_ && !kernel_code_ran_);
-  }
   if (op != expect)
     throw ExecutorFault(Reason::protocol_violation, fmt::format("the {} executor answered '{}' where '{}' was due", spec_.role, op, expect), false,
                         !loaded_ && !kernel_code_ran_);
