@@ -308,6 +308,11 @@ void read_ab(const nlohmann::json& res, EvalReport& r) {
     rep.faster = a.value("faster", false);
     rep.slower = a.value("slower", false);
     rep.holm_threshold = a.value("holm_threshold", 0.0);
+    const auto ev = a.value("events", nlohmann::json::object());
+    rep.events.ratio = ev.value("ratio", 1.0);
+    rep.events.p_faster = ev.value("p_faster", 1.0);
+    rep.events.p_slower = ev.value("p_slower", 1.0);
+    rep.events.valid = ev.value("valid", false);
     r.ab.push_back(rep);
   }
   for (const auto& t : res.value("timing", nlohmann::json::array()))

@@ -92,6 +92,7 @@ struct WorkloadReport {
 struct AbReport {
   std::string workload;
   AbTest test;
+  AbTest events;                        // the same test on the executors' own clocks (check 11 needs both)
   bool faster = false, slower = false;  // by decide_leader's rule
   double holm_threshold = 0;
 };

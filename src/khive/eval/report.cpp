@@ -98,16 +98,18 @@ nlohmann::json report_json(const EvalReport& r) {
   j["task_score"] = opt(r.task_score);
   j["ab"] = nlohmann::json::array();
   for (auto& a : r.ab)
-    j["ab"].push_back({{"workload", a.workload},
-                       {"pairs", a.test.pairs},
-                       {"ratio", a.test.ratio},
-                       {"median_ratio", a.test.median_ratio},
-                       {"noise", a.test.noise},
-                       {"p_faster", a.test.p_faster},
-                       {"p_slower", a.test.p_slower},
-                       {"holm_threshold", a.holm_threshold},
-                       {"faster", a.faster},
-                       {"slower", a.slower}});
+    j["ab"].push_back(
+        {{"workload", a.workload},
+         {"pairs", a.test.pairs},
+         {"ratio", a.test.ratio},
+         {"median_ratio", a.test.median_ratio},
+         {"noise", a.test.noise},
+         {"p_faster", a.test.p_faster},
+         {"p_slower", a.test.p_slower},
+         {"holm_threshold", a.holm_threshold},
+         {"faster", a.faster},
+         {"slower", a.slower},
+         {"events", {{"ratio", a.events.ratio}, {"p_faster", a.events.p_faster}, {"p_slower", a.events.p_slower}, {"valid", a.events.valid}}}});
   j["new_leader"] = r.new_leader ? nlohmann::json(*r.new_leader) : nlohmann::json(nullptr);
   j["ab_decision"] = r.new_leader ? nlohmann::json(r.ab_decision) : nlohmann::json(nullptr);
   j["ab_weighted_ratio"] = r.new_leader ? nlohmann::json(r.ab_weighted_ratio) : nlohmann::json(nullptr);

@@ -18,7 +18,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-constexpr int kCalibrationExchanges = 30;
+// CPU: null exchanges per executor. Every CPU call is an exchange of its own, so the exchange's cost is subtracted
+// from every sample: its median must be known to ~1 us (the jitter is tens of microseconds).
+constexpr int kCalibrationExchanges = 200;
 // The gate's latency (GPU): this many null calls in each of this many exchanges, before the kernel is loaded.
 constexpr int kGateCalibrationCalls = 32;
 constexpr int kGateCalibrationExchanges = 3;
@@ -123,14 +125,9 @@ void Session::start_kernels() {
   prepare(cand_, "candidate", job_.library, job_.library_vendor);
   if (!job_.leader_library.empty()) {
     prepare(lead_, "leader", job_.leader_library, job_.leader_vendor);
-    // CPU: one overhead for both sides of check 11. Each executor's calibration of its exchange carries its own
-    // error, which would be a fixed bias between them. On a GPU each executor keeps its own gate latency: the two
-    // contexts' latencies can differ by more than the median of 96 gated calls is uncertain.
-    if (!dev_.gated()) {
-      std::vector<double> pooled = cand_.overhead.samples_s;
-      pooled.insert(pooled.end(), lead_.overhead.samples_s.begin(), lead_.overhead.samples_s.end());
-      cand_.overhead = lead_.overhead = Overhead::of(std::move(pooled));
-    }
+    // Each executor keeps its own calibration: two processes' exchanges (CPU) or gates (GPU) can differ by more than
+    // a median of 200 null exchanges or 96 gated calls is uncertain, and a difference between them would be a fixed
+    // bias between the sides.
   }
 }
 
