@@ -25,18 +25,6 @@ void ck(cudaError_t e, const char* what) {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-__global__ void checksum_kernel(const uint64_t* w, std::size_t n, unsigned long long* out) {
-  unsigned long long acc = 0;
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
-    uint64_t x = w[i] ^ (i * 0x9E3779B97F4A7C15ull);
-    x ^= x >> 31;
-    x *= 0xBF58476D1CE4E5B9ull;
-    acc += x ^ (x >> 29);
-  }
-  for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
-}
-
 __global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d, InputKey pseed, int64_t count, uint64_t tensor) {
   for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = perturb_index(pseed, tensor, j, n, count);
@@ -56,7 +44,8 @@ __global__ void gather_sample_kernel(int sz, const char* out, int64_t n, uint64_
   }
 }
 
-// checksum_kernel's sum over the 8-byte words plus checksum()'s tail rule, into one accumulator (zeroed before).
+// checksum_host's function (device.hpp): the 8-byte words mixed by index and summed, the tail bytes by their own rule,
+// into one accumulator (zeroed before).
 __global__ void checksum_bytes_kernel(const unsigned char* p, std::size_t bytes, unsigned long long* out) {
   const std::size_t n = bytes / 8;
   const uint64_t* w = reinterpret_cast<const uint64_t*>(p);
@@ -198,17 +187,9 @@ class CudaJudgeDevice final : public JudgeDevice {
   void poison(DType t, void* p, int64_t n, Poison which) override { poison_device(t, p, n, which, stream_); }
   uint64_t checksum(const void* p, std::size_t bytes) override {
     ck(cudaMemsetAsync(sum_, 0, sizeof(unsigned long long), stream_), "memset");
-    std::size_t n = bytes / 8;
-    if (n) checksum_kernel<<<std::min<std::size_t>((n + 255) / 256, 4096), 256, 0, stream_>>>(static_cast<const uint64_t*>(p), n, sum_);
-    ck(cudaGetLastError(), "checksum");
+    launch_checksum(p, bytes, sum_);
     unsigned long long acc = 0;
     to_host(&acc, sum_, sizeof acc);
-    std::size_t tail = bytes - n * 8;
-    if (tail) {
-      unsigned char b[8] = {};
-      to_host(b, static_cast<const char*>(p) + n * 8, tail);
-      for (std::size_t i = 0; i < tail; ++i) acc += (static_cast<uint64_t>(b[i]) + 1) * (n * 8 + i + 0x632BE59BD9B4E019ull);
-    }
     return acc;
   }
   void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) override {
@@ -274,10 +255,7 @@ class CudaJudgeDevice final : public JudgeDevice {
     unsigned long long* out = slots_ + slot;
     if (slot < 0 || slot >= kSlots) throw std::out_of_range("checksum slot");
     ck(cudaMemsetAsync(out, 0, sizeof *out, stream_), "memset");
-    const std::size_t n = std::max<std::size_t>(bytes / 8, 1);
-    checksum_bytes_kernel<<<static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096)), 256, 0, stream_>>>(
-        static_cast<const unsigned char*>(p), bytes, out);
-    ck(cudaGetLastError(), "checksum");
+    launch_checksum(p, bytes, out);
   }
   std::vector<uint64_t> read_checksums(int first, int count) override {
     std::vector<uint64_t> v(static_cast<std::size_t>(count));
@@ -297,6 +275,12 @@ class CudaJudgeDevice final : public JudgeDevice {
  private:
   static constexpr int kMarks = 2 * 256 + 8;  // J0 and J1 of the largest batch
   static constexpr int kSlots = 4 * 256 * 8;  // per call: inputs and outputs (up to 8 tensors each), twice
+  void launch_checksum(const void* p, std::size_t bytes, unsigned long long* out) {
+    const std::size_t n = std::max<std::size_t>(bytes / 8, 1);
+    checksum_bytes_kernel<<<static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096)), 256, 0, stream_>>>(
+        static_cast<const unsigned char*>(p), bytes, out);
+    ck(cudaGetLastError(), "checksum");
+  }
   // On a stream of its own: the judge's main stream may still be finishing the batch's last checksums.
   double probe() {
     const double t0 = now_s();
