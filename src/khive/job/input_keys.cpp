@@ -1,70 +1,57 @@
 #include "khive/job/input_keys.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
 #include <cstring>
 #include <stdexcept>
-#include <vector>
+#include <string>
 
 #include "khive/support/hash.hpp"
 
 namespace khive {
 namespace {
 
-// Domain-separated HMAC-SHA256 of the secret: the purpose's name, then the fields (length-prefixed by the caller's
-// fixed widths), so no two purposes or field lists can give the same message.
-std::array<unsigned char, 32> mac(const InputSecret& s, const std::string& purpose, const std::vector<unsigned char>& fields) {
-  std::vector<unsigned char> msg(purpose.begin(), purpose.end());
-  msg.push_back(0);
-  msg.insert(msg.end(), fields.begin(), fields.end());
-  std::array<unsigned char, 32> out{};
-  unsigned len = 0;
-  if (!HMAC(EVP_sha256(), s.bytes.data(), static_cast<int>(s.bytes.size()), msg.data(), msg.size(), out.data(), &len) || len != out.size())
-    throw std::runtime_error("input keys: HMAC-SHA256 failed");
-  return out;
+// Domain-separated HMAC-SHA256 of the secret: the purpose's name and a NUL, then the fields (fixed widths, lengths
+// written first where a field varies), so no two purposes or field lists can give the same message.
+std::string mac(const InputSecret& s, const std::string& purpose, const std::string& fields) {
+  return hmac_sha256(std::string_view(reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size()), purpose + '\0' + fields);
 }
 
-void put64(std::vector<unsigned char>& v, uint64_t x) {
-  for (int i = 0; i < 8; ++i) v.push_back(static_cast<unsigned char>(x >> (8 * i)));
+void put64(std::string& v, uint64_t x) {
+  for (int i = 0; i < 8; ++i) v.push_back(static_cast<char>(x >> (8 * i)));
 }
 
-InputKey key_of(const std::array<unsigned char, 32>& m) {
+// Little-endian words of the first bytes of a digest.
+uint32_t le32_at(const std::string& m, int i) {
+  const auto* p = reinterpret_cast<const unsigned char*>(m.data()) + i;
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+InputKey key_of(const std::string& m) {
   InputKey k;
-  for (int i = 0; i < 8; ++i)
-    k.w[i] = static_cast<uint32_t>(m[4 * i]) | static_cast<uint32_t>(m[4 * i + 1]) << 8 | static_cast<uint32_t>(m[4 * i + 2]) << 16 |
-             static_cast<uint32_t>(m[4 * i + 3]) << 24;
+  for (int i = 0; i < 8; ++i) k.w[i] = le32_at(m, 4 * i);
   return k;
 }
 
-uint64_t u64_of(const std::array<unsigned char, 32>& m) {
-  uint64_t x = 0;
-  for (int i = 0; i < 8; ++i) x |= static_cast<uint64_t>(m[i]) << (8 * i);
-  return x;
-}
+uint64_t u64_of(const std::string& m) { return static_cast<uint64_t>(le32_at(m, 0)) | static_cast<uint64_t>(le32_at(m, 4)) << 32; }
 
-InputSecret of_digest(const std::string& hex) { return InputSecret::from_hex(hex); }
+// A secret that is a public function of a number (reproducible or legacy ones): SHA-256 of the purpose and the number.
+InputSecret derived_secret(const char* purpose, uint64_t v) {
+  Sha256 h;
+  h.field(purpose).field(std::to_string(v));
+  return InputSecret::from_hex(h.hex());
+}
 
 }  // namespace
 
 InputSecret InputSecret::random() {
   InputSecret s;
-  if (RAND_bytes(s.bytes.data(), static_cast<int>(s.bytes.size())) != 1) throw std::runtime_error("input secret: RAND_bytes failed");
+  const std::string r = random_bytes(s.bytes.size());
+  std::memcpy(s.bytes.data(), r.data(), s.bytes.size());
   return s;
 }
 
-InputSecret InputSecret::reproducible(uint64_t seed) {
-  Sha256 h;
-  h.field("khive/reproducible-input-secret/v7").field(std::to_string(seed));
-  return of_digest(h.hex());
-}
+InputSecret InputSecret::reproducible(uint64_t seed) { return derived_secret("khive/reproducible-input-secret/v7", seed); }
 
-InputSecret InputSecret::from_legacy(uint64_t v) {
-  Sha256 h;
-  h.field("khive/legacy-input-secret/v7").field(std::to_string(v));
-  return of_digest(h.hex());
-}
+InputSecret InputSecret::from_legacy(uint64_t v) { return derived_secret("khive/legacy-input-secret/v7", v); }
 
 InputSecret InputSecret::from_hex(const std::string& hex) {
   if (hex.size() != 64) throw std::invalid_argument("input_secret: expected 64 hex digits, got " + std::to_string(hex.size()) + " characters");
@@ -91,11 +78,11 @@ std::string InputSecret::fingerprint() const {
 
 InputDraw InputKeys::draw(const InputSpec& spec) const {
   InputDraw d;
-  std::vector<unsigned char> f;
+  std::string f;
   put64(f, spec.seed);
   d.data = key_of(mac(secret_, "khive/v7/input-data", f));
   if (spec.perturb_seed) {
-    std::vector<unsigned char> p;
+    std::string p;
     put64(p, spec.seed);
     put64(p, spec.perturb_seed);
     d.perturb = key_of(mac(secret_, "khive/v7/input-perturbation", p));
@@ -106,7 +93,7 @@ InputDraw InputKeys::draw(const InputSpec& spec) const {
 }
 
 uint64_t InputKeys::sample_key(const InputSpec& spec) const {
-  std::vector<unsigned char> f;
+  std::string f;
   put64(f, spec.seed);
   put64(f, spec.perturb_seed);
   uint64_t bits = 0;
@@ -116,11 +103,11 @@ uint64_t InputKeys::sample_key(const InputSpec& spec) const {
 }
 
 uint64_t InputKeys::call_label(CallKind kind, uint64_t seed_base, const std::string& uuid, uint64_t k) const {
-  std::vector<unsigned char> f;
+  std::string f;
   put64(f, seed_base);
   put64(f, k);
   put64(f, uuid.size());
-  f.insert(f.end(), uuid.begin(), uuid.end());
+  f += uuid;
   const uint64_t x = u64_of(mac(secret_, kind == CallKind::timed ? "khive/v7/timed-call" : "khive/v7/warmup-call", f));
   return x | (1ull << 63);  // never 0, never a correctness label (seed_base + small)
 }

@@ -49,17 +49,18 @@ enum class CallKind { timed, warmup };
 
 class InputKeys {
  public:
-  explicit InputKeys(const InputSecret& secret) : secret_(secret) {}
+  explicit InputKeys(const InputSecret& secret) : secret_(secret), fingerprint_(secret.fingerprint()) {}
   InputDraw draw(const InputSpec& spec) const;
   // Where a sampled golden looks (sample_index): secret too, so a kernel cannot know which elements count.
   uint64_t sample_key(const InputSpec& spec) const;
   // The label of call k of workload `uuid` of the given kind: distinct per (kind, seed base, workload, k), never 0
   // and never a small number (correctness labels are seed_base + 1 ..).
   uint64_t call_label(CallKind kind, uint64_t seed_base, const std::string& uuid, uint64_t k) const;
-  std::string fingerprint() const { return secret_.fingerprint(); }
+  const std::string& fingerprint() const { return fingerprint_; }  // the secret's, computed once (every golden path has it)
 
  private:
   InputSecret secret_;
+  std::string fingerprint_;
 };
 
 }  // namespace khive

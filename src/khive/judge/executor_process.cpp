@@ -382,7 +382,6 @@ void ExecutorProcess::share(const nlohmann::json& map, const nlohmann::json& lay
 
 Overhead Overhead::of(std::vector<double> t) {
   Overhead o;
-  o.samples_s = t;
   if (t.empty()) return o;
   std::sort(t.begin(), t.end());
   o.median_s = t[t.size() / 2];
@@ -391,12 +390,6 @@ Overhead Overhead::of(std::vector<double> t) {
   std::sort(dev.begin(), dev.end());
   o.jitter_s = 1.4826 * dev[dev.size() / 2];
   return o;
-}
-
-Overhead ExecutorProcess::calibrate(int exchanges) {
-  std::vector<double> t;
-  for (int i = 0; i < exchanges; ++i) t.push_back(exchange({{"op", "null"}, {"count", 1}}, {}, "done").judge_s);
-  return Overhead::of(std::move(t));
 }
 
 Overhead ExecutorProcess::calibrate_batch(int calls, int exchanges, const std::function<void()>& before) {

@@ -6,7 +6,7 @@
 //
 //   ExecutorProcess ex(spec);                 // fork + exec khive-exec, wait for hello (sandbox report)
 //   ex.share(arena, false);                   // map + layout
-//   Overhead o = ex.calibrate(30);            // null exchanges, before any kernel code is loaded
+//   Overhead o = ex.calibrate_batch(1, 200, flush);   // null exchanges, before any kernel code is loaded
 //   ex.load();
 //   Exchange x = ex.call({{0, arena.scalars(0)}});   // x.judge_s: the judge's clock; x.in_process_s: the executor's
 //
@@ -61,8 +61,7 @@ struct Exchange {
 };
 
 struct Overhead {
-  double median_s = 0, jitter_s = 0;                // of one null exchange
-  std::vector<double> samples_s;                    // every null exchange
+  double median_s = 0, jitter_s = 0;                // of one null exchange (or gated null call)
   static Overhead of(std::vector<double> samples);  // median and 1.4826 MAD
 };
 
@@ -82,7 +81,6 @@ class ExecutorProcess {
   void share(const nlohmann::json& map, const nlohmann::json& layout, const std::vector<int>& fds);
   // GPU: the gate region (executor/gate.hpp), kept by the executor for its lifetime.
   void share_gate(SharedRegion& gate);
-  Overhead calibrate(int exchanges);
   // Null batches of `calls` calls, `before` (the judge's flush) ahead of each, as a timed batch is run.
   Overhead calibrate_batch(int calls, int exchanges, const std::function<void()>& before);
   void load();

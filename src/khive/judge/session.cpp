@@ -384,33 +384,41 @@ void Session::calibrate(Kernel& k) {
   k.gate = dev_.region(exec::kGateBytes);
   dev_.synchronize();  // the region is zeroed before the executor maps it
   k.ex->share_gate(*k.gate);
-  char* g = k.gate->ptr();
   std::vector<double> t;
   for (int x = 0; x < kGateCalibrationExchanges; ++x) {
     const uint32_t first = k.gate_next;
-    // The same gate a timed call goes through (timed_batch), with nothing revealed and no kernel inside it.
-    for (int j = 0; j < kGateCalibrationCalls; ++j) {
-      const uint32_t v = first + static_cast<uint32_t>(j);
-      dev_.wait_geq(g + exec::kGateGo, v);
-      dev_.flush_async();
-      dev_.mark(2 * j);
-      dev_.write_value(g + exec::kGateReady, v);
-      dev_.wait_geq(g + exec::kGateDone, v);
-      dev_.mark(2 * j + 1);
-    }
+    // The same gate a timed call goes through (gated_batch), with nothing revealed and no kernel inside it.
+    for (int j = 0; j < kGateCalibrationCalls; ++j) enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), {}, {});
     k.gate_next += kGateCalibrationCalls;
     try {
       k.ex->null_gated(kGateCalibrationCalls, first);
     } catch (...) {
-      dev_.release(g + exec::kGateGo, exec::gate_release_value(k.gate_next));
-      dev_.release(g + exec::kGateDone, exec::gate_release_value(k.gate_next));
-      dev_.wait_idle(job_.timeout_s);
+      release_gate(k);
       throw;
     }
     if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
     for (int j = 0; j < kGateCalibrationCalls; ++j) t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1));
   }
   k.overhead = Overhead::of(std::move(t));
+}
+
+void Session::enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end) {
+  char* g = k.gate->ptr();
+  dev_.wait_geq(g + exec::kGateGo, v);  // the executor has queued call j (and finished queueing j - 1)
+  if (reveal) reveal();
+  dev_.flush_async();
+  dev_.mark(2 * j);
+  dev_.write_value(g + exec::kGateReady, v);
+  dev_.wait_geq(g + exec::kGateDone, v);
+  dev_.mark(2 * j + 1);
+  if (after_end) after_end();
+}
+
+void Session::release_gate(Kernel& k) {
+  char* g = k.gate->ptr();
+  dev_.release(g + exec::kGateGo, exec::gate_release_value(k.gate_next));
+  dev_.release(g + exec::kGateDone, exec::gate_release_value(k.gate_next));
+  dev_.wait_idle(job_.timeout_s);
 }
 
 std::vector<Session::TimedCall> Session::plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k, int count) {
@@ -473,7 +481,6 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   if (n_in + n_out > static_cast<std::size_t>(kSlotsPerCall) || 2 * n * kSlotsPerCall > dev_.checksum_slots() || 2 * n > dev_.marks())
     throw HarnessError{fmt::format("a gated batch of {} calls with {} tensors is more than the judge's device can track", n, n_in + n_out)};
   auto slot = [&](int j, std::size_t t, int pass) { return (pass * n + j) * kSlotsPerCall + static_cast<int>(t); };
-  char* g = k.gate->ptr();
   const uint32_t first = k.gate_next;
   k.gate_next += static_cast<uint32_t>(n);
 
@@ -482,39 +489,32 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
     PhaseTimer pt(*this, "flush");
     dev_.flush({});  // persisting lines reset, L2 written over; synchronised: nothing of the judge's is pending
   }
-  for (int j = 0; j < n; ++j) {
-    const uint32_t v = first + static_cast<uint32_t>(j);
-    dev_.wait_geq(g + exec::kGateGo, v);  // the executor has queued call j (and finished queueing j - 1)
-    fill_inputs(a, j, w, calls[static_cast<std::size_t>(j)].spec);
-    for (std::size_t i = 0; i < n_in; ++i)
-      if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 0));
-    dev_.flush_async();
-    dev_.mark(2 * j);
-    dev_.write_value(g + exec::kGateReady, v);
-    dev_.wait_geq(g + exec::kGateDone, v);
-    dev_.mark(2 * j + 1);
-    for (std::size_t o = 0; o < n_out; ++o) dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
-  }
+  for (int j = 0; j < n; ++j)
+    enqueue_gated_call(
+        k, j, first + static_cast<uint32_t>(j),
+        [&] {
+          fill_inputs(a, j, w, calls[static_cast<std::size_t>(j)].spec);
+          for (std::size_t i = 0; i < n_in; ++i)
+            if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 0));
+        },
+        [&] {
+          for (std::size_t o = 0; o < n_out; ++o) dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
+        });
   std::vector<ExecutorProcess::Call> cs;
   for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
   const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
-  auto release = [&] {  // every wait of the judge's stream passes; the batch ends with this evaluation
-    dev_.release(g + exec::kGateGo, exec::gate_release_value(k.gate_next));
-    dev_.release(g + exec::kGateDone, exec::gate_release_value(k.gate_next));
-    dev_.wait_idle(job_.timeout_s);
-  };
   Exchange x;
   try {
     x = k.ex->call(cs, first);
     if (k.is_candidate) phases_["kernel"] += x.judge_s;
   } catch (const ExecutorFault& f) {
-    release();
+    release_gate(k);
     fault(ExecutorFault(f.reason, ctx + ": " + f.what(), f.external, f.before_load), k.ex->role());
   }
   // The executor synchronised its device before answering, so the judge's side ends within moments; if it does not,
   // some call's `done` was never written (the executor answered before its calls ended).
   if (!dev_.wait_idle(std::max(1.0, 4 * x.judge_s))) {
-    release();
+    release_gate(k);
     Rejection r{Check::timing, Reason::work_after_return, w.uuid,
                 ctx + ": the executor answered before its calls had ended on the device (a call's end was never signalled)",
                 "every call's work must be on the stream passed to khive_launch and finished when the executor answers"};

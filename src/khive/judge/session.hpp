@@ -99,6 +99,12 @@ class Session {
 
   void correctness(const Workload& w);
   void calibrate(Kernel& k);
+  // Call j's side of the gate on the judge's stream (executor/gate.hpp), as value v: wait for the executor's `go`,
+  // `reveal`, flush, J0, `ready`, wait for `done`, J1, `after_end`.
+  void enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end);
+  // Every wait the judge's stream has on k's gate passes (an executor that failed mid-batch never writes its
+  // counters); the gate is spent: the evaluation ends.
+  void release_gate(Kernel& k);
   // Warm-up calls (validated like timed ones, their times discarded), then the batch size.
   int warm_up(const Workload& w, std::vector<Kernel*> ks);
   std::vector<TimedCall> plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k, int count);

@@ -46,13 +46,15 @@ std::string sha256_file(const std::filesystem::path& p) {
   return h.hex();
 }
 
-std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+std::string hmac_sha256(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len))
     throw std::runtime_error("hmac: OpenSSL HMAC failed");
-  return to_hex(std::string_view(reinterpret_cast<const char*>(md), len));
+  return std::string(reinterpret_cast<const char*>(md), len);
 }
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) { return to_hex(hmac_sha256(key, data)); }
 
 std::string random_bytes(std::size_t n) {
   std::string s(n, '\0');

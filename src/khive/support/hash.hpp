@@ -28,7 +28,8 @@ class Sha256 {
 std::string sha256_hex(std::string_view data);
 std::string sha256_file(const std::filesystem::path& p);  // throws std::runtime_error if unreadable
 
-// HMAC-SHA256(key, data) as 64 hex digits.
+// HMAC-SHA256(key, data): the 32 raw bytes, or as 64 hex digits.
+std::string hmac_sha256(std::string_view key, std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 // Cryptographically random bytes (OpenSSL RAND_bytes).
 std::string random_bytes(std::size_t n);

@@ -67,7 +67,7 @@ struct Fixture : ::testing::Test {
 TEST_F(Fixture, CallsComputeIntoTheJudgesMemory) {
   ExecutorProcess ex(spec(build("add", "for (int64_t i = 0; i < N; ++i) c[i] = a[i] + b[i];")), *dev);
   EXPECT_EQ(ex.sandbox().value("seccomp", ""), "allowlist, violations reported to the judge");
-  Overhead o = ex.calibrate(10);
+  Overhead o = ex.calibrate_batch(1, 10, {});
   EXPECT_GT(o.median_s, 0);
   ex.load();
   Arena a(*dev, task, workload("vector_add-n1000"), 2);
