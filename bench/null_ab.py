@@ -71,7 +71,16 @@ def main():
         for cls, seed, j, err, secs in ex.map(lambda cs: one(*cs), work):
             results[cls].append((seed, j, err, secs))
             mark = "error" if err else ("LEADER" if j.get("new_leader") else ("backup" if j.get("accepted") else "rejected"))
-            print(f"{cls:6} seed {seed:3}: {mark} ({secs:.1f} s){' ' + err if err else ''}", flush=True)
+            detail = ""
+            if j and j.get("ab"):   # what decided it, per workload: both clocks, the pairs, the p-value
+                x = j["ab"][0]
+                ev = x.get("events") or {}
+                detail = (f" ratio {x.get('ratio', 0):.4f} events {ev.get('ratio', 0):.4f} pairs {x.get('pairs')} p_faster {x.get('p_faster', 1):.3g}"
+                          f" p_slower {x.get('p_slower', 1):.3g}{' SLOWER' if x.get('slower') else ''}")
+            elif j and not j.get("accepted"):   # why a copy of an accepted kernel was rejected is the finding
+                v = j.get("verdict") or j.get("candidate", {}).get("rejection") or {}
+                detail = f" check {v.get('check')} {v.get('reason')}: {str(v.get('message', j.get('harness_error', '')))[:400]}"
+            print(f"{cls:6} seed {seed:3}: {mark} ({secs:.1f} s){' ' + err if err else ''}{detail}", flush=True)
 
     what = "kernel_a vs kernel_b (byte-different copies)" if mode != "power" else "kernel_a vs kernel_slow (3.3 % slower) as the leader"
     bound = "95 % upper bound" if mode != "power" else "95 % lower bound"

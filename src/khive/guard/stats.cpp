@@ -172,6 +172,7 @@ AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b) {
   t.median_ratio = std::exp(m);
   t.noise = l.size() >= 2 ? kMadToSigma * mad(l, m) : 0.0;
   t.ratio = std::exp(hodges_lehmann(l));
+  if (t.valid && !a.empty()) t.leader_s = median_of(a);
   std::vector<long> rank2;
   std::vector<bool> positive;
   doubled_ranks(l, rank2, positive);
@@ -186,12 +187,21 @@ AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b) {
   return t;
 }
 
+double min_gain_for_backend(const std::string& backend) { return backend == "cuda" ? 0.5e-6 : 2e-6; }
+
+namespace {
+// |leader - candidate| in time at the estimated ratio: the leader's median scaled by how much the ratio moves it.
+double effect_s(const AbTest& t) { return t.ratio > 0 ? t.leader_s * std::abs(1.0 - 1.0 / t.ratio) : 0.0; }
+bool beats_resolution(const AbTest& t, const AbRule& rule) { return rule.min_gain_s <= 0 || effect_s(t) > rule.min_gain_s; }
+}  // namespace
+
 bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule) {
-  return t.valid && t.pairs >= rule.min_pairs && t.p_faster <= p_threshold && t.ratio - 1.0 > rule.min_gain;
+  return t.valid && t.pairs >= rule.min_pairs && t.p_faster <= p_threshold && t.ratio - 1.0 > rule.min_gain && beats_resolution(t, rule);
 }
 
 bool is_slower(const AbTest& t, const AbRule& rule) {
-  return t.valid && t.pairs >= 2 && t.p_slower <= rule.alpha_slower && t.ratio > 0 && 1.0 / t.ratio - 1.0 > rule.min_gain;
+  return t.valid && t.pairs >= 2 && t.p_slower <= rule.alpha_slower && t.ratio > 0 && 1.0 / t.ratio - 1.0 > rule.min_gain &&
+         beats_resolution(t, rule);
 }
 
 LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule) {
@@ -238,7 +248,10 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
     d.why = fmt::format("slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}", d.slower.size(),
                         rule.alpha_slower, rule.min_gain * 100, overall);
   else if (d.faster.empty())
-    d.why = fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%; {}", rule.alpha, rule.min_gain * 100, overall);
+    d.why = rule.min_gain_s > 0
+                ? fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}% and {:g} us; {}", rule.alpha,
+                              rule.min_gain * 100, rule.min_gain_s * 1e6, overall)
+                : fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%; {}", rule.alpha, rule.min_gain * 100, overall);
   else if (d.weighted_ratio - 1.0 <= rule.min_gain)
     d.why = fmt::format("{} is under the {:g}% minimum", overall, rule.min_gain * 100);
   else {

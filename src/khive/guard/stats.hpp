@@ -50,6 +50,12 @@ bool should_stop(const std::vector<double>& samples, double elapsed_s, const Sto
 //   - no workload is slower: p_slower <= alpha_slower (one-sided, uncorrected: a regression anywhere vetoes,
 //     so this side is deliberately sensitive) with 1/ratio beating 1 by more than min_gain;
 //   - the weighted geometric mean of the ratios beats 1 by more than min_gain.
+// A workload's effect must also beat min_gain_s in absolute time (the leader's median less the candidate's): the
+// ruler's resolution. Two executors are two processes (on a GPU two contexts) and what the clock sees around a call
+// differs between them by a fraction of a microsecond that no number of pairs averages away: on the H200 two copies
+// of one 11 us kernel read 2.4 % apart in the median null A/B and were a "new leader" in 3 of 16 (2026-12-03,
+// docs/results/2026-12-03-h200). The floor is per backend (min_gain_for_backend); it only bites on calls of a few
+// microseconds: a 3 % gain clears 0.5 us from ~17 us up.
 // A test needs at least min_pairs pairs before it can say "faster" (the smallest one-sided p of n pairs is
 // 2^-n, so fewer than ~10 pairs can never pass at alpha = 1 % anyway).
 struct AbRule {
@@ -57,7 +63,12 @@ struct AbRule {
   double alpha_slower = 0.05;  // per workload, for the veto
   double min_gain = 0.01;      // minimum effect: 1 %
   std::size_t min_pairs = 10;
+  double min_gain_s = 0;  // minimum effect in time: the ruler's resolution (see above)
 };
+// The ruler's resolution per backend, for AbRule::min_gain_s: 0.5 us behind the GPU's gate, 2 us on the CPU (one
+// exchange per call; its jitter is tens of microseconds, and calls of a few microseconds are floored at the
+// executor's own clock).
+double min_gain_for_backend(const std::string& backend);
 
 struct AbTest {
   std::size_t pairs = 0;              // valid pairs used (positive finite times; exact ties dropped from the ranks)
@@ -65,6 +76,7 @@ struct AbTest {
   double median_ratio = 1;            // exp(median(log(a_i / b_i))), for people
   double p_faster = 1, p_slower = 1;  // exact one-sided signed-rank p-values
   double noise = 0;                   // 1.4826 * median(|l_i - median(l)|): spread of one pair's log-ratio
+  double leader_s = 0;                // median of a: the scale that AbRule::min_gain_s is taken against
   bool valid = true;                  // false: mismatched lengths or a time that is not a positive finite number
 };
 AbTest ab_test(const std::vector<double>& a, const std::vector<double>& b);

@@ -73,6 +73,7 @@ struct Job {
   TimingPlan timing;
   double ab_alpha = 0.01, ab_alpha_slower = 0.05, ab_min_gain = 0.01;
   int ab_min_pairs = 10;
+  double ab_min_gain_s = -1;     // check 11's minimum effect in time; < 0: the backend's (guard/stats.hpp)
   double timeout_s = 120;        // the longest one executor call may take (the reference's too)
   int omp_threads = 0;           // executors' OMP_NUM_THREADS; 0 = all cores
   int64_t cpu_memory_limit = 0;  // executors' RLIMIT_AS on the CPU backend; 0 = 3/4 of physical memory
@@ -92,8 +93,8 @@ struct Job {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_vendor, leader_library,
                                                 leader_vendor, reference_library, reference_python, reference_pythonpath, golden_dir, executor,
                                                 seed_base, input_secret, seeds, check_correctness, time, timing, ab_alpha, ab_alpha_slower,
-                                                ab_min_gain, ab_min_pairs, timeout_s, omp_threads, cpu_memory_limit, sandbox, golden_full_limit_bytes,
-                                                golden_sample_count, golden_timed_limit_bytes, inputs_version)
+                                                ab_min_gain, ab_min_pairs, ab_min_gain_s, timeout_s, omp_threads, cpu_memory_limit, sandbox,
+                                                golden_full_limit_bytes, golden_sample_count, golden_timed_limit_bytes, inputs_version)
 
 // A job as the judge accepts it: mode, backend and inputs_version present (a job without a version is from a
 // khive that predates it, never the current one), and the limits in range. Throws std::invalid_argument naming

@@ -738,7 +738,8 @@ nlohmann::json Session::run() {
       }
     current_.clear();
     if (lead_.ex) {
-      AbRule rule{job_.ab_alpha, job_.ab_alpha_slower, job_.ab_min_gain, static_cast<std::size_t>(job_.ab_min_pairs)};
+      AbRule rule{job_.ab_alpha, job_.ab_alpha_slower, job_.ab_min_gain, static_cast<std::size_t>(job_.ab_min_pairs),
+                  job_.ab_min_gain_s >= 0 ? job_.ab_min_gain_s : min_gain_for_backend(job_.backend)};
       LeaderDecision d = decide_leader(tests, weights, rule);
       d = confirm_on_events(std::move(d), event_tests, weights, rule);
       for (std::size_t i = 0; i < ab.size(); ++i) {
@@ -747,8 +748,8 @@ nlohmann::json Session::run() {
         ab[i]["slower"] = std::find(d.slower.begin(), d.slower.end(), i) != d.slower.end();
       }
       result["ab"] = ab;
-      result["ab_decision"] = {
-          {"new_leader", d.new_leader}, {"weighted_ratio", d.weighted_ratio}, {"why", d.why}, {"alpha", rule.alpha}, {"min_gain", rule.min_gain}};
+      result["ab_decision"] = {{"new_leader", d.new_leader}, {"weighted_ratio", d.weighted_ratio}, {"why", d.why},
+                               {"alpha", rule.alpha},        {"min_gain", rule.min_gain},          {"min_gain_s", rule.min_gain_s}};
     }
     // A kernel whose process does not end cleanly (destructors that crash) is rejected.
     try {

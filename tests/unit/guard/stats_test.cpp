@@ -276,6 +276,30 @@ TEST(AbTest, GainBelowTheMinimumEffectIsNotFaster) {
   EXPECT_TRUE(is_faster(t, 0.01, lenient));
 }
 
+// The ruler's resolution in time: 3 % of 11 us (0.33 us) is under the GPU's 0.5 us, 3 % of 27 us (0.81 us) over it;
+// the same floor holds for "slower", so two copies of a tiny kernel are neither.
+TEST(AbTest, GainBelowTheRulersResolutionIsNeitherFasterNorSlower) {
+  AbRule gpu;
+  gpu.min_gain_s = min_gain_for_backend("cuda");
+  EXPECT_DOUBLE_EQ(gpu.min_gain_s, 0.5e-6);
+  EXPECT_GT(min_gain_for_backend("cpu"), gpu.min_gain_s);
+  std::vector<double> a, b;
+  pairs(51, 30, 11e-6, 11e-6 / 1.03, 0.002, a, b);
+  AbTest small = ab_test(a, b);
+  EXPECT_NEAR(small.leader_s, 11e-6, 0.1e-6);
+  EXPECT_LT(small.p_faster, 1e-6);
+  EXPECT_TRUE(is_faster(small, 0.01, AbRule{}));  // relative rule alone: faster
+  EXPECT_FALSE(is_faster(small, 0.01, gpu));
+  EXPECT_FALSE(is_slower(ab_test(b, a), gpu));
+  EXPECT_TRUE(is_slower(ab_test(b, a), AbRule{}));
+  pairs(52, 30, 27e-6, 27e-6 / 1.03, 0.002, a, b);
+  EXPECT_TRUE(is_faster(ab_test(a, b), 0.01, gpu));
+  EXPECT_TRUE(is_slower(ab_test(b, a), gpu));
+  const LeaderDecision d = decide_leader({small}, {1}, gpu);
+  EXPECT_FALSE(d.new_leader);
+  EXPECT_NE(d.why.find("0.5 us"), std::string::npos) << d.why;
+}
+
 TEST(AbTest, FewerThanMinPairsCannotBeFaster) {
   std::vector<double> two(9, 2.0), one(9, 1.0);  // B twice as fast, 9 pairs
   AbTest t = ab_test(two, one);
