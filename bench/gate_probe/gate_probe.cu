@@ -53,7 +53,8 @@ constexpr std::size_t kRegion = std::size_t{1200} << 20;
 constexpr std::size_t kReady = 0, kDone = 128, kGo = 256, kData = std::size_t{2} << 20;
 
 struct Msg {
-  int op;        // 0 quit, 1 gated, 2 in-process, 3 gated with an early done (the kernel signals before it works)
+  int op;        // 0 quit, 1 gated, 2 in-process, 3 gated with an early done (the kernel signals before it works),
+                 // 4 gated with `done` stored by a one-thread kernel (device scope) instead of the fenced stream write
   int kind;      // 0 none, 1 spin, 2 copy
   long long arg;  // spin: ns; copy: floats
   int calls;
@@ -80,6 +81,13 @@ __global__ void early_done(unsigned* done, unsigned v) {
     *(volatile unsigned*)done = v;
     __threadfence_system();
   }
+}
+
+// op 4's signal: a plain store after the work before it on the stream (kernel boundaries order it at device scope),
+// so no system-wide fence waits for the kernel's dirty lines inside the judge's bracket.
+__global__ void signal_done(unsigned* done, unsigned v) {
+  __threadfence();
+  *(volatile unsigned*)done = v;
 }
 
 void send_fd(int sock, int fd) {
@@ -175,7 +183,10 @@ int executor(int sock) {
       if (m.op == 3) early_done<<<1, 32, 0, s>>>(reinterpret_cast<unsigned*>(base + kDone), v);
       launch(m.kind, m.arg, base, s);
       CK(cudaEventRecord(ev[2 * j + 1], s));
-      if (m.op != 2) CU(cuStreamWriteValue32(s, done, v, CU_STREAM_WRITE_VALUE_DEFAULT));
+      if (m.op == 4)
+        signal_done<<<1, 1, 0, s>>>(reinterpret_cast<unsigned*>(base + kDone), v);
+      else if (m.op != 2)
+        CU(cuStreamWriteValue32(s, done, v, CU_STREAM_WRITE_VALUE_DEFAULT));
     }
     CK(cudaStreamSynchronize(s));
     CK(cudaGetLastError());
@@ -285,8 +296,11 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep < 2; ++rep) {
     run(1, 0, 0, calls, j0, o0);
     Stats null = stats(j0);
-    std::printf("%s{\"rep\":%d,\"class\":\"null\",\"gate_med_us\":%.3f,\"gate_p10\":%.3f,\"gate_p90\":%.3f,\"gate_mad\":%.3f}", first ? "" : ",\n", rep,
-                null.med, null.p10, null.p90, null.mad);
+    run(4, 0, 0, calls, j0, o0);
+    Stats null_sig = stats(j0);
+    run(1, 0, 0, calls, j0, o0);  // j0 again the fenced null, for the row below
+    std::printf("%s{\"rep\":%d,\"class\":\"null\",\"gate_med_us\":%.3f,\"gate_p10\":%.3f,\"gate_p90\":%.3f,\"gate_mad\":%.3f,\"signal_gate_med_us\":%.3f,\"signal_gate_mad\":%.3f}",
+                first ? "" : ",\n", rep, null.med, null.p10, null.p90, null.mad, null_sig.med, null_sig.mad);
     first = false;
     for (const Class& c : classes) {
       run(2, c.kind, c.arg, c.n, j, o);
@@ -298,11 +312,14 @@ int main(int argc, char** argv) {
       Stats d = stats(diff);
       run(3, c.kind, c.arg, std::min(c.n, 40), j, o);
       Stats early = stats(j);
+      run(4, c.kind, c.arg, c.n, j, o);
+      Stats sig = stats(j);
       std::printf(
           ",\n{\"rep\":%d,\"class\":\"%s\",\"inproc_med_us\":%.3f,\"inproc_mad\":%.3f,\"gate_med_us\":%.3f,\"gate_mad\":%.3f,\"gate_p10\":%.3f,"
           "\"gate_p90\":%.3f,\"gate_events_med_us\":%.3f,\"gate_minus_events_med\":%.3f,\"gate_minus_events_mad\":%.3f,\"judge_est_us\":%.3f,"
-          "\"ratio_to_inproc\":%.4f,\"early_done_gate_med_us\":%.3f}",
-          rep, c.name, in.med, in.mad, g.med, g.mad, g.p10, g.p90, ge.med, d.med, d.mad, g.med - null.med, (g.med - null.med) / in.med, early.med);
+          "\"ratio_to_inproc\":%.4f,\"early_done_gate_med_us\":%.3f,\"signal_gate_med_us\":%.3f,\"signal_est_us\":%.3f,\"signal_ratio\":%.4f}",
+          rep, c.name, in.med, in.mad, g.med, g.mad, g.p10, g.p90, ge.med, d.med, d.mad, g.med - null.med, (g.med - null.med) / in.med, early.med, sig.med,
+          sig.med - null_sig.med, (sig.med - null_sig.med) / in.med);
     }
   }
   std::printf("\n]}\n");
