@@ -226,6 +226,11 @@ class CudaJudgeDevice final : public JudgeDevice {
     synchronize();
   }
   double drain(double timeout_s) override {
+    // The judge's own work queued behind the batch's last call first (its checksums: ~1 ms for a 5 GB output), which
+    // is not the executor's: the H200's null A/B of a 5 ms add (three 5.4 GB tensors) was rejected for 869 us of
+    // "work after return" that was the judge's checksum (2026-12-03). An executor that answered has written every
+    // `done`, so this stream finishes; one that did not is bounded by the same limit.
+    if (!wait_idle(timeout_s)) throw std::runtime_error("the judge's stream did not finish after the executor answered");
     const double t0 = now_s();
     const double idle = std::max(3 * idle_probe_s_, idle_probe_s_ + 30e-6);
     // Two fast probes in a row: one could slip into a time slice the other context left between kernels.
