@@ -42,10 +42,8 @@ void stream_wait_geq(void* stream, void* flag, uint32_t value) {
   ck(ops().wait(static_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(flag), value, CU_STREAM_WAIT_VALUE_GEQ), "cuStreamWaitValue32");
 }
 
-void stream_write(void* stream, void* flag, uint32_t value, bool system_fence) {
-  ck(ops().write(static_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(flag), value,
-                 system_fence ? CU_STREAM_WRITE_VALUE_DEFAULT : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER),
-     "cuStreamWriteValue32");
+void stream_write(void* stream, void* flag, uint32_t value) {
+  ck(ops().write(static_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(flag), value, CU_STREAM_WRITE_VALUE_DEFAULT), "cuStreamWriteValue32");
 }
 
 }  // namespace khive::exec

@@ -248,10 +248,8 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
     d.why = fmt::format("slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}", d.slower.size(),
                         rule.alpha_slower, rule.min_gain * 100, overall);
   else if (d.faster.empty())
-    d.why = rule.min_gain_s > 0
-                ? fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}% and {:g} us; {}", rule.alpha,
-                              rule.min_gain * 100, rule.min_gain_s * 1e6, overall)
-                : fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%; {}", rule.alpha, rule.min_gain * 100, overall);
+    d.why = fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%{}; {}", rule.alpha, rule.min_gain * 100,
+                        rule.min_gain_s > 0 ? fmt::format(" and {:g} us", rule.min_gain_s * 1e6) : "", overall);
   else if (d.weighted_ratio - 1.0 <= rule.min_gain)
     d.why = fmt::format("{} is under the {:g}% minimum", overall, rule.min_gain * 100);
   else {
