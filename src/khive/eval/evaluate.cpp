@@ -79,7 +79,7 @@ JobBase job_base(const Task& t, const EvalOptions& o, uint64_t seed_base, const 
   j.ab_alpha_slower = o.ab.alpha_slower;
   j.ab_min_gain = o.ab.min_gain;
   j.ab_min_pairs = static_cast<int>(o.ab.min_pairs);
-  if (o.ab.min_gain_s > 0) j.ab_min_gain_s = o.ab.min_gain_s;
+  j.ab_min_gain_s = o.ab.min_gain_s;  // < 0: the backend's (the judge resolves it)
   j.timeout_s = o.judge.timeout_s;
   j.omp_threads = o.judge.omp_threads;
   j.cpu_memory_limit = o.judge.cpu_memory_limit;

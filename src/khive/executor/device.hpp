@@ -23,6 +23,22 @@ struct RegionSpec {
   bool writable = false;
 };
 
+// The judge's per-workload calibration of the gated clock (docs/guard.md, "The clock"): a built-in call that reads
+// every input byte and writes every output byte of one argument set, run behind the gate before any kernel code is
+// in the process. What the judge's bracket sees beyond this call's own events is what it sees around a kernel that
+// touches that memory (the switch out of a context that touched memory costs microseconds more than out of an empty
+// one, and how much depends on the footprint and on the process), so that is what the judge subtracts.
+struct TouchSpan {
+  char* p = nullptr;
+  std::size_t bytes = 0;
+  bool write = false;
+};
+inline constexpr std::size_t kMaxTouchSpans = 16;
+struct TouchCall {  // args[0] of the touch entry points to one
+  TouchSpan spans[kMaxTouchSpans];
+  std::size_t count = 0;
+};
+
 class ExecDevice {
  public:
   virtual ~ExecDevice() = default;
@@ -40,6 +56,9 @@ class ExecDevice {
   // nullptr: the gate alone (the judge's calibration). Backends without a gate throw Fault("bad_request").
   virtual void map_gate(std::size_t bytes, int fd) = 0;
   virtual std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first) = 0;
+  // The built-in touch call (TouchCall), for run_gated; nullptr where the backend has none (the CPU: its clock is
+  // calibrated per exchange).
+  virtual EntryFn touch_entry() const { return nullptr; }
 };
 
 std::unique_ptr<ExecDevice> make_cpu_exec_device();

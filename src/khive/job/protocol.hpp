@@ -72,7 +72,7 @@ struct Job {
   bool time = true;               // checks 8-9 (and 11) on perf workloads
   TimingPlan timing;
   double ab_alpha = 0.01, ab_alpha_slower = 0.05, ab_min_gain = 0.01;
-  int ab_min_pairs = 10;
+  int ab_min_pairs = 20;
   double ab_min_gain_s = -1;     // check 11's minimum effect in time; < 0: the backend's (guard/stats.hpp)
   double timeout_s = 120;        // the longest one executor call may take (the reference's too)
   int omp_threads = 0;           // executors' OMP_NUM_THREADS; 0 = all cores

@@ -62,6 +62,17 @@ char* Arena::output(int set, std::size_t o) const { return out_->ptr() + static_
 char* Arena::golden(int set, std::size_t o) const { return gold_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
 unsigned char* Arena::scalar(int set, std::size_t i) { return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(); }
 
+nlohmann::json Arena::touch_spans(int set) const {
+  nlohmann::json spans = nlohmann::json::array();
+  const std::size_t k = static_cast<std::size_t>(set);
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+    if (!task_.inputs[i].scalar && in_bytes_[i] > 0)
+      spans.push_back({{"region", 0}, {"offset", k * in_stride_ + in_off_[i]}, {"bytes", in_bytes_[i]}, {"write", false}});
+  for (std::size_t o = 0; o < task_.outputs.size(); ++o)
+    if (out_bytes_[o] > 0) spans.push_back({{"region", 1}, {"offset", k * out_stride_ + out_off_[o]}, {"bytes", out_bytes_[o]}, {"write", true}});
+  return spans;
+}
+
 Arena::Share Arena::share(bool goldens) const { return goldens ? share_regions(true, *ref_in_, *gold_) : share_regions(false, *in_, *out_); }
 
 Arena::Share Arena::share_staged(SharedRegion& inputs, SharedRegion& goldens) const {

@@ -69,6 +69,9 @@ class Arena {
   const SharedRegion& inputs_region() const { return *in_; }
   const SharedRegion& ref_inputs_region() const { return *ref_in_; }
   const SharedRegion& goldens_region() const { return *gold_; }
+  // Every input and output of `set` in the kernels' view, as the executor's calibration call reads and writes them
+  // ([{"region", "offset", "bytes", "write"}], executor/device.hpp's TouchCall).
+  nlohmann::json touch_spans(int set) const;
   // The scalar inputs' bytes for a call on `set` (hex, in input order).
   nlohmann::json scalars(int set) const;
   // Inputs and outputs of the given sets (the buffers a timed batch touches), for the cache flush.

@@ -418,8 +418,14 @@ void ExecutorProcess::share_gate(SharedRegion& gate) {
   ::close(fd);
 }
 
-Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first) {
-  return exchange({{"op", "null"}, {"count", calls}, {"gate", {{"first", gate_first}}}}, {}, "done");
+Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch) {
+  nlohmann::json msg = {{"op", "null"}, {"count", calls}, {"gate", {{"first", gate_first}}}};
+  if (!touch.is_null()) msg["touch"] = touch;
+  Exchange x = exchange(msg, {}, "done");
+  if (x.in_process_s.size() != static_cast<std::size_t>(calls))
+    throw ExecutorFault(Reason::protocol_violation,
+                        fmt::format("the {} executor answered {} times for {} null calls", spec_.role, x.in_process_s.size(), calls));
+  return x;
 }
 
 Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_first) {

@@ -384,22 +384,36 @@ void Session::calibrate(Kernel& k) {
   k.gate = dev_.region(exec::kGateBytes);
   dev_.synchronize();  // the region is zeroed before the executor maps it
   k.ex->share_gate(*k.gate);
+  // The same gate a timed call goes through (gated_batch), with nothing revealed and no kernel inside it.
+  k.overhead = Overhead::of(calibration_calls(k, kGateCalibrationCalls, kGateCalibrationExchanges, nullptr));
+  // Per perf workload, a call that touches that workload's memory, on an arena of its own shape.
+  if (job_.time)
+    for (const auto& w : task_.workloads) {
+      if (!w.is_perf() || !selected(w)) continue;
+      Arena cal(dev_, task_, w, 1);
+      share(k, cal);
+      k.by_workload[w.uuid] = Overhead::of(calibration_calls(k, kGateCalibrationCalls, kGateCalibrationExchanges, cal.touch_spans(0)));
+    }
+}
+
+std::vector<double> Session::calibration_calls(Kernel& k, int calls, int exchanges, const nlohmann::json& touch) {
   std::vector<double> t;
-  for (int x = 0; x < kGateCalibrationExchanges; ++x) {
+  for (int x = 0; x < exchanges; ++x) {
     const uint32_t first = k.gate_next;
-    // The same gate a timed call goes through (gated_batch), with nothing revealed and no kernel inside it.
-    for (int j = 0; j < kGateCalibrationCalls; ++j) enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), {}, {});
-    k.gate_next += kGateCalibrationCalls;
+    for (int j = 0; j < calls; ++j) enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), {}, {});
+    k.gate_next += static_cast<uint32_t>(calls);
+    Exchange e;
     try {
-      k.ex->null_gated(kGateCalibrationCalls, first);
+      e = k.ex->null_gated(calls, first, touch);
     } catch (...) {
       release_gate(k);
       throw;
     }
     if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
-    for (int j = 0; j < kGateCalibrationCalls; ++j) t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1));
+    for (int j = 0; j < calls; ++j)
+      t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1) - (touch.is_null() ? 0.0 : e.in_process_s[static_cast<std::size_t>(j)]));
   }
-  k.overhead = Overhead::of(std::move(t));
+  return t;
 }
 
 void Session::enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end) {
@@ -526,7 +540,7 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   for (int j = 0; j < n; ++j) {
     const double b = dev_.elapsed_s(2 * j, 2 * j + 1);
     o.bracket_s.push_back(b);
-    o.sample_s.push_back(std::max(1e-9, b - k.overhead.median_s));
+    o.sample_s.push_back(std::max(1e-9, b - k.offset(w.uuid).median_s));
     o.in_process_s.push_back(j < static_cast<int>(x.in_process_s.size()) ? x.in_process_s[static_cast<std::size_t>(j)] : 0);
   }
   // Validation: inputs unchanged since they were revealed, outputs right, and unchanged since their call ended.
@@ -599,14 +613,15 @@ void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, c
     for (double t : o.bracket_s) b += t;
     per_batch.push_back(b);
   }
-  std::optional<Rejection> r = clock_rejection(judge, in, k.overhead.median_s, k.overhead.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
+  const Overhead& off = k.offset(w.uuid);
+  std::optional<Rejection> r = clock_rejection(judge, in, off.median_s, off.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
   if (!r && job_.backend == "cuda") {
     const double idle = dev_.preflight().value("idle_probe_s", 0.0);
     r = drain_rejection(drain, per_batch, 2 * idle, w.uuid);
   }
   if (!r) return;
-  r->message += fmt::format(" [a call that does no work costs {:.1f} us on the judge's clock; drain {:.1f} us]", 1e6 * k.overhead.median_s,
-                            1e6 * median_of(drain));
+  r->message +=
+      fmt::format(" [a call that does no work costs {:.1f} us on the judge's clock; drain {:.1f} us]", 1e6 * off.median_s, 1e6 * median_of(drain));
   if (!k.is_candidate) throw HarnessError{"the leader failed the clock check: " + r->message};
   throw Rejected{*r};
 }
@@ -644,8 +659,9 @@ nlohmann::json Session::time_solo(const Workload& w) {
           {"batch", batch},
           {"validated", k},
           {"clock", dev_.gated() ? "gated" : "exchange"},
-          {"overhead_s", cand_.overhead.median_s},
-          {"overhead_jitter_s", cand_.overhead.jitter_s}};
+          {"overhead_s", cand_.offset(w.uuid).median_s},
+          {"overhead_jitter_s", cand_.offset(w.uuid).jitter_s},
+          {"gate_s", cand_.overhead.median_s}};
 }
 
 nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events) {
@@ -695,8 +711,10 @@ nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_even
           {"batch", batch},
           {"validated", 2 * k},
           {"clock", dev_.gated() ? "gated" : "exchange"},
-          {"overhead_s", cand_.overhead.median_s},
-          {"overhead_jitter_s", cand_.overhead.jitter_s},
+          {"overhead_s", cand_.offset(w.uuid).median_s},
+          {"overhead_jitter_s", cand_.offset(w.uuid).jitter_s},
+          {"gate_s", cand_.overhead.median_s},
+          {"leader_overhead_s", lead_.offset(w.uuid).median_s},
           {"pair_samples_s", bs},
           {"leader_samples_s", as}};
 }

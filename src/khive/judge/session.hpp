@@ -63,6 +63,16 @@ class Session {
     // (a loaded kernel could slow the null calls down to shrink its own times): GPU: the gate's latency between the
     // judge's events; CPU: one exchange after the judge's flush, as a timed call runs.
     Overhead overhead;
+    // GPU, per perf workload: what the bracket sees beyond the call's own events for a built-in call that reads
+    // every input and writes every output of the workload (executor/device.hpp, TouchCall), measured the same way
+    // before load. This, not the empty gate, is what a timed call's sample subtracts: the switch out of a context
+    // whose call touched memory costs ~2-4 us more than out of an empty one, by an amount that depends on the
+    // footprint and differs between two executors (docs/guard.md, "The clock").
+    std::map<std::string, Overhead> by_workload;
+    const Overhead& offset(const std::string& workload) const {
+      auto it = by_workload.find(workload);
+      return it == by_workload.end() ? overhead : it->second;
+    }
     std::unique_ptr<SharedRegion> gate;  // GPU: the counters of executor/gate.hpp
     uint32_t gate_next = 1;              // the value the next gated call waits for
     bool is_candidate = true;
@@ -99,6 +109,9 @@ class Session {
 
   void correctness(const Workload& w);
   void calibrate(Kernel& k);
+  // The gated calls of one calibration on k's gate (before load): `calls` per exchange, `exchanges` times, with
+  // `touch` spans or none; per call, the judge's bracket less the executor's events (touch) or the bracket (none).
+  std::vector<double> calibration_calls(Kernel& k, int calls, int exchanges, const nlohmann::json& touch);
   // Call j's side of the gate on the judge's stream (executor/gate.hpp), as value v: wait for the executor's `go`,
   // `reveal`, flush, J0, `ready`, wait for `done`, J1, `after_end`.
   void enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end);

@@ -301,9 +301,9 @@ TEST(AbTest, GainBelowTheRulersResolutionIsNeitherFasterNorSlower) {
 }
 
 TEST(AbTest, FewerThanMinPairsCannotBeFaster) {
-  std::vector<double> two(9, 2.0), one(9, 1.0);  // B twice as fast, 9 pairs
+  std::vector<double> two(19, 2.0), one(19, 1.0);  // B twice as fast, 19 pairs (AbRule's minimum is 20)
   AbTest t = ab_test(two, one);
-  EXPECT_EQ(t.pairs, 9u);
+  EXPECT_EQ(t.pairs, 19u);
   EXPECT_FALSE(is_faster(t, 0.01, AbRule{}));
 }
 
@@ -311,11 +311,11 @@ TEST(AbTest, Guards) {
   AbTest t = ab_test({}, {});
   EXPECT_EQ(t.pairs, 0u);
   EXPECT_FALSE(is_faster(t, 1.0, AbRule{}));
-  std::vector<double> a(12, 2.0), b(11, 1.0);  // lengths differ
+  std::vector<double> a(22, 2.0), b(21, 1.0);  // lengths differ
   EXPECT_FALSE(ab_test(a, b).valid);
   EXPECT_FALSE(is_faster(ab_test(a, b), 1.0, AbRule{}));
-  std::vector<double> two(12, 2.0), one(12, 1.0);
-  for (std::size_t i = 0; i < 12; ++i) two[i] += 0.001 * static_cast<double>(i);  // distinct |l|
+  std::vector<double> two(22, 2.0), one(22, 1.0);
+  for (std::size_t i = 0; i < 22; ++i) two[i] += 0.001 * static_cast<double>(i);  // distinct |l|
   EXPECT_TRUE(is_faster(ab_test(two, one), 0.01, AbRule{}));
   one[3] = 0.0;
   EXPECT_FALSE(is_faster(ab_test(two, one), 1.0, AbRule{}));

@@ -153,6 +153,51 @@ TEST_F(Fixture, AStaticConstructorThatCrashesIsTheKernelsFault) {
   }
 }
 
+// ------------------------------------------------------------------------ the per-workload calibration (issue 21)
+
+// The calibration call's spans are exactly one set's inputs (read) and outputs (written) in the kernels' view.
+TEST_F(Fixture, TouchSpansAreOneSetsInputsReadAndOutputsWritten) {
+  Arena a(*dev, task, workload("vector_add-n1000"), 2);
+  const nlohmann::json spans = a.touch_spans(1);
+  Arena::Share s = a.share(false);
+  for (int fd : s.fds) ::close(fd);
+  const auto& args = s.layout.at("sets").at(1).at("args");
+  ASSERT_EQ(spans.size(), 3u);  // a, b, c (N is an axis, not memory)
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(spans[i].at("region"), args[i].at("region")) << i;
+    EXPECT_EQ(spans[i].at("offset"), args[i].at("offset")) << i;
+    EXPECT_EQ(spans[i].at("bytes").get<std::size_t>(), 1000 * sizeof(float)) << i;
+    EXPECT_EQ(spans[i].at("write").get<bool>(), i == 2) << i;
+  }
+}
+
+// The executor runs the touch call only where it has one (a GPU) and only before a kernel is loaded: its answer is
+// trusted as a calibration only then.
+TEST_F(Fixture, TheTouchCallIsRefusedOnTheCpuAndAfterLoad) {
+  Arena a(*dev, task, workload("vector_add-n1000"), 1);
+  {
+    ExecutorProcess ex(spec(build("add", "for (int64_t i = 0; i < N; ++i) c[i] = a[i] + b[i];")), *dev);
+    ex.share(a, false);
+    try {
+      ex.null_gated(2, 1, a.touch_spans(0));
+      FAIL() << "the CPU executor has no touch call";
+    } catch (const ExecutorFault& f) {
+      EXPECT_EQ(f.reason, Reason::protocol_violation);
+      EXPECT_TRUE(f.before_load);
+      EXPECT_NE(std::string(f.what()).find("touch: not on this backend"), std::string::npos) << f.what();
+    }
+  }
+  ExecutorProcess ex(spec(build("add", "for (int64_t i = 0; i < N; ++i) c[i] = a[i] + b[i];")), *dev);
+  ex.load();
+  ex.share(a, false);
+  try {
+    ex.null_gated(2, 1, a.touch_spans(0));
+    FAIL() << "a touch call after load must be refused";
+  } catch (const ExecutorFault& f) {
+    EXPECT_NE(std::string(f.what()).find("touch: after load"), std::string::npos) << f.what();
+  }
+}
+
 // ------------------------------------------------------------------------ a PyTorch reference (issue 14)
 
 TEST_F(Fixture, TheReferencesLayoutNamesDtypesAndShapes) {
