@@ -45,7 +45,7 @@ struct InputDraw {
   double fraction = 0;
 };
 
-enum class CallKind { timed, warmup };
+enum class CallKind { timed, warmup, calibration };
 
 class InputKeys {
  public:
