@@ -187,11 +187,8 @@ struct Executor {
     if (null_calls) {
       const std::size_t n = m.body.value("count", std::size_t{1});
       if (n == 0 || n > kMaxCalls) throw Fault("bad_request", "null: count out of range");
-      if (m.body.contains("touch")) {
-        const EntryFn f = touch_calls(m.body.at("touch"), n);
-        for (std::size_t j = 0; j < n; ++j) lists.push_back(touch_args.data() + j);
-        return {{"op", "done"}, {"times_s", run(f, lists, m)}};
-      }
+      if (m.body.contains("touch"))
+        return {{"op", "done"}, {"times_s", run(touch_call(m.body.at("touch")), std::vector<void* const*>(n, touch_args), m)}};
       static void* const none[1] = {nullptr};
       lists.assign(n, none);
       return {{"op", "done"}, {"times_s", run(nullptr, lists, m)}};
@@ -212,27 +209,21 @@ struct Executor {
     return {{"op", "done"}, {"times_s", run(entry, lists, m)}};
   }
 
-  // The judge's calibration calls (device.hpp, TouchCall): call j reads and writes spans[j] of the mapped regions.
-  // Only before load: the judge calibrates before any kernel code is in the process, and trusts the answer only then.
-  std::vector<TouchCall> touches;
-  std::vector<void*> touch_args;
-  EntryFn touch_calls(const nlohmann::json& calls, std::size_t n) {
+  // The judge's calibration call (device.hpp, TouchCall) over spans of the mapped regions; only before load (the
+  // judge calibrates before any kernel code is in the process, and the answer is trusted only then).
+  TouchCall touch;
+  void* touch_args[1] = {&touch};
+  EntryFn touch_call(const nlohmann::json& spans) {
     if (entry) throw Fault("bad_request", "touch: after load");
     const EntryFn f = dev->touch_entry();
     if (!f) throw Fault("bad_request", "touch: not on this backend");
-    if (!calls.is_array() || calls.size() != n) throw Fault("bad_request", "touch: one list of spans per call expected");
-    touches.assign(n, TouchCall{});
-    touch_args.assign(n, nullptr);
-    for (std::size_t j = 0; j < n; ++j) {
-      const auto& spans = calls[j];
-      if (!spans.is_array() || spans.size() > kMaxTouchSpans) throw Fault("bad_request", "touch: too many spans");
-      for (const auto& sp : spans) {
-        const std::size_t r = sp.at("region").get<std::size_t>(), off = sp.at("offset").get<std::size_t>(), bytes = sp.at("bytes").get<std::size_t>();
-        if (r >= dev->region_count() || off > dev->region_bytes(r) || bytes > dev->region_bytes(r) - off)
-          throw Fault("bad_request", "touch: a span outside the regions");
-        touches[j].spans[touches[j].count++] = {dev->base(r) + off, bytes, sp.at("write").get<bool>()};
-      }
-      touch_args[j] = &touches[j];
+    if (!spans.is_array() || spans.size() > kMaxTouchSpans) throw Fault("bad_request", "touch: too many spans");
+    touch = TouchCall{};
+    for (const auto& sp : spans) {
+      const std::size_t r = sp.at("region").get<std::size_t>(), off = sp.at("offset").get<std::size_t>(), bytes = sp.at("bytes").get<std::size_t>();
+      if (r >= dev->region_count() || off > dev->region_bytes(r) || bytes > dev->region_bytes(r) - off)
+        throw Fault("bad_request", "touch: a span outside the regions");
+      touch.spans[touch.count++] = {dev->base(r) + off, bytes, sp.at("write").get<bool>()};
     }
     return f;
   }

@@ -108,10 +108,7 @@ uint64_t InputKeys::call_label(CallKind kind, uint64_t seed_base, const std::str
   put64(f, k);
   put64(f, uuid.size());
   f += uuid;
-  const char* domain = kind == CallKind::timed    ? "khive/v7/timed-call"
-                       : kind == CallKind::warmup ? "khive/v7/warmup-call"
-                                                  : "khive/v7/calibration-call";
-  const uint64_t x = u64_of(mac(secret_, domain, f));
+  const uint64_t x = u64_of(mac(secret_, kind == CallKind::timed ? "khive/v7/timed-call" : "khive/v7/warmup-call", f));
   return x | (1ull << 63);  // never 0, never a correctness label (seed_base + small)
 }
 

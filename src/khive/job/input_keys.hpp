@@ -45,7 +45,7 @@ struct InputDraw {
   double fraction = 0;
 };
 
-enum class CallKind { timed, warmup, calibration };
+enum class CallKind { timed, warmup };
 
 class InputKeys {
  public:

@@ -91,9 +91,8 @@ class ExecutorProcess {
   // gate_first > 0: the calls run behind the gate as gate_first, gate_first + 1, ... (the judge has enqueued its
   // side of the gate before this; `before_wait` runs after the message is sent, before the answer is awaited).
   Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0);
-  // Null calls behind the gate (before load): the judge's calibration of the gate itself; with `touch` (one list of
-  // spans of the mapped regions per call, Arena::touch_spans), call j reads and writes touch[j] (executor/device.hpp,
-  // TouchCall).
+  // Null calls behind the gate (before load): the judge's calibration of the gate itself; with `touch` (spans of the
+  // mapped regions, Arena::touch_spans), each call reads and writes those spans (executor/device.hpp, TouchCall).
   Exchange null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch = nullptr);
   // Asks it to quit and checks that it ends cleanly (a kernel whose destructors crash at exit is rejected).
   void finish();

@@ -112,34 +112,22 @@ std::unique_ptr<ExecutorProcess> Session::start(const std::string& role, const s
 }
 
 void Session::start_kernels() {
-  // Every executor is started and calibrated before any kernel code is in any of them (a loaded kernel could slow
-  // the calibration's calls down to shrink its own times), then loaded.
-  std::vector<std::pair<Kernel*, std::string>> ks = {{&cand_, "candidate"}};
-  if (!job_.leader_library.empty()) ks.push_back({&lead_, "leader"});
-  for (auto& [k, role] : ks) {
+  auto prepare = [&](Kernel& k, const std::string& role, const std::string& lib, bool vendor) {
     try {
-      k->ex = start(role, k == &cand_ ? job_.library : job_.leader_library, k == &cand_ ? job_.library_vendor : job_.leader_vendor);
-      calibrate(*k);
-    } catch (const ExecutorFault& f) {
-      fault(f, role);
-    }
-  }
-  // Each executor keeps its own calibration: two processes' exchanges (CPU) or gates (GPU) can differ by more than
-  // a median of 200 null exchanges or 96 gated calls is uncertain, and a difference between them would be a fixed
-  // bias between the sides. On a GPU the per-workload calibrations of both are interleaved, so that a drift of the
-  // device (its clocks ramping up from idle) falls on both alike.
-  if (dev_.gated() && job_.time) {
-    std::vector<Kernel*> all;
-    for (auto& [k, role] : ks) all.push_back(k);
-    calibrate_workloads(all);
-  }
-  for (auto& [k, role] : ks) {
-    try {
+      k.ex = start(role, lib, vendor);
+      calibrate(k);  // before any kernel code is in the process
       progress_(Check::run, "", "loading the " + role);
-      k->ex->load();
+      k.ex->load();
     } catch (const ExecutorFault& f) {
       fault(f, role);
     }
+  };
+  prepare(cand_, "candidate", job_.library, job_.library_vendor);
+  if (!job_.leader_library.empty()) {
+    prepare(lead_, "leader", job_.leader_library, job_.leader_vendor);
+    // Each executor keeps its own calibration: two processes' exchanges (CPU) or gates (GPU) can differ by more than
+    // a median of 200 null exchanges or 96 gated calls is uncertain, and a difference between them would be a fixed
+    // bias between the sides.
   }
 }
 
@@ -397,82 +385,34 @@ void Session::calibrate(Kernel& k) {
   dev_.synchronize();  // the region is zeroed before the executor maps it
   k.ex->share_gate(*k.gate);
   // The same gate a timed call goes through (gated_batch), with nothing revealed and no kernel inside it.
-  std::vector<double> t;
-  for (int x = 0; x < kGateCalibrationExchanges; ++x) {
-    std::vector<double> d = calibration_exchange(k, nullptr, nullptr, kGateCalibrationCalls, 0);
-    t.insert(t.end(), d.begin(), d.end());
-  }
-  k.overhead = Overhead::of(std::move(t));
-}
-
-void Session::calibrate_workloads(const std::vector<Kernel*>& ks) {
-  PhaseTimer pt(*this, "calibration");
-  bool primed = false;
-  for (const auto& w : task_.workloads) {
-    if (!w.is_perf() || !selected(w)) continue;
-    // As many sets as a timed batch of this workload would use at most, so consecutive calls touch memory at other
-    // addresses as they do there.
-    const std::size_t fit =
-        std::max<std::size_t>(1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
-    Arena cal(dev_, task_, w, static_cast<int>(std::min<std::size_t>(fit, kGpuMaxBatch)));
-    for (Kernel* k : ks) share(*k, cal);
-    // One exchange per executor first, not kept: the device's clocks ramp up from idle.
-    if (!primed)
-      for (Kernel* k : ks) calibration_exchange(*k, &cal, &w, kGateCalibrationCalls, 0);
-    primed = true;
-    std::vector<std::vector<double>> d(ks.size());
-    uint64_t label = 1;
-    for (int x = 0; x < kGateCalibrationExchanges; ++x)
-      for (std::size_t i = 0; i < ks.size(); ++i) {
-        // Alternate which executor goes first, so neither always follows the other's context.
-        const std::size_t k = (x % 2 == 0) ? i : ks.size() - 1 - i;
-        std::vector<double> e = calibration_exchange(*ks[k], &cal, &w, kGateCalibrationCalls, label);
-        label += kGateCalibrationCalls;
-        d[k].insert(d[k].end(), e.begin(), e.end());
-      }
-    for (std::size_t k = 0; k < ks.size(); ++k) ks[k]->by_workload[w.uuid] = Overhead::of(std::move(d[k]));
-  }
-}
-
-// One exchange of `calls` gated calls on k's gate, before load. With an arena: as a timed batch runs (call j on set
-// j mod sets: its inputs revealed and checksummed before the flush, its outputs checksummed after its end), each call
-// the built-in touch of that set; the result is the judge's bracket less the executor's own events per call. Without
-// one (a == nullptr): the empty gate, the bracket as read. first_label: the calibration labels of these calls' inputs
-// (0: the inputs are not revealed).
-std::vector<double> Session::calibration_exchange(Kernel& k, Arena* a, const Workload* w, int calls, uint64_t first_label) {
-  const uint32_t first = k.gate_next;
-  const std::size_t n_in = task_.inputs.size(), n_out = task_.outputs.size();
-  nlohmann::json touch = a ? nlohmann::json::array() : nlohmann::json();
-  for (int j = 0; j < calls; ++j) {
-    const int s = a ? j % a->sets() : 0;
-    std::function<void()> reveal, after_end;
-    if (a) {
-      touch.push_back(a->touch_spans(s));
-      if (n_in + n_out <= static_cast<std::size_t>(kSlotsPerCall) && (j + 1) * kSlotsPerCall <= dev_.checksum_slots()) {
-        reveal = [&, s, j] {
-          if (first_label) fill_inputs(*a, s, *w, InputSpec{keys_.call_label(CallKind::calibration, job_.seed_base, w->uuid, first_label + j)});
-          for (std::size_t i = 0; i < n_in; ++i)
-            if (!task_.inputs[i].scalar) dev_.checksum_async(a->input(s, i), a->in_bytes(i), j * kSlotsPerCall + static_cast<int>(i));
-        };
-        after_end = [&, s, j] {
-          for (std::size_t o = 0; o < n_out; ++o)
-            dev_.checksum_async(a->output(s, o), a->out_bytes(o), j * kSlotsPerCall + static_cast<int>(n_in + o));
-        };
-      }
+  k.overhead = Overhead::of(calibration_calls(k, kGateCalibrationCalls, kGateCalibrationExchanges, nullptr));
+  // Per perf workload, a call that touches that workload's memory, on an arena of its own shape.
+  if (job_.time)
+    for (const auto& w : task_.workloads) {
+      if (!w.is_perf() || !selected(w)) continue;
+      Arena cal(dev_, task_, w, 1);
+      share(k, cal);
+      k.by_workload[w.uuid] = Overhead::of(calibration_calls(k, kGateCalibrationCalls, kGateCalibrationExchanges, cal.touch_spans(0)));
     }
-    enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), reveal, after_end);
-  }
-  k.gate_next += static_cast<uint32_t>(calls);
-  Exchange e;
-  try {
-    e = k.ex->null_gated(calls, first, touch);
-  } catch (...) {
-    release_gate(k);
-    throw;
-  }
-  if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
+}
+
+std::vector<double> Session::calibration_calls(Kernel& k, int calls, int exchanges, const nlohmann::json& touch) {
   std::vector<double> t;
-  for (int j = 0; j < calls; ++j) t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1) - (a ? e.in_process_s[static_cast<std::size_t>(j)] : 0.0));
+  for (int x = 0; x < exchanges; ++x) {
+    const uint32_t first = k.gate_next;
+    for (int j = 0; j < calls; ++j) enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), {}, {});
+    k.gate_next += static_cast<uint32_t>(calls);
+    Exchange e;
+    try {
+      e = k.ex->null_gated(calls, first, touch);
+    } catch (...) {
+      release_gate(k);
+      throw;
+    }
+    if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
+    for (int j = 0; j < calls; ++j)
+      t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1) - (touch.is_null() ? 0.0 : e.in_process_s[static_cast<std::size_t>(j)]));
+  }
   return t;
 }
 

@@ -109,9 +109,9 @@ class Session {
 
   void correctness(const Workload& w);
   void calibrate(Kernel& k);
-  // GPU, before load: each kernel's Kernel::by_workload, the executors' exchanges interleaved.
-  void calibrate_workloads(const std::vector<Kernel*>& ks);
-  std::vector<double> calibration_exchange(Kernel& k, Arena* a, const Workload* w, int calls, uint64_t first_label);
+  // The gated calls of one calibration on k's gate (before load): `calls` per exchange, `exchanges` times, with
+  // `touch` spans or none; per call, the judge's bracket less the executor's events (touch) or the bracket (none).
+  std::vector<double> calibration_calls(Kernel& k, int calls, int exchanges, const nlohmann::json& touch);
   // Call j's side of the gate on the judge's stream (executor/gate.hpp), as value v: wait for the executor's `go`,
   // `reveal`, flush, J0, `ready`, wait for `done`, J1, `after_end`.
   void enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end);

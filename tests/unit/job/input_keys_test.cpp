@@ -51,7 +51,7 @@ TEST(InputKeys, KeysDependOnTheSecretAndTheLabel) {
 TEST(InputKeys, CallLabelsAreDistinctAndNeverSmall) {
   const InputKeys k(InputSecret::reproducible(3));
   std::set<uint64_t> seen;
-  for (CallKind kind : {CallKind::timed, CallKind::warmup, CallKind::calibration})
+  for (CallKind kind : {CallKind::timed, CallKind::warmup})
     for (const char* w : {"w1", "w2", "w10"})
       for (uint64_t i = 0; i < 200; ++i) {
         const uint64_t l = k.call_label(kind, 100, w, i);
