@@ -296,7 +296,8 @@ exec::Message ExecutorProcess::wait_answer(double deadline) {
   }
 }
 
-Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect) {
+Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect,
+                                   const std::function<void()>& after_send) {
   resume();
   Exchange x;
   const double t0 = now_s();
@@ -304,6 +305,15 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
     exec::send_message(sock_, msg, fds);
   } catch (const exec::ChannelError&) {
     died("when the judge sent its next message");
+  }
+  if (after_send) {
+    try {
+      after_send();
+    } catch (...) {
+      kill_now();  // its calls wait for a `ready` that will never come
+      drain_pipes();
+      throw;
+    }
   }
   exec::Message a = wait_answer(t0 + spec_.timeout_s);
   const double t_answered = now_s();
@@ -418,22 +428,22 @@ void ExecutorProcess::share_gate(SharedRegion& gate) {
   ::close(fd);
 }
 
-Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch) {
+Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch, const std::function<void()>& after_send) {
   nlohmann::json msg = {{"op", "null"}, {"count", calls}, {"gate", {{"first", gate_first}}}};
   if (!touch.is_null()) msg["touch"] = touch;
-  Exchange x = exchange(msg, {}, "done");
+  Exchange x = exchange(msg, {}, "done", after_send);
   if (x.in_process_s.size() != static_cast<std::size_t>(calls))
     throw ExecutorFault(Reason::protocol_violation,
                         fmt::format("the {} executor answered {} times for {} null calls", spec_.role, x.in_process_s.size(), calls));
   return x;
 }
 
-Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_first) {
+Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_first, const std::function<void()>& after_send) {
   nlohmann::json cs = nlohmann::json::array();
   for (const auto& c : calls) cs.push_back({{"set", c.set}, {"scalars", c.scalars}});
   nlohmann::json msg = {{"op", "call"}, {"calls", cs}};
   if (gate_first) msg["gate"] = {{"first", gate_first}};
-  Exchange x = exchange(msg, {}, "done");
+  Exchange x = exchange(msg, {}, "done", after_send);
   if (x.in_process_s.size() != calls.size())
     throw ExecutorFault(Reason::protocol_violation,
                         fmt::format("the {} executor answered {} times for {} calls", spec_.role, x.in_process_s.size(), calls.size()));

@@ -90,16 +90,20 @@ class ExecutorProcess {
   };
   // gate_first > 0: the calls run behind the gate as gate_first, gate_first + 1, ... (the judge has enqueued its
   // side of the gate before this; `before_wait` runs after the message is sent, before the answer is awaited).
-  Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0);
+  // `after_send` (gated calls): what the judge enqueues on its own stream for these calls, run once the executor
+  // has the message and before its answer is awaited (executor/gate.hpp: a host's enqueue blocks while its queue on
+  // the device is full, and the judge's queue drains only as the executor's calls come; enqueued before the message,
+  // a long batch can wait for ever). If it throws, the executor is killed and the exception passes on.
+  Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0, const std::function<void()>& after_send = {});
   // Null calls behind the gate (before load): the judge's calibration of the gate itself; with `touch` (spans of the
   // mapped regions, Arena::touch_spans), each call reads and writes those spans (executor/device.hpp, TouchCall).
-  Exchange null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch = nullptr);
+  Exchange null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch = nullptr, const std::function<void()>& after_send = {});
   // Asks it to quit and checks that it ends cleanly (a kernel whose destructors crash at exit is rejected).
   void finish();
   std::string log_tail(std::size_t max_bytes = 2000) const;
 
  private:
-  Exchange exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect);
+  Exchange exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect, const std::function<void()>& after_send = {});
   exec::Message wait_answer(double deadline);
   void on_notification();
   void stop();

@@ -400,16 +400,22 @@ std::vector<double> Session::calibration_calls(Kernel& k, int calls, int exchang
   std::vector<double> t;
   for (int x = 0; x < exchanges; ++x) {
     const uint32_t first = k.gate_next;
-    for (int j = 0; j < calls; ++j) enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), {}, {});
     k.gate_next += static_cast<uint32_t>(calls);
     Exchange e;
+    // The judge's side is enqueued once the executor has its message (see gated_batch); any failure once a wait is
+    // on the judge's stream releases the gate.
     try {
-      e = k.ex->null_gated(calls, first, touch);
+      e = k.ex->null_gated(calls, first, touch, [&] {
+        for (int j = 0; j < calls; ++j) enqueue_gated_call(k, j, first + static_cast<uint32_t>(j), {}, {});
+      });
     } catch (...) {
       release_gate(k);
       throw;
     }
-    if (!dev_.wait_idle(job_.timeout_s)) throw std::runtime_error("the gate's calibration did not finish on the device");
+    if (!dev_.wait_idle(job_.timeout_s)) {
+      release_gate(k);
+      throw std::runtime_error("the gate's calibration did not finish on the device");
+    }
     for (int j = 0; j < calls; ++j)
       t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1) - (touch.is_null() ? 0.0 : e.in_process_s[static_cast<std::size_t>(j)]));
   }
@@ -503,27 +509,38 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
     PhaseTimer pt(*this, "flush");
     dev_.flush({});  // persisting lines reset, L2 written over; synchronised: nothing of the judge's is pending
   }
-  for (int j = 0; j < n; ++j)
-    enqueue_gated_call(
-        k, j, first + static_cast<uint32_t>(j),
-        [&] {
-          fill_inputs(a, j, w, calls[static_cast<std::size_t>(j)].spec);
-          for (std::size_t i = 0; i < n_in; ++i)
-            if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 0));
-        },
-        [&] {
-          for (std::size_t o = 0; o < n_out; ++o) dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
-        });
   std::vector<ExecutorProcess::Call> cs;
   for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
   const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
+  // The judge's side of the gate is enqueued once the executor has its message: a host's enqueue blocks when its
+  // queue on the device is full, and the judge's queue drains only as the executor's `go`s come, so enqueueing all
+  // of it before telling the executor can wait for ever (the likeliest cause of 6f4db06's hang on the H200: 32
+  // calibration calls with reveals and checksums, ~450 operations; 16 timed calls of ~220 had run). Any failure
+  // once a wait is on the judge's stream releases the gate: a wait nobody satisfies would hold the judge's stream,
+  // and every later synchronisation with it, for ever.
+  auto enqueue = [&] {
+    for (int j = 0; j < n; ++j)
+      enqueue_gated_call(
+          k, j, first + static_cast<uint32_t>(j),
+          [&] {
+            fill_inputs(a, j, w, calls[static_cast<std::size_t>(j)].spec);
+            for (std::size_t i = 0; i < n_in; ++i)
+              if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 0));
+          },
+          [&] {
+            for (std::size_t o = 0; o < n_out; ++o) dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
+          });
+  };
   Exchange x;
   try {
-    x = k.ex->call(cs, first);
+    x = k.ex->call(cs, first, enqueue);
     if (k.is_candidate) phases_["kernel"] += x.judge_s;
   } catch (const ExecutorFault& f) {
     release_gate(k);
     fault(ExecutorFault(f.reason, ctx + ": " + f.what(), f.external, f.before_load), k.ex->role());
+  } catch (...) {
+    release_gate(k);
+    throw;
   }
   // The executor synchronised its device before answering, so the judge's side ends within moments; if it does not,
   // some call's `done` was never written (the executor answered before its calls ended).

@@ -9,7 +9,8 @@
 //                keyed PRF of a secret, never repeated within an executor), written by the judge only when the call
 //                is due (no look-ahead), and EVERY call's outputs are compared with goldens. The sample is the judge's
 //                own clock per call: on a GPU its own events around a gate the executor's stream waits behind
-//                (executor/gate.hpp), less the gate's calibrated latency; on the CPU one exchange per call, less a
+//                (executor/gate.hpp), less its calibrated excess over a call's own events for the workload's
+//                memory (Kernel::by_workload); on the CPU one exchange per call, less a
 //                null exchange. The executor's clock only cross-checks it (guard/rules.hpp)
 //   check 11     candidate and leader in separate executors, in pairs on the same inputs, the order inside each pair
 //                drawn at random, both validated, each stopped while the other runs; signed-rank test per workload,
