@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -318,7 +320,8 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   exec::Message a = wait_answer(t0 + spec_.timeout_s);
   const double t_answered = now_s();
   stop();
-  for (int fd : a.fds) ::close(fd);  // an executor never hands the judge descriptors after its hello
+  if (spec_.setup.backend == "cpu") pin_threads();  // stopped, and outside the judge's clock
+  for (int fd : a.fds) ::close(fd);                 // an executor never hands the judge descriptors after its hello
   // A fault ends the evaluation: the executor is killed rather than drained (work it had queued behind the gate is
   // still pending on the device, and the drain would wait for it and blame the kernel for work after return).
   if (a.op() == "fault") {
@@ -343,16 +346,23 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
                         fmt::format("the {} executor answered, but the device stayed busy for {:.2f} s afterwards", spec_.role, drain_limit));
   }
   x.judge_s = now_s() - t0;
-  // KHIVE_TRACE_EXCHANGES=1: one line per exchange on stderr (where the judge's clock goes: until the answer, the
-  // stop, the drain), for diagnosing the clock checks on a new machine.
-  static const bool trace = std::getenv("KHIVE_TRACE_EXCHANGES") != nullptr;
+  // KHIVE_TRACE_EXCHANGES=1: one line per exchange on the judge's stderr (where the judge's clock goes: until the
+  // answer, the stop, the drain), for diagnosing the clock checks on a new machine; =<path>: appended to that file
+  // (khive shows the judge's stderr only when it fails).
+  static FILE* const trace = [] {
+    const char* v = std::getenv("KHIVE_TRACE_EXCHANGES");
+    if (!v || !*v) return static_cast<FILE*>(nullptr);
+    if (std::string(v) == "1") return stderr;
+    FILE* f = std::fopen(v, "a");
+    return f ? f : stderr;
+  }();
   if (trace) {
     double in = 0;
     std::size_t n = 0;
     if (a.body.contains("times_s") && a.body["times_s"].is_array())
       for (const auto& v : a.body["times_s"])
         if (v.is_number()) in += v.get<double>(), ++n;
-    std::fprintf(stderr, "xtrace %s %s n=%zu answer_us=%.1f stop_us=%.1f drain_us=%.1f in_us=%.1f\n", spec_.role.c_str(),
+    std::fprintf(trace, "xtrace %s %s n=%zu answer_us=%.1f stop_us=%.1f drain_us=%.1f in_us=%.1f\n", spec_.role.c_str(),
                  msg.value("op", std::string("?")).c_str(), n, 1e6 * (t_answered - t0), 1e6 * (t_answer - t_answered), 1e6 * x.drain_s, 1e6 * in);
   }
   if (reaped_) died("right after answering");
@@ -372,6 +382,38 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
     }
   }
   return x;
+}
+
+void ExecutorProcess::pin_threads() {
+  static const bool off = [] {
+    const char* v = std::getenv("KHIVE_CPU_PIN");
+    return v && std::string(v) == "0";
+  }();
+  if (off || reaped_ || pid_ <= 0) return;
+  if (cpus_.empty()) {
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (::sched_getaffinity(pid_, sizeof mask, &mask) != 0) return;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) cpus_.push_back(c);
+    if (cpus_.size() < 2) return;  // one CPU: nothing to spread
+  }
+  if (cpus_.size() < 2) return;
+  std::vector<pid_t> tids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) tids.push_back(std::stoi(name));
+  }
+  std::sort(tids.begin(), tids.end());
+  if (tids.empty() || tids == pinned_) return;
+  for (std::size_t i = 0; i < tids.size(); ++i) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus_[i % cpus_.size()], &one);
+    (void)::sched_setaffinity(tids[i], sizeof one, &one);  // a thread that has just ended: nothing to place
+  }
+  pinned_ = std::move(tids);
 }
 
 void ExecutorProcess::share(const Arena& arena, bool goldens) {

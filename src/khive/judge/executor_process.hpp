@@ -108,6 +108,12 @@ class ExecutorProcess {
   void on_notification();
   void stop();
   void resume();
+  // CPU backend: the executor's threads one per CPU of its mask, round robin in thread-id order, set by the judge while
+  // the executor is stopped (after each answer, when its threads changed). The kernel cannot undo it
+  // (sched_setaffinity is outside its allowlist). Without it, a kernel's two OpenMP threads on a 2-core machine shared
+  // one core in stretches of dozens of calls (~600 us per call against ~300 us), differently in the two executors of an
+  // A/B, and identical kernels read up to 1.7x apart (docs/results/2026-12-03-cpu). KHIVE_CPU_PIN=0 turns it off.
+  void pin_threads();
   [[noreturn]] void died(const std::string& while_doing);
   void drain_pipes();
   void kill_now();
@@ -119,6 +125,8 @@ class ExecutorProcess {
   int sock_ = -1, out_ = -1, err_ = -1, notify_ = -1;
   bool stopped_ = false, loaded_ = false, kernel_code_ran_ = false, killed_by_judge_ = false, reaped_ = false;
   int wait_status_ = 0;
+  std::vector<int> cpus_;      // the executor's CPU mask, in order (pin_threads)
+  std::vector<pid_t> pinned_;  // the thread ids pin_threads last placed
   std::string out_log_, err_log_;
   nlohmann::json sandbox_;
 };
