@@ -36,7 +36,8 @@ Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : 
     const int64_t n = element_count(s, axes_);
     n_out_.push_back(n);
     out_bytes_.push_back(static_cast<std::size_t>(n) * dtype_size(s.dtype));
-    cols_out_.push_back(s.shape.empty() ? 1 : std::max<int64_t>(1, axes_.at(s.shape.back())));
+    // The last dimension may be a literal ("4096": KernelBench's Linear layers, SOL-ExecBench's fixed sizes).
+    cols_out_.push_back(s.shape.empty() ? 1 : std::max<int64_t>(1, dim_size(s, s.shape.back(), axes_)));
     out_off_.push_back(out_stride_);
     out_stride_ += align(out_bytes_.back());
   }

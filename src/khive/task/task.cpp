@@ -152,17 +152,28 @@ Distribution Task::distribution_for(const std::string& input) const {
 
 std::optional<std::filesystem::path> Task::reference_for(Backend b) const { return b == Backend::cuda ? reference_cuda : reference_cpu; }
 
+int64_t dim_size(const TensorSpec& s, const std::string& dim, const std::map<std::string, int64_t>& axes) {
+  if (!dim.empty() && dim.find_first_not_of("0123456789") == std::string::npos) {
+    try {
+      return std::stoll(dim);  // a literal size ("4096"), as SOL-ExecBench allows
+    } catch (const std::out_of_range&) {
+      throw std::invalid_argument("dimension '" + dim + "' of '" + s.name + "' is larger than 2^63");
+    }
+  }
+  auto it = axes.find(dim);
+  if (it == axes.end()) throw std::invalid_argument("axis '" + dim + "' of '" + s.name + "' has no value");
+  return it->second;
+}
+
 int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>& axes) {
   if (s.scalar) return 1;
   int64_t n = 1;
   for (const auto& dim : s.shape) {
     int64_t v;
-    if (!dim.empty() && dim.find_first_not_of("0123456789") == std::string::npos) {
-      v = std::stoll(dim);  // a literal size ("4096"), as SOL-ExecBench allows
-    } else {
-      auto it = axes.find(dim);
-      if (it == axes.end()) throw std::invalid_argument("element_count: axis '" + dim + "' of '" + s.name + "' has no value");
-      v = it->second;
+    try {
+      v = dim_size(s, dim, axes);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("element_count: ") + e.what());
     }
     if (v < 0) throw std::invalid_argument("element_count: axis '" + dim + "' of '" + s.name + "' is negative");
     if (__builtin_mul_overflow(n, v, &n)) throw std::overflow_error("element_count: '" + s.name + "' has more than 2^63 elements");

@@ -214,6 +214,9 @@ std::vector<std::filesystem::path> find_tasks(const std::filesystem::path& root)
 // constraint does not hold.
 std::map<std::string, int64_t> resolve_axes(const Task& t, const Workload& w);
 
+// The size of one dimension of `s` for resolved axes: a literal ("4096", as SOL-ExecBench and KernelBench imports
+// write a fixed size) or an axis name. Throws std::invalid_argument naming the tensor and the dimension.
+int64_t dim_size(const TensorSpec& s, const std::string& dim, const std::map<std::string, int64_t>& axes);
 // Element count of a tensor for resolved axes (1 for scalars and 0-D).
 int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>& axes);
 // Bytes one tensor occupies (dtype_size per stored element); throws std::overflow_error past 2^63.

@@ -198,6 +198,28 @@ TEST_F(Fixture, TheTouchCallIsRefusedOnTheCpuAndAfterLoad) {
   }
 }
 
+// ------------------------------------------------------------------------ literal dimensions (issue 24)
+
+// An output whose last dimension is a literal size ("16", as KernelBench's Linear layers and SOL-ExecBench's fixed
+// sizes write it) is a shape like any other: the judge's arena once looked the literal up as an axis ("judge:
+// map::at", a harness error for any kernel on 7 of 22 real problems).
+TEST(LiteralDims, AnOutputWithALiteralLastDimensionGetsItsArena) {
+  const fs::path d = fs::temp_directory_path() / ("khive-literal-dims-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "definition.json") << R"({"name": "scale_rows", "axes": {"M": {"type": "var"}},
+    "inputs": {"x": {"shape": ["M", "16"], "dtype": "float32"}},
+    "outputs": {"y": {"shape": ["M", "16"], "dtype": "float32"}},
+    "reference": "import torch\n\n\ndef run(x):\n    return 2 * x\n"})";
+  std::ofstream(d / "workload.jsonl") << R"({"uuid": "m3", "axes": {"M": 3}})" << '\n';
+  const Task t = load_task(d);
+  auto dev = make_cpu_judge_device();
+  Arena a(*dev, t, t.workloads.at(0), 1);
+  EXPECT_EQ(a.n_out(0), 48);
+  EXPECT_EQ(a.cols_out(0), 16);
+  EXPECT_EQ(a.out_bytes(0), 48 * sizeof(float));
+  fs::remove_all(d);
+}
+
 // ------------------------------------------------------------------------ a PyTorch reference (issue 14)
 
 TEST_F(Fixture, TheReferencesLayoutNamesDtypesAndShapes) {
