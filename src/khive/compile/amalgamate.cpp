@@ -1,10 +1,11 @@
 // Inlining a candidate's local includes (amalgamate.hpp).
 #include "khive/compile/amalgamate.hpp"
 
+#include "khive/compile/source_scan.hpp"
+
 #include <fstream>
 #include <functional>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -35,8 +36,6 @@ std::string escape_line_name(const std::string& s) {
 
 // Appends `key`'s text to out with its local includes inlined; returns whether anything was inlined.
 bool inline_file(const std::string& key, const std::string& shown, const Reader& read, std::set<std::string>& done, std::string& out, bool top) {
-  static const std::regex include_re(R"(^\s*#\s*include\s*"([^"]+)\"\s*(//.*)?$)");
-  static const std::regex pragma_once_re(R"(^\s*#\s*pragma\s+once\s*$)");
   std::string text;
   if (!read(key, text)) throw std::runtime_error("cannot read " + key);
   std::istringstream in(text);
@@ -45,16 +44,15 @@ bool inline_file(const std::string& key, const std::string& shown, const Reader&
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
-    std::smatch m;
-    if (std::regex_match(line, m, include_re)) {
-      std::string inc = join_key(parent_of(key), m[1].str());
+    if (const std::optional<std::string> name = local_include(line)) {
+      std::string inc = join_key(parent_of(key), *name);
       std::string probe;
       if (read(inc, probe)) {
         changed = true;
         if (!done.count(inc)) {
           done.insert(inc);
-          out += "#line 1 \"" + escape_line_name(m[1].str()) + "\"\n";
-          inline_file(inc, m[1].str(), read, done, out, false);
+          out += "#line 1 \"" + escape_line_name(*name) + "\"\n";
+          inline_file(inc, *name, read, done, out, false);
           out += "#line " + std::to_string(n + 1) + " \"" + escape_line_name(shown) + "\"\n";
         } else {
           out += "\n";  // already inlined (#pragma once semantics); keeps the line count
@@ -62,7 +60,7 @@ bool inline_file(const std::string& key, const std::string& shown, const Reader&
         continue;
       }
     }
-    if (!top && std::regex_match(line, pragma_once_re)) {  // an inlined header: once is already guaranteed
+    if (!top && is_pragma_once(line)) {  // an inlined header: once is already guaranteed
       out += "\n";
       continue;
     }

@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "khive/compile/amalgamate.hpp"
 #include "khive/compile/builder.hpp"
+#include "khive/compile/source_scan.hpp"
 #include "khive/interop/binding.hpp"
+#include "khive/support/text.hpp"
 
 namespace khive {
 namespace {
@@ -96,11 +97,7 @@ void check_language(const nlohmann::json& spec) {
 }
 
 // The entry function's parameter list in the amalgamated source, or "" when it is not found.
-std::string entry_params(const std::string& src, const std::string& fn) {
-  std::regex re("\\b" + fn + "\\s*\\(([^)]*)\\)\\s*\\{");
-  std::smatch m;
-  return std::regex_search(src, m, re) ? m[1].str() : "";
-}
+std::string entry_params(const std::string& src, const std::string& fn) { return function_params(src, fn).value_or(""); }
 
 }  // namespace
 
@@ -118,6 +115,7 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
   if (sep == std::string::npos || entry.find("::", sep + 2) != std::string::npos)
     throw SolutionError("spec.entry_point: expected \"<file>::<function>\", got \"" + entry + "\"");
   std::string file = entry.substr(0, sep), fn = entry.substr(sep + 2);
+  if (!is_identifier(fn)) throw SolutionError("spec.entry_point: expected \"<file>::<function>\" with a C++ function name, got \"" + entry + "\"");
   if (spec.contains("destination_passing_style") && spec["destination_passing_style"].is_boolean() && !spec["destination_passing_style"].get<bool>())
     throw SolutionError("spec.destination_passing_style: expected true (khive preallocates the outputs), got false");
   if (!s.contains("sources") || !s["sources"].is_array() || s["sources"].empty())
@@ -140,9 +138,8 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
   };
   // A source that defines khive_launch itself (khive's exports, kernels written to `khive signature`) is the
   // entry whatever the spec names: the spec's entry is then the torch binding around it, which khive does not need.
-  static const std::regex defines_launch(R"(khive_launch\s*\([^)]*\)\s*\{)");
   for (const auto& f : files)
-    if (is_unit(f.path) && std::regex_search(f.content, defines_launch)) {
+    if (is_unit(f.path) && function_params(f.content, "khive_launch")) {
       file = f.path;
       fn = "khive_launch";
     }
