@@ -237,6 +237,11 @@ bool read_resumed(HiveCli& h, nlohmann::json& stored, std::filesystem::path& run
     std::cerr << "khive optimize: --resume " << run_dir.string() << ": no run.db there\n";
     return false;
   }
+  if (auto why = run_db_problem(run_dir / "run.db")) {
+    std::cerr << "khive optimize: --resume " << run_dir.string() << ": its run.db " << *why
+              << " (nothing was changed; its events.jsonl still holds the run: `khive export " << run_dir.string() << "`)\n";
+    return false;
+  }
   RunStore db(run_dir / "run.db");
   stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
   if (!stored.is_object()) stored = nlohmann::json::object();

@@ -17,6 +17,11 @@ namespace {
 std::unique_ptr<RunStore> open_run(const std::filesystem::path& run_dir) {
   auto db = run_dir / "run.db";
   if (!std::filesystem::exists(db)) throw std::runtime_error(run_dir.string() + ": not a khive run directory (no run.db)");
+  // A damaged database is never read as an empty run (whose report would replace the good one).
+  if (auto why = run_db_problem(db))
+    throw std::runtime_error(db.string() + " " + *why +
+                             "; nothing was read from it or written (report.html is left as it was); the run's event log, " +
+                             (run_dir / "events.jsonl").string() + ", still holds its candidates: `khive export` reads it");
   return std::make_unique<RunStore>(db);
 }
 

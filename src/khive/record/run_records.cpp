@@ -81,7 +81,12 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
   namespace fs = std::filesystem;
   RunRecords rr;
   const fs::path db_file = run_dir / "run.db", log_file = run_dir / "events.jsonl";
-  if (fs::is_regular_file(db_file)) {
+  // A damaged run.db is read around, from the event log, never as an empty run.
+  std::optional<std::string> db_problem;
+  if (fs::is_regular_file(db_file)) db_problem = run_db_problem(db_file);
+  if (db_problem && !fs::is_regular_file(log_file))
+    throw std::runtime_error(db_file.string() + " " + *db_problem + ", and there is no events.jsonl to read instead");
+  if (fs::is_regular_file(db_file) && !db_problem) {
     RunStore db(db_file);
     rr.source = "run.db";
     rr.reference = db.meta("reference").value_or("");
@@ -101,7 +106,7 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
   }
   if (!fs::is_regular_file(log_file))
     throw std::runtime_error(db_file.string() + ": no run database and no events.jsonl (expected a khive optimize run directory)");
-  rr.source = "events.jsonl";
+  rr.source = db_problem ? "events.jsonl (run.db " + *db_problem + ")" : "events.jsonl";
   std::map<std::string, std::size_t> at;
   for (const auto& e : read_event_log(log_file).events) {
     const std::string type = event_str(e, "type");

@@ -138,6 +138,46 @@ std::string candidate_hash(const std::string& ext, const std::string& source) {
   return h.hex();
 }
 
+std::optional<std::string> run_db_problem(const std::filesystem::path& db) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(db, ec);
+  if (ec) return "cannot be read (" + ec.message() + ")";
+  if (size == 0) return std::string("is empty (0 bytes)");
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::string e = h ? sqlite3_errmsg(h) : "out of memory";
+    sqlite3_close(h);
+    return "cannot be opened: " + e;
+  }
+  sqlite3_busy_timeout(h, 10000);
+  std::optional<std::string> problem;
+  auto first_text = [&](const char* sql, std::string& out) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) != SQLITE_OK) {
+      out = sqlite3_errmsg(h);
+      sqlite3_finalize(st);
+      return false;
+    }
+    const int rc = sqlite3_step(st);
+    out = rc == SQLITE_ROW && sqlite3_column_text(st, 0) ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "";
+    const bool ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
+    if (!ok) out = sqlite3_errmsg(h);
+    sqlite3_finalize(st);
+    return ok;
+  };
+  std::string v;
+  if (!first_text("PRAGMA quick_check", v))
+    problem = "is not a readable SQLite database (" + v + ")";
+  else if (v != "ok")
+    problem = "fails SQLite's quick check (" + v + ")";
+  else if (!first_text("SELECT value FROM meta WHERE key = 'task'", v))
+    problem = "has no run tables (" + v + ")";
+  else if (v.empty())
+    problem = std::string("records no run (no meta.task)");
+  sqlite3_close(h);
+  return problem;
+}
+
 RunStore::RunStore(const std::filesystem::path& db) : path_(db) {
   if (!db.parent_path().empty()) std::filesystem::create_directories(db.parent_path());
   if (sqlite3_open_v2(db.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {

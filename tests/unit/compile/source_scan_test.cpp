@@ -47,8 +47,8 @@ TEST(SourceScan, FunctionParams) {
   EXPECT_EQ(function_params("extern \"C\" void khive_launch(const float* a, float* c, int64_t N) {}", "khive_launch"),
             "const float* a, float* c, int64_t N");
   EXPECT_EQ(function_params("void f (int a)\n{", "f"), "int a");
-  EXPECT_FALSE(function_params("void f(int a);", "f"));            // a declaration
-  EXPECT_FALSE(function_params("void gf(int a) {}", "f"));         // another name ending in f
+  EXPECT_FALSE(function_params("void f(int a);", "f"));     // a declaration
+  EXPECT_FALSE(function_params("void gf(int a) {}", "f"));  // another name ending in f
   EXPECT_EQ(function_params("void f(int); void f(int b) {}", "f"), "int b");
   EXPECT_FALSE(function_params("void f(int (*p)(int)) {}", "f"));  // [^)]* stops at the first ')': as before
 }

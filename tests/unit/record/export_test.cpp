@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "khive/record/event_log.hpp"
+#include "khive/record/report.hpp"
 #include "khive/record/run_records.hpp"
 #include "khive/support/files.hpp"
 
@@ -220,4 +223,32 @@ TEST(CandidateEvent, ReadsBackAsTheSameRecord) {
   EXPECT_EQ(old.id, "c0009");
   EXPECT_TRUE(old.verdict.empty());
   EXPECT_FALSE(old.score.has_value());
+}
+
+// A run whose run.db was emptied: export reads its event log (and says so), the report refuses and keeps its file.
+TEST(DamagedRunDb, ExportReadsTheLogAndTheReportWritesNothing) {
+  namespace fs = std::filesystem;
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-damaged-db");
+  {
+    EventLog log(d / "events.jsonl");
+    log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cpu"}});
+    CandidateRecord c;
+    c.id = "c0000";
+    c.strategy = "reference";
+    c.verdict = "reference";
+    c.ext = "cpp";
+    log.append(candidate_event(c));
+  }
+  std::ofstream(d / "run.db").close();
+  std::ofstream(d / "report.html") << "<html>the good report</html>";
+  const RunRecords rr = load_run_records(d);
+  EXPECT_EQ(rr.source, "events.jsonl (run.db is empty (0 bytes))");
+  ASSERT_EQ(rr.candidates.size(), 1u);
+  EXPECT_EQ(rr.reference, "c0000");
+  EXPECT_THROW(write_report(d), std::runtime_error);
+  std::ifstream f(d / "report.html");
+  std::string kept((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "<html>the good report</html>");
+  EXPECT_EQ(fs::file_size(d / "run.db"), 0u);
+  fs::remove_all(d);
 }

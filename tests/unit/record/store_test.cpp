@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
@@ -61,4 +63,29 @@ TEST(RunStore, UnwritablePathIsAnErrorNamingIt) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("/proc/khive-no"), std::string::npos) << e.what();
   }
+}
+
+// A damaged run database is named as such and never read as an empty run (issue 25: a 0-byte run.db made `khive
+// report` overwrite a 20 kB report.html with an empty run's, exit 0); readers of a finished run fall back to the
+// event log, and the report refuses without writing.
+TEST(RunDbProblem, EmptyGarbageRunlessAndWhole) {
+  auto d = tmpdir();
+  const fs::path db = d / "run.db";
+  std::ofstream(db).close();
+  ASSERT_TRUE(run_db_problem(db));
+  EXPECT_NE(run_db_problem(db)->find("empty (0 bytes)"), std::string::npos);
+  EXPECT_EQ(fs::file_size(db), 0u) << "checking must not turn the empty file into a database";
+  std::ofstream(db, std::ios::binary) << std::string(4096, '\x5a');
+  ASSERT_TRUE(run_db_problem(db));
+  EXPECT_NE(run_db_problem(db)->find("not a readable SQLite database"), std::string::npos) << *run_db_problem(db);
+  fs::remove(db);
+  { RunStore s(db); }  // the schema, but no run
+  ASSERT_TRUE(run_db_problem(db));
+  EXPECT_NE(run_db_problem(db)->find("no meta.task"), std::string::npos);
+  {
+    RunStore s(db);
+    s.set_meta("task", "softmax");
+  }
+  EXPECT_FALSE(run_db_problem(db));
+  fs::remove_all(d);
 }
