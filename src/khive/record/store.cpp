@@ -170,10 +170,10 @@ std::optional<std::string> run_db_problem(const std::filesystem::path& db) {
     problem = "is not a readable SQLite database (" + v + ")";
   else if (v != "ok")
     problem = "fails SQLite's quick check (" + v + ")";
-  else if (!first_text("SELECT value FROM meta WHERE key = 'task'", v))
+  else if (!first_text("SELECT (SELECT count(*) FROM meta) + (SELECT count(*) FROM candidates)", v))
     problem = "has no run tables (" + v + ")";
-  else if (v.empty())
-    problem = std::string("records no run (no meta.task)");
+  else if (v == "0")
+    problem = std::string("records nothing (no meta, no candidates)");
   sqlite3_close(h);
   return problem;
 }

@@ -81,7 +81,7 @@ TEST(RunDbProblem, EmptyGarbageRunlessAndWhole) {
   fs::remove(db);
   { RunStore s(db); }  // the schema, but no run
   ASSERT_TRUE(run_db_problem(db));
-  EXPECT_NE(run_db_problem(db)->find("no meta.task"), std::string::npos);
+  EXPECT_NE(run_db_problem(db)->find("records nothing"), std::string::npos);
   {
     RunStore s(db);
     s.set_meta("task", "softmax");
