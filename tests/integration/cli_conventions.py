@@ -35,6 +35,12 @@ r = run("eval", softmax, "k.cpp", "--seeds", "0")
 check(r.returncode == 2 and "expected an integer from 1 to 100, got '0'" in r.stderr, "an out-of-range integer names the range")
 r = run("eval")
 check(r.returncode == 2 and "khive eval" in r.stderr and "--help" in r.stderr, "a missing argument exits 2 and points at the help")
+# A seed outside 0..2^64-1 was read as 2^64-1, silently (issue 25).
+for cmd, bad in (("eval", "-1"), ("optimize", "99999999999999999999999"), ("bench", "12abc")):
+    args = (cmd, softmax, "k.cpp") if cmd == "eval" else (cmd, softmax)
+    r = run(*args, "--seed=" + bad)
+    check(r.returncode == 2 and f"--seed: expected a whole number from 0 to 18446744073709551615, got '{bad}'" in r.stderr,
+          f"{cmd} --seed {bad} exits 2 naming the range")
 
 r = run("help", "optimize")
 check(r.returncode == 0, "khive help CMD exits 0")

@@ -1,5 +1,9 @@
 #include "khive/cli/conventions.hpp"
 
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -166,6 +170,19 @@ CLI::Validator non_negative() {
         return "";
       },
       ">= 0");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        uint64_t x = 0;
+        const char* end = v.data() + v.size();
+        auto [p, ec] = std::from_chars(v.data(), end, x);
+        if (v.empty() || !std::isdigit(static_cast<unsigned char>(v[0])) || ec != std::errc() || p != end)
+          return fmt::format("expected a whole number from 0 to 18446744073709551615, got '{}'", v);
+        return "";
+      },
+      "0..2^64-1");
 }
 
 std::string did_you_mean(const std::string& given, const std::vector<std::string>& names) {

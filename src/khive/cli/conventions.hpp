@@ -25,6 +25,8 @@ inline constexpr int ok = 0, rejected = 1, usage = 2, paused = 3, interrupted = 
 // limits of a double with 300 digits).
 CLI::Validator int_range(long long lo, long long hi);
 CLI::Validator non_negative();
+// A seed: digits only, at most 2^64 - 1 (CLI11 alone read "-1" and 10^23 as 2^64 - 1, silently).
+CLI::Validator seed_value();
 
 struct HelpCli {
   CLI::App* cmd = nullptr;

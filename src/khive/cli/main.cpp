@@ -76,7 +76,7 @@ void add_eval(CLI::App& app, Args& a) {
   ev->add_flag("--json", a.json, "print the JSON report (schema khive.eval/1, docs/eval-json.md)");
   ev->add_option("--out", a.out_path, "also write the JSON report to this file");
   ev->add_option("--seeds", a.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
-  ev->add_option("--seed", a.seed, "fixed seed base (reproducible inputs); default: random");
+  ev->add_option("--seed", a.seed, "fixed seed base (reproducible inputs); default: random")->check(khive::seed_value());
   ev->add_option("--leader", a.leader, "A/B against this kernel: is the candidate a new leader or a backup?");
   ev->add_option("--profile", a.profile, "hardware profile JSON (default: saved calibration or builtin)");
   ev->add_option("--timeout", a.timeout, "the longest one call of the kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
@@ -112,7 +112,7 @@ void add_bench(CLI::App& app, Args& a) {
   bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
   bench->add_option("--tasks", bc.tasks, "only these tasks (comma-separated names)");
   bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
-  bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)");
+  bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)")->check(khive::seed_value());
   bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
   bench->add_option("--timeout", bc.timeout, "the longest one call of a kernel may take, seconds");
   bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
