@@ -135,8 +135,10 @@ Diagnostic khive_error(std::string msg) {
   return d;
 }
 
-// A complete cache entry at dir, or nullopt (missing or unreadable: treated as a miss).
-std::optional<BuildResult> load_entry(const fs::path& dir, const std::string& key) {
+// A complete cache entry at dir, or nullopt (missing or unreadable: treated as a miss). A library whose SHA-256 is not
+// the one its meta.json recorded is a miss too (`damaged` says so): a corrupted cached cand.so was loaded and its
+// crash blamed on the kernel (check 2, SIGILL); now it is rebuilt in its place (publish moves the entry aside).
+std::optional<BuildResult> load_entry(const fs::path& dir, const std::string& key, std::string* damaged = nullptr) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return std::nullopt;
   try {
@@ -152,6 +154,10 @@ std::optional<BuildResult> load_entry(const fs::path& dir, const std::string& ke
     if (r.ok) {
       r.library = dir / "cand.so";
       if (!fs::is_regular_file(r.library, ec)) return std::nullopt;
+      if (sha256_file(r.library) != m.value("library_sha256", "")) {
+        if (damaged) *damaged = "the cached build " + dir.string() + " was damaged (cand.so does not match the SHA-256 its meta.json recorded)";
+        return std::nullopt;
+      }
     }
     return r;
   } catch (const std::exception&) {
@@ -294,6 +300,8 @@ void write_build_record(const fs::path& scratch, const Task& t, Backend b, const
             {"resources", json::array()}};
   for (const auto& d : r.diagnostics) meta["diagnostics"].push_back(d);
   for (const auto& k : r.resources) meta["resources"].push_back(k);
+  std::error_code ec;
+  if (r.ok && fs::is_regular_file(scratch / "cand.so", ec)) meta["library_sha256"] = sha256_file(scratch / "cand.so");
   write_file_atomic(scratch / "build.log", r.log);
   // Compiler output and source lines need not be UTF-8: replace invalid bytes rather than throw.
   write_file_atomic(scratch / "meta.json", meta.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
@@ -361,8 +369,9 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   r.key = build_key(b, o, canonical_unit, src, r.command);
   const fs::path shard = cache / r.key.substr(0, 2);
   const fs::path final_dir = shard / r.key;
+  std::string damaged;
   if (o.use_cache)
-    if (auto hit = load_entry(final_dir, r.key)) {
+    if (auto hit = load_entry(final_dir, r.key, &damaged)) {
       hit->cached = true;
       cache::touch(final_dir);  // the LRU clock of the cache size policy (support/cache.hpp)
       return *hit;
@@ -424,7 +433,9 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     if (r.ok) r.library = scratch / "cand.so";
     return r;
   }
-  return publish(std::move(r), scratch, shard, final_dir);
+  BuildResult out = publish(std::move(r), scratch, shard, final_dir);
+  if (!damaged.empty()) out.log = "[khive: " + damaged + "; built again]\n" + out.log;
+  return out;
 }
 
 }  // namespace khive

@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "khive/support/files.hpp"
+#include "khive/support/hash.hpp"
 
 namespace khive {
 
@@ -18,6 +21,25 @@ int64_t GoldenStore::sample_count(int64_t n, DType t, bool timed) const {
   const int64_t count = timed ? std::min<int64_t>(job_.golden_sample_count, int64_t{1} << 16) : job_.golden_sample_count;
   return bytes <= limit || n <= count ? 0 : count;
 }
+
+namespace {
+
+// A cached golden file is its bytes, then this trailer: a magic and the SHA-256 of the bytes (hex). Checked on every
+// read: a file with flipped bytes (3 were enough to fail a correct kernel at check 5) is made again, never compared.
+constexpr std::string_view kGoldenMagic = "KHGOLD1\n";
+constexpr std::size_t kGoldenTrailer = 8 + 64;
+
+std::string with_trailer(const std::string& data) { return data + std::string(kGoldenMagic) + sha256_hex(data); }
+
+// The bytes of a cached file of `want` bytes when its trailer vouches for them; nullopt when it does not.
+std::optional<std::string> checked(std::string file, std::size_t want) {
+  if (file.size() != want + kGoldenTrailer || std::string_view(file).substr(want, 8) != kGoldenMagic) return std::nullopt;
+  if (sha256_hex(std::string_view(file).substr(0, want)) != std::string_view(file).substr(want + 8)) return std::nullopt;
+  file.resize(want);
+  return file;
+}
+
+}  // namespace
 
 std::string GoldenStore::path(const Workload& w, const InputSpec& s, std::size_t o) const {
   return (std::filesystem::path(job_.golden_dir) / w.uuid / (s.key() + "-" + keys_.fingerprint() + "." + task_.outputs[o].name + ".bin")).string();
@@ -32,20 +54,24 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     const int64_t count = sample_count(a.n_out(o), task_.outputs[o].dtype, timed);
     const std::size_t want = static_cast<std::size_t>(count ? count : a.n_out(o)) * dtype_size(task_.outputs[o].dtype);
     std::error_code ec;
-    if (std::filesystem::file_size(path(w, s, o), ec) != want || ec) {
-      cached = false;
+    const auto size = std::filesystem::file_size(path(w, s, o), ec);
+    if (ec || size != want + kGoldenTrailer) {
+      cached = false;  // absent, still being written by another evaluation, or of an older format
       break;
     }
+    std::optional<std::string> data;
     try {
-      gold[o].data = read_file(path(w, s, o));
+      data = checked(read_file(path(w, s, o)), want);
     } catch (const std::exception&) {
       cached = false;  // removed under us: make it again
       break;
     }
-    if (gold[o].data.size() != want) {
+    if (!data) {
+      ++stats_.corrupt;  // whole in size, wrong in content: made again below (and rewritten)
       cached = false;
       break;
     }
+    gold[o].data = std::move(*data);
     gold[o].kind = count ? Golden::Kind::host_sampled : Golden::Kind::host_full;
     gold[o].count = count;
     gold[o].key = keys_.sample_key(s);
@@ -75,7 +101,7 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     if (unwritten)
       throw std::runtime_error(fmt::format("the task's reference left {} of {} {}elements of output {} unwritten (workload {})", unwritten, kept,
                                            count ? "sampled " : "", spec.name, w.uuid));
-    if (!job_.golden_dir.empty()) write_file_atomic(path(w, s, o), data);
+    if (!job_.golden_dir.empty()) write_file_atomic(path(w, s, o), with_trailer(data));
     if (keep_on_host && !count) {
       gold[o].kind = Golden::Kind::host_full;
       gold[o].data = std::move(data);

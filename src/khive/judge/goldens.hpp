@@ -33,6 +33,7 @@ struct Golden {
 // Where a golden came from, for the phases and the result.
 struct GoldenStats {
   int cached = 0, made = 0;
+  int corrupt = 0;         // cached files whose content hash did not match: made again (never blamed on a kernel)
   double reference_s = 0;  // the reference's calls
 };
 

@@ -809,7 +809,7 @@ nlohmann::json Session::run() {
   result["correctness_calls"] = correctness_calls_;
   result["overhead_s"] = {{"candidate", cand_.overhead.median_s}, {"jitter", cand_.overhead.jitter_s}};
   const GoldenStats& gs = goldens_.stats();
-  result["goldens"] = {{"cached", gs.cached}, {"made", gs.made}, {"reference_s", gs.reference_s}};
+  result["goldens"] = {{"cached", gs.cached}, {"made", gs.made}, {"corrupt", gs.corrupt}, {"reference_s", gs.reference_s}};
   result["phases"] = phases_;
   if (cand_.ex && result.contains("rejection")) result["log"] = cand_.ex->log_tail(4000);
   return result;

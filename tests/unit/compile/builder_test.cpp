@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -440,6 +442,28 @@ TEST_F(Builder, BrokenCacheEntryIsRebuilt) {
   ASSERT_TRUE(again.ok) << again.summary();
   EXPECT_FALSE(again.cached);
   EXPECT_EQ(again.library, r.library);
+  EXPECT_TRUE(build_candidate(t, src, opts_).cached);
+}
+
+// A cached library with flipped bytes (its meta.json intact) is not loaded: it is built again in its place, and the
+// new build's log says why (issue 25: it was loaded, crashed with SIGILL and was blamed on the kernel).
+TEST_F(Builder, ADamagedCachedLibraryIsBuiltAgain) {
+  Task t = axpb_task();
+  fs::path src = write("axpb.cpp", kAxpb);
+  BuildResult r = build_candidate(t, src, opts_);
+  ASSERT_TRUE(r.ok);
+  const std::string good = read_file(r.library);
+  {
+    std::fstream f(r.library, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(good.size() / 2));
+    f.put(static_cast<char>(good[good.size() / 2] ^ 0xff));
+  }
+  BuildResult again = build_candidate(t, src, opts_);
+  ASSERT_TRUE(again.ok) << again.summary();
+  EXPECT_FALSE(again.cached);
+  EXPECT_NE(again.log.find("was damaged"), std::string::npos) << again.log;
+  EXPECT_EQ(again.library, r.library);
+  EXPECT_EQ(read_file(again.library).size(), good.size());
   EXPECT_TRUE(build_candidate(t, src, opts_).cached);
 }
 
