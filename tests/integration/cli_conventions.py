@@ -35,6 +35,19 @@ r = run("eval", softmax, "k.cpp", "--seeds", "0")
 check(r.returncode == 2 and "expected an integer from 1 to 100, got '0'" in r.stderr, "an out-of-range integer names the range")
 r = run("eval")
 check(r.returncode == 2 and "khive eval" in r.stderr and "--help" in r.stderr, "a missing argument exits 2 and points at the help")
+# Issue 25: input errors name the command and point at its help; no raw library text.
+for cmd in ("eval", "optimize", "build", "signature"):
+    args = (cmd, softmax, "k.cpp") if cmd in ("eval", "build") else (cmd, softmax)
+    r = run(*args, "--backend", "tpu")
+    check(r.returncode == 2 and "--backend: expected cpu or cuda, got 'tpu'" in r.stderr and f"khive {cmd} --help" in r.stderr,
+          f"{cmd} --backend tpu names the option, the values and the help")
+r = run("eval", tmp / "no-such-task", "k.cpp", "--backend", "cpu")
+check(r.returncode == 2 and r.stderr.startswith("khive eval: ") and "khive eval --help" in r.stderr, "a missing task path names the command")
+loop = tmp / "loop"
+os.symlink(loop, loop)
+r = run("eval", loop, "k.cpp", "--backend", "cpu")
+check(r.returncode == 2 and "too many levels of symbolic links" in r.stderr and "filesystem error" not in r.stderr,
+      "a link to itself is said plainly")
 # A seed outside 0..2^64-1 was read as 2^64-1, silently (issue 25).
 for cmd, bad in (("eval", "-1"), ("optimize", "99999999999999999999999"), ("bench", "12abc")):
     args = (cmd, softmax, "k.cpp") if cmd == "eval" else (cmd, softmax)

@@ -172,6 +172,11 @@ CLI::Validator non_negative() {
       ">= 0");
 }
 
+CLI::Validator backend_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string { return v == "cpu" || v == "cuda" ? "" : fmt::format("expected cpu or cuda, got '{}'", v); }, "cpu|cuda");
+}
+
 CLI::Validator seed_value() {
   return CLI::Validator(
       [](std::string& v) -> std::string {

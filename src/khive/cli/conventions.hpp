@@ -27,6 +27,8 @@ CLI::Validator int_range(long long lo, long long hi);
 CLI::Validator non_negative();
 // A seed: digits only, at most 2^64 - 1 (CLI11 alone read "-1" and 10^23 as 2^64 - 1, silently).
 CLI::Validator seed_value();
+// --backend: "cpu" or "cuda", checked when the command line is parsed (so the error names the command and the help).
+CLI::Validator backend_value();
 
 struct HelpCli {
   CLI::App* cmd = nullptr;

@@ -461,7 +461,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
       ->check(int_range(1, 1000));
   op->add_option("--out", h.out, "run directory (default .khive/runs/TASK-TIMESTAMP)");
   op->add_option("--resume", h.resume, "continue the run in this directory without re-evaluating its candidates");
-  op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)");
+  op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)")->check(khive::backend_value());
   op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded")->check(seed_value());
   op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(int_range(1, 100));
   op->add_option("--warm-start", h.warm_start,

@@ -1,5 +1,6 @@
 // `khive import` (import_cmd.hpp).
 #include "khive/cli/import_cmd.hpp"
+#include "khive/cli/conventions.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -37,7 +38,7 @@ void add_import_command(CLI::App& app, ImportCli& c) {
   c.solution = c.cmd->add_subcommand("solution", "A SOL-ExecBench / FlashInfer-Bench Solution JSON as a candidate of a task");
   c.solution->add_option("path", c.path, "solution.json")->required();
   c.solution->add_option("--task", c.task, "the task it solves")->required();
-  c.solution->add_option("--backend", c.backend, "cuda (default) or cpu");
+  c.solution->add_option("--backend", c.backend, "cuda (default) or cpu")->check(khive::backend_value());
   c.solution->add_option("--out", c.out, "candidate file to write (default TASK/candidates/<name>.cu|.cpp)");
 }
 

@@ -10,8 +10,11 @@
 //   khive export RUN                      a run's meta and candidates as JSON (bench/*.py read runs through it)
 //   khive cache [prune [--max-gb X] | clear]  cache sizes and cap; apply the size policy; remove everything
 //   khive import kernelbench|flashinfer|solution ...  problems and solutions of other tools (import_cmd.cpp)
+#include <cctype>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -65,14 +68,14 @@ void add_tasks_and_signature(CLI::App& app, Args& a) {
 
   a.sig = app.add_subcommand("signature", "Print the exact khive_launch signature of a task");
   a.sig->add_option("task", a.task_dir, "task directory")->required();
-  a.sig->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)");
+  a.sig->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)")->check(khive::backend_value());
 }
 
 void add_eval(CLI::App& app, Args& a) {
   auto* ev = a.ev = app.add_subcommand("eval", "Check and time one kernel through the guard");
   ev->add_option("task", a.task_dir, "task directory")->required();
   ev->add_option("kernel", a.kernel, "kernel source (.cpp for cpu, .cu for cuda)")->required();
-  ev->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)");
+  ev->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)")->check(khive::backend_value());
   ev->add_flag("--json", a.json, "print the JSON report (schema khive.eval/1, docs/eval-json.md)");
   ev->add_option("--out", a.out_path, "also write the JSON report to this file");
   ev->add_option("--seeds", a.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
@@ -93,12 +96,12 @@ void add_build_and_calibrate(CLI::App& app, Args& a) {
   a.bld = app.add_subcommand("build", "Build one kernel for a task (no run): diagnostics, resources, symbol policy");
   a.bld->add_option("task", a.task_dir, "task directory")->required();
   a.bld->add_option("kernel", a.kernel, "kernel source (.cpp for cpu, .cu for cuda)")->required();
-  a.bld->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)");
+  a.bld->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)")->check(khive::backend_value());
   a.bld->add_flag("--vendor", a.vendor, "build as a vendor baseline: cublas and cublasLt linked and allowed");
   a.bld->add_flag("--json", a.json, "machine-readable output");
 
   a.cal = app.add_subcommand("calibrate", "Measure copy bandwidth and matrix rates; save a hardware profile");
-  a.cal->add_option("--backend", a.backend_s, "cpu or cuda");
+  a.cal->add_option("--backend", a.backend_s, "cpu or cuda")->check(khive::backend_value());
   a.cal->add_option("--out", a.out_path, "profile file (default: <cache>/profiles/<device>.json)");
 }
 
@@ -107,7 +110,7 @@ void add_bench(CLI::App& app, Args& a) {
   auto* bench = a.bench = app.add_subcommand("bench", "Every task of a suite: reference, PyTorch, vendor baselines, candidates; a leaderboard");
   bench->add_option("suite", bc.suite, "suite directory (tasks/cutegen26)")->required();
   bench->add_option("--kernels", bc.kernels, "candidates: DIR/<task name or task directory name>/*.cu (cuda) or *.cpp (cpu)");
-  bench->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)");
+  bench->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)")->check(khive::backend_value());
   bench->add_flag("--json", bc.json, "print bench.json (schema khive.bench/1) instead of the final table");
   bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
   bench->add_option("--tasks", bc.tasks, "only these tasks (comma-separated names)");
@@ -282,6 +285,19 @@ int run_eval(const Args& a) {
   return r.accepted() ? 0 : 1;
 }
 
+// "khive eval", "khive import solution": the command the user ran, for messages that name it.
+std::string command_name(const CLI::App& app) {
+  std::string name = "khive";
+  for (const CLI::App* c = &app;;) {
+    const auto subs = c->get_subcommands();
+    if (subs.empty()) break;
+    c = subs.front();
+    name += " " + c->get_name();
+  }
+  return name;
+}
+std::string help_hint(const CLI::App& app) { return "Run '" + command_name(app) + " --help' for the options.\n"; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,10 +341,18 @@ int main(int argc, char** argv) {
     }
     if (*a.ev) return run_eval(a);
   } catch (const khive::TaskFormatError& e) {
-    std::cerr << "khive: " << e.what() << "\n";
+    std::cerr << command_name(app) << ": " << e.what() << "\n" << help_hint(app);
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The path and what the system said, not the library's "filesystem error: status: ... [path]".
+    std::string what = e.code().message();
+    if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+    std::cerr << command_name(app) << ": " << (e.path1().empty() ? std::string() : e.path1().string() + ": ") << what
+              << (e.code() == std::errc::too_many_symbolic_link_levels ? " (a link that leads back to itself?)" : "") << "\n"
+              << help_hint(app);
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "khive: " << e.what() << "\n";
+    std::cerr << command_name(app) << ": " << e.what() << "\n";
     return 2;
   }
   return 0;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
@@ -78,7 +79,7 @@ void add_pending_command(CLI::App& app, HiveCli& h) {
   h.evaluate_pending = ep;
   ep->add_option("run", h.run, "run directory (made by khive optimize with deferred evaluation)")->required();
   ep->add_option("--task", h.task, "the task directory, when the recorded one is not found here");
-  ep->add_option("--backend", h.backend, "cpu or cuda (must be the run's; default: the run's)");
+  ep->add_option("--backend", h.backend, "cpu or cuda (must be the run's; default: the run's)")->check(khive::backend_value());
   ep->add_flag("--quiet", h.quiet, "only the summary");
 }
 

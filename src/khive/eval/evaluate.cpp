@@ -254,7 +254,7 @@ namespace {
 // random-seed evaluation keeps its goldens in a private folder inside it (private_goldens), removed at the end.
 // Returns the folder the judge keeps this evaluation's goldens in; throws when the cache cannot be used.
 std::filesystem::path hold_goldens(const Task& task, const EvalOptions& o, EvalReport& r, std::optional<cache::Hold>& golden_hold,
-                                   PrivateGoldens& private_goldens, const std::string& torch_version) {
+                                   PrivateGoldens& private_goldens, const std::string& torch_version, const std::string& fingerprint) {
   auto gdir = golden_dir(task, o.backend, torch_version);
   for (int attempt = 0; attempt < 3 && !golden_hold; ++attempt) {
     std::filesystem::create_directories(gdir);
@@ -265,7 +265,17 @@ std::filesystem::path hold_goldens(const Task& task, const EvalOptions& o, EvalR
   std::error_code ec;
   if (!std::filesystem::exists(gdir / ".task", ec)) write_file_atomic(gdir / ".task", task.name + "\n" + r.task_dir + "\n");
   r.cache_pruned = apply_cache_cap(gdir);
-  if (o.seed) return gdir;
+  if (o.seed) {
+    // The task's golden set is bounded too: earlier runs' goldens (other secrets) go first (support/cache.hpp).
+    if (const auto cap = cache::golden_set_cap_from_env()) {
+      const std::string line = cache::bound_golden_set(gdir, fingerprint, *cap).summary(task.name, *cap);
+      if (!line.empty()) {
+        std::cerr << "khive: " << line << "\n";
+        r.cache_pruned += (r.cache_pruned.empty() ? "" : "; ") + line;
+      }
+    }
+    return gdir;
+  }
   // Named with this process's pid (make_temp_dir): if khive is killed before the destructor runs,
   // `khive cache prune` removes the folder once the pid has ended.
   private_goldens.dir = make_temp_dir(gdir, "eval");
@@ -462,7 +472,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   PrivateGoldens private_goldens;
   std::filesystem::path run_gdir;
   try {
-    run_gdir = hold_goldens(task, o, r, golden_hold, private_goldens, torch ? torch->torch_version : "");
+    run_gdir = hold_goldens(task, o, r, golden_hold, private_goldens, torch ? torch->torch_version : "", InputSecret::from_hex(secret).fingerprint());
   } catch (const std::exception& e) {
     r.harness_error = std::string("cache: ") + e.what();
     return done();

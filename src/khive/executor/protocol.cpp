@@ -53,7 +53,8 @@ std::optional<Message> receive_flags(int sock, int flags) {
   }
   if (r < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
-    throw ChannelError(std::string("receive: ") + std::strerror(errno));
+    const int e = errno;
+    throw ChannelError(std::string("receive: ") + std::strerror(e), e == ECONNRESET || e == EPIPE || e == ENOTCONN);
   }
   Message msg;
   for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
@@ -70,7 +71,7 @@ std::optional<Message> receive_flags(int sock, int flags) {
   };
   if (r == 0) {
     close_all();
-    throw ChannelError("the peer closed the channel");
+    throw ChannelError("the peer closed the channel", true);
   }
   if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || static_cast<std::size_t>(r) > kMaxMessage) {
     close_all();

@@ -35,7 +35,10 @@ inline constexpr std::size_t kMaxMessage = 1 << 20;
 inline constexpr std::size_t kMaxFds = 16;
 
 struct ChannelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  // The peer is gone (end of stream, or the connection reset because it died with a message unread), as opposed to
+  // a peer that sent something that is not a message. A reader tells the two apart by this, never by the text.
+  bool peer_gone = false;
+  explicit ChannelError(const std::string& what, bool gone = false) : std::runtime_error(what), peer_gone(gone) {}
 };
 
 struct Message {

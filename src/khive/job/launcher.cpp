@@ -18,6 +18,12 @@ namespace khive {
 
 namespace {
 
+// ": <the tail of what the judge printed>", or nothing when it printed nothing (the message once ended in ": ").
+std::string said(const std::string& err) {
+  const std::string t = tail(trim(err), 600);
+  return t.empty() ? "" : ": " + t;
+}
+
 std::filesystem::path beside_self(const char* env, const char* name) {
   if (const char* r = std::getenv(env); r && *r) return r;
   std::error_code ec;
@@ -120,9 +126,9 @@ Verdict read_verdict(const JudgeOutcome& o) {
   if (o.process.start_failed) return harness("could not start khive-judge: " + o.process.err, false);
   if (o.process.timed_out) return harness(fmt::format("the judge ran past its budget of {:.0f} s", o.process.wall_s), false);
   if (o.process.signal)
-    return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug): " + tail(o.process.err, 600),
+    return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug)" + said(o.process.err),
                    o.process.signal == SIGKILL);
-  if (!o.result) return harness("the judge ended (" + o.process.describe() + ") without a result: " + tail(o.process.err, 600), false);
+  if (!o.result) return harness("the judge ended (" + o.process.describe() + ") without a result" + said(o.process.err), false);
   const auto& r = *o.result;
   try {
     if (r.contains("preflight")) v.preflight = r["preflight"];

@@ -287,7 +287,9 @@ exec::Message ExecutorProcess::wait_answer(double deadline) {
       try {
         if (auto m = exec::try_receive(sock_)) return std::move(*m);
       } catch (const exec::ChannelError& e) {
-        if (std::string(e.what()).find("closed") != std::string::npos) died("while the judge waited for its answer");
+        // Gone (closed, or reset: an executor killed with the judge's message unread resets the channel) is a death,
+        // whose cause the exit status tells (an external SIGKILL during timing had read as a protocol violation).
+        if (e.peer_gone) died("while the judge waited for its answer");
         kill_now();
         throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor sent something that is not a message: " + e.what(), false,
                             !loaded_ && !kernel_code_ran_);

@@ -664,7 +664,7 @@ class LlmAgent final : public Agent {
     std::string code, note;
     bool ok = converse(prompt, "generate", ctx, outside, [&](const std::string& reply, bool truncated) -> std::string {
       std::string why;
-      auto c = extract_code_block(reply, &why);
+      auto c = extract_code_block(reply, &why, ctx.backend == Backend::cuda ? "cuda" : "cpp");
       if (!c) return truncated ? why + " (stopped at max_tokens)" : why;
       if (c->find("khive_launch") == std::string::npos)
         return "the code block does not define khive_launch; send the whole file with the entry point";

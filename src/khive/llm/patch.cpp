@@ -199,7 +199,7 @@ PatchResult apply_edits(const std::string& source, const std::vector<Edit>& edit
   return r;
 }
 
-std::optional<std::string> extract_code_block(const std::string& reply, std::string* why) {
+std::optional<std::string> extract_code_block(const std::string& reply, std::string* why, const std::string& lang) {
   auto lines = split_lines(reply);
   std::optional<std::string> best;
   bool open = false;
@@ -226,7 +226,7 @@ std::optional<std::string> extract_code_block(const std::string& reply, std::str
     return std::nullopt;
   }
   if (!best) {
-    if (why) *why = "the reply holds no fenced code block (```cuda ... ```) with the kernel file";
+    if (why) *why = "the reply holds no fenced code block (```" + lang + " ... ```) with the kernel file";
     return std::nullopt;
   }
   return best;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "khive/support/files.hpp"
@@ -218,6 +219,71 @@ std::optional<uint64_t> cap_from_env() {
   const char* v = std::getenv("KHIVE_CACHE_MAX_GB");
   if (!v) return static_cast<uint64_t>(kDefaultMaxGb * 1e9);
   return parse_max_gb(v, "$KHIVE_CACHE_MAX_GB");
+}
+
+std::optional<uint64_t> golden_set_cap_from_env() {
+  const char* v = std::getenv("KHIVE_GOLDENS_MAX_GB");
+  if (!v) return static_cast<uint64_t>(kDefaultGoldenSetMaxGb * 1e9);
+  return parse_max_gb(v, "$KHIVE_GOLDENS_MAX_GB");
+}
+
+std::string GoldenBound::summary(const std::string& task, uint64_t cap) const {
+  if (before <= cap) return "";
+  return "goldens of " + task + " over " + human_bytes(cap) + " (" + human_bytes(before) + "): removed " + std::to_string(generations) +
+         " earlier run" + (generations == 1 ? "'s" : "s'") + " goldens, " + human_bytes(removed_bytes) + "; now " + human_bytes(after);
+}
+
+GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap, std::chrono::seconds min_age) {
+  struct Generation {
+    std::vector<fs::path> files;
+    uint64_t bytes = 0;
+    fs::file_time_type newest = fs::file_time_type::min();  // not {}: libstdc++'s file clock counts from 2174, so today is negative
+  };
+  std::map<std::string, Generation> gens;
+  GoldenBound b;
+  std::error_code ec;
+  // The workload folders' *.bin files (not the eval-* folders of one-off evaluations, nor files being written).
+  for (auto it = fs::recursive_directory_iterator(set_dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && it->path().filename().string().rfind("eval-", 0) == 0) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const std::string name = it->path().filename().string();
+    if (!it->is_regular_file(ec) || name.size() < 5 || name.compare(name.size() - 4, 4, ".bin") != 0) continue;
+    const std::string head = name.substr(0, name.find('.'));
+    const auto dash = head.rfind('-');
+    if (dash == std::string::npos) continue;
+    Generation& g = gens[head.substr(dash + 1)];
+    const uint64_t size = it->file_size(ec);
+    const auto mtime = it->last_write_time(ec);
+    g.files.push_back(it->path());
+    g.bytes += size;
+    g.newest = std::max(g.newest, mtime);
+    b.before += size;
+  }
+  b.after = b.before;
+  if (b.before <= cap) return b;
+  std::vector<std::pair<fs::file_time_type, std::string>> order;
+  const auto young = fs::file_time_type::clock::now() - min_age;
+  for (const auto& [fp, g] : gens)
+    if (fp != keep && g.newest < young) order.push_back({g.newest, fp});
+  std::sort(order.begin(), order.end());
+  const auto target = static_cast<uint64_t>(kTargetFraction * static_cast<double>(cap));
+  for (const auto& [when, fp] : order) {
+    if (b.after <= target) break;
+    const Generation& g = gens[fp];
+    uint64_t gone = 0;
+    for (const auto& f : g.files) {
+      std::error_code rm;
+      const uint64_t size = fs::file_size(f, rm);
+      if (!rm && fs::remove(f, rm)) gone += size;
+    }
+    b.after -= std::min(b.after, gone);
+    b.removed_bytes += gone;
+    ++b.generations;
+  }
+  return b;
 }
 
 std::vector<std::size_t> select_and_remove(const std::vector<Unit>& units, uint64_t cap, const std::vector<fs::path>& protect,

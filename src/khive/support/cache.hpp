@@ -9,6 +9,7 @@
 // (hold()); removal takes the exclusive lock without waiting, so a held unit is skipped, then renames the unit
 // to "<name>.doomed-<pid>-<n>" (atomic: nobody finds half a unit) and deletes that.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -110,6 +111,24 @@ std::optional<Hold> hold(const fs::path& unit);
 
 // Marks a unit used now (its mtime: the LRU clock). Errors are ignored: a missed touch only ages a unit.
 void touch(const fs::path& unit);
+
+// ---- one task's golden set, bounded (its goldens accumulated across runs: 3.3-3.8 GB per demo task after ~15 runs)
+//
+// A golden file is named "<set label>-<secret fingerprint>.<output>.bin": every run (a secret of its own) adds a
+// generation the next run cannot use. bound_golden_set keeps the set under `cap` by removing whole generations,
+// least recently written first, never `keep` (the running evaluation's) nor one written within `min_age` (another
+// run of the task may be using it; a judge makes a vanished golden again anyway).
+inline constexpr double kDefaultGoldenSetMaxGb = 2;
+// $KHIVE_GOLDENS_MAX_GB (the same rule as the cache's; unset: 2; 0: no bound -> nullopt).
+std::optional<uint64_t> golden_set_cap_from_env();
+struct GoldenBound {
+  uint64_t before = 0, after = 0;
+  int generations = 0;  // removed
+  uint64_t removed_bytes = 0;
+  // "goldens of softmax over 2.0 GB (3.4 GB): removed 5 earlier runs' goldens, 1.6 GB; now 1.8 GB"; "" when under
+  std::string summary(const std::string& task, uint64_t cap) const;
+};
+GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap, std::chrono::seconds min_age = std::chrono::minutes(10));
 
 using khive::human_bytes;  // "1.2 GB", "340 MB", "12 kB", "512 B" (decimal; text.hpp)
 

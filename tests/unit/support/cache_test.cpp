@@ -212,3 +212,62 @@ TEST(CacheText, HumanBytes) {
   EXPECT_EQ(cache::human_bytes(1'200'000'000ull), "1.2 GB");
   EXPECT_EQ(cache::human_bytes(340'000'000ull), "340.0 MB");
 }
+
+// One task's golden set is bounded across runs (issue 25: 3.3-3.8 GB per demo task after ~15 runs): whole earlier
+// generations (other secrets' fingerprints) go, least recently written first, down to 80 % of the cap; the running
+// evaluation's generation, a young one (another run may be using it) and the eval-* folders stay.
+TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
+  TempCache c;
+  const fs::path set = c.root / "goldens/v7/abc/cpu";
+  auto file = [&](const std::string& wl, const std::string& fp, const std::string& label, std::size_t bytes, std::chrono::seconds age) {
+    const fs::path p = set / wl / (label + "-" + fp + ".c.bin");
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << std::string(bytes, 'g');
+    fs::last_write_time(p, fs::file_time_type::clock::now() - age);
+    return p;
+  };
+  // Four earlier runs of 300 bytes each (two workloads), oldest first, then the running one and a young one.
+  for (int r = 0; r < 4; ++r) {
+    const std::string fp = "old" + std::to_string(r);
+    file("w1", fp, "s1", 150, std::chrono::hours(10 - r));
+    file("w2", fp, "t9", 150, std::chrono::hours(10 - r));
+  }
+  const fs::path mine = file("w1", "mine", "s1", 300, std::chrono::hours(20));  // old file, but the running secret's
+  const fs::path young = file("w1", "young", "s1", 300, 1min);
+  fs::create_directories(set / "eval-123-abc" / "w1");
+  std::ofstream(set / "eval-123-abc" / "w1" / "s1-zzz.c.bin") << std::string(5000, 'e');  // not counted, not touched
+
+  // 1800 bytes under a cap of 1000: down to 800 by removing old0, old1, old2, old3 in turn (the young and mine stay).
+  cache::GoldenBound b = cache::bound_golden_set(set, "mine", 1000);
+  EXPECT_EQ(b.before, 1800u);
+  EXPECT_EQ(b.generations, 4);
+  EXPECT_EQ(b.removed_bytes, 1200u);
+  EXPECT_EQ(b.after, 600u);
+  EXPECT_TRUE(fs::exists(mine));
+  EXPECT_TRUE(fs::exists(young));
+  EXPECT_TRUE(fs::exists(set / "eval-123-abc" / "w1" / "s1-zzz.c.bin"));
+  EXPECT_FALSE(fs::exists(set / "w2" / "t9-old3.c.bin"));
+  EXPECT_NE(b.summary("softmax", 1000).find("removed 4 earlier runs' goldens"), std::string::npos) << b.summary("softmax", 1000);
+
+  // Under the cap: nothing happens, and the summary is empty.
+  cache::GoldenBound again = cache::bound_golden_set(set, "mine", 1000);
+  EXPECT_EQ(again.generations, 0);
+  EXPECT_EQ(again.summary("softmax", 1000), "");
+}
+
+TEST(GoldenSetBound, StopsAtEightyPercentOfTheCap) {
+  TempCache c;
+  const fs::path set = c.root / "g";
+  for (int r = 0; r < 5; ++r) {
+    const fs::path p = set / "w" / ("s1-f" + std::to_string(r) + ".y.bin");
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << std::string(100, 'g');
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(10 - r));
+  }
+  // 500 bytes, cap 450: the target is 360, so two generations go (f0, f1), not more.
+  cache::GoldenBound b = cache::bound_golden_set(set, "none", 450);
+  EXPECT_EQ(b.generations, 2);
+  EXPECT_EQ(b.after, 300u);
+  EXPECT_FALSE(fs::exists(set / "w" / "s1-f1.y.bin"));
+  EXPECT_TRUE(fs::exists(set / "w" / "s1-f2.y.bin"));
+}
