@@ -29,6 +29,7 @@ const char* kFooter = R"(Exit codes (every command):
 Environment:
   KHIVE_CACHE          cache directory: goldens, builds (default $XDG_CACHE_HOME/khive, ~/.cache/khive)
   KHIVE_CACHE_MAX_GB   cap on goldens + builds in GB (default 20; 0 = no cap)
+  KHIVE_GOLDENS_MAX_GB bound on one task's golden set in GB, earlier runs' goldens first (default 2; 0 = none)
   KHIVE_KERNELS        the tuner's template library (default <source>/kernels)
   KHIVE_CUTLASS        CUTLASS headers for CUDA builds (default <source>/.deps/cutlass)
   KHIVE_JUDGE          the khive-judge executable, the guard's trusted process (default: next to khive)

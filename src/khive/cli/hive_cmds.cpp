@@ -245,7 +245,7 @@ bool read_resumed(HiveCli& h, nlohmann::json& stored, std::filesystem::path& run
   RunStore db(run_dir / "run.db");
   stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
   if (!stored.is_object()) stored = nlohmann::json::object();
-  task_dir = resolve_run_task(run_dir, task_dir).string();
+  task_dir = resolve_run_task(run_dir, task_dir, "give the task directory first: khive optimize TASK --resume " + run_dir.string()).string();
   if (h.backend.empty()) h.backend = db.meta("backend").value_or("");
   if (!h.seed) h.seed = std::stoull(db.meta("seed").value_or("0"));
   return true;

@@ -50,7 +50,9 @@ int run_evaluate_pending(HiveCli& h);
 // A run's task directory: `given` when set; else the recorded absolute path when it still exists; else
 // the path recorded relative to the run directory (a run carried to another machine inside the same
 // repository). Throws naming what was tried.
-std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, const std::string& given);
+// `how`: what the user types to give the task instead (each command has its own way).
+std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, const std::string& given,
+                                       const std::string& how = "give it with --task DIR");
 // --perf-workloads: narrows `task` to the perf workloads matching `pattern` (select_perf_workloads); "" when the
 // pattern is empty or applied, else the error (a bad pattern, or one matching nothing) for the caller to print.
 std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept = nullptr);

@@ -18,12 +18,12 @@ namespace khive {
 
 namespace fs = std::filesystem;
 
-fs::path resolve_run_task(const fs::path& run_dir, const std::string& given) {
+fs::path resolve_run_task(const fs::path& run_dir, const std::string& given, const std::string& how) {
   if (!given.empty()) return given;
   // Opening a RunStore creates a database: a folder without one (a results folder that kept only its event log)
   // must not get an empty run.db by being looked at.
   if (!fs::is_regular_file(run_dir / "run.db"))
-    throw std::runtime_error(fmt::format("{}: no run database to read the run's task from; give it with --task DIR", (run_dir / "run.db").string()));
+    throw std::runtime_error(fmt::format("{}: no run database to read the run's task from; {}", (run_dir / "run.db").string(), how));
   RunStore db(run_dir / "run.db");
   auto abs = db.meta("task_dir").value_or("");
   if (!abs.empty() && fs::exists(fs::path(abs) / "definition.json")) return abs;
@@ -32,8 +32,8 @@ fs::path resolve_run_task(const fs::path& run_dir, const std::string& given) {
     auto p = (run_dir / rel).lexically_normal();
     if (fs::exists(p / "definition.json")) return p;
   }
-  throw std::runtime_error(fmt::format("{}: the run's task is not here (recorded: '{}'{}); give it with --task DIR", (run_dir / "run.db").string(),
-                                       abs, rel.empty() ? std::string() : fmt::format(", relative to the run: '{}'", rel)));
+  throw std::runtime_error(fmt::format("{}: the run's task is not here (recorded: '{}'{}); {}", (run_dir / "run.db").string(), abs,
+                                       rel.empty() ? std::string() : fmt::format(", relative to the run: '{}'", rel), how));
 }
 
 std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept) {
