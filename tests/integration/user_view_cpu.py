@@ -58,6 +58,38 @@ check("1 candidate evaluated" in r.stdout, "its candidate was evaluated")
 events = (tmp / "utf8/llm/events.jsonl").read_text(encoding="utf-8")
 check("that are not UTF-8; they were replaced with U+FFFD" in events, "the agent notes the repaired reply")
 
+# ---- issue 25, item 9: a read-only run directory can still be read (board, export, report --out); report says
+# where to write instead. Root reads through any permission, so as root this part runs as nobody (setpriv).
+ro = tmp / "ro"
+shutil.copytree(tmp / "utf8", ro)
+for p in [ro, *ro.rglob("*")]:
+    p.chmod(p.stat().st_mode & ~0o222)
+tmp.chmod(0o755)
+as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+probe = subprocess.run([*as_user, khive, "--version"], capture_output=True, text=True) if (not as_user or shutil.which("setpriv")) else None
+if probe is None or probe.returncode != 0:
+    print("read-only run directory: not checked (no setpriv, or khive not executable by nobody here)")
+else:
+    env = dict(os.environ, HOME=str(tmp), KHIVE_CACHE=str(tmp / "ro-cache"))
+    (tmp / "ro-cache").mkdir()
+    (tmp / "ro-cache").chmod(0o777)
+    def ro_run(*args):
+        r = subprocess.run([*as_user, khive, *map(str, args)], capture_output=True, text=True, env=env, timeout=300)
+        print(f"$ khive {' '.join(map(str, args))} (read-only run)  -> exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}")
+        return r
+    r = ro_run("board", ro)
+    check(r.returncode == 0 and "unable to open database file" not in r.stderr, "board reads a read-only run")
+    r = ro_run("export", ro)
+    check(r.returncode == 0 and json.loads(r.stdout).get("candidates"), "export reads a read-only run from its run.db")
+    r = ro_run("report", ro)
+    check(r.returncode == 2 and "give the report a place with --out FILE" in r.stderr, "report on a read-only run says where to write")
+    (tmp / "ro-out").mkdir()
+    (tmp / "ro-out").chmod(0o777)
+    r = ro_run("report", ro, "--out", tmp / "ro-out" / "r.html")
+    check(r.returncode == 0 and (tmp / "ro-out" / "r.html").stat().st_size > 1000, "report --out writes the report elsewhere")
+for p in [ro, *ro.rglob("*")]:
+    p.chmod(p.stat().st_mode | 0o200)
+
 # ---- item 8: a tuner with nothing to try says so (an op it neither has a binding for nor recognises by itself)
 other = tmp / "mysuite" / "blend"
 shutil.copytree(root / "tasks/demo-cpu/softmax", other)

@@ -23,6 +23,7 @@
 #include "khive/record/rescore.hpp"
 #include "khive/record/run_records.hpp"
 #include "khive/record/store.hpp"
+#include "khive/support/files.hpp"
 #include "khive/tuner/tuner.hpp"
 
 namespace khive {
@@ -480,6 +481,7 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   h.board->add_flag("--all", h.all, "include evicted entries");
   h.report = app.add_subcommand("report", "Rebuild RUN/report.html from the run database and print the summary");
   h.report->add_option("run", h.run, "run directory")->required();
+  h.report->add_option("--out", h.report_out, "write the report there instead of RUN/report.html (a run directory that is read-only)");
   h.rescore = app.add_subcommand("rescore",
                                  "Recompute a run's scores against T_b as the guard defines it now (PyTorch where the suite has numbers) with a "
                                  "given hardware profile; the run is not changed");
@@ -555,7 +557,19 @@ int run_hive_command(HiveCli& h) {
     return 0;
   }
   if (*h.report) {
-    auto p = write_report(h.run);
+    std::filesystem::path p;
+    if (h.report_out.empty()) {
+      try {
+        p = write_report(h.run);
+      } catch (const std::exception& e) {
+        std::error_code ec;
+        if (::access(h.run.c_str(), W_OK) == 0 || !std::filesystem::is_directory(h.run, ec)) throw;
+        throw std::runtime_error(std::string(e.what()) + "; the run directory is not writable: give the report a place with --out FILE");
+      }
+    } else {
+      p = h.report_out;
+      write_file_atomic(p, report_html(h.run));
+    }
     std::cout << summary_text(h.run) << "report: " << p.string() << "\n";
     return 0;
   }

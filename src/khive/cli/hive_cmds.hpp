@@ -36,7 +36,8 @@ struct HiveCli {
   bool no_board = false, quiet = false, all = false;
   bool defer_eval = false;  // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
   uint64_t seed = 0;
-  std::string run;  // board / report / rescore / export
+  std::string run;         // board / report / rescore / export
+  std::string report_out;  // report --out: where report.html goes (a read-only run directory cannot hold it)
   bool selected() const {
     return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) || (export_run && *export_run) ||
            (evaluate_pending && *evaluate_pending);

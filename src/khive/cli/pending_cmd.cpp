@@ -24,7 +24,7 @@ fs::path resolve_run_task(const fs::path& run_dir, const std::string& given, con
   // must not get an empty run.db by being looked at.
   if (!fs::is_regular_file(run_dir / "run.db"))
     throw std::runtime_error(fmt::format("{}: no run database to read the run's task from; {}", (run_dir / "run.db").string(), how));
-  RunStore db(run_dir / "run.db");
+  RunStore db(run_dir / "run.db", RunStore::Access::read_only);
   auto abs = db.meta("task_dir").value_or("");
   if (!abs.empty() && fs::exists(fs::path(abs) / "definition.json")) return abs;
   auto rel = db.meta("task_dir_from_run").value_or("");

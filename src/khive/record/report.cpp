@@ -22,7 +22,7 @@ std::unique_ptr<RunStore> open_run(const std::filesystem::path& run_dir) {
     throw std::runtime_error(db.string() + " " + *why +
                              "; nothing was read from it or written (report.html is left as it was); the run's event log, " +
                              (run_dir / "events.jsonl").string() + ", still holds its candidates: `khive export` reads it");
-  return std::make_unique<RunStore>(db);
+  return std::make_unique<RunStore>(db, RunStore::Access::read_only);
 }
 
 std::string esc(const std::string& s) {

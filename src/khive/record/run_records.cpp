@@ -87,7 +87,7 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
   if (db_problem && !fs::is_regular_file(log_file))
     throw std::runtime_error(db_file.string() + " " + *db_problem + ", and there is no events.jsonl to read instead");
   if (fs::is_regular_file(db_file) && !db_problem) {
-    RunStore db(db_file);
+    RunStore db(db_file, RunStore::Access::read_only);
     rr.source = "run.db";
     rr.reference = db.meta("reference").value_or("");
     rr.leader = db.meta("leader").value_or("");

@@ -138,18 +138,44 @@ std::string candidate_hash(const std::string& ext, const std::string& source) {
   return h.hex();
 }
 
+namespace {
+
+// A handle that only reads `db`: read-only first; where that cannot even read (a WAL database in a directory this
+// user cannot write: SQLite must create its shared-memory file), as an immutable file (nothing else writes it then,
+// or it would be writable). nullptr with `error` set when neither works.
+sqlite3* open_for_reading(const std::filesystem::path& db, std::string& error) {
+  auto readable = [](sqlite3* h) { return sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) == SQLITE_OK; };
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 10000);
+    if (readable(h)) return h;
+  }
+  error = h ? sqlite3_errmsg(h) : "out of memory";
+  sqlite3_close(h);
+  h = nullptr;
+  std::string uri = "file:";
+  for (char c : std::filesystem::absolute(db).string()) {
+    if (c == '%' || c == '?' || c == '#')
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      uri += c;
+  }
+  uri += "?immutable=1";
+  if (sqlite3_open_v2(uri.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK && readable(h)) return h;
+  sqlite3_close(h);
+  return nullptr;
+}
+
+}  // namespace
+
 std::optional<std::string> run_db_problem(const std::filesystem::path& db) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(db, ec);
   if (ec) return "cannot be read (" + ec.message() + ")";
   if (size == 0) return std::string("is empty (0 bytes)");
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    std::string e = h ? sqlite3_errmsg(h) : "out of memory";
-    sqlite3_close(h);
-    return "cannot be opened: " + e;
-  }
-  sqlite3_busy_timeout(h, 10000);
+  std::string open_error;
+  sqlite3* h = open_for_reading(db, open_error);
+  if (!h) return "is not a readable SQLite database (" + open_error + ")";
   std::optional<std::string> problem;
   auto first_text = [&](const char* sql, std::string& out) {
     sqlite3_stmt* st = nullptr;
@@ -178,7 +204,14 @@ std::optional<std::string> run_db_problem(const std::filesystem::path& db) {
   return problem;
 }
 
-RunStore::RunStore(const std::filesystem::path& db) : path_(db) {
+RunStore::RunStore(const std::filesystem::path& db, Access access) : path_(db) {
+  if (access == Access::read_only) {
+    std::string e;
+    db_ = open_for_reading(db, e);
+    if (!db_) throw std::runtime_error(db.string() + ": cannot open the run database: " + e);
+    add_comparison_column();
+    return;
+  }
   if (!db.parent_path().empty()) std::filesystem::create_directories(db.parent_path());
   if (sqlite3_open_v2(db.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     std::string e = db_ ? sqlite3_errmsg(db_) : "out of memory";

@@ -74,7 +74,11 @@ std::optional<std::string> run_db_problem(const std::filesystem::path& db);
 
 class RunStore {
  public:
-  explicit RunStore(const std::filesystem::path& db);  // creates the schema when new; throws naming the file
+  enum class Access { read_write, read_only };
+  // read_write: creates the schema when new. read_only (report, board, export, rescore): never writes, not even the
+  // WAL's shared-memory file, so a run directory that is read-only (an archive, another user's) can still be read.
+  // Throws naming the file.
+  explicit RunStore(const std::filesystem::path& db, Access access = Access::read_write);
   ~RunStore();
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
