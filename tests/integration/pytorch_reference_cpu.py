@@ -209,6 +209,16 @@ def get_init_inputs():
     check(r.returncode == 2 and "no PyTorch reference" in r.stderr, "optimize: neither reference is a clear error (exit 2)")
     r, j = evaluate(bare, honest)
     check(r.returncode == 2 and "no PyTorch reference" in j.get("harness_error", ""), f"eval: the same: {j.get('harness_error')}")
+    # A reference that raises: no candidate can be judged, and the run says so with exit 2 (issue 24: a run that
+    # judged nothing ended with exit 0 and no leader).
+    broken = tmp / "broken" / "demo-cpu" / "vector_add"   # the suite's name keeps the tuner's binding
+    shutil.copytree(task, broken)
+    d = json.loads((broken / "definition.json").read_text())
+    d["reference"] = "import torch\n\n\ndef run(a, b):\n    raise RuntimeError('broken reference')\n"
+    (broken / "definition.json").write_text(json.dumps(d))
+    r = run("optimize", broken, "--backend", "cpu", "--budget-candidates", "1", "--out", tmp / "run-broken", "--seed", "3")
+    check(r.returncode == 2 and "nothing could be evaluated" in r.stderr and "broken reference" in r.stderr,
+          f"optimize that judged nothing exits 2 and says why (exit {r.returncode})")
     # An interpreter without torch: khive's repository root without .deps (KHIVE_SOURCE_DIR), a python3 without torch.
     fake = tmp / "src"
     fake.mkdir()

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -368,6 +369,22 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
   if (g_stop.load()) {
     std::cout << fmt::format("interrupted; what was recorded is kept: khive optimize --resume {}\n", run_dir.string());
     return exit_code::interrupted;
+  }
+  // A run that judged nothing (no leader, no accepted reference) did not optimize: every evaluation was a harness
+  // error (issue 24: a task the judge could not lay out ended the run with exit 0 and no leader). Exit 2, with why.
+  if (!r.leader && r.reference_id.empty()) {
+    std::vector<std::string> why;
+    try {
+      for (const auto& c : load_run_records(run_dir, false).candidates)
+        if (c.verdict == "error" && !c.message.empty() && std::find(why.begin(), why.end(), c.message) == why.end() && why.size() < 3)
+          why.push_back(c.message);
+    } catch (const std::exception& e) {
+      why.push_back(e.what());
+    }
+    std::cerr << "khive optimize: nothing could be evaluated (no leader, and the task's reference was never measured)"
+              << (why.empty() ? std::string(".") : std::string(":")) << "\n";
+    for (const auto& w : why) std::cerr << "  " << w << "\n";
+    return exit_code::usage;
   }
   return exit_code::ok;
 }
