@@ -3,6 +3,7 @@
 #include "khive/hive/hive_impl.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -84,6 +85,23 @@ void Hive::Impl::restore() {
   }
   for (auto& k : accepted)
     if (k.id == leader_id) become_leader(k);
+  // Files of candidates an interrupted session wrote but never recorded (killed mid-evaluation): their ids are not
+  // given again (a new candidate once took c0005 while an unrecorded c0005-*.cpp was still there), the files stay.
+  int unrecorded = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(o.run_dir / "candidates", ec)) {
+    const std::string name = e.path().filename().string();
+    std::size_t digits = 1;
+    while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
+    if (name.size() < 3 || name[0] != 'c' || digits < 2 || digits > 18 || file_of.count(name.substr(0, digits))) continue;
+    seq = std::max<int64_t>(seq, std::stoll(name.substr(1, digits - 1)));
+    ++unrecorded;
+  }
+  if (unrecorded)
+    event({{"type", "note"},
+           {"message", fmt::format("{} candidate file(s) of an interrupted session were never recorded; kept, their ids not reused", unrecorded)}},
+          fmt::format("{} candidate file(s) of an interrupted session were never recorded (kept in candidates/; their ids are not reused)",
+                      unrecorded));
   for (auto& s : db->board(false)) board.push_back(s.entry);
   restore_agents();
 }

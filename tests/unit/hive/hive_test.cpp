@@ -381,6 +381,38 @@ TEST(Hive, BoardCapacityAndNoBoard) {
   for (auto& s : log2->seen) EXPECT_EQ(s.board, 0u);
 }
 
+// A session killed mid-evaluation leaves candidate files it never recorded; a resumed run keeps them and gives their
+// ids to no new candidate (issue 25: a new c0004 took the place of an unrecorded c0004-*.cpp).
+TEST(Hive, ResumeDoesNotReuseTheIdsOfUnrecordedCandidateFiles) {
+  Fixture f;
+  auto log = std::make_shared<Script>();
+  using Plan = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  Plan plan{{"s.a", {"time=0.9", "time=0.8", "time=0.7", "time=0.6"}}};
+  auto o = f.opts();
+  o.plateau = 100;
+  o.budget_candidates = 2;
+  {
+    FakeEvaluator ev;
+    Hive h(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(plan, log)), ev, o);
+    h.run();
+  }
+  // What a kill during the next candidate's evaluation leaves: its file, no record.
+  const auto orphan = o.run_dir / "candidates" / "c0007-candidate.cpp";
+  write_file_atomic(orphan, "// never recorded\n");
+  o.resume = true;
+  o.budget_candidates = 3;
+  FakeEvaluator ev2;
+  Hive h2(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(plan, std::make_shared<Script>())), ev2, o);
+  h2.run();
+  EXPECT_EQ(read_file(orphan), "// never recorded\n");
+  RunStore db(o.run_dir / "run.db");
+  const auto cs = db.candidates();
+  ASSERT_FALSE(cs.empty());
+  EXPECT_EQ(cs.back().id, "c0008") << "the new candidate's id comes after the unrecorded one's";
+  const std::string events = read_file(o.run_dir / "events.jsonl");
+  EXPECT_NE(events.find("never recorded"), std::string::npos);
+}
+
 TEST(Hive, ResumeReusesVerdictsInsteadOfReevaluating) {
   Fixture f;
   auto log = std::make_shared<Script>();
