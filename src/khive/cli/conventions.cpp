@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "khive/task/dtype.hpp"
+
 namespace khive {
 namespace {
 
@@ -174,8 +176,8 @@ CLI::Validator non_negative() {
 }
 
 CLI::Validator backend_value() {
-  return CLI::Validator(
-      [](std::string& v) -> std::string { return v == "cpu" || v == "cuda" ? "" : fmt::format("expected cpu or cuda, got '{}'", v); }, "cpu|cuda");
+  return CLI::Validator([](std::string& v) -> std::string { return parse_backend(v) ? "" : fmt::format("expected cpu or cuda, got '{}'", v); },
+                        "cpu|cuda");
 }
 
 CLI::Validator seed_value() {

@@ -161,11 +161,8 @@ int import_flashinfer(const ImportCli& c) {
 int import_solution_file(const ImportCli& c) {
   try {
     Task t = load_task(c.task);
+    // --backend was checked when the command line was parsed (backend_value).
     Backend b = c.backend.empty() ? Backend::cuda : parse_backend(c.backend).value_or(Backend::cuda);
-    if (!c.backend.empty() && !parse_backend(c.backend)) {
-      std::cerr << fmt::format("khive import solution: --backend: expected cpu or cuda, got '{}'\n", c.backend);
-      return 2;
-    }
     nlohmann::json s;
     try {
       s = nlohmann::json::parse(read_file(c.path));

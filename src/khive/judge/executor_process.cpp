@@ -398,9 +398,8 @@ void ExecutorProcess::pin_threads() {
     if (::sched_getaffinity(pid_, sizeof mask, &mask) != 0) return;
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &mask)) cpus_.push_back(c);
-    if (cpus_.size() < 2) return;  // one CPU: nothing to spread
   }
-  if (cpus_.size() < 2) return;
+  if (cpus_.size() < 2) return;  // one CPU: nothing to spread
   std::vector<pid_t> tids;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {

@@ -639,8 +639,8 @@ void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, c
     r = drain_rejection(drain, per_batch, 2 * idle, w.uuid);
   }
   if (!r) return;
-  r->message +=
-      fmt::format(" [a call that does no work costs {:.1f} us on the judge's clock; drain {:.1f} us]", 1e6 * off.median_s, 1e6 * median_of(drain));
+  r->message += fmt::format(" [the judge's clock holds {:.1f} us around a call beyond its own time, calibrated before load; drain {:.1f} us]",
+                            1e6 * off.median_s, 1e6 * median_of(drain));
   if (!k.is_candidate) throw HarnessError{"the leader failed the clock check: " + r->message};
   throw Rejected{*r};
 }

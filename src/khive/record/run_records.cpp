@@ -82,11 +82,11 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
   RunRecords rr;
   const fs::path db_file = run_dir / "run.db", log_file = run_dir / "events.jsonl";
   // A damaged run.db is read around, from the event log, never as an empty run.
-  std::optional<std::string> db_problem;
-  if (fs::is_regular_file(db_file)) db_problem = run_db_problem(db_file);
+  const bool has_db = fs::is_regular_file(db_file);
+  const std::optional<std::string> db_problem = has_db ? run_db_problem(db_file) : std::nullopt;
   if (db_problem && !fs::is_regular_file(log_file))
     throw std::runtime_error(db_file.string() + " " + *db_problem + ", and there is no events.jsonl to read instead");
-  if (fs::is_regular_file(db_file) && !db_problem) {
+  if (has_db && !db_problem) {
     RunStore db(db_file, RunStore::Access::read_only);
     rr.source = "run.db";
     rr.reference = db.meta("reference").value_or("");

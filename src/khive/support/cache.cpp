@@ -215,17 +215,18 @@ std::optional<uint64_t> parse_max_gb(const std::string& value, const std::string
   return static_cast<uint64_t>(std::max(1.0, std::floor(bytes)));
 }
 
-std::optional<uint64_t> cap_from_env() {
-  const char* v = std::getenv("KHIVE_CACHE_MAX_GB");
-  if (!v) return static_cast<uint64_t>(kDefaultMaxGb * 1e9);
-  return parse_max_gb(v, "$KHIVE_CACHE_MAX_GB");
+namespace {
+// $var as parse_max_gb reads it; unset: default_gb.
+std::optional<uint64_t> gb_from_env(const char* var, double default_gb) {
+  const char* v = std::getenv(var);
+  if (!v) return static_cast<uint64_t>(default_gb * 1e9);
+  return parse_max_gb(v, std::string("$") + var);
 }
+}  // namespace
 
-std::optional<uint64_t> golden_set_cap_from_env() {
-  const char* v = std::getenv("KHIVE_GOLDENS_MAX_GB");
-  if (!v) return static_cast<uint64_t>(kDefaultGoldenSetMaxGb * 1e9);
-  return parse_max_gb(v, "$KHIVE_GOLDENS_MAX_GB");
-}
+std::optional<uint64_t> cap_from_env() { return gb_from_env("KHIVE_CACHE_MAX_GB", kDefaultMaxGb); }
+
+std::optional<uint64_t> golden_set_cap_from_env() { return gb_from_env("KHIVE_GOLDENS_MAX_GB", kDefaultGoldenSetMaxGb); }
 
 std::string GoldenBound::summary(const std::string& task, uint64_t cap) const {
   if (before <= cap) return "";
@@ -235,8 +236,7 @@ std::string GoldenBound::summary(const std::string& task, uint64_t cap) const {
 
 GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap, std::chrono::seconds min_age) {
   struct Generation {
-    std::vector<fs::path> files;
-    uint64_t bytes = 0;
+    std::vector<std::pair<fs::path, uint64_t>> files;       // and their sizes
     fs::file_time_type newest = fs::file_time_type::min();  // not {}: libstdc++'s file clock counts from 2174, so today is negative
   };
   std::map<std::string, Generation> gens;
@@ -257,8 +257,7 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
     Generation& g = gens[head.substr(dash + 1)];
     const uint64_t size = it->file_size(ec);
     const auto mtime = it->last_write_time(ec);
-    g.files.push_back(it->path());
-    g.bytes += size;
+    g.files.push_back({it->path(), size});
     g.newest = std::max(g.newest, mtime);
     b.before += size;
   }
@@ -274,10 +273,9 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
     if (b.after <= target) break;
     const Generation& g = gens[fp];
     uint64_t gone = 0;
-    for (const auto& f : g.files) {
+    for (const auto& [f, size] : g.files) {
       std::error_code rm;
-      const uint64_t size = fs::file_size(f, rm);
-      if (!rm && fs::remove(f, rm)) gone += size;
+      if (fs::remove(f, rm)) gone += size;
     }
     b.after -= std::min(b.after, gone);
     b.removed_bytes += gone;
