@@ -36,6 +36,7 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   local ms=$(( ($(date +%s%N) - s) / 1000000 ))
   echo "$name rc=$rc ${ms} ms" | tee -a "$out/device.log"
   tail -n "${TAIL:-25}" "$out/$name.txt"
+  return $rc
 }
 
 # Saved into khive's cache (not --out), where every later eval/bench/optimize of this call finds it: T_sol from the
@@ -54,8 +55,9 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # The gated clock's raw numbers (bench/gate_probe: two processes, no khive), then one solo eval and one A/B of
     # the demo's vector add, with their clocks side by side (bench/eval_summary.py).
     smoke)   if [ "${PROBE:-1}" = 1 ]; then step gate_probe ${PROBE_T:-150} "$bin/../gate_probe" 200; cp "$out/gate_probe.txt" "$out/gate-probe.json"; fi
+             # A solo eval that gives no verdict means the clock itself is broken: every later step would only wait.
              step eval_solo ${SMOKE_T:-150} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/reference.cu --backend cuda --json \
-               --no-reference --no-baselines --out "$out/eval-solo.json"
+               --no-reference --no-baselines --out "$out/eval-solo.json" || { log "smoke: no verdict, later steps skipped"; break; }
              step eval_ab ${SMOKE_T:-200} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/candidates/float4.cu \
                --leader tasks/demo-cpu/vector_add/reference.cu --backend cuda --json --no-reference --no-baselines --out "$out/eval-ab.json"
              python3 bench/eval_summary.py "$out/eval-solo.json" "$out/eval-ab.json" | tee -a "$out/device.log" ;;

@@ -204,7 +204,10 @@ bool is_slower(const AbTest& t, const AbRule& rule) {
          beats_resolution(t, rule);
 }
 
-LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule) {
+namespace {
+// decide_leader with the veto's workloads given: `slower[i]` says whether workload i vetoes.
+LeaderDecision decide_with_veto(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule,
+                                const std::vector<bool>& slower) {
   LeaderDecision d;
   const std::size_t w = per_workload.size();
   if (w == 0) {
@@ -238,7 +241,7 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
       lw += wt * std::log(t.ratio);
       ws += wt;
     }
-    if (is_slower(t, rule)) d.slower.push_back(i);
+    if (slower[i]) d.slower.push_back(i);
   }
   d.weighted_ratio = ws > 0 ? std::exp(lw / ws) : 1.0;
   const std::string overall = fmt::format("overall {:+.1f}%", (d.weighted_ratio - 1) * 100);
@@ -258,6 +261,17 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
   }
   return d;
 }
+}  // namespace
+
+LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule) {
+  std::vector<bool> slower(per_workload.size());
+  for (std::size_t i = 0; i < per_workload.size(); ++i) slower[i] = is_slower(per_workload[i], rule);
+  return decide_with_veto(per_workload, weights, rule, slower);
+}
+
+bool is_slower_on_the_judge_alone(const AbTest& t, const AbRule& rule) {
+  return is_slower(t, rule) && 1.0 / t.ratio - 1.0 > rule.judge_alone_slower && (rule.min_gain_s <= 0 || effect_s(t) > 4 * rule.min_gain_s);
+}
 
 bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s, const StoppingRule& r) {
   const std::size_t n = std::min(a.size(), b.size());
@@ -276,10 +290,22 @@ bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& 
   return 1.25 * scale / std::sqrt(static_cast<double>(absl.size())) < r.target_noise;
 }
 
-LeaderDecision confirm_on_events(LeaderDecision d, const std::vector<AbTest>& on_events, const std::vector<double>& weights, const AbRule& rule) {
-  if (!d.new_leader || on_events.empty()) return d;
+LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events, const std::vector<double>& weights,
+                                     const AbRule& rule) {
+  bool events_usable = on_events.size() == judge.size() && !judge.empty();
   for (const auto& t : on_events)
-    if (!t.valid || t.pairs == 0) return d;
+    if (!t.valid || t.pairs == 0) events_usable = false;
+  if (!events_usable) return decide_leader(judge, weights, rule);
+  std::vector<bool> slower(judge.size());
+  std::size_t judge_only = 0;
+  for (std::size_t i = 0; i < judge.size(); ++i) {
+    slower[i] = is_slower(judge[i], rule) && (is_slower(on_events[i], rule) || is_slower_on_the_judge_alone(judge[i], rule));
+    judge_only += is_slower(judge[i], rule) && !slower[i];
+  }
+  LeaderDecision d = decide_with_veto(judge, weights, rule, slower);
+  if (judge_only > 0)
+    d.why += fmt::format(" (slower on the judge's clock alone on {} workload(s), within what two executors differ by: not a regression)", judge_only);
+  if (!d.new_leader) return d;
   const LeaderDecision de = decide_leader(on_events, weights, rule);
   if (de.new_leader) return d;
   d.new_leader = false;

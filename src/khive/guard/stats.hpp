@@ -70,6 +70,8 @@ struct AbRule {
   // Minimum effect in time: the ruler's resolution (see above). 0: none; < 0: the backend's (min_gain_for_backend),
   // which the judge resolves; decide_leader applies none until it is resolved.
   double min_gain_s = -1;
+  // A regression the judge's clock vetoes alone, without the executors' events (decide_on_both_clocks): 5 %.
+  double judge_alone_slower = 0.05;
 };
 // The ruler's resolution per backend, for AbRule::min_gain_s: 0.5 us behind the GPU's gate, 2 us on the CPU (one
 // exchange per call; its jitter is tens of microseconds, and calls of a few microseconds are floored at the
@@ -99,14 +101,24 @@ struct LeaderDecision {
   std::string why;                          // one line: what decided it
 };
 LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule = {});
-// Check 11 on both clocks: a new leader on the judge's clock (`d`) stays one only if the same rule on the
-// executors' own clocks (CUDA events / the executor's steady clock around each call) also finds it faster. Each
-// kernel runs in an executor of its own and the executors are not interchangeable: on a GPU the time around a batch
-// (switching between the judge's context and each executor's) differed between two executors by a few percent of
-// a 1 ms batch, so two copies of one 30 us kernel were a "new leader" in 4 of 26 null A/Bs on the H200
-// (2026-12-02); the events do not see that time. A kernel that forges its own clock gains nothing: the judge's
-// clock must still show the gain. Events that are missing or not valid leave `d` as it is.
-LeaderDecision confirm_on_events(LeaderDecision d, const std::vector<AbTest>& on_events, const std::vector<double>& weights, const AbRule& rule = {});
+// Check 11 on both clocks. Each kernel runs in an executor of its own and the executors are not interchangeable: on
+// a GPU the time around a call (switching between the judge's context and each executor's) differs between two
+// executors by a fraction of a microsecond that the calibration does not take away, and the executors' own clocks
+// (CUDA events / the executor's steady clock around each call) do not see it.
+//   - "Faster" needs both clocks: a new leader on the judge's clock stays one only if decide_leader on the events
+//     also finds it. Two copies of one 30 us kernel were a "new leader" in 4 of 26 null A/Bs on the H200 on the
+//     judge's clock alone (2026-12-02). A kernel that forges its own clock gains nothing: the judge's must show it.
+//   - "Slower" (the veto) needs both clocks too, unless the judge's clock alone sees a regression no executor
+//     difference explains (is_slower_on_the_judge_alone: beyond AbRule::judge_alone_slower and 4x min_gain_s):
+//     two copies of one 8-25 us kernel were "slower" in 3 of 44 null A/Bs on the judge's clock, 0.5 us apart, and
+//     level on their events (2026-12-03). A kernel that forges its events to hide a small regression on one
+//     workload must still be faster overall on the judge's clock, beyond min_gain, to lead.
+// Events that are missing or not valid leave the judge's clock to decide alone.
+//
+//   LeaderDecision d = decide_on_both_clocks({judge_w1, judge_w2}, {events_w1, events_w2}, {1, 1}, rule);
+LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events, const std::vector<double>& weights,
+                                     const AbRule& rule = {});
+bool is_slower_on_the_judge_alone(const AbTest& t, const AbRule& rule);
 bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule);
 bool is_slower(const AbTest& t, const AbRule& rule);
 

@@ -777,8 +777,7 @@ nlohmann::json Session::run() {
     if (lead_.ex) {
       AbRule rule{job_.ab_alpha, job_.ab_alpha_slower, job_.ab_min_gain, static_cast<std::size_t>(job_.ab_min_pairs),
                   job_.ab_min_gain_s >= 0 ? job_.ab_min_gain_s : min_gain_for_backend(job_.backend)};
-      LeaderDecision d = decide_leader(tests, weights, rule);
-      d = confirm_on_events(std::move(d), event_tests, weights, rule);
+      const LeaderDecision d = decide_on_both_clocks(tests, event_tests, weights, rule);
       for (std::size_t i = 0; i < ab.size(); ++i) {
         ab[i]["holm_threshold"] = d.holm_threshold[i];
         ab[i]["faster"] = std::find(d.faster.begin(), d.faster.end(), i) != d.faster.end();

@@ -392,19 +392,56 @@ TEST(DecideLeader, ARegressionVetoes) {
 TEST(DecideLeader, AGainOnlyTheJudgesClockSeesIsNotALeader) {
   // As on the H200: two copies of one kernel, 2 % apart on the judge's clock (the executors' context switches),
   // level on their events.
-  const LeaderDecision judge = decide_leader({synthetic(1.02, 1e-4, 1)}, {1});
-  ASSERT_TRUE(judge.new_leader);
-  const LeaderDecision both = confirm_on_events(judge, {synthetic(1.001, 0.4, 0.6)}, {1});
+  const AbTest judge = synthetic(1.02, 1e-4, 1);
+  ASSERT_TRUE(decide_leader({judge}, {1}).new_leader);
+  const LeaderDecision both = decide_on_both_clocks({judge}, {synthetic(1.001, 0.4, 0.6)}, {1});
   EXPECT_FALSE(both.new_leader);
   EXPECT_NE(both.why.find("not on the executors' own clocks"), std::string::npos) << both.why;
   // A real gain shows on both clocks.
-  EXPECT_TRUE(confirm_on_events(judge, {synthetic(1.03, 1e-5, 1)}, {1}).new_leader);
-  // Events that are not valid (an executor that reported none) leave the judge's decision; no decision is never
-  // turned into a leader.
+  EXPECT_TRUE(decide_on_both_clocks({judge}, {synthetic(1.03, 1e-5, 1)}, {1}).new_leader);
+  // Events that are not valid (an executor that reported none), or missing, leave the judge's clock to decide; a
+  // gain on the events alone is never a leader.
   AbTest broken = synthetic(1.5, 1e-9, 1);
   broken.valid = false;
-  EXPECT_TRUE(confirm_on_events(judge, {broken}, {1}).new_leader);
-  EXPECT_FALSE(confirm_on_events(decide_leader({synthetic(1.0, 0.5, 0.5)}, {1}), {synthetic(1.5, 1e-9, 1)}, {1}).new_leader);
+  EXPECT_TRUE(decide_on_both_clocks({judge}, {broken}, {1}).new_leader);
+  EXPECT_TRUE(decide_on_both_clocks({judge}, {}, {1}).new_leader);
+  EXPECT_FALSE(decide_on_both_clocks({synthetic(1.0, 0.5, 0.5)}, {synthetic(1.5, 1e-9, 1)}, {1}).new_leader);
+}
+
+TEST(DecideLeader, ARegressionOnlyTheJudgesClockSeesDoesNotVeto) {
+  AbRule gpu;
+  gpu.min_gain_s = min_gain_for_backend("cuda");
+  const auto timed = [](AbTest t, double leader_s) {
+    t.leader_s = leader_s;
+    return t;
+  };
+  // As on the H200 (2026-12-03): two copies of one 8 us kernel, 6.5 % (0.5 us) apart on the judge's clock, level
+  // on their events: not "slower".
+  const AbTest small = timed(synthetic(1 / 1.065, 1, 1e-4), 8e-6);
+  ASSERT_TRUE(is_slower(small, AbRule{}));
+  LeaderDecision d = decide_on_both_clocks({small}, {timed(synthetic(1.0, 0.5, 0.5), 8e-6)}, {1}, gpu);
+  EXPECT_TRUE(d.slower.empty()) << d.why;
+  EXPECT_NE(d.why.find("judge's clock alone on 1"), std::string::npos) << d.why;
+  // ... and it does not stop a gain elsewhere that both clocks see.
+  const AbTest big = timed(synthetic(1.2, 1e-6, 1), 100e-6);
+  d = decide_on_both_clocks({big, small}, {big, timed(synthetic(1.0, 0.5, 0.5), 8e-6)}, {1, 1}, gpu);
+  EXPECT_TRUE(d.new_leader) << d.why;
+  // The events confirm it: slower, and it vetoes.
+  d = decide_on_both_clocks({big, small}, {big, timed(synthetic(1 / 1.08, 1, 1e-4), 8e-6)}, {1, 1}, gpu);
+  EXPECT_FALSE(d.new_leader);
+  EXPECT_EQ(d.slower, std::vector<std::size_t>{1});
+  // Beyond 5 % and 2 us (4x the GPU's resolution) the judge's clock vetoes alone, whatever the events say: a kernel
+  // that forges its events cannot hide a real regression.
+  const AbTest clear = timed(synthetic(1 / 1.10, 1, 1e-4), 30e-6);
+  EXPECT_TRUE(is_slower_on_the_judge_alone(clear, gpu));
+  d = decide_on_both_clocks({big, clear}, {big, timed(synthetic(1.0, 0.5, 0.5), 8e-6)}, {1, 1}, gpu);
+  EXPECT_FALSE(d.new_leader);
+  EXPECT_EQ(d.slower, std::vector<std::size_t>{1});
+  // 10 % of 8 us is 0.8 us: under 2 us, so not alone.
+  EXPECT_FALSE(is_slower_on_the_judge_alone(timed(synthetic(1 / 1.10, 1, 1e-4), 8e-6), gpu));
+  // Without events the judge's clock decides alone, as before.
+  d = decide_on_both_clocks({big, small}, {}, {1, 1}, gpu);
+  EXPECT_EQ(d.slower, std::vector<std::size_t>{1});
 }
 
 TEST(DecideLeader, HolmAdjustsForTheNumberOfWorkloads) {
