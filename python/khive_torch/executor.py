@@ -270,10 +270,10 @@ class Executor:
 
 # What this process is, for the judge's sandbox report (docs/guard.md, "Isolation").
 SANDBOX = {
-    "process": "own process: python3 -m khive_torch.executor (the task's PyTorch reference, trusted code)",
-    "seccomp": "off: the PyTorch reference is the task author's code and needs the interpreter and the torch install",
-    "landlock": "off: it reads the Python and torch installs",
-    "netns": "off: not requested for the reference",
+    "process": "own process: python3 -m khive_torch.executor (the task's PyTorch reference)",
+    "seccomp": "off: the interpreter and torch need more system calls than a kernel's allowlist",
+    "landlock": "off: not started in khive-jail (KHIVE_JAIL=off)",
+    "netns": "off: not started in khive-jail (KHIVE_JAIL=off)",
     "capabilities": "inherited",
     "rlimits": "off",
 }
@@ -309,6 +309,10 @@ def main(argv=None):
     if threads.isdigit() and int(threads) > 0:
         torch.set_num_threads(int(threads))
     sandbox = dict(SANDBOX)
+    try:   # confined by khive-jail (the judge starts it so unless KHIVE_JAIL=off): what it applied
+        sandbox.update(json.loads(os.environ.get("KHIVE_JAIL_REPORT", "{}")))
+    except ValueError:
+        pass
     sandbox["torch"] = torch.__version__
     send(sock, {"op": "hello", "version": PROTOCOL_VERSION, "pid": os.getpid(), "sandbox": sandbox})
     return Executor(torch, setup).loop(sock)

@@ -22,6 +22,7 @@ What the task holds (docs/task-format.md, "Imported KernelBench problems"):
 Raises ImportFailure with the reason when a problem cannot be imported.
 """
 import inspect
+import hashlib
 import json
 import math
 import pathlib
@@ -542,6 +543,9 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None):
                        "parameters": {n: pn for n, (pn, _) in zip(param_names, params)}},
         },
     }
+    # What was imported, so that khive refuses a changed reference or problem file later (task/load.cpp).
+    definition["khive"]["source"]["sha256"] = _sha256(path.read_bytes())
+    definition["khive"]["source"]["reference_sha256"] = _sha256(definition["reference"].encode())
     definition["khive"]["tolerance"] = {n: {"atol": 1e-2, "rtol": 1e-2} for n, dt in zip(out_names, out_dtypes) if dt.is_floating_point}
     if not definition["khive"]["tolerance"]:
         del definition["khive"]["tolerance"]
@@ -553,6 +557,10 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None):
     (out_dir / "workload.jsonl").write_text("".join(json.dumps(w) + "\n" for w in workloads))
     shutil.copyfile(path, out_dir / "kernelbench.py")
     return definition
+
+
+def _sha256(data):
+    return hashlib.sha256(data).hexdigest()
 
 
 def _workloads(torch, ns, model, var, ints, small, small2, scalars):

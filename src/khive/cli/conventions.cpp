@@ -37,6 +37,8 @@ Environment:
   KHIVE_JUDGE          the khive-judge executable, the guard's trusted process (default: next to khive)
   KHIVE_EXEC           the khive-exec executable, which loads a kernel in its sandbox (default: next to khive)
   KHIVE_SANDBOX_EXTRA_SYSCALLS  calls added to the executor's seccomp allowlist (a,b) where a driver needs them
+  KHIVE_JAIL           off: run a task's Python and the compiler unconfined, with your rights (default: khive-jail)
+  KHIVE_JAIL_BIN       the khive-jail executable (default: next to khive)
   KHIVE_CUDA_ARCH      nvcc architecture flags (default -gencode=arch=compute_90a,code=sm_90a; --arch sets it)
   KHIVE_PROMPTS        the LLM agent's prompt pack (default <source>/prompts)
 

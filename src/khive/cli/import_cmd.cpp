@@ -101,7 +101,14 @@ int import_kernelbench(const ImportCli& c) {
     std::vector<std::string> args = {"import-kernelbench",   f.string(), "--out", dir.string(), "--level", std::to_string(level), "--problem",
                                      std::to_string(problem)};
     if (c.no_evaluate) args.push_back("--no-evaluate");
-    ProcessResult r = run_khive_torch(args, c.timeout);
+    // The problem file is Python from the internet: its top-level code runs in khive-jail, which reads the file and
+    // writes only the new task's folder (interop/python.hpp).
+    std::error_code mk;
+    fs::create_directories(dir, mk);
+    JailPolicy jail;
+    jail.read = {fs::absolute(f).string()};
+    jail.write = {fs::absolute(dir).string()};
+    ProcessResult r = run_khive_torch(args, c.timeout, jail);
     std::string why;
     nlohmann::json j;
     try {

@@ -73,10 +73,21 @@ bool inline_file(const std::string& key, const std::string& shown, const Reader&
 
 std::string amalgamate_source(const fs::path& source) {
   const fs::path dir = fs::absolute(source).parent_path();
+  std::error_code dir_ec;
+  const fs::path real_dir = fs::weakly_canonical(dir, dir_ec);
+  // Only files in the candidate's own folder or below are inlined: khive reads them with the user's rights, so
+  // `#include "../../etc/hostname"` or an absolute path, or a link pointing out, is left to the compiler, which runs
+  // in khive-jail and cannot read it (builder.cpp).
   Reader read = [&](const std::string& key, std::string& out) {
-    fs::path p = fs::path(key).is_absolute() ? fs::path(key) : dir / key;
+    const fs::path k(key);
+    if (k.is_absolute() || k.empty() || *k.begin() == "..") return false;
+    fs::path p = dir / k;
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) return false;
+    const fs::path real = fs::weakly_canonical(p, ec);
+    if (ec || dir_ec) return false;
+    const auto rel = real.lexically_relative(real_dir);
+    if (rel.empty() || *rel.begin() == "..") return false;
     std::ifstream f(p, std::ios::binary);
     if (!f) return false;
     std::ostringstream ss;

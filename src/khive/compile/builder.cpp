@@ -21,6 +21,8 @@
 
 #include "khive/compile/amalgamate.hpp"
 #include "khive/compile/builder.hpp"
+
+#include "khive/jail/jail.hpp"
 #include "khive/support/cache.hpp"
 #include "khive/support/files.hpp"
 #include "khive/support/hash.hpp"
@@ -260,16 +262,42 @@ std::string build_key(Backend b, const BuildOptions& o, const std::string& canon
   for (const auto& a : command) h.field(a);
   h.field(toolchain_identity(b));
   if (b == Backend::cuda) h.field(cutlass_version_stamp(cutlass_dir(o)));
+  h.field(jail_disabled() ? "unconfined" : "khive-jail");  // what the compiler could read decides what it built
   return h.hex();
 }
 
 // Runs the compiler in scratch: r's seconds and log (paths relative to scratch), diagnostics and resources.
+// The compiler reads a candidate's text, which a model or an attacker wrote: `#include "../../etc/hostname"` would put
+// a host file into the diagnostics sent to the model, `.incbin` a cached golden into cand.so. So it runs in
+// khive-jail (jail/jail.hpp): it reads the system's toolchains and headers and the folders the command names with
+// -I / -isystem (CUTLASS), writes only its scratch folder (TMPDIR too), and has no network.
+JailPolicy compiler_jail(const fs::path& scratch, const std::vector<std::string>& command) {
+  JailPolicy j;
+  j.write = {fs::absolute(scratch).string()};
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const std::string& a = command[i];
+    for (const char* flag : {"-I", "-isystem"}) {
+      const std::string f = flag;
+      if (a == f && i + 1 < command.size())
+        j.read.push_back(fs::absolute(command[i + 1]).string());
+      else if (a.size() > f.size() && a.compare(0, f.size(), f) == 0)
+        j.read.push_back(fs::absolute(a.substr(f.size())).string());
+    }
+  }
+  // The compiler itself where it is not under the system's folders (a CUDA toolkit in a home folder).
+  if (!command.empty() && command[0].find('/') != std::string::npos) j.read.push_back(fs::path(command[0]).parent_path().parent_path().string());
+  j.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE) / 2;
+  j.file_bytes = 1ll << 30;  // no output beyond 1 GiB (a CUTLASS library is tens of MB)
+  return j;
+}
+
 ProcessResult compile_in(const fs::path& scratch, const std::string& name, const std::string& src, const BuildOptions& o, BuildResult& r) {
   ProcessSpec p;
-  p.argv = r.command;
+  p.argv = jailed(compiler_jail(scratch, r.command), r.command);
   p.cwd = scratch;
   p.timeout_s = o.timeout_s;
   p.env = compiler_env();
+  (*p.env)["TMPDIR"] = fs::absolute(scratch).string();
   p.capture_limit = 8u << 20;
   ProcessResult pr = run_process(p);
   r.seconds = pr.wall_s;

@@ -494,6 +494,14 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   } else {
     jb.job.reference_python = torch->executable;
     jb.job.reference_pythonpath = torch->pythonpath;
+    // The reference is the task's Python (an imported problem file's, from the internet): it runs in khive-jail,
+    // reading its interpreter and the task, writing nothing, with no network (interop/python.hpp).
+    JailPolicy jail;
+    jail.read = python_read_paths();
+    jail.read.push_back(std::filesystem::absolute(task.dir).string());
+    jail.cuda = o.backend == Backend::cuda;
+    if (o.backend == Backend::cpu) jail.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE) / 4 * 3;
+    jb.job.reference_jail = jailed(jail, {});
   }
 
   // One judge per kernel. With a leader, the candidate's judge also runs check 11 (both kernels in their own

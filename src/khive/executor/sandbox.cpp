@@ -130,7 +130,7 @@ std::vector<std::string> device_paths(bool cuda) {
 }
 
 std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& dev_paths, bool vendor, int& abi,
-                           unsigned scopes) {
+                           unsigned scopes, const std::vector<std::string>& write_paths) {
   abi = static_cast<int>(::syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion));
   if (abi < 1) {
     abi = 0;
@@ -143,6 +143,11 @@ std::string apply_landlock(const std::vector<std::string>& read_paths, const std
   if (rs < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
   for (const auto& p : read_paths) add_read_path(rs, p, attr.handled_access_fs, vendor);
   for (const auto& p : dev_paths) add_rule(rs, p, kFsReadFile | kFsWriteFile | kFsIoctlDev, attr.handled_access_fs);
+  for (const auto& p : write_paths)
+    if (!add_rule(rs, p, attr.handled_access_fs, attr.handled_access_fs)) {
+      ::close(rs);
+      return "the writable folder " + p + " cannot be opened";
+    }
   // The CUDA driver names its threads (it writes /proc/self/task/<tid>/comm) and fails its initialisation with
   // cudaErrorOperatingSystem when it cannot. /proc/self resolves to this process here, so the rule covers its own
   // threads only (other processes' /proc entries stay read-only and, across Landlock domains, not ptrace-able).

@@ -1,6 +1,7 @@
 // python/khive_torch from khive (python.hpp).
 #include "khive/interop/python.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -8,7 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <unistd.h>
+
+#include "khive/support/hash.hpp"
+
 namespace khive {
+
+namespace fs = std::filesystem;
 
 namespace {
 // khive's Python children: khive_torch and the project's torch on the path, no .pyc files left in the tree.
@@ -70,14 +77,46 @@ const TorchPython& torch_python() {
   return *found;
 }
 
-ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s) {
+const std::vector<std::string>& python_read_paths() {
+  static std::mutex mu;
+  static std::optional<std::vector<std::string>> found;
+  std::lock_guard<std::mutex> lk(mu);
+  if (found) return *found;
   ProcessSpec p;
-  p.argv = {khive_python(), "-m", "khive_torch"};
-  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.argv = {khive_python(), "-c",
+            "import os, sys\n"
+            "for x in [sys.executable, sys.prefix, sys.exec_prefix] + sys.path:\n"
+            "    if x and os.path.exists(x): print(x); print(os.path.realpath(x))\n"};
+  p.timeout_s = 60;
+  p.env = python_env();
+  ProcessResult r = run_process(p);
+  std::vector<std::string> paths;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (!line.empty() && line[0] == '/' && std::find(paths.begin(), paths.end(), line) == paths.end()) paths.push_back(line);
+  found = std::move(paths);
+  return *found;
+}
+
+ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s, JailPolicy jail) {
+  std::error_code ec;
+  fs::path scratch = fs::temp_directory_path(ec) / ("khive-py-" + to_hex(random_bytes(6)));
+  fs::create_directories(scratch, ec);
+  const std::vector<std::string>& py = python_read_paths();
+  jail.read.insert(jail.read.end(), py.begin(), py.end());
+  jail.write.push_back(scratch.string());
+  if (jail.memory_bytes == 0) jail.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE) / 2;
+  std::vector<std::string> command = {khive_python(), "-m", "khive_torch"};
+  command.insert(command.end(), args.begin(), args.end());
+  ProcessSpec p;
+  p.argv = jailed(jail, command);
   p.timeout_s = timeout_s;
   std::map<std::string, std::string> env = python_env();
+  env["HOME"] = env["TMPDIR"] = scratch.string();
   p.env = env;
-  return run_process(p);
+  ProcessResult r = run_process(p);
+  fs::remove_all(scratch, ec);
+  return r;
 }
 
 }  // namespace khive

@@ -9,13 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "khive/jail/jail.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
 
 std::string khive_python();
 std::string khive_pythonpath();
-ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s);
+// Runs `python -m khive_torch ARGS` in khive-jail (jail.hpp): it reads the interpreter's own paths
+// (python_read_paths) and `jail.read`, writes only `jail.write` and a scratch folder of its own (HOME and TMPDIR,
+// removed after), has no network, and is limited to half the physical memory unless `jail.memory_bytes` says
+// otherwise. A KernelBench problem file's top-level code runs in here, never with the user's rights.
+ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s, JailPolicy jail = {});
+// What a jailed interpreter must read: its executable, sys.prefix and every folder on its sys.path (khive_torch, the
+// project's torch, site-packages), resolved through symbolic links. Asked once per process; empty when there is no
+// interpreter (the caller's own run then fails with the interpreter's error).
+const std::vector<std::string>& python_read_paths();
 
 // The interpreter the judge starts a PyTorch reference with (python/khive_torch/executor.py): khive_python()
 // resolved to the real executable (sys.executable: the judge execs it directly, with a minimal environment, so a

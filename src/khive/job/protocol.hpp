@@ -63,6 +63,8 @@ struct Job {
   // Or, when the task has no native reference for the backend: its PyTorch reference (definition.json "reference"),
   // run by `reference_python -m khive_torch.executor` with PYTHONPATH=reference_pythonpath (interop/python.hpp).
   std::string reference_python, reference_pythonpath;
+  // The argv that confines it (khive-jail, its flags and "--", jail/jail.hpp); empty: unconfined (KHIVE_JAIL=off).
+  std::vector<std::string> reference_jail;
   std::string golden_dir;         // where goldens are read and written (the judge's alone)
   std::string executor;           // the khive-exec binary
   uint64_t seed_base = 1;         // labels: correctness sets seed_base+1.., check 7's; timed and warm-up calls
@@ -91,8 +93,8 @@ struct Job {
 // One field list for both directions; a field the JSON lacks keeps Job{}'s default. The judge reads a job with
 // parse_job, which also insists on the fields that have no safe default.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_vendor, leader_library,
-                                                leader_vendor, reference_library, reference_python, reference_pythonpath, golden_dir, executor,
-                                                seed_base, input_secret, seeds, check_correctness, time, timing, ab_alpha, ab_alpha_slower,
+                                                leader_vendor, reference_library, reference_python, reference_pythonpath, reference_jail, golden_dir,
+                                                executor, seed_base, input_secret, seeds, check_correctness, time, timing, ab_alpha, ab_alpha_slower,
                                                 ab_min_gain, ab_min_pairs, ab_min_gain_s, timeout_s, omp_threads, cpu_memory_limit, sandbox,
                                                 golden_full_limit_bytes, golden_sample_count, golden_timed_limit_bytes, inputs_version)
 

@@ -132,13 +132,18 @@ void Session::start_kernels() {
 }
 
 // The task's PyTorch reference in a process of its own (python/khive_torch/executor.py), for a task with no native
-// reference on this backend. It is the task author's trusted code and needs the interpreter and the torch install,
-// so the candidates' sandbox is not applied (docs/guard.md, "Isolation"); it sees only the regions shared with it.
+// reference on this backend. It needs the interpreter and the torch install, so the candidates' sandbox (seccomp's
+// short allowlist) is not applied; khive-jail confines it instead (no network, reads its interpreter and the task,
+// writes nothing: docs/guard.md, "Isolation"), and it sees only the regions shared with it.
 std::unique_ptr<ExecutorProcess> Session::start_pytorch_reference() {
   ExecutorSpec spec;
   spec.role = "reference";
-  spec.path = job_.reference_python;
-  spec.args = {"-m", "khive_torch.executor"};
+  // Confined by khive-jail when khive asked for it (job.reference_jail: the task's Python may come from the internet).
+  std::vector<std::string> argv = job_.reference_jail;
+  for (const char* a : {"-m", "khive_torch.executor"}) argv.emplace_back(a);
+  argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(job_.reference_jail.size()), job_.reference_python);
+  spec.path = argv[0];
+  spec.args.assign(argv.begin() + 1, argv.end());
   spec.env = {"PYTHONPATH=" + job_.reference_pythonpath, "PYTHONDONTWRITEBYTECODE=1"};
   spec.timeout_s = job_.timeout_s;
   spec.omp_threads = job_.omp_threads;

@@ -40,6 +40,38 @@ std::string hash_task_dir(const fs::path& dir) {
   return h.hex();
 }
 
+// An imported task (khive import) records the SHA-256 of the problem file it was made from and of the reference it
+// wrote (khive.source.sha256, khive.source.reference_sha256): its reference is that file's Python, run at every
+// evaluation, so a reference or a copy of the file changed since the import is refused, not run.
+void check_imported_source(const Ctx& c, const json& root, const fs::path& dir, const Task& t) {
+  if (!root.contains("khive") || !root["khive"].is_object() || !root["khive"].contains("source")) return;
+  const json& src = root["khive"]["source"];
+  if (!src.is_object()) return;
+  if (src.contains("reference_sha256")) {
+    const std::string want = c.string(src["reference_sha256"], "khive.source.reference_sha256");
+    const std::string got = sha256_hex(t.pytorch_reference);
+    if (got != want)
+      c.fail("reference", "the reference as imported (khive.source.reference_sha256 " + want.substr(0, 12) + "...)",
+             "a changed text (sha256 " + got.substr(0, 12) + "...): import the problem file again rather than edit its reference");
+  }
+  if (src.contains("sha256") && src.contains("file")) {
+    const std::string want = c.string(src["sha256"], "khive.source.sha256");
+    const std::string file = c.string(src["file"], "khive.source.file");
+    const fs::path p = dir / file;
+    if (fs::path(file).is_absolute() || file.find("..") != std::string::npos)
+      c.fail("khive.source.file", "a file name inside the task's folder", quote(file));
+    std::string got;
+    try {
+      got = sha256_file(p);
+    } catch (const std::exception&) {
+      c.fail("khive.source.file", "the imported problem file " + quote(file) + " in the task's folder", "none readable there");
+    }
+    if (got != want)
+      c.fail("khive.source.sha256", "the SHA-256 of " + quote(file) + " as imported (" + want.substr(0, 12) + "...)",
+             "a changed file (sha256 " + got.substr(0, 12) + "...): import it again");
+  }
+}
+
 }  // namespace
 
 Task load_task(const fs::path& dir_in) {
@@ -59,6 +91,7 @@ Task load_task(const fs::path& dir_in) {
     c.fail("(syntax)", "valid JSON", json_error_text(e));
   }
   parse_definition(c, root, t);
+  check_imported_source(c, root, dir, t);
 
   // Defaults: reference.cu / reference.cpp and baselines/*.cu|cpp when present.
   if (!t.reference_cuda && fs::is_regular_file(dir / "reference.cu")) t.reference_cuda = dir / "reference.cu";

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "khive/support/hash.hpp"
 #include "khive/task/expr.hpp"
 #include "khive/task/task.hpp"
 
@@ -308,6 +309,37 @@ TEST(LoadTask, HashIsTheIdentityOfTheFiles) {
   TaskFixture g(gemm_definition(), kGemmWorkloads, "elsewhere");
   g.write("reference.cu", "// v1");
   EXPECT_EQ(g.load().hash, h1);
+}
+
+// An imported task records what it was made from (khive import kernelbench, issue 25): a reference or a problem file
+// changed since is refused, naming the field; the task as imported loads.
+TEST(LoadTask, AnImportedTaskRefusesAChangedReferenceOrProblemFile) {
+  json def = gemm_definition();
+  const std::string problem = "import torch\nclass Model: pass\n";
+  def["khive"]["source"] = {{"kind", "kernelbench"},
+                            {"file", "kernelbench.py"},
+                            {"sha256", sha256_hex(problem)},
+                            {"reference_sha256", sha256_hex(def["reference"].get<std::string>())}};
+  TaskFixture f(def);
+  f.write("kernelbench.py", problem);
+  EXPECT_NO_THROW(f.load());
+  f.write("kernelbench.py", problem + "import os; os.remove('x')\n");
+  TaskFormatError e = load_error(f);
+  EXPECT_EQ(e.field, "khive.source.sha256");
+  EXPECT_TRUE(contains(e.got, "a changed file")) << e.what();
+  fs::remove(f.dir / "kernelbench.py");
+  EXPECT_EQ(load_error(f).field, "khive.source.file");
+  f.write("kernelbench.py", problem);
+  def["reference"] = "def run(A, B, alpha):\n    import os\n    return alpha * A @ B\n";
+  f.write("definition.json", def.dump(2));
+  e = load_error(f);
+  EXPECT_EQ(e.field, "reference");
+  EXPECT_TRUE(contains(e.got, "import the problem file again")) << e.what();
+  // A file name that leaves the task's folder is not followed.
+  def = gemm_definition();
+  def["khive"]["source"] = {{"kind", "kernelbench"}, {"file", "../../etc/hostname"}, {"sha256", "00"}};
+  f.write("definition.json", def.dump(2));
+  EXPECT_EQ(load_error(f).field, "khive.source.file");
 }
 
 TEST(LoadTask, ConstraintsAndExprAxesMayUseEveryOperator) {
