@@ -31,6 +31,7 @@ void Hive::Impl::agent_loop(AgentSlot& a) {
   });
   if (!deliver(a)) {
     std::lock_guard<std::mutex> lk(mu);
+    --running_agents;
     cv.notify_all();
     return;
   }
@@ -38,6 +39,7 @@ void Hive::Impl::agent_loop(AgentSlot& a) {
   }
   std::lock_guard<std::mutex> lk(mu);
   a.st.phase.clear();
+  --running_agents;
   cv.notify_all();
 }
 
@@ -87,8 +89,13 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
   }
   subject = c.id;
   report_phase("evaluating");
-  judge(c, *file, preset, true);
+  const Evaluation ev = judge(c, *file, preset, true);
   report_phase("");
+  if (ev.status == "cancelled") {  // the run stopped first: nothing to observe or count
+    std::lock_guard<std::mutex> lk(mu);
+    --reserved;
+    return false;
+  }
   {
     std::lock_guard<std::mutex> lk(mu);
     --reserved;

@@ -64,8 +64,9 @@ bool Hive::Impl::deliver(AgentSlot& a) {
       auto file = o.run_dir / c.file;
       if (!std::filesystem::exists(file)) write_file_atomic(file, c.source);
       report_phase("evaluating " + c.id);
-      judge(c, file, std::nullopt, true);
+      const Evaluation ev = judge(c, file, std::nullopt, true);
       report_phase("");
+      if (ev.status == "cancelled") return false;  // the run stopped first: it stays awaiting
     }
     AgentContext ctx;
     {
@@ -159,6 +160,7 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
   }
   Evaluation ev = judge(c, file, std::nullopt, false);
   std::lock_guard<std::mutex> g(mu);
+  if (ev.status == "cancelled") return false;  // stopped first: it stays awaiting
   if (ev.status == "error") {
     ++sum.errors;
     pr.note = ev.message.substr(0, 500);

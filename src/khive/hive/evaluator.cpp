@@ -97,6 +97,7 @@ int GuardEvaluator::acquire() {
   {
     std::unique_lock<std::mutex> lk(mu_);
     while (slot < 0) {
+      if (stopping_) return -1;
       for (std::size_t i = 0; i < busy_.size() && slot < 0; ++i)
         if (!busy_[i]) {
           busy_[i] = true;
@@ -119,6 +120,15 @@ void GuardEvaluator::release(int slot, double busy_s) {
   cv_.notify_one();
 }
 
+void GuardEvaluator::stop_evaluating(bool in_flight) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (in_flight) cancel_ = true;
+}
+
 std::vector<SlotUsage> GuardEvaluator::slot_usage() const {
   std::lock_guard<std::mutex> lk(mu_);
   return slots_;
@@ -128,7 +138,8 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
   Evaluation e;
   e.seconds = r.seconds;
   if (!r.harness_error.empty()) {
-    e.status = "error";
+    // Once the judges are being killed, a harness error is that (the reference's or the leader's judge too).
+    e.status = r.harness_error == kEvaluationCancelled || cancel_ ? "cancelled" : "error";
     e.message = r.harness_error;
     return e;
   }
@@ -188,7 +199,13 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
 // dispatcher's estimate, also when the evaluation throws.
 EvalReport GuardEvaluator::evaluate_in_slot(const std::filesystem::path& kernel, EvalOptions o) {
   const int slot = acquire();
+  if (slot < 0) {
+    EvalReport r;
+    r.harness_error = kEvaluationCancelled;
+    return r;
+  }
   o.judge.cuda_visible_devices = slot_dev_[static_cast<std::size_t>(slot)];
+  o.judge.process.cancel = &cancel_;
   const auto t0 = Clock::now();
   auto done = [&] { release(slot, std::chrono::duration<double>(Clock::now() - t0).count()); };
   try {

@@ -26,6 +26,7 @@ class GuardEvaluator : public Evaluator {
   std::vector<SlotUsage> slot_usage() const override;
   // Check 1 without a device: the build (cached by content) and the symbol policy, as the guard applies them.
   Evaluation build_only(const std::filesystem::path& source) override;
+  void stop_evaluating(bool in_flight) override;
 
   // Per perf workload: the time a kernel is scored against (fastest baseline, else the reference), from prepare().
   const std::map<std::string, double>& baseline_times() const { return baseline_s_; }
@@ -33,7 +34,7 @@ class GuardEvaluator : public Evaluator {
 
  private:
   Evaluation from_report(const EvalReport& r) const;
-  int acquire();
+  int acquire();  // -1 once stop_evaluating was called
   void release(int slot, double busy_s);
   EvalReport evaluate_in_slot(const std::filesystem::path& kernel, EvalOptions o);
 
@@ -46,7 +47,9 @@ class GuardEvaluator : public Evaluator {
   std::vector<SlotUsage> slots_;
   std::vector<std::string> slot_dev_;
   std::vector<bool> busy_;
-  std::shared_mutex cpu_;  // CPU backend: builds shared, a judge exclusive
+  std::shared_mutex cpu_;            // CPU backend: builds shared, a judge exclusive
+  bool stopping_ = false;            // under mu_: no evaluation starts on a slot any more
+  std::atomic<bool> cancel_{false};  // the judges on the slots are killed (JudgeOptions::cancel)
 };
 
 // Visible GPUs as slot ids: $CUDA_VISIBLE_DEVICES when set, else the indices nvidia-smi lists; empty when none.

@@ -31,7 +31,9 @@ namespace khive {
 
 // What an evaluator says about one kernel.
 struct Evaluation {
-  std::string status;  // "accepted" | "rejected" | "error" (the harness failed: no verdict)
+  // "accepted" | "rejected" | "error" (the harness failed: no verdict) | "cancelled" (the run stopped first: not
+  // recorded, Evaluator::stop_evaluating)
+  std::string status;
   std::string check, reason, message, diagnosis;
   std::optional<double> score;  // task score (SOL-ExecBench), when defined
   double time_s = 0;            // weighted geometric mean of the perf workload medians
@@ -61,6 +63,9 @@ class Evaluator {
   virtual Evaluation prepare(const std::filesystem::path& reference) = 0;
   // Thread-safe; called from agent threads. `leader`: the current leader's source, for check 11.
   virtual Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) = 0;
+  // The run is stopping: an evaluation that has not reached the device yet ends at once with status "cancelled";
+  // with `in_flight`, those on the device are killed too (their judges) and end the same way. Thread-safe.
+  virtual void stop_evaluating(bool in_flight) { (void)in_flight; }
   virtual std::vector<SlotUsage> slot_usage() const { return {}; }
   // Deferred evaluation (no GPU here): check 1 only, the build and the symbol policy. Returns the
   // rejection ("rejected", check "build"), or status "built" with build_key set. Thread-safe.

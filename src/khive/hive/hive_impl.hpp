@@ -66,6 +66,10 @@ struct Hive::Impl {
   std::condition_variable cv;
   std::atomic<bool> stop{false};
   std::string stop_reason;
+  // What stopped the run, for what happens to evaluations still under way (stop_evaluations): the time budget
+  // (those waiting for a device end at once, those on it get a grace), Ctrl-C (those waiting end at once).
+  bool stopped_by_time = false, stopped_by_interrupt = false;
+  int running_agents = 0;  // agent threads still in agent_loop
   Clock::time_point t0;
   double t_offset = 0;  // seconds of earlier sessions (resume)
 
@@ -166,6 +170,7 @@ struct Hive::Impl {
   // ---- loop.cpp
   HiveResult run();
   void watch(std::unique_lock<std::mutex>& lk);
+  void stop_evaluations(std::unique_lock<std::mutex>& lk);
   HiveResult finish(std::unique_lock<std::mutex>& lk);
 };
 

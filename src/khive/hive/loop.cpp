@@ -46,11 +46,15 @@ HiveResult Hive::Impl::run() {
 
   std::vector<std::thread> threads;
   for (auto& a : agents)
-    if (!a.st.done) threads.emplace_back([this, &a] { agent_loop(a); });
+    if (!a.st.done) {
+      ++running_agents;  // lk is not held: no agent thread runs yet
+      threads.emplace_back([this, &a] { agent_loop(a); });
+    }
   lk.lock();
   watch(lk);
+  stop_evaluations(lk);
   lk.unlock();
-  for (auto& t : threads) t.join();  // in-flight evaluations finish and are recorded
+  for (auto& t : threads) t.join();
   lk.lock();
   return finish(lk);
 }
@@ -61,9 +65,14 @@ void Hive::Impl::watch(std::unique_lock<std::mutex>& lk) {
   auto last_update = Clock::now() - std::chrono::seconds(10);
   while (true) {
     cv.wait_for(lk, std::chrono::milliseconds(250));
-    if (o.external_stop && o.external_stop->load()) set_stop("interrupted (Ctrl-C)");
-    if (o.budget_time_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= o.budget_time_s)
+    if (o.external_stop && o.external_stop->load() && !stop) {
+      stopped_by_interrupt = true;
+      set_stop("interrupted (Ctrl-C)");
+    }
+    if (o.budget_time_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= o.budget_time_s && !stop) {
+      stopped_by_time = true;
       set_stop(fmt::format("time budget spent ({:.0f} s)", o.budget_time_s));
+    }
     bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done || a.st.waiting; });
     bool any_waits = std::any_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.waiting; });
     if (all_done)
@@ -79,6 +88,26 @@ void Hive::Impl::watch(std::unique_lock<std::mutex>& lk) {
     }
     if (stop) break;
   }
+}
+
+// After the stop (lk holds mu). Candidates already reserved under a candidate budget are part of it and are
+// evaluated. On the time budget or Ctrl-C, an evaluation still waiting for a device ends at once, unrecorded. On the
+// time budget, one on a device may finish within a grace of 10 % of the budget (5 to 60 s); then its judge is killed
+// and it ends unrecorded too (issue 25: --budget-time 5 ended after 120 s, whole evaluations over). After Ctrl-C those
+// on a device finish and are recorded (a second Ctrl-C ends khive at once).
+void Hive::Impl::stop_evaluations(std::unique_lock<std::mutex>& lk) {
+  if (!stopped_by_time && !stopped_by_interrupt) return;
+  lk.unlock();
+  eval.stop_evaluating(false);
+  lk.lock();
+  if (!stopped_by_time) return;
+  const double grace = std::clamp(0.1 * o.budget_time_s, 5.0, 60.0);
+  if (cv.wait_for(lk, std::chrono::duration<double>(grace), [&] { return running_agents == 0; })) return;
+  event({{"type", "note"}, {"message", fmt::format("evaluations still running {:.0f} s after the time budget were stopped", grace)}},
+        fmt::format("evaluations still running {:.0f} s after the time budget are stopped (not recorded)", grace));
+  lk.unlock();
+  eval.stop_evaluating(true);
+  lk.lock();
 }
 
 // The end of a run (lk holds mu): counters, the pause or stop reason, slot use and the end event.

@@ -89,6 +89,13 @@ Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& fi
   std::optional<MeasuredKernel> prev_leader;
   const std::string verdict = measure_until_decided(ev, file, against_id, prev_leader);
   std::lock_guard<std::mutex> lk(mu);
+  if (verdict == "cancelled") {
+    // The run stopped before this evaluation could end (--budget-time, Ctrl-C): nothing is recorded; its file stays
+    // and a resumed run gives no other candidate its id (records.cpp).
+    event({{"type", "note"}, {"candidate", c.id}, {"message", "not evaluated: " + stop_reason}},
+          fmt::format("{} not evaluated: {}", c.id, stop_reason));
+    return ev;
+  }
   if (verdict == "error") {
     if (++harness_errors >= o.max_harness_errors)
       set_stop(fmt::format("{} harness errors in a row (last: {})", harness_errors, ev.message.substr(0, 200)));
@@ -139,6 +146,7 @@ std::string Hive::Impl::measure_until_decided(Evaluation& ev, const std::filesys
 // The verdict on one evaluation, or "" to measure again against a leader that changed meanwhile. Callers hold mu.
 std::string Hive::Impl::route(Evaluation& ev, const std::string& against_id, int attempt) {
   std::string verdict;
+  if (ev.status == "cancelled") return "cancelled";
   if (ev.status == "error")
     verdict = "error";
   else if (ev.status != "accepted")

@@ -76,6 +76,7 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   spec.capture_limit = 256 << 10;
   spec.stdin_data = nlohmann::json(job).dump();
   spec.pass_fds = {{keyp[0], 3}, {chan[1], 4}};
+  spec.cancel = opt.cancel;
   FrameReader reader(key);
   spec.extra_read_fd = chan[0];
   spec.on_extra = [&](const char* d, std::size_t n) { reader.feed(d, n); };
@@ -124,6 +125,7 @@ Verdict read_verdict(const JudgeOutcome& o) {
     return r;
   }
   if (o.process.start_failed) return harness("could not start khive-judge: " + o.process.err, false);
+  if (o.process.cancelled) return harness(std::string(kEvaluationCancelled), false);
   if (o.process.timed_out) return harness(fmt::format("the judge ran past its budget of {:.0f} s", o.process.wall_s), false);
   if (o.process.signal)
     return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug)" + said(o.process.err),

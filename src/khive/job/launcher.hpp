@@ -6,6 +6,7 @@
 //   JudgeOutcome o = launch_judge(job, JudgeOptions{});
 //   Verdict v = read_verdict(o);   // accepted | rejection (check, reason) | harness_error (+ retryable)
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct JudgeOptions {
   std::filesystem::path executor;    // empty = default_executor_path()
   double budget_s = 0;               // watchdog for the whole judge; 0 = max(600, 20 x job.timeout_s)
   std::string cuda_visible_devices;  // the device slot ("0"); empty = inherit
+  // When set and it becomes true (the run is stopping), the judge and its executors are killed at once and the
+  // verdict is a harness error that says so (never a verdict on the kernel).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct JudgeOutcome {
@@ -38,6 +42,8 @@ struct JudgeOutcome {
 
 JudgeOutcome launch_judge(const Job& job, const JudgeOptions& opt);
 Verdict read_verdict(const JudgeOutcome& o);
+// The harness error of a judge killed through JudgeOptions::cancel.
+inline constexpr const char* kEvaluationCancelled = "the evaluation was cancelled: the run is stopping";
 
 std::filesystem::path default_judge_path();     // $KHIVE_JUDGE, else khive-judge beside this executable
 std::filesystem::path default_executor_path();  // $KHIVE_EXEC, else khive-exec beside this executable

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 
 #include "khive/hive/hive.hpp"
@@ -473,6 +475,85 @@ TEST(Hive, InterruptStopsCleanlyAndKeepsEverything) {
   EXPECT_EQ(static_cast<int>(db.candidates().size()), ev.calls.load() + 1);  // every evaluated one recorded
   auto evs = read_event_log(o.run_dir / "events.jsonl").events;
   EXPECT_EQ(evs.back()["type"], "end");
+}
+
+// One device slot, evaluations of `eval_s` each, and stop_evaluating as GuardEvaluator has it: waiting ones end at
+// once, cancelled; with in_flight, the one on the slot too.
+class SlotEvaluator : public Evaluator {
+ public:
+  explicit SlotEvaluator(double eval_s) : eval_s_(eval_s) {}
+  std::atomic<int> started{0}, cancelled{0};
+  Evaluation prepare(const fs::path& ref) override { return FakeEvaluator::judge(read_file(ref), std::nullopt); }
+  Evaluation evaluate(const fs::path& src, const std::optional<fs::path>& leader) override {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return !busy_ || stopping_; });
+    if (stopping_) return cancel();
+    busy_ = true;
+    ++started;
+    const bool killed = cv_.wait_for(lk, std::chrono::duration<double>(eval_s_), [&] { return in_flight_; });
+    busy_ = false;
+    cv_.notify_all();
+    if (killed) return cancel();
+    lk.unlock();
+    return FakeEvaluator::judge(read_file(src), leader ? std::optional<std::string>(read_file(*leader)) : std::nullopt);
+  }
+  void stop_evaluating(bool in_flight) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    stopping_ = true;
+    in_flight_ = in_flight_ || in_flight;
+    cv_.notify_all();
+  }
+
+ private:
+  Evaluation cancel() {
+    ++cancelled;
+    Evaluation e;
+    e.status = "cancelled";
+    return e;
+  }
+  double eval_s_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool busy_ = false, stopping_ = false, in_flight_ = false;
+};
+
+// --budget-time (issue 25: --budget-time 5 ended after 120 s): when it is spent, candidates waiting for the device are
+// not evaluated and one on the device is stopped after the grace (10 % of the budget, at least 5 s); neither is
+// recorded, and a resumed run does not give their ids to others.
+TEST(Hive, TheTimeBudgetEndsEvaluationsThatWouldOverrunIt) {
+  Fixture f;
+  SlotEvaluator ev(30.0);  // each evaluation would take 30 s
+  auto o = f.opts();
+  o.budget_time_s = 1;
+  std::vector<std::unique_ptr<Agent>> agents;
+  auto log = std::make_shared<Script>();
+  for (int i = 0; i < 3; ++i)
+    agents.push_back(std::make_unique<ScriptAgent>(
+        std::vector<std::pair<std::string, std::vector<std::string>>>{{"s." + std::to_string(i), {"time=0." + std::to_string(5 + i)}}}, log));
+  const auto t0 = std::chrono::steady_clock::now();
+  Hive h(f.task, Backend::cpu, std::move(agents), ev, o);
+  auto r = h.run();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.status.stop_reason.find("time budget"), std::string::npos) << r.status.stop_reason;
+  EXPECT_LT(wall, 15.0) << "the run waited for evaluations past the budget and its grace";
+  EXPECT_GE(wall, 5.0) << "the evaluation on the device had its grace";
+  EXPECT_EQ(ev.started.load(), 1);
+  EXPECT_EQ(ev.cancelled.load(), 3);  // two that waited, one stopped after the grace
+  EXPECT_TRUE(log->outcomes.empty()) << "an agent observed a verdict that was never reached";
+  RunStore db(o.run_dir / "run.db");
+  EXPECT_EQ(db.candidates().size(), 1u);  // the reference alone
+  int notes = 0;
+  for (const auto& e : read_event_log(o.run_dir / "events.jsonl").events)
+    notes += e.value("type", "") == "note" && e.value("message", "").find("not evaluated: time budget") != std::string::npos;
+  EXPECT_EQ(notes, 3);
+  // Without a time budget, an evaluation is never stopped: one agent, one 0.2 s evaluation.
+  SlotEvaluator quick(0.2);
+  auto o2 = f.opts("run2");
+  Hive h2(f.task, Backend::cpu,
+          one(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", {"time=0.5"}}}, log)), quick, o2);
+  h2.run();
+  EXPECT_EQ(quick.cancelled.load(), 0);
+  EXPECT_EQ(RunStore(o2.run_dir / "run.db").candidates().size(), 2u);
 }
 
 TEST(Hive, RepeatedHarnessErrorsStopTheRun) {
