@@ -747,6 +747,8 @@ class Harness:
                 self.stop.record(self.stream)
                 self.stop.synchronize()
                 times.append(self.start.elapsed_time(self.stop) * 1e-3)
+                if a.gap_ms > 0:   # the GPU idles between samples, as between khive's batches (power and clocks)
+                    time.sleep(a.gap_ms * 1e-3)
                 if time.monotonic() - t0 > a.harness_cap and len(times) >= 5:
                     break
             torch.cuda.synchronize()
@@ -836,7 +838,7 @@ def markdown(meta, plans, rows, summary):
          "khive = `workloads[].kernel.median_s` of `khive eval --json` (the judge's clock), one per seed; khive events = "
          "the executor's own clock (median of `in_process_s`, a diagnostic); harness = the same library called in-process "
          f"(flush 2x L2 = {meta.get('flush_mb', '?')} MB, {meta.get('flush_us', '?')} us; start event; khive_launch; stop "
-         f"event; median of {meta['samples']} samples after {meta['warmup']} warm-up calls). Within: |khive - harness| <= "
+         f"event{'; idle ' + str(meta['gap_ms']) + ' ms' if meta.get('gap_ms') else ''}; median of {meta['samples']} samples after {meta['warmup']} warm-up calls). Within: |khive - harness| <= "
          "max(3 %, 1 us). Seeds spread: (max - min) / min of khive's medians, flagged (!) above 2 % for kernels >= 20 us. "
          "L = the host's khive_launch call outlasted 80 % of the flush, so launch time may be in the harness sample.", ""]
     L += ["## Kernels", "", "| task | kernel | what | from |", "|---|---|---|---|"]
@@ -902,6 +904,10 @@ def parse_args(argv=None):
     p.add_argument("--build-jobs", type=int, default=os.cpu_count() or 4, help="parallel khive builds before timing")
     p.add_argument("--samples", type=int, default=60, help="harness samples per workload (default 60)")
     p.add_argument("--warmup", type=int, default=3, help="harness warm-up calls (default 3)")
+    p.add_argument("--gap-ms", type=float, default=0,
+                   help="harness: idle this long after every sample (default 0: back to back). A GPU that runs a "
+                        "kernel back to back can clock down under its power cap where khive's batches leave it gaps: "
+                        "the same rows with and without a gap show whether that is the difference")
     p.add_argument("--harness-cap", type=float, default=10, help="seconds of harness sampling per workload (default 10)")
     p.add_argument("--dry-run", action="store_true", help="no GPU: print the cases, arguments and commands")
     a = p.parse_args(argv)
@@ -1048,7 +1054,7 @@ def main(argv=None):
     harness = Harness(torch, a)
     meta = {"date": stamp, "device": harness.device, "torch": torch.__version__, "khive": khive, "cache": str(cache_root()),
             "command": " ".join([pathlib.Path(sys.argv[0]).name] + (sys.argv[1:] if argv is None else list(argv))),
-            "samples": a.samples, "warmup": a.warmup, "time_limit": a.time_limit,
+            "samples": a.samples, "warmup": a.warmup, "time_limit": a.time_limit, "gap_ms": a.gap_ms,
             "flush_mb": f"{2 * harness.l2 / 1e6:.0f}", "flush_us": f"{harness.flush_s * 1e6:.1f}"}
     state, evals, skipped = {}, [], []
     out.parent.mkdir(parents=True, exist_ok=True)
