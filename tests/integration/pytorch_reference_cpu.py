@@ -82,6 +82,8 @@ with tempfile.TemporaryDirectory(prefix="khive-pytorch-ref-") as tmp_s:
     check(r.returncode == 0 and j.get("accepted"), f"an honest kernel is accepted against the PyTorch reference's goldens: {j.get('harness_error')}")
     ref_box = j.get("preflight", {}).get("sandbox", {}).get("reference", {})
     check("khive_torch.executor" in ref_box.get("process", ""), f"the reference ran in the Python executor: {ref_box}")
+    check(ref_box.get("jail") == "khive-jail" and ref_box.get("netns") == "on" and ref_box.get("landlock", "").startswith("abi"),
+          f"the reference ran confined by khive-jail (issue 25): {ref_box}")
     check(ref_box.get("torch"), "its sandbox report names the torch version")
     r, j = evaluate(task, wrong, "--seed", "11")
     v = j.get("verdict") or {}

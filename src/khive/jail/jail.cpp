@@ -45,9 +45,24 @@ std::filesystem::path jail_path() {
 }
 
 std::vector<std::string> jail_system_paths() {
-  return {"/usr",           "/lib",           "/lib32",         "/lib64",        "/libx32",          "/bin",
-          "/sbin",          "/opt",           "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-          "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd",  "/etc/group",    "/proc",            "/sys"};
+  return {"/usr",
+          "/lib",
+          "/lib32",
+          "/lib64",
+          "/libx32",
+          "/bin",
+          "/sbin",
+          "/opt",
+          "/etc/ld.so.cache",
+          "/etc/ld.so.conf",
+          "/etc/ld.so.conf.d",
+          "/etc/alternatives",
+          "/etc/localtime",
+          "/etc/nsswitch.conf",
+          "/etc/passwd",
+          "/etc/group",
+          "/proc",
+          "/sys"};
 }
 
 std::vector<std::string> jailed(const JailPolicy& policy, const std::vector<std::string>& command) {
@@ -58,6 +73,7 @@ std::vector<std::string> jailed(const JailPolicy& policy, const std::vector<std:
   if (policy.cuda) argv.push_back("--cuda");
   if (policy.memory_bytes > 0) argv.insert(argv.end(), {"--memory", std::to_string(policy.memory_bytes)});
   if (policy.file_bytes > 0) argv.insert(argv.end(), {"--file-size", std::to_string(policy.file_bytes)});
+  if (policy.best_effort) argv.push_back("--best-effort");
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
@@ -82,12 +98,15 @@ JailArgs parse_jail_args(const std::vector<std::string>& argv) {
       a.policy.write.push_back(value(f));
     else if (f == "--cuda")
       a.policy.cuda = true;
+    else if (f == "--best-effort")
+      a.policy.best_effort = true;
     else if (f == "--memory")
       a.policy.memory_bytes = parse_bytes(f, value(f));
     else if (f == "--file-size")
       a.policy.file_bytes = parse_bytes(f, value(f));
     else
-      throw std::invalid_argument("khive-jail: unknown flag '" + f + "' (expected --read, --write, --cuda, --memory, --file-size, then -- COMMAND)");
+      throw std::invalid_argument("khive-jail: unknown flag '" + f +
+                                  "' (expected --read, --write, --cuda, --memory, --file-size, --best-effort, then -- COMMAND)");
   }
   if (a.command.empty()) throw std::invalid_argument("khive-jail: expected -- and the command to run after the flags");
   for (const auto& w : a.policy.write)

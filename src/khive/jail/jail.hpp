@@ -7,8 +7,9 @@
 //   rights      every capability dropped, no_new_privs
 //   limits      no core files; RLIMIT_AS when the policy gives a memory limit; RLIMIT_FSIZE when a file-size limit
 //
-// A layer the kernel cannot give fails the start (exit 125, the layer and why on stderr): nothing runs unconfined
-// unless the user said so (KHIVE_JAIL=off, reported by every caller). Time limits stay with the caller (its
+// A layer the kernel cannot give fails the start (exit 125, the layer and why on stderr): a task's Python never runs
+// unconfined unless the user said so (KHIVE_JAIL=off); the compiler runs with the layers it can have
+// (JailPolicy::best_effort), and its log says which it lacked. Time limits stay with the caller (its
 // watchdog), as for every child process.
 //
 //   JailPolicy p;
@@ -30,6 +31,10 @@ struct JailPolicy {
   bool cuda = false;               // the GPU's device nodes, read-write
   int64_t memory_bytes = 0;        // RLIMIT_AS; 0: none (the CUDA driver reserves more address space than any limit)
   int64_t file_bytes = 0;          // RLIMIT_FSIZE; 0: none
+  // A layer the kernel cannot give is said on stderr ("khive-jail: ... off: why") and the program runs without it,
+  // instead of not at all: for the compiler, which runs no code of the candidate's (khive would be unusable on a
+  // kernel without Landlock or user namespaces). A task's Python is never started so.
+  bool best_effort = false;
 };
 
 // The argv that runs `command` under the policy: khive-jail's flags, "--", then the command. `command` unchanged
