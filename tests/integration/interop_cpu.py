@@ -23,6 +23,7 @@ import tempfile
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "tests/integration"))
 from checks import check, finish  # noqa: E402
+from problems import kernelbench_relu  # noqa: E402
 
 pypath = f"{root}/python:{root}/.deps/torch"
 env = dict(os.environ, PYTHONPATH=pypath)
@@ -38,25 +39,7 @@ def run(*args, timeout=900):
 
 
 PROBLEMS = {
-    "19_ReLU.py": """import torch
-import torch.nn as nn
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return torch.relu(x)
-
-batch_size = 64
-dim = 1000
-
-def get_inputs():
-    return [torch.randn(batch_size, dim)]
-
-def get_init_inputs():
-    return []
-""",
+    "19_ReLU.py": kernelbench_relu(batch_size=64),
     "2_Standard_matrix_multiplication_.py": """import torch
 import torch.nn as nn
 

@@ -24,6 +24,7 @@ khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 jail = pathlib.Path(khive).parent / "khive-jail"
 sys.path.insert(0, str(root / "tests/integration"))
 from checks import check, finish  # noqa: E402
+from problems import kernelbench_relu  # noqa: E402
 
 env = dict(os.environ, PYTHONPATH=f"{root}/python:{root}/.deps/torch")
 env.pop("KHIVE_JAIL", None)
@@ -111,9 +112,7 @@ attempt("signal-parent", lambda: os.kill(os.getppid(), 0))
     else:
         src = tmp / "KernelBench" / "level1"
         src.mkdir(parents=True)
-        (src / "19_ReLU.py").write_text(f"""import os
-import torch
-import torch.nn as nn
+        harm = f"""import os
 
 def _harm():
     for f in (lambda: os.remove({str(marker)!r}), lambda: open({str(tmp / 'planted')!r}, "w").write("x")):
@@ -123,24 +122,8 @@ def _harm():
             pass
 
 _harm()
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        _harm()
-        return torch.relu(x)
-
-batch_size = 16
-dim = 1000
-
-def get_inputs():
-    return [torch.randn(batch_size, dim)]
-
-def get_init_inputs():
-    return []
-""")
+"""
+        (src / "19_ReLU.py").write_text(kernelbench_relu(prelude=harm, in_forward="_harm()"))
         kb = tmp / "tasks" / "kb"
         r = run("import", "kernelbench", src, "--out", kb)
         relu = kb / "kb1_019_relu"

@@ -26,6 +26,7 @@ import tempfile
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "tests/integration"))
 from checks import check, finish  # noqa: E402
+from problems import kernelbench_relu  # noqa: E402
 
 env = dict(os.environ, PYTHONPATH=f"{root}/python:{root}/.deps/torch")
 if subprocess.run([sys.executable, "-c", "import torch"], env=env, capture_output=True).returncode != 0:
@@ -151,25 +152,7 @@ extern "C" void khive_launch(const float* x, float alpha, float* y, khive_bf16* 
     # -------------------------------------------------------------------------------- 3. a KernelBench problem
     src = tmp / "KernelBench" / "level1"
     src.mkdir(parents=True)
-    (src / "19_ReLU.py").write_text("""import torch
-import torch.nn as nn
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return torch.relu(x)
-
-batch_size = 16
-dim = 1000
-
-def get_inputs():
-    return [torch.randn(batch_size, dim)]
-
-def get_init_inputs():
-    return []
-""")
+    (src / "19_ReLU.py").write_text(kernelbench_relu())
     kb = tmp / "tasks" / "kb"
     r = run("import", "kernelbench", src, "--out", kb)
     relu = kb / "kb1_019_relu"

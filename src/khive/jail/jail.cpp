@@ -5,22 +5,11 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "khive/support/files.hpp"
+
 namespace khive {
 
 namespace {
-std::filesystem::path beside_self(const char* name) {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto dir = self.parent_path();
-    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
-      for (auto p : {dir / name, dir / "bin" / name})
-        if (std::filesystem::exists(p)) return p;
-      if (dir == dir.root_path()) break;
-    }
-  }
-  return name;
-}
 
 int64_t parse_bytes(const std::string& flag, const std::string& v) {
   std::size_t used = 0;
@@ -39,10 +28,7 @@ bool jail_disabled() {
   return v && (std::string_view(v) == "off" || std::string_view(v) == "0");
 }
 
-std::filesystem::path jail_path() {
-  if (const char* p = std::getenv("KHIVE_JAIL_BIN"); p && *p) return p;
-  return beside_self("khive-jail");
-}
+std::filesystem::path jail_path() { return sibling_executable("KHIVE_JAIL_BIN", "khive-jail"); }
 
 std::vector<std::string> jail_system_paths() {
   return {"/usr",

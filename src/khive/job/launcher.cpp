@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "khive/job/channel.hpp"
+#include "khive/support/files.hpp"
 #include "khive/support/hash.hpp"
 #include "khive/support/text.hpp"
 
@@ -24,26 +25,10 @@ std::string said(const std::string& err) {
   return t.empty() ? "" : ": " + t;
 }
 
-std::filesystem::path beside_self(const char* env, const char* name) {
-  if (const char* r = std::getenv(env); r && *r) return r;
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    // Next to khive (bin/), or for test executables deeper in the build tree, in an ancestor's bin/.
-    auto dir = self.parent_path();
-    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
-      for (auto p : {dir / name, dir / "bin" / name})
-        if (std::filesystem::exists(p)) return p;
-      if (dir == dir.root_path()) break;
-    }
-  }
-  return name;
-}
-
 }  // namespace
 
-std::filesystem::path default_judge_path() { return beside_self("KHIVE_JUDGE", "khive-judge"); }
-std::filesystem::path default_executor_path() { return beside_self("KHIVE_EXEC", "khive-exec"); }
+std::filesystem::path default_judge_path() { return sibling_executable("KHIVE_JUDGE", "khive-judge"); }
+std::filesystem::path default_executor_path() { return sibling_executable("KHIVE_EXEC", "khive-exec"); }
 
 JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   JudgeOutcome out;

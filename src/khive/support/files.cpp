@@ -72,4 +72,19 @@ std::filesystem::path cache_root() {
   return std::filesystem::path("/tmp") / ("khive-cache-" + std::to_string(::getuid()));
 }
 
+std::filesystem::path sibling_executable(const char* env, const char* name) {
+  if (const char* r = env ? std::getenv(env) : nullptr; r && *r) return r;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto dir = self.parent_path();
+    for (int up = 0; up < 5 && !dir.empty(); ++up, dir = dir.parent_path()) {
+      for (auto p : {dir / name, dir / "bin" / name})
+        if (std::filesystem::exists(p)) return p;
+      if (dir == dir.root_path()) break;
+    }
+  }
+  return name;
+}
+
 }  // namespace khive

@@ -14,5 +14,8 @@ std::filesystem::path make_temp_dir(const std::filesystem::path& parent, const s
 long temp_dir_owner(const std::filesystem::path& dir);
 // $KHIVE_CACHE, else $XDG_CACHE_HOME/khive, else $HOME/.cache/khive, else /tmp/khive-cache-<uid>.
 std::filesystem::path cache_root();
+// One of khive's executables (khive-judge, khive-exec, khive-jail): $`env` when set, else `name` next to this
+// executable (bin/) or, for test executables deeper in the build tree, in an ancestor's bin/; else `name` itself.
+std::filesystem::path sibling_executable(const char* env, const char* name);
 
 }  // namespace khive

@@ -56,7 +56,11 @@ TEST(Jail, ABadCommandLineIsNamed) {
   EXPECT_NE(error({"--memory", "-5", "--", "true"}).find("--memory"), std::string::npos);
   EXPECT_NE(error({"--read"}).find("--read: expected a value"), std::string::npos);
   EXPECT_NE(error({"--read", "/usr"}).find("expected -- and the command"), std::string::npos);
-  EXPECT_NE(error({"--", }).find("expected -- and the command"), std::string::npos);
+  EXPECT_NE(error({
+                      "--",
+                  })
+                .find("expected -- and the command"),
+            std::string::npos);
   EXPECT_NE(error({"--write", "scratch", "--", "true"}).find("--write: expected an absolute folder"), std::string::npos);
   EXPECT_NE(error({"--net", "--", "true"}).find("unknown flag '--net'"), std::string::npos);
 }
