@@ -262,6 +262,12 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
     b.before += size;
   }
   b.after = b.before;
+  // The running evaluation's generation is in use now: its files are marked so (their mtime), so that a long run's
+  // goldens, written at its start and read by every later evaluation, stay young while it runs.
+  if (auto mine = gens.find(keep); mine != gens.end()) {
+    const auto now = fs::file_time_type::clock::now();
+    for (const auto& [f, size] : mine->second.files) fs::last_write_time(f, now, ec);
+  }
   if (b.before <= cap) return b;
   std::vector<std::pair<fs::file_time_type, std::string>> order;
   const auto young = fs::file_time_type::clock::now() - min_age;

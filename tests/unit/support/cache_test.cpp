@@ -244,6 +244,8 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
   EXPECT_EQ(b.removed_bytes, 1200u);
   EXPECT_EQ(b.after, 600u);
   EXPECT_TRUE(fs::exists(mine));
+  EXPECT_GT(fs::last_write_time(mine), fs::file_time_type::clock::now() - std::chrono::minutes(1))
+      << "the running evaluation's goldens are marked used";
   EXPECT_TRUE(fs::exists(young));
   EXPECT_TRUE(fs::exists(set / "eval-123-abc" / "w1" / "s1-zzz.c.bin"));
   EXPECT_FALSE(fs::exists(set / "w2" / "t9-old3.c.bin"));
