@@ -92,14 +92,18 @@ attempt("signal-parent", lambda: os.kill(os.getppid(), 0))
         "relative": f'#include "{rel}"\n' + body,
         "absolute": f'#include "{secret}"\n' + body,
         "incbin": f'__asm__(".section .rodata\\n.incbin \\"{secret}\\"\\n.text");\n' + body,
+        # khive's own environment (a provider's API key) through the compiler's /proc/self/environ: the compiler gets a
+        # toolchain's variables only (builder.cpp, compiler_env)
+        "environ": '#include "/proc/self/environ"\n' + body,
     }
     for name, text in cases.items():
         (cand_dir / f"{name}.cpp").write_text(text)
-        r = run("build", task, cand_dir / f"{name}.cpp", "--backend", "cpu")
+        r = run("build", task, cand_dir / f"{name}.cpp", "--backend", "cpu", extra_env={"KHIVE_TEST_API_KEY": "SECRET-in-env"})
         out = r.stdout + r.stderr
-        check(r.returncode != 0, f"a candidate that reads a host file ({name}) does not build")
+        if name != "environ":  # gcc reads a /proc file by its size, 0: it builds, with nothing in it
+            check(r.returncode != 0, f"a candidate that reads a host file ({name}) does not build")
         check("SECRET" not in out, f"the host file's text is not in the build's diagnostics ({name})")
-        if name != "incbin":  # the assembler's message is in the build log, not in the parsed diagnostics
+        if name not in ("incbin", "environ"):  # the assembler's message is in the build log; environ is readable, but empty of secrets
             check("Permission denied" in out or "No such file" in out, f"the build says the file could not be read ({name})")
     ok = run("build", task, task / "reference.cpp", "--backend", "cpu")
     check(ok.returncode == 0, "an honest candidate builds in the jail")

@@ -40,12 +40,16 @@ constexpr std::string_view kDefaultArch = "-gencode=arch=compute_90a,code=sm_90a
 constexpr std::string_view kBuilderVersion = "khive-build-1";
 
 // The inherited environment with a C locale: ASCII quotes and English messages in the compiler output.
+// Only what a toolchain reads: a candidate can put its compiler's environment into the diagnostics sent to the
+// model (`#include "/proc/self/environ"`), so khive's own (a provider's API key) never reaches the compiler.
 std::map<std::string, std::string> compiler_env() {
-  std::map<std::string, std::string> env = inherited_env();
+  std::map<std::string, std::string> env;
+  const std::map<std::string, std::string> mine = inherited_env();
+  for (const char* v : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "C_INCLUDE_PATH",
+                        "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "HOME"})
+    if (auto it = mine.find(v); it != mine.end()) env[v] = it->second;
   env["LC_ALL"] = "C";
   env["LANG"] = "C";
-  env.erase("LANGUAGE");
-  env.erase("GCC_COLORS");
   return env;
 }
 
@@ -298,7 +302,7 @@ ProcessResult compile_in(const fs::path& scratch, const std::string& name, const
   p.cwd = scratch;
   p.timeout_s = o.timeout_s;
   p.env = compiler_env();
-  (*p.env)["TMPDIR"] = fs::absolute(scratch).string();
+  (*p.env)["TMPDIR"] = (*p.env)["HOME"] = fs::absolute(scratch).string();
   p.capture_limit = 8u << 20;
   ProcessResult pr = run_process(p);
   r.seconds = pr.wall_s;

@@ -237,6 +237,7 @@ std::string GoldenBound::summary(const std::string& task, uint64_t cap) const {
 GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap, std::chrono::seconds min_age) {
   struct Generation {
     std::vector<std::pair<fs::path, uint64_t>> files;       // and their sizes
+    fs::path stamp;                                         // its .used-<fingerprint> file, when there is one
     fs::file_time_type newest = fs::file_time_type::min();  // not {}: libstdc++'s file clock counts from 2174, so today is negative
   };
   std::map<std::string, Generation> gens;
@@ -250,6 +251,12 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
       continue;
     }
     const std::string name = it->path().filename().string();
+    if (name.rfind(".used-", 0) == 0 && it->is_regular_file(ec)) {  // when an evaluation last used the generation
+      Generation& g = gens[name.substr(6)];
+      g.stamp = it->path();
+      g.newest = std::max(g.newest, it->last_write_time(ec));
+      continue;
+    }
     if (!it->is_regular_file(ec) || name.size() < 5 || name.compare(name.size() - 4, 4, ".bin") != 0) continue;
     const std::string head = name.substr(0, name.find('.'));
     const auto dash = head.rfind('-');
@@ -262,11 +269,14 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
     b.before += size;
   }
   b.after = b.before;
-  // The running evaluation's generation is in use now: its files are marked so (their mtime), so that a long run's
-  // goldens, written at its start and read by every later evaluation, stay young while it runs.
-  if (auto mine = gens.find(keep); mine != gens.end()) {
-    const auto now = fs::file_time_type::clock::now();
-    for (const auto& [f, size] : mine->second.files) fs::last_write_time(f, now, ec);
+  // The running evaluation's generation is in use now: its stamp (.used-<fingerprint>, beside the workload folders) says
+  // so, so that a long run's goldens, written at its start and read by every later evaluation, stay young while it
+  // runs. A stamp, not the goldens' own mtimes: those say when a golden was made.
+  if (!keep.empty()) {
+    const fs::path stamp = set_dir / (".used-" + keep);
+    std::error_code st;
+    if (!fs::exists(stamp, st)) std::ofstream(stamp).put('\n');
+    fs::last_write_time(stamp, fs::file_time_type::clock::now(), st);
   }
   if (b.before <= cap) return b;
   std::vector<std::pair<fs::file_time_type, std::string>> order;
@@ -282,6 +292,10 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
     for (const auto& [f, size] : g.files) {
       std::error_code rm;
       if (fs::remove(f, rm)) gone += size;
+    }
+    if (!g.stamp.empty()) {
+      std::error_code rm;
+      fs::remove(g.stamp, rm);
     }
     b.after -= std::min(b.after, gone);
     b.removed_bytes += gone;

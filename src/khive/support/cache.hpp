@@ -116,7 +116,7 @@ void touch(const fs::path& unit);
 //
 // A golden file is named "<set label>-<secret fingerprint>.<output>.bin": every run (a secret of its own) adds a
 // generation the next run cannot use. bound_golden_set keeps the set under `cap` by removing whole generations,
-// least recently used first, never `keep` (the running evaluation's, whose files it marks used now) nor one used
+// least recently used first, never `keep` (the running evaluation's, which it marks used now: a .used-<fingerprint> stamp) nor one used
 // within `min_age` (another run of the task may be using it; a judge makes a vanished golden again anyway). So the
 // set stays under the cap plus what runs of the task used in the last `min_age`: a burst of short runs within ten
 // minutes goes over it until their goldens age (docs/results/2026-12-03-cpu/cache-growth-bounded.md).

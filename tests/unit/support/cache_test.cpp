@@ -244,8 +244,9 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
   EXPECT_EQ(b.removed_bytes, 1200u);
   EXPECT_EQ(b.after, 600u);
   EXPECT_TRUE(fs::exists(mine));
-  EXPECT_GT(fs::last_write_time(mine), fs::file_time_type::clock::now() - std::chrono::minutes(1))
-      << "the running evaluation's goldens are marked used";
+  ASSERT_TRUE(fs::exists(set / ".used-mine")) << "the running evaluation's generation is marked used";
+  EXPECT_GT(fs::last_write_time(set / ".used-mine"), fs::file_time_type::clock::now() - std::chrono::minutes(1));
+  EXPECT_LT(fs::last_write_time(mine), fs::file_time_type::clock::now() - std::chrono::hours(1)) << "a golden's mtime says when it was made";
   EXPECT_TRUE(fs::exists(young));
   EXPECT_TRUE(fs::exists(set / "eval-123-abc" / "w1" / "s1-zzz.c.bin"));
   EXPECT_FALSE(fs::exists(set / "w2" / "t9-old3.c.bin"));
@@ -255,6 +256,31 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
   cache::GoldenBound again = cache::bound_golden_set(set, "mine", 1000);
   EXPECT_EQ(again.generations, 0);
   EXPECT_EQ(again.summary("softmax", 1000), "");
+}
+
+// A generation another run used lately (its .used-<fingerprint> stamp is young) stays, however old its goldens.
+TEST(GoldenSetBound, AGenerationUsedLatelyStays) {
+  TempCache c;
+  const fs::path set = c.root / "g";
+  for (int r = 0; r < 3; ++r) {
+    const fs::path p = set / "w" / ("s1-f" + std::to_string(r) + ".y.bin");
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << std::string(100, 'g');
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(10 - r));
+  }
+  std::ofstream(set / ".used-f0") << "\n";  // f0, the oldest, is in use by a long run
+  cache::GoldenBound b = cache::bound_golden_set(set, "none", 150);
+  EXPECT_TRUE(fs::exists(set / "w" / "s1-f0.y.bin"));
+  EXPECT_FALSE(fs::exists(set / "w" / "s1-f1.y.bin"));
+  EXPECT_FALSE(fs::exists(set / "w" / "s1-f2.y.bin"));
+  EXPECT_EQ(b.generations, 2);
+  // Once it ages, it goes, stamp and all.
+  fs::last_write_time(set / ".used-f0", fs::file_time_type::clock::now() - std::chrono::hours(1));
+  std::ofstream(set / "w" / "s1-f3.y.bin", std::ios::binary) << std::string(100, 'g');
+  fs::last_write_time(set / "w" / "s1-f3.y.bin", fs::file_time_type::clock::now() - std::chrono::hours(1) + std::chrono::minutes(1));
+  b = cache::bound_golden_set(set, "none", 150);
+  EXPECT_FALSE(fs::exists(set / "w" / "s1-f0.y.bin"));
+  EXPECT_FALSE(fs::exists(set / ".used-f0"));
 }
 
 TEST(GoldenSetBound, StopsAtEightyPercentOfTheCap) {
