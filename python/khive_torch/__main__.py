@@ -1,6 +1,6 @@
 """python3 -m khive_torch COMMAND ...   (khive runs these; exit 0 ok, 1 the check failed, 2 bad input)
 
-  import-kernelbench FILE --out DIR [--level N] [--problem N]   a KernelBench problem as a task directory;
+  import-kernelbench FILE --out DIR [--level N] [--problem N] [--name NAME]   a KernelBench problem as a task directory;
                                                                the reference is then run on the CPU
   evaluate TASK [--backend cpu|cuda] [--seed N]                the reference over the correctness workloads
 Each prints one JSON object on stdout.
@@ -28,6 +28,7 @@ def main(argv=None):
     imp.add_argument("--out", required=True)
     imp.add_argument("--level", type=int)
     imp.add_argument("--problem", type=int)
+    imp.add_argument("--name", help="the task's name (khive passes its folder's name)")
     imp.add_argument("--no-evaluate", action="store_true")
     ev = sub.add_parser("evaluate")
     ev.add_argument("task")
@@ -40,7 +41,7 @@ def main(argv=None):
         from .kernelbench import ImportFailure, import_problem
         torch = _torch()
         try:
-            d = import_problem(torch, a.file, a.out, a.level, a.problem)
+            d = import_problem(torch, a.file, a.out, a.level, a.problem, a.name)
         except ImportFailure as e:
             print(json.dumps({"ok": False, "file": a.file, "error": str(e)}))
             return 1

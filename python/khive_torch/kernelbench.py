@@ -451,7 +451,16 @@ def _freeze_value_bounds(torch, ns, var, ints):
     return [v for v in var if ints[v] not in bounds]
 
 
-def import_problem(torch, path, out_dir, level=None, problem_id=None):
+def task_name(path, level=None):
+    """The task's name as `khive import kernelbench` names its folder: "kb1_019_relu" for level 1's 19_ReLU.py."""
+    stem = pathlib.Path(path).stem
+    m = re.fullmatch(r"(\d+)_(.*)", stem)
+    number, slug = (int(m.group(1)), m.group(2)) if m else (0, stem)
+    clean = re.sub(r"_+", "_", re.sub(r"[^a-z0-9]", "_", slug.lower())).rstrip("_")
+    return f"kb{level or 0}_{number:03d}_{clean}"
+
+
+def import_problem(torch, path, out_dir, level=None, problem_id=None, task=None):
     """Writes out_dir/{definition.json, workload.jsonl, kernelbench.py}. Returns the definition."""
     path = pathlib.Path(path)
     src, ns, init, ints, var, base, model = probe_problem(torch, path)
@@ -525,7 +534,7 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None):
     level_s = f"level {level}" if level else "KernelBench"
     title = path.stem
     definition = {
-        "name": re.sub(r"[^A-Za-z0-9_]+", "_", f"kb{level or ''}_{title}").strip("_").lower(),
+        "name": task or task_name(path, level),   # the folder's name too (issue 24: kb1_88_relu in kb1_088_relu/)
         "description": f"KernelBench {level_s} problem {title} ({path.name}), imported by khive: inputs from get_inputs(), "
                        f"the model's parameters as inputs, forward's result as output(s); the PyTorch Model is the reference.",
         "op_type": "kernelbench",

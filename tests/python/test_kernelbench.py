@@ -9,7 +9,7 @@ try:
 except ImportError:
     torch = None
 
-from khive_torch.kernelbench import ImportFailure, _fit, import_problem
+from khive_torch.kernelbench import ImportFailure, _fit, import_problem, task_name
 
 CONV = """import torch
 import torch.nn as nn
@@ -76,6 +76,15 @@ class ImportConv(unittest.TestCase):
             with self.assertRaises(ImportFailure) as cm:
                 import_problem(torch, src, pathlib.Path(t) / "task")
             self.assertIn("the file defines no Model", str(cm.exception))
+
+
+class TestTaskName(unittest.TestCase):
+    def test_the_name_is_the_folder_khive_import_makes(self):
+        # issue 24: the definition said kb1_88_relu inside kb1_088_relu/
+        self.assertEqual(task_name("KernelBench/level1/88_ReLU.py", 1), "kb1_088_relu")
+        self.assertEqual(task_name("level2/54_Conv2d_Multiply_LeakyReLU_GELU.py", 2), "kb2_054_conv2d_multiply_leakyrelu_gelu")
+        self.assertEqual(task_name("2_Standard_matrix_multiplication_.py", 1), "kb1_002_standard_matrix_multiplication")
+        self.assertEqual(task_name("odd name.py"), "kb0_000_odd_name")
 
 
 if __name__ == "__main__":

@@ -98,8 +98,8 @@ int import_kernelbench(const ImportCli& c) {
     int problem = 0;
     std::string name = kernelbench_task_name(level, f, &problem);
     fs::path dir = fs::path(c.out) / name;
-    std::vector<std::string> args = {"import-kernelbench",   f.string(), "--out", dir.string(), "--level", std::to_string(level), "--problem",
-                                     std::to_string(problem)};
+    std::vector<std::string> args = {"import-kernelbench",    f.string(), "--out", dir.string(), "--level", std::to_string(level), "--problem",
+                                     std::to_string(problem), "--name",   name};
     if (c.no_evaluate) args.push_back("--no-evaluate");
     // The problem file is Python from the internet: its top-level code runs in khive-jail, which reads the file and
     // writes only the new task's folder (interop/python.hpp).

@@ -146,10 +146,11 @@ int run_tasks(const Args& a) {
                        {"perf_workloads", perf},
                        {"cuda_reference", t.reference_cuda.has_value()},
                        {"cpu_reference", t.reference_cpu.has_value()},
+                       {"pytorch_reference", !t.pytorch_reference.empty()},
                        {"baselines", t.baselines.size()}});
       else
-        fmt::print("{:<28} {:<12} {:>3} correctness / {:>2} perf workloads  refs: {}{}  {}\n", t.name, t.op_type, corr, perf,
-                   t.reference_cpu ? "cpu " : "", t.reference_cuda ? "cuda" : "", d.string());
+        fmt::print("{:<28} {:<12} {:>3} correctness / {:>2} perf workloads  refs: {}{}{}  {}\n", t.name, t.op_type, corr, perf,
+                   t.reference_cpu ? "cpu " : "", t.reference_cuda ? "cuda " : "", t.pytorch_reference.empty() ? "" : "pytorch", d.string());
     } catch (const std::exception& e) {
       ++bad;
       if (a.json)
