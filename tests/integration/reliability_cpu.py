@@ -186,5 +186,21 @@ check(time.time() - t0 < 30, f"Ctrl-C ended the run in {time.time() - t0:.1f} s 
 check(p.returncode == 130, f"an interrupted run exits 130 (got {p.returncode})")
 check("stopped: interrupted" in out and "interrupted; what was recorded is kept" in out, "the summary says it was interrupted")
 
+# ---- issue 25: --budget-time ends the run within the budget and its grace, not whole evaluations later (a candidate
+# of ~1 s a call would take minutes): the slow candidate's judge is killed 5 s after the budget, nothing is recorded
+run4 = tmp / "run-budget"
+t0 = time.time()
+r = run("optimize", task, "--backend", "cpu", "--agent", f"replay:{sleepy}", "--out", run4, "--seed", "13", "--budget-time", "8",
+        "--timeout", "600", "--time-cap", "0.2", timeout=300)
+wall = time.time() - t0
+check(r.returncode == 0 and "time budget spent (8 s)" in r.stdout + r.stderr, f"the time budget stops the run (exit {r.returncode})")
+check(wall < 30, f"--budget-time 8 ended the run in {wall:.1f} s (budget, 5 s grace, set-up)")
+events = [json.loads(l) for l in (run4 / "events.jsonl").read_text().splitlines() if l.strip()]
+check(any(e.get("type") == "note" and "not evaluated: time budget" in e.get("message", "") for e in events),
+      "the slow candidate is said to be not evaluated")
+db = sqlite3.connect(run4 / "run.db")
+check([row[0] for row in db.execute("select id from candidates")] == ["c0000"], "only the reference is recorded")
+db.close()
+
 shutil.rmtree(tmp, ignore_errors=True)
 finish("reliability_cpu")
