@@ -61,6 +61,9 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              step eval_ab ${SMOKE_T:-200} khive eval tasks/demo-cpu/vector_add tasks/demo-cpu/vector_add/candidates/float4.cu \
                --leader tasks/demo-cpu/vector_add/reference.cu --backend cuda --json --no-reference --no-baselines --out "$out/eval-ab.json"
              python3 bench/eval_summary.py "$out/eval-solo.json" "$out/eval-ab.json" | tee -a "$out/device.log" ;;
+    # A task whose only reference is PyTorch (an imported KernelBench ReLU): its reference runs in khive-jail with the
+    # CUDA driver, nvcc builds in the jail (tests/gpu/pytorch_reference_cuda.py).
+    jail)    step jail_cuda ${JAIL_T:-300} python3 tests/gpu/pytorch_reference_cuda.py "$bin/khive" "$root" ;;
     # Check 11's power: a kernel 3.3 % faster than the leader must be called the new leader.
     power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
                --classes ${POWER_CLASSES:-20us,500us,5ms} --out "$out/power-cuda.md" ;;
