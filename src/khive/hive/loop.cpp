@@ -44,12 +44,12 @@ HiveResult Hive::Impl::run() {
   for (auto& a : agents) save_agent(a);
   lk.unlock();
 
-  std::vector<std::thread> threads;
+  std::vector<AgentSlot*> starting;
   for (auto& a : agents)
-    if (!a.st.done) {
-      ++running_agents;  // lk is not held: no agent thread runs yet
-      threads.emplace_back([this, &a] { agent_loop(a); });
-    }
+    if (!a.st.done) starting.push_back(&a);
+  running_agents = static_cast<int>(starting.size());  // counted before any agent thread runs (each decrements under mu)
+  std::vector<std::thread> threads;
+  for (AgentSlot* a : starting) threads.emplace_back([this, a] { agent_loop(*a); });
   lk.lock();
   watch(lk);
   stop_evaluations(lk);
