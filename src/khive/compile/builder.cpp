@@ -39,14 +39,14 @@ constexpr std::string_view kDefaultArch = "-gencode=arch=compute_90a,code=sm_90a
 // Bump when the unit, the flags or the meta format change in a way the key does not already capture.
 constexpr std::string_view kBuilderVersion = "khive-build-1";
 
-// The inherited environment with a C locale: ASCII quotes and English messages in the compiler output.
-// Only what a toolchain reads: a candidate can put its compiler's environment into the diagnostics sent to the
-// model (`#include "/proc/self/environ"`), so khive's own (a provider's API key) never reaches the compiler.
+// Only what a toolchain reads, with a C locale (ASCII quotes and English messages in the compiler output): a candidate
+// can put its compiler's environment into the diagnostics sent to the model (`#include "/proc/self/environ"`), so
+// khive's own (a provider's API key) never reaches the compiler. compile_in adds HOME and TMPDIR (its scratch).
 std::map<std::string, std::string> compiler_env() {
   std::map<std::string, std::string> env;
   const std::map<std::string, std::string> mine = inherited_env();
   for (const char* v : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "C_INCLUDE_PATH",
-                        "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "HOME"})
+                        "CPLUS_INCLUDE_PATH", "LIBRARY_PATH"})
     if (auto it = mine.find(v); it != mine.end()) env[v] = it->second;
   env["LC_ALL"] = "C";
   env["LANG"] = "C";
@@ -290,7 +290,7 @@ JailPolicy compiler_jail(const fs::path& scratch, const std::vector<std::string>
   }
   // The compiler itself where it is not under the system's folders (a CUDA toolkit in a home folder).
   if (!command.empty() && command[0].find('/') != std::string::npos) j.read.push_back(fs::path(command[0]).parent_path().parent_path().string());
-  j.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE) / 2;
+  j.memory_bytes = physical_memory_bytes() / 2;
   j.file_bytes = 1ll << 30;  // no output beyond 1 GiB (a CUTLASS library is tens of MB)
   j.best_effort = true;      // it runs none of the candidate's code: on a kernel without Landlock, build anyway and say so
   return j;

@@ -500,7 +500,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     jail.read = python_read_paths();
     jail.read.push_back(std::filesystem::absolute(task.dir).string());
     jail.cuda = o.backend == Backend::cuda;
-    if (o.backend == Backend::cpu) jail.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE) / 4 * 3;
+    if (o.backend == Backend::cpu) jail.memory_bytes = physical_memory_bytes() / 4 * 3;
     jb.job.reference_jail = jailed(jail, {});
   }
 

@@ -299,8 +299,9 @@ LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std
   std::vector<bool> slower(judge.size());
   std::size_t judge_only = 0;
   for (std::size_t i = 0; i < judge.size(); ++i) {
-    slower[i] = is_slower(judge[i], rule) && (is_slower(on_events[i], rule) || is_slower_on_the_judge_alone(judge[i], rule));
-    judge_only += is_slower(judge[i], rule) && !slower[i];
+    const bool on_judge = is_slower(judge[i], rule);
+    slower[i] = on_judge && (is_slower(on_events[i], rule) || is_slower_on_the_judge_alone(judge[i], rule));
+    judge_only += on_judge && !slower[i];
   }
   LeaderDecision d = decide_with_veto(judge, weights, rule, slower);
   if (judge_only > 0)

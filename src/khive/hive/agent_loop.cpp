@@ -91,14 +91,10 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
   report_phase("evaluating");
   const Evaluation ev = judge(c, *file, preset, true);
   report_phase("");
-  if (ev.status == "cancelled") {  // the run stopped first: nothing to observe or count
-    std::lock_guard<std::mutex> lk(mu);
-    --reserved;
-    return false;
-  }
   {
     std::lock_guard<std::mutex> lk(mu);
     --reserved;
+    if (ev.status == "cancelled") return false;  // the run stopped first: nothing to observe or count
     ++evaluated;
     account(a, c);
   }

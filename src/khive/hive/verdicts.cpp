@@ -91,7 +91,7 @@ Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& fi
   std::lock_guard<std::mutex> lk(mu);
   if (verdict == "cancelled") {
     // The run stopped before this evaluation could end (--budget-time, Ctrl-C): nothing is recorded; its file stays
-    // and a resumed run gives no other candidate its id (records.cpp).
+    // and a resumed run gives no other candidate its id (setup.cpp, restore).
     event({{"type", "note"}, {"candidate", c.id}, {"message", "not evaluated: " + stop_reason}},
           fmt::format("{} not evaluated: {}", c.id, stop_reason));
     return ev;

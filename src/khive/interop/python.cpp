@@ -9,9 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <unistd.h>
-
-#include "khive/support/hash.hpp"
+#include "khive/support/files.hpp"
 
 namespace khive {
 
@@ -99,13 +97,11 @@ const std::vector<std::string>& python_read_paths() {
 }
 
 ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeout_s, JailPolicy jail) {
-  std::error_code ec;
-  fs::path scratch = fs::temp_directory_path(ec) / ("khive-py-" + to_hex(random_bytes(6)));
-  fs::create_directories(scratch, ec);
+  const fs::path scratch = make_temp_dir(fs::temp_directory_path(), "khive-py");
   const std::vector<std::string>& py = python_read_paths();
   jail.read.insert(jail.read.end(), py.begin(), py.end());
   jail.write.push_back(scratch.string());
-  if (jail.memory_bytes == 0) jail.memory_bytes = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGESIZE) / 2;
+  if (jail.memory_bytes == 0) jail.memory_bytes = physical_memory_bytes() / 2;
   std::vector<std::string> command = {khive_python(), "-m", "khive_torch"};
   command.insert(command.end(), args.begin(), args.end());
   ProcessSpec p;
@@ -115,6 +111,7 @@ ProcessResult run_khive_torch(const std::vector<std::string>& args, double timeo
   env["HOME"] = env["TMPDIR"] = scratch.string();
   p.env = env;
   ProcessResult r = run_process(p);
+  std::error_code ec;
   fs::remove_all(scratch, ec);
   return r;
 }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "khive/judge/device.hpp"
+#include "khive/support/subprocess.hpp"
 
 namespace khive {
 
@@ -117,8 +118,8 @@ class CpuJudgeDevice final : public JudgeDevice {
   }
   std::unique_ptr<SharedRegion> region(std::size_t bytes) override { return std::make_unique<MemfdRegion>(bytes); }
   std::size_t memory_budget() override {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    const std::size_t phys = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (std::size_t{8} << 30);
+    const int64_t known = physical_memory_bytes();
+    const std::size_t phys = known > 0 ? static_cast<std::size_t>(known) : (std::size_t{8} << 30);
     return std::min<std::size_t>(phys / 8, std::size_t{4} << 30);
   }
   void* alloc(std::size_t bytes) override {

@@ -10,6 +10,7 @@
 
 #include "khive/executor/gate.hpp"
 #include "khive/guard/rules.hpp"
+#include "khive/support/subprocess.hpp"
 
 namespace khive {
 
@@ -40,10 +41,7 @@ double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-int64_t default_memory_limit() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page / 4 * 3 : 0;
-}
+int64_t default_memory_limit() { return physical_memory_bytes() / 4 * 3; }
 
 }  // namespace
 
@@ -140,8 +138,7 @@ std::unique_ptr<ExecutorProcess> Session::start_pytorch_reference() {
   spec.role = "reference";
   // Confined by khive-jail when khive asked for it (job.reference_jail: the task's Python may come from the internet).
   std::vector<std::string> argv = job_.reference_jail;
-  for (const char* a : {"-m", "khive_torch.executor"}) argv.emplace_back(a);
-  argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(job_.reference_jail.size()), job_.reference_python);
+  for (const std::string& a : {job_.reference_python, std::string("-m"), std::string("khive_torch.executor")}) argv.push_back(a);
   spec.path = argv[0];
   spec.args.assign(argv.begin() + 1, argv.end());
   spec.env = {"PYTHONPATH=" + job_.reference_pythonpath, "PYTHONDONTWRITEBYTECODE=1"};

@@ -354,4 +354,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
   return res;
 }
 
+int64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
+}
+
 }  // namespace khive

@@ -11,6 +11,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -56,6 +57,9 @@ ProcessResult run_process(const ProcessSpec& spec);
 
 // This process's environment as a map: the start of a child's ProcessSpec::env that adds or removes a few variables.
 std::map<std::string, std::string> inherited_env();
+
+// This machine's physical memory in bytes, 0 when the system does not say: the base of children's memory limits.
+int64_t physical_memory_bytes();
 
 // Looks a program up in PATH; empty when not found.
 std::filesystem::path find_program(const std::string& name);

@@ -213,6 +213,17 @@ TEST(CacheText, HumanBytes) {
   EXPECT_EQ(cache::human_bytes(340'000'000ull), "340.0 MB");
 }
 
+namespace {
+// A golden file of `bytes` bytes at set/rel, last written `age` ago.
+fs::path write_golden(const fs::path& set, const fs::path& rel, std::size_t bytes, fs::file_time_type::duration age) {
+  const fs::path p = set / rel;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << std::string(bytes, 'g');
+  fs::last_write_time(p, fs::file_time_type::clock::now() - age);
+  return p;
+}
+}  // namespace
+
 // One task's golden set is bounded across runs (issue 25: 3.3-3.8 GB per demo task after ~15 runs): whole earlier
 // generations (other secrets' fingerprints) go, least recently written first, down to 80 % of the cap; the running
 // evaluation's generation, a young one (another run may be using it) and the eval-* folders stay.
@@ -220,11 +231,7 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
   TempCache c;
   const fs::path set = c.root / "goldens/v7/abc/cpu";
   auto file = [&](const std::string& wl, const std::string& fp, const std::string& label, std::size_t bytes, std::chrono::seconds age) {
-    const fs::path p = set / wl / (label + "-" + fp + ".c.bin");
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << std::string(bytes, 'g');
-    fs::last_write_time(p, fs::file_time_type::clock::now() - age);
-    return p;
+    return write_golden(set, fs::path(wl) / (label + "-" + fp + ".c.bin"), bytes, age);
   };
   // Four earlier runs of 300 bytes each (two workloads), oldest first, then the running one and a young one.
   for (int r = 0; r < 4; ++r) {
@@ -262,12 +269,7 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
 TEST(GoldenSetBound, AGenerationUsedLatelyStays) {
   TempCache c;
   const fs::path set = c.root / "g";
-  for (int r = 0; r < 3; ++r) {
-    const fs::path p = set / "w" / ("s1-f" + std::to_string(r) + ".y.bin");
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << std::string(100, 'g');
-    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(10 - r));
-  }
+  for (int r = 0; r < 3; ++r) write_golden(set, fs::path("w") / ("s1-f" + std::to_string(r) + ".y.bin"), 100, std::chrono::hours(10 - r));
   std::ofstream(set / ".used-f0") << "\n";  // f0, the oldest, is in use by a long run
   cache::GoldenBound b = cache::bound_golden_set(set, "none", 150);
   EXPECT_TRUE(fs::exists(set / "w" / "s1-f0.y.bin"));
@@ -276,8 +278,7 @@ TEST(GoldenSetBound, AGenerationUsedLatelyStays) {
   EXPECT_EQ(b.generations, 2);
   // Once it ages, it goes, stamp and all.
   fs::last_write_time(set / ".used-f0", fs::file_time_type::clock::now() - std::chrono::hours(1));
-  std::ofstream(set / "w" / "s1-f3.y.bin", std::ios::binary) << std::string(100, 'g');
-  fs::last_write_time(set / "w" / "s1-f3.y.bin", fs::file_time_type::clock::now() - std::chrono::hours(1) + std::chrono::minutes(1));
+  write_golden(set, "w/s1-f3.y.bin", 100, std::chrono::hours(1) - std::chrono::minutes(1));
   b = cache::bound_golden_set(set, "none", 150);
   EXPECT_FALSE(fs::exists(set / "w" / "s1-f0.y.bin"));
   EXPECT_FALSE(fs::exists(set / ".used-f0"));
@@ -286,12 +287,7 @@ TEST(GoldenSetBound, AGenerationUsedLatelyStays) {
 TEST(GoldenSetBound, StopsAtEightyPercentOfTheCap) {
   TempCache c;
   const fs::path set = c.root / "g";
-  for (int r = 0; r < 5; ++r) {
-    const fs::path p = set / "w" / ("s1-f" + std::to_string(r) + ".y.bin");
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << std::string(100, 'g');
-    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(10 - r));
-  }
+  for (int r = 0; r < 5; ++r) write_golden(set, fs::path("w") / ("s1-f" + std::to_string(r) + ".y.bin"), 100, std::chrono::hours(10 - r));
   // 500 bytes, cap 450: the target is 360, so two generations go (f0, f1), not more.
   cache::GoldenBound b = cache::bound_golden_set(set, "none", 450);
   EXPECT_EQ(b.generations, 2);
