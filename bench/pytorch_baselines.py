@@ -2,6 +2,11 @@
 """PyTorch baselines: times the PyTorch equivalent of every task of a suite with the guard's method.
 
   pytorch_baselines.py SUITE [--device cuda|cpu] [--out FILE] [--tasks a,b] [--time-cap S] [--seed N] [--compile [MODE]]
+                      [--no-host-ahead] [--gap-ms MS]
+
+khive times PyTorch on the judge's clock itself (`khive eval/bench --pytorch-ruler judge`, the GPU's default); this
+file is the fallback where that cannot run, and the independent in-process check of the judge's numbers
+(bench/pytorch_ruler.py).
 
 For every task under SUITE (a directory holding definition.json, as `khive tasks` finds them) whose
 definition.json has a "reference" field (SOL-ExecBench: Python source defining run(*inputs)), and every
@@ -14,7 +19,8 @@ perf workload that runs on the device (workload field khive.backends, default ["
     with the declared shapes and dtypes (timing only: the values are not checked);
   - it is timed like khive's runner (src/khive/runner/session.cpp, TimingPlan in job/protocol.hpp):
     3 warm-ups, then samples, each after writing a buffer of 2x the L2 (CPU: last-level cache) size and a
-    device-wide synchronize, between CUDA events on the current stream (CPU: a monotonic clock); stop
+    device-wide synchronize, between CUDA events on the current stream, the call enqueued while the GPU sleeps
+    1 ms (--host-ahead, the default: the GPU's work alone) (CPU: a monotonic clock); stop
     after at least 10 samples once 1.4826*MAD/median < 0.5 %, at 200 samples, or at the time cap
     (default 2 s on CUDA, 0.5 s on the CPU, as `khive eval`); report the median and that spread.
 
@@ -270,10 +276,18 @@ def last_level_cache_bytes():
 
 
 class Timer:
-    """One sample = flush the cache, synchronize, time one call: the guard's timed_call."""
+    """One sample = flush the cache, synchronize, time one call: the guard's timed_call.
 
-    def __init__(self, torch, device):
+    host_ahead (CUDA): the GPU sleeps (torch.cuda._sleep, 1 ms) between the flush and the start event while the host
+    enqueues the call, so the events time the GPU's work alone, as the judge's gated clock does (the judge enqueues a
+    whole batch ahead: python/khive_torch/timed.py). Without it the events also hold the host's dispatch of run()
+    whenever it outlasts nothing (the device is synchronized right before), ~10-40 us for PyTorch eager.
+    gap_s: the host idles this long between samples (the GPU cools between calls, as it does between the judge's)."""
+
+    def __init__(self, torch, device, host_ahead=False, gap_s=0.0):
         self.torch, self.device, self.round = torch, device, 0
+        self.host_ahead, self.gap_s = host_ahead and device == "cuda", gap_s
+        self.sleep_cycles = 2_000_000   # ~1 ms at an H100/H200's 1.98 GHz: far more than run()'s dispatch
         if device == "cuda":
             # older torch lacks L2_cache_size: 128 MiB covers twice any current L2 (H100/H200: 50/60 MB)
             l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (64 << 20)
@@ -293,9 +307,13 @@ class Timer:
 
     def sample(self, fn, args):
         torch = self.torch
+        if self.gap_s > 0:
+            time.sleep(self.gap_s)
         self.flush()
         if self.device == "cuda":
             torch.cuda.synchronize()
+            if self.host_ahead:
+                torch.cuda._sleep(self.sleep_cycles)
             self.start.record()
             fn(*args)
             self.end.record()
@@ -435,6 +453,11 @@ def main():
     p.add_argument("--max-samples", type=int, default=200)
     p.add_argument("--target-noise", type=float, default=0.005)
     p.add_argument("--time-cap", type=float, help="seconds of sampling per workload (default 2 cuda, 0.5 cpu)")
+    p.add_argument("--host-ahead", action=argparse.BooleanOptionalAction, default=True,
+                   help="CUDA: the host enqueues each call while the GPU sleeps, so the events time the GPU's work alone, "
+                        "as the judge's clock does (Timer's docstring); --no-host-ahead: the events also hold the host's "
+                        "dispatch of run() (this script's method before 2026-12-03)")
+    p.add_argument("--gap-ms", type=float, default=0.0, help="idle this long between samples (default 0)")
     p.add_argument("--compile", nargs="?", const="default", default=None, metavar="MODE",
                    help="time torch.compile(run, mode=MODE) instead (default mode 'default'); writes pytorch-compile-<gpu>.json, "
                         "a second baseline beside eager PyTorch (khive's T_b stays the eager file)")
@@ -493,8 +516,10 @@ def main():
             "target_noise": a.target_noise, "time_cap_s": a.time_cap, "seed": a.seed,
             "flush": "a buffer of 2x the L2 size written before every sample" if a.device == "cuda"
                      else "a buffer of 2x the last-level cache touched before every sample",
-            "timer": "CUDA events on the current stream after a device synchronize" if a.device == "cuda"
-                     else "time.perf_counter around the call",
+            "timer": ("CUDA events on the current stream after a device synchronize"
+                      + (", the call enqueued while the GPU sleeps 1 ms (--host-ahead: the GPU's work alone)" if a.host_ahead else "")
+                      if a.device == "cuda" else "time.perf_counter around the call"),
+            "gap_ms": a.gap_ms,
             "statistic": "median; spread = 1.4826 * MAD / median",
             "tf32": False,
             "inference_mode": True,
@@ -508,7 +533,7 @@ def main():
                 doc["tasks"].update(old.get("tasks") or {})
         except (OSError, json.JSONDecodeError):
             pass
-    timer = Timer(torch, a.device)
+    timer = Timer(torch, a.device, a.host_ahead, a.gap_ms / 1000)
     failed = 0
     t_start = time.monotonic()
     for task_dir in tasks:

@@ -64,6 +64,26 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # A task whose only reference is PyTorch (an imported KernelBench ReLU): its reference runs in khive-jail with the
     # CUDA driver, nvcc builds in the jail (tests/gpu/pytorch_reference_cuda.py).
     jail)    step jail_cuda ${JAIL_T:-300} python3 tests/gpu/pytorch_reference_cuda.py "$bin/khive" "$root" ;;
+    # PyTorch on the judge's ruler (python/khive_torch/timed.py): one eval whose T_b is PyTorch timed by the judge, then
+    # the suite's bench so (--pytorch-ruler judge) against PyTorch timed in-process (bench/pytorch_baselines.py), side by
+    # side (bench/pytorch_ruler.py). PT_SUITE: a suite name; PT_TASKS: comma-separated task names (default: all).
+    # PT_SMOKE_TASK: the smoke's task (its reference.cu is the candidate); PT_INPROC_ARGS: pytorch_baselines.py's further
+    # arguments (--host-ahead, --gap-ms); PT_BENCH=0 skips the bench and compares with PT_JUDGE_JSON (an earlier bench.json).
+    pytorch_judge)
+             pt_task=${PT_SMOKE_TASK:-tasks/demo-cpu/vector_add}
+             step pt_smoke ${PT_SMOKE_T:-150} khive eval "$pt_task" "$pt_task/reference.cu" --backend cuda --json \
+               --no-reference --pytorch-ruler judge --out "$out/pt-smoke.json"
+             python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("pytorch_run") or {}; print("pytorch_baselines", d.get("pytorch_baselines")); print("pytorch_run accepted", r.get("accepted"), "rejection", r.get("rejection"), "harness", r.get("harness_error")); [print(" ", w["workload"], w["baseline_label"], w["pytorch"] and w["pytorch"]["median_s"]) for w in d["workloads"]]' \
+               "$out/pt-smoke.json" 2>&1 | tee -a "$out/device.log"
+             step pt_inproc ${PT_INPROC_T:-240} python3 bench/pytorch_baselines.py tasks/${PT_SUITE:-sol} --device cuda --out /tmp/pt-inproc.json \
+               ${PT_TASKS:+--tasks "$PT_TASKS"} ${PT_INPROC_ARGS:-}
+             cp /tmp/pt-inproc.json "$out/pt-inproc-${PT_SUITE:-sol}.json"
+             pt_judge=${PT_JUDGE_JSON:-$out/bench-pt-${PT_SUITE:-sol}/bench.json}
+             if [ "${PT_BENCH:-1}" != 0 ]; then
+               TAIL=${TAIL:-40} step pt_bench ${PT_BENCH_T:-420} khive bench tasks/${PT_SUITE:-sol} --backend cuda --pytorch-ruler judge \
+                 --out "$out/bench-pt-${PT_SUITE:-sol}" ${PT_TASKS:+--tasks "$PT_TASKS"}
+             fi
+             step pt_ruler 60 python3 bench/pytorch_ruler.py "$pt_judge" /tmp/pt-inproc.json --out "$out/pytorch-ruler-${PT_SUITE:-sol}.md" ;;
     # Check 11's power: a kernel 3.3 % faster than the leader must be called the new leader.
     power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
                --classes ${POWER_CLASSES:-20us,500us,5ms} --out "$out/power-cuda.md" ;;

@@ -12,6 +12,10 @@ what a reference needs:
   call                        for each call: run(*inputs of the set) into the set's golden slots
   quit                        exit 0
 
+With setup {"as_kernel": true} the judge times this reference as a kernel under test (PyTorch's T_b on the judge's
+clock): the messages are then answered by timed.py's TimedExecutor, on the judge's own regions (device memory on a
+GPU) and behind its gate, as khive-exec runs a kernel.
+
 Inputs are read from the judge's memory, never made here: goldens are for exactly the inputs the judge generated.
 They are copies (the judge seals its inputs read-only, and PyTorch code may write into its arguments). Scalars come
 with every call as the raw bytes of their dtype. Failures are answered as faults naming the definition and what
@@ -26,47 +30,7 @@ import time
 import traceback
 import warnings
 
-PROTOCOL_VERSION = 1
-MAX_MESSAGE = 1 << 20
-MAX_FDS = 16
-
-
-class Fault(Exception):
-    def __init__(self, reason, message):
-        super().__init__(message)
-        self.reason = reason
-
-
-def send(sock, body):
-    data = json.dumps(body).encode()
-    if len(data) > MAX_MESSAGE:
-        data = json.dumps({"op": "fault", "reason": "bad_request", "message": f"an answer of {len(data)} bytes is over the limit"}).encode()
-    sock.sendmsg([data])
-
-
-def receive(sock):
-    """One datagram and the descriptors attached to it; None when the judge closed the channel."""
-    fds = []
-    data, anc, flags, _ = sock.recvmsg(MAX_MESSAGE + 1, socket.CMSG_SPACE(MAX_FDS * 4), socket.MSG_CMSG_CLOEXEC)
-    for level, kind, payload in anc:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            n = len(payload) // 4
-            fds.extend(int.from_bytes(payload[4 * i:4 * i + 4], sys.byteorder, signed=True) for i in range(n))
-    if not data and not fds:
-        return None, []
-    if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
-        for fd in fds:
-            os.close(fd)
-        raise Fault("bad_request", "a message over the size limit (or with too many descriptors)")
-    try:
-        body = json.loads(data)
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        for fd in fds:
-            os.close(fd)
-        raise Fault("bad_request", "a message that is not a JSON object")
-    return body, fds
+from .channel import PROTOCOL_VERSION, Fault, receive, send
 
 
 class Executor:
@@ -223,49 +187,61 @@ class Executor:
                 dst.copy_(t.cpu().reshape(-1).view(torch.uint8))
         return {"op": "done", "times_s": times}
 
-    def loop(self, sock):
-        while True:
-            try:
-                body, fds = receive(sock)
-            except Fault as f:
-                send(sock, {"op": "fault", "reason": f.reason, "message": str(f)})
-                continue
-            if body is None:
-                return 0   # the judge is gone
-            op = body.get("op", "")
-            reply = {"op": "ok"}
-            try:
-                if op == "quit":
-                    self.unmap()
-                    return 0
-                if fds and op != "map":
-                    for fd in fds:
-                        os.close(fd)
-                    raise Fault("bad_request", f"descriptors attached to '{op}'")
-                if op == "map":
-                    self.on_map(body, fds)
-                elif op == "layout":
-                    self.on_layout(body)
-                elif op == "load":
-                    self.on_load()
-                elif op == "null":
-                    n = body.get("count", 1)
-                    if not isinstance(n, int) or not 0 < n <= 256:
-                        raise Fault("bad_request", "null: count out of range")
-                    t = []
-                    for _ in range(n):
-                        t0 = time.perf_counter()
-                        t.append(time.perf_counter() - t0)
-                    reply = {"op": "done", "times_s": t}
-                elif op == "call":
-                    reply = self.on_call(body)
-                else:
-                    raise Fault("bad_request", f"unknown op '{op}'")
-            except Fault as f:
-                reply = {"op": "fault", "reason": f.reason, "message": str(f)}
-            except (KeyError, TypeError, ValueError) as e:
-                reply = {"op": "fault", "reason": "bad_request", "message": f"malformed request: {type(e).__name__}: {e}"}
-            send(sock, reply)
+    def on_null(self, body):
+        n = body.get("count", 1)
+        if not isinstance(n, int) or not 0 < n <= 256:
+            raise Fault("bad_request", "null: count out of range")
+        t = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            t.append(time.perf_counter() - t0)
+        return {"op": "done", "times_s": t}
+
+    def on_gate(self, body, fds):
+        for fd in fds:
+            os.close(fd)
+        raise Fault("bad_request", "gate: the goldens' reference runs ungated")
+
+
+def serve(sock, handler):
+    """Answers the judge's messages with handler's on_<op> methods until quit or the judge is gone."""
+    while True:
+        try:
+            body, fds = receive(sock)
+        except Fault as f:
+            send(sock, {"op": "fault", "reason": f.reason, "message": str(f)})
+            continue
+        if body is None:
+            return 0   # the judge is gone
+        op = body.get("op", "")
+        reply = {"op": "ok"}
+        try:
+            if op == "quit":
+                handler.unmap()
+                return 0
+            if fds and op not in ("map", "gate"):
+                for fd in fds:
+                    os.close(fd)
+                raise Fault("bad_request", f"descriptors attached to '{op}'")
+            if op == "map":
+                handler.on_map(body, fds)
+            elif op == "layout":
+                handler.on_layout(body)
+            elif op == "load":
+                handler.on_load()
+            elif op == "gate":
+                handler.on_gate(body, fds)
+            elif op == "null":
+                reply = handler.on_null(body)
+            elif op == "call":
+                reply = handler.on_call(body)
+            else:
+                raise Fault("bad_request", f"unknown op '{op}'")
+        except Fault as f:
+            reply = {"op": "fault", "reason": f.reason, "message": str(f)}
+        except (KeyError, TypeError, ValueError) as e:
+            reply = {"op": "fault", "reason": "bad_request", "message": f"malformed request: {type(e).__name__}: {e}"}
+        send(sock, reply)
 
 
 # What this process is, for the judge's sandbox report (docs/guard.md, "Isolation").
@@ -314,8 +290,18 @@ def main(argv=None):
     except ValueError:
         pass
     sandbox["torch"] = torch.__version__
+    if setup.get("as_kernel"):   # timed as a kernel under test (timed.py)
+        from .timed import TimedExecutor
+        try:
+            handler = TimedExecutor(torch, setup)
+        except Fault as f:
+            send(sock, {"op": "fault", "reason": f.reason, "message": str(f)})
+            return 3
+        sandbox["as_kernel"] = "the judge's own regions and gate; result copies answered as copy_s"
+    else:
+        handler = Executor(torch, setup)
     send(sock, {"op": "hello", "version": PROTOCOL_VERSION, "pid": os.getpid(), "sandbox": sandbox})
-    return Executor(torch, setup).loop(sock)
+    return serve(sock, handler)
 
 
 if __name__ == "__main__":

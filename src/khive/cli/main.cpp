@@ -57,6 +57,7 @@ struct Args {
   uint64_t seed = 0;
   double timeout = 0, time_cap = 0;
   bool no_ref = false, no_base = false, no_pytorch = false, vendor = false;
+  std::string pytorch_ruler;  // "judge" | "file"; empty: judge on cuda, file on cpu
   khive::BenchCommand bc;
   CLI::App *tasks = nullptr, *sig = nullptr, *ev = nullptr, *bld = nullptr, *cal = nullptr, *bench = nullptr;
 };
@@ -89,6 +90,10 @@ void add_eval(CLI::App& app, Args& a) {
   ev->add_flag("--no-reference", a.no_ref, "do not time the reference");
   ev->add_flag("--no-baselines", a.no_base, "do not time the task's baselines");
   ev->add_flag("--no-pytorch", a.no_pytorch, "T_b from the vendor baselines even where the suite has PyTorch numbers");
+  ev->add_option("--pytorch-ruler", a.pytorch_ruler,
+                 "PyTorch's T_b: 'judge' (the task's PyTorch reference timed by the judge, as a kernel) or 'file' (the suite's "
+                 "baselines/pytorch-<device>.json); default: judge on cuda, file on cpu")
+      ->check(CLI::IsMember({"judge", "file"}));
 }
 
 void add_build_and_calibrate(CLI::App& app, Args& a) {
@@ -121,6 +126,10 @@ void add_bench(CLI::App& app, Args& a) {
   bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
   bench->add_option("--build-jobs", bc.build_jobs, "parallel builds before timing (default: the number of cores)");
   bench->add_flag("--no-pytorch", bc.no_pytorch, "ignore the suite's PyTorch numbers (T_b from the vendor baselines)");
+  bench
+      ->add_option("--pytorch-ruler", bc.pytorch_ruler,
+                   "PyTorch's numbers: 'judge' (timed by the judge, as a kernel) or 'file'; default: judge on cuda")
+      ->check(CLI::IsMember({"judge", "file"}));
   bench->add_flag("--ab-vendor", bc.ab_vendor, "also time each candidate interleaved with each vendor baseline in one process (guard check 11)");
   bench->add_option("--perf-workloads", bc.perf_workloads, "time only the perf workloads whose uuid matches this regex (checks stay)");
 }
@@ -275,6 +284,7 @@ int run_eval(const Args& a) {
   o.time_reference = !a.no_ref;
   o.time_baselines = !a.no_base;
   o.use_pytorch = !a.no_pytorch;
+  if (!a.pytorch_ruler.empty()) o.pytorch_on_judge = a.pytorch_ruler == "judge";
   auto r = khive::evaluate_kernel(t, std::filesystem::absolute(a.kernel), o);
   auto j = khive::report_json(r);
   if (!a.out_path.empty()) khive::write_file_atomic(a.out_path, j.dump(2));

@@ -334,6 +334,46 @@ void read_ab(const nlohmann::json& res, EvalReport& r) {
   r.ab_weighted_ratio = d.value("weighted_ratio", 1.0);
 }
 
+// The argv that confines the task's PyTorch (khive-jail): it reads its interpreter and the task, writes nothing, has
+// no network (interop/python.hpp). The task's Python may come from the internet (an imported problem file).
+std::vector<std::string> pytorch_jail(const Task& task, Backend backend) {
+  JailPolicy jail;
+  jail.read = python_read_paths();
+  jail.read.push_back(std::filesystem::absolute(task.dir).string());
+  jail.cuda = backend == Backend::cuda;
+  if (backend == Backend::cpu) jail.memory_bytes = physical_memory_bytes() / 4 * 3;
+  return jailed(jail, {});
+}
+
+// The task's PyTorch reference timed as the kernel under test by a judge of its own (Job::library_pytorch): PyTorch's
+// T_b on the same clock as every kernel, its outputs checked against the goldens like a kernel's. nullopt, with
+// r.pytorch_baselines saying why, when torch is not here.
+std::optional<KernelRun> time_pytorch(const Task& task, const EvalOptions& o, const JobBase& jb, EvalReport& r) {
+  const TorchPython* torch = nullptr;
+  try {
+    torch = &torch_python();
+  } catch (const std::exception& e) {
+    r.pytorch_baselines = {{"ruler", "judge"}, {"accepted", false}, {"why", std::string("PyTorch is not here: ") + e.what()}};
+    return std::nullopt;
+  }
+  Job job = jb.job;
+  job.library.clear();
+  job.library_pytorch = true;
+  job.library_vendor = false;
+  job.leader_library.clear();
+  job.reference_python = torch->executable;
+  job.reference_pythonpath = torch->pythonpath;
+  job.reference_jail = pytorch_jail(task, o.backend);
+  KernelRun k;
+  k.label = "pytorch";
+  k.source = std::filesystem::path(task.dir) / "definition.json";
+  JudgeOutcome out = judge_once(job, jb.process, k.verdict, r.retried);
+  account(k, out);
+  r.pytorch_baselines = {{"ruler", "judge"}, {"torch", torch->torch_version}, {"accepted", k.verdict.accepted}};
+  if (!k.verdict.accepted) r.pytorch_baselines["why"] = k.verdict.rejection ? k.verdict.rejection->message : k.verdict.harness_error;
+  return k;
+}
+
 // The device's profile, each perf workload's cost, T_sol and T_floor (r.workloads), and check 10: an accepted
 // candidate faster than a floor no hardware reaches is rejected.
 void check_plausibility(const Task& task, const EvalOptions& o, EvalReport& r) {
@@ -388,12 +428,20 @@ void score_workloads(const Task& task, const std::optional<PytorchBaselines>& py
       wr.baseline_time = wr.reference->median;
       wr.baseline_label = "reference";
     }
-    if (pytorch)
-      if ((wr.pytorch = pytorch->lookup(task, wr.workload))) {
-        wr.baseline_time = wr.pytorch->median;
-        wr.baseline_label = "pytorch";
-        r.pytorch_baselines = {{"file", pytorch->file.string()}, {"gpu", pytorch->gpu}, {"torch", pytorch->torch}, {"date", pytorch->date}};
-      }
+    // PyTorch timed here on the judge's clock, else the suite's file.
+    const bool judged = r.pytorch && r.pytorch->verdict.accepted;
+    if (judged) {
+      if (auto* t = r.pytorch->verdict.timing_for(wr.workload)) wr.pytorch = t->summary;
+    } else if (pytorch && (wr.pytorch = pytorch->lookup(task, wr.workload))) {
+      r.pytorch_baselines = {
+          {"ruler", "file"}, {"file", pytorch->file.string()}, {"gpu", pytorch->gpu}, {"torch", pytorch->torch}, {"date", pytorch->date}};
+      if (r.pytorch)
+        r.pytorch_baselines["judge_failed"] = r.pytorch->verdict.rejection ? r.pytorch->verdict.rejection->message : r.pytorch->verdict.harness_error;
+    }
+    if (wr.pytorch) {
+      wr.baseline_time = wr.pytorch->median;
+      wr.baseline_label = "pytorch";
+    }
     if (wr.kernel) {
       double tk = wr.kernel->median;
       if (wr.t_sol > 0) wr.fraction_of_sol = wr.t_sol / tk;
@@ -494,14 +542,7 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   } else {
     jb.job.reference_python = torch->executable;
     jb.job.reference_pythonpath = torch->pythonpath;
-    // The reference is the task's Python (an imported problem file's, from the internet): it runs in khive-jail,
-    // reading its interpreter and the task, writing nothing, with no network (interop/python.hpp).
-    JailPolicy jail;
-    jail.read = python_read_paths();
-    jail.read.push_back(std::filesystem::absolute(task.dir).string());
-    jail.cuda = o.backend == Backend::cuda;
-    if (o.backend == Backend::cpu) jail.memory_bytes = physical_memory_bytes() / 4 * 3;
-    jb.job.reference_jail = jailed(jail, {});
+    jb.job.reference_jail = pytorch_jail(task, o.backend);  // the reference is the task's Python: jailed
   }
 
   // One judge per kernel. With a leader, the candidate's judge also runs check 11 (both kernels in their own
@@ -556,6 +597,13 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
       if ((o.backend == Backend::cuda) != (b.extension() == ".cu")) continue;
       r.baselines.push_back(time_kernel(vendor, "baseline:" + b.stem().string(), b, true, bo, jb, r.retried));
     }
+  }
+
+  const bool pytorch_on_judge = o.use_pytorch && o.pytorch_on_judge.value_or(o.backend == Backend::cuda) && !task.pytorch_reference.empty();
+  if (o.measured) {
+    r.pytorch = o.measured->pytorch;
+  } else if (pytorch_on_judge && o.time_baselines) {
+    r.pytorch = time_pytorch(task, o, jb, r);
   }
 
   check_plausibility(task, o, r);

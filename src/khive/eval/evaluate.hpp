@@ -46,7 +46,11 @@ struct EvalOptions {
   TimingPlan timing;
   bool time_reference = true;  // time the reference (speedup over it)
   bool time_baselines = true;  // time the task's baselines (score's T_b)
-  bool use_pytorch = true;     // T_b from <suite>/baselines/pytorch-<device>.json where it has the workload
+  bool use_pytorch = true;     // T_b from PyTorch where it has a time for the workload (below)
+  // PyTorch's time: the task's PyTorch reference ("reference" in definition.json) timed by a judge of its own, on the
+  // same clock as every kernel (python/khive_torch/timed.py), with time_baselines; else (and where torch is missing
+  // here, or the run fails) the numbers of <suite>/baselines/pytorch-<device>.json. Default (nullopt): on the GPU.
+  std::optional<bool> pytorch_on_judge;
   // Reference and baseline runs measured before for this task and backend (khive bench: once per task),
   // used instead of timing them again; time_reference and time_baselines are then ignored.
   std::shared_ptr<const MeasuredRuns> measured;
@@ -71,6 +75,7 @@ struct KernelRun {    // one kernel through the guard
 struct MeasuredRuns {
   std::optional<KernelRun> reference;
   std::vector<KernelRun> baselines;
+  std::optional<KernelRun> pytorch;  // the PyTorch reference timed on the judge's clock
 };
 
 struct WorkloadReport {
@@ -106,6 +111,7 @@ struct EvalReport {
   KernelRun candidate;
   std::optional<KernelRun> reference;
   std::vector<KernelRun> baselines;
+  std::optional<KernelRun> pytorch;  // the task's PyTorch reference timed as a kernel (label "pytorch"), when it ran
   std::vector<WorkloadReport> workloads;
   std::optional<double> task_score;
   std::vector<AbReport> ab;                                   // when a leader was given
@@ -115,12 +121,14 @@ struct EvalReport {
   std::map<std::string, std::vector<double>> leader_samples;  // check 11: the leader's samples per workload
   uint64_t seed_base = 0;
   double seconds = 0;
-  double golden_seconds = 0;         // building the reference, and its calls that made the goldens that were missing
-  nlohmann::json pytorch_baselines;  // {file, gpu, torch, date} of the PyTorch file T_b came from; null when none
-  std::string harness_error;         // set when the harness itself failed (exit code 2)
-  std::string cache_pruned;          // set when this evaluation pruned the cache: cache::PruneResult::summary()
-  bool ab_failed = false;            // check 11 failed in the harness (harness_error says how)
-  bool retried = false;              // a harness error (an executor killed from outside) was retried once
+  double golden_seconds = 0;  // building the reference, and its calls that made the goldens that were missing
+  // Where PyTorch's times came from: {"ruler": "judge", torch, accepted, why} (timed here), or {"ruler": "file",
+  // file, gpu, torch, date} (the suite's file); null when none.
+  nlohmann::json pytorch_baselines;
+  std::string harness_error;  // set when the harness itself failed (exit code 2)
+  std::string cache_pruned;   // set when this evaluation pruned the cache: cache::PruneResult::summary()
+  bool ab_failed = false;     // check 11 failed in the harness (harness_error says how)
+  bool retried = false;       // a harness error (an executor killed from outside) was retried once
   bool accepted() const { return harness_error.empty() && candidate.verdict.accepted; }  // a backup is accepted too
 };
 

@@ -28,9 +28,11 @@ nlohmann::json run_json(const KernelRun& k) {
                       {"phases", k.verdict.phases}};
   j["rejection"] = k.verdict.rejection ? k.verdict.rejection->to_json() : nlohmann::json(nullptr);
   nlohmann::json timing = nlohmann::json::array();
-  for (const auto& t : k.verdict.timings)
+  for (const auto& t : k.verdict.timings) {
     timing.push_back(
         {{"workload", t.workload}, {"batch", t.batch}, {"validated", t.validated}, {"samples_s", t.samples}, {"in_process_s", t.in_process}});
+    if (!t.copy.empty()) timing.back()["copy_s"] = t.copy;  // PyTorch timed as a kernel: what each sample left out
+  }
   j["timing"] = timing;
   if (!k.verdict.harness_error.empty()) j["harness_error"] = k.verdict.harness_error;
   j["diagnostics"] = k.build.diagnostics;
@@ -73,6 +75,7 @@ nlohmann::json report_json(const EvalReport& r) {
   j["reference"] = r.reference ? run_json(*r.reference) : nlohmann::json(nullptr);
   j["baselines"] = nlohmann::json::array();
   for (auto& b : r.baselines) j["baselines"].push_back(run_json(b));
+  j["pytorch_run"] = r.pytorch ? run_json(*r.pytorch) : nlohmann::json(nullptr);
   j["workloads"] = nlohmann::json::array();
   for (auto& w : r.workloads) {
     nlohmann::json bl;

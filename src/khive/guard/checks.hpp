@@ -86,6 +86,7 @@ struct WorkloadTiming {
   std::string workload;
   std::vector<double> samples;     // seconds per call, one per timed batch, from the judge's clock
   std::vector<double> in_process;  // the executor's own per-call time for the same batches (cross-check only)
+  std::vector<double> copy;        // a PyTorch run's: per call, the copy of run()'s result its sample leaves out; else empty
   int batch = 1;                   // calls per timed batch
   SampleSummary summary;           // of samples
   int validated = 0;               // timed calls whose outputs were compared with goldens (all of them)

@@ -46,8 +46,8 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   ::close(keyp[1]);
 
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C"}};
-  for (const char* v :
-       {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_TRACE_EXCHANGES", "KHIVE_CPU_PIN"})
+  for (const char* v : {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_TRACE_EXCHANGES",
+                        "KHIVE_CPU_PIN", "KHIVE_WARM_TLB"})
     if (const char* x = std::getenv(v)) env[v] = x;
   if (!opt.cuda_visible_devices.empty())
     env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
@@ -129,6 +129,7 @@ Verdict read_verdict(const JudgeOutcome& o) {
       wt.workload = t.value("workload", "");
       wt.samples = t.value("samples_s", std::vector<double>{});
       wt.in_process = t.value("in_process_s", std::vector<double>{});
+      wt.copy = t.value("copy_s", std::vector<double>{});
       wt.batch = t.value("batch", 1);
       wt.validated = t.value("validated", 0);
       wt.summary = summarize(wt.samples);

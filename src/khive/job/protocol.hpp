@@ -56,8 +56,11 @@ struct Job {
   std::string perf_workloads;               // select_perf_workloads pattern the judge applies to the task (empty: none)
   std::vector<std::string> only_workloads;  // empty = all
   std::string library;                      // the kernel under test
-  bool library_vendor = false;              // a vendor baseline: its executor may load the vendor libraries
-  std::string leader_library;               // check 11: interleaved A/B against this kernel (empty: none)
+  // Or the task's PyTorch reference as the kernel under test (T_b on the judge's clock: python/khive_torch/timed.py),
+  // run by reference_python in a PyTorch executor confined by reference_jail; `library` is then empty.
+  bool library_pytorch = false;
+  bool library_vendor = false;  // a vendor baseline: its executor may load the vendor libraries
+  std::string leader_library;   // check 11: interleaved A/B against this kernel (empty: none)
   bool leader_vendor = false;
   std::string reference_library;  // makes the goldens that are not cached yet
   // Or, when the task has no native reference for the backend: its PyTorch reference (definition.json "reference"),
@@ -92,11 +95,12 @@ struct Job {
 };
 // One field list for both directions; a field the JSON lacks keeps Job{}'s default. The judge reads a job with
 // parse_job, which also insists on the fields that have no safe default.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_vendor, leader_library,
-                                                leader_vendor, reference_library, reference_python, reference_pythonpath, reference_jail, golden_dir,
-                                                executor, seed_base, input_secret, seeds, check_correctness, time, timing, ab_alpha, ab_alpha_slower,
-                                                ab_min_gain, ab_min_pairs, ab_min_gain_s, timeout_s, omp_threads, cpu_memory_limit, sandbox,
-                                                golden_full_limit_bytes, golden_sample_count, golden_timed_limit_bytes, inputs_version)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_pytorch,
+                                                library_vendor, leader_library, leader_vendor, reference_library, reference_python,
+                                                reference_pythonpath, reference_jail, golden_dir, executor, seed_base, input_secret, seeds,
+                                                check_correctness, time, timing, ab_alpha, ab_alpha_slower, ab_min_gain, ab_min_pairs, ab_min_gain_s,
+                                                timeout_s, omp_threads, cpu_memory_limit, sandbox, golden_full_limit_bytes, golden_sample_count,
+                                                golden_timed_limit_bytes, inputs_version)
 
 // A job as the judge accepts it: mode, backend and inputs_version present (a job without a version is from a
 // khive that predates it, never the current one), and the limits in range. Throws std::invalid_argument naming

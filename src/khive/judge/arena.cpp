@@ -74,20 +74,21 @@ nlohmann::json Arena::touch_spans(int set) const {
   return spans;
 }
 
-Arena::Share Arena::share(bool goldens) const { return goldens ? share_regions(true, *ref_in_, *gold_) : share_regions(false, *in_, *out_); }
+Arena::Share Arena::share(bool goldens, bool described) const {
+  return goldens ? share_regions(true, described, *ref_in_, *gold_) : share_regions(false, described, *in_, *out_);
+}
 
 Arena::Share Arena::share_staged(SharedRegion& inputs, SharedRegion& goldens) const {
   if (inputs.bytes() != ref_in_->bytes() || goldens.bytes() != gold_->bytes()) throw std::logic_error("Arena::share_staged: regions of another size");
-  return share_regions(true, inputs, goldens);
+  return share_regions(true, true, inputs, goldens);
 }
 
-Arena::Share Arena::share_regions(bool goldens, const SharedRegion& ins, const SharedRegion& outs) const {
+Arena::Share Arena::share_regions(bool goldens, bool described, const SharedRegion& ins, const SharedRegion& outs) const {
   Share s;
   s.map = {{"op", "map"}, {"regions", {{{"bytes", ins.bytes()}, {"access", "r"}}, {{"bytes", outs.bytes()}, {"access", "rw"}}}}};
   s.fds = {const_cast<SharedRegion&>(ins).share(), const_cast<SharedRegion&>(outs).share()};
-  // The reference's view also says what each argument is (a PyTorch reference's executor builds tensors from it).
-  auto described = [&](nlohmann::json arg, const TensorSpec& t) {
-    if (!goldens) return arg;
+  auto describe = [&](nlohmann::json arg, const TensorSpec& t) {
+    if (!described) return arg;
     arg["dtype"] = std::string(dtype_name(t.dtype));
     if (t.scalar) return arg;
     nlohmann::json shape = nlohmann::json::array();
@@ -101,12 +102,12 @@ Arena::Share Arena::share_regions(bool goldens, const SharedRegion& ins, const S
     std::size_t slot = 0;
     for (std::size_t i = 0; i < task_.inputs.size(); ++i) {
       if (task_.inputs[i].scalar)
-        args.push_back(described({{"scalar", slot++}}, task_.inputs[i]));
+        args.push_back(describe({{"scalar", slot++}}, task_.inputs[i]));
       else
-        args.push_back(described({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}}, task_.inputs[i]));
+        args.push_back(describe({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}}, task_.inputs[i]));
     }
     for (std::size_t o = 0; o < task_.outputs.size(); ++o)
-      args.push_back(described({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}}, task_.outputs[o]));
+      args.push_back(describe({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}}, task_.outputs[o]));
     for (int64_t v : axis_values_) args.push_back({{"axis", v}});
     sets.push_back({{"args", args}});
   }

@@ -62,7 +62,9 @@ class Arena {
     nlohmann::json map, layout;
     std::vector<int> fds;  // the caller sends and closes them
   };
-  Share share(bool goldens) const;
+  // The kernels' view (inputs, outputs) or the reference's (its inputs, the goldens); `described`: each argument also
+  // names its dtype and shape (a PyTorch executor builds its tensors from them; khive-exec ignores them).
+  Share share(bool goldens, bool described) const;
   // The reference's view over host copies of the ref_inputs and goldens regions (same sizes and offsets): a PyTorch
   // reference on a GPU judge works on host memory the judge copies the set's inputs into and its goldens out of.
   Share share_staged(SharedRegion& inputs, SharedRegion& goldens) const;
@@ -78,7 +80,7 @@ class Arena {
   std::vector<JudgeDevice::Region> touched(int first, int count) const;
 
  private:
-  Share share_regions(bool goldens, const SharedRegion& ins, const SharedRegion& outs) const;
+  Share share_regions(bool goldens, bool described, const SharedRegion& ins, const SharedRegion& outs) const;
 
   JudgeDevice& dev_;
   const Task& task_;

@@ -382,6 +382,18 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
                             fmt::format("the {} executor's own clock measured a call at {} s: its clock was tampered with", spec_.role, v.dump()));
       x.in_process_s.push_back(v.get<double>());
     }
+    if (spec_.pytorch && spec_.setup.as_kernel && a.body.contains("copy_s")) {
+      const auto& c = a.body["copy_s"];
+      if (!c.is_array() || c.size() != x.in_process_s.size())
+        throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's copy times do not match its calls");
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const double v = c[i].is_number() ? c[i].get<double>() : -1;
+        if (!std::isfinite(v) || v < 0 || v > x.in_process_s[i])
+          throw ExecutorFault(Reason::protocol_violation,
+                              fmt::format("the {} executor's copy time {} is not within its call", spec_.role, c[i].dump()));
+        x.copy_s.push_back(v);
+      }
+    }
   }
   return x;
 }
@@ -418,7 +430,7 @@ void ExecutorProcess::pin_threads() {
 }
 
 void ExecutorProcess::share(const Arena& arena, bool goldens) {
-  Arena::Share s = arena.share(goldens);
+  Arena::Share s = arena.share(goldens, goldens || spec_.pytorch);
   share(s.map, s.layout, s.fds);
 }
 

@@ -52,12 +52,18 @@ struct ExecutorSpec {
   double spin_s = 0;       // poll for the answer this long before blocking
   int omp_threads = 0;     // 0 = all cores
   std::string cuda_visible_devices;
+  // The task's PyTorch reference (python/khive_torch): its layout names each argument's dtype and shape. As a kernel
+  // under test (setup.as_kernel) it also answers how long each call spent copying its results into the output slots,
+  // which the judge takes off the call's sample: a kernel writes in place, PyTorch's run() allocates its results.
+  bool pytorch = false;
 };
 
 struct Exchange {
   double judge_s = 0;                // send .. answered, stopped (and the GPU drained): the judge's clock
   double drain_s = 0;                // the drain's share of judge_s (GPU)
   std::vector<double> in_process_s;  // the executor's own per-call times
+  std::vector<double> copy_s;        // per call, what a PyTorch executor timed as a kernel spent copying run()'s results
+                                     // into the output slots (ExecutorSpec::answers_copy); empty otherwise
 };
 
 struct Overhead {

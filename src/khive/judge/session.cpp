@@ -88,6 +88,7 @@ std::unique_ptr<ExecutorProcess> Session::start(const std::string& role, const s
   spec.setup.landlock = job_.sandbox.landlock;
   spec.setup.new_netns = job_.sandbox.new_netns;
   spec.setup.drop_capabilities = job_.sandbox.drop_capabilities;
+  if (const char* w = std::getenv("KHIVE_WARM_TLB")) spec.setup.warm_tlb = std::string(w) == "1";  // an experiment (protocol.hpp)
   spec.setup.memory_limit = job_.cpu_memory_limit > 0 ? job_.cpu_memory_limit : default_memory_limit();
   // On a GPU both sides poll briefly for each other's message (the host's cores are idle then): wake-ups stay short
   // and steady in the judge's clock. On the CPU the cores belong to the kernel.
@@ -112,7 +113,7 @@ std::unique_ptr<ExecutorProcess> Session::start(const std::string& role, const s
 void Session::start_kernels() {
   auto prepare = [&](Kernel& k, const std::string& role, const std::string& lib, bool vendor) {
     try {
-      k.ex = start(role, lib, vendor);
+      k.ex = k.is_candidate && job_.library_pytorch ? start_pytorch(role, true) : start(role, lib, vendor);
       calibrate(k);  // before any kernel code is in the process
       progress_(Check::run, "", "loading the " + role);
       k.ex->load();
@@ -129,13 +130,15 @@ void Session::start_kernels() {
   }
 }
 
-// The task's PyTorch reference in a process of its own (python/khive_torch/executor.py), for a task with no native
-// reference on this backend. It needs the interpreter and the torch install, so the candidates' sandbox (seccomp's
-// short allowlist) is not applied; khive-jail confines it instead (no network, reads its interpreter and the task,
-// writes nothing: docs/guard.md, "Isolation"), and it sees only the regions shared with it.
-std::unique_ptr<ExecutorProcess> Session::start_pytorch_reference() {
+// The task's PyTorch reference in a process of its own (python/khive_torch/executor.py): for a task with no native
+// reference on this backend (the goldens), or as the kernel under test (`as_kernel`: PyTorch's time on the judge's
+// clock, python/khive_torch/timed.py). It needs the interpreter and the torch install, so the candidates' sandbox
+// (seccomp's short allowlist) is not applied; khive-jail confines it instead (no network, reads its interpreter and
+// the task, writes nothing: docs/guard.md, "Isolation"), and it sees only the regions shared with it.
+std::unique_ptr<ExecutorProcess> Session::start_pytorch(const std::string& role, bool as_kernel) {
   ExecutorSpec spec;
-  spec.role = "reference";
+  spec.role = role;
+  spec.pytorch = true;
   // Confined by khive-jail when khive asked for it (job.reference_jail: the task's Python may come from the internet).
   std::vector<std::string> argv = job_.reference_jail;
   for (const std::string& a : {job_.reference_python, std::string("-m"), std::string("khive_torch.executor")}) argv.push_back(a);
@@ -146,7 +149,9 @@ std::unique_ptr<ExecutorProcess> Session::start_pytorch_reference() {
   spec.omp_threads = job_.omp_threads;
   spec.setup.backend = job_.backend;
   spec.setup.task_dir = job_.task_dir;
+  spec.setup.as_kernel = as_kernel;
   spec.setup.seccomp = spec.setup.landlock = spec.setup.new_netns = spec.setup.drop_capabilities = false;
+  if (as_kernel) spec.setup.spin_s = spec.spin_s = job_.backend == "cuda" ? 2e-3 : 0;  // as start() sets a kernel's
   PhaseTimer pt(*this, "executors");
   return std::make_unique<ExecutorProcess>(spec, dev_);
 }
@@ -157,7 +162,7 @@ void Session::run_reference(Arena& a, int set) {
   try {
     if (!ref_) {
       if (!pytorch && job_.reference_library.empty()) throw HarnessError{"a golden is missing and the job names no reference to make it"};
-      ref_ = pytorch ? start_pytorch_reference()
+      ref_ = pytorch ? start_pytorch("reference", false)
                      : start("reference", job_.reference_library, task_.policy.allows("cublas") || task_.policy.allows("cublasLt"));
       ref_->load();
     }
@@ -486,8 +491,10 @@ Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vecto
     // null exchange is subtracted; the executor's own time is then the floor. It can only raise a sample (an executor
     // that reports less changes nothing), so the judge's clock still bounds every sample from below.
     const double own = x.in_process_s.empty() ? 0 : x.in_process_s[0];
+    const double copy = x.copy_s.empty() ? 0 : x.copy_s[0];  // PyTorch timed as a kernel: its results' copy is not its time
     o.bracket_s.push_back(x.judge_s);
-    o.sample_s.push_back(std::max({1e-9, x.judge_s - k.overhead.median_s, own}));
+    o.sample_s.push_back(std::max({1e-9, x.judge_s - k.overhead.median_s - copy, own - copy}));
+    o.copy_s.push_back(copy);
     o.in_process_s.push_back(own);
     o.drain_s += x.drain_s;
   }
@@ -561,7 +568,9 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   for (int j = 0; j < n; ++j) {
     const double b = dev_.elapsed_s(2 * j, 2 * j + 1);
     o.bracket_s.push_back(b);
-    o.sample_s.push_back(std::max(1e-9, b - k.offset(w.uuid).median_s));
+    const double copy = j < static_cast<int>(x.copy_s.size()) ? x.copy_s[static_cast<std::size_t>(j)] : 0;  // see exchanged_batch
+    o.sample_s.push_back(std::max(1e-9, b - k.offset(w.uuid).median_s - copy));
+    o.copy_s.push_back(copy);
     o.in_process_s.push_back(j < static_cast<int>(x.in_process_s.size()) ? x.in_process_s[static_cast<std::size_t>(j)] : 0);
   }
   // Validation: inputs unchanged since they were revealed, outputs right, and unchanged since their call ended.
@@ -656,7 +665,7 @@ nlohmann::json Session::time_solo(const Workload& w) {
   StoppingRule rule{static_cast<std::size_t>(job_.timing.min_samples), static_cast<std::size_t>(job_.timing.max_samples), job_.timing.target_noise,
                     job_.timing.time_cap_s};
   std::vector<Observed> obs;
-  std::vector<double> samples, in;
+  std::vector<double> samples, in, copies;
   uint64_t k = 0;
   const auto t0 = Clock::now();
   progress_(Check::timing, w.uuid, fmt::format("timed batches of {} call(s)", batch));
@@ -665,6 +674,7 @@ nlohmann::json Session::time_solo(const Workload& w) {
     obs.push_back(timed_batch(cand_, a, calls, w, k, "timed"));
     samples.insert(samples.end(), obs.back().sample_s.begin(), obs.back().sample_s.end());
     in.insert(in.end(), obs.back().in_process_s.begin(), obs.back().in_process_s.end());
+    copies.insert(copies.end(), obs.back().copy_s.begin(), obs.back().copy_s.end());
     k += static_cast<uint64_t>(batch);
     // The cap is wall time, the judge's own work included (fresh inputs, goldens, comparisons): it bounds how long
     // a workload takes once the minimum samples are in. Every sample is one call.
@@ -673,16 +683,18 @@ nlohmann::json Session::time_solo(const Workload& w) {
   check_clock(w, obs, cand_);
   std::vector<double> drain;
   for (const auto& o : obs) drain.push_back(o.drain_s);
-  return {{"workload", w.uuid},
-          {"samples_s", samples},
-          {"in_process_s", in},
-          {"drain_s", drain},
-          {"batch", batch},
-          {"validated", k},
-          {"clock", dev_.gated() ? "gated" : "exchange"},
-          {"overhead_s", cand_.offset(w.uuid).median_s},
-          {"overhead_jitter_s", cand_.offset(w.uuid).jitter_s},
-          {"gate_s", cand_.overhead.median_s}};
+  nlohmann::json t = {{"workload", w.uuid},
+                      {"samples_s", samples},
+                      {"in_process_s", in},
+                      {"drain_s", drain},
+                      {"batch", batch},
+                      {"validated", k},
+                      {"clock", dev_.gated() ? "gated" : "exchange"},
+                      {"overhead_s", cand_.offset(w.uuid).median_s},
+                      {"overhead_jitter_s", cand_.offset(w.uuid).jitter_s},
+                      {"gate_s", cand_.overhead.median_s}};
+  if (job_.library_pytorch) t["copy_s"] = copies;  // what each sample left out: the copy of run()'s result
+  return t;
 }
 
 nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events) {

@@ -86,13 +86,14 @@ class Session {
     std::vector<double> sample_s;      // per call, the judge's clock less the overhead
     std::vector<double> bracket_s;     // per call, the judge's clock as read (GPU: J1 - J0; CPU: the exchange)
     std::vector<double> in_process_s;  // per call, the executor's own clock
+    std::vector<double> copy_s;        // per call, taken off the sample: a PyTorch run's result copy (Exchange::copy_s)
     double drain_s = 0;                // the exchanges' drains (GPU), summed
     double median_s() const;           // of sample_s
     double in_process_median_s() const;
   };
 
   std::unique_ptr<ExecutorProcess> start(const std::string& role, const std::string& library, bool vendor);
-  std::unique_ptr<ExecutorProcess> start_pytorch_reference();
+  std::unique_ptr<ExecutorProcess> start_pytorch(const std::string& role, bool as_kernel);
   void start_kernels();
   void run_reference(Arena& a, int set);
   void share(Kernel& k, Arena& a);

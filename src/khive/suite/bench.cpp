@@ -233,15 +233,21 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
   }
   row.impls.push_back(impl_from_run(rr.candidate, "reference", "reference", row.workloads));
   row.impls.back().seconds = rr.seconds;
-  // PyTorch: its numbers for this device, when the suite has them.
+  // PyTorch: timed by the judge (its run's verdict), else the suite's numbers for this device when it has them.
   BenchImpl pt;
   pt.label = pt.kind = "pytorch";
   for (const auto& w : rr.workloads)
     if (w.pytorch) pt.times[w.workload] = *w.pytorch;
-  if (!pt.times.empty()) {
+  const std::string judge_failed = rr.pytorch && !rr.pytorch->verdict.accepted ? verdict_text(*rr.pytorch) : "";
+  if (pt.times.empty() && !judge_failed.empty()) {
+    pt.source = "timed by the judge";
+    pt.verdict = judge_failed;  // shown as "error"; bench.json says why
+    row.impls.push_back(pt);
+  } else if (!pt.times.empty()) {
     pt.accepted = true;
-    pt.verdict = "measured";
-    pt.source = rr.pytorch_baselines.value("file", "");
+    pt.verdict = judge_failed.empty() ? "measured" : "measured (the file's numbers; the judge's run: " + judge_failed + ")";
+    pt.source = rr.pytorch_baselines.value("ruler", "") == "judge" ? "timed by the judge, torch " + rr.pytorch_baselines.value("torch", "")
+                                                                   : rr.pytorch_baselines.value("file", "");
     row.impls.push_back(pt);
   }
   for (const auto& b : rr.baselines) row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
@@ -297,6 +303,7 @@ void bench_candidates(BenchRow& row, const Task& task, const std::filesystem::pa
   measured->reference = rr.candidate;
   measured->reference->label = "reference";
   measured->baselines = rr.baselines;
+  measured->pytorch = rr.pytorch;
   // The vendors a candidate is A/B-timed against (--ab-vendor): the accepted ones.
   std::vector<const KernelRun*> ab_vendors;
   if (o.ab_vendor)
@@ -497,9 +504,12 @@ std::string bench_markdown(const BenchReport& r) {
   if (r.clocks.is_object())
     o << fmt::format("- clocks at the start: SM {} MHz (max {}), memory {} MHz, {} C\n", r.clocks.value("sm_clock_mhz", "?"),
                      r.clocks.value("max_sm_clock_mhz", "?"), r.clocks.value("mem_clock_mhz", "?"), r.clocks.value("temperature_c", "?"));
-  o << fmt::format("- PyTorch numbers: {}\n", r.pytorch.is_object() ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""),
-                                                                                  r.pytorch.value("torch", ""), r.pytorch.value("date", ""))
-                                                                    : std::string("none for this device"));
+  const bool judged = r.pytorch.is_object() && r.pytorch.value("ruler", "") == "judge";
+  o << fmt::format("- PyTorch numbers: {}\n",
+                   judged ? fmt::format("each task's PyTorch reference timed by the judge, as a kernel (torch {})", r.pytorch.value("torch", ""))
+                   : r.pytorch.is_object()
+                       ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""), r.pytorch.value("torch", ""), r.pytorch.value("date", ""))
+                       : std::string("none for this device"));
   o << fmt::format("- seed base {}; total wall time {:.1f} s", r.seed_base, r.seconds);
   if (r.prebuilt) o << fmt::format(", of which {:.1f} s building {} sources in parallel before timing", r.prebuild_s, r.prebuilt);
   o << "\n\n";
@@ -576,6 +586,7 @@ int bench_command(const BenchCommand& c) {
   if (c.seed) o.eval.seed = c.seed;
   if (!c.profile.empty()) o.eval.profile = c.profile;
   o.eval.use_pytorch = !c.no_pytorch;
+  if (!c.pytorch_ruler.empty()) o.eval.pytorch_on_judge = c.pytorch_ruler == "judge";
   o.ab_vendor = c.ab_vendor;
   o.perf_workloads = c.perf_workloads;
   o.build_jobs = c.build_jobs > 0 ? c.build_jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

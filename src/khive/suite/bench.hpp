@@ -106,6 +106,7 @@ struct BenchCommand {
   std::string suite, kernels, out, tasks, profile, command_line;
   Backend backend = Backend::cpu;
   bool json = false, no_pytorch = false, ab_vendor = false;
+  std::string pytorch_ruler;  // "judge" | "file"; empty: EvalOptions::pytorch_on_judge's default
   std::string perf_workloads;
   int seeds = 3;
   uint64_t seed = 0;                 // 0: random

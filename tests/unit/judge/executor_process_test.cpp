@@ -159,7 +159,7 @@ TEST_F(Fixture, AStaticConstructorThatCrashesIsTheKernelsFault) {
 TEST_F(Fixture, TouchSpansAreOneSetsInputsReadAndOutputsWritten) {
   Arena a(*dev, task, workload("vector_add-n1000"), 2);
   const nlohmann::json spans = a.touch_spans(1);
-  Arena::Share s = a.share(false);
+  Arena::Share s = a.share(false, false);
   for (int fd : s.fds) ::close(fd);
   const auto& args = s.layout.at("sets").at(1).at("args");
   ASSERT_EQ(spans.size(), 3u);  // a, b, c (N is an axis, not memory)
@@ -224,7 +224,7 @@ TEST(LiteralDims, AnOutputWithALiteralLastDimensionGetsItsArena) {
 
 TEST_F(Fixture, TheReferencesLayoutNamesDtypesAndShapes) {
   Arena a(*dev, task, workload("vector_add-n1000"), 2);
-  Arena::Share g = a.share(true);
+  Arena::Share g = a.share(true, true);
   for (int fd : g.fds) ::close(fd);
   const auto& args = g.layout.at("sets").at(1).at("args");
   ASSERT_EQ(args.size(), 4u);  // a, b, c, N
@@ -236,7 +236,7 @@ TEST_F(Fixture, TheReferencesLayoutNamesDtypesAndShapes) {
   EXPECT_EQ(args[3].at("axis"), 1000);
   EXPECT_FALSE(args[3].contains("dtype"));
   // A kernel's view says nothing more than khive-exec needs.
-  Arena::Share k = a.share(false);
+  Arena::Share k = a.share(false, false);
   for (int fd : k.fds) ::close(fd);
   EXPECT_FALSE(k.layout.at("sets").at(0).at("args").at(0).contains("dtype"));
   // Staged host copies must have the arena's sizes.
