@@ -59,10 +59,6 @@ class ExecDevice {
   // The built-in touch call (TouchCall), for run_gated; nullptr where the backend has none (the CPU: its clock is
   // calibrated per exchange).
   virtual EntryFn touch_entry() const { return nullptr; }
-  // GPU, an experiment (Setup::warm_tlb): before each gated call's start event, after `ready`, one load per 64 KiB of
-  // every mapped region, so the call's address translations are warm when its clock starts, as they are for a
-  // kernel called again in its own process (the switch from the judge's context leaves them cold).
-  virtual void set_warm_tlb(bool) {}
 };
 
 std::unique_ptr<ExecDevice> make_cpu_exec_device();

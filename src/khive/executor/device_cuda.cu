@@ -51,21 +51,6 @@ __global__ void touch_kernel(TouchParams t) {
   if (acc == 0x9e3779b9u) g_touch_sink = acc;
 }
 
-// Setup::warm_tlb: one load per 64 KiB page of each region (the loads feed the same sink as the touch's).
-struct WarmParams {
-  char* p[4];
-  unsigned long long bytes[4];
-  int count;
-};
-__global__ void warm_kernel(WarmParams w) {
-  const std::size_t tid = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  unsigned acc = 0;
-  for (int r = 0; r < w.count; ++r)
-    for (std::size_t i = tid; i < (w.bytes[r] + 65535) / 65536; i += stride) acc += static_cast<unsigned char>(__ldcg(w.p[r] + 65536 * i));
-  if (acc == 0x9e3779b9u) g_touch_sink = acc;
-}
-
 int touch_blocks() {
   static const int blocks = [] {
     int sms = 0;
@@ -170,14 +155,6 @@ class CudaExecDevice final : public ExecDevice {
       for (std::size_t i = 0; i < args.size(); ++i) {
         const uint32_t v = first + static_cast<uint32_t>(i);
         stream_wait_geq(stream_, g + kGateReady, v);
-        if (warm_tlb_) {
-          WarmParams w{};
-          for (std::size_t r = 0; r < regions_.size() && r < 4; ++r, ++w.count) {
-            w.p[r] = reinterpret_cast<char*>(regions_[r].ptr);
-            w.bytes[r] = regions_[r].bytes;
-          }
-          warm_kernel<<<touch_blocks(), 256, 0, stream_>>>(w);
-        }
         ck(cudaEventRecord(events_[2 * i], stream_), "cudaEventRecord");
         stream_write(signal_, g + kGateGo, v);
         if (f) f(args[i], stream_);
@@ -192,7 +169,6 @@ class CudaExecDevice final : public ExecDevice {
     return finish(args.size());
   }
   EntryFn touch_entry() const override { return touch_entry_fn; }
-  void set_warm_tlb(bool on) override { warm_tlb_ = on; }
 
  private:
   // After the calls are enqueued: every stream of the device done, then each call's time between its two events.
@@ -214,7 +190,6 @@ class CudaExecDevice final : public ExecDevice {
   }
   cudaStream_t stream_ = nullptr, signal_ = nullptr;
   std::vector<cudaEvent_t> events_;
-  bool warm_tlb_ = false;
   VmmRegion gate_;
   std::vector<VmmRegion> regions_;
 };

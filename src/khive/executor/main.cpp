@@ -92,7 +92,6 @@ struct Executor {
     if (cuda) {
 #if defined(KHIVE_WITH_CUDA)
       dev = make_cuda_exec_device(kMaxCalls);
-      dev->set_warm_tlb(setup.warm_tlb);
 #else
       throw Fault("device_init", "this khive-exec was built without CUDA");
 #endif
