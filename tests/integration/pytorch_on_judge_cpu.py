@@ -10,7 +10,10 @@ under test (python/khive_torch/timed.py) in a judge of its own:
   2. a copy of the task whose PyTorch reference is wrong (a - b): the PyTorch run is rejected at the correctness check,
      its numbers are not used (no workload has a PyTorch T_b) and the report says why;
   3. a destination-passing reference (run(a, b, c) writing c): accepted, no copy (every copy_s is 0);
-  4. --pytorch-ruler file keeps the old source: no PyTorch run.
+  4. --pytorch-ruler file keeps the old source: no PyTorch run;
+  5. a task whose only reference is PyTorch (issue 24): `khive eval` times it by default on the CPU too (no suite file
+     has its numbers) and scores against it; `khive bench` accepts the task (its reference row is PyTorch on the
+     judge); `khive optimize` scores its candidates against it ("T_b: pytorch" in the run's score basis).
 
   pytorch_on_judge_cpu.py KHIVE ROOT
 Exit 0, or 77 (skipped) when PyTorch is not installed (scripts/setup.sh installs it into .deps/torch).
@@ -105,5 +108,32 @@ with tempfile.TemporaryDirectory(prefix="khive-pt-judge-") as tmp:
     # 4. The file ruler: no PyTorch run.
     r, rep = evaluate(task, kernel, "--pytorch-ruler", "file")
     check(r.returncode == 0 and rep.get("pytorch_run") is None, "--pytorch-ruler file runs no PyTorch judge")
+
+    # 5. PyTorch-only: native references removed (the suite folder keeps its name, so the tuner binds vector_add).
+    only = pathlib.Path(tmp) / "demo-cpu" / "vector_add"
+    shutil.copytree(task, only, ignore=shutil.ignore_patterns("candidates", "reference.cpp", "reference.cu"))
+    d = json.loads((only / "definition.json").read_text())
+    d.get("khive", {}).pop("reference", None)
+    (only / "definition.json").write_text(json.dumps(d, indent=2))
+    r, rep = evaluate(only, kernel)
+    check(r.returncode == 0 and (rep.get("pytorch_baselines") or {}).get("ruler") == "judge",
+          f"a PyTorch-only task's eval times PyTorch on the judge by default: {rep.get('pytorch_baselines')} {r.stderr[-300:]}")
+    check(rep.get("workloads") and all(w.get("baseline_label") == "pytorch" and w.get("score") for w in rep["workloads"]),
+          "and scores every perf workload against it")
+    b = subprocess.run([khive, "bench", str(only.parent), "--backend", "cpu", "--time-cap", "0.2", "--json", "--out", str(pathlib.Path(tmp) / "bench")],
+                       capture_output=True, text=True, timeout=900, env=env)
+    try:
+        rows = json.loads(b.stdout).get("rows", [])
+    except ValueError:
+        rows = []
+    row = rows[0] if rows else {}
+    kinds = {m.get("kind"): m for m in row.get("impls", [])}
+    check(b.returncode == 0 and not row.get("error") and kinds.get("reference", {}).get("accepted") and kinds.get("pytorch", {}).get("accepted"),
+          f"khive bench accepts a PyTorch-only task, its reference timed by the judge: {row.get('error')} {b.stderr[-300:]}")
+    run_dir = pathlib.Path(tmp) / "run"
+    o = subprocess.run([khive, "optimize", str(only), "--backend", "cpu", "--agent", "tuner", "--agents", "1", "--budget-candidates", "1",
+                        "--time-cap", "0.2", "--seed", "3", "--out", str(run_dir), "--quiet"], capture_output=True, text=True, timeout=900, env=env)
+    out = o.stdout + o.stderr
+    check(o.returncode == 0 and "T_b: pytorch" in out, f"khive optimize scores a PyTorch-only task against PyTorch: {out[-600:]}")
 
 finish("pytorch_on_judge_cpu")

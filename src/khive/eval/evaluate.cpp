@@ -345,6 +345,21 @@ std::vector<std::string> pytorch_jail(const Task& task, Backend backend) {
   return jailed(jail, {});
 }
 
+// The job's kernel under test becomes the task's PyTorch reference (Job::library_pytorch), run by the interpreter that
+// has torch, in khive-jail. Throws when torch is not here.
+void set_pytorch_kernel(Job& job, const Task& task, Backend backend) {
+  const TorchPython& torch = torch_python();
+  job.library.clear();
+  job.library_pytorch = true;
+  job.library_vendor = false;
+  job.reference_python = torch.executable;
+  job.reference_pythonpath = torch.pythonpath;
+  job.reference_jail = pytorch_jail(task, backend);
+  // One seed of each correctness workload: this is the task's own reference, not a candidate (checks 3-7 still run,
+  // and every warm-up and timed call is validated); it saves two thirds of its correctness calls.
+  job.seeds = 1;
+}
+
 // The task's PyTorch reference timed as the kernel under test by a judge of its own (Job::library_pytorch): PyTorch's
 // T_b on the same clock as every kernel, its outputs checked against the goldens like a kernel's. nullopt, with
 // r.pytorch_baselines saying why, when torch is not here.
@@ -357,13 +372,8 @@ std::optional<KernelRun> time_pytorch(const Task& task, const EvalOptions& o, co
     return std::nullopt;
   }
   Job job = jb.job;
-  job.library.clear();
-  job.library_pytorch = true;
-  job.library_vendor = false;
   job.leader_library.clear();
-  job.reference_python = torch->executable;
-  job.reference_pythonpath = torch->pythonpath;
-  job.reference_jail = pytorch_jail(task, o.backend);
+  set_pytorch_kernel(job, task, o.backend);
   KernelRun k;
   k.label = "pytorch";
   k.source = std::filesystem::path(task.dir) / "definition.json";
@@ -483,16 +493,23 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   bo.backend = o.backend;
 
   // Check 1 first: a kernel that does not build (or calls what it may not) is rejected before anything else runs.
-  r.candidate.label = "candidate";
-  r.candidate.source = kernel;
+  // The task's PyTorch reference as the kernel under test (o.candidate_pytorch) has nothing to build.
+  r.candidate.label = o.candidate_pytorch ? "pytorch" : "candidate";
+  r.candidate.source = o.candidate_pytorch ? std::filesystem::path(task.dir) / "definition.json" : kernel;
   std::optional<cache::Hold> cand_held;
-  r.candidate.build = build_held(task, kernel, bo, cand_held);
-  std::vector<SymbolViolation> violations;
-  if (r.candidate.build.ok) violations = scan_symbols(r.candidate.build.library, task.policy, o.backend);
-  if (auto rej = build_rejection(r.candidate.build, violations)) {
-    r.candidate.verdict.rejection = *rej;
-    r.task_score = 0.0;
+  if (o.candidate_pytorch && task.pytorch_reference.empty()) {
+    r.harness_error = fmt::format("task {} has no PyTorch reference (definition.json: reference) to time", task.name);
     return done();
+  }
+  if (!o.candidate_pytorch) {
+    r.candidate.build = build_held(task, kernel, bo, cand_held);
+    std::vector<SymbolViolation> violations;
+    if (r.candidate.build.ok) violations = scan_symbols(r.candidate.build.library, task.policy, o.backend);
+    if (auto rej = build_rejection(r.candidate.build, violations)) {
+      r.candidate.verdict.rejection = *rej;
+      r.task_score = 0.0;
+      return done();
+    }
   }
 
   // The goldens' source: the task's native reference for the backend, else its PyTorch reference (run by the judge
@@ -561,6 +578,14 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     Job job = jb.job;
     job.library = r.candidate.build.library.string();
     job.library_vendor = allows_vendor(task);
+    if (o.candidate_pytorch) {
+      try {
+        set_pytorch_kernel(job, task, o.backend);
+      } catch (const std::exception& e) {
+        r.harness_error = fmt::format("task {}: its PyTorch reference cannot be timed here: {}", task.name, e.what());
+        return done();
+      }
+    }
     if (leader_lib) {
       job.leader_library = leader_lib->string();
       job.leader_vendor = o.leader_is_vendor;
@@ -599,8 +624,12 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
   }
 
-  const bool pytorch_on_judge = o.use_pytorch && o.pytorch_on_judge.value_or(o.backend == Backend::cuda) && !task.pytorch_reference.empty();
-  if (o.measured) {
+  const bool pytorch_on_judge =
+      o.use_pytorch && o.pytorch_on_judge.value_or(o.backend == Backend::cuda || !ref_src) && !task.pytorch_reference.empty();
+  if (o.candidate_pytorch) {
+    r.pytorch = r.candidate;  // PyTorch itself was the kernel under test: its T_b is its own time
+    r.pytorch_baselines = {{"ruler", "judge"}, {"accepted", r.candidate.verdict.accepted}};
+  } else if (o.measured) {
     r.pytorch = o.measured->pytorch;
   } else if (pytorch_on_judge && o.time_baselines) {
     r.pytorch = time_pytorch(task, o, jb, r);

@@ -49,8 +49,12 @@ struct EvalOptions {
   bool use_pytorch = true;     // T_b from PyTorch where it has a time for the workload (below)
   // PyTorch's time: the task's PyTorch reference ("reference" in definition.json) timed by a judge of its own, on the
   // same clock as every kernel (python/khive_torch/timed.py), with time_baselines; else (and where torch is missing
-  // here, or the run fails) the numbers of <suite>/baselines/pytorch-<device>.json. Default (nullopt): on the GPU.
+  // here, or the run fails) the numbers of <suite>/baselines/pytorch-<device>.json. Default (nullopt): on the GPU, and
+  // on the CPU for a task whose only reference is PyTorch (no suite file has its numbers).
   std::optional<bool> pytorch_on_judge;
+  // The kernel under test is the task's PyTorch reference itself (nothing is built; `kernel` is only a label): how
+  // `khive bench` and the hive measure a task whose only reference is PyTorch.
+  bool candidate_pytorch = false;
   // Reference and baseline runs measured before for this task and backend (khive bench: once per task),
   // used instead of timing them again; time_reference and time_baselines are then ignored.
   std::shared_ptr<const MeasuredRuns> measured;

@@ -225,12 +225,24 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
   o.leader.reset();
   o.time_reference = false;  // the kernel under test is the reference itself
   o.time_baselines = true;
-  EvalReport r = evaluate_in_slot(reference, o);
+  return prepared(evaluate_in_slot(reference, o));
+}
+
+Evaluation GuardEvaluator::prepare_pytorch() {
+  EvalOptions o = base_;
+  o.leader.reset();
+  o.time_reference = false;
+  o.time_baselines = true;
+  o.candidate_pytorch = true;
+  return prepared(evaluate_in_slot("pytorch", o));
+}
+
+Evaluation GuardEvaluator::prepared(const EvalReport& r) {
   std::map<std::string, int> basis;  // T_b source -> workloads
   // T_b per workload as the guard's evaluation picks it (PyTorch on this device where the suite has its
   // numbers, else the fastest vendor baseline), else the reference measured here: the same scores as khive eval
   // and khive bench give.
-  for (auto& w : r.workloads) {
+  for (const auto& w : r.workloads) {
     if (w.kernel) reference_s_[w.workload] = w.kernel->median;
     std::optional<double> best = w.baseline_time;
     std::string label = w.baseline_label;

@@ -22,6 +22,7 @@ class GuardEvaluator : public Evaluator {
   // base.seed must be set (the run's seed base); base.leader is filled per candidate.
   GuardEvaluator(const Task& task, Backend backend, EvalOptions base, std::vector<std::string> slots = {});
   Evaluation prepare(const std::filesystem::path& reference) override;
+  Evaluation prepare_pytorch() override;
   Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) override;
   std::vector<SlotUsage> slot_usage() const override;
   // Check 1 without a device: the build (cached by content) and the symbol policy, as the guard applies them.
@@ -34,7 +35,8 @@ class GuardEvaluator : public Evaluator {
 
  private:
   Evaluation from_report(const EvalReport& r) const;
-  int acquire();  // -1 once stop_evaluating was called
+  Evaluation prepared(const EvalReport& r);  // prepare()'s and prepare_pytorch()'s: T_b and reference times kept
+  int acquire();                             // -1 once stop_evaluating was called
   void release(int slot, double busy_s);
   EvalReport evaluate_in_slot(const std::filesystem::path& kernel, EvalOptions o);
 

@@ -61,6 +61,9 @@ class Evaluator {
   // Once, before any agent starts: time the reference and the baselines and make the goldens (one seed base
   // per run). Returns the reference's own evaluation; it becomes the first leader.
   virtual Evaluation prepare(const std::filesystem::path& reference) = 0;
+  // Instead of prepare() for a task whose only reference is PyTorch: that reference timed by the judge as a kernel,
+  // T_b for every later score (it never leads: it is not a kernel). Status "unsupported" where the evaluator cannot.
+  virtual Evaluation prepare_pytorch();
   // Thread-safe; called from agent threads. `leader`: the current leader's source, for check 11.
   virtual Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) = 0;
   // The run is stopping: an evaluation that has not reached the device yet ends at once with status "cancelled";

@@ -183,6 +183,15 @@ void Hive::Impl::start_reference(std::unique_lock<std::mutex>& lk) {
   if (!found) {
     const std::string note = fmt::format("no native {} reference: goldens come from the task's PyTorch reference", backend_name(backend));
     event({{"type", "note"}, {"message", note}}, note);
+    if (o.defer_eval) return;  // measured where the candidates are (evaluate-pending)
+    // T_b: that PyTorch reference timed by the judge as a kernel, once per run (it never leads: it is not a kernel).
+    lk.unlock();
+    Evaluation pe = eval.prepare_pytorch();
+    lk.lock();
+    const std::string tb = pe.status == "accepted" ? std::string("T_b: the task's PyTorch reference, timed by the judge as a kernel")
+                                                   : "no T_b: the task's PyTorch reference was not timed (" + pe.status + ": " + pe.message + ")";
+    if (pe.status == "accepted" && !pe.score_basis.empty()) db->set_meta("score_basis", pe.score_basis);
+    event({{"type", "note"}, {"message", tb}}, tb);
     return;
   }
   const ReferenceFiles& ref = *found;

@@ -273,11 +273,11 @@ std::string leader_text(const RunView& v) {
   if (l->score)
     out += fmt::format(", task score {:.3f}", *l->score);
   else if (l->time_s > 0 && !ref)
-    // A task whose only reference is PyTorch: no reference kernel was timed, so T_b can only come from the task's
-    // baselines or the suite's PyTorch numbers (docs/interop.md).
+    // A task whose only reference is PyTorch: T_b is that reference timed by the judge (docs/interop.md); no score
+    // means that run gave none (torch missing, its run rejected, or its times at or under T_sol).
     out +=
-        ", no task score (no reference kernel was timed: the goldens came from the task's PyTorch reference, and no "
-        "baseline or suite PyTorch time above T_sol gave a T_b)";
+        ", no task score (no reference kernel: the task's PyTorch reference, timed by the judge, gave no T_b above T_sol; "
+        "the run's notes say why)";
   else if (l->time_s > 0)
     out += ", no task score (T_b at or under T_sol on every workload: a stale profile? khive calibrate)";
   if (ref && ref != l && ref->time_s > 0 && l->time_s > 0)
