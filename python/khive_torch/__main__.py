@@ -47,6 +47,21 @@ def main(argv=None):
             return 1
         result = {"ok": True, "file": a.file, "task": a.out, "name": d["name"],
                   "var_axes": [n for n, s in d["axes"].items() if s["type"] == "var"]}
+        # What the reference computes, from its graph (recognize.py), recorded for the tuner's bindings; a reference
+        # that cannot be traced is imported all the same, with the reason in the result.
+        from .recognize import recognize, write
+        from .task import load_task
+        try:
+            task = load_task(a.out)
+            op = recognize(torch, task)
+            if op.get("op") != "unknown":
+                write(task, op)
+            result["op"] = op.get("op")
+            if op.get("why"):
+                result["op_why"] = op["why"]
+        except Exception as e:  # noqa: BLE001 - recognition is a hint, never a reason to refuse the import
+            result["op"] = "unknown"
+            result["op_why"] = f"{type(e).__name__}: {e}"
         if not a.no_evaluate:
             rep = evaluate_task(torch, a.out, "cpu")
             result["evaluated"] = rep["ok"]

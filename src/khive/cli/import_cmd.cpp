@@ -129,7 +129,9 @@ int import_kernelbench(const ImportCli& c) {
       why = "the reference does not run on the CPU: " + j.value("evaluate_error", std::string("?"));
     if (why.empty()) {
       ++imported;
-      std::cout << fmt::format("imported  {}  {}\n", name, f.filename().string());
+      // The op recognised from the reference's graph (khive.op, python/khive_torch/recognize.py): what the tuner binds by.
+      const std::string op = j.value("op", std::string());
+      std::cout << fmt::format("imported  {}  {}{}\n", name, f.filename().string(), op.empty() ? "" : "  op: " + op);
     } else {
       ++failed;
       std::cout << fmt::format("FAILED    {}  {}: {}\n", name, f.filename().string(), why);

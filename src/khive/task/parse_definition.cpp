@@ -155,7 +155,20 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
     return;
   }
   const json& k = c.object(root["khive"], "khive");
-  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines", "source"});
+  c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines", "source", "op"});
+
+  // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
+  if (k.contains("op") && !k["op"].is_null()) {
+    const json& op = c.object(k["op"], "khive.op");
+    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "ops", "from"});
+    if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
+    if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
+    if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
+    if (op.contains("eps")) {
+      if (!op["eps"].is_number() || op["eps"].get<double>() < 0) c.fail("khive.op.eps", "a number >= 0", op["eps"].dump());
+      t.op_eps = op["eps"].get<double>();
+    }
+  }
 
   if (k.contains("source") && !k["source"].is_null()) {
     const json& src = c.object(k["source"], "khive.source");

@@ -165,7 +165,12 @@ struct Task {
   // .shape, .numel(), len/min/max/abs). Checked for syntax and names at load; evaluated on the inputs by
   // python/khive_torch (constraints.py), since their value depends on the data.
   std::vector<std::string> data_constraints;
-  std::string pytorch_reference;         // SOL-ExecBench / FlashInfer-Bench "reference" (Python source with run())
+  std::string pytorch_reference;  // SOL-ExecBench / FlashInfer-Bench "reference" (Python source with run())
+  // khive.op: what the PyTorch reference computes, recognised from its ATen graph at import (python/khive_torch/
+  // recognize.py): the op ("matmul", "softmax", "relu", "elementwise", ...), its family, for an elementwise chain of
+  // one input the float C expression of x, for an RMSNorm its eps. The tuner binds its families by them.
+  std::string op_recognized, op_family, op_expression;
+  std::optional<double> op_eps;
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

@@ -126,7 +126,7 @@ std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
     *why = "expected x[T, H] and weight[H] -> y[T, H]";
     return std::nullopt;
   }
-  auto eps = reference_eps(t);
+  auto eps = t.op_eps ? t.op_eps : reference_eps(t);
   if (!eps) {
     *why = "no eps = <number> in the reference";
     return std::nullopt;
@@ -137,6 +137,7 @@ std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
 }  // namespace
 
 std::string recognised_op_name(const Task& t) {
+  if (!t.op_recognized.empty() && (t.op_type.empty() || lower(t.op_type) == "kernelbench")) return lower(t.op_recognized);
   std::string op = lower(t.op_type);
   if (!op.empty() && op != "kernelbench") return op;
   std::string name = lower(t.name);
@@ -149,6 +150,12 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   const std::string op = recognised_op_name(t);
   std::string detail;
   auto has = [&](const char* w) { return op.find(w) != std::string::npos; };
+  if (op == "gemm+epilogue" || op == "matmul_chain") {  // recognised from the graph (khive.op): more than one product
+    *why = fmt::format("the reference is {} ({}): no template fuses those ops",
+                       op == "matmul_chain" ? "several matrix products" : "a matrix product with further ops",
+                       t.op_family.empty() ? "gemm" : t.op_family);
+    return std::nullopt;
+  }
   if (has("triangular")) {  // KernelBench 14/15: the product's output is masked (triu / tril): not a plain GEMM
     *why = fmt::format("'{}' is a triangular product (its output is masked), which no template computes", op);
     return std::nullopt;
@@ -174,6 +181,18 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     *why = fmt::format("'{}': {}", op, detail);
     return std::nullopt;
   }
+  // A chain of pointwise ops of one input, recognised from the reference's graph with its exact C expression.
+  if (op == "elementwise" || (!t.op_expression.empty() && t.op_family == "elementwise")) {
+    if (t.op_expression.empty()) {
+      *why = "'elementwise': the reference's ops have no single-input C expression (khive.op.expression)";
+      return std::nullopt;
+    }
+    if (!unary_float32(t, &detail)) {
+      *why = fmt::format("'{}': {}", op, detail);
+      return std::nullopt;
+    }
+    return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", t.op_expression}});
+  }
   auto it = activations().find(op);
   if (it != activations().end()) {
     if (!unary_float32(t, &detail)) {
@@ -183,7 +202,8 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
   *why = fmt::format(
-      "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations) and no "
+      "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations, "
+      "single-input elementwise chains) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;

@@ -38,6 +38,44 @@ TEST(AutoBind, KernelBenchActivationByName) {
   EXPECT_EQ(agent->idle_because(t, Backend::cpu), "");
 }
 
+// khive.op, recognised from the reference's graph at import (python/khive_torch/recognize.py): an elementwise chain
+// binds with its exact expression, whatever the task is named; a product with an epilogue never binds as a plain gemm.
+TEST(AutoBind, RecognisedOpFromTheGraph) {
+  Task t = imported("kb19_relu", "kb1_020_leakyrelu_like", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = {{"op", "elementwise"}, {"family", "elementwise"}, {"expression", "((x) > 0.0f ? (x) : 0.2f * (x))"}, {"ops", {"leaky_relu"}}};
+  });
+  EXPECT_EQ(recognised_op_name(t), "elementwise");
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "elementwise");
+  EXPECT_EQ(b->spec["op"], "((x) > 0.0f ? (x) : 0.2f * (x))");
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+
+  Task no_expr = imported("kb19_relu", "kb1_chain", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = {{"op", "elementwise"}, {"family", "elementwise"}};
+  });
+  EXPECT_FALSE(infer_binding(no_expr, &why));
+  EXPECT_NE(why.find("no single-input C expression"), std::string::npos) << why;
+
+  Task tri = imported("kb01_matmul_square", "kb1_014_masked", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = {{"op", "gemm+epilogue"}, {"family", "gemm"}, {"ops", {"mm", "triu"}}};
+  });
+  EXPECT_FALSE(infer_binding(tri, &why));
+  EXPECT_NE(why.find("a matrix product with further ops"), std::string::npos) << why;
+
+  // A malformed khive.op is a task format error naming the field.
+  try {
+    imported("kb19_relu", "kb1_bad_eps", [](json& d) { d["khive"]["op"] = {{"op", "rmsnorm"}, {"eps", -1}}; });
+    ADD_FAILURE() << "khive.op.eps = -1 loaded";
+  } catch (const TaskFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("khive.op.eps"), std::string::npos) << e.what();
+  }
+}
+
 TEST(AutoBind, MatrixProductFromSignature) {
   Task t = imported("kb01_matmul_square", "kb1_001_square_matrix_multiplication", [](json& d) { d["op_type"] = "kernelbench"; });
   std::string why;

@@ -1,0 +1,335 @@
+"""What a task's PyTorch reference computes, read from its graph (issue 24): the op the tuner binds its families by.
+
+    from khive_torch.recognize import recognize
+    r = recognize(torch, load_task("tasks/kb/kb1_019_relu"))
+    r == {"op": "relu", "family": "activation", "ops": ["relu"], "expression": "x > 0.0f ? x : 0.0f"}
+
+The reference's run(*inputs) is traced on the task's smallest correctness workload with make_fx (real tensors on the
+CPU), which records the ATen ops it runs, whatever Python it is written in (nn.Modules, functional calls, control
+flow on shapes). Ops that only move or view data (view, transpose, expand, clone, dtype casts, ...) are left out;
+what remains is classified:
+
+  matmul       one mm / bmm / matmul (2-D operands for the gemm templates)        op "matmul"
+  softmax      one _softmax / _log_softmax                                        op "softmax" | "log_softmax"
+  rmsnorm      pow(2), mean, add(eps), rsqrt, mul, mul(weight)                    op "rmsnorm", eps
+  activation   one pointwise op of one tensor input                               op its name ("relu", "gelu", ...)
+  elementwise  a chain of pointwise ops of one tensor input and Python numbers    op "elementwise", expression
+  otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
+
+"expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
+has an exact float32 counterpart. Nothing here is trusted for correctness: a wrong guess only makes the tuner try a
+template whose kernels the guard then rejects.
+
+  python3 -m khive_torch.recognize TASK_DIR [--write]     prints the result; --write records it in definition.json
+                                                          (op_type, and khive.op with the details)
+"""
+import json
+import math
+import sys
+
+__all__ = ["recognize", "classify"]
+
+# Ops that move, view or cast data: not what the kernel computes.
+LAYOUT = {"view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "clone", "contiguous", "detach",
+          "alias", "_to_copy", "to", "unsqueeze", "squeeze", "slice", "select", "lift_fresh_copy", "as_strided",
+          "copy", "copy_", "empty_like", "zeros_like", "_reshape_alias", "unbind", "split", "chunk", "flatten",
+          "squeeze_", "unsqueeze_", "type_as", "view_as", "expand_as", "sym_size", "sym_stride", "sym_numel", "lift"}
+# Ops of building the module inside run() (a KernelBench reference constructs Model on every call) or of picking a
+# tuple's element: not what the kernel computes either.
+CONSTRUCTION = {"empty", "empty_strided", "zeros", "ones", "full", "uniform_", "normal_", "fill_", "zero_", "getitem",
+                "bernoulli_", "kaiming_uniform_", "xavier_uniform_"}
+MATMUL = {"mm", "bmm", "matmul"}
+SOFTMAX = {"_softmax": "softmax", "_log_softmax": "log_softmax", "softmax": "softmax", "log_softmax": "log_softmax"}
+CONV = {"convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+        "_convolution", "cudnn_convolution", "mkldnn_convolution", "_slow_conv2d_forward", "slow_conv3d_forward",
+        "slow_conv_transpose2d", "slow_conv_transpose3d", "slow_conv_dilated2d", "slow_conv_dilated3d"}
+NORM = {"native_layer_norm", "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
+        "native_group_norm", "_batch_norm_impl_index", "instance_norm", "rms_norm", "_fused_rms_norm"}
+REDUCTION = {"sum", "mean", "amax", "amin", "max", "min", "prod", "argmax", "argmin", "cumsum", "cumprod", "var",
+             "std", "norm", "linalg_vector_norm", "logsumexp", "any", "all", "var_mean", "std_mean"}
+ATTENTION = {"_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention",
+             "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention", "scaled_dot_product_attention"}
+POOL = {"max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool2d", "avg_pool3d", "max_pool1d", "avg_pool1d",
+        "adaptive_avg_pool2d", "_adaptive_avg_pool2d", "adaptive_max_pool2d", "_adaptive_avg_pool3d", "max_pool2d"}
+
+# Unary activations the tuner's templates know by name (tuner/auto_bind.cpp), with their float32 C expressions.
+ACTIVATION_C = {
+    "relu": "x > 0.0f ? x : 0.0f",
+    "sigmoid": "1.0f / (1.0f + expf(-x))",
+    "tanh": "tanhf(x)",
+    "silu": "x / (1.0f + expf(-x))",
+    "gelu": "0.5f * x * (1.0f + erff(x * 0.70710678118654752f))",
+    "elu": "x > 0.0f ? x : expm1f(x)",
+    "hardsigmoid": "fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f)",
+    "hardtanh": "fminf(fmaxf(x, -1.0f), 1.0f)",
+    "softplus": "x > 20.0f ? x : log1pf(expf(x))",
+}
+# Unary float ops of x (a C expression string) for chains; None: no exact float32 counterpart written here.
+UNARY_C = {
+    "relu": lambda x: f"fmaxf({x}, 0.0f)",
+    "sigmoid": lambda x: f"(1.0f / (1.0f + expf(-({x}))))",
+    "tanh": lambda x: f"tanhf({x})",
+    "exp": lambda x: f"expf({x})",
+    "expm1": lambda x: f"expm1f({x})",
+    "log": lambda x: f"logf({x})",
+    "log1p": lambda x: f"log1pf({x})",
+    "abs": lambda x: f"fabsf({x})",
+    "neg": lambda x: f"(-({x}))",
+    "sqrt": lambda x: f"sqrtf({x})",
+    "rsqrt": lambda x: f"rsqrtf({x})",
+    "reciprocal": lambda x: f"(1.0f / ({x}))",
+    "erf": lambda x: f"erff({x})",
+    "sin": lambda x: f"sinf({x})",
+    "cos": lambda x: f"cosf({x})",
+    "sign": lambda x: f"(float)(({x}) > 0.0f) - (float)(({x}) < 0.0f)",
+    "floor": lambda x: f"floorf({x})",
+    "ceil": lambda x: f"ceilf({x})",
+    "silu": lambda x: f"(({x}) / (1.0f + expf(-({x}))))",
+    "gelu": lambda x: f"(0.5f * ({x}) * (1.0f + erff(({x}) * 0.70710678118654752f)))",
+}
+BINARY_C = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+POINTWISE = set(UNARY_C) | set(BINARY_C) | {"clamp", "clamp_min", "clamp_max", "pow", "where", "gt", "lt", "ge", "le",
+                                            "eq", "ne", "maximum", "minimum", "leaky_relu", "hardtanh", "elu", "softplus",
+                                            "hardsigmoid", "hardswish", "mish", "selu", "celu", "gelu", "logit",
+                                            "threshold", "rsub", "fmod", "remainder", "square", "bitwise_not",
+                                            "logical_not", "scalar_tensor", "full_like", "ones_like", "fill"}
+
+
+def _name(target):
+    packet = getattr(target, "overloadpacket", None)
+    if packet is not None:
+        return packet.__name__
+    return getattr(target, "__name__", str(target))
+
+
+def _c_float(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        return None
+    return repr(float(v)) + "f" if "e" not in repr(float(v)) else f"{float(v):.9g}f"
+
+
+def _expression(graph, placeholder):
+    """The C expression of float x the graph's output is, when every op is a unary or scalar op of the one tensor
+    input; else None."""
+    expr = {placeholder: "x"}
+    out = None
+    for node in graph.nodes:
+        if node.op == "placeholder" or node.op == "get_attr":
+            continue
+        if node.op == "output":
+            args = node.args[0]
+            args = args[0] if isinstance(args, (tuple, list)) and len(args) == 1 else args
+            out = expr.get(args)
+            continue
+        if node.op != "call_function":
+            return None
+        n = _name(node.target)
+
+        def arg(a):
+            if hasattr(a, "op"):
+                return expr.get(a)
+            return _c_float(a)
+        if n in LAYOUT:
+            src = node.args[0] if node.args else None
+            if src not in expr:
+                return None
+            expr[node] = expr[src]
+        elif n in CONSTRUCTION:
+            continue
+        elif n in UNARY_C and len(node.args) == 1 and not node.kwargs:
+            a = arg(node.args[0])
+            if a is None:
+                return None
+            expr[node] = UNARY_C[n](a)
+        elif n in BINARY_C:
+            a, b = arg(node.args[0]), arg(node.args[1]) if len(node.args) > 1 else None
+            if a is None or b is None or node.kwargs.get("alpha", 1) != 1 or node.kwargs.get("rounding_mode"):
+                return None
+            expr[node] = f"({a} {BINARY_C[n]} {b})"
+        elif n == "rsub":
+            a, b = arg(node.args[0]), arg(node.args[1])
+            if a is None or b is None:
+                return None
+            expr[node] = f"({b} - {a})"
+        elif n in ("clamp", "hardtanh"):
+            a = arg(node.args[0])
+            lo = node.args[1] if len(node.args) > 1 else node.kwargs.get("min", -1.0 if n == "hardtanh" else None)
+            hi = node.args[2] if len(node.args) > 2 else node.kwargs.get("max", 1.0 if n == "hardtanh" else None)
+            if a is None:
+                return None
+            e = a
+            if lo is not None:
+                if _c_float(lo) is None:
+                    return None
+                e = f"fmaxf({e}, {_c_float(lo)})"
+            if hi is not None:
+                if _c_float(hi) is None:
+                    return None
+                e = f"fminf({e}, {_c_float(hi)})"
+            expr[node] = e
+        elif n in ("clamp_min", "clamp_max"):
+            a, v = arg(node.args[0]), _c_float(node.args[1])
+            if a is None or v is None:
+                return None
+            expr[node] = f"{'fmaxf' if n == 'clamp_min' else 'fminf'}({a}, {v})"
+        elif n == "leaky_relu":
+            a = arg(node.args[0])
+            slope = _c_float(node.args[1] if len(node.args) > 1 else 0.01)
+            if a is None or slope is None:
+                return None
+            expr[node] = f"(({a}) > 0.0f ? ({a}) : {slope} * ({a}))"
+        elif n == "pow":
+            a, p = arg(node.args[0]), node.args[1]
+            if a is None or isinstance(p, bool) or not isinstance(p, (int, float)):
+                return None
+            expr[node] = f"(({a}) * ({a}))" if p == 2 else f"powf({a}, {_c_float(p)})"
+        elif n == "elu":   # elu(x, alpha, scale, input_scale): selu and celu are elu with these set
+            a = arg(node.args[0])
+            alpha, scale, in_scale = (list(node.args[1:]) + [1.0, 1.0, 1.0])[:3]
+            if a is None or None in (_c_float(alpha), _c_float(scale), _c_float(in_scale)) or node.kwargs:
+                return None
+            expr[node] = (f"({_c_float(scale)} * (({a}) > 0.0f ? ({a}) : {_c_float(alpha)} * "
+                          f"expm1f(({a}) * {_c_float(in_scale)})))")
+        elif n == "softplus":
+            a = arg(node.args[0])
+            beta = node.args[1] if len(node.args) > 1 else 1
+            threshold = node.args[2] if len(node.args) > 2 else 20
+            if a is None or beta != 1 or _c_float(threshold) is None:
+                return None
+            expr[node] = f"(({a}) > {_c_float(threshold)} ? ({a}) : log1pf(expf({a})))"
+        elif n == "hardsigmoid":
+            a = arg(node.args[0])
+            if a is None:
+                return None
+            expr[node] = f"(fminf(fmaxf(({a}) + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f))"
+        else:
+            return None
+    return out
+
+
+def classify(graph, n_tensor_inputs):
+    """{op, family, ops[, expression][, eps]} for an ATen graph (torch.fx) of the reference."""
+    compute, nodes = [], []
+    for node in graph.nodes:
+        if node.op == "call_function":
+            n = _name(node.target)
+            if n not in LAYOUT and n not in CONSTRUCTION:
+                compute.append(n)
+                nodes.append(node)
+    ops = sorted(set(compute))
+    r = {"ops": compute}
+    s = set(compute)
+    if not compute:
+        return dict(r, op="copy", family="layout")
+    if s & ATTENTION:
+        return dict(r, op="attention", family="attention")
+    if s & CONV:
+        return dict(r, op="conv" if s <= CONV else "conv+epilogue", family="conv")
+    if s & MATMUL or "addmm" in s or "baddbmm" in s:
+        if len(compute) == 1 and compute[0] in MATMUL:
+            return dict(r, op="matmul", family="gemm")
+        if s <= MATMUL:
+            return dict(r, op="matmul_chain", family="gemm")
+        if s & {"_softmax", "_scaled_dot_product_flash_attention_for_cpu"} and len([c for c in compute if c in MATMUL | {"bmm"}]) >= 2:
+            return dict(r, op="attention", family="attention")
+        return dict(r, op="gemm+epilogue", family="gemm")
+    if len(compute) == 1 and compute[0] in SOFTMAX:
+        return dict(r, op=SOFTMAX[compute[0]], family="softmax")
+    if s & set(SOFTMAX):
+        return dict(r, op="softmax+epilogue", family="softmax")
+    if s & NORM:
+        return dict(r, op="norm", family="norm")
+    rms = ["pow", "mean", "add", "rsqrt", "mul"]
+    if set(rms) <= s and s <= set(rms) | {"_to_copy"} and n_tensor_inputs == 2:
+        eps = None
+        for node in graph.nodes:
+            if node.op == "call_function" and _name(node.target) == "add" and len(node.args) > 1 and isinstance(node.args[1], float):
+                eps = node.args[1]
+        if eps is not None:
+            return dict(r, op="rmsnorm", family="rowop", eps=eps)
+    if s & POOL:
+        return dict(r, op="pool", family="pool")
+    if s & REDUCTION:
+        return dict(r, op="reduction" if len(s) == 1 else "reduction+elementwise", family="reduction")
+    if s <= POINTWISE:
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        if n_tensor_inputs == 1 and len(placeholders) >= 1:
+            # One activation with its default parameters is known by name; with others (selu is elu with a scale,
+            # gelu(approximate='tanh'), leaky_relu's slope) its exact expression is written instead.
+            if len(compute) == 1 and compute[0] in ACTIVATION_C and len(nodes[0].args) == 1 and not nodes[0].kwargs:
+                return dict(r, op=compute[0], family="activation", expression=ACTIVATION_C[compute[0]])
+            expr = _expression(graph, placeholders[0])
+            if expr is not None:
+                return dict(r, op="elementwise", family="elementwise", expression=expr)
+        return dict(r, op="elementwise", family="elementwise")
+    return dict(r, op="other", family="other")
+
+
+def recognize(torch, task):
+    """Traces the task's reference on its smallest correctness workload; {op, family, ops, ...} or {op: "unknown", why}."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from .inputs import make_inputs
+    from .reference import load_reference
+    _, fn = load_reference(task)
+    cands = [w for w in task.workloads if (w.get("khive") or {}).get("role", "both") != "perf"
+             and "cpu" in (w.get("khive") or {}).get("backends", ["cpu", "cuda"])] or list(task.workloads)
+    if not cands:
+        return {"op": "unknown", "why": "no workload to trace the reference on"}
+
+    def size(w):
+        try:
+            axes = task.resolve_axes(w)
+        except Exception:  # noqa: BLE001 - a workload that does not resolve is not the smallest
+            return float("inf")
+        total = 0
+        for name in task.inputs:
+            shape = task.input_shape(name, axes) or ()
+            total += math.prod(shape)
+        return total
+    w = min(cands, key=size)
+    try:
+        axes = task.resolve_axes(w)
+        inputs = make_inputs(torch, task, w, axes, seed=1, device="cpu")
+        args = [inputs[n] for n in task.inputs]
+        with torch.no_grad():
+            gm = make_fx(lambda *a: fn(*a), tracing_mode="real")(*args)
+    except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
+        return {"op": "unknown", "why": f"tracing run() failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+    n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
+    return classify(gm.graph, n_tensor)
+
+
+def main(argv=None):
+    import argparse
+
+    from .task import load_task
+    p = argparse.ArgumentParser(prog="python3 -m khive_torch.recognize", description=__doc__.split("\n")[0])
+    p.add_argument("task_dir")
+    p.add_argument("--write", action="store_true", help="record it in definition.json (op_type, khive.op)")
+    a = p.parse_args(argv)
+    import torch
+    task = load_task(a.task_dir)
+    r = recognize(torch, task)
+    print(json.dumps(r))
+    if a.write and r.get("op") not in ("unknown", None):
+        write(task, r)
+    return 0
+
+
+def write(task, r):
+    """op_type (when the definition has none) and khive.op = {op, family, expression?, eps?, ops} in definition.json."""
+    import pathlib
+    path = pathlib.Path(task.dir) / "definition.json"
+    d = json.loads(path.read_text())
+    if not d.get("op_type"):
+        d["op_type"] = r["op"]
+    k = d.setdefault("khive", {})
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps") if key in r}
+    k["op"]["ops"] = sorted(set(r.get("ops", [])))
+    k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
+    path.write_text(json.dumps(d, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
