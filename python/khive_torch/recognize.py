@@ -207,7 +207,7 @@ def _expression(graph, placeholder):
     return out
 
 
-def classify(graph, n_tensor_inputs):
+def classify(graph, n_tensor_inputs, n_inputs=None):
     """{op, family, ops[, expression][, eps]} for an ATen graph (torch.fx) of the reference."""
     compute, nodes = [], []
     for node in graph.nodes:
@@ -253,7 +253,9 @@ def classify(graph, n_tensor_inputs):
         return dict(r, op="reduction" if len(s) == 1 else "reduction+elementwise", family="reduction")
     if s <= POINTWISE:
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-        if n_tensor_inputs == 1 and len(placeholders) >= 1:
+        # One tensor input and nothing else: a scalar input was traced as the constant it was on this workload, so
+        # an expression would bake that one value in.
+        if n_tensor_inputs == 1 and (n_inputs is None or n_inputs == 1) and len(placeholders) >= 1:
             # One activation with its default parameters is known by name; with others (selu is elu with a scale,
             # gelu(approximate='tanh'), leaky_relu's slope) its exact expression is written instead.
             if len(compute) == 1 and compute[0] in ACTIVATION_C and len(nodes[0].args) == 1 and not nodes[0].kwargs:
@@ -297,7 +299,7 @@ def recognize(torch, task):
     except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
         return {"op": "unknown", "why": f"tracing run() failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
-    return classify(gm.graph, n_tensor)
+    return classify(gm.graph, n_tensor, len(args))
 
 
 def main(argv=None):

@@ -91,6 +91,13 @@ class Recognize(unittest.TestCase):
         self.assertEqual((r["op"], r["family"]), ("elementwise", "elementwise"))
         self.expression_matches(r["expression"], lambda t: torch.clamp(t * 2.0 + 1.0, min=-1.0, max=3.0) / (1 + t.abs()))
 
+    def test_a_scalar_input_is_never_baked_into_an_expression(self):
+        d = unary("scale", "def run(x, s):\n    return x * s\n")
+        d["inputs"]["s"] = {"shape": None, "dtype": "float32"}
+        r, _ = self.recognize(d, {"N": 4})
+        self.assertEqual(r["op"], "elementwise")
+        self.assertNotIn("expression", r)
+
     def test_rmsnorm_with_its_eps(self):
         d = {"name": "rms", "axes": {"T": {"type": "var"}, "H": {"type": "var"}},
              "inputs": {"x": {"shape": ["T", "H"], "dtype": "float32"}, "w": {"shape": ["H"], "dtype": "float32"}},
