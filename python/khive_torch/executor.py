@@ -22,7 +22,6 @@ with every call as the raw bytes of their dtype. Failures are answered as faults
 went wrong; the judge turns them into a harness error (the task's reference failed), never a verdict on a kernel.
 """
 import json
-import mmap
 import os
 import socket
 import sys
@@ -47,24 +46,13 @@ class Executor:
 
     # ------------------------------------------------------------------------------------------------ messages
     def on_map(self, body, fds):
-        specs = body.get("regions")
-        if not isinstance(specs, list) or len(specs) != len(fds):
-            for fd in fds:
-                os.close(fd)
-            n = len(specs) if isinstance(specs, list) else "no"
-            raise Fault("bad_request", f"map: {n} regions but {len(fds)} descriptors")
+        from .layout import map_memfd, region_specs
+        regions = region_specs(body, fds)
         self.unmap()
         self.sets = []
         try:
-            for i, (spec, fd) in enumerate(zip(specs, fds)):
-                n = int(spec["bytes"])
-                writable = spec.get("access", "r") == "rw"
-                prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
-                try:
-                    m = mmap.mmap(fd, n, flags=mmap.MAP_SHARED, prot=prot) if n else None
-                except (OSError, ValueError) as e:
-                    raise Fault("bad_request", f"map: mmap of region {i} ({n} bytes) failed: {e}") from None
-                self.regions.append((m, n, writable))
+            for i, (n, writable, fd) in enumerate(regions):
+                self.regions.append((map_memfd(fd, n, writable, i), n, writable))
         finally:
             for fd in fds:
                 os.close(fd)
@@ -76,36 +64,18 @@ class Executor:
         self.regions = []
 
     def on_layout(self, body):
-        from .dtypes import torch_dtype
-        torch = self.torch
+        from .layout import layout_sets
         sets = []
-        for si, s in enumerate(body.get("sets") or []):
+        for args in layout_sets(self.torch, body):
             ins, outs = [], []
-            for ai, a in enumerate(s.get("args") or []):
-                where = f"layout: set {si}, argument {ai}"
-                if "axis" in a:
-                    continue   # the shapes below already hold them
-                dtype = a.get("dtype")
-                if not isinstance(dtype, str):
-                    raise Fault("bad_request", f"{where}: expected a dtype (the judge's layout for a PyTorch reference names them)")
-                try:
-                    dt = torch_dtype(torch, dtype, where)
-                except ValueError as e:
-                    raise Fault("bad_request", str(e)) from None
-                if "scalar" in a:
-                    ins.append({"scalar": int(a["scalar"]), "dtype": dt})
+            for a in args:
+                if a["kind"] == "scalar":
+                    ins.append({"scalar": a["slot"], "dtype": a["dtype"]})
                     continue
-                if "region" not in a or not isinstance(a.get("shape"), list):
-                    raise Fault("bad_request", f"{where}: expected a region argument with its shape, a scalar or an axis")
-                r, off, shape = int(a["region"]), int(a["offset"]), tuple(int(d) for d in a["shape"])
-                count = 1
-                for d in shape:
-                    count *= d
-                nbytes = count * torch.empty((), dtype=dt).element_size()
+                r, off, nbytes = a["region"], a["offset"], a["bytes"]
                 if r >= len(self.regions) or off < 0 or off + nbytes > self.regions[r][1]:
-                    raise Fault("bad_request", f"{where}: {nbytes} bytes at offset {off} lie outside region {r}")
-                arg = {"region": r, "offset": off, "shape": shape, "dtype": dt, "dtype_name": dtype, "count": count, "bytes": nbytes}
-                (outs if self.regions[r][2] else ins).append(arg)
+                    raise Fault("bad_request", f"{a['where']}: {nbytes} bytes at offset {off} lie outside region {r}")
+                (outs if self.regions[r][2] else ins).append(a)
             sets.append({"inputs": ins, "outputs": outs})
         self.sets = sets
 
@@ -132,15 +102,8 @@ class Executor:
         return t.reshape(a["shape"]).to(self.device, copy=True)
 
     def scalar_in(self, a, hexbytes):
-        torch = self.torch
-        try:
-            raw = bytes.fromhex(hexbytes)
-        except (TypeError, ValueError):
-            raise Fault("bad_request", "call: malformed scalar") from None
-        size = torch.empty((), dtype=a["dtype"]).element_size()
-        if len(raw) != 8 or size > 8:
-            raise Fault("bad_request", "call: malformed scalar")
-        return torch.frombuffer(bytearray(raw[:size]), dtype=a["dtype"])[0].item()
+        from .layout import decode_scalar
+        return decode_scalar(self.torch, a["dtype"], hexbytes)
 
     def on_call(self, body):
         from .reference import call_reference

@@ -216,7 +216,6 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
             if n not in LAYOUT and n not in CONSTRUCTION:
                 compute.append(n)
                 nodes.append(node)
-    ops = sorted(set(compute))
     r = {"ops": compute}
     s = set(compute)
     if not compute:

@@ -25,6 +25,7 @@ import time
 import warnings
 
 from .channel import Fault
+from .layout import decode_scalar
 
 # CUDA driver constants (cuda.h).
 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1
@@ -137,29 +138,19 @@ class TimedExecutor:
 
     # ------------------------------------------------------------------------------------------------ regions
     def on_map(self, body, fds):
-        import mmap
         import os
-        specs = body.get("regions")
-        if not isinstance(specs, list) or len(specs) != len(fds):
-            for fd in fds:
-                os.close(fd)
-            raise Fault("bad_request", f"map: {len(specs) if isinstance(specs, list) else 'no'} regions but {len(fds)} descriptors")
+
+        from .layout import map_memfd, region_specs
+        regions = region_specs(body, fds)
         self.unmap()
         self.sets = []
         try:
-            for i, (spec, fd) in enumerate(zip(specs, fds)):
-                n = int(spec["bytes"])
-                writable = spec.get("access", "r") == "rw"
+            for i, (n, writable, fd) in enumerate(regions):
                 if self.cuda:
                     ptr, h = self.driver.import_region(fd, n, 0)
                     self.regions.append((ptr, n, writable, h))
                 else:
-                    prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
-                    try:
-                        m = mmap.mmap(fd, n, flags=mmap.MAP_SHARED, prot=prot) if n else None
-                    except (OSError, ValueError) as e:
-                        raise Fault("bad_request", f"map: mmap of region {i} ({n} bytes) failed: {e}") from None
-                    self.regions.append((m, n, writable, None))
+                    self.regions.append((map_memfd(fd, n, writable, i), n, writable, None))
         finally:
             for fd in fds:
                 os.close(fd)
@@ -214,41 +205,21 @@ class TimedExecutor:
             return torch.frombuffer(r[0], dtype=torch.uint8, count=nbytes, offset=offset)
 
     def on_layout(self, body):
-        from .dtypes import torch_dtype
-        torch = self.torch
+        from .layout import layout_sets
         sets = []
-        for si, s in enumerate(body.get("sets") or []):
+        for layout in layout_sets(self.torch, body):
             args, outs, scalars = [], [], []
-            for ai, a in enumerate(s.get("args") or []):
-                where = f"layout: set {si}, argument {ai}"
-                if "axis" in a:
-                    continue   # the shapes already hold them
-                dtype = a.get("dtype")
-                if not isinstance(dtype, str):
-                    raise Fault("bad_request", f"{where}: expected a dtype (the judge's layout for a PyTorch executor names them)")
-                try:
-                    dt = torch_dtype(torch, dtype, where)
-                except ValueError as e:
-                    raise Fault("bad_request", str(e)) from None
-                if "scalar" in a:
-                    scalars.append((len(args), int(a["scalar"]), dt))
+            for a in layout:
+                if a["kind"] == "scalar":
+                    scalars.append((len(args), a["slot"], a["dtype"]))
                     args.append(None)
                     continue
-                if "region" not in a or not isinstance(a.get("shape"), list):
-                    raise Fault("bad_request", f"{where}: expected a region argument with its shape, a scalar or an axis")
-                r, off, shape = int(a["region"]), int(a["offset"]), tuple(int(d) for d in a["shape"])
-                count = 1
-                for d in shape:
-                    count *= d
-                nbytes = count * torch.empty((), dtype=dt).element_size()
+                r = a["region"]
                 try:
-                    t = self.view(r, off, nbytes).view(dt).reshape(shape)
+                    t = self.view(r, a["offset"], a["bytes"]).view(a["dtype"]).reshape(a["shape"])
                 except Fault as f:
-                    raise Fault("bad_request", f"{where}: {f}") from None
-                if r < len(self.regions) and self.regions[r][2]:
-                    outs.append(t)
-                else:
-                    args.append(t)
+                    raise Fault("bad_request", f"{a['where']}: {f}") from None
+                (outs if r < len(self.regions) and self.regions[r][2] else args).append(t)
             sets.append({"args": args, "outputs": outs, "scalars": scalars})
         self.sets = sets
 
@@ -271,17 +242,6 @@ class TimedExecutor:
         except (TypeError, ValueError):
             self.destination_passing = False
 
-    def scalar(self, dtype, hexbytes):
-        torch = self.torch
-        try:
-            raw = bytes.fromhex(hexbytes)
-        except (TypeError, ValueError):
-            raise Fault("bad_request", "call: malformed scalar") from None
-        size = torch.empty((), dtype=dtype).element_size()
-        if len(raw) != 8 or size > 8:
-            raise Fault("bad_request", "call: malformed scalar")
-        return torch.frombuffer(bytearray(raw[:size]), dtype=dtype)[0].item()
-
     def arguments(self, c):
         si = c.get("set")
         if not isinstance(si, int) or not 0 <= si < len(self.sets):
@@ -294,7 +254,7 @@ class TimedExecutor:
         for pos, slot, dt in s["scalars"]:
             if not 0 <= slot < len(hexes):
                 raise Fault("bad_request", "call: scalar slot out of range")
-            args[pos] = self.scalar(dt, hexes[slot])
+            args[pos] = decode_scalar(self.torch, dt, hexes[slot])
         return args, s["outputs"]
 
     def run(self, args, outs):
