@@ -559,7 +559,7 @@ def import_problem(torch, path, out_dir, level=None, problem_id=None, task=None)
     if not definition["khive"]["tolerance"]:
         del definition["khive"]["tolerance"]
 
-    workloads = _workloads(torch, ns, model, var, ints, small, small2, scalars)
+    workloads = _workloads(torch, ns, model, var, ints, small, small2, scalars, list(definition["inputs"]))
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "definition.json").write_text(json.dumps(definition, indent=2) + "\n")
@@ -572,11 +572,15 @@ def _sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def _workloads(torch, ns, model, var, ints, small, small2, scalars):
+def _workloads(torch, ns, model, var, ints, small, small2, scalars, input_names=()):
     def line(uuid, values, role, backends=None):
         w = {"uuid": uuid, "axes": {_axis_name(n): values[n] for n in var}}
-        if scalars:
-            w["inputs"] = {n: {"type": "scalar", "value": v} for n, v in scalars.items()}
+        # Every input named, as the upstream Workload models require (SOL-ExecBench, FlashInfer-Bench): scalars with
+        # their value, tensors drawn at random from the definition's distributions (khive.inputs).
+        named = {n: {"type": "random"} for n in input_names if n not in scalars}
+        named.update({n: {"type": "scalar", "value": v} for n, v in scalars.items()})
+        if named:
+            w["inputs"] = {n: named[n] for n in list(input_names) + [m for m in scalars if m not in input_names]}
         k = {"role": role}
         if backends:
             k["backends"] = backends

@@ -65,6 +65,9 @@ class ImportConv(unittest.TestCase):
             w = [json.loads(l) for l in (pathlib.Path(t) / "task" / "workload.jsonl").read_text().splitlines()]
             self.assertEqual(w[0]["khive"]["role"], "correctness")
             self.assertTrue(all(v % 2 == 1 for v in w[0]["axes"].values()), w[0])
+            # Every input named in every line, as the upstream Workload models require (issue 24).
+            for line in w:
+                self.assertEqual(line["inputs"], {n: {"type": "random"} for n in ["x", "conv_weight", "conv_bias"]}, line)
             from khive_torch.evaluate import evaluate_task
             rep = evaluate_task(torch, pathlib.Path(t) / "task")
             self.assertTrue(rep["ok"], rep)
