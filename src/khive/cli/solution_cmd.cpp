@@ -76,12 +76,9 @@ int run_solution_export(const std::string& run_dir, const SolutionExportCli& c) 
     std::cout << fmt::format("solution: {} (candidate {}, {})\n", (out / "solution.json").string(), id,
                              c.format == "sol" ? "SOL-ExecBench" : "FlashInfer-Bench");
     if (task.source_kind == "kernelbench") {
-      if (backend == Backend::cuda) {
-        write(out / "ModelNew.py", kernelbench_modelnew(task, source, id));
-        std::cout << fmt::format("KernelBench ModelNew: {}\n", (out / "ModelNew.py").string());
-      } else {
-        std::cout << "KernelBench ModelNew: not written (a CPU kernel; KernelBench evaluates CUDA kernels)\n";
-      }
+      // A CPU kernel's ModelNew runs where KernelBench's CPU evaluation (and the model's own device) puts the tensors.
+      write(out / "ModelNew.py", kernelbench_modelnew(task, source, id, backend));
+      std::cout << fmt::format("KernelBench ModelNew: {}{}\n", (out / "ModelNew.py").string(), backend == Backend::cpu ? " (a CPU kernel)" : "");
     }
     return 0;
   } catch (const TaskFormatError& e) {

@@ -73,7 +73,7 @@ std::string axis_lines(const Task& t) {
 
 }  // namespace
 
-std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source, const std::string& label) {
+std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source, const std::string& label, Backend backend) {
   const std::string def_file = t.dir.filename().string() + "/definition.json";
   if (t.source_kind != "kernelbench")
     throw TaskFormatError(def_file, "khive.source.kind", "kernelbench (a task made by `khive import kernelbench`)",
@@ -86,10 +86,15 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
   std::vector<std::string> forward = src.value("forward_inputs", std::vector<std::string>{});
   std::map<std::string, std::string> params = src.value("parameters", std::map<std::string, std::string>{});
 
-  std::string cuda = generate_prelude(t, Backend::cuda) + "\n" + kernel_source + "\n" + torch_binding(t, Backend::cuda, "", false);
-  std::string cpp = "#include <torch/extension.h>\n" + torch_binding_declaration(t) + ";\n";
+  const bool on_cuda = backend == Backend::cuda;
+  // CUDA: the kernel, its prelude and the binding in one CUDA source, its declaration in the C++ one; CPU: all of it
+  // in the C++ source, built as khive builds a CPU kernel (-O3 -march=native -fopenmp).
+  std::string cuda = on_cuda ? generate_prelude(t, Backend::cuda) + "\n" + kernel_source + "\n" + torch_binding(t, Backend::cuda, "", false) : "";
+  std::string cpp = on_cuda ? "#include <torch/extension.h>\n" + torch_binding_declaration(t) + ";\n"
+                            : generate_prelude(t, Backend::cpu) + "\n" + kernel_source + "\n" + torch_binding(t, Backend::cpu, "", false);
   Sha256 h;
   h.field(cuda);
+  h.field(cpp);
   std::string ext_name = "khive_" + h.hex().substr(0, 16);
 
   std::string py;
@@ -99,14 +104,21 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
       "# the same weights) and runs khive's kernel on the inputs and the parameters, outputs preallocated.\n";
   py += "import torch\nfrom torch.utils.cpp_extension import load_inline\n\n";
   py += read_text(problem_path) + "\n\n";
-  py += "_KHIVE_CUDA = " + py_raw(cuda) + "\n\n";
+  if (on_cuda) py += "_KHIVE_CUDA = " + py_raw(cuda) + "\n\n";
   py += "_KHIVE_CPP = " + py_raw(cpp) + "\n\n";
   py += "_khive_ext = None\n\n\ndef _khive():\n    global _khive_ext\n    if _khive_ext is None:\n";
-  py += fmt::format(
-      "        _khive_ext = load_inline(name=\"{}\", cpp_sources=_KHIVE_CPP, cuda_sources=_KHIVE_CUDA, functions=[\"run\"],\n"
-      "                                 extra_cuda_cflags=[\"-O3\", \"--expt-relaxed-constexpr\", \"-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1\"],\n"
-      "                                 extra_ldflags=[\"-lcuda\"], verbose=False)\n",
-      ext_name);
+  if (on_cuda)
+    py += fmt::format(
+        "        _khive_ext = load_inline(name=\"{}\", cpp_sources=_KHIVE_CPP, cuda_sources=_KHIVE_CUDA, functions=[\"run\"],\n"
+        "                                 extra_cuda_cflags=[\"-O3\", \"--expt-relaxed-constexpr\", "
+        "\"-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1\"],\n"
+        "                                 extra_ldflags=[\"-lcuda\"], verbose=False)\n",
+        ext_name);
+  else
+    py += fmt::format(
+        "        _khive_ext = load_inline(name=\"{}\", cpp_sources=_KHIVE_CPP, functions=[\"run\"],\n"
+        "                                 extra_cflags=[\"-O3\", \"-march=native\", \"-fopenmp\"], extra_ldflags=[\"-fopenmp\"], verbose=False)\n",
+        ext_name);
   py += "    return _khive_ext\n\n\nclass ModelNew(Model):\n    def forward(self, *inputs):\n";
   py += "        named = dict(self.named_parameters())\n";
   std::string param_list;

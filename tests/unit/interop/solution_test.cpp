@@ -221,6 +221,14 @@ TEST(ModelNew, KernelBenchFile) {
   EXPECT_TRUE(has(py, "H = B // 2")) << py;
   EXPECT_TRUE(has(py, "torch.empty((B, D, ), dtype=torch.float32, device=device)")) << py;
   EXPECT_TRUE(has(py, "load_inline(name=\"khive_")) << py;
+  EXPECT_TRUE(has(py, "cuda_sources=_KHIVE_CUDA")) << py;
+  // A CPU kernel: everything in the C++ source, built with OpenMP as khive builds it (issue 24: a CPU run writes a
+  // ModelNew too; tested end to end with load_inline in docs/results/2026-12-03-cpu).
+  std::string cpu = kernelbench_modelnew(t, kKernel, "c0003", Backend::cpu);
+  EXPECT_FALSE(has(cpu, "cuda_sources")) << cpu;
+  EXPECT_FALSE(has(cpu, "_KHIVE_CUDA")) << cpu;
+  EXPECT_TRUE(has(cpu, "extra_cflags=[\"-O3\", \"-march=native\", \"-fopenmp\"]")) << cpu;
+  EXPECT_TRUE(has(cpu, "class ModelNew(Model):"));
   Task plain = axpy_task(d);
   EXPECT_THROW(kernelbench_modelnew(plain, kKernel, "c1"), TaskFormatError);
 }
