@@ -11,7 +11,6 @@
 Exit 0, 1 with the failed checks, 77 (skipped) without a GPU or without PyTorch.
 """
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -20,22 +19,17 @@ import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "tests/integration"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, run_khive, torch_env  # noqa: E402
 from problems import kernelbench_relu  # noqa: E402
 
 if not shutil.which("nvidia-smi") or subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0:
     print("skipped: no GPU")
     sys.exit(77)
-env = dict(os.environ, PYTHONPATH=f"{root}/python:{root}/.deps/torch:" + os.environ.get("PYTHONPATH", ""))
-if subprocess.run([sys.executable, "-c", "import torch"], env=env, capture_output=True).returncode != 0:
-    print("skipped: PyTorch is not installed")
-    sys.exit(77)
+env = torch_env(root, keep_path=True)
 
 
 def run(*args, timeout=900):
-    r = subprocess.run([khive, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env)
-    print(f"$ khive {' '.join(map(str, args))}  -> exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}")
-    return r
+    return run_khive(khive, env, *args, timeout=timeout)
 
 
 with tempfile.TemporaryDirectory(prefix="khive-ptref-cuda-") as t:

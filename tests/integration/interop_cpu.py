@@ -14,7 +14,6 @@
 Exit 0, or 77 (skipped) when PyTorch is not installed (scripts/setup.sh installs it into .deps/torch).
 """
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -22,20 +21,14 @@ import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "tests/integration"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, run_khive, torch_env  # noqa: E402
 from problems import kernelbench_relu  # noqa: E402
 
-pypath = f"{root}/python:{root}/.deps/torch"
-env = dict(os.environ, PYTHONPATH=pypath)
-if subprocess.run([sys.executable, "-c", "import torch, safetensors"], env=env, capture_output=True).returncode != 0:
-    print("skipped: PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)")
-    sys.exit(77)
+env = torch_env(root, "torch, safetensors")
 
 
 def run(*args, timeout=900):
-    r = subprocess.run([khive, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env)
-    print(f"$ khive {' '.join(map(str, args))}  -> exit {r.returncode}\n{r.stdout[-2500:]}{r.stderr[-1500:]}")
-    return r
+    return run_khive(khive, env, *args, timeout=timeout, tail=2500)
 
 
 PROBLEMS = {

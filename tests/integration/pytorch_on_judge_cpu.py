@@ -19,7 +19,6 @@ under test (python/khive_torch/timed.py) in a judge of its own:
 Exit 0, or 77 (skipped) when PyTorch is not installed (scripts/setup.sh installs it into .deps/torch).
 """
 import json
-import os
 import pathlib
 import shutil
 import statistics
@@ -29,12 +28,9 @@ import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "tests/integration"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, torch_env  # noqa: E402
 
-env = dict(os.environ, PYTHONPATH=f"{root}/python:{root}/.deps/torch")
-if subprocess.run([sys.executable, "-c", "import torch"], env=env, capture_output=True).returncode != 0:
-    print("skipped: PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)")
-    sys.exit(77)
+env = torch_env(root)
 
 
 def evaluate(task, kernel, *extra):

@@ -16,7 +16,6 @@ Exit 0, or 77 (skipped) when PyTorch is not installed (scripts/setup.sh installs
 """
 import json
 import re
-import os
 import pathlib
 import shutil
 import subprocess
@@ -25,19 +24,14 @@ import tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "tests/integration"))
-from checks import check, finish  # noqa: E402
+from checks import check, finish, run_khive, torch_env  # noqa: E402
 from problems import kernelbench_relu  # noqa: E402
 
-env = dict(os.environ, PYTHONPATH=f"{root}/python:{root}/.deps/torch")
-if subprocess.run([sys.executable, "-c", "import torch"], env=env, capture_output=True).returncode != 0:
-    print("skipped: PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)")
-    sys.exit(77)
+env = torch_env(root)
 
 
 def run(*args, timeout=900, **kw):
-    r = subprocess.run([khive, *map(str, args)], capture_output=True, text=True, timeout=timeout, env=kw.get("env", env))
-    print(f"$ khive {' '.join(map(str, args))}  -> exit {r.returncode}\n{r.stdout[-1500:]}{r.stderr[-1500:]}")
-    return r
+    return run_khive(khive, kw.get("env", env), *args, timeout=timeout)
 
 
 def evaluate(task, kernel, *extra, **kw):

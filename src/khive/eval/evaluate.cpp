@@ -334,6 +334,9 @@ void read_ab(const nlohmann::json& res, EvalReport& r) {
   r.ab_weighted_ratio = d.value("weighted_ratio", 1.0);
 }
 
+// Why a run was not accepted: its rejection's message, else the harness error.
+std::string why_not_accepted(const KernelRun& k) { return k.verdict.rejection ? k.verdict.rejection->message : k.verdict.harness_error; }
+
 // The argv that confines the task's PyTorch (khive-jail): it reads its interpreter and the task, writes nothing, has
 // no network (interop/python.hpp). The task's Python may come from the internet (an imported problem file).
 std::vector<std::string> pytorch_jail(const Task& task, Backend backend) {
@@ -364,23 +367,21 @@ void set_pytorch_kernel(Job& job, const Task& task, Backend backend) {
 // T_b on the same clock as every kernel, its outputs checked against the goldens like a kernel's. nullopt, with
 // r.pytorch_baselines saying why, when torch is not here.
 std::optional<KernelRun> time_pytorch(const Task& task, const EvalOptions& o, const JobBase& jb, EvalReport& r) {
-  const TorchPython* torch = nullptr;
+  Job job = jb.job;
+  job.leader_library.clear();
   try {
-    torch = &torch_python();
+    set_pytorch_kernel(job, task, o.backend);
   } catch (const std::exception& e) {
     r.pytorch_baselines = {{"ruler", "judge"}, {"accepted", false}, {"why", std::string("PyTorch is not here: ") + e.what()}};
     return std::nullopt;
   }
-  Job job = jb.job;
-  job.leader_library.clear();
-  set_pytorch_kernel(job, task, o.backend);
   KernelRun k;
   k.label = "pytorch";
   k.source = std::filesystem::path(task.dir) / "definition.json";
   JudgeOutcome out = judge_once(job, jb.process, k.verdict, r.retried);
   account(k, out);
-  r.pytorch_baselines = {{"ruler", "judge"}, {"torch", torch->torch_version}, {"accepted", k.verdict.accepted}};
-  if (!k.verdict.accepted) r.pytorch_baselines["why"] = k.verdict.rejection ? k.verdict.rejection->message : k.verdict.harness_error;
+  r.pytorch_baselines = {{"ruler", "judge"}, {"torch", torch_python().torch_version}, {"accepted", k.verdict.accepted}};
+  if (!k.verdict.accepted) r.pytorch_baselines["why"] = why_not_accepted(k);
   return k;
 }
 
@@ -445,8 +446,7 @@ void score_workloads(const Task& task, const std::optional<PytorchBaselines>& py
     } else if (pytorch && (wr.pytorch = pytorch->lookup(task, wr.workload))) {
       r.pytorch_baselines = {
           {"ruler", "file"}, {"file", pytorch->file.string()}, {"gpu", pytorch->gpu}, {"torch", pytorch->torch}, {"date", pytorch->date}};
-      if (r.pytorch)
-        r.pytorch_baselines["judge_failed"] = r.pytorch->verdict.rejection ? r.pytorch->verdict.rejection->message : r.pytorch->verdict.harness_error;
+      if (r.pytorch) r.pytorch_baselines["judge_failed"] = why_not_accepted(*r.pytorch);
     }
     if (wr.pytorch) {
       wr.baseline_time = wr.pytorch->median;

@@ -81,6 +81,10 @@ ClockRule ClockRule::for_backend(const std::string& backend) {
   return r;
 }
 
+double timed_sample(double bracket_s, double overhead_s, double own_s, double copy_s) {
+  return std::max({1e-9, bracket_s - overhead_s - copy_s, own_s - copy_s});
+}
+
 std::optional<Rejection> clock_rejection(const std::vector<double>& judge_s, const std::vector<double>& in_process_s, double overhead_s,
                                          double jitter_s, const ClockRule& rule, const std::string& workload) {
   const std::size_t n = std::min(judge_s.size(), in_process_s.size());

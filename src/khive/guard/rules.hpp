@@ -51,6 +51,12 @@ inline constexpr double kGpuContextSwitchAllowance = 400e-6;
 // read within ~2 us of their events on the H200.
 inline constexpr double kGpuGatedAllowance = 10e-6;
 
+// One timed call's sample: the judge's clock as read (`bracket_s`) less the calibrated overhead, never below the
+// executor's own time of the call (that floor can only raise a sample: an executor that reports less changes nothing;
+// it binds where the calibration over-subtracts, as under MPS), less `copy_s`, the copy of a PyTorch run's result into
+// the output slots (0 for a kernel, which writes in place), and never below 1 ns.
+double timed_sample(double bracket_s, double overhead_s, double own_s, double copy_s = 0);
+
 struct ClockRule {
   double rel = 0.25;
   double abs_s = 50e-6;

@@ -492,7 +492,7 @@ Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vecto
     const double own = x.in_process_s.empty() ? 0 : x.in_process_s[0];
     const double copy = x.copy_s.empty() ? 0 : x.copy_s[0];  // PyTorch timed as a kernel: its results' copy is not its time
     o.bracket_s.push_back(x.judge_s);
-    o.sample_s.push_back(std::max({1e-9, x.judge_s - k.overhead.median_s - copy, own - copy}));
+    o.sample_s.push_back(timed_sample(x.judge_s, k.overhead.median_s, own, copy));
     o.copy_s.push_back(copy);
     o.in_process_s.push_back(own);
     o.drain_s += x.drain_s;
@@ -569,9 +569,7 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
     o.bracket_s.push_back(b);
     const double copy = j < static_cast<int>(x.copy_s.size()) ? x.copy_s[static_cast<std::size_t>(j)] : 0;  // see exchanged_batch
     const double own = j < static_cast<int>(x.in_process_s.size()) ? x.in_process_s[static_cast<std::size_t>(j)] : 0;
-    // The executor's own time is the floor, as on the CPU: it can only raise a sample (an executor that reports less
-    // changes nothing). It binds where the calibrated bracket over-subtracts (under MPS: 7-8 us on the H200).
-    o.sample_s.push_back(std::max({1e-9, b - k.offset(w.uuid).median_s - copy, own - copy}));
+    o.sample_s.push_back(timed_sample(b, k.offset(w.uuid).median_s, own, copy));  // the executor's time its floor, as on the CPU
     o.copy_s.push_back(copy);
     o.in_process_s.push_back(own);
   }

@@ -52,6 +52,16 @@ TEST(DeterminismRejection, DifferingRunsAreNondeterministic) {
   EXPECT_EQ(determinism_rejection("c", stats(10, 2, 2), Tolerance{}, "w", "x")->reason, Reason::unwritten_output);
 }
 
+TEST(TimedSample, TheJudgeLessItsOverheadFlooredAtTheExecutorsOwnTime) {
+  EXPECT_DOUBLE_EQ(timed_sample(30e-6, 10e-6, 19e-6), 20e-6);  // the judge's clock, less the calibrated overhead
+  EXPECT_DOUBLE_EQ(timed_sample(12e-6, 10e-6, 9e-6), 9e-6);    // over-subtracted (as under MPS): the executor's time
+  EXPECT_DOUBLE_EQ(timed_sample(30e-6, 10e-6, 0), 20e-6);      // an executor that reports less changes nothing
+  EXPECT_DOUBLE_EQ(timed_sample(5e-6, 10e-6, 0), 1e-9);        // never below 1 ns
+  // A PyTorch run's result copy comes off both the judge's reading and the floor.
+  EXPECT_DOUBLE_EQ(timed_sample(30e-6, 10e-6, 19e-6, 4e-6), 16e-6);
+  EXPECT_DOUBLE_EQ(timed_sample(12e-6, 10e-6, 9e-6, 4e-6), 5e-6);
+}
+
 TEST(ClockRejection, HonestExecutorsAgreeWithTheJudge) {
   // Judge 1.06 ms per batch, overhead 50 us: the executor saw 1.0 ms of it.
   std::vector<double> judge(20, 1.06e-3), in(20, 1.0e-3);
