@@ -75,15 +75,28 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                --no-reference --pytorch-ruler judge --out "$out/pt-smoke.json"
              python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("pytorch_run") or {}; print("pytorch_baselines", d.get("pytorch_baselines")); print("pytorch_run accepted", r.get("accepted"), "rejection", r.get("rejection"), "harness", r.get("harness_error")); [print(" ", w["workload"], w["baseline_label"], w["pytorch"] and w["pytorch"]["median_s"]) for w in d["workloads"]]' \
                "$out/pt-smoke.json" 2>&1 | tee -a "$out/device.log"
-             step pt_inproc ${PT_INPROC_T:-240} python3 bench/pytorch_baselines.py tasks/${PT_SUITE:-sol} --device cuda --out /tmp/pt-inproc.json \
-               ${PT_TASKS:+--tasks "$PT_TASKS"} ${PT_INPROC_ARGS:-}
-             cp /tmp/pt-inproc.json "$out/pt-inproc-${PT_SUITE:-sol}.json"
+             if [ -n "${PT_INPROC_JSON:-}" ]; then  # an in-process file measured before (e.g. the suite's baselines file)
+               cp "$PT_INPROC_JSON" /tmp/pt-inproc.json
+             else
+               step pt_inproc ${PT_INPROC_T:-240} python3 bench/pytorch_baselines.py tasks/${PT_SUITE:-sol} --device cuda --out /tmp/pt-inproc.json \
+                 ${PT_TASKS:+--tasks "$PT_TASKS"} ${PT_INPROC_ARGS:-}
+               cp /tmp/pt-inproc.json "$out/pt-inproc-${PT_SUITE:-sol}.json"
+             fi
              pt_judge=${PT_JUDGE_JSON:-$out/bench-pt-${PT_SUITE:-sol}/bench.json}
              if [ "${PT_BENCH:-1}" != 0 ]; then
                TAIL=${TAIL:-40} step pt_bench ${PT_BENCH_T:-420} khive bench tasks/${PT_SUITE:-sol} --backend cuda --pytorch-ruler judge \
                  --out "$out/bench-pt-${PT_SUITE:-sol}" ${PT_TASKS:+--tasks "$PT_TASKS"}
              fi
              step pt_ruler 60 python3 bench/pytorch_ruler.py "$pt_judge" /tmp/pt-inproc.json --out "$out/pytorch-ruler-${PT_SUITE:-sol}.md" ;;
+    # A task's new reference against its old one (AGREE="task=old.cu task2=old2.cu"): the old file evaluated as the
+    # candidate, goldens from the new one, every correctness workload; AGREE_PERF limits the timed workloads.
+    agree)   for pair in ${AGREE:-}; do
+               t=${pair%%=*}; f=${pair#*=}
+               step "agree_$(basename "$t")" ${AGREE_T:-240} khive eval "$t" "$f" --backend cuda --json --no-baselines --no-pytorch \
+                 ${AGREE_PERF:+--perf-workloads "$AGREE_PERF"} --out "$out/agree-$(basename "$t").json"
+             done ;;
+    # What starting PyTorch costs on this machine: the import, then the CUDA context (the PyTorch executor pays both).
+    torch_startup) step torch_startup 120 python3 -c 'import time; t0 = time.time(); import torch; t1 = time.time(); torch.empty(1, device="cuda"); torch.cuda.synchronize(); t2 = time.time(); a = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16); (a @ a).sum().item(); t3 = time.time(); print(f"import torch {t1 - t0:.2f} s, CUDA context {t2 - t1:.2f} s, first bf16 matmul {t3 - t2:.2f} s, torch {torch.__version__}")' ;;
     # Check 11's power: a kernel 3.3 % faster than the leader must be called the new leader.
     power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
                --classes ${POWER_CLASSES:-20us,500us,5ms} --out "$out/power-cuda.md" ;;

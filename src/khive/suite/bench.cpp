@@ -50,11 +50,15 @@ BenchImpl impl_from_run(const KernelRun& k, std::string label, std::string kind,
   return m;
 }
 
-void add_time(BenchRow& row, const EvalReport& r, bool count_baselines) {
+// count_baselines: the evaluation that timed the vendor baselines and PyTorch (the reference's): their judges' time
+// too. PyTorch's run is its own judge unless PyTorch was the kernel under test (a task with no native reference).
+void add_time(BenchRow& row, const EvalReport& r, bool count_baselines, bool pytorch_was_candidate = false) {
   row.golden_s += r.golden_seconds;
   auto runs = std::vector<const KernelRun*>{&r.candidate};
-  if (count_baselines)
+  if (count_baselines) {
     for (auto& b : r.baselines) runs.push_back(&b);
+    if (r.pytorch && !pytorch_was_candidate) runs.push_back(&*r.pytorch);
+  }
   for (auto* k : runs) {
     row.build_s += k->build.seconds;
     row.runner_s += k->verdict.judge_seconds;
@@ -212,7 +216,7 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
   if (!ref && task.pytorch_reference.empty()) throw std::runtime_error(fmt::format("no {} reference and no PyTorch reference", rep.backend));
   ro.candidate_pytorch = !ref;
   EvalReport rr = evaluate_kernel(task, ref ? *ref : std::filesystem::path("pytorch"), ro);
-  add_time(row, rr, true);
+  add_time(row, rr, true, ro.candidate_pytorch);
   if (!rr.harness_error.empty()) throw std::runtime_error(rr.harness_error);
   if (rep.device.empty()) {
     rep.device = rr.device;
@@ -235,10 +239,12 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
     row.workloads.push_back(bw);
   }
   row.impls.push_back(impl_from_run(rr.candidate, "reference", "reference", row.workloads));
-  row.impls.back().seconds = rr.seconds;
+  // Each entry's seconds: its own judge (and build); the evaluation's other runs are the entries below.
+  row.impls.back().seconds = rr.candidate.verdict.judge_seconds + rr.candidate.build.seconds;
   // PyTorch: timed by the judge (its run's verdict), else the suite's numbers for this device when it has them.
   BenchImpl pt;
   pt.label = pt.kind = "pytorch";
+  if (rr.pytorch && !ro.candidate_pytorch) pt.seconds = rr.pytorch->verdict.judge_seconds;
   for (const auto& w : rr.workloads)
     if (w.pytorch) pt.times[w.workload] = *w.pytorch;
   const std::string judge_failed = rr.pytorch && !rr.pytorch->verdict.accepted ? verdict_text(*rr.pytorch) : "";
@@ -253,7 +259,10 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
                                                                    : rr.pytorch_baselines.value("file", "");
     row.impls.push_back(pt);
   }
-  for (const auto& b : rr.baselines) row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
+  for (const auto& b : rr.baselines) {
+    row.impls.push_back(impl_from_run(b, b.label, "vendor", row.workloads));
+    row.impls.back().seconds = b.verdict.judge_seconds + b.build.seconds;
+  }
   return rr;
 }
 

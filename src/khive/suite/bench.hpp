@@ -49,7 +49,9 @@ struct BenchImpl {
   // Over the task's perf workloads, only when every one has a time: weighted geometric mean of the medians,
   // the same mean of T_sol / median, and the SOL-ExecBench task score against T_b.
   std::optional<double> gmean_s, fraction_of_sol, score;
-  double seconds = 0;  // wall time of its evaluation (0 for PyTorch and for runs measured together)
+  // Its own time: a candidate's whole evaluation; for the reference, PyTorch and each vendor, its judge (and build)
+  // within the evaluation they share.
+  double seconds = 0;
   // With BenchOptions::ab_vendor: vendor label -> perf workload -> interleaved A/B with A = that vendor
   // baseline, B = this candidate (test.ratio = T_vendor / T_this: above 1 when this one is faster).
   std::map<std::string, std::map<std::string, AbReport>> ab;
