@@ -69,12 +69,14 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # side (bench/pytorch_ruler.py). PT_SUITE: a suite name; PT_TASKS: comma-separated task names (default: all).
     # PT_SMOKE_TASK: the smoke's task (its reference.cu is the candidate); PT_INPROC_ARGS: pytorch_baselines.py's further
     # arguments (--host-ahead, --gap-ms); PT_BENCH=0 skips the bench and compares with PT_JUDGE_JSON (an earlier bench.json).
-    pytorch_judge)
+    # pt_smoke alone: the smoke's eval (PyTorch's run on the judge, its phases), nothing else.
+    pytorch_judge|pt_smoke)
              pt_task=${PT_SMOKE_TASK:-tasks/demo-cpu/vector_add}
              step pt_smoke ${PT_SMOKE_T:-150} khive eval "$pt_task" "$pt_task/reference.cu" --backend cuda --json \
                --no-reference --pytorch-ruler judge --out "$out/pt-smoke.json"
-             python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("pytorch_run") or {}; print("pytorch_baselines", d.get("pytorch_baselines")); print("pytorch_run accepted", r.get("accepted"), "rejection", r.get("rejection"), "harness", r.get("harness_error")); [print(" ", w["workload"], w["baseline_label"], w["pytorch"] and w["pytorch"]["median_s"]) for w in d["workloads"]]' \
+             python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("pytorch_run") or {}; print("pytorch_baselines", d.get("pytorch_baselines")); print("pytorch_run accepted", r.get("accepted"), "rejection", r.get("rejection"), "harness", r.get("harness_error"), "judge_s", r.get("judge_seconds"), "phases", r.get("phases")); [print(" ", w["workload"], w["baseline_label"], w["pytorch"] and w["pytorch"]["median_s"]) for w in d["workloads"]]' \
                "$out/pt-smoke.json" 2>&1 | tee -a "$out/device.log"
+             [ "$s" = pt_smoke ] && continue
              if [ -n "${PT_INPROC_JSON:-}" ]; then  # an in-process file measured before (e.g. the suite's baselines file)
                cp "$PT_INPROC_JSON" /tmp/pt-inproc.json
              else
@@ -95,8 +97,31 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                step "agree_$(basename "$t")" ${AGREE_T:-240} khive eval "$t" "$f" --backend cuda --json --no-baselines --no-pytorch \
                  ${AGREE_PERF:+--perf-workloads "$AGREE_PERF"} --out "$out/agree-$(basename "$t").json"
              done ;;
-    # What starting PyTorch costs on this machine: the import, then the CUDA context (the PyTorch executor pays both).
-    torch_startup) step torch_startup 120 python3 -c 'import time; t0 = time.time(); import torch; t1 = time.time(); torch.empty(1, device="cuda"); torch.cuda.synchronize(); t2 = time.time(); a = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16); (a @ a).sum().item(); t3 = time.time(); print(f"import torch {t1 - t0:.2f} s, CUDA context {t2 - t1:.2f} s, first bf16 matmul {t3 - t2:.2f} s, torch {torch.__version__}")' ;;
+    # Which of khive's differences from the in-process harness slows a kernel (bench/ruler_probe.py). PROBE_CASES:
+    # "task@workload@kernel@samples@gap_ms" separated by spaces; kernel: best (bench/fidelity_kernels.json's point),
+    # ref (the task's reference.cu) or a .cu path. A clock log (100 ms) runs alongside.
+    probe)   nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+               --format=csv -lms 100 > "$out/probe-clocks.csv" 2>&1 & smi=$!
+             last=""
+             for c in ${PROBE_CASES:-}; do
+               IFS=@ read -r t w k n g <<< "$c"; name=$(basename "$t")-$(echo "$w" | tr -c 'A-Za-z0-9\n-' _)-$(basename "$k" .cu)-gap$g
+               src=$k
+               if [ "$k" = best ]; then
+                 src=/tmp/probe-$(basename "$t")-best.cu
+                 khive-tune --kernels kernels point "$t" --backend cuda $(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"][sys.argv[1]]; print("--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()])' "${t#tasks/}") --out "$src" > /dev/null
+               elif [ "$k" = ref ]; then src=$t/reference.cu; fi
+               # the same task, workload and kernel as the case before (another gap): its eval and build stand
+               [ "$t@$w@$k" != "$last" ] && khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch --seed 11 \
+                 --perf-workloads "^$w\$" --out /tmp/probe-eval.json > /dev/null 2>&1
+               last="$t@$w@$k"
+               TAIL=${TAIL:-16} step "probe_$name" ${PROBE_T:-200} python3 bench/ruler_probe.py --eval-json /tmp/probe-eval.json --task "$t" --workload "$w" \
+                 --samples "$n" --gap-ms "$g" ${PROBE_ARGS:-} --out "$out/probe-$name.md" --json "$out/probe-$name.json"
+             done
+             kill $smi ;;
+    # What starting PyTorch costs on this machine, part by part (bench/torch_startup.py: the import cold and warm, the
+    # judge's environment, the CUDA context with EAGER and LAZY module loading, khive-jail around it).
+    torch_startup) step torch_startup ${TORCH_STARTUP_T:-240} python3 bench/torch_startup.py --jail "$bin/khive-jail" \
+                     --repeat ${TORCH_STARTUP_REPEAT:-3} --out "$out/torch-startup.md" ;;
     # Check 11's power: a kernel 3.3 % faster than the leader must be called the new leader.
     power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
                --classes ${POWER_CLASSES:-20us,500us,5ms} --out "$out/power-cuda.md" ;;

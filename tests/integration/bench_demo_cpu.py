@@ -65,7 +65,11 @@ with tempfile.TemporaryDirectory(prefix="khive_bench_it_") as tmp:
         check(row["error"] is None, f"{name}: no error, got {row['error']}")
         check(ref is not None and ref["accepted"] and ref["gmean_s"] and ref["gmean_s"] > 0,
               f"{name}: reference accepted and timed")
-        check(row["seconds"] > 0 and row["time"]["runner_s"] > 0, f"{name}: wall and runner time recorded")
+        t = row["time"]
+        check(row["seconds"] > 0 and t["runner_s"] > 0, f"{name}: wall and runner time recorded")
+        # no second is counted twice: builds and judges are disjoint parts of the wall, goldens a part of the judges
+        check(t["builds_s"] + t["runner_s"] <= row["seconds"] + 0.05 and 0 < t["goldens_s"] <= t["runner_s"],
+              f"{name}: builds + judges within the wall, goldens within the judges, got {t} of {row['seconds']:.2f} s")
         # the live line, then the final table: each task's row printed twice
         check(sum(1 for l in r.stdout.splitlines() if l.startswith(name + " ")) == 2, f"{name}: live row and final row")
 

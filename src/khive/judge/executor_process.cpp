@@ -61,9 +61,15 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   args.push_back(nlohmann::json(spec.setup).dump());
   // GOMP_SPINCOUNT: OpenMP's idle threads spin for ~10 us after a parallel region, then sleep (libgomp's default spins
   // for up to a few ms, holding the cores the judge needs to see the answer: that showed up as clock disagreement).
-  std::vector<std::string> envs = {
-      "PATH=/usr/bin:/bin",       "LANG=C", "HOME=/nonexistent", "OMP_PROC_BIND=false", "GOMP_SPINCOUNT=10000", "CUDA_CACHE_DISABLE=1",
-      "CUDA_MODULE_LOADING=EAGER"};
+  // CUDA_MODULE_LOADING: a kernel's modules load with its context (EAGER), so no timed call pays for a load; PyTorch's
+  // load as its warm-up calls first use them (LAZY): EAGER would load every kernel of libtorch_cuda at start.
+  std::vector<std::string> envs = {"PATH=/usr/bin:/bin",
+                                   "LANG=C",
+                                   "HOME=/nonexistent",
+                                   "OMP_PROC_BIND=false",
+                                   "GOMP_SPINCOUNT=10000",
+                                   "CUDA_CACHE_DISABLE=1",
+                                   spec.pytorch ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
   envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0 ? spec.omp_threads : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
   for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS"})
     if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);

@@ -72,8 +72,8 @@ struct BenchRow {
   std::vector<BenchWorkload> workloads;       // perf workloads on this backend
   std::vector<BenchImpl> impls;               // reference first, then PyTorch, vendors, candidates (file order)
   int best_vendor = -1, best_candidate = -1;  // indices into impls
-  // Where the wall time went: builds (candidates and baselines), goldens (reference build + golden runs),
-  // judge processes (checks and timing), the rest (symbol scans, profile, bookkeeping).
+  // Where the wall time went: builds (reference, candidates, baselines), judge processes (checks and timing) and, of
+  // those, the reference's golden runs; the rest is symbol scans, profile, bookkeeping.
   double seconds = 0, build_s = 0, golden_s = 0, runner_s = 0;
   const BenchImpl* find(const std::string& kind) const;  // the first impl of that kind
 };

@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""Which of khive's differences from bench/fidelity.py's in-process harness makes a kernel read slower in khive?
+
+  ruler_probe.py --task DIR --workload UUID (--lib cand.so | --source k.cu | --eval-json eval.json)
+                 [--samples 30] [--gap-ms 2] [--variants plain,vmm,...] [--out probe.md] [--json probe.json]
+  e.g. python3 bench/ruler_probe.py --lib $KHIVE_CACHE/build/ab/ab12.../cand.so \
+         --task tasks/cutegen26/kb14_matmul_upper_triangular --workload perf-4096 --gap-ms 2 --out probe.md
+
+On the H200 the kb14/kb15 triangular fp32 SIMT GEMMs read 11-13 % slower in khive (the executor's own events agree
+with the judge) than in fidelity.py, and 5-20 us kernels ~1-1.7 us slower. This probe times the very library khive
+built (khive_launch via ctypes, the task's inputs made by fidelity.py's own code) in one process under variants that
+each add one of khive's conditions to fidelity.py's method, interleaved round-robin so that clock drift hits all alike:
+
+  plain          fidelity.py: caching-allocator tensors, L2 flushed (2x L2 written) before each call. The baseline.
+  vmm            (1) every tensor in its own CUDA VMM allocation (cuMemCreate, POSIX-fd handle type, 2 MiB pages).
+  reveal         (2) no flush; right before the call the outputs are poisoned and the inputs copied in from a staging
+                 copy on the same stream, so the call starts on an L2 full of its own freshly written (dirty) bytes.
+  vmm+reveal     (1) and (2).
+  gated          (3) the launch waits behind cuStreamWaitValue32 (GEQ on a device word; the start event after the
+                 wait), opened --gate-sleep-ms later by cuStreamWriteValue32 from a second stream: the device idles
+                 at a stream wait right before the kernel (clocks, front-end wake-up). The word is a counter that
+                 only grows, one value per call, as khive's gate (executor/gate.hpp), so it is never reset.
+  other_context  (4) a child process holds its own CUDA context with a stream blocked on cuStreamWaitValue32 during
+                 the call (the judge's stream waits for `done` while the kernel runs): time-slicing between contexts.
+  reveal+flush   what session.cpp's enqueue_gated_call enqueues today: the reveal, then the L2 flush, then the call.
+  vmm_arena      khive's arena (src/khive/judge/arena.cpp): inputs packed (256-byte aligned) in one VMM region,
+                 outputs in another, each exported as a POSIX fd and imported again, mapped at a second address.
+  khive_like     vmm_arena + reveal+flush + gated + other_context: all of them at once.
+
+Each sample is one call bracketed by CUDA events on a non-blocking stream; a spin kernel (--lead-us) is queued ahead
+of each sample's preparation so the host has enqueued the call before the device reaches it (the host's launch time
+never sits between the start event and the kernel; its enqueue time is reported when it outlasts the lead). When
+other_context or khive_like is selected the child's (idle) context exists during every variant; run once with and
+once without them to see whether an idle context alone matters. Outputs are checked to be written (not the poison
+pattern) after a call with each method, before and after the timed samples; nothing else is validated.
+
+Exit: 0 every variant measured with its outputs written, 1 some variant failed or left an output unwritten, 2 bad
+arguments, no library or no CUDA GPU.
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import pathlib
+import re
+import select
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+import fidelity  # noqa: E402  (puts python/ on sys.path: khive_torch)
+from khive_torch.task import TaskError, load_task  # noqa: E402
+from khive_torch.timed import _AccessDesc, _DeviceBytes, _Location  # noqa: E402  the repo's own driver structs
+
+VARIANTS = {  # name: (memory, preparation, gated, other context)
+    "plain": ("torch", "flush", False, False), "vmm": ("vmm", "flush", False, False),
+    "reveal": ("torch", "reveal", False, False), "vmm+reveal": ("vmm", "reveal", False, False),
+    "gated": ("torch", "flush", True, False), "other_context": ("torch", "flush", False, True),
+    "reveal+flush": ("torch", "reveal+flush", False, False), "vmm_arena": ("arena", "flush", False, False),
+    "khive_like": ("arena", "reveal+flush", True, True),
+}
+ARENA_ALIGN = 256   # arena.cpp's kAlign
+CHILD = r'''
+import ctypes, os, select, sys
+cu, P, U64, I = ctypes.CDLL("libcuda.so.1"), ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int
+def f(names, *args):
+    fn = next(getattr(cu, n) for n in names if hasattr(cu, n))
+    fn.restype, fn.argtypes = ctypes.c_int, list(args)
+    return fn
+def say(s): os.write(1, (s + "\n").encode())
+def ck(r, what):
+    if r:
+        s = ctypes.c_char_p(); f(["cuGetErrorName"], I, ctypes.POINTER(ctypes.c_char_p))(r, ctypes.byref(s))
+        say(f"error {what}: {(s.value or b'?').decode()} (CUresult {r})"); sys.exit(3)
+wait = f(["cuStreamWaitValue32_v2", "cuStreamWaitValue32"], P, U64, ctypes.c_uint32, ctypes.c_uint)
+write = f(["cuStreamWriteValue32_v2", "cuStreamWriteValue32"], P, U64, ctypes.c_uint32, ctypes.c_uint)
+sync = f(["cuStreamSynchronize"], P)
+ck(f(["cuInit"], ctypes.c_uint)(0), "cuInit")
+ctx = P(); ck(f(["cuDevicePrimaryCtxRetain"], ctypes.POINTER(P), I)(ctypes.byref(ctx), 0), "cuDevicePrimaryCtxRetain")
+ck(f(["cuCtxSetCurrent"], P)(ctx), "cuCtxSetCurrent")
+word = U64(); ck(f(["cuMemAlloc_v2"], ctypes.POINTER(U64), ctypes.c_size_t)(ctypes.byref(word), 256), "cuMemAlloc")
+ck(f(["cuMemsetD32_v2"], U64, ctypes.c_uint, ctypes.c_size_t)(word.value, 0, 64), "cuMemsetD32")
+ck(sync(None), "cuStreamSynchronize")
+sw, ss = P(), P()
+for s in (sw, ss): ck(f(["cuStreamCreate"], ctypes.POINTER(P), ctypes.c_uint)(ctypes.byref(s), 1), "cuStreamCreate")
+say("ready")
+v, buf = 0, b""
+while True:
+    while b"\n" not in buf:
+        r, _, _ = select.select([0], [], [], float(sys.argv[1]))
+        chunk = os.read(0, 4096) if r else b""
+        if not chunk: break
+        buf += chunk
+    line, _, buf = buf.partition(b"\n") if b"\n" in buf else (b"quit", b"", b"")
+    if line.strip() == b"arm":
+        v += 1; ck(wait(sw, word.value, v, 0), "cuStreamWaitValue32"); say("armed")
+    elif line.strip() == b"release":
+        ck(write(ss, word.value, v, 0), "cuStreamWriteValue32"); ck(sync(sw), "cuStreamSynchronize"); say("released")
+    else:
+        break
+ck(write(ss, word.value, v + 1, 0), "cuStreamWriteValue32"); ck(sync(sw), "sync"); ck(sync(ss), "sync")
+ck(f(["cuMemFree_v2"], U64)(word.value), "cuMemFree")
+say("bye")
+'''
+
+
+class DriverError(RuntimeError):
+    """A driver call returned an error: the message names the call and the CUresult (cuGetErrorName)."""
+
+
+class Stuck(RuntimeError):
+    """A call never ended (its stream behind a gate nobody opened): nothing more can run on the stream."""
+
+
+class _AllocFlags(ctypes.Structure):
+    _fields_ = [("compressionType", ctypes.c_ubyte), ("gpuDirectRDMACapable", ctypes.c_ubyte),
+                ("usage", ctypes.c_ushort), ("reserved", ctypes.c_ubyte * 4)]
+
+
+class _AllocProp(ctypes.Structure):   # CUmemAllocationProp (cuda.h, 12.x and 13.0): 32 bytes
+    _fields_ = [("type", ctypes.c_int), ("requestedHandleTypes", ctypes.c_int), ("location", _Location),
+                ("win32HandleMetaData", ctypes.c_void_p), ("allocFlags", _AllocFlags)]
+
+
+@dataclass
+class Region:
+    """One VMM allocation as mapped here; every handle (the creating one, an imported one) is released at the end."""
+    ptr: int = 0
+    size: int = 0
+    handles: list = field(default_factory=list)
+    mapped: bool = False
+
+
+class Driver:
+    """The driver calls the variants need, from libcuda (ctypes, as khive_torch/timed.py); torch's primary context is
+    current on this thread. Every call's CUresult is checked; the versioned symbols (_v2) are the ones cuda.h uses."""
+
+    def __init__(self, device):
+        self.lib, self.device, self.free_errors, self._gran = ctypes.CDLL("libcuda.so.1"), device, [], None
+        u64, sz, p, pu64 = ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64)
+        self.error_name = self._fn(["cuGetErrorName"], ctypes.c_int, ctypes.POINTER(ctypes.c_char_p))
+        self.granularity_fn = self._fn(["cuMemGetAllocationGranularity"], ctypes.POINTER(sz), ctypes.POINTER(_AllocProp),
+                                       ctypes.c_int)
+        self.create = self._fn(["cuMemCreate"], pu64, sz, ctypes.POINTER(_AllocProp), u64)
+        self.export = self._fn(["cuMemExportToShareableHandle"], ctypes.POINTER(ctypes.c_int), u64, ctypes.c_int, u64)
+        self.import_ = self._fn(["cuMemImportFromShareableHandle"], pu64, p, ctypes.c_int)
+        self.reserve = self._fn(["cuMemAddressReserve"], pu64, sz, sz, u64, u64)
+        self.map = self._fn(["cuMemMap"], u64, sz, sz, u64, u64)
+        self.set_access = self._fn(["cuMemSetAccess"], u64, sz, ctypes.POINTER(_AccessDesc), sz)
+        self.unmap = self._fn(["cuMemUnmap"], u64, sz)
+        self.free_va = self._fn(["cuMemAddressFree"], u64, sz)
+        self.release = self._fn(["cuMemRelease"], u64)
+        self.wait_fn = self._fn(["cuStreamWaitValue32_v2", "cuStreamWaitValue32"], p, u64, ctypes.c_uint32, ctypes.c_uint)
+        self.write_fn = self._fn(["cuStreamWriteValue32_v2", "cuStreamWriteValue32"], p, u64, ctypes.c_uint32, ctypes.c_uint)
+        ctx, ver = ctypes.c_void_p(), ctypes.c_int()
+        self.ck(self._fn(["cuCtxGetCurrent"], ctypes.POINTER(p))(ctypes.byref(ctx)), "cuCtxGetCurrent")
+        if not ctx.value:
+            raise DriverError("no current CUDA context on this thread (torch's primary context was expected)")
+        self.ck(self._fn(["cuDriverGetVersion"], ctypes.POINTER(ctypes.c_int))(ctypes.byref(ver)), "cuDriverGetVersion")
+        self.version = ver.value
+
+    def _fn(self, names, *args):
+        for n in names:
+            f = getattr(self.lib, n, None)
+            if f is not None:
+                f.restype, f.argtypes = ctypes.c_int, list(args)
+                return f
+        raise DriverError(f"libcuda.so.1 has no {names[0]}")
+
+    def ck(self, r, what):
+        if r != 0:
+            s = ctypes.c_char_p()
+            name = s.value.decode() if self.error_name(r, ctypes.byref(s)) == 0 and s.value else "?"
+            raise DriverError(f"{what}: {name} (CUresult {r})")
+
+    def prop(self):
+        return _AllocProp(type=1, requestedHandleTypes=1, location=_Location(1, self.device))   # PINNED, POSIX_FD, DEVICE
+
+    def granularity(self):
+        if self._gran is None:
+            g, prop = ctypes.c_size_t(0), self.prop()
+            self.ck(self.granularity_fn(ctypes.byref(g), ctypes.byref(prop), 0), "cuMemGetAllocationGranularity")   # MINIMUM
+            self._gran = g.value or (2 << 20)
+        return self._gran
+
+    def alloc(self, nbytes, reimport=False):
+        """A read-write mapping of a fresh allocation, as src/khive/executor/vmm.cu makes one; reimport: exported as a
+        POSIX fd and imported again (the executor's view of the judge's memory). Returns (Region, note)."""
+        g, note = self.granularity(), ""
+        r, h, prop = Region(size=(max(nbytes, 1) + g - 1) // g * g), ctypes.c_uint64(0), self.prop()
+        self.ck(self.create(ctypes.byref(h), r.size, ctypes.byref(prop), 0), "cuMemCreate")
+        r.handles.append(h.value)
+        try:
+            use = h.value
+            if reimport:
+                try:
+                    use = self._reimport(h.value)
+                    r.handles.append(use)
+                except DriverError as e:
+                    note = f"export/import failed ({e}); the creating handle is mapped"
+            ptr = ctypes.c_uint64(0)
+            self.ck(self.reserve(ctypes.byref(ptr), r.size, 0, 0, 0), "cuMemAddressReserve")
+            r.ptr = ptr.value
+            self.ck(self.map(r.ptr, r.size, 0, use, 0), "cuMemMap")
+            r.mapped = True
+            desc = _AccessDesc(_Location(1, self.device), 3)   # DEVICE, PROT_READWRITE
+            self.ck(self.set_access(r.ptr, r.size, ctypes.byref(desc), 1), "cuMemSetAccess")
+        except DriverError:
+            self.free(r)
+            raise
+        return r, note
+
+    def _reimport(self, handle):
+        fd = ctypes.c_int(-1)
+        self.ck(self.export(ctypes.byref(fd), handle, 1, 0), "cuMemExportToShareableHandle")
+        try:
+            h = ctypes.c_uint64(0)
+            self.ck(self.import_(ctypes.byref(h), ctypes.c_void_p(fd.value), 1), "cuMemImportFromShareableHandle")
+            return h.value
+        finally:
+            os.close(fd.value)
+
+    def free(self, r):
+        """Unmap, free the address range, release every handle; errors are kept (reported), never raised."""
+        calls = ([(self.unmap, (r.ptr, r.size), "cuMemUnmap")] if r.mapped else []) + \
+            ([(self.free_va, (r.ptr, r.size), "cuMemAddressFree")] if r.ptr else []) + \
+            [(self.release, (h,), "cuMemRelease") for h in r.handles]
+        for fn, args, what in calls:
+            try:
+                self.ck(fn(*args), what)
+            except DriverError as e:
+                self.free_errors.append(str(e))
+        r.mapped, r.ptr, r.handles = False, 0, []
+
+    def wait(self, stream, addr, value):
+        self.ck(self.wait_fn(ctypes.c_void_p(stream), addr, value, 0), "cuStreamWaitValue32")     # GEQ (cyclic)
+
+    def write(self, stream, addr, value):
+        self.ck(self.write_fn(ctypes.c_void_p(stream), addr, value, 0), "cuStreamWriteValue32")   # DEFAULT (fenced)
+
+
+class OtherContext:
+    """A child process (CHILD, libcuda through ctypes, no torch) with its own context on the same GPU, as the judge
+    holds one. "arm" leaves a stream of it blocked on cuStreamWaitValue32 (the judge's wait for `done`), "release"
+    writes the word. It quits on EOF or after --child-timeout seconds without a command, and is killed in close()."""
+
+    def __init__(self, idle_s):
+        self.proc = subprocess.Popen([sys.executable, "-c", CHILD, str(idle_s)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.buf, self.log = b"", []
+        try:
+            self.ask(None, "ready", timeout=60)
+        except BaseException:
+            self.close()
+            raise
+
+    def ask(self, cmd, expect, timeout=10.0):
+        if cmd:
+            os.write(self.proc.stdin.fileno(), (cmd + "\n").encode())
+        end, fd = time.monotonic() + timeout, self.proc.stdout.fileno()
+        while True:
+            while b"\n" in self.buf:
+                line, _, self.buf = self.buf.partition(b"\n")
+                text = line.decode(errors="replace").strip()
+                if text == expect:
+                    return
+                if text.startswith("error"):
+                    raise RuntimeError(f"other context: {text}")
+                self.log.append(text)
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"other context: no '{expect}' within {timeout:g} s")
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    raise RuntimeError(f"other context: the child exited (rc {self.proc.poll()}): {' '.join(self.log)[-300:]}")
+                self.buf += chunk
+
+    def close(self):
+        try:
+            if self.proc.poll() is None:
+                self.ask("quit", "bye", timeout=10)
+            self.proc.wait(timeout=10)
+        except (OSError, RuntimeError, TimeoutError, subprocess.TimeoutExpired):
+            pass
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(timeout=10)
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+
+
+@dataclass
+class Buffers:
+    """khive_launch's arguments on one kind of memory; slots: (position in vals, Arg, tensor) of inputs and outputs."""
+    vals: list
+    slots: list
+    regions: list = field(default_factory=list)
+    note: str = ""
+    error: str = ""   # making this memory failed: every variant on it reports this
+
+    def of(self, kind):
+        return [(a, t) for _, a, t in self.slots if a.kind == kind]
+
+
+@dataclass
+class State:
+    name: str
+    bufs: Buffers = None
+    samples: list = field(default_factory=list)
+    host: list = field(default_factory=list)
+    written: list = field(default_factory=list)
+    error: str = ""
+
+
+def describe(e):
+    return f"{type(e).__name__}: {str(e).strip()[:300]}"
+
+
+def poison_byte(a):
+    return fidelity.SENTINEL_BYTE if a.dtype in fidelity.INT_DTYPES else 0xFF   # floats: all-ones bits, NaN
+
+
+class Probe:
+    """The variants of one (library, task, workload), on one input set made by fidelity.Harness.make_set."""
+
+    def __init__(self, torch, a, plan, case, fn):
+        self.torch, self.a, self.fn = torch, a, fn
+        self.h = fidelity.Harness(torch, a)   # the flush buffer (2x L2) and make_set, as fidelity.py uses them
+        # Created one after the other: consecutive pool streams sit on different hardware queues, so the gate's write
+        # on `side` is never queued behind the wait on `stream` (a false dependency would hold the gate shut).
+        self.stream, self.side = torch.cuda.Stream(), torch.cuda.Stream()
+        self.start, self.stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        vals, _, keep = self.h.make_set(plan, case, a.seed)
+        torch.cuda.synchronize()
+        tensors = iter(keep)   # make_set keeps the input and output tensors in khive_launch's order
+        slots = [(i, x, next(tensors)) for i, x in enumerate(case.args) if x.kind in ("input", "output")]
+        vals[[x.kind for x in case.args].index("stream")] = ctypes.c_void_p(self.stream.cuda_stream)
+        fn.restype, fn.argtypes = None, [type(v) for v in vals]
+        self.memory = {"torch": Buffers(vals, slots)}
+        self.staging = [t.clone() for _, t in self.memory["torch"].of("input")]
+        self.gate_word, self.gate_v = torch.zeros(64, dtype=torch.int32, device="cuda"), 0
+        self.lead_cycles = int(a.lead_us * 2000)   # ~2 GHz SM clock: about lead_us of spinning
+        self.drv, self.child, self.stuck = None, None, False
+
+    def driver(self):
+        if self.drv is None:
+            self.drv = Driver(self.torch.cuda.current_device())
+        return self.drv
+
+    def buffers(self, kind):
+        """The memory of a variant, made once per kind (variants of one kind share it): torch, vmm or arena."""
+        if kind in self.memory:
+            if self.memory[kind].error:
+                raise RuntimeError(f"{kind} memory: {self.memory[kind].error}")
+            return self.memory[kind]
+        bufs = Buffers(list(self.memory["torch"].vals), [])
+        self.memory[kind] = bufs   # registered first: close() frees whatever was mapped even if this fails
+        try:
+            return self._fill(kind, bufs)
+        except Exception as e:
+            bufs.error = describe(e)
+            raise
+
+    def _fill(self, kind, bufs):
+        torch, base, ptrs = self.torch, self.memory["torch"], []
+        if kind == "vmm":
+            for _, _, t in base.slots:
+                r, _ = self.driver().alloc(t.nbytes)
+                bufs.regions.append(r)
+                ptrs.append(r.ptr)
+        else:   # arena: inputs packed in one region, outputs in another
+            for k in ("input", "output"):
+                ts = [t for _, a, t in base.slots if a.kind == k]
+                sizes = [(x.nbytes + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN for x in ts]
+                offs = [sum(sizes[:i]) for i in range(len(ts) + 1)]
+                if not ts:
+                    continue
+                r, note = self.driver().alloc(offs[-1], reimport=True)
+                bufs.regions.append(r)
+                bufs.note = bufs.note or note
+                ptrs += [r.ptr + o for o in offs[:-1]]
+        for p, (i, a, t) in zip(ptrs, base.slots):
+            v = torch.as_tensor(_DeviceBytes(p, t.nbytes), device="cuda").view(t.dtype).view(t.shape) if t.nbytes else t
+            v.copy_(t)
+            bufs.slots.append((i, a, v))
+            bufs.vals[i] = ctypes.c_void_p(p)
+        torch.cuda.synchronize()
+        return bufs
+
+    def sample(self, name, bufs):
+        """One call under the variant: (device seconds between the events around the launch, host enqueue seconds)."""
+        torch, S = self.torch, self.stream
+        _, prep, gated, other = VARIANTS[name]
+        gate = None
+        if other:
+            self.child.ask("arm", "armed")
+        try:
+            h0 = time.perf_counter()
+            with torch.cuda.stream(S):
+                if self.lead_cycles:
+                    torch.cuda._sleep(self.lead_cycles)
+                if prep.startswith("reveal"):
+                    for a, t in bufs.of("output"):
+                        t.view(torch.uint8).fill_(poison_byte(a))
+                    for (_, t), src in zip(bufs.of("input"), self.staging):
+                        t.copy_(src)
+                if prep.endswith("flush"):
+                    self.h.flush_buf.zero_()
+                if gated:
+                    self.gate_v += 1
+                    gate = self.gate_v
+                    self.driver().wait(S.cuda_stream, self.gate_word.data_ptr(), gate)
+                self.start.record(S)
+                self.fn(*bufs.vals)
+                self.stop.record(S)
+            host = time.perf_counter() - h0
+            if gate is not None:
+                time.sleep(self.a.gate_sleep_ms * 1e-3)   # the device idles at the gate meanwhile
+                self.driver().write(self.side.cuda_stream, self.gate_word.data_ptr(), gate)
+                gate = None
+            self.wait_event(self.stop)
+        finally:
+            if gate is not None:   # a failure left the stream behind the gate: open it without the driver
+                with torch.cuda.stream(self.side):
+                    self.gate_word.fill_(gate)
+            if other:
+                self.child.ask("release", "released")
+        return self.start.elapsed_time(self.stop) * 1e-3, host
+
+    def wait_event(self, ev, timeout=20.0):
+        """Polls instead of synchronize(): a stream stuck behind a gate stops the probe instead of hanging it."""
+        end = time.monotonic() + timeout
+        while not ev.query():
+            if time.monotonic() > end:
+                self.stuck = True
+                raise Stuck(f"the call did not end within {timeout:g} s (stream stuck; the process exits without freeing)")
+            time.sleep(50e-6)
+
+    def written(self, st):
+        """Outputs poisoned, one call with the variant's method, then: is any output element still the poison?"""
+        torch = self.torch
+        with torch.cuda.stream(self.stream):
+            for a, t in st.bufs.of("output"):
+                t.view(torch.uint8).fill_(poison_byte(a))
+        self.sample(st.name, st.bufs)
+        bad = []
+        for a, t in st.bufs.of("output"):
+            if a.dtype == "bool" or not t.numel():
+                continue   # any byte is a written bool
+            size = t.element_size()
+            pat = int.from_bytes(bytes([poison_byte(a)]) * size, "little", signed=True)
+            n = int((t.view({1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[size]) == pat).sum().item())
+            if n:
+                bad.append(f"{a.name} {n}/{t.numel()}")
+        return "yes" if not bad else "NO (" + ", ".join(bad) + " still poison)"
+
+    def guarded(self, st, work):
+        """work() for one variant: whatever it raises becomes that variant's error, and the others go on."""
+        if self.stuck and not st.error:
+            st.error = "not run on: an earlier call never ended"
+        if st.error:
+            return
+        try:
+            work()
+        except Exception as e:   # noqa: BLE001  a driver error, a CUDA error, the child, a timeout: all go in the row
+            st.error = describe(e)
+
+    def setup(self, st):
+        st.bufs = self.buffers(VARIANTS[st.name][0])
+        if VARIANTS[st.name][3] and not isinstance(self.child, OtherContext):
+            if self.child:   # an earlier variant's attempt failed: the same error, no second wait
+                raise RuntimeError(self.child)
+            try:
+                self.child = OtherContext(self.a.child_timeout)
+            except Exception as e:
+                self.child = describe(e)
+                raise
+        st.written.append(self.written(st))
+        for _ in range(self.a.warmup):
+            self.sample(st.name, st.bufs)
+
+    def one(self, st):
+        t, host = self.sample(st.name, st.bufs)
+        st.samples.append(t)
+        st.host.append(host)
+
+    def run(self, names):
+        """Setup, written check and warm-up per variant, then the round-robin samples, then the written check again."""
+        states = [State(n) for n in names]
+        for st in states:
+            self.guarded(st, lambda: self.setup(st))
+        for _ in range(self.a.samples):
+            for st in states:
+                if not st.error:
+                    self.guarded(st, lambda: self.one(st))
+                    time.sleep(self.a.gap_ms * 1e-3)
+        for st in states:
+            self.guarded(st, lambda: st.written.append(self.written(st)))
+        return states
+
+    def close(self):
+        """The child stopped, every VMM allocation unmapped and released (after the device is idle; not when a stream
+        is stuck: synchronising would hang, and the process's exit frees everything)."""
+        if isinstance(self.child, OtherContext):
+            self.child.close()
+        if self.stuck:
+            return
+        try:
+            self.torch.cuda.synchronize()
+        except RuntimeError:
+            pass
+        for kind, bufs in list(self.memory.items()):
+            if kind != "torch":
+                bufs.slots.clear()   # the views go before their memory
+                for r in bufs.regions:
+                    self.drv.free(r)
+
+
+def load_case(a):
+    """(Plan, Case) of --task and --workload: an exact uuid, else a regex matching exactly one workload."""
+    d = pathlib.Path(a.task)
+    t = load_task(d)
+    ws = [w for w in t.workloads if w["uuid"] == a.workload] or \
+        [w for w in t.workloads if re.search(a.workload, w["uuid"])]
+    if len(ws) != 1:
+        perf = [w["uuid"] for w in t.workloads if fidelity.perf_on_cuda(w)]
+        raise TaskError(f"--workload {a.workload!r} matches {len(ws)} workloads of {d}; "
+                        f"perf workloads on cuda: {', '.join(perf)}")
+    axes = t.resolve_axes(ws[0])
+    suite = d.resolve().parent.name
+    plan = fidelity.Plan(key=f"{suite}/{d.resolve().name}", dir=d, suite=suite, name=t.name, task=t,
+                         policy=list((t.khive.get("policy") or {}).get("libraries") or []))
+    return plan, fidelity.Case(ws[0]["uuid"], ws[0].get("_where", ""), axes, fidelity.launch_args(t, ws[0], axes))
+
+
+def find_library(a, plan, case):
+    """(library path, how it was found, khive's numbers from --eval-json or None); path None: the error is in how."""
+    khive = None
+    key = None
+    if a.eval_json:
+        report = fidelity.parse_eval_output(pathlib.Path(a.eval_json).read_text()) or {}
+        key = ((report.get("candidate") or {}).get("build") or {}).get("key")
+        khive = fidelity.khive_times(report).get(case.uuid)
+    if a.lib:
+        return pathlib.Path(a.lib), "--lib", khive
+    if a.source:
+        k = fidelity.Kernel("source", a.source, path=pathlib.Path(a.source))
+        lib, how = fidelity.nvcc_fallback(plan, k, pathlib.Path(a.scratch))
+        return lib, (f"nvcc (not khive's build): {how}" if lib else how), khive
+    lib = fidelity.cached_library(key)
+    return lib, (f"khive cache, build key {key}" if lib else f"build key {key} not in khive's cache {fidelity.cache_root()} "
+                 "(KHIVE_CACHE as when khive eval ran?)"), khive
+
+
+def stats(xs):
+    s = sorted(xs)
+    return {"median_s": statistics.median(s), "p10_s": s[len(s) // 10], "p90_s": s[(9 * len(s)) // 10], "n": len(s)} if s else {}
+
+
+def report(meta, states, khive, lead_s):
+    """The markdown table and the JSON object (raw samples included)."""
+    base = stats(next((st.samples for st in states if st.name == "plain"), []))
+    us = lambda s: "-" if s is None else f"{s * 1e6:.2f}"   # noqa: E731
+    L = [f"# Ruler probe: {meta['task']} {meta['workload']} ({meta['date']})", "",
+         f"Device {meta['device']}; driver {meta['driver']}; torch {meta['torch']}; library `{meta['library']}` ({meta['how']}).",
+         f"Axes {meta['axes']}; {meta['samples']} samples per variant after {meta['warmup']} warm-up calls, round-robin, "
+         f"gap {meta['gap_ms']:g} ms, lead {meta['lead_us']:g} us, flush {meta['flush_mb']} MB. Command: `{meta['command']}`", ""]
+    if khive:
+        L += [f"khive eval: judge median {us(khive.get('median_s'))} us, executor events {us(khive.get('events_s'))} us"
+              + (f" (judge / plain {khive['median_s'] / base['median_s']:.3f})" if base and khive.get("median_s") else ""), ""]
+    L += ["| variant | n | median us | p10 | p90 | ratio to plain | written | error |", "|---|---|---|---|---|---|---|---|"]
+    out = {"meta": meta, "khive": khive, "variants": {}}
+    for st in states:
+        s = stats(st.samples)
+        ratio = s["median_s"] / base["median_s"] if s and base else None
+        notes = [st.error] if st.error else []
+        if st.bufs is not None and st.bufs.note:
+            notes.append(st.bufs.note)
+        host = statistics.median(st.host) if st.host else None
+        if host is not None and lead_s and host > lead_s and not VARIANTS[st.name][2]:
+            notes.append(f"host enqueue {host * 1e6:.1f} us > lead: launch time may be in the sample (raise --lead-us)")
+        written = " / ".join(st.written) or "-"
+        L.append(f"| {st.name} | {s.get('n', 0)} | {us(s.get('median_s'))} | {us(s.get('p10_s'))} | {us(s.get('p90_s'))} | "
+                 f"{'-' if ratio is None else f'{ratio:.3f}'} | {written} | {'; '.join(notes).replace('|', '/') or '-'} |")
+        out["variants"][st.name] = {**s, "ratio": ratio, "written": st.written, "error": st.error, "notes": notes,
+                                    "host_enqueue_s": host, "samples_s": st.samples, "what": VARIANTS[st.name]}
+    if meta.get("free_errors"):
+        L += ["", "Freeing VMM memory: " + "; ".join(meta["free_errors"])]
+    return "\n".join(L) + "\n", out
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 2)[2])
+    p.add_argument("--task", required=True, help="task directory (tasks/cutegen26/kb14_matmul_upper_triangular)")
+    p.add_argument("--workload", required=True, help="workload uuid (perf-4096), else a regex matching exactly one")
+    p.add_argument("--lib", help="the library khive built: $KHIVE_CACHE/build/<key[:2]>/<key>/cand.so")
+    p.add_argument("--source", help="a kernel .cu compiled with nvcc as fidelity.py's nvcc_fallback does (no --lib)")
+    p.add_argument("--eval-json", help="a `khive eval --json` report: its candidate.build.key finds cand.so in khive's cache "
+                                       "(when no --lib/--source), and its median for the workload is shown")
+    p.add_argument("--samples", type=int, default=30, help="timed samples per variant (default 30)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed calls per variant first (default 3)")
+    p.add_argument("--gap-ms", type=float, default=2.0, help="host sleep after every sample (default 2)")
+    p.add_argument("--variants", "--repeat-variants", dest="variants", default=",".join(VARIANTS),
+                   help=f"comma-separated subset, in round-robin order (default all: {','.join(VARIANTS)})")
+    p.add_argument("--lead-us", type=float, default=100.0, help="spin kernel queued ahead of each sample (0: none; default 100)")
+    p.add_argument("--gate-sleep-ms", type=float, default=1.0, help="gated: host sleep before opening the gate (default 1)")
+    p.add_argument("--child-timeout", type=float, default=300.0, help="other context: the child quits after this many "
+                                                                      "seconds without a command (default 300)")
+    p.add_argument("--seed", type=int, default=11000, help="input set seed (default 11000: fidelity.py's first set)")
+    p.add_argument("--scratch", default=f"/tmp/khive-ruler-probe-{os.getpid()}", help="folder for --source's build")
+    p.add_argument("--out", help="also write the markdown here")
+    p.add_argument("--json", help="write the raw samples and the table's numbers here")
+    a = p.parse_args(argv)
+    a.names = [v.strip() for v in a.variants.split(",") if v.strip()]
+    bad = [v for v in a.names if v not in VARIANTS]
+    if bad or not a.names:
+        p.error(f"--variants: unknown {', '.join(bad) or '(none given)'}; known: {', '.join(VARIANTS)}")
+    if not (a.lib or a.source or a.eval_json):
+        p.error("give --lib, --source or --eval-json")
+    if a.samples < 1 or a.warmup < 0:
+        p.error("--samples must be >= 1 and --warmup >= 0")
+    return a
+
+
+def import_torch():
+    try:
+        import torch
+    except ImportError:
+        sys.path.insert(0, str(REPO / ".deps" / "torch"))
+        try:
+            import torch
+        except ImportError:
+            return None
+    return torch
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    try:
+        plan, case = load_case(a)
+    except (TaskError, KeyError, ValueError, OSError) as e:
+        print(f"ruler_probe: {describe(e)}", file=sys.stderr)
+        return 2
+    torch = import_torch()
+    if torch is None or not torch.cuda.is_available():
+        print("ruler_probe: needs a CUDA GPU (torch is missing or sees no CUDA device)", file=sys.stderr)
+        return 2
+    try:
+        lib, how, khive = find_library(a, plan, case)
+    except (OSError, ValueError) as e:
+        print(f"ruler_probe: --eval-json: {describe(e)}", file=sys.stderr)
+        return 2
+    if not lib or not pathlib.Path(lib).is_file():
+        print(f"ruler_probe: no library: {how if not lib else f'{lib}: no such file'}", file=sys.stderr)
+        return 2
+    torch.cuda.init()
+    torch.empty(1, device="cuda")   # the primary context, current on this thread for the driver calls
+    try:
+        fn = ctypes.CDLL(str(lib), mode=os.RTLD_NOW | os.RTLD_LOCAL).khive_launch
+        probe = Probe(torch, a, plan, case, fn)
+    except Exception as e:   # noqa: BLE001  no variant can run: say why
+        print(f"ruler_probe: setting up {lib} on {case.uuid}: {describe(e)}", file=sys.stderr)
+        return 2
+    try:
+        states = probe.run(a.names)
+    finally:
+        probe.close()
+    props = torch.cuda.get_device_properties(0)
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "task": plan.key,
+            "workload": case.uuid, "axes": " ".join(f"{k}={v}" for k, v in case.axes.items()), "device": props.name,
+            "driver": probe.drv.version if probe.drv else "-", "torch": f"{torch.__version__} (CUDA {torch.version.cuda})",
+            "library": str(lib), "how": how, "samples": a.samples, "warmup": a.warmup, "gap_ms": a.gap_ms, "lead_us": a.lead_us,
+            "flush_mb": f"{2 * probe.h.l2 / 1e6:.0f}",
+            "command": " ".join(["ruler_probe.py"] + (sys.argv[1:] if argv is None else list(argv))),
+            "free_errors": probe.drv.free_errors if probe.drv else []}
+    md, js = report(meta, states, khive, a.lead_us * 1e-6)
+    print(md, end="")
+    if a.out:
+        pathlib.Path(a.out).write_text(md)
+    if a.json:
+        pathlib.Path(a.json).write_text(json.dumps(js, indent=1))
+    rc = 1 if any(st.error or any(w != "yes" for w in st.written) for st in states) else 0
+    if probe.stuck:   # a stream is still behind its gate: no synchronisation, no finalisers; the driver cleans up
+        sys.stdout.flush()
+        os._exit(rc or 1)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
