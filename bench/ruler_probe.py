@@ -26,6 +26,9 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   vmm_arena      khive's arena (src/khive/judge/arena.cpp): inputs packed (256-byte aligned) in one VMM region,
                  outputs in another, each exported as a POSIX fd and imported again, mapped at a second address.
   khive_like     vmm_arena + reveal+flush + gated + other_context: all of them at once.
+  rotate, khive_like_rotate
+                 reveal+flush (and gated + other_context) on 4 arenas taken in turn, as a khive batch puts each call
+                 on its own input set: the kernel meets addresses it last touched 4 calls ago, just written.
 
 Each sample is one call bracketed by CUDA events on a non-blocking stream; a spin kernel (--lead-us) is queued ahead
 of each sample's preparation so the host has enqueued the call before the device reaches it (the host's launch time
@@ -63,7 +66,10 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "gated": ("torch", "flush", True, False), "other_context": ("torch", "flush", False, True),
     "reveal+flush": ("torch", "reveal+flush", False, False), "vmm_arena": ("arena", "flush", False, False),
     "khive_like": ("arena", "reveal+flush", True, True),
+    # As khive's batches: each call on the next of ROTATE input sets (own arenas), its inputs revealed just before it.
+    "rotate": ("arena*", "reveal+flush", False, False), "khive_like_rotate": ("arena*", "reveal+flush", True, True),
 }
+ROTATE = 4
 ARENA_ALIGN = 256   # arena.cpp's kAlign
 CHILD = r'''
 import ctypes, os, select, sys
@@ -313,6 +319,8 @@ class Buffers:
 class State:
     name: str
     bufs: Buffers = None
+    rotation: list = field(default_factory=list)   # the sets a rotating variant cycles through (rotation[0] is bufs)
+    turn: int = -1
     samples: list = field(default_factory=list)
     host: list = field(default_factory=list)
     written: list = field(default_factory=list)
@@ -370,6 +378,8 @@ class Probe:
 
     def _fill(self, kind, bufs):
         torch, base, ptrs = self.torch, self.memory["torch"], []
+        if kind.startswith("arena#"):   # one of the rotating sets: an arena of its own
+            kind = "arena"
         if kind == "vmm":
             for _, _, t in base.slots:
                 r, _ = self.driver().alloc(t.nbytes)
@@ -472,8 +482,20 @@ class Probe:
         except Exception as e:   # noqa: BLE001  a driver error, a CUDA error, the child, a timeout: all go in the row
             st.error = describe(e)
 
+    def next_bufs(self, st):
+        """The memory of the variant's next call: its one Buffers, or the next set of a rotating variant."""
+        if not st.rotation:
+            return st.bufs
+        st.turn += 1
+        return st.rotation[st.turn % len(st.rotation)]
+
     def setup(self, st):
-        st.bufs = self.buffers(VARIANTS[st.name][0])
+        kind = VARIANTS[st.name][0]
+        if kind.endswith("*"):
+            st.rotation = [self.buffers(f"{kind[:-1]}#{i}") for i in range(ROTATE)]
+            st.bufs = st.rotation[0]
+        else:
+            st.bufs = self.buffers(kind)
         if VARIANTS[st.name][3] and not isinstance(self.child, OtherContext):
             if self.child:   # an earlier variant's attempt failed: the same error, no second wait
                 raise RuntimeError(self.child)
@@ -483,11 +505,11 @@ class Probe:
                 self.child = describe(e)
                 raise
         st.written.append(self.written(st))
-        for _ in range(self.a.warmup):
-            self.sample(st.name, st.bufs)
+        for _ in range(self.a.warmup * max(1, len(st.rotation))):
+            self.sample(st.name, self.next_bufs(st))
 
     def one(self, st):
-        t, host = self.sample(st.name, st.bufs)
+        t, host = self.sample(st.name, self.next_bufs(st))
         st.samples.append(t)
         st.host.append(host)
 
