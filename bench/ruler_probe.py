@@ -29,6 +29,14 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   rotate, khive_like_rotate
                  reveal+flush (and gated + other_context) on 4 arenas taken in turn, as a khive batch puts each call
                  on its own input set: the kernel meets addresses it last touched 4 calls ago, just written.
+  arena_local    vmm_arena without the export and import (the creating handle mapped): what the round trip costs.
+  arena_reveal   vmm_arena with reveal+flush (foreign's pair).
+  foreign        the arena created by the child process in its own context, exported, its fds sent over a socket
+                 and imported here (khive's executor maps the judge's memory so), then reveal+flush here.
+  foreign_judge  foreign, and the child plays the judge: for each call its stream copies the inputs from a staging
+                 region (also its own), writes 2x L2 of its own flush buffer, writes the gate's `ready`, and waits for
+                 `done`; the call's stream waits for `ready`, records the start event, calls, records the end event,
+                 writes `done`: session.cpp's enqueue_gated_call with the executor's side of executor/device_cuda.cu.
 
 Each sample is one call bracketed by CUDA events on a non-blocking stream; a spin kernel (--lead-us) is queued ahead
 of each sample's preparation so the host has enqueued the call before the device reaches it (the host's launch time
@@ -48,6 +56,7 @@ import os
 import pathlib
 import re
 import select
+import socket
 import statistics
 import subprocess
 import sys
@@ -68,12 +77,23 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "khive_like": ("arena", "reveal+flush", True, True),
     # As khive's batches: each call on the next of ROTATE input sets (own arenas), its inputs revealed just before it.
     "rotate": ("arena*", "reveal+flush", False, False), "khive_like_rotate": ("arena*", "reveal+flush", True, True),
+    # The arena without the export/import round trip; the arena with the reveal alone (foreign's pair).
+    "arena_local": ("arena_local", "flush", False, False), "arena_reveal": ("arena", "reveal+flush", False, False),
+    # The arena made by another process (the child, as the judge makes it) and imported here, as an executor does.
+    "foreign": ("foreign", "reveal+flush", False, False),
+    # ... and the child plays the judge's whole part: the reveal (copies from a staging region), the flush on its own
+    # buffer, the gate's `ready` from its context; the call's stream writes `done`, which the child's stream waits for.
+    "foreign_judge": ("foreign", "judge", True, True),
 }
 ROTATE = 4
 ARENA_ALIGN = 256   # arena.cpp's kAlign
 CHILD = r'''
-import ctypes, os, select, sys
-cu, P, U64, I = ctypes.CDLL("libcuda.so.1"), ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int
+import ctypes, os, select, socket, sys
+cu, P, U64, I, SZ = ctypes.CDLL("libcuda.so.1"), ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_size_t
+class Loc(ctypes.Structure): _fields_ = [("type", I), ("id", I)]
+class Flags(ctypes.Structure): _fields_ = [("c", ctypes.c_ubyte), ("g", ctypes.c_ubyte), ("u", ctypes.c_ushort), ("r", ctypes.c_ubyte * 4)]
+class Prop(ctypes.Structure): _fields_ = [("type", I), ("handles", I), ("loc", Loc), ("w", P), ("flags", Flags)]
+class Acc(ctypes.Structure): _fields_ = [("loc", Loc), ("flags", I)]
 def f(names, *args):
     fn = next(getattr(cu, n) for n in names if hasattr(cu, n))
     fn.restype, fn.argtypes = ctypes.c_int, list(args)
@@ -89,12 +109,24 @@ sync = f(["cuStreamSynchronize"], P)
 ck(f(["cuInit"], ctypes.c_uint)(0), "cuInit")
 ctx = P(); ck(f(["cuDevicePrimaryCtxRetain"], ctypes.POINTER(P), I)(ctypes.byref(ctx), 0), "cuDevicePrimaryCtxRetain")
 ck(f(["cuCtxSetCurrent"], P)(ctx), "cuCtxSetCurrent")
-word = U64(); ck(f(["cuMemAlloc_v2"], ctypes.POINTER(U64), ctypes.c_size_t)(ctypes.byref(word), 256), "cuMemAlloc")
-ck(f(["cuMemsetD32_v2"], U64, ctypes.c_uint, ctypes.c_size_t)(word.value, 0, 64), "cuMemsetD32")
+alloc = f(["cuMemAlloc_v2"], ctypes.POINTER(U64), SZ)
+word = U64(); ck(alloc(ctypes.byref(word), 256), "cuMemAlloc")
+ck(f(["cuMemsetD32_v2"], U64, ctypes.c_uint, SZ)(word.value, 0, 64), "cuMemsetD32")
 ck(sync(None), "cuStreamSynchronize")
 sw, ss = P(), P()
 for s in (sw, ss): ck(f(["cuStreamCreate"], ctypes.POINTER(P), ctypes.c_uint)(ctypes.byref(s), 1), "cuStreamCreate")
-say("ready")
+# The judge's part (variant foreign_judge): regions this process creates and exports (the main process imports them,
+# as an executor imports the judge's arena), the reveal (copies from a staging region), the flush, the gate.
+sock = socket.socket(fileno=int(sys.argv[2])) if len(sys.argv) > 2 else None
+gran_fn = f(["cuMemGetAllocationGranularity"], ctypes.POINTER(SZ), ctypes.POINTER(Prop), I)
+create = f(["cuMemCreate"], ctypes.POINTER(U64), SZ, ctypes.POINTER(Prop), U64)
+export = f(["cuMemExportToShareableHandle"], ctypes.POINTER(I), U64, I, U64)
+reserve = f(["cuMemAddressReserve"], ctypes.POINTER(U64), SZ, SZ, U64, U64)
+vmap = f(["cuMemMap"], U64, SZ, SZ, U64, U64)
+access = f(["cuMemSetAccess"], U64, SZ, ctypes.POINTER(Acc), SZ)
+copy = f(["cuMemcpyDtoDAsync_v2"], U64, U64, SZ, P)
+memset = f(["cuMemsetD8Async"], U64, ctypes.c_ubyte, SZ, P)
+regions, plan, flush, gate = [], [], [0, 0], None
 v, buf = 0, b""
 while True:
     while b"\n" not in buf:
@@ -103,12 +135,42 @@ while True:
         if not chunk: break
         buf += chunk
     line, _, buf = buf.partition(b"\n") if b"\n" in buf else (b"quit", b"", b"")
-    if line.strip() == b"arm":
-        v += 1; ck(wait(sw, word.value, v, 0), "cuStreamWaitValue32"); say("armed")
-    elif line.strip() == b"release":
-        ck(write(ss, word.value, v, 0), "cuStreamWriteValue32"); ck(sync(sw), "cuStreamSynchronize"); say("released")
-    else:
+    w = line.decode().split()
+    if not w or w[0] == "quit":
         break
+    if w[0] == "arm":
+        v += 1; ck(wait(sw, word.value, v, 0), "cuStreamWaitValue32"); say("armed")
+    elif w[0] == "release":
+        ck(write(ss, word.value, v, 0), "cuStreamWriteValue32"); ck(sync(sw), "cuStreamSynchronize"); say("released")
+    elif w[0] == "alloc":   # alloc BYTES: a POSIX-fd VMM region mapped here, its fd sent over the socket
+        prop, g = Prop(1, 1, Loc(1, 0)), SZ(0)
+        ck(gran_fn(ctypes.byref(g), ctypes.byref(prop), 0), "cuMemGetAllocationGranularity")
+        size = (max(int(w[1]), 1) + g.value - 1) // g.value * g.value
+        h, ptr, fd = U64(0), U64(0), I(-1)
+        ck(create(ctypes.byref(h), size, ctypes.byref(prop), 0), "cuMemCreate")
+        ck(reserve(ctypes.byref(ptr), size, 0, 0, 0), "cuMemAddressReserve")
+        ck(vmap(ptr.value, size, 0, h.value, 0), "cuMemMap")
+        ck(access(ptr.value, size, ctypes.byref(Acc(Loc(1, 0), 3)), 1), "cuMemSetAccess")
+        ck(memset(ptr.value, 0, size, ss), "cuMemsetD8Async"); ck(sync(ss), "cuStreamSynchronize")
+        ck(export(ctypes.byref(fd), h.value, 1, 0), "cuMemExportToShareableHandle")
+        socket.send_fds(sock, [b"r"], [fd.value]); os.close(fd.value)
+        regions.append(ptr.value); say(f"region {len(regions) - 1} {size}")
+    elif w[0] == "copy":    # copy SRC_REGION SRC_OFF DST_REGION DST_OFF BYTES: one step of the reveal
+        a = [int(x) for x in w[1:6]]; plan.append((regions[a[2]] + a[3], regions[a[0]] + a[1], a[4])); say("ok")
+    elif w[0] == "flush":   # flush BYTES: the judge's flush buffer
+        ck(alloc(ctypes.byref(word2 := U64()), int(w[1])), "cuMemAlloc"); flush = [word2.value, int(w[1])]; say("ok")
+    elif w[0] == "gate":    # gate REGION READY_OFF DONE_OFF
+        gate = (regions[int(w[1])] + int(w[2]), regions[int(w[1])] + int(w[3])); say("ok")
+    elif w[0] == "go":      # go V: as session.cpp's enqueue_gated_call, on one stream: reveal, flush, ready, wait done
+        n = int(w[1])
+        for dst, src, nb in plan: ck(copy(dst, src, nb, ss), "cuMemcpyDtoDAsync")
+        if flush[1]: ck(memset(flush[0], n & 0xff, flush[1], ss), "cuMemsetD8Async")
+        ck(write(ss, gate[0], n, 0), "cuStreamWriteValue32"); ck(wait(ss, gate[1], n, 0), "cuStreamWaitValue32")
+        say("went")
+    elif w[0] == "sync":
+        ck(sync(ss), "cuStreamSynchronize"); say("synced")
+    else:
+        say(f"error unknown command {w[0]}")
 ck(write(ss, word.value, v + 1, 0), "cuStreamWriteValue32"); ck(sync(sw), "sync"); ck(sync(ss), "sync")
 ck(f(["cuMemFree_v2"], U64)(word.value), "cuMemFree")
 say("bye")
@@ -221,6 +283,27 @@ class Driver:
             raise
         return r, note
 
+    def import_fd(self, fd, size):
+        """Another process's region (its exported POSIX fd, closed here), mapped read-write: an executor's view."""
+        r, h = Region(size=size), ctypes.c_uint64(0)
+        try:
+            self.ck(self.import_(ctypes.byref(h), ctypes.c_void_p(fd), 1), "cuMemImportFromShareableHandle")
+        finally:
+            os.close(fd)
+        r.handles.append(h.value)
+        try:
+            ptr = ctypes.c_uint64(0)
+            self.ck(self.reserve(ctypes.byref(ptr), r.size, 0, 0, 0), "cuMemAddressReserve")
+            r.ptr = ptr.value
+            self.ck(self.map(r.ptr, r.size, 0, h.value, 0), "cuMemMap")
+            r.mapped = True
+            desc = _AccessDesc(_Location(1, self.device), 3)
+            self.ck(self.set_access(r.ptr, r.size, ctypes.byref(desc), 1), "cuMemSetAccess")
+        except DriverError:
+            self.free(r)
+            raise
+        return r
+
     def _reimport(self, handle):
         fd = ctypes.c_int(-1)
         self.ck(self.export(ctypes.byref(fd), handle, 1, 0), "cuMemExportToShareableHandle")
@@ -256,9 +339,13 @@ class OtherContext:
     writes the word. It quits on EOF or after --child-timeout seconds without a command, and is killed in close()."""
 
     def __init__(self, idle_s):
-        self.proc = subprocess.Popen([sys.executable, "-c", CHILD, str(idle_s)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.buf, self.log = b"", []
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-c", CHILD, str(idle_s), str(theirs.fileno())], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(theirs.fileno(),))
+        finally:
+            theirs.close()
+        self.buf, self.log, self.last = b"", [], ""
         try:
             self.ask(None, "ready", timeout=60)
         except BaseException:
@@ -273,7 +360,8 @@ class OtherContext:
             while b"\n" in self.buf:
                 line, _, self.buf = self.buf.partition(b"\n")
                 text = line.decode(errors="replace").strip()
-                if text == expect:
+                if text == expect or text.startswith(expect + " "):
+                    self.last = text
                     return
                 if text.startswith("error"):
                     raise RuntimeError(f"other context: {text}")
@@ -287,7 +375,17 @@ class OtherContext:
                     raise RuntimeError(f"other context: the child exited (rc {self.proc.poll()}): {' '.join(self.log)[-300:]}")
                 self.buf += chunk
 
+    def region(self, nbytes):
+        """A VMM region of the child's context: (its id there, the fd of its exported handle, its size)."""
+        self.ask(f"alloc {nbytes}", "region", timeout=30)
+        _, fds, _, _ = socket.recv_fds(self.sock, 16, 1)
+        if len(fds) != 1:
+            raise RuntimeError(f"other context: 'alloc' sent {len(fds)} descriptors")
+        _, rid, size = self.last.split()
+        return int(rid), fds[0], int(size)
+
     def close(self):
+        self.sock.close()
         try:
             if self.proc.poll() is None:
                 self.ask("quit", "bye", timeout=10)
@@ -310,6 +408,7 @@ class Buffers:
     regions: list = field(default_factory=list)
     note: str = ""
     error: str = ""   # making this memory failed: every variant on it reports this
+    gate: tuple = None   # foreign: (ready, done) word addresses here, in a region of the child's
 
     def of(self, kind):
         return [(a, t) for _, a, t in self.slots if a.kind == kind]
@@ -376,6 +475,18 @@ class Probe:
             bufs.error = describe(e)
             raise
 
+    def _region(self, kind, nbytes, bufs):
+        """One region of an arena-like memory kind: (its address here, the child's region id or None)."""
+        if kind == "foreign":
+            rid, fd, size = self.child.region(nbytes)
+            r = self.driver().import_fd(fd, size)
+        else:
+            r, note = self.driver().alloc(nbytes, reimport=kind == "arena")
+            bufs.note = bufs.note or note
+            rid = None
+        bufs.regions.append(r)
+        return r.ptr, rid
+
     def _fill(self, kind, bufs):
         torch, base, ptrs = self.torch, self.memory["torch"], []
         if kind.startswith("arena#"):   # one of the rotating sets: an arena of its own
@@ -386,16 +497,27 @@ class Probe:
                 bufs.regions.append(r)
                 ptrs.append(r.ptr)
         else:   # arena: inputs packed in one region, outputs in another
+            layout = {}
             for k in ("input", "output"):
                 ts = [t for _, a, t in base.slots if a.kind == k]
                 sizes = [(x.nbytes + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN for x in ts]
                 offs = [sum(sizes[:i]) for i in range(len(ts) + 1)]
                 if not ts:
                     continue
-                r, note = self.driver().alloc(offs[-1], reimport=True)
-                bufs.regions.append(r)
-                bufs.note = bufs.note or note
-                ptrs += [r.ptr + o for o in offs[:-1]]
+                ptr, rid = self._region(kind, offs[-1], bufs)
+                layout[k] = (rid, offs, ptr)
+                ptrs += [ptr + o for o in offs[:-1]]
+            if kind == "foreign" and "input" in layout:
+                # The child's reveal copies each input from a staging region (filled here once) into the arena.
+                rid, offs, _ = layout["input"]
+                sid, _, _ = self.child_region_plan(offs, rid, bufs)
+                for i in range(len(offs) - 1):
+                    self.child.ask(f"copy {sid} {offs[i]} {rid} {offs[i]} {offs[i + 1] - offs[i]}", "ok")
+        if kind == "foreign":
+            gptr, gid = self._region("foreign", 4096, bufs)
+            self.child.ask(f"gate {gid} 0 64", "ok")
+            self.child.ask(f"flush {self.h.flush_buf.nbytes}", "ok")
+            bufs.gate = (gptr, gptr + 64)
         for p, (i, a, t) in zip(ptrs, base.slots):
             v = torch.as_tensor(_DeviceBytes(p, t.nbytes), device="cuda").view(t.dtype).view(t.shape) if t.nbytes else t
             v.copy_(t)
@@ -404,10 +526,22 @@ class Probe:
         torch.cuda.synchronize()
         return bufs
 
+    def child_region_plan(self, offs, rid, bufs):
+        """foreign: the staging region, the inputs' staging copies written into it (same packing as the arena)."""
+        ptr, sid = self._region("foreign", offs[-1], bufs)
+        torch = self.torch
+        for o, src in zip(offs, self.staging):
+            if src.nbytes:
+                torch.as_tensor(_DeviceBytes(ptr + o, src.nbytes), device="cuda").copy_(src.view(-1).view(torch.uint8))
+        torch.cuda.synchronize()
+        return sid, ptr, rid
+
     def sample(self, name, bufs):
         """One call under the variant: (device seconds between the events around the launch, host enqueue seconds)."""
         torch, S = self.torch, self.stream
         _, prep, gated, other = VARIANTS[name]
+        if prep == "judge":
+            return self.judge_sample(bufs)
         gate = None
         if other:
             self.child.ask("arm", "armed")
@@ -442,6 +576,29 @@ class Probe:
                     self.gate_word.fill_(gate)
             if other:
                 self.child.ask("release", "released")
+        return self.start.elapsed_time(self.stop) * 1e-3, host
+
+    def judge_sample(self, bufs):
+        """foreign_judge: the child reveals, flushes and opens the gate from its context, and waits for `done`."""
+        torch, S = self.torch, self.stream
+        self.gate_v += 1
+        v = self.gate_v
+        ready, done = bufs.gate
+        h0 = time.perf_counter()
+        with torch.cuda.stream(S):
+            if self.lead_cycles:
+                torch.cuda._sleep(self.lead_cycles)
+            for a, t in bufs.of("output"):
+                t.view(torch.uint8).fill_(poison_byte(a))
+            self.driver().wait(S.cuda_stream, ready, v)
+            self.start.record(S)
+            self.fn(*bufs.vals)
+            self.stop.record(S)
+            self.driver().write(S.cuda_stream, done, v)
+        host = time.perf_counter() - h0
+        self.child.ask(f"go {v}", "went")
+        self.wait_event(self.stop)
+        self.child.ask("sync", "synced")
         return self.start.elapsed_time(self.stop) * 1e-3, host
 
     def wait_event(self, ev, timeout=20.0):
@@ -491,12 +648,7 @@ class Probe:
 
     def setup(self, st):
         kind = VARIANTS[st.name][0]
-        if kind.endswith("*"):
-            st.rotation = [self.buffers(f"{kind[:-1]}#{i}") for i in range(ROTATE)]
-            st.bufs = st.rotation[0]
-        else:
-            st.bufs = self.buffers(kind)
-        if VARIANTS[st.name][3] and not isinstance(self.child, OtherContext):
+        if (VARIANTS[st.name][3] or kind == "foreign") and not isinstance(self.child, OtherContext):
             if self.child:   # an earlier variant's attempt failed: the same error, no second wait
                 raise RuntimeError(self.child)
             try:
@@ -504,6 +656,11 @@ class Probe:
             except Exception as e:
                 self.child = describe(e)
                 raise
+        if kind.endswith("*"):
+            st.rotation = [self.buffers(f"{kind[:-1]}#{i}") for i in range(ROTATE)]
+            st.bufs = st.rotation[0]
+        else:
+            st.bufs = self.buffers(kind)
         st.written.append(self.written(st))
         for _ in range(self.a.warmup * max(1, len(st.rotation))):
             self.sample(st.name, self.next_bufs(st))
