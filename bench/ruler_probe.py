@@ -31,6 +31,7 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
                  on its own input set: the kernel meets addresses it last touched 4 calls ago, just written.
   arena_local    vmm_arena without the export and import (the creating handle mapped): what the round trip costs.
   arena_reveal   vmm_arena with reveal+flush (foreign's pair).
+  arena_2m       vmm_arena with every tensor at a 2 MiB boundary (the allocation granularity) instead of 256 bytes.
   foreign        the arena created by the child process in its own context, exported, its fds sent over a socket
                  and imported here (khive's executor maps the judge's memory so), then reveal+flush here.
   foreign_judge  foreign, and the child plays the judge: for each call its stream copies the inputs from a staging
@@ -79,6 +80,7 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "rotate": ("arena*", "reveal+flush", False, False), "khive_like_rotate": ("arena*", "reveal+flush", True, True),
     # The arena without the export/import round trip; the arena with the reveal alone (foreign's pair).
     "arena_local": ("arena_local", "flush", False, False), "arena_reveal": ("arena", "reveal+flush", False, False),
+    "arena_2m": ("arena_2m", "flush", False, False),
     # The arena made by another process (the child, as the judge makes it) and imported here, as an executor does.
     "foreign": ("foreign", "reveal+flush", False, False),
     # ... and the child plays the judge's whole part: the reveal (copies from a staging region), the flush on its own
@@ -127,6 +129,7 @@ access = f(["cuMemSetAccess"], U64, SZ, ctypes.POINTER(Acc), SZ)
 copy = f(["cuMemcpyDtoDAsync_v2"], U64, U64, SZ, P)
 memset = f(["cuMemsetD8Async"], U64, ctypes.c_ubyte, SZ, P)
 regions, plan, flush, gate = [], [], [0, 0], None
+say("ready")
 v, buf = 0, b""
 while True:
     while b"\n" not in buf:
@@ -481,7 +484,7 @@ class Probe:
             rid, fd, size = self.child.region(nbytes)
             r = self.driver().import_fd(fd, size)
         else:
-            r, note = self.driver().alloc(nbytes, reimport=kind == "arena")
+            r, note = self.driver().alloc(nbytes, reimport=kind in ("arena", "arena_2m"))
             bufs.note = bufs.note or note
             rid = None
         bufs.regions.append(r)
@@ -500,7 +503,8 @@ class Probe:
             layout = {}
             for k in ("input", "output"):
                 ts = [t for _, a, t in base.slots if a.kind == k]
-                sizes = [(x.nbytes + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN for x in ts]
+                align = self.driver().granularity() if kind == "arena_2m" else ARENA_ALIGN
+                sizes = [(x.nbytes + align - 1) // align * align for x in ts]
                 offs = [sum(sizes[:i]) for i in range(len(ts) + 1)]
                 if not ts:
                     continue
