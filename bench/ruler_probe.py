@@ -38,6 +38,9 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
                  region (also its own), writes 2x L2 of its own flush buffer, writes the gate's `ready`, and waits for
                  `done`; the call's stream waits for `ready`, records the start event, calls, records the end event,
                  writes `done`: session.cpp's enqueue_gated_call with the executor's side of executor/device_cuda.cu.
+  plain_1blk     plain with a one-block kernel (a short spin) between the flush and the start event.
+  judge_primed   foreign_judge with a 4 MiB zero fill (a full grid) in the call's context between `ready` and the
+                 start event: does a kernel of the executor's own after the switch change the call's time?
 
 Each sample is one call bracketed by CUDA events on a non-blocking stream; a spin kernel (--lead-us) is queued ahead
 of each sample's preparation so the host has enqueued the call before the device reaches it (the host's launch time
@@ -86,6 +89,8 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     # ... and the child plays the judge's whole part: the reveal (copies from a staging region), the flush on its own
     # buffer, the gate's `ready` from its context; the call's stream writes `done`, which the child's stream waits for.
     "foreign_judge": ("foreign", "judge", True, True),
+    # Does the kernel that ran just before in the same context change the call's time (the block scheduler's state)?
+    "plain_1blk": ("torch", "flush+1blk", False, False), "judge_primed": ("foreign", "judge+prime", True, True),
 }
 ROTATE = 4
 ARENA_ALIGN = 256   # arena.cpp's kAlign
@@ -458,6 +463,7 @@ class Probe:
         self.gate_word, self.gate_v = torch.zeros(64, dtype=torch.int32, device="cuda"), 0
         self.lead_cycles = int(a.lead_us * 2000)   # ~2 GHz SM clock: about lead_us of spinning
         self.drv, self.child, self.stuck = None, None, False
+        self.scratch = torch.empty(1 << 20, dtype=torch.float32, device="cuda")   # judge_primed's fill
 
     def driver(self):
         if self.drv is None:
@@ -544,8 +550,8 @@ class Probe:
         """One call under the variant: (device seconds between the events around the launch, host enqueue seconds)."""
         torch, S = self.torch, self.stream
         _, prep, gated, other = VARIANTS[name]
-        if prep == "judge":
-            return self.judge_sample(bufs)
+        if prep.startswith("judge"):
+            return self.judge_sample(bufs, prime=prep.endswith("prime"))
         gate = None
         if other:
             self.child.ask("arm", "armed")
@@ -559,8 +565,10 @@ class Probe:
                         t.view(torch.uint8).fill_(poison_byte(a))
                     for (_, t), src in zip(bufs.of("input"), self.staging):
                         t.copy_(src)
-                if prep.endswith("flush"):
+                if prep.endswith("flush") or prep.endswith("flush+1blk"):
                     self.h.flush_buf.zero_()
+                if prep.endswith("1blk"):
+                    torch.cuda._sleep(1000)
                 if gated:
                     self.gate_v += 1
                     gate = self.gate_v
@@ -582,7 +590,7 @@ class Probe:
                 self.child.ask("release", "released")
         return self.start.elapsed_time(self.stop) * 1e-3, host
 
-    def judge_sample(self, bufs):
+    def judge_sample(self, bufs, prime=False):
         """foreign_judge: the child reveals, flushes and opens the gate from its context, and waits for `done`."""
         torch, S = self.torch, self.stream
         self.gate_v += 1
@@ -595,6 +603,8 @@ class Probe:
             for a, t in bufs.of("output"):
                 t.view(torch.uint8).fill_(poison_byte(a))
             self.driver().wait(S.cuda_stream, ready, v)
+            if prime:
+                self.scratch.zero_()
             self.start.record(S)
             self.fn(*bufs.vals)
             self.stop.record(S)
