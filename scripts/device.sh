@@ -118,6 +118,26 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                  --samples "$n" --gap-ms "$g" ${PROBE_ARGS:-} --out "$out/probe-$name.md" --json "$out/probe-$name.json"
              done
              kill $smi ;;
+    # The executor's primer experiment (KHIVE_EXEC_PRIMER, executor/device_cuda.cu): each PRIMER_CASES entry
+    # "task@workload@best|ref|path" evaluated with the primer off and on (PRIMER_BLOCKS per SM, default 2), alternating
+    # PRIMER_REPS times (default 2); judge and executor-events medians per run in $out/primer.md.
+    primer)  : > "$out/primer.md"
+             for c in ${PRIMER_CASES:-}; do
+               IFS=@ read -r t w k <<< "$c"; src=$k
+               if [ "$k" = best ]; then
+                 src=/tmp/primer-$(basename "$t")-best.cu
+                 khive-tune --kernels kernels point "$t" --backend cuda $(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"][sys.argv[1]]; print("--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()])' "${t#tasks/}") --out "$src" > /dev/null
+               elif [ "$k" = ref ]; then src=$t/reference.cu; fi
+               for r in $(seq 1 "${PRIMER_REPS:-2}"); do
+                 for p in 0 "${PRIMER_BLOCKS:-2}"; do
+                   f="$out/primer-$(basename "$t")-$r-$p.json"
+                   KHIVE_EXEC_PRIMER=$p timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch \
+                     --seed 11 --perf-workloads "^$w\$" --out "$f" > /dev/null 2>&1
+                   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; t=F.khive_times(json.load(open(sys.argv[1]))).get(sys.argv[2]) or {}; m=1e6*(t.get("median_s") or 0); e=1e6*(t.get("events_s") or 0); print(f"| {sys.argv[3]} | {sys.argv[2]} | primer {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us |")' \
+                     "$f" "$w" "$(basename "$t")" "$p" "$r" | tee -a "$out/primer.md"
+                 done
+               done
+             done ;;
     # What starting PyTorch costs on this machine, part by part (bench/torch_startup.py: the import cold and warm, the
     # judge's environment, the CUDA context with EAGER and LAZY module loading, khive-jail around it).
     torch_startup) step torch_startup ${TORCH_STARTUP_T:-240} python3 bench/torch_startup.py --jail "$bin/khive-jail" \
