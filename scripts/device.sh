@@ -39,6 +39,19 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   return $rc
 }
 
+# kernel_source TASK KIND: the path of a kernel to evaluate: best (bench/fidelity_kernels.json's tuner point for the
+# task, rendered by khive-tune into /tmp), ref (the task's reference.cu) or KIND itself (a .cu path).
+kernel_source() {
+  local t=$1 k=$2
+  case $k in
+    best) local src=/tmp/best-$(basename "$t").cu
+          khive-tune --kernels kernels point "$t" --backend cuda $(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"][sys.argv[1]]; print("--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()])' "${t#tasks/}") --out "$src" > /dev/null
+          echo "$src" ;;
+    ref)  echo "$t/reference.cu" ;;
+    *)    echo "$k" ;;
+  esac
+}
+
 # Saved into khive's cache (not --out), where every later eval/bench/optimize of this call finds it: T_sol from the
 # measured ceilings, as DESIGN says; a copy goes to $out for the record.
 [ -z "${SKIP_CAL:-}" ] && step calibrate ${CAL_T:-300} khive calibrate --backend cuda
@@ -105,11 +118,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              last=""
              for c in ${PROBE_CASES:-}; do
                IFS=@ read -r t w k n g <<< "$c"; name=$(basename "$t")-$(echo "$w" | tr -c 'A-Za-z0-9\n-' _)-$(basename "$k" .cu)-gap$g
-               src=$k
-               if [ "$k" = best ]; then
-                 src=/tmp/probe-$(basename "$t")-best.cu
-                 khive-tune --kernels kernels point "$t" --backend cuda $(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"][sys.argv[1]]; print("--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()])' "${t#tasks/}") --out "$src" > /dev/null
-               elif [ "$k" = ref ]; then src=$t/reference.cu; fi
+               src=$(kernel_source "$t" "$k")
                # the same task, workload and kernel as the case before (another gap): its eval and build stand
                [ "$t@$w@$k" != "$last" ] && khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch --seed 11 \
                  --perf-workloads "^$w\$" --out /tmp/probe-eval.json > /dev/null 2>&1
@@ -123,11 +132,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # PRIMER_REPS times (default 2); judge and executor-events medians per run in $out/primer.md.
     primer)  : > "$out/primer.md"
              for c in ${PRIMER_CASES:-}; do
-               IFS=@ read -r t w k <<< "$c"; src=$k
-               if [ "$k" = best ]; then
-                 src=/tmp/primer-$(basename "$t")-best.cu
-                 khive-tune --kernels kernels point "$t" --backend cuda $(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"][sys.argv[1]]; print("--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()])' "${t#tasks/}") --out "$src" > /dev/null
-               elif [ "$k" = ref ]; then src=$t/reference.cu; fi
+               IFS=@ read -r t w k <<< "$c"; src=$(kernel_source "$t" "$k")
                for r in $(seq 1 "${PRIMER_REPS:-2}"); do
                  for p in 0 "${PRIMER_BLOCKS:-2}"; do
                    f="$out/primer-$(basename "$t")-$r-$p.json"
