@@ -129,7 +129,8 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              kill $smi ;;
     # The executor's primer experiment (KHIVE_EXEC_PRIMER, executor/device_cuda.cu): each PRIMER_CASES entry
     # "task@workload@best|ref|path" evaluated with the primer off and on (PRIMER_BLOCKS per SM, default 2), alternating
-    # PRIMER_REPS times (default 2); judge and executor-events medians per run in $out/primer.md.
+    # PRIMER_REPS times (default 2); per run in $out/primer.md the judge's and the executor events' medians, and the
+    # gate's calibrated overhead (the primer's time shows there: it runs inside the gate, in the calibrations too).
     primer)  : > "$out/primer.md"
              for c in ${PRIMER_CASES:-}; do
                IFS=@ read -r t w k <<< "$c"; src=$(kernel_source "$t" "$k")
@@ -138,7 +139,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                    f="$out/primer-$(basename "$t")-$r-$p.json"
                    KHIVE_EXEC_PRIMER=$p timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch \
                      --seed 11 --perf-workloads "^$w\$" --out "$f" > /dev/null 2>&1
-                   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; t=F.khive_times(json.load(open(sys.argv[1]))).get(sys.argv[2]) or {}; m=1e6*(t.get("median_s") or 0); e=1e6*(t.get("events_s") or 0); print(f"| {sys.argv[3]} | {sys.argv[2]} | primer {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us |")' \
+                   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | primer {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' \
                      "$f" "$w" "$(basename "$t")" "$p" "$r" | tee -a "$out/primer.md"
                  done
                done
