@@ -222,7 +222,8 @@ HelpCli finish_cli(CLI::App& app) {
   HelpCli h;
   add_arch_options(app);
   h.cmd = app.add_subcommand("help", "Show the help of a command: khive help optimize");
-  h.cmd->add_option("command", h.topic, "the command (and subcommand: khive help cache prune)");
+  h.cmd->add_option_function<std::vector<std::string>>(
+      "command", [words = h.words](const std::vector<std::string>& v) { *words = v; }, "the command (and subcommand: khive help cache prune)");
   auto formatter = std::make_shared<OptionFormatter>();
   formatter->column_width(44);
   show_defaults(app, formatter);
@@ -255,7 +256,7 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
 
 int run_help(CLI::App& app, const HelpCli& h) {
   const CLI::App* at = &app;
-  for (const auto& word : h.topic) {
+  for (const auto& word : h.topic()) {
     const CLI::App* sub = find_subcommand(*at, word);
     if (!sub) {
       std::string near = did_you_mean(word, subcommand_names(*at));
@@ -265,7 +266,9 @@ int run_help(CLI::App& app, const HelpCli& h) {
     }
     at = sub;
   }
-  std::cout << at->help(at->get_parent() ? command_path(at->get_parent()) : "");
+  // The formatter itself: App::help() shows the selected subcommand's help instead, and at the top `help` is the
+  // selected one, so a bare `khive help` printed the help of `help` rather than the list of commands.
+  std::cout << at->get_formatter()->make_help(at, command_path(at), CLI::AppFormatMode::Normal);
   return exit_code::ok;
 }
 

@@ -10,6 +10,7 @@
 //   if (int rc = parse_cli(app, argc, argv); rc >= 0) return rc;   // help printed, or a usage error (2)
 //   if (help.selected()) return run_help(app, help);
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,14 @@ CLI::Validator seed_value();
 // --backend: "cpu" or "cuda", checked when the command line is parsed (so the error names the command and the help).
 CLI::Validator backend_value();
 
+// `khive help`'s subcommand and its words. The words are shared storage, not a member the option is bound to by
+// reference: a HelpCli is returned by value, and an option bound to the callee's field wrote into a dead copy (a
+// crash wherever the compiler did not elide that copy; tests/unit/cli found it).
 struct HelpCli {
   CLI::App* cmd = nullptr;
-  std::vector<std::string> topic;
+  std::shared_ptr<std::vector<std::string>> words = std::make_shared<std::vector<std::string>>();
   bool selected() const { return cmd && *cmd; }
+  const std::vector<std::string>& topic() const { return *words; }
 };
 
 // Call once every subcommand is declared: adds `khive help [CMD...]`, `--arch` to the commands that build CUDA
