@@ -32,6 +32,7 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   arena_local    vmm_arena without the export and import (the creating handle mapped): what the round trip costs.
   arena_reveal   vmm_arena with reveal+flush (foreign's pair).
   arena_2m       vmm_arena with every tensor at a 2 MiB boundary (the allocation granularity) instead of 256 bytes.
+  arena_one      inputs and outputs packed in one VMM region (the kernel's tensors on as few pages as in torch's pool).
   foreign        the arena created by the child process in its own context, exported, its fds sent over a socket
                  and imported here (khive's executor maps the judge's memory so), then reveal+flush here.
   foreign_judge  foreign, and the child plays the judge: for each call its stream copies the inputs from a staging
@@ -83,7 +84,7 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "rotate": ("arena*", "reveal+flush", False, False), "khive_like_rotate": ("arena*", "reveal+flush", True, True),
     # The arena without the export/import round trip; the arena with the reveal alone (foreign's pair).
     "arena_local": ("arena_local", "flush", False, False), "arena_reveal": ("arena", "reveal+flush", False, False),
-    "arena_2m": ("arena_2m", "flush", False, False),
+    "arena_2m": ("arena_2m", "flush", False, False), "arena_one": ("arena_one", "flush", False, False),
     # The arena made by another process (the child, as the judge makes it) and imported here, as an executor does.
     "foreign": ("foreign", "reveal+flush", False, False),
     # ... and the child plays the judge's whole part: the reveal (copies from a staging region), the flush on its own
@@ -490,7 +491,7 @@ class Probe:
             rid, fd, size = self.child.region(nbytes)
             r = self.driver().import_fd(fd, size)
         else:
-            r, note = self.driver().alloc(nbytes, reimport=kind in ("arena", "arena_2m"))
+            r, note = self.driver().alloc(nbytes, reimport=kind in ("arena", "arena_2m", "arena_one"))
             bufs.note = bufs.note or note
             rid = None
         bufs.regions.append(r)
@@ -505,6 +506,10 @@ class Probe:
                 r, _ = self.driver().alloc(t.nbytes)
                 bufs.regions.append(r)
                 ptrs.append(r.ptr)
+        elif kind == "arena_one":   # inputs and outputs packed in one region, in argument order
+            sizes = [(t.nbytes + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN for _, _, t in base.slots]
+            ptr, _ = self._region(kind, max(sum(sizes), 1), bufs)
+            ptrs = [ptr + sum(sizes[:i]) for i in range(len(sizes))]
         else:   # arena: inputs packed in one region, outputs in another
             layout = {}
             for k in ("input", "output"):
