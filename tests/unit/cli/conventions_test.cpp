@@ -33,8 +33,7 @@ TEST(CliValidators, SeedIsAWholeNumberUpTo2To64) {
   auto v = seed_value();
   for (const char* ok : {"0", "11", "18446744073709551615"}) EXPECT_EQ(check(v, ok), "") << ok;
   // CLI11 alone reads "-1" and 10^23 as 2^64 - 1: each must be refused, not wrapped.
-  for (const char* bad : {"-1", "18446744073709551616", "100000000000000000000000", "1e3", " 1", "+1", ""})
-    EXPECT_NE(check(v, bad), "") << bad;
+  for (const char* bad : {"-1", "18446744073709551616", "100000000000000000000000", "1e3", " 1", "+1", ""}) EXPECT_NE(check(v, bad), "") << bad;
 }
 
 TEST(CliValidators, BackendIsCpuOrCuda) {
@@ -130,7 +129,7 @@ TEST(CliParse, AValueOutOfRangeNamesTheRange) {
 TEST(CliFinish, BuildingCommandsTakeArchAndTheFooterListsExitCodes) {
   Cli c;
   const CLI::App* eval = c.app.get_subcommand("eval");
-  EXPECT_NO_THROW(eval->get_option("--arch"));                        // eval builds CUDA code
+  EXPECT_NO_THROW(eval->get_option("--arch"));                                             // eval builds CUDA code
   EXPECT_THROW(c.app.get_subcommand("cache")->get_option("--arch"), CLI::OptionNotFound);  // cache does not
   EXPECT_NE(c.app.get_footer().find("Exit codes"), std::string::npos);
   EXPECT_NE(c.app.get_footer().find("KHIVE_CACHE"), std::string::npos);
