@@ -18,6 +18,7 @@
 #include "khive/cli/conventions.hpp"
 #include "khive/hive/evaluator.hpp"
 #include "khive/hive/hive.hpp"
+#include "khive/hive/recorded_evaluator.hpp"
 #include "khive/interop/python.hpp"
 #include "khive/llm/llm_agent.hpp"
 #include "khive/record/report.hpp"
@@ -389,7 +390,85 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
   return exit_code::ok;
 }
 
+// `khive optimize --replay RECORDING`: the hive and its agents as in any run, every candidate answered from a run
+// recorded on a GPU (hive/recorded_evaluator.hpp) instead of by the guard: the search, the leader / backup / plateau
+// rules and the dispatcher replayed on real measurements, on any machine. The task, backend and timed workloads are
+// the recording's, and so are the seed and the run's options unless given again; the run directory is an ordinary
+// run's. A search that leaves what was recorded gets "not recorded" errors, and max_harness_errors of them in a row
+// end the run (its summary says so, and the last line counts them).
+int run_replay(HiveCli& h) {
+  namespace fs = std::filesystem;
+  if (!h.resume.empty()) {
+    std::cerr << "khive optimize: --replay starts a new run; --resume continues one (give one of them)\n";
+    return exit_code::usage;
+  }
+  Recording rec;
+  try {
+    rec = load_recording(h.replay);
+  } catch (const std::exception& e) {
+    std::cerr << "khive optimize: --replay: " << e.what() << "\n";
+    return exit_code::usage;
+  }
+  const auto backend = parse_backend(rec.backend);
+  if (!backend) {
+    std::cerr << fmt::format("khive optimize: --replay: {}: backend: expected cpu or cuda, got '{}'\n", h.replay, rec.backend);
+    return exit_code::usage;
+  }
+  if (!h.backend.empty() && h.backend != rec.backend) {
+    std::cerr << fmt::format("khive optimize: --backend {}: the recording {} was made on {} (a replay runs on its backend)\n", h.backend, h.replay,
+                             rec.backend);
+    return exit_code::usage;
+  }
+  if (h.optimize->count("--perf-workloads") > 0 && h.perf_workloads != rec.perf_workloads) {
+    std::cerr << fmt::format("khive optimize: --perf-workloads '{}': the recording timed '{}' and a replay times the same\n", h.perf_workloads,
+                             rec.perf_workloads);
+    return exit_code::usage;
+  }
+  // The recording names its task relative to the repository: here if it is there, else khive's own source tree.
+  const fs::path root = fs::exists(rec.task_dir) ? fs::current_path() : fs::path(KHIVE_SOURCE_DIR);
+  Task task;
+  try {
+    task = load_recorded_task(rec, root);
+    if (!h.task.empty() && load_task(h.task).name != task.name)
+      throw std::runtime_error(fmt::format("TASK {} is not the recording's task {} ({})", h.task, task.name, rec.task_dir));
+  } catch (const std::exception& e) {
+    std::cerr << "khive optimize: --replay " << h.replay << ": " << e.what() << "\n";
+    return exit_code::usage;
+  }
+  if (h.optimize->count("--seed") == 0) h.seed = rec.seed;  // each agent gets the seed its index had in the recorded run
+  // The recorded run's options (agents, budgets, plateau, backups) unless given again, as a resumed run keeps its own.
+  RunSettings rs = run_settings(h, rec.options.is_object() ? rec.options : nlohmann::json::object(), task, {}, rec.perf_workloads);
+  HiveOptions& o = rs.o;
+  o.meta["replay"] = fs::absolute(rec.file).string();
+  o.lock = std::make_shared<DirLock>(DirLock::acquire(o.run_dir, process_command_line()));
+  RecordedOptions ro;
+  ro.model_composites = h.model_composites;
+  std::optional<RecordedEvaluator> ev;
+  try {
+    ev.emplace(task, *backend, rec, ro);
+  } catch (const std::exception& e) {
+    std::cerr << "khive optimize: --replay " << h.replay << ": " << e.what() << "\n";
+    return exit_code::usage;
+  }
+  auto agents = make_agents(rs.specs, rs.n, o.run_dir, {});
+  Progress progress(fmt::format("{} ({}, replayed)", task.name, backend_name(*backend)), h.quiet);
+  o.on_update = [&](const HiveStatus& s) { progress.update(s); };
+  InterruptHandlers interrupts;
+  std::cout << fmt::format("khive optimize {} on {}, replayed from {} ({}; {} candidates recorded): {} agent(s) [{}], seed {}, run directory {}\n",
+                           task.name, backend_name(*backend), h.replay, rec.device.empty() ? "device not recorded" : rec.device,
+                           rec.candidates.size(), rs.n, fmt::join(rs.specs, ", "), o.seed, o.run_dir.string());
+  Hive hive(task, *backend, std::move(agents), *ev, o);
+  HiveResult r = hive.run();
+  const int rc = report_run(r, o.run_dir, *backend, progress, h.quiet);
+  const auto st = ev->stats();
+  std::cout << fmt::format("replay: {} answered from the recording ({} by source hash, {} by template point, {} modeled), {} not recorded{}\n",
+                           st.by_hash + st.by_point + st.modeled, st.by_hash, st.by_point, st.modeled, st.unrecorded,
+                           st.unrecorded ? fmt::format(" (the search left the recording: first {})", st.unrecorded_keys.front()) : "");
+  return rc;
+}
+
 int run_optimize(HiveCli& h) {
+  if (!h.replay.empty()) return run_replay(h);
   nlohmann::json stored = nlohmann::json::object();  // options of the resumed run; empty for a new one
   std::filesystem::path run_dir;
   std::string task_dir = h.task;
@@ -490,6 +569,11 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("--timeout", h.timeout, "the longest one call of a kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
       ->check(non_negative());
   op->add_flag("--quiet", h.quiet, "no live progress, only the summary");
+  op->add_option("--replay", h.replay,
+                 "a run recorded on a GPU (tests/recordings/*.json): every candidate answered from it, not by the guard "
+                 "(no GPU needed; task, backend, seed and options are the recording's; deterministic with --agents 1; docs/hive.md)");
+  op->add_flag("--model-composites", h.model_composites,
+               "--replay: a per-shape composite of recorded points gets each point's recorded medians (modeled, not measured)");
   op->add_flag("--defer-eval", h.defer_eval,
                "build candidates here, leave running them to `khive evaluate-pending` on a GPU (automatic on cuda without a GPU)");
 

@@ -34,7 +34,9 @@ struct HiveCli {
   int64_t budget_tokens = 0;
   int plateau = 6, board_capacity = 0, max_backups = 8, per_family = 2, seeds = 3;
   bool no_board = false, quiet = false, all = false;
-  bool defer_eval = false;  // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
+  bool defer_eval = false;        // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
+  std::string replay;             // optimize --replay RECORDING: the recorded evaluator answers instead of the guard
+  bool model_composites = false;  // optimize --replay ... --model-composites
   uint64_t seed = 0;
   std::string run;         // board / report / rescore / export
   std::string report_out;  // report --out: where report.html goes (a read-only run directory cannot hold it)
