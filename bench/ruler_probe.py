@@ -94,6 +94,11 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "plain_1blk": ("torch", "flush+1blk", False, False), "judge_primed": ("foreign", "judge+prime", True, True),
 }
 ROTATE = 4
+
+
+def round_up(n, a):
+    return (n + a - 1) // a * a
+
 ARENA_ALIGN = 256   # arena.cpp's kAlign
 CHILD = r'''
 import ctypes, os, select, socket, sys
@@ -269,28 +274,17 @@ class Driver:
         """A read-write mapping of a fresh allocation, as src/khive/executor/vmm.cu makes one; reimport: exported as a
         POSIX fd and imported again (the executor's view of the judge's memory). Returns (Region, note)."""
         g, note = self.granularity(), ""
-        r, h, prop = Region(size=(max(nbytes, 1) + g - 1) // g * g), ctypes.c_uint64(0), self.prop()
+        r, h, prop = Region(size=round_up(max(nbytes, 1), g)), ctypes.c_uint64(0), self.prop()
         self.ck(self.create(ctypes.byref(h), r.size, ctypes.byref(prop), 0), "cuMemCreate")
         r.handles.append(h.value)
-        try:
-            use = h.value
-            if reimport:
-                try:
-                    use = self._reimport(h.value)
-                    r.handles.append(use)
-                except DriverError as e:
-                    note = f"export/import failed ({e}); the creating handle is mapped"
-            ptr = ctypes.c_uint64(0)
-            self.ck(self.reserve(ctypes.byref(ptr), r.size, 0, 0, 0), "cuMemAddressReserve")
-            r.ptr = ptr.value
-            self.ck(self.map(r.ptr, r.size, 0, use, 0), "cuMemMap")
-            r.mapped = True
-            desc = _AccessDesc(_Location(1, self.device), 3)   # DEVICE, PROT_READWRITE
-            self.ck(self.set_access(r.ptr, r.size, ctypes.byref(desc), 1), "cuMemSetAccess")
-        except DriverError:
-            self.free(r)
-            raise
-        return r, note
+        use = h.value
+        if reimport:
+            try:
+                use = self._reimport(h.value)
+                r.handles.append(use)
+            except DriverError as e:
+                note = f"export/import failed ({e}); the creating handle is mapped"
+        return self._map_rw(r, use), note
 
     def import_fd(self, fd, size):
         """Another process's region (its exported POSIX fd, closed here), mapped read-write: an executor's view."""
@@ -300,13 +294,17 @@ class Driver:
         finally:
             os.close(fd)
         r.handles.append(h.value)
+        return self._map_rw(r, h.value)
+
+    def _map_rw(self, r, handle):
+        """handle mapped read-write over a fresh address range of r.size; on a failure r is freed (handles included)."""
         try:
             ptr = ctypes.c_uint64(0)
             self.ck(self.reserve(ctypes.byref(ptr), r.size, 0, 0, 0), "cuMemAddressReserve")
             r.ptr = ptr.value
-            self.ck(self.map(r.ptr, r.size, 0, h.value, 0), "cuMemMap")
+            self.ck(self.map(r.ptr, r.size, 0, handle, 0), "cuMemMap")
             r.mapped = True
-            desc = _AccessDesc(_Location(1, self.device), 3)
+            desc = _AccessDesc(_Location(1, self.device), 3)   # DEVICE, PROT_READWRITE
             self.ck(self.set_access(r.ptr, r.size, ctypes.byref(desc), 1), "cuMemSetAccess")
         except DriverError:
             self.free(r)
@@ -507,7 +505,7 @@ class Probe:
                 bufs.regions.append(r)
                 ptrs.append(r.ptr)
         elif kind == "arena_one":   # inputs and outputs packed in one region, in argument order
-            sizes = [(t.nbytes + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN for _, _, t in base.slots]
+            sizes = [round_up(t.nbytes, ARENA_ALIGN) for _, _, t in base.slots]
             ptr, _ = self._region(kind, max(sum(sizes), 1), bufs)
             ptrs = [ptr + sum(sizes[:i]) for i in range(len(sizes))]
         else:   # arena: inputs packed in one region, outputs in another
@@ -515,17 +513,17 @@ class Probe:
             for k in ("input", "output"):
                 ts = [t for _, a, t in base.slots if a.kind == k]
                 align = self.driver().granularity() if kind == "arena_2m" else ARENA_ALIGN
-                sizes = [(x.nbytes + align - 1) // align * align for x in ts]
+                sizes = [round_up(x.nbytes, align) for x in ts]
                 offs = [sum(sizes[:i]) for i in range(len(ts) + 1)]
                 if not ts:
                     continue
                 ptr, rid = self._region(kind, offs[-1], bufs)
-                layout[k] = (rid, offs, ptr)
+                layout[k] = (rid, offs)
                 ptrs += [ptr + o for o in offs[:-1]]
             if kind == "foreign" and "input" in layout:
                 # The child's reveal copies each input from a staging region (filled here once) into the arena.
-                rid, offs, _ = layout["input"]
-                sid, _, _ = self.child_region_plan(offs, rid, bufs)
+                rid, offs = layout["input"]
+                sid = self.staging_region(offs, bufs)
                 for i in range(len(offs) - 1):
                     self.child.ask(f"copy {sid} {offs[i]} {rid} {offs[i]} {offs[i + 1] - offs[i]}", "ok")
         if kind == "foreign":
@@ -541,15 +539,15 @@ class Probe:
         torch.cuda.synchronize()
         return bufs
 
-    def child_region_plan(self, offs, rid, bufs):
-        """foreign: the staging region, the inputs' staging copies written into it (same packing as the arena)."""
+    def staging_region(self, offs, bufs):
+        """foreign: a region of the child's holding the inputs' staging copies (the arena's packing); its id there."""
         ptr, sid = self._region("foreign", offs[-1], bufs)
         torch = self.torch
         for o, src in zip(offs, self.staging):
             if src.nbytes:
                 torch.as_tensor(_DeviceBytes(ptr + o, src.nbytes), device="cuda").copy_(src.view(-1).view(torch.uint8))
         torch.cuda.synchronize()
-        return sid, ptr, rid
+        return sid
 
     def sample(self, name, bufs):
         """One call under the variant: (device seconds between the events around the launch, host enqueue seconds)."""
