@@ -409,11 +409,7 @@ int run_replay(HiveCli& h) {
     std::cerr << "khive optimize: --replay: " << e.what() << "\n";
     return exit_code::usage;
   }
-  const auto backend = parse_backend(rec.backend);
-  if (!backend) {
-    std::cerr << fmt::format("khive optimize: --replay: {}: backend: expected cpu or cuda, got '{}'\n", h.replay, rec.backend);
-    return exit_code::usage;
-  }
+  const auto backend = parse_backend(rec.backend);  // load_recording accepts only cpu or cuda
   if (!h.backend.empty() && h.backend != rec.backend) {
     std::cerr << fmt::format("khive optimize: --backend {}: the recording {} was made on {} (a replay runs on its backend)\n", h.backend, h.replay,
                              rec.backend);
@@ -427,10 +423,14 @@ int run_replay(HiveCli& h) {
   // The recording names its task relative to the repository: here if it is there, else khive's own source tree.
   const fs::path root = fs::exists(rec.task_dir) ? fs::current_path() : fs::path(KHIVE_SOURCE_DIR);
   Task task;
+  std::optional<RecordedEvaluator> ev;
   try {
     task = load_recorded_task(rec, root);
     if (!h.task.empty() && load_task(h.task).name != task.name)
       throw std::runtime_error(fmt::format("TASK {} is not the recording's task {} ({})", h.task, task.name, rec.task_dir));
+    RecordedOptions ro;
+    ro.model_composites = h.model_composites;
+    ev.emplace(task, *backend, rec, ro);
   } catch (const std::exception& e) {
     std::cerr << "khive optimize: --replay " << h.replay << ": " << e.what() << "\n";
     return exit_code::usage;
@@ -441,15 +441,6 @@ int run_replay(HiveCli& h) {
   HiveOptions& o = rs.o;
   o.meta["replay"] = fs::absolute(rec.file).string();
   o.lock = std::make_shared<DirLock>(DirLock::acquire(o.run_dir, process_command_line()));
-  RecordedOptions ro;
-  ro.model_composites = h.model_composites;
-  std::optional<RecordedEvaluator> ev;
-  try {
-    ev.emplace(task, *backend, rec, ro);
-  } catch (const std::exception& e) {
-    std::cerr << "khive optimize: --replay " << h.replay << ": " << e.what() << "\n";
-    return exit_code::usage;
-  }
   auto agents = make_agents(rs.specs, rs.n, o.run_dir, {});
   Progress progress(fmt::format("{} ({}, replayed)", task.name, backend_name(*backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };

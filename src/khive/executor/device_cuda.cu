@@ -57,25 +57,25 @@ __global__ void touch_kernel(TouchParams t) {
 // context left them (the null and touch calibrations go through the same gate, so its time is subtracted with them).
 __global__ void primer_kernel() {}
 
+// The device's SM count (132, an H100's or H200's, where the attribute cannot be read).
+int sm_count() {
+  static const int sms = [] {
+    int n = 0;
+    return cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess && n > 0 ? n : 132;
+  }();
+  return sms;
+}
+
 int primer_blocks() {
   static const int blocks = [] {
     const char* v = std::getenv("KHIVE_EXEC_PRIMER");
     const int per_sm = v ? std::atoi(v) : 0;
-    int sms = 0;
-    if (per_sm <= 0 || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess || sms <= 0) return 0;
-    return per_sm * sms;
+    return per_sm > 0 ? per_sm * sm_count() : 0;
   }();
   return blocks;
 }
 
-int touch_blocks() {
-  static const int blocks = [] {
-    int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess || sms <= 0) sms = 132;
-    return 4 * sms;
-  }();
-  return blocks;
-}
+int touch_blocks() { return 4 * sm_count(); }
 
 void touch_entry_fn(void* const* args, void* stream) {
   const auto* c = static_cast<const TouchCall*>(args[0]);

@@ -83,6 +83,14 @@ struct Cli {
     for (auto& w : words) argv.push_back(w.data());
     return parse_cli(app, static_cast<int>(argv.size()), argv.data());
   }
+  // parse(), with what it printed on stderr kept in `err`.
+  int parse_err(std::vector<std::string> words) {
+    testing::internal::CaptureStderr();
+    const int rc = parse(std::move(words));
+    err = testing::internal::GetCapturedStderr();
+    return rc;
+  }
+  std::string err;
 };
 
 TEST(CliParse, AGoodLineGoesOn) {
@@ -103,27 +111,21 @@ TEST(CliParse, HelpExitsZero) {
 
 TEST(CliParse, AMisspeltOptionIsAUsageErrorWithASuggestion) {
   Cli c;
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(c.parse({"eval", "--seds", "5"}), exit_code::usage);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("did you mean '--seeds'"), std::string::npos) << err;
-  EXPECT_NE(err.find("khive eval --help"), std::string::npos) << err;
+  EXPECT_EQ(c.parse_err({"eval", "--seds", "5"}), exit_code::usage);
+  EXPECT_NE(c.err.find("did you mean '--seeds'"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("khive eval --help"), std::string::npos) << c.err;
 }
 
 TEST(CliParse, AMisspeltCommandIsAUsageErrorWithASuggestion) {
   Cli c;
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(c.parse({"evl", "tasks/x"}), exit_code::usage);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("did you mean 'eval'"), std::string::npos) << err;
+  EXPECT_EQ(c.parse_err({"evl", "tasks/x"}), exit_code::usage);
+  EXPECT_NE(c.err.find("did you mean 'eval'"), std::string::npos) << c.err;
 }
 
 TEST(CliParse, AValueOutOfRangeNamesTheRange) {
   Cli c;
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(c.parse({"eval", "--seeds", "0"}), exit_code::usage);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("expected an integer from 1 to 100, got '0'"), std::string::npos) << err;
+  EXPECT_EQ(c.parse_err({"eval", "--seeds", "0"}), exit_code::usage);
+  EXPECT_NE(c.err.find("expected an integer from 1 to 100, got '0'"), std::string::npos) << c.err;
 }
 
 TEST(CliFinish, BuildingCommandsTakeArchAndTheFooterListsExitCodes) {
