@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A real `khive optimize` on tasks/demo-cpu/softmax with two replay agents over the task's honest candidates
 plus planted kernels (tests/integration/hive/softmax: one that does not build, one that overflows, one correct
-but slow). Asserts: the leader is the fastest correct kernel and best.cpp is its source; broken kernels are
+but slow). Asserts: the leader is the fastest correct kernel (or, where check 11's A/B could not separate the two
+fast ones, the other fast one with the summary's note) and best.cpp is its source; broken kernels are
 rejected at the right check; every candidate is in run.db and events.jsonl; `khive board` and `khive report`
 work; `--resume` re-evaluates nothing. Usage: hive_replay.py KHIVE ROOT"""
-import json, pathlib, shutil, sqlite3, subprocess, sys, tempfile
+import json, pathlib, re, shutil, sqlite3, subprocess, sys, tempfile
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 task = root / "tasks/demo-cpu/softmax"
@@ -40,7 +41,16 @@ check(by_label.get("broken_no_max", [None] * 6)[2] == "rejected" and by_label["b
 accepted = [row for row in rows if row[2] in ("leader", "backup")]
 fastest = min(accepted, key=lambda row: row[5])
 leader = [row for row in rows if row[0] == meta.get("leader")]
-check(len(leader) == 1 and leader[0][0] == fastest[0], f"the leader {meta.get('leader')} is the fastest correct kernel {fastest[:2]} ({fastest[5]*1e3:.3f} ms)")
+# The leader is chosen by check 11's interleaved A/B, not by own-run medians: where the fastest by its own run is
+# not the leader, the two must be close (online and two_pass are ~10 % apart; everything else is 2x slower) and the
+# summary must say why the faster-looking kernel is not the leader.
+if len(leader) == 1 and leader[0][0] != fastest[0]:
+    print(f"note: the fastest own run {fastest[:2]} is not the leader {leader[0][:2]}; check 11 could not separate them")
+    check(leader[0][5] <= 1.25 * fastest[5] and re.search(r"note: c\d{4} \((online|two_pass)\) has a higher task score than the leader", r.stdout),
+          f"the leader {leader[0][:2]} ({leader[0][5]*1e3:.3f} ms) is within 25 % of the fastest correct kernel {fastest[:2]} "
+          f"({fastest[5]*1e3:.3f} ms) and the summary notes the faster one")
+check(len(leader) == 1 and leader[0][1] in ("online", "two_pass") and (leader[0][0] == fastest[0] or fastest[1] in ("online", "two_pass")),
+      f"the leader {meta.get('leader')} is one of the two fast kernels and the fastest correct kernel {fastest[:2]} ({fastest[5]*1e3:.3f} ms) is too")
 check(by_label.get("slow_serial", [None] * 6)[2] in ("backup", "leader") and meta.get("leader") != by_label.get("slow_serial", [None])[0],
       "the slow correct kernel is kept as a backup, not the leader")
 if leader:
@@ -48,7 +58,6 @@ if leader:
           "best.cpp is the leader's source")
 # One source of truth for faster/slower (issue 17): every accepted verdict line gives its own-run median and its
 # comparison with the leader of its time (check 11's A/B), never a median beside an A/B percentage.
-import re  # noqa: E402
 accepted_lines = [l for l in r.stdout.splitlines() if re.search(r" (leader|backup) +own run ", l)]
 check(len(accepted_lines) == len(accepted), f"one verdict line per accepted kernel: {len(accepted_lines)} vs {len(accepted)}")
 for l in accepted_lines:
