@@ -25,26 +25,27 @@ import sys
 import tempfile
 
 ALLOWED = {
-    "agent": {"support", "task"},
+    "agent": {"support", "task", "verdict"},
     "cli": {"agent", "compile", "eval", "hive", "interop", "job", "llm", "numerics", "record", "suite", "support", "task",
             "tuner"},
     "compile": {"jail", "support", "task"},
     "eval": {"compile", "guard", "interop", "job", "numerics", "score", "support", "task"},
     "executor": set(),
-    "guard": {"compile", "numerics"},
+    "guard": {"compile", "numerics", "verdict"},
     "hive": {"agent", "compile", "eval", "guard", "record", "support", "task"},
     "interop": {"compile", "jail", "support", "task"},
     "jail": {"executor", "support"},
-    "job": {"guard", "numerics", "support"},
+    "job": {"guard", "numerics", "support", "verdict"},
     "judge": {"executor", "guard", "job", "numerics", "score", "support", "task"},
     "llm": {"agent", "compile", "support"},
     "numerics": {"task"},
-    "record": {"agent", "eval", "score", "support", "task"},
+    "record": {"agent", "eval", "score", "support", "task", "verdict"},
     "score": {"support", "task"},
     "suite": {"eval", "guard", "job", "support"},
     "support": set(),
     "task": {"support"},
     "tuner": {"agent", "compile", "support", "task"},
+    "verdict": set(),
 }
 # The trust line: arrows that no edit of ALLOWED may add (checked against the table itself too).
 NEVER = {

@@ -50,18 +50,18 @@ std::optional<BoardEntry> ReplayAgent::observe(const AgentContext& ctx, const Pr
   e.delta = o.delta_vs_leader;
   // How it stood against the leader, in the hive's words (its comparison); the own-run median is labelled as such.
   const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
-  if (o.verdict == "leader") {
+  if (o.standing == Standing::leader) {
     e.kind = "worked";
     e.text = ctx.leader ? fmt::format("{}: new leader, own run {:.3f} ms; {}", p.label, o.time_s * 1e3, cmp)
                         : fmt::format("{}: first correct kernel, own run {:.3f} ms", p.label, o.time_s * 1e3);
-  } else if (o.verdict == "backup") {
+  } else if (o.standing == Standing::backup) {
     e.kind = "insight";
     e.text = fmt::format("{}: correct, kept as a backup (own run {:.3f} ms); {}", p.label, o.time_s * 1e3, cmp);
-  } else if (o.verdict == "rejected") {
+  } else if (o.standing == Standing::rejected) {
     e.kind = "failed";
     e.reason = o.reason;
     e.delta = 0;
-    e.text = fmt::format("{}: rejected at {} ({}): {}", p.label, o.check, o.reason, o.message.substr(0, 160));
+    e.text = fmt::format("{}: rejected at {} ({}): {}", p.label, o.check_text(), o.reason, o.message.substr(0, 160));
   } else {
     return std::nullopt;  // a harness error says nothing about the kernel
   }

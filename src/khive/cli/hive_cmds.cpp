@@ -377,7 +377,7 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
     std::vector<std::string> why;
     try {
       for (const auto& c : load_run_records(run_dir, false).candidates)
-        if (c.verdict == "error" && !c.message.empty() && std::find(why.begin(), why.end(), c.message) == why.end() && why.size() < 3)
+        if (c.standing == Standing::error && !c.message.empty() && std::find(why.begin(), why.end(), c.message) == why.end() && why.size() < 3)
           why.push_back(c.message);
     } catch (const std::exception& e) {
       why.push_back(e.what());
@@ -611,7 +611,7 @@ static int run_rescore(const HiveCli& h) {
     for (const auto& [uuid, tb] : r.t_b) j["workloads"][uuid] = {{"t_b_s", tb}, {"t_b_label", r.t_b_label[uuid]}, {"t_sol_s", r.t_sol[uuid]}};
     for (const auto& c : r.candidates)
       j["candidates"].push_back(
-          {{"id", c.id}, {"verdict", c.verdict}, {"time_s", c.time_s}, {"recorded", opt(c.recorded)}, {"rescored", opt(c.rescored)}});
+          {{"id", c.id}, {"verdict", c.standing}, {"time_s", c.time_s}, {"recorded", opt(c.recorded)}, {"rescored", opt(c.rescored)}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -622,7 +622,7 @@ static int run_rescore(const HiveCli& h) {
     std::cout << fmt::format("  {}: T_b {:.4g} us ({}), T_sol {:.4g} us\n", uuid, tb * 1e6, r.t_b_label[uuid], r.t_sol[uuid] * 1e6);
   std::cout << fmt::format("{:8} {:8} {:>12} {:>9} {:>9}\n", "id", "verdict", "time", "recorded", "rescored");
   for (const auto& c : r.candidates)
-    std::cout << fmt::format("{:8} {:8} {:>9.4g} us {:>9} {:>9}\n", c.id, c.verdict, c.time_s * 1e6, f(c.recorded), f(c.rescored));
+    std::cout << fmt::format("{:8} {:8} {:>9.4g} us {:>9} {:>9}\n", c.id, standing_name(c.standing), c.time_s * 1e6, f(c.recorded), f(c.rescored));
   if (lead) std::cout << fmt::format("leader {}: score {} (recorded {})\n", r.leader, f(lead->rescored), f(lead->recorded));
   return 0;
 }

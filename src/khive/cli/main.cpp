@@ -232,15 +232,13 @@ int run_calibrate(const Args& a) {
   khive::JudgeOptions jo;
   jo.budget_s = 300;
   auto out = khive::launch_judge(j, jo);
-  if (!out.result || !out.result->contains("profile")) {
-    std::cerr << "khive calibrate: failed: "
-              << (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe()) << "\n"
-              << out.process.err << "\n";
+  if (!out.result || out.result->profile.is_null()) {
+    std::cerr << "khive calibrate: failed: " << khive::judge_failure(out) << "\n" << out.process.err << "\n";
     return 2;
   }
   for (const std::string& w : {gpu_busy, load.warning()})
     if (!w.empty()) std::cerr << "khive calibrate: warning: " << w << "\n";
-  auto& prof = (*out.result)["profile"];
+  auto& prof = out.result->profile;
   std::string name = prof.value("name", "device");
   std::string safe = name;
   for (char& c : safe)

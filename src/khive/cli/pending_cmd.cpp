@@ -150,10 +150,10 @@ int run_evaluate_pending(HiveCli& h) {
   std::cout << fmt::format("\nevaluate-pending {} ({} on {}): {} verdict(s) in {:.1f} s\n", run_dir.string(), task.name, backend_name(backend),
                            sum.verdicts.size(), sum.seconds);
   for (auto& v : sum.verdicts)
-    std::cout << fmt::format("  {} {:<5} {:<22} {:<8} {:>12} {}{}\n", v.id, v.agent, v.label.substr(0, 22), v.verdict, ms(v.time_s),
-                             v.comparison            ? comparison_brief(*v.comparison)
-                             : v.verdict == "leader" ? std::string("the first leader")
-                                                     : v.check + ": " + v.reason,
+    std::cout << fmt::format("  {} {:<5} {:<22} {:<8} {:>12} {}{}\n", v.id, v.agent, v.label.substr(0, 22), standing_name(v.standing), ms(v.time_s),
+                             v.comparison                     ? comparison_brief(*v.comparison)
+                             : v.standing == Standing::leader ? std::string("the first leader")
+                                                              : v.check_text() + ": " + v.reason,
                              v.build_key_changed ? "  (rebuilt with another toolchain)" : "");
   if (sum.leader) std::cout << fmt::format("leader: {} ({}, {})\n", sum.leader->id, sum.leader->agent, ms(sum.leader->time_s));
   if (sum.errors > 0 || sum.remaining > 0) {

@@ -66,7 +66,7 @@ int run_solution_export(const std::string& run_dir, const SolutionExportCli& c) 
     meta.name = fmt::format("{}_khive_{}", task.name, id);
     meta.description =
         fmt::format("khive candidate {} of run {} ({}; agent {}, verdict {}{})", id, fs::path(run_dir).filename().string(), backend_name(backend),
-                    rec->agent, rec->verdict, rec->score ? fmt::format(", score {:.3f}", *rec->score) : std::string());
+                    rec->agent, standing_name(rec->standing), rec->score ? fmt::format(", score {:.3f}", *rec->score) : std::string());
     meta.target_hardware = c.target;
     auto fmt_ = c.format == "sol" ? SolutionFormat::sol_execbench : SolutionFormat::flashinfer_bench;
     auto s = solution_json(task, backend, source, meta, fmt_);

@@ -107,7 +107,7 @@ void account(KernelRun& k, const JudgeOutcome& out) {
   // kernel's executor, on the judge's clock) and minus the reference's golden-making calls.
   double kernel_time = 0;
   if (auto it = k.verdict.phases.find("kernel"); it != k.verdict.phases.end()) kernel_time = it->second;
-  if (out.result) k.golden_seconds = out.result->value("goldens", nlohmann::json::object()).value("reference_s", 0.0);
+  if (out.result) k.golden_seconds = out.result->goldens.reference_s;
   k.guard_seconds = std::max(0.0, out.seconds - kernel_time - k.golden_seconds);
 }
 
@@ -226,12 +226,11 @@ HardwareProfile resolve_profile(Backend b, const std::string& device_name, const
   p.cuda_visible_devices = ro.cuda_visible_devices;
   p.budget_s = 300;
   JudgeOutcome out = launch_judge(j, p);
-  if (!out.result || !out.result->contains("profile")) {
+  if (!out.result || out.result->profile.is_null()) {
     if (have_saved) return load_profile(saved);
-    throw std::runtime_error("calibration failed: " +
-                             (out.result && out.result->contains("error") ? (*out.result)["error"].get<std::string>() : out.process.describe()));
+    throw std::runtime_error("calibration failed: " + judge_failure(out));
   }
-  nlohmann::json prof = (*out.result)["profile"];
+  nlohmann::json prof = out.result->profile;
   const double busy = std::max(0.0, load.others_share());
   if (have_saved && busy >= saved_busy) return load_profile(saved);  // no quieter than what is kept
   if (busy > kBusyShare) {
@@ -305,33 +304,32 @@ KernelRun time_kernel(const Task& t, const std::string& label, const std::filesy
 }
 
 // Check 11's results from the candidate's judge: the per-workload A/B tests, the leader's samples and the decision.
-void read_ab(const nlohmann::json& res, EvalReport& r) {
-  for (const auto& a : res.value("ab", nlohmann::json::array())) {
+void read_ab(const JudgeResult& res, EvalReport& r) {
+  for (const auto& a : res.ab) {
     AbReport rep;
-    rep.workload = a.value("workload", "");
-    rep.test.pairs = a.value("pairs", std::size_t{0});
-    rep.test.ratio = a.value("ratio", 1.0);
-    rep.test.median_ratio = a.value("median_ratio", 1.0);
-    rep.test.p_faster = a.value("p_faster", 1.0);
-    rep.test.p_slower = a.value("p_slower", 1.0);
-    rep.test.noise = a.value("noise", 0.0);
-    rep.test.valid = a.value("valid", false);
-    rep.faster = a.value("faster", false);
-    rep.slower = a.value("slower", false);
-    rep.holm_threshold = a.value("holm_threshold", 0.0);
-    const auto ev = a.value("events", nlohmann::json::object());
-    rep.events.ratio = ev.value("ratio", 1.0);
-    rep.events.p_faster = ev.value("p_faster", 1.0);
-    rep.events.p_slower = ev.value("p_slower", 1.0);
-    rep.events.valid = ev.value("valid", false);
+    rep.workload = a.workload;
+    rep.test.pairs = a.pairs;
+    rep.test.ratio = a.ratio;
+    rep.test.median_ratio = a.median_ratio;
+    rep.test.p_faster = a.p_faster;
+    rep.test.p_slower = a.p_slower;
+    rep.test.noise = a.noise;
+    rep.test.valid = a.valid;
+    rep.faster = a.faster;
+    rep.slower = a.slower;
+    rep.holm_threshold = a.holm_threshold;
+    rep.events.ratio = a.events.ratio;
+    rep.events.p_faster = a.events.p_faster;
+    rep.events.p_slower = a.events.p_slower;
+    rep.events.valid = a.events.valid;
     r.ab.push_back(rep);
   }
-  for (const auto& t : res.value("timing", nlohmann::json::array()))
-    if (t.contains("leader_samples_s")) r.leader_samples[t.value("workload", "")] = t["leader_samples_s"].get<std::vector<double>>();
-  const auto d = res.value("ab_decision", nlohmann::json::object());
-  r.new_leader = d.value("new_leader", false);
-  r.ab_decision = d.value("why", "");
-  r.ab_weighted_ratio = d.value("weighted_ratio", 1.0);
+  for (const auto& t : res.timing)
+    if (!t.leader_samples_s.empty()) r.leader_samples[t.workload] = t.leader_samples_s;
+  const AbDecisionRecord d = res.ab_decision.value_or(AbDecisionRecord{});
+  r.new_leader = d.new_leader;
+  r.ab_decision = d.why;
+  r.ab_weighted_ratio = d.weighted_ratio;
 }
 
 // Why a run was not accepted: its rejection's message, else the harness error.
@@ -600,9 +598,12 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
     if (out.result && leader_lib && r.candidate.verdict.accepted) read_ab(*out.result, r);
   }
-  if (o.measured)
+  if (o.measured) {
     r.reference = o.measured->reference;
-  else if (o.time_reference && ref_src)
+  } else if (o.candidate_is_reference) {
+    r.reference = r.candidate;
+    r.reference->label = "reference";
+  } else if (o.time_reference && ref_src)
     r.reference = time_kernel(task, "reference", *ref_src, allows_vendor(task), bo, jb, r.retried);
   // Device facts come from the candidate's judge, or the reference's when the candidate never ran; with neither,
   // there is nothing to score.

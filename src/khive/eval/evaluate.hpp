@@ -55,6 +55,9 @@ struct EvalOptions {
   // The kernel under test is the task's PyTorch reference itself (nothing is built; `kernel` is only a label): how
   // `khive bench` and the hive measure a task whose only reference is PyTorch.
   bool candidate_pytorch = false;
+  // The kernel under test is the task's reference: its run is also the report's reference (speedups of 1, and the
+  // scores' T_b where no baseline or PyTorch time is known) instead of a second run of the same kernel.
+  bool candidate_is_reference = false;
   // Reference and baseline runs measured before for this task and backend (khive bench: once per task),
   // used instead of timing them again; time_reference and time_baselines are then ignored.
   std::shared_ptr<const MeasuredRuns> measured;

@@ -1,6 +1,6 @@
-// The guard's vocabulary: the ordered checks (docs/guard.md), the reasons a check fails, and the
-// verdict on one kernel. Everything that decides a verdict speaks these types; strings exist only at the
-// edges (JSON, tables), through check_name / reason_name / parse_reason.
+// The verdict on one kernel, as the judge gives it: accepted, or one rejection (a check and its reason,
+// verdict/verdict.hpp), with the timings it measured. Everything that decides a verdict speaks these types;
+// strings exist only at the edges (JSON, tables), through check_name / reason_name / parse_reason.
 //
 //   Verdict v = reject(Check::timed_outputs, Reason::timed_output_wrong, "workload w3 (timed call 7): ...");
 //   v.rejection->check == Check::timed_outputs;  reason_name(v.rejection->reason) == "timed_output_wrong"
@@ -17,69 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/guard/stats.hpp"
+#include "khive/verdict/verdict.hpp"
 
 namespace khive {
-
-// Guard checks, in the order docs/guard.md gives them.
-enum class Check : int {
-  preflight = 0,
-  build = 1,
-  run = 2,
-  inputs = 3,
-  written = 4,
-  correctness = 5,
-  determinism = 6,
-  anti_caching = 7,
-  timing = 8,
-  timed_outputs = 9,
-  plausibility = 10,
-  acceptance = 11,
-};
-const char* check_name(Check c);  // "preflight", "build", ..., "anti-caching", "timed outputs"
-
-// Why a check failed. The names (reason_name) are the stable codes of docs/eval-json.md.
-enum class Reason {
-  // check 1
-  build_error,
-  build_timeout,
-  forbidden_symbol,
-  // check 2: how the executor ended or misbehaved
-  load_error,
-  crash,
-  abort,
-  timeout,
-  cuda_error,
-  sandbox_violation,
-  protocol_violation,
-  channel_tampered,
-  // checks 3-7
-  input_mutated,
-  unwritten_output,
-  wrong_output,
-  nonfinite_output,
-  all_zero_output,
-  nondeterministic,
-  caching,
-  // check 8: the judge's clock
-  timing_disagrees,
-  work_after_return,
-  // check 9
-  timed_output_wrong,
-  // check 10
-  faster_than_sol,
-};
-const char* reason_name(Reason r);
-std::optional<Reason> parse_reason(std::string_view name);
-
-struct Rejection {
-  Check check = Check::run;
-  Reason reason = Reason::crash;
-  std::string workload;                                 // uuid, when one is concerned
-  std::string message;                                  // one sentence: what was seen
-  std::string diagnosis;                                // what a person or a model can act on (errors, pattern, compiler lines)
-  nlohmann::json to_json() const;                       // {check, check_name, reason, workload, message, diagnosis}
-  static Rejection from_json(const nlohmann::json& j);  // throws std::invalid_argument on an unknown reason
-};
 
 // One perf workload as the judge measured it.
 struct WorkloadTiming {
@@ -88,6 +28,8 @@ struct WorkloadTiming {
   std::vector<double> in_process;  // the executor's own per-call time for the same batches (cross-check only)
   std::vector<double> copy;        // a PyTorch run's: per call, the copy of run()'s result its sample leaves out; else empty
   int batch = 1;                   // calls per timed batch
+  double overhead_s = 0;           // the judge's calibrated exchange subtracted from each bracket (for people)
+  double gate_s = 0;               // GPU: the calibrated no-work call through the gate (for people)
   SampleSummary summary;           // of samples
   int validated = 0;               // timed calls whose outputs were compared with goldens (all of them)
 };

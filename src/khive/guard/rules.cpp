@@ -131,18 +131,6 @@ std::optional<Rejection> plausibility_rejection(const std::vector<WorkloadTiming
   return std::nullopt;
 }
 
-std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others) {
-  const double tol = std::max(0.10, 3 * rel_spread);
-  const MeasuredTime* best = nullptr;
-  for (const auto& o : others)
-    if (o.time_s > 0 && (!best || o.time_s < best->time_s)) best = &o;
-  if (!best || !(candidate_s > best->time_s * (1 + tol))) return std::nullopt;
-  return fmt::format(
-      "its median {:.4g} s is {:.0f}% slower than {}'s {:.4g} s (beyond the {:.0f}% noise): the A/B's gain over the leader "
-      "is not confirmed by the solo measurements, so it stays a backup",
-      candidate_s, (candidate_s / best->time_s - 1) * 100, best->id, best->time_s, tol * 100);
-}
-
 std::optional<Rejection> build_rejection(const BuildResult& b, const std::vector<SymbolViolation>& violations) {
   if (!b.ok)
     return Rejection{Check::build, b.timed_out ? Reason::build_timeout : Reason::build_error, "", "the kernel does not build: " + b.summary(),

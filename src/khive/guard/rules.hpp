@@ -1,6 +1,6 @@
 // The guard's rules over observations (docs/guard.md, checks 1-11): pure functions, one home for every decision.
 // The judge process calls the ones about outputs and clocks as it observes; khive calls the build rule (check 1)
-// and plausibility (check 10); check 11's statistics are in stats.hpp. Tested with synthetic observations, no
+// and plausibility (check 10); check 11 is in stats.hpp (the A/B) and leader.hpp (what it makes of a kernel). Tested with synthetic observations, no
 // device needed.
 #pragma once
 #include <map>
@@ -75,17 +75,7 @@ std::optional<Rejection> drain_rejection(const std::vector<double>& drain_s, con
 // A median under floor_s[workload] is a measurement fault (nothing beats the datasheet peak).
 std::optional<Rejection> plausibility_rejection(const std::vector<WorkloadTiming>& timings, const std::map<std::string, double>& floor_s);
 
-// ---- check 11, the hive's side ----
-// The leader is never slower than the reference or a backup on the judge's own medians beyond noise. The A/B compares
-// a candidate with the leader in one interleaved run; the others were measured alone, earlier. When a loaded host makes
-// the two disagree (a candidate "faster than the leader" whose median is slower than a backup's), the A/B's gain is not
-// confirmed and the candidate stays a backup. Returns why, or nullopt. Noise: max(10 %, 3 x the candidate's relative
-// spread).
-struct MeasuredTime {
-  std::string id;
-  double time_s = 0;
-};
-std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others);
+// ---- check 11: guard/leader.hpp (the hive's side) and guard/stats.hpp (the A/B) ----
 
 // ---- check 1 ----
 struct SymbolViolation;  // compile/symbol_policy.hpp

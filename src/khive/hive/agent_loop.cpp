@@ -78,8 +78,8 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
   std::optional<Evaluation> preset;
   if (p->ext != ext) {
     Evaluation e;
-    e.status = "rejected";
-    e.check = "build";
+    e.status = EvalStatus::rejected;
+    e.check = Check::build;
     e.reason = "wrong_backend";
     e.message = fmt::format("a .{} kernel was proposed for the {} backend (expected .{})", p->ext, backend_name(backend), ext);
     preset = e;
@@ -94,7 +94,7 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
   {
     std::lock_guard<std::mutex> lk(mu);
     --reserved;
-    if (ev.status == "cancelled") return false;  // the run stopped first: nothing to observe or count
+    if (ev.status == EvalStatus::cancelled) return false;  // the run stopped first: nothing to observe or count
     ++evaluated;
     account(a, c);
   }
@@ -131,7 +131,7 @@ bool Hive::Impl::seen_before(AgentSlot& a, const AgentContext& ctx, const Propos
   if (!awaited.empty()) {  // the same kernel already awaits its GPU verdict: nothing new to evaluate
     std::lock_guard<std::mutex> lk(mu);
     ++a.st.reused;
-    event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", awaited}, {"verdict", "pending"}}, "");
+    event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", awaited}, {"verdict", Standing::pending}}, "");
     if (++a.dup_streak >= o.max_duplicates) {
       a.dup_streak = 0;
       exhausted(a, fmt::format("{} proposals in a row repeated known kernels", o.max_duplicates));
@@ -147,7 +147,7 @@ bool Hive::Impl::seen_before(AgentSlot& a, const AgentContext& ctx, const Propos
     save_state(a);
     std::lock_guard<std::mutex> lk(mu);
     ++a.st.reused;
-    event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", prior->id}, {"verdict", prior->verdict}}, "");
+    event({{"type", "reuse"}, {"agent", a.st.name}, {"candidate", prior->id}, {"verdict", prior->standing}}, "");
     if (++a.dup_streak >= o.max_duplicates) {
       a.dup_streak = 0;
       exhausted(a, fmt::format("{} proposals in a row repeated evaluated kernels", o.max_duplicates));
@@ -208,7 +208,7 @@ void Hive::Impl::conclude(AgentSlot& a, const AgentContext& ctx, const Proposal&
   save_state(a);
   std::lock_guard<std::mutex> lk(mu);
   if (entry) post(a, *entry, oc);
-  if (c.verdict != "error") check_plateaus(a);
+  if (c.standing != Standing::error) check_plateaus(a);
   if (o.budget_candidates > 0 && evaluated >= o.budget_candidates) set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
 }
 

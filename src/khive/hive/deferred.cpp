@@ -21,19 +21,19 @@ bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::fil
   try {
     b = eval.build_only(file);
   } catch (const std::exception& e) {
-    b.status = "error";
+    b.status = EvalStatus::error;
     b.message = e.what();
   }
-  if (b.status == "built") {
+  if (b.status == EvalStatus::built) {
     std::lock_guard<std::mutex> lk(mu);
     --reserved;
     ++evaluated;  // spent from the budget now: it will be evaluated
-    c.verdict = "pending";
+    c.standing = Standing::pending;
     c.message = "built here (check 1 passed); awaits evaluation on a GPU";
     c.eval_s = b.seconds;
     c.t = now();
     record_candidate(c);
-    db->put_pending({c.id, a.st.name, b.build_key, "awaiting", c.t, 0, ""});
+    db->put_pending({c.id, a.st.name, b.build_key, PendingStatus::awaiting, c.t, 0, ""});
     awaiting[c.hash] = c.id;
     a.st.waiting = true;  // it must not propose on top of a kernel nobody has measured
     ++a.st.pending;
@@ -48,36 +48,36 @@ bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::fil
 // awaiting one is evaluated now when a device is here, else the agent keeps waiting. False: it waits.
 bool Hive::Impl::deliver(AgentSlot& a) {
   for (auto& pr : db->pending()) {
-    if (pr.agent != a.st.name || pr.status == "observed") continue;
+    if (pr.agent != a.st.name || pr.status == PendingStatus::observed) continue;
     auto all = db->candidates();
     auto it = std::find_if(all.begin(), all.end(), [&](const CandidateRecord& r) { return r.id == pr.id; });
     if (it == all.end()) continue;  // cannot happen with a consistent run.db; nothing to observe
     CandidateRecord c = *it;
-    if (pr.status == "awaiting") {
+    if (pr.status == PendingStatus::awaiting) {
       std::lock_guard<std::mutex> lk(mu);
       if (o.defer_eval) {
         a.st.waiting = true;
         return false;
       }
     }
-    if (pr.status == "awaiting") {  // a device is here now: evaluate it as the hive would have
+    if (pr.status == PendingStatus::awaiting) {  // a device is here now: evaluate it as the hive would have
       auto file = o.run_dir / c.file;
       if (!std::filesystem::exists(file)) write_file_atomic(file, c.source);
       report_phase("evaluating " + c.id);
       const Evaluation ev = judge(c, file, std::nullopt, true);
       report_phase("");
-      if (ev.status == "cancelled") return false;  // the run stopped first: it stays awaiting
+      if (ev.status == EvalStatus::cancelled) return false;  // the run stopped first: it stays awaiting
     }
     AgentContext ctx;
     {
       std::lock_guard<std::mutex> lk(mu);
       account(a, c);
       ctx = context(a);
-      event({{"type", "deliver"}, {"agent", a.st.name}, {"candidate", c.id}, {"verdict", c.verdict}},
-            fmt::format("{} observes the deferred verdict on {}: {}", a.st.name, c.id, c.verdict));
+      event({{"type", "deliver"}, {"agent", a.st.name}, {"candidate", c.id}, {"verdict", c.standing}},
+            fmt::format("{} observes the deferred verdict on {}: {}", a.st.name, c.id, standing_name(c.standing)));
     }
     conclude(a, ctx, proposal_of(c), c);
-    pr.status = "observed";
+    pr.status = PendingStatus::observed;
     db->put_pending(pr);
     if (stop) return false;
   }
@@ -102,7 +102,7 @@ PendingSummary Hive::Impl::evaluate_pending() {
   note_stale_lock();
   std::unique_lock<std::mutex> lk(mu);
   restore();
-  auto todo = db->pending("awaiting");
+  auto todo = db->pending(PendingStatus::awaiting);
   PendingSummary sum;
   event({{"type", "evaluate_pending"}, {"pending", todo.size()}, {"backend", backend_name(backend)}},
         fmt::format("evaluate-pending: {} candidate(s) awaiting on {}", todo.size(), backend_name(backend)));
@@ -113,7 +113,7 @@ PendingSummary Hive::Impl::evaluate_pending() {
     v.id = reference_id;
     v.agent = "hive";
     v.strategy = v.label = "reference";
-    v.verdict = "leader";
+    v.standing = Standing::leader;
     v.time_s = rev.time_s;
     v.score = rev.score;
     v.eval_s = rev.seconds;
@@ -127,7 +127,7 @@ PendingSummary Hive::Impl::evaluate_pending() {
     if (!evaluate_one_pending(pr, by_id, sum)) break;
   }
   lk.lock();
-  sum.remaining = static_cast<int>(db->pending("awaiting").size());
+  sum.remaining = static_cast<int>(db->pending(PendingStatus::awaiting).size());
   sum.leader = leader;
   sum.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   nlohmann::json slots_j = slots_json();
@@ -160,8 +160,8 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
   }
   Evaluation ev = judge(c, file, std::nullopt, false);
   std::lock_guard<std::mutex> g(mu);
-  if (ev.status == "cancelled") return false;  // stopped first: it stays awaiting
-  if (ev.status == "error") {
+  if (ev.status == EvalStatus::cancelled) return false;  // stopped first: it stays awaiting
+  if (ev.status == EvalStatus::error) {
     ++sum.errors;
     pr.note = ev.message.substr(0, 500);
     db->put_pending(pr);
@@ -174,7 +174,7 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
   v.agent = c.agent;
   v.strategy = c.strategy;
   v.label = c.label;
-  static_cast<VerdictText&>(v) = c;
+  static_cast<VerdictRecord&>(v) = c;
   v.time_s = c.time_s;
   v.delta = c.delta;
   v.comparison = c.comparison;
@@ -186,7 +186,7 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
         {{"type", "note"}, {"candidate", c.id}, {"message", "rebuilt with another build key (another compiler or flags) than where it was proposed"}},
         "");
   sum.verdicts.push_back(v);
-  pr.status = "evaluated";
+  pr.status = PendingStatus::evaluated;
   pr.t_evaluated = c.t;
   pr.note.clear();
   db->put_pending(pr);

@@ -18,10 +18,10 @@ namespace khive {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-// The hive's record of a guard rejection (its strings are the guard's codes and names).
+// The hive's record of a guard rejection (its reason string is the guard's code).
 Evaluation rejection(const Rejection& r, Evaluation e) {
-  e.status = "rejected";
-  e.check = check_name(r.check);
+  e.status = EvalStatus::rejected;
+  e.check = r.check;
   e.reason = reason_name(r.reason);
   e.message = r.message;
   e.diagnosis = r.diagnosis;
@@ -139,36 +139,31 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
   e.seconds = r.seconds;
   if (!r.harness_error.empty()) {
     // Once the judges are being killed, a harness error is that (the reference's or the leader's judge too).
-    e.status = r.harness_error == kEvaluationCancelled || cancel_ ? "cancelled" : "error";
+    e.status = r.harness_error == kEvaluationCancelled || cancel_ ? EvalStatus::cancelled : EvalStatus::error;
     e.message = r.harness_error;
     return e;
   }
   const auto& v = r.candidate.verdict;
   if (!v.accepted) {
     if (v.rejection) return rejection(*v.rejection, e);
-    e.status = "rejected";
+    e.status = EvalStatus::rejected;
     return e;
   }
-  e.status = "accepted";
+  e.status = EvalStatus::accepted;
   std::map<std::string, double> weight;
-  std::vector<WorkloadScoreInput> in;
   std::vector<double> spreads;
   for (auto& w : r.workloads) {
     weight[w.workload] = w.weight;
     if (w.kernel) e.workload_median_s[w.workload] = w.kernel->median, spreads.push_back(w.kernel->rel_spread);
-    std::optional<double> tb;
-    if (auto it = baseline_s_.find(w.workload); it != baseline_s_.end())
-      tb = it->second;
-    else if (w.baseline_time)
-      tb = w.baseline_time;  // no reference measured (a PyTorch-only task): the suite's PyTorch numbers
-    in.push_back({w.weight, w.kernel.has_value(), w.kernel ? w.kernel->median : 0, w.t_floor, tb});  // datasheet T_sol (eval's score)
   }
   e.time_s = weighted_geomean(e.workload_median_s, weight);
   if (!spreads.empty()) {
     std::sort(spreads.begin(), spreads.end());
     e.rel_spread = spreads[spreads.size() / 2];
   }
-  e.score = task_score(in);
+  // The guard's evaluation scored it (score/, against T_b from the runs prepare() kept): the same number khive eval
+  // and khive bench give, never recomputed here.
+  e.score = r.task_score;
   if (r.new_leader) e.beats_leader = *r.new_leader;
   if (!r.ab.empty()) {
     // One number for "how much faster than the leader": check 11's own weighted ratio (the decision's number), and
@@ -224,8 +219,9 @@ Evaluation GuardEvaluator::prepare(const std::filesystem::path& reference) {
   EvalOptions o = base_;
   o.leader.reset();
   o.time_reference = false;  // the kernel under test is the reference itself
+  o.candidate_is_reference = true;
   o.time_baselines = true;
-  return prepared(evaluate_in_slot(reference, o));
+  return prepared(evaluate_in_slot(reference, o), false);
 }
 
 Evaluation GuardEvaluator::prepare_pytorch() {
@@ -234,21 +230,25 @@ Evaluation GuardEvaluator::prepare_pytorch() {
   o.time_reference = false;
   o.time_baselines = true;
   o.candidate_pytorch = true;
-  return prepared(evaluate_in_slot("pytorch", o));
+  return prepared(evaluate_in_slot("pytorch", o), true);
 }
 
-Evaluation GuardEvaluator::prepared(const EvalReport& r) {
-  std::map<std::string, int> basis;  // T_b source -> workloads
-  // T_b per workload as the guard's evaluation picks it (PyTorch on this device where the suite has its
-  // numbers, else the fastest vendor baseline), else the reference measured here: the same scores as khive eval
-  // and khive bench give.
-  for (const auto& w : r.workloads) {
-    if (w.kernel) reference_s_[w.workload] = w.kernel->median;
-    std::optional<double> best = w.baseline_time;
-    std::string label = w.baseline_label;
-    if (!best && w.kernel) best = w.kernel->median, label = "reference";
-    if (best) baseline_s_[w.workload] = *best, ++basis[label];
+Evaluation GuardEvaluator::prepared(const EvalReport& r, bool candidate_is_pytorch) {
+  // Every later evaluation is scored against these runs (EvalOptions::measured): T_b per workload as the guard's
+  // evaluation picks it (PyTorch on this device where it was timed or the suite has its numbers, else the fastest
+  // vendor baseline), else the reference measured here.
+  auto m = std::make_shared<MeasuredRuns>();
+  m->baselines = r.baselines;
+  if (candidate_is_pytorch) {
+    m->pytorch = r.candidate;
+  } else {
+    m->reference = r.reference;  // the candidate's own run (EvalOptions::candidate_is_reference)
+    m->pytorch = r.pytorch;
   }
+  if (r.candidate.verdict.accepted) measured_ = m;
+  std::map<std::string, int> basis;  // T_b source -> workloads
+  for (const auto& w : r.workloads)
+    if (w.baseline_time) ++basis[w.baseline_label];
   Evaluation e = from_report(r);
   std::string tb;
   for (const auto& [label, n] : basis) tb += fmt::format("{}{} on {} workload{}", tb.empty() ? "" : ", ", label, n, n == 1 ? "" : "s");
@@ -273,7 +273,7 @@ Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
   // Check 1 as the guard applies it (guard/rules.hpp).
   if (auto rej = build_rejection(b, b.ok ? scan_symbols(b.library, task_.policy, backend_) : std::vector<SymbolViolation>{}))
     return rejection(*rej, e);
-  e.status = "built";
+  e.status = EvalStatus::built;
   return e;
 }
 
@@ -282,6 +282,7 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const s
   o.leader = leader;
   o.time_reference = false;  // timed once in prepare()
   o.time_baselines = false;
+  o.measured = measured_;
   // Build first, outside the slot (content-hash cache): the guard's own build is then a cache hit.
   BuildOptions bo = o.build;
   bo.backend = backend_;

@@ -1,11 +1,13 @@
 // The hive's real evaluator: every candidate through the guard (evaluate_kernel), with one seed base per
-// run, the reference and the baselines timed once in prepare(), builds in parallel outside the device
+// run, the reference and the baselines timed once in prepare() and handed to every later evaluation (EvalOptions::
+// measured, so the task score is eval's, computed once, against them), builds in parallel outside the device
 // slots, and each judge process (with its executors) holding one device slot exclusively (one slot per visible
 // GPU; one slot on the CPU backend, where builds also wait while a judge times: they would steal its cores).
 #pragma once
 #include <atomic>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -29,21 +31,19 @@ class GuardEvaluator : public Evaluator {
   Evaluation build_only(const std::filesystem::path& source) override;
   void stop_evaluating(bool in_flight) override;
 
-  // Per perf workload: the time a kernel is scored against (fastest baseline, else the reference), from prepare().
-  const std::map<std::string, double>& baseline_times() const { return baseline_s_; }
-  const std::map<std::string, double>& reference_times() const { return reference_s_; }
-
  private:
   Evaluation from_report(const EvalReport& r) const;
-  Evaluation prepared(const EvalReport& r);  // prepare()'s and prepare_pytorch()'s: T_b and reference times kept
-  int acquire();                             // -1 once stop_evaluating was called
+  // prepare()'s and prepare_pytorch()'s: the runs kept for every later evaluation; `reference` is r's candidate, or
+  // r's PyTorch when that was the kernel under test.
+  Evaluation prepared(const EvalReport& r, bool candidate_is_pytorch);
+  int acquire();  // -1 once stop_evaluating was called
   void release(int slot, double busy_s);
   EvalReport evaluate_in_slot(const std::filesystem::path& kernel, EvalOptions o);
 
   const Task& task_;
   Backend backend_;
   EvalOptions base_;
-  std::map<std::string, double> baseline_s_, reference_s_;
+  std::shared_ptr<const MeasuredRuns> measured_;  // from prepare(): reference, baselines, PyTorch
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<SlotUsage> slots_;

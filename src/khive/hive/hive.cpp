@@ -35,7 +35,7 @@ PendingSummary Hive::evaluate_pending() { return impl_->evaluate_pending(); }
 
 Evaluation Evaluator::prepare_pytorch() {
   Evaluation e;
-  e.status = "unsupported";
+  e.status = EvalStatus::unsupported;
   e.message = "this evaluator cannot time a PyTorch reference";
   return e;
 }

@@ -31,10 +31,11 @@ namespace khive {
 
 // What an evaluator says about one kernel.
 struct Evaluation {
-  // "accepted" | "rejected" | "error" (the harness failed: no verdict) | "cancelled" (the run stopped first: not
-  // recorded, Evaluator::stop_evaluating)
-  std::string status;
-  std::string check, reason, message, diagnosis;
+  // accepted | rejected | error (the harness failed: no verdict) | cancelled (the run stopped first: not recorded,
+  // Evaluator::stop_evaluating) | built (build_only) | unsupported
+  EvalStatus status = EvalStatus::error;
+  std::optional<Check> check;  // the failing check when rejected
+  std::string reason, message, diagnosis;
   std::optional<double> score;  // task score (SOL-ExecBench), when defined
   double time_s = 0;            // weighted geometric mean of the perf workload medians
   std::map<std::string, double> workload_median_s;
@@ -143,7 +144,7 @@ struct HiveResult {
 };
 
 // What `khive evaluate-pending` did.
-struct PendingVerdict : VerdictText {
+struct PendingVerdict : VerdictRecord {
   std::string id, agent, strategy, label;
   double time_s = 0, delta = 0, eval_s = 0;
   std::optional<double> score;

@@ -122,10 +122,10 @@ struct Hive::Impl {
   // ---- verdicts.cpp
   const MeasuredKernel* find_accepted(const std::string& id) const;
   Evaluation judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset, bool record_error);
-  std::string measure_until_decided(Evaluation& ev, const std::filesystem::path& file, std::string& against_id,
-                                    std::optional<MeasuredKernel>& prev_leader);
-  std::string route(Evaluation& ev, const std::string& against_id, int attempt);
-  void write_verdict(CandidateRecord& c, const Evaluation& ev, const std::string& verdict, const std::string& against_id,
+  std::optional<Standing> measure_until_decided(Evaluation& ev, bool preset, const std::filesystem::path& file, std::string& against_id,
+                                                std::optional<MeasuredKernel>& prev_leader);
+  std::optional<Standing> route(Evaluation& ev, const std::string& against_id, int attempt);
+  void write_verdict(CandidateRecord& c, const Evaluation& ev, Standing verdict, const std::string& against_id,
                      const std::optional<MeasuredKernel>& prev_leader);
   void apply_verdict(const CandidateRecord& c);
   void become_leader(const MeasuredKernel& k);

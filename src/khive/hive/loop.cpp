@@ -116,7 +116,7 @@ HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
   if (!awaiting.empty()) {
     // Every pause is an event: what waits, and what to run next.
     std::vector<std::string> ids;
-    for (auto& p : db->pending("awaiting")) ids.push_back(p.id);
+    for (auto& p : db->pending(PendingStatus::awaiting)) ids.push_back(p.id);
     std::string cause = stop_reason;
     stop_reason = pause_message();
     event({{"type", "pause"}, {"pending", ids.size()}, {"ids", ids}, {"cause", cause}, {"message", stop_reason}}, stop_reason);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/guard/leader.hpp"
 #include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
 
@@ -63,10 +64,14 @@ struct Reader {
     c.strategy = str(j, "strategy", field + ".strategy", false);
     c.hash = str(j, "hash", field + ".hash", false);
     c.params = strings(j, "params", field + ".params");
-    c.verdict = str(j, "verdict", field + ".verdict");
-    static const std::set<std::string> verdicts = {"leader", "backup", "rejected", "error"};
-    if (!verdicts.count(c.verdict)) fail(field + ".verdict", "'" + c.verdict + "' is not one of leader, backup, rejected, error");
-    c.check = str(j, "check", field + ".check", false);
+    const std::string verdict = str(j, "verdict", field + ".verdict");
+    const std::optional<Standing> standing = parse_standing(verdict);
+    if (!standing || *standing == Standing::pending) fail(field + ".verdict", "'" + verdict + "' is not one of leader, backup, rejected, error");
+    c.standing = *standing;
+    if (const std::string check = str(j, "check", field + ".check", false); !check.empty()) {
+      c.check = parse_check(check);
+      if (!c.check) fail(field + ".check", "'" + check + "' is not a check's name (docs/guard.md)");
+    }
     c.reason = str(j, "reason", field + ".reason", false);
     c.message = str(j, "message", field + ".message", false);
     if (j.contains("t")) c.t = num(j, "t", field + ".t");
@@ -331,7 +336,7 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
     i = j + 1;
   }
   RecordedCandidate mc;
-  mc.verdict = "backup";
+  mc.standing = Standing::backup;
   std::string parts;
   std::set<std::string> used;
   for (const auto& [u, w] : weight_) {
@@ -355,20 +360,20 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
   const std::string origin = c.id.rfind("modeled", 0) == 0
                                  ? c.message
                                  : fmt::format("recorded as {} on {} ({} there; matched by {})", c.id,
-                                               rec_.device.empty() ? "the recording's device" : rec_.device, c.verdict, how);
-  if (c.verdict == "error") {
-    e.status = "error";
+                                               rec_.device.empty() ? "the recording's device" : rec_.device, standing_name(c.standing), how);
+  if (c.standing == Standing::error) {
+    e.status = EvalStatus::error;
     e.message = origin + (c.message.empty() ? "" : ": " + c.message);
     return e;
   }
-  if (c.verdict == "rejected") {
-    e.status = "rejected";
+  if (c.standing == Standing::rejected) {
+    e.status = EvalStatus::rejected;
     e.check = c.check;
     e.reason = c.reason;
     e.message = c.message.empty() ? origin : c.message;  // the recorded words (a recording keeps no diagnosis)
     return e;
   }
-  e.status = "accepted";
+  e.status = EvalStatus::accepted;
   e.score = c.score;
   e.time_s = c.time_s;
   e.workload_median_s = c.workload_median_s;
@@ -380,24 +385,16 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
     e.message = origin + "; the leader given has no recorded medians: check 11 not replayed";
     return e;
   }
-  // Check 11 on the recorded medians (decide_leader's rule with a fixed noise).
-  int faster = 0, slower = 0;
-  double lw = 0, ws = 0;
-  for (const auto& [u, w] : weight_) {
-    const double r = leader->workload_median_s.at(u) / c.workload_median_s.at(u);  // > 1: the candidate is faster
-    if (r - 1 > noise_) ++faster;
-    if (r - 1 < -noise_) ++slower;
-    if (w > 0) lw += w * std::log(r), ws += w;
-  }
-  const double gain = ws > 0 ? std::exp(lw / ws) - 1 : 0.0;
-  e.gain_vs_leader = gain;
-  e.beats_leader = slower == 0 && faster > 0 && gain > min_gain_;
+  // Check 11 on the recorded medians (guard/leader.hpp).
+  const MedianComparison m = compare_recorded_medians(leader->workload_median_s, c.workload_median_s, weight_, noise_, min_gain_);
+  e.gain_vs_leader = m.gain;
+  e.beats_leader = m.beats_leader;
   e.message =
       fmt::format("{}; check 11 on the recorded medians vs {}: {:+.1f}% weighted, faster beyond {:.1f}% on {} of {} workload(s), slower on {}{}",
-                  origin, leader->id, gain * 100, noise_ * 100, faster, weight_.size(), slower,
-                  *e.beats_leader                   ? ": new leader"
-                  : gain > min_gain_ && slower == 0 ? ": gain within the noise"
-                                                    : "");
+                  origin, leader->id, m.gain * 100, noise_ * 100, m.faster, m.workloads, m.slower,
+                  m.beats_leader   ? ": new leader"
+                  : m.within_noise ? ": gain within the noise"
+                                   : "");
   return e;
 }
 
@@ -429,7 +426,7 @@ Evaluation RecordedEvaluator::evaluate(const std::filesystem::path& source, cons
     ++stats_.unrecorded;
     stats_.unrecorded_keys.push_back(m.key);
     Evaluation e;
-    e.status = "error";
+    e.status = EvalStatus::error;
     e.reason = "not_recorded";
     e.message = fmt::format("not in the recording {}: {}; a recorded evaluator answers only what its run measured", rec_.file.filename().string(),
                             m.key.rfind("hash:", 0) == 0 ? "source hash " + m.key.substr(5, 16) : "tuner point " + m.key);

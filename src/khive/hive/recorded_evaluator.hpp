@@ -25,9 +25,8 @@
 //
 // Verdicts, medians and scores are the recorded ones. Check 11 (new leader or backup) cannot be replayed as an
 // interleaved A/B of two kernels that may never have been timed together; it is decided on the recorded medians with
-// the guard's rule (guard/stats.hpp, decide_leader) and a fixed noise: the candidate leads when it is slower than the
-// leader by more than `noise` on no timed workload, faster by more than `noise` on at least one, and its weighted
-// geometric-mean gain exceeds `min_gain` (the recording's "rule", overridable). gain_vs_leader is that weighted gain.
+// the guard's rule for recorded medians (guard/leader.hpp, compare_recorded_medians) with `noise` and `min_gain` from the
+// recording's "rule" (overridable). gain_vs_leader is that rule's weighted gain.
 #pragma once
 #include <deque>
 #include <filesystem>
@@ -45,7 +44,7 @@ namespace khive {
 
 // One candidate of a recording, as the recorded run judged it (its verdict at recording time; a recording keeps no
 // diagnosis).
-struct RecordedCandidate : VerdictText {
+struct RecordedCandidate : VerdictRecord {
   std::string id, agent, strategy;
   std::string hash;                           // candidate_hash(ext, source) of the recorded source
   std::map<std::string, std::string> params;  // as recorded; "template" names the tuner template

@@ -119,13 +119,13 @@ void Hive::Impl::record_candidate(const CandidateRecord& c) {
 // One line per verdict. An accepted kernel shows its own-run median and score, and how it stood against the
 // leader (its comparison: check 11's A/B), never two medians side by side as if they said which is faster.
 std::string Hive::Impl::verdict_line(const CandidateRecord& c) {
-  std::string s = fmt::format("{} {} {} {:<22} {:<8} ", c.agent, c.strategy, c.id, c.label, c.verdict);
+  std::string s = fmt::format("{} {} {} {:<22} {:<8} ", c.agent, c.strategy, c.id, c.label, standing_name(c.standing));
   if (c.accepted()) {
     s += "own run " + ms(c.time_s) + (c.score ? fmt::format(", score {:.3f}", *c.score) : std::string());
     if (c.comparison) return s + "; " + comparison_brief(*c.comparison);
-    return s + (c.verdict == "leader" ? "; the first leader" : "");
+    return s + (c.standing == Standing::leader ? "; the first leader" : "");
   }
-  return s + (c.check.empty() ? "" : c.check + ": ") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120));
+  return s + (c.check ? c.check_text() + ": " : "") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120));
 }
 
 // The agent's own state (Agent::save_state) into run.db. Called without mu.

@@ -77,9 +77,9 @@ void Hive::Impl::restore() {
     t_offset = std::max(t_offset, c.t);
     file_of[c.id] = (o.run_dir / c.file).string();
     if (c.id != reference_id) ++evaluated;
-    if (c.verdict == "pending")
+    if (c.standing == Standing::pending)
       awaiting[c.hash] = c.id;
-    else if (c.verdict != "error")
+    else if (c.standing != Standing::error)
       known[c.hash] = c;
     if (c.accepted()) accepted.push_back(measured_kernel(c));
   }
@@ -170,9 +170,9 @@ Evaluation Hive::Impl::prepare_reference(std::unique_lock<std::mutex>& lk, const
   lk.unlock();
   Evaluation rev = eval.prepare(ref.copy);
   lk.lock();
-  if (rev.status != "accepted")
-    throw std::runtime_error(
-        fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref.original.string(), rev.status, rev.reason, rev.message));
+  if (rev.status != EvalStatus::accepted)
+    throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref.original.string(),
+                                         eval_status_name(rev.status), rev.reason, rev.message));
   return rev;
 }
 
@@ -188,9 +188,10 @@ void Hive::Impl::start_reference(std::unique_lock<std::mutex>& lk) {
     lk.unlock();
     Evaluation pe = eval.prepare_pytorch();
     lk.lock();
-    const std::string tb = pe.status == "accepted" ? std::string("T_b: the task's PyTorch reference, timed by the judge as a kernel")
-                                                   : "no T_b: the task's PyTorch reference was not timed (" + pe.status + ": " + pe.message + ")";
-    if (pe.status == "accepted" && !pe.score_basis.empty()) db->set_meta("score_basis", pe.score_basis);
+    const std::string tb = pe.status == EvalStatus::accepted ? std::string("T_b: the task's PyTorch reference, timed by the judge as a kernel")
+                                                             : "no T_b: the task's PyTorch reference was not timed (" +
+                                                                   std::string(eval_status_name(pe.status)) + ": " + pe.message + ")";
+    if (pe.status == EvalStatus::accepted && !pe.score_basis.empty()) db->set_meta("score_basis", pe.score_basis);
     event({{"type", "note"}, {"message", tb}}, tb);
     return;
   }
@@ -206,14 +207,15 @@ void Hive::Impl::start_reference(std::unique_lock<std::mutex>& lk) {
   lk.unlock();
   Evaluation b = eval.build_only(ref.copy);
   lk.lock();
-  if (b.status != "built")
-    throw std::runtime_error(fmt::format("the task's reference {} does not build ({}: {} {})", ref.original.string(), b.status, b.reason, b.message));
+  if (b.status != EvalStatus::built)
+    throw std::runtime_error(
+        fmt::format("the task's reference {} does not build ({}: {} {})", ref.original.string(), eval_status_name(b.status), b.reason, b.message));
   CandidateRecord c = reference_record(ref.source, ref.copy);
-  c.verdict = "pending";
+  c.standing = Standing::pending;
   c.message = "built here; measured on a GPU by evaluate-pending";
   db->set_meta("reference", c.id);
   record_candidate(c);
-  db->put_pending({c.id, "hive", b.build_key, "awaiting", c.t, 0, ""});
+  db->put_pending({c.id, "hive", b.build_key, PendingStatus::awaiting, c.t, 0, ""});
   awaiting[c.hash] = c.id;
 }
 
@@ -242,9 +244,9 @@ bool Hive::Impl::measure_reference(const std::string& ref_source, const std::fil
   if (!reference_id.empty())
     for (auto& c : db->candidates())
       if (c.id == reference_id) prior = c;
-  if (prior && prior->verdict != "pending") return false;
+  if (prior && prior->standing != Standing::pending) return false;
   CandidateRecord c = reference_record(ref_source, ref_copy);
-  c.verdict = "leader";
+  c.standing = Standing::leader;
   c.score = rev.score;
   c.time_s = rev.time_s;
   c.workload_median_s = rev.workload_median_s;
@@ -257,7 +259,7 @@ bool Hive::Impl::measure_reference(const std::string& ref_source, const std::fil
   if (!rev.score_basis.empty()) db->set_meta("score_basis", rev.score_basis);
   record_candidate(c);
   become_leader(measured_kernel(c));
-  if (prior) db->put_pending({c.id, "hive", "", "observed", 0, c.t, "measured"});
+  if (prior) db->put_pending({c.id, "hive", "", PendingStatus::observed, 0, c.t, "measured"});
   return true;
 }
 

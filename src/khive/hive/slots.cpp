@@ -165,7 +165,7 @@ void Hive::Impl::account(AgentSlot& a, const CandidateRecord& c) {
   ++a.attempts_in_strategy;
   ++a.st.attempts;
   ++a.own_explored[a.strategy.name];
-  if (c.verdict == "error") {
+  if (c.standing == Standing::error) {
     ++a.st.errors;
     return;
   }
@@ -174,7 +174,7 @@ void Hive::Impl::account(AgentSlot& a, const CandidateRecord& c) {
       a.st.best_time_s = c.time_s;
       a.st.best_score = c.score;
     }
-  if (c.verdict == "leader") {
+  if (c.standing == Standing::leader) {
     ++a.st.leaders;
     since_hive_leader = 0;
     a.streak = 0;
@@ -186,7 +186,7 @@ void Hive::Impl::account(AgentSlot& a, const CandidateRecord& c) {
     }
     told_no_backup = false;
   } else {
-    c.verdict == "backup" ? ++a.st.backups : ++a.st.rejected;
+    c.standing == Standing::backup ? ++a.st.backups : ++a.st.rejected;
     ++since_hive_leader;
     ++a.streak;
     ++a.st.since_leader;

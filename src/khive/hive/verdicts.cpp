@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "khive/guard/rules.hpp"
+#include "khive/guard/leader.hpp"
 #include "khive/hive/board.hpp"
 #include "khive/support/files.hpp"
 
@@ -40,7 +40,7 @@ std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& acce
 
 Outcome Hive::Impl::outcome_of(const CandidateRecord& c) {
   Outcome oc;
-  static_cast<VerdictText&>(oc) = c;
+  static_cast<VerdictRecord&>(oc) = c;
   oc.candidate = c.id;
   oc.score = c.score.value_or(0);
   oc.time_s = c.time_s;
@@ -87,16 +87,16 @@ Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& fi
   if (preset) ev = *preset;
   std::string against_id;
   std::optional<MeasuredKernel> prev_leader;
-  const std::string verdict = measure_until_decided(ev, file, against_id, prev_leader);
+  const std::optional<Standing> verdict = measure_until_decided(ev, preset.has_value(), file, against_id, prev_leader);
   std::lock_guard<std::mutex> lk(mu);
-  if (verdict == "cancelled") {
+  if (!verdict) {
     // The run stopped before this evaluation could end (--budget-time, Ctrl-C): nothing is recorded; its file stays
     // and a resumed run gives no other candidate its id (setup.cpp, restore).
     event({{"type", "note"}, {"candidate", c.id}, {"message", "not evaluated: " + stop_reason}},
           fmt::format("{} not evaluated: {}", c.id, stop_reason));
     return ev;
   }
-  if (verdict == "error") {
+  if (*verdict == Standing::error) {
     if (++harness_errors >= o.max_harness_errors)
       set_stop(fmt::format("{} harness errors in a row (last: {})", harness_errors, ev.message.substr(0, 200)));
     if (!record_error) {
@@ -106,18 +106,18 @@ Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& fi
   } else {
     harness_errors = 0;
   }
-  write_verdict(c, ev, verdict, against_id, prev_leader);
+  write_verdict(c, ev, *verdict, against_id, prev_leader);
   apply_verdict(c);
   return ev;
 }
 
 // Evaluates (unless ev holds a preset verdict) against the leader of the time until a verdict stands: a win over a
 // leader that was replaced meanwhile is measured again against the new one. against_id: the leader it was measured
-// with ("" when none); prev_leader: the leader when the verdict was reached. Called without mu.
-std::string Hive::Impl::measure_until_decided(Evaluation& ev, const std::filesystem::path& file, std::string& against_id,
-                                              std::optional<MeasuredKernel>& prev_leader) {
-  std::string verdict;
-  for (int attempt = 0; verdict.empty(); ++attempt) {
+// with ("" when none); prev_leader: the leader when the verdict was reached. nullopt: cancelled (the run stopped
+// first). Called without mu.
+std::optional<Standing> Hive::Impl::measure_until_decided(Evaluation& ev, bool preset, const std::filesystem::path& file, std::string& against_id,
+                                                          std::optional<MeasuredKernel>& prev_leader) {
+  for (int attempt = 0;; ++attempt) {
     std::optional<std::filesystem::path> against;
     {
       std::lock_guard<std::mutex> lk(mu);
@@ -127,57 +127,50 @@ std::string Hive::Impl::measure_until_decided(Evaluation& ev, const std::filesys
         against_id = leader->id;
       }
     }
-    if (ev.status.empty() || attempt > 0) {
+    if (!preset || attempt > 0) {
       try {
         ev = eval.evaluate(file, against);
       } catch (const std::exception& e) {
         ev = Evaluation{};
-        ev.status = "error";
+        ev.status = EvalStatus::error;
         ev.message = e.what();
       }
     }
+    if (ev.status == EvalStatus::cancelled) return std::nullopt;
     std::lock_guard<std::mutex> lk(mu);
     prev_leader = leader;
-    verdict = route(ev, against_id, attempt);
+    if (auto verdict = route(ev, against_id, attempt)) return verdict;
   }
-  return verdict;
 }
 
-// The verdict on one evaluation, or "" to measure again against a leader that changed meanwhile. Callers hold mu.
-std::string Hive::Impl::route(Evaluation& ev, const std::string& against_id, int attempt) {
-  std::string verdict;
-  if (ev.status == "cancelled") return "cancelled";
-  if (ev.status == "error")
-    verdict = "error";
-  else if (ev.status != "accepted")
-    verdict = "rejected";
-  else if (!leader)
-    verdict = "leader";
-  else if (leader->id != against_id) {
-    // The leader changed while this kernel was measured: a win over the old one is re-checked
-    // against the new one (a loss to the old leader cannot beat its faster successor).
-    if (!ev.beats_leader.value_or(false) || attempt >= 2) verdict = "backup";
-  } else {
-    verdict = ev.beats_leader.value_or(false) ? "leader" : "backup";
+// The verdict on one evaluation (not cancelled), or nullopt to measure again against a leader that changed meanwhile:
+// check 11's rules (guard/leader.hpp) over the A/B's call. Callers hold mu.
+std::optional<Standing> Hive::Impl::route(Evaluation& ev, const std::string& against_id, int attempt) {
+  if (ev.status == EvalStatus::error) return Standing::error;
+  if (ev.status != EvalStatus::accepted) return Standing::rejected;
+  LeaderEvidence e;
+  e.has_leader = leader.has_value();
+  e.measured_against_current = leader && leader->id == against_id;
+  e.beats_leader = ev.beats_leader.value_or(false);
+  e.attempt = attempt;
+  e.time_s = ev.time_s;
+  e.rel_spread = ev.rel_spread;
+  for (const auto& k : accepted) e.accepted.push_back({k.id, k.time_s});
+  const std::optional<LeaderRuling> r = rule_on_accepted(e);
+  if (!r) return std::nullopt;
+  if (!r->not_made_leader.empty()) {
+    // Said in the comparison's decision, so every line and summary gives the reason.
+    ev.ab_decision += (ev.ab_decision.empty() ? "" : "; ") + std::string("not made leader: ") + r->not_made_leader;
+    ev.message += (ev.message.empty() ? "" : "; ") + r->not_made_leader;
   }
-  // Never a leader slower than the reference or a backup on the solo medians (guard/rules.hpp).
-  if (verdict == "leader" && leader) {
-    std::vector<MeasuredTime> others;
-    for (const auto& k : accepted) others.push_back({k.id, k.time_s});
-    if (auto why = leader_inconsistency(ev.time_s, ev.rel_spread, others)) {
-      verdict = "backup";  // said in the comparison's decision, so every line and summary gives the reason
-      ev.ab_decision += (ev.ab_decision.empty() ? "" : "; ") + std::string("not made leader: ") + *why;
-      ev.message += (ev.message.empty() ? "" : "; ") + *why;
-    }
-  }
-  return verdict;
+  return r->standing;
 }
 
 // The evaluation and its verdict into the candidate's record, with its comparison against the leader it was measured
 // with. Callers hold mu.
-void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, const std::string& verdict, const std::string& against_id,
+void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, Standing verdict, const std::string& against_id,
                                const std::optional<MeasuredKernel>& prev_leader) {
-  c.verdict = verdict;
+  c.standing = verdict;
   c.check = ev.check;
   c.reason = ev.reason;
   c.message = ev.message;
@@ -188,7 +181,7 @@ void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, const s
   c.eval_s = ev.seconds;
   c.delta = 0;
   c.comparison.reset();
-  if (ev.status == "accepted" && prev_leader) {
+  if (ev.status == EvalStatus::accepted && prev_leader) {
     // Against the leader it was measured with (which may have been replaced meanwhile).
     const MeasuredKernel* with = find_accepted(against_id);
     c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision, ev.ab, ev.message, ev.time_s,
@@ -201,12 +194,11 @@ void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, const s
 // A recorded verdict changes the hive: the kernel is known (errors are retried), accepted ones join the leader or the
 // backups. Callers hold mu.
 void Hive::Impl::apply_verdict(const CandidateRecord& c) {
-  const std::string& verdict = c.verdict;
   awaiting.erase(c.hash);
-  if (verdict != "error") known[c.hash] = c;
-  if (verdict == "leader" || verdict == "backup") accepted.push_back(measured_kernel(c));
+  if (c.standing != Standing::error) known[c.hash] = c;
+  if (c.accepted()) accepted.push_back(measured_kernel(c));
   record_candidate(c);
-  if (verdict == "leader") {
+  if (c.standing == Standing::leader) {
     become_leader(measured_kernel(c));
     // "Exhausted" holds for a base: agents that derive from the leader have a new one now, so their spent
     // strategies may have more to give (the tuner's sub-spaces move with the leader; tuner.dispatch composes
@@ -216,7 +208,7 @@ void Hive::Impl::apply_verdict(const CandidateRecord& c) {
         a.exhausted.clear();
         save_agent(a);
       }
-  } else if (verdict == "backup") {
+  } else if (c.standing == Standing::backup) {
     backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
   }
 }

@@ -86,11 +86,27 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   for (auto& f : out.frames) {
     std::string t = f.value("type", "");
     if (t == "result")
-      out.result = f;
+      take_result_frame(out, f);
     else if (t == "progress")
       out.last_progress = f;
   }
   return out;
+}
+
+void take_result_frame(JudgeOutcome& o, const nlohmann::json& frame) {
+  o.result.reset();
+  o.result_problem.clear();
+  try {
+    o.result = judge_result_from_json(frame);
+  } catch (const std::exception& e) {
+    o.result_problem = e.what();
+  }
+}
+
+std::string judge_failure(const JudgeOutcome& o) {
+  if (o.result && !o.result->error.empty()) return o.result->error;
+  if (!o.result_problem.empty()) return "the judge's result is malformed: " + o.result_problem;
+  return o.process.describe();
 }
 
 Verdict read_verdict(const JudgeOutcome& o) {
@@ -115,34 +131,28 @@ Verdict read_verdict(const JudgeOutcome& o) {
   if (o.process.signal)
     return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug)" + said(o.process.err),
                    o.process.signal == SIGKILL);
+  if (!o.result_problem.empty()) return harness("the judge's result is malformed: " + o.result_problem, false);
   if (!o.result) return harness("the judge ended (" + o.process.describe() + ") without a result" + said(o.process.err), false);
-  const auto& r = *o.result;
-  try {
-    if (r.contains("preflight")) v.preflight = r["preflight"];
-    if (r.contains("phases") && r["phases"].is_object())
-      for (auto& [k, val] : r["phases"].items())
-        if (val.is_number()) v.phases[k] = val.get<double>();
-    if (r.contains("error") && r["error"].is_string()) return harness(r["error"].get<std::string>(), r.value("retryable", false));
-    v.correctness_calls = r.value("correctness_calls", 0);
-    for (auto& t : r.value("timing", nlohmann::json::array())) {
-      WorkloadTiming wt;
-      wt.workload = t.value("workload", "");
-      wt.samples = t.value("samples_s", std::vector<double>{});
-      wt.in_process = t.value("in_process_s", std::vector<double>{});
-      wt.copy = t.value("copy_s", std::vector<double>{});
-      wt.batch = t.value("batch", 1);
-      wt.validated = t.value("validated", 0);
-      wt.summary = summarize(wt.samples);
-      v.timings.push_back(std::move(wt));
-    }
-    if (r.contains("rejection") && r["rejection"].is_object()) {
-      v.rejection = Rejection::from_json(r["rejection"]);
-      return v;
-    }
-  } catch (const std::exception& e) {
-    return harness(std::string("the judge's result is malformed: ") + e.what(), false);
+  const JudgeResult& r = *o.result;
+  v.preflight = r.preflight;
+  v.phases = r.phases;
+  if (!r.error.empty()) return harness(r.error, r.retryable);
+  v.correctness_calls = r.correctness_calls;
+  for (const auto& t : r.timing) {
+    WorkloadTiming wt;
+    wt.workload = t.workload;
+    wt.samples = t.samples_s;
+    wt.in_process = t.in_process_s;
+    wt.copy = t.copy_s;
+    wt.batch = t.batch;
+    wt.validated = static_cast<int>(t.validated);
+    wt.overhead_s = t.overhead_s;
+    wt.gate_s = t.gate_s;
+    wt.summary = summarize(wt.samples);
+    v.timings.push_back(std::move(wt));
   }
-  v.accepted = true;
+  v.rejection = r.rejection;
+  v.accepted = !r.rejection;
   return v;
 }
 

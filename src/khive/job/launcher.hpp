@@ -16,6 +16,7 @@
 
 #include "khive/guard/checks.hpp"
 #include "khive/job/protocol.hpp"
+#include "khive/job/result.hpp"
 #include "khive/support/subprocess.hpp"
 
 namespace khive {
@@ -33,7 +34,8 @@ struct JudgeOptions {
 struct JudgeOutcome {
   ProcessResult process;
   std::vector<nlohmann::json> frames;
-  std::optional<nlohmann::json> result;         // the frame with type "result"
+  std::optional<JudgeResult> result;            // the frame with type "result", read (result.hpp)
+  std::string result_problem;                   // why that frame could not be read (then `result` is empty)
   std::optional<nlohmann::json> last_progress;  // the last "progress" frame
   bool tampered = false;
   std::string tamper_reason;
@@ -41,7 +43,11 @@ struct JudgeOutcome {
 };
 
 JudgeOutcome launch_judge(const Job& job, const JudgeOptions& opt);
+// The result frame read into o.result, or why it could not be (o.result_problem).
+void take_result_frame(JudgeOutcome& o, const nlohmann::json& frame);
 Verdict read_verdict(const JudgeOutcome& o);
+// Why a judge gave no usable result, in one line: its error, what was malformed in its result, or how it ended.
+std::string judge_failure(const JudgeOutcome& o);
 // The harness error of a judge killed through JudgeOptions::cancel.
 inline constexpr const char* kEvaluationCancelled = "the evaluation was cancelled: the run is stopping";
 

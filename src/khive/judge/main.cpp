@@ -14,6 +14,7 @@
 
 #include "khive/job/channel.hpp"
 #include "khive/job/protocol.hpp"
+#include "khive/job/result.hpp"
 #include "khive/judge/calibrate.hpp"
 #include "khive/judge/device.hpp"
 #include "khive/judge/session.hpp"
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
     std::cerr << "khive-judge: no channel key on the key descriptor\n";
     return 2;
   }
-  nlohmann::json result = {{"type", "result"}};
+  khive::JudgeResult result;
   try {
     std::string in((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     khive::Job job = khive::parse_job(nlohmann::json::parse(in));
@@ -96,8 +97,8 @@ int main(int argc, char** argv) {
       if (job.backend == "cuda") throw std::runtime_error("this khive was built without CUDA");
       p = khive::calibrate_cpu();
 #endif
-      result["profile"] = nlohmann::json::parse(khive::profile_to_json(p));
-      send(result);
+      result.profile = nlohmann::json::parse(khive::profile_to_json(p));
+      send(khive::judge_result_frame(result));
       return 0;
     }
     if (job.mode != "evaluate") throw std::runtime_error("unknown job mode '" + job.mode + "'");
@@ -117,16 +118,14 @@ int main(int argc, char** argv) {
       send({{"type", "progress"}, {"check", static_cast<int>(c)}, {"workload", w}, {"note", note}});
     };
     khive::Session session(*dev, task, job, progress);
-    nlohmann::json body = session.run();
-    pre["sandbox"] = body.value("sandbox", nlohmann::json::object());
-    body.erase("sandbox");
-    result.update(body);
-    result["preflight"] = pre;
+    result = session.run();
+    pre["sandbox"] = result.preflight.value("sandbox", nlohmann::json::object());
+    result.preflight = pre;
   } catch (const khive::TaskFormatError& e) {
-    result["error"] = std::string("task: ") + e.what();
+    result.error = std::string("task: ") + e.what();
   } catch (const std::exception& e) {
-    result["error"] = e.what();
+    result.error = e.what();
   }
-  send(result);
+  send(khive::judge_result_frame(result));
   return 0;
 }

@@ -656,7 +656,24 @@ void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, c
   throw Rejected{*r};
 }
 
-nlohmann::json Session::time_solo(const Workload& w) {
+// A workload's timing as the result carries it: the samples and the calibration they were taken against.
+TimingRecord Session::timing_record(const Workload& w, std::vector<double> samples, std::vector<double> in_process, std::vector<double> drain,
+                                    int batch, uint64_t validated) const {
+  TimingRecord t;
+  t.workload = w.uuid;
+  t.samples_s = std::move(samples);
+  t.in_process_s = std::move(in_process);
+  t.drain_s = std::move(drain);
+  t.batch = batch;
+  t.validated = static_cast<int64_t>(validated);
+  t.clock = dev_.gated() ? "gated" : "exchange";
+  t.overhead_s = cand_.offset(w.uuid).median_s;
+  t.overhead_jitter_s = cand_.offset(w.uuid).jitter_s;
+  t.gate_s = cand_.overhead.median_s;
+  return t;
+}
+
+TimingRecord Session::time_solo(const Workload& w) {
   current_ = w.uuid;
   progress_(Check::timing, w.uuid, "warm-up");
   const int batch = warm_up(w, {&cand_});
@@ -683,21 +700,12 @@ nlohmann::json Session::time_solo(const Workload& w) {
   check_clock(w, obs, cand_);
   std::vector<double> drain;
   for (const auto& o : obs) drain.push_back(o.drain_s);
-  nlohmann::json t = {{"workload", w.uuid},
-                      {"samples_s", samples},
-                      {"in_process_s", in},
-                      {"drain_s", drain},
-                      {"batch", batch},
-                      {"validated", k},
-                      {"clock", dev_.gated() ? "gated" : "exchange"},
-                      {"overhead_s", cand_.offset(w.uuid).median_s},
-                      {"overhead_jitter_s", cand_.offset(w.uuid).jitter_s},
-                      {"gate_s", cand_.overhead.median_s}};
-  if (job_.library_pytorch) t["copy_s"] = copies;  // what each sample left out: the copy of run()'s result
+  TimingRecord t = timing_record(w, samples, in, drain, batch, k);
+  if (job_.library_pytorch) t.copy_s = copies;  // what each sample left out: the copy of run()'s result
   return t;
 }
 
-nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events) {
+TimingRecord Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events) {
   current_ = w.uuid;
   progress_(Check::acceptance, w.uuid, "warm-up of both");
   const int batch = warm_up(w, {&lead_, &cand_});
@@ -737,26 +745,17 @@ nlohmann::json Session::time_ab(const Workload& w, AbTest& test, AbTest& on_even
   on_events = ab_test(ea, eb);
   std::vector<double> drain;
   for (const auto& o : ob) drain.push_back(o.drain_s);
-  return {{"workload", w.uuid},
-          {"samples_s", samples},
-          {"in_process_s", in},
-          {"drain_s", drain},
-          {"batch", batch},
-          {"validated", 2 * k},
-          {"clock", dev_.gated() ? "gated" : "exchange"},
-          {"overhead_s", cand_.offset(w.uuid).median_s},
-          {"overhead_jitter_s", cand_.offset(w.uuid).jitter_s},
-          {"gate_s", cand_.overhead.median_s},
-          {"leader_overhead_s", lead_.offset(w.uuid).median_s},
-          {"pair_samples_s", bs},
-          {"leader_samples_s", as}};
+  TimingRecord t = timing_record(w, samples, in, drain, batch, 2 * k);
+  t.leader_overhead_s = lead_.offset(w.uuid).median_s;
+  t.pair_samples_s = bs;
+  t.leader_samples_s = as;
+  return t;
 }
 
 // ---------------------------------------------------------------------------------------------- the evaluation
 
-nlohmann::json Session::run() {
-  nlohmann::json result = nlohmann::json::object();
-  nlohmann::json timing = nlohmann::json::array(), ab = nlohmann::json::array();
+JudgeResult Session::run() {
+  JudgeResult result;
   nlohmann::json sandbox = nlohmann::json::object();
   try {
     start_kernels();
@@ -770,21 +769,23 @@ nlohmann::json Session::run() {
         if (!w.is_perf() || !selected(w)) continue;
         if (lead_.ex) {
           AbTest t, te;
-          timing.push_back(time_ab(w, t, te));
+          result.timing.push_back(time_ab(w, t, te));
           tests.push_back(t);
           event_tests.push_back(te);
           weights.push_back(w.weight);
-          ab.push_back({{"workload", w.uuid},
-                        {"pairs", t.pairs},
-                        {"ratio", t.ratio},
-                        {"median_ratio", t.median_ratio},
-                        {"p_faster", t.p_faster},
-                        {"p_slower", t.p_slower},
-                        {"noise", t.noise},
-                        {"valid", t.valid},
-                        {"events", {{"ratio", te.ratio}, {"p_faster", te.p_faster}, {"p_slower", te.p_slower}, {"valid", te.valid}}}});
+          AbRecord rec;
+          rec.workload = w.uuid;
+          rec.pairs = t.pairs;
+          rec.ratio = t.ratio;
+          rec.median_ratio = t.median_ratio;
+          rec.p_faster = t.p_faster;
+          rec.p_slower = t.p_slower;
+          rec.noise = t.noise;
+          rec.valid = t.valid;
+          rec.events = {te.ratio, te.p_faster, te.p_slower, te.valid};
+          result.ab.push_back(rec);
         } else {
-          timing.push_back(time_solo(w));
+          result.timing.push_back(time_solo(w));
         }
       }
     current_.clear();
@@ -792,14 +793,12 @@ nlohmann::json Session::run() {
       AbRule rule{job_.ab_alpha, job_.ab_alpha_slower, job_.ab_min_gain, static_cast<std::size_t>(job_.ab_min_pairs),
                   job_.ab_min_gain_s >= 0 ? job_.ab_min_gain_s : min_gain_for_backend(job_.backend)};
       const LeaderDecision d = decide_on_both_clocks(tests, event_tests, weights, rule);
-      for (std::size_t i = 0; i < ab.size(); ++i) {
-        ab[i]["holm_threshold"] = d.holm_threshold[i];
-        ab[i]["faster"] = std::find(d.faster.begin(), d.faster.end(), i) != d.faster.end();
-        ab[i]["slower"] = std::find(d.slower.begin(), d.slower.end(), i) != d.slower.end();
+      for (std::size_t i = 0; i < result.ab.size(); ++i) {
+        result.ab[i].holm_threshold = d.holm_threshold[i];
+        result.ab[i].faster = std::find(d.faster.begin(), d.faster.end(), i) != d.faster.end();
+        result.ab[i].slower = std::find(d.slower.begin(), d.slower.end(), i) != d.slower.end();
       }
-      result["ab"] = ab;
-      result["ab_decision"] = {{"new_leader", d.new_leader}, {"weighted_ratio", d.weighted_ratio}, {"why", d.why},
-                               {"alpha", rule.alpha},        {"min_gain", rule.min_gain},          {"min_gain_s", rule.min_gain_s}};
+      result.ab_decision = AbDecisionRecord{d.new_leader, d.weighted_ratio, d.why, rule.alpha, rule.min_gain, rule.min_gain_s};
     }
     // A kernel whose process does not end cleanly (destructors that crash) is rejected.
     try {
@@ -808,23 +807,22 @@ nlohmann::json Session::run() {
       fault(f, "candidate");
     }
   } catch (const Rejected& r) {
-    result["rejection"] = r.r.to_json();
+    result.rejection = r.r;
   } catch (const HarnessError& h) {
-    result["error"] = h.why;
-    result["retryable"] = h.retryable;
+    result.error = h.why;
+    result.retryable = h.retryable;
   } catch (const std::exception& e) {
-    result["error"] = std::string("judge: ") + e.what();
+    result.error = std::string("judge: ") + e.what();
   }
   for (auto* ex : {cand_.ex.get(), lead_.ex.get(), ref_.get()})
     if (ex) sandbox[ex->role()] = ex->sandbox();
-  result["sandbox"] = sandbox;
-  result["timing"] = timing;
-  result["correctness_calls"] = correctness_calls_;
-  result["overhead_s"] = {{"candidate", cand_.overhead.median_s}, {"jitter", cand_.overhead.jitter_s}};
+  result.preflight["sandbox"] = sandbox;  // the caller adds the device's facts
+  result.correctness_calls = correctness_calls_;
+  result.overhead_s = {cand_.overhead.median_s, cand_.overhead.jitter_s};
   const GoldenStats& gs = goldens_.stats();
-  result["goldens"] = {{"cached", gs.cached}, {"made", gs.made}, {"corrupt", gs.corrupt}, {"reference_s", gs.reference_s}};
-  result["phases"] = phases_;
-  if (cand_.ex && result.contains("rejection")) result["log"] = cand_.ex->log_tail(4000);
+  result.goldens = {gs.cached, gs.made, gs.corrupt, gs.reference_s};
+  result.phases = phases_;
+  if (cand_.ex && result.rejection) result.log = cand_.ex->log_tail(4000);
   return result;
 }
 

@@ -17,7 +17,7 @@
 //                Holm over the workloads (guard/stats.hpp)
 //
 //   Session s(dev, task, job, progress);
-//   nlohmann::json result = s.run();   // {"rejection": ...} | {"error": ..., "retryable": b} | accepted, with timings
+//   JudgeResult result = s.run();   // rejection | error (+ retryable) | accepted, with timings (job/result.hpp)
 #pragma once
 #include <chrono>
 #include <functional>
@@ -34,6 +34,7 @@
 #include "khive/guard/stats.hpp"
 #include "khive/job/input_keys.hpp"
 #include "khive/job/protocol.hpp"
+#include "khive/job/result.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
 #include "khive/judge/executor_process.hpp"
@@ -48,7 +49,7 @@ class Session {
  public:
   Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress);
   ~Session();
-  nlohmann::json run();
+  JudgeResult run();
 
  private:
   struct Rejected {  // thrown inside the procedures: the first failed check ends the evaluation
@@ -127,9 +128,11 @@ class Session {
   Observed timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
   Observed gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
   Observed exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
-  nlohmann::json time_solo(const Workload& w);
+  TimingRecord timing_record(const Workload& w, std::vector<double> samples, std::vector<double> in_process, std::vector<double> drain, int batch,
+                             uint64_t validated) const;
+  TimingRecord time_solo(const Workload& w);
   // `test` on the judge's clock; `on_events` the same test on the executors' own clocks (check 11 needs both).
-  nlohmann::json time_ab(const Workload& w, AbTest& test, AbTest& on_events);
+  TimingRecord time_ab(const Workload& w, AbTest& test, AbTest& on_events);
   void check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k);
 
   [[noreturn]] void fault(const ExecutorFault& f, const std::string& role);

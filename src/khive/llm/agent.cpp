@@ -262,7 +262,7 @@ class LlmAgent final : public Agent {
     std::string subject = fmt::format("{} '{}'", what, one_line(p.note, 100));
     const bool accepted = o.accepted();
     if (pending_kind_ == State::optimize) ++opt_steps_;
-    if (o.verdict == "error") {
+    if (o.standing == Standing::error) {
       // The harness failed, not the kernel: nothing to learn; the same state proposes again.
       event("note", state_name(state_), state_name(state_), "harness error: " + one_line(o.message, 300));
       history_.push_back({what, p.note, "harness error"});
@@ -280,7 +280,7 @@ class LlmAgent final : public Agent {
       k.time_s = o.time_s;
       k.workload_median_s = o.workload_median_s;
       // A backup that is slower than the leader is not a base to build on: keep the faster one.
-      if (o.verdict == "leader" || !base_ || (base_->time_s > 0 && o.time_s > 0 && o.time_s < base_->time_s)) {
+      if (o.standing == Standing::leader || !base_ || (base_->time_s > 0 && o.time_s > 0 && o.time_s < base_->time_s)) {
         base_ = k;
         profile_text_.clear();
       }
@@ -289,7 +289,7 @@ class LlmAgent final : public Agent {
       // it back), shortened only on the shared board.
       const std::string brief = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
       const std::string cmp = o.comparison_detail.empty() ? brief : o.comparison_detail;
-      if (o.verdict == "leader") {
+      if (o.standing == Standing::leader) {
         b.kind = "worked";
         b.text = fmt::format("{}: new leader, own run {}; {}", subject, ms(o.time_s), brief);
       } else {
@@ -297,29 +297,30 @@ class LlmAgent final : public Agent {
         b.text = fmt::format("{}: correct (own run {}) but not the new leader; {}", subject, ms(o.time_s), brief);
       }
       history_.push_back(
-          {what, p.note, fmt::format("{} (own run {}); {}", o.verdict == "leader" ? "new leader" : "correct, kept as a backup", ms(o.time_s), cmp)});
-      set_state(State::optimize, fmt::format("{} accepted as {} ({})", what, o.verdict, ms(o.time_s)));
+          {what, p.note,
+           fmt::format("{} (own run {}); {}", o.standing == Standing::leader ? "new leader" : "correct, kept as a backup", ms(o.time_s), cmp)});
+      set_state(State::optimize, fmt::format("{} accepted as {} ({})", what, standing_name(o.standing), ms(o.time_s)));
     } else {
       b.kind = "failed";
-      b.text = fmt::format("{}: rejected at {} ({}): {}", subject, o.check, o.reason, one_line(o.message, 160));
-      history_.push_back({what, p.note, fmt::format("rejected at {} ({})", o.check, o.reason)});
+      b.text = fmt::format("{}: rejected at {} ({}): {}", subject, o.check_text(), o.reason, one_line(o.message, 160));
+      history_.push_back({what, p.note, fmt::format("rejected at {} ({})", o.check_text(), o.reason)});
       bool was_repairing = pending_kind_ == State::repair;
       broken_ = p.source;
       broken_id_ = o.candidate;
       diag_ = o;
       memcheck_.clear();
-      if (o.check == "run" && ctx.backend == Backend::cuda) outside += run_memcheck(ctx, p);
+      if (o.check == Check::run && ctx.backend == Backend::cuda) outside += run_memcheck(ctx, p);
       if (!was_repairing) repairs_used_ = 0;
       ++repairs_used_;  // this rejection opens (or continues) a repair
       if (repairs_used_ > o_.repair_attempts) {
-        abandon(ctx, fmt::format("{} repair attempts spent; last rejection at {} ({})", o_.repair_attempts, o.check, o.reason));
+        abandon(ctx, fmt::format("{} repair attempts spent; last rejection at {} ({})", o_.repair_attempts, o.check_text(), o.reason));
       } else {
-        std::string phase = o.check == "build" ? "repair (build)" : "repair (verify)";
-        set_state(State::repair,
-                  fmt::format("{}: {} rejected at {} ({}); repair {} of {}", phase, what, o.check, o.reason, repairs_used_, o_.repair_attempts));
+        std::string phase = o.check == Check::build ? "repair (build)" : "repair (verify)";
+        set_state(State::repair, fmt::format("{}: {} rejected at {} ({}); repair {} of {}", phase, what, o.check_text(), o.reason, repairs_used_,
+                                             o_.repair_attempts));
       }
     }
-    event("step", "observe", state_name(state_), o.verdict, since(t0) - outside, {{"check", o.check}, {"reason", o.reason}});
+    event("step", "observe", state_name(state_), standing_name(o.standing), since(t0) - outside, {{"check", o.check_text()}, {"reason", o.reason}});
     return b;
   }
 
@@ -345,8 +346,8 @@ class LlmAgent final : public Agent {
             {"broken_id", broken_id_},
             {"diag",
              {{"candidate", diag_.candidate},
-              {"verdict", diag_.verdict},
-              {"check", diag_.check},
+              {"verdict", diag_.standing},
+              {"check", diag_.check_text()},
               {"reason", diag_.reason},
               {"message", diag_.message},
               {"diagnosis", diag_.diagnosis}}},
@@ -390,8 +391,9 @@ class LlmAgent final : public Agent {
     const auto& d = j.at("diag");
     Outcome diag;
     diag.candidate = d.at("candidate").get<std::string>();
-    diag.verdict = d.at("verdict").get<std::string>();
-    diag.check = d.at("check").get<std::string>();
+    // A state saved before any verdict holds no standing ("").
+    if (const auto v = d.at("verdict").get<std::string>(); !v.empty()) diag.standing = d.at("verdict").get<Standing>();
+    if (const auto c = d.at("check").get<std::string>(); !c.empty()) diag.check = d.at("check").get<Check>();
     diag.reason = d.at("reason").get<std::string>();
     diag.message = d.at("message").get<std::string>();
     diag.diagnosis = d.at("diagnosis").get<std::string>();
@@ -686,15 +688,15 @@ class LlmAgent final : public Agent {
 
   std::optional<Proposal> do_repair(const AgentContext& ctx, double& outside) {
     PromptVars v = common_vars(ctx);
-    v["check"] = diag_.check;
+    v["check"] = diag_.check_text();
     v["reason"] = diag_.reason;
     v["message"] = diag_.message;
     std::string d = diag_.diagnosis;
     if (!memcheck_.empty()) d += (d.empty() ? "" : "\n\n") + memcheck_;
     if (d.size() > kDiagnosisChars) d = d.substr(0, kDiagnosisChars) + "\n(trimmed)";
     v["diagnosis"] = d.empty() ? "(no further detail)" : d;
-    v["diagnosis_title"] = diag_.check == "build"         ? "Compiler errors (first errors, with the offending lines):"
-                           : diag_.check != "run"         ? "What the guard measured:"
+    v["diagnosis_title"] = diag_.check == Check::build    ? "Compiler errors (first errors, with the offending lines):"
+                           : diag_.check != Check::run    ? "What the guard measured:"
                            : ctx.backend == Backend::cuda ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
                                                           : "What the judge saw (crash, signal, sandbox, sanitizer message):";
     v["numbered_source"] = numbered(broken_);

@@ -137,7 +137,7 @@ std::string progress_svg(const RunView& v) {
   for (auto* c : order) {
     const double val = value(*c);
     dots[c->agent].push_back({c->t, val});
-    if (c->verdict == "leader") leader.push_back({c->t, val});
+    if (c->standing == Standing::leader) leader.push_back({c->t, val});
     tmax = std::max(tmax, c->t);
     vmax = std::max(vmax, val);
     vmin = std::min(vmin, val);
@@ -185,22 +185,25 @@ std::string times_svg(const RunView& v) {
   p.y0 = tmin / 1.3;
   p.y1 = tmax * 1.3;
   std::string s = p.frame("candidate (order of evaluation)", "time (weighted geo-mean of medians)", " ms", 1e3);
-  std::map<std::string, const char*> col = {{"leader", "#2ca02c"}, {"backup", "#1f77b4"}, {"rejected", "#d62728"}, {"error", "#7f7f7f"}};
+  std::map<Standing, const char*> col = {
+      {Standing::leader, "#2ca02c"}, {Standing::backup, "#1f77b4"}, {Standing::rejected, "#d62728"}, {Standing::error, "#7f7f7f"}};
   for (std::size_t i = 0; i < v.cands.size(); ++i) {
     auto& c = v.cands[i];
     double x = p.px(static_cast<double>(i));
-    std::string tip = fmt::format("{} {} {} {}: {}", c.id, c.agent, c.strategy, c.label, c.time_s > 0 ? ms(c.time_s) : c.check + " " + c.reason);
+    std::string tip =
+        fmt::format("{} {} {} {}: {}", c.id, c.agent, c.strategy, c.label, c.time_s > 0 ? ms(c.time_s) : c.check_text() + " " + c.reason);
     if (c.time_s > 0)
       s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='4' fill='{}'><title>{}</title></circle>", x, p.py(c.time_s),
-                       col.count(c.verdict) ? col[c.verdict] : "#000", esc(tip));
+                       col.count(c.standing) ? col[c.standing] : "#000", esc(tip));
     else
       s += fmt::format("<text x='{:.1f}' y='{:.1f}' fill='{}' text-anchor='middle'>×<title>{}</title></text>", x, p.h - p.mb - 4,
-                       col.count(c.verdict) ? col[c.verdict] : "#000", esc(tip));
+                       col.count(c.standing) ? col[c.standing] : "#000", esc(tip));
   }
   int k = 0;
-  for (auto& [name, c] : col) {
+  for (auto& [standing, c] : col) {
+    const std::string name = standing_name(standing);
     s += fmt::format("<circle cx='{}' cy='{}' r='4' fill='{}'/><text x='{}' y='{}'>{}</text>", p.w - p.mr + 15, p.mt + 14 * k + 5, c, p.w - p.mr + 24,
-                     p.mt + 14 * k + 9, name == "rejected" || name == "error" ? name + " (× at the bottom)" : name);
+                     p.mt + 14 * k + 9, accepted(standing) ? name : name + " (× at the bottom)");
     ++k;
   }
   return s + "</svg>";
@@ -249,18 +252,18 @@ namespace {
 // "12 candidates evaluated (leader 2, backup 3, rejected 6, error 1)"; pending ones are not evaluated, and the
 // reference is counted apart (it is measured, not a candidate).
 std::string counts_text(const RunView& v, const std::filesystem::path& run_dir) {
-  std::map<std::string, int> by;
+  std::map<Standing, int> by;
   for (auto& c : v.cands)
-    if (c.id != v.meta.at("reference")) ++by[c.verdict];
-  const int evaluated = by["leader"] + by["backup"] + by["rejected"] + by["error"];
+    if (c.id != v.meta.at("reference")) ++by[c.standing];
+  const int evaluated = by[Standing::leader] + by[Standing::backup] + by[Standing::rejected] + by[Standing::error];
   std::string out = fmt::format("run {}: task {} on {}, {} candidate{} evaluated (leader {}, backup {}, rejected {}, error {})\n", run_dir.string(),
-                                v.meta.at("task"), v.meta.at("backend"), evaluated, evaluated == 1 ? "" : "s", by["leader"], by["backup"],
-                                by["rejected"], by["error"]);
+                                v.meta.at("task"), v.meta.at("backend"), evaluated, evaluated == 1 ? "" : "s", by[Standing::leader],
+                                by[Standing::backup], by[Standing::rejected], by[Standing::error]);
   const auto* ref = v.reference();
-  const bool ref_pending = ref && ref->verdict == "pending";
-  if (by["pending"] > 0 || ref_pending)
-    out += fmt::format("pending: {} candidate{}{} built here, awaiting evaluation on a GPU (khive evaluate-pending)\n", by["pending"],
-                       by["pending"] == 1 ? "" : "s", ref_pending ? " and the reference" : "");
+  const bool ref_pending = ref && ref->standing == Standing::pending;
+  if (by[Standing::pending] > 0 || ref_pending)
+    out += fmt::format("pending: {} candidate{}{} built here, awaiting evaluation on a GPU (khive evaluate-pending)\n", by[Standing::pending],
+                       by[Standing::pending] == 1 ? "" : "s", ref_pending ? " and the reference" : "");
   return out;
 }
 
@@ -375,11 +378,11 @@ std::string report_html(const std::filesystem::path& run_dir) {
     h += fmt::format(
         "<tr class='{}'><td><a href='{}'>{}</a></td><td>{:.1f}s</td><td>{}</td><td>{}</td><td>{}<br><small>{}</small></td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        c.verdict, esc(c.file), c.id, c.t, esc(c.agent), esc(c.strategy), esc(c.label), esc(params), esc(c.parent), c.verdict, ms(c.time_s),
-        c.comparison ? comparison_cell(*c.comparison) : "", c.score ? fmt::format("{:.3f}", *c.score) : "",
-        esc(c.comparison      ? comparison_full(*c.comparison)
-            : c.check.empty() ? c.note
-                              : c.check + " / " + c.reason + ": " + c.message));
+        standing_name(c.standing), esc(c.file), c.id, c.t, esc(c.agent), esc(c.strategy), esc(c.label), esc(params), esc(c.parent),
+        standing_name(c.standing), ms(c.time_s), c.comparison ? comparison_cell(*c.comparison) : "", c.score ? fmt::format("{:.3f}", *c.score) : "",
+        esc(c.comparison ? comparison_full(*c.comparison)
+            : !c.check   ? c.note
+                         : c.check_text() + " / " + c.reason + ": " + c.message));
   }
   h += "</table>";
   if (auto* l = v.leader()) h += "<h2>The leader's source (" + esc(l->id) + ")</h2><pre>" + esc(l->source) + "</pre>";

@@ -56,7 +56,7 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
   }
   for (const auto& c : cands) {
     if (!c.accepted()) continue;
-    RescoredCandidate rc{c.id, c.verdict, c.time_s, c.score, std::nullopt};
+    RescoredCandidate rc{c.id, c.standing, c.time_s, c.score, std::nullopt};
     std::vector<WorkloadScoreInput> in;
     for (const auto& [uuid, wt] : weight) {
       auto m = c.workload_median_s.find(uuid);

@@ -18,11 +18,13 @@
 #include <vector>
 
 #include "khive/score/score.hpp"
+#include "khive/verdict/verdict.hpp"
 
 namespace khive {
 
 struct RescoredCandidate {
-  std::string id, verdict;
+  std::string id;
+  Standing standing = Standing::backup;
   double time_s = 0;               // as recorded (weighted geometric mean of the perf medians)
   std::optional<double> recorded;  // the score the run recorded
   std::optional<double> rescored;  // against T_b below

@@ -30,8 +30,8 @@ nlohmann::json candidate_event(const CandidateRecord& c) {
           {"file", c.file},
           {"params", c.params},
           {"note", c.note},
-          {"verdict", c.verdict},
-          {"check", c.check},
+          {"verdict", c.standing},
+          {"check", c.check_text()},
           {"reason", c.reason},
           {"message", c.message},
           {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json()},
@@ -52,11 +52,20 @@ CandidateRecord candidate_from_event(const nlohmann::json& e) {
                             {&c.hash, "hash"},
                             {&c.file, "file"},
                             {&c.note, "note"},
-                            {&c.verdict, "verdict"},
-                            {&c.check, "check"},
                             {&c.reason, "reason"},
                             {&c.message, "message"}})
     *field = event_str(e, key);
+  // An event without a verdict (none is written so) reads as a harness error: no verdict; a name this version does not
+  // know is an error, never another standing.
+  if (const std::string v = event_str(e, "verdict"); !v.empty()) {
+    auto s = parse_standing(v);
+    if (!s) throw std::invalid_argument("candidate " + c.id + ": verdict '" + v + "': expected leader, backup, rejected, error or pending");
+    c.standing = *s;
+  }
+  if (const std::string ch = event_str(e, "check"); !ch.empty()) {
+    c.check = parse_check(ch);
+    if (!c.check) throw std::invalid_argument("candidate " + c.id + ": check '" + ch + "': expected a check's name (docs/guard.md)");
+  }
   c.time_s = event_num(e, "time_s");
   c.delta = event_num(e, "delta");
   c.eval_s = event_num(e, "eval_s");
@@ -120,9 +129,14 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
       if (e.contains("reason")) rr.stop_reason = event_str(e, "reason");
       if (type == "end" && !event_str(e, "leader").empty()) rr.leader = event_str(e, "leader");
     } else if (type == "candidate") {
-      CandidateRecord c = candidate_from_event(e);
+      CandidateRecord c;
+      try {
+        c = candidate_from_event(e);
+      } catch (const std::invalid_argument& ex) {
+        throw std::runtime_error(log_file.string() + ": " + ex.what());
+      }
       if (c.strategy == "reference" && rr.reference.empty()) rr.reference = c.id;
-      if (c.verdict == "leader") rr.leader = c.id;
+      if (c.standing == Standing::leader) rr.leader = c.id;
       if (auto it = at.find(c.id); it != at.end()) {
         c.seq = rr.candidates[it->second].seq;
         rr.candidates[it->second] = c;
@@ -150,8 +164,8 @@ nlohmann::json run_records_json(const RunRecords& rr, const std::filesystem::pat
                      {"label", c.label},
                      {"file", c.file},
                      {"params", c.params},
-                     {"verdict", c.verdict},
-                     {"check", c.check},
+                     {"verdict", c.standing},
+                     {"check", c.check_text()},
                      {"reason", c.reason},
                      {"message", c.message},
                      {"score", opt(c.score)},

@@ -32,6 +32,7 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
 
 // A candidate as the event log records it ({"type": "candidate", ...}; the log's writer adds "t"), and back (seq is
 // the reader's to set). The hive writes with the one and load_run_records reads with the other, so they agree.
+// An unknown verdict or check name throws std::invalid_argument naming the candidate and the field.
 nlohmann::json candidate_event(const CandidateRecord& c);
 CandidateRecord candidate_from_event(const nlohmann::json& e);
 // `khive export RUN`'s document (schema khive.run-export/1): the run's meta and its candidates without their sources.

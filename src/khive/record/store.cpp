@@ -72,7 +72,16 @@ CREATE TABLE IF NOT EXISTS pending (
 CREATE TABLE IF NOT EXISTS agent_state (idx INTEGER PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL);
 )";
 
-CandidateRecord read_candidate(const Stmt& q) {
+// A stored name read back as its type; a name this version does not know is named with the file, the candidate and
+// the column instead of being read as something else.
+template <typename E>
+E stored(std::optional<E> value, const std::filesystem::path& db, const std::string& id, const char* column, const std::string& text,
+         const char* expected) {
+  if (!value) throw std::runtime_error(fmt::format("{}: candidate {}: column {} is '{}', expected {}", db.string(), id, column, text, expected));
+  return *value;
+}
+
+CandidateRecord read_candidate(const Stmt& q, const std::filesystem::path& db) {
   CandidateRecord c;
   c.id = q.text(0);
   c.seq = q.integer(1);
@@ -88,8 +97,8 @@ CandidateRecord read_candidate(const Stmt& q) {
   if (params.is_object())
     for (auto& [k, v] : params.items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
   c.file = q.text(11);
-  c.verdict = q.text(12);
-  c.check = q.text(13);
+  c.standing = stored(parse_standing(q.text(12)), db, c.id, "verdict", q.text(12), "leader, backup, rejected, error or pending");
+  if (!q.text(13).empty()) c.check = stored(parse_check(q.text(13)), db, c.id, "check_name", q.text(13), "a check's name (docs/guard.md)");
   c.reason = q.text(14);
   c.message = q.text(15);
   c.diagnosis = q.text(16);
@@ -117,6 +126,21 @@ const char* kCandidateCols =
     "diagnosis, score, time_s, delta, workloads, t, eval_s";
 
 }  // namespace
+
+const char* pending_status_name(PendingStatus s) {
+  switch (s) {
+    case PendingStatus::awaiting: return "awaiting";
+    case PendingStatus::evaluated: return "evaluated";
+    case PendingStatus::observed: return "observed";
+  }
+  return "?";
+}
+
+std::optional<PendingStatus> parse_pending_status(std::string_view name) {
+  for (auto s : {PendingStatus::awaiting, PendingStatus::evaluated, PendingStatus::observed})
+    if (name == pending_status_name(s)) return s;
+  return std::nullopt;
+}
 
 MeasuredKernel measured_kernel(const CandidateRecord& c) {
   MeasuredKernel k;
@@ -279,8 +303,8 @@ void RunStore::put_candidate(const CandidateRecord& c) {
          fmt::format("INSERT OR REPLACE INTO candidates({}, comparison) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
   nlohmann::json params(c.params), w(c.workload_median_s);
   q.bind(1, c.id).bind(2, c.seq).bind(3, c.hash).bind(4, c.agent).bind(5, c.strategy).bind(6, c.parent).bind(7, c.label);
-  q.bind(8, c.ext).bind(9, c.note).bind(10, c.source).bind(11, params.dump()).bind(12, c.file).bind(13, c.verdict);
-  q.bind(14, c.check).bind(15, c.reason).bind(16, c.message).bind(17, c.diagnosis).bind_opt(18, c.score).bind(19, c.time_s);
+  q.bind(8, c.ext).bind(9, c.note).bind(10, c.source).bind(11, params.dump()).bind(12, c.file).bind(13, standing_name(c.standing));
+  q.bind(14, c.check_text()).bind(15, c.reason).bind(16, c.message).bind(17, c.diagnosis).bind_opt(18, c.score).bind(19, c.time_s);
   q.bind(20, c.delta).bind(21, w.dump()).bind(22, c.t).bind(23, c.eval_s);
   q.bind(24, c.comparison ? comparison_json(*c.comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : std::string());
   q.step();
@@ -290,7 +314,7 @@ std::vector<CandidateRecord> RunStore::candidates() const {
   std::lock_guard<std::mutex> lk(mu_);
   Stmt q(db_, fmt::format("SELECT {} FROM candidates ORDER BY seq", cols_));
   std::vector<CandidateRecord> v;
-  while (q.step()) v.push_back(read_candidate(q));
+  while (q.step()) v.push_back(read_candidate(q, path_));
   return v;
 }
 
@@ -298,7 +322,7 @@ std::optional<CandidateRecord> RunStore::find_by_hash(const std::string& hash) c
   std::lock_guard<std::mutex> lk(mu_);
   Stmt q(db_, fmt::format("SELECT {} FROM candidates WHERE hash = ? ORDER BY seq LIMIT 1", cols_));
   q.bind(1, hash);
-  if (q.step()) return read_candidate(q);
+  if (q.step()) return read_candidate(q, path_);
   return std::nullopt;
 }
 
@@ -369,23 +393,34 @@ std::vector<AgentRecord> RunStore::agents() const {
 }
 
 void RunStore::put_pending(const PendingRecord& p) {
-  if (p.status != "awaiting" && p.status != "evaluated" && p.status != "observed")
-    throw std::invalid_argument(
-        fmt::format("{}: pending {}: status must be awaiting, evaluated or observed, not '{}'", path_.string(), p.id, p.status));
   std::lock_guard<std::mutex> lk(mu_);
   Stmt q(db_, "INSERT OR REPLACE INTO pending(id, agent, build_key, status, t_deferred, t_evaluated, note) VALUES(?,?,?,?,?,?,?)");
-  q.bind(1, p.id).bind(2, p.agent).bind(3, p.build_key).bind(4, p.status).bind(5, p.t_deferred).bind(6, p.t_evaluated).bind(7, p.note).step();
+  q.bind(1, p.id)
+      .bind(2, p.agent)
+      .bind(3, p.build_key)
+      .bind(4, pending_status_name(p.status))
+      .bind(5, p.t_deferred)
+      .bind(6, p.t_evaluated)
+      .bind(7, p.note)
+      .step();
 }
 
-std::vector<PendingRecord> RunStore::pending(const std::string& status) const {
+std::vector<PendingRecord> RunStore::pending(std::optional<PendingStatus> status) const {
   std::lock_guard<std::mutex> lk(mu_);
   // Candidate order, so that verdicts are produced and observed in the order the agents proposed.
   Stmt q(db_, std::string("SELECT p.id, p.agent, p.build_key, p.status, p.t_deferred, p.t_evaluated, p.note FROM pending p "
                           "LEFT JOIN candidates c ON c.id = p.id ") +
-                  (status.empty() ? "" : "WHERE p.status = ? ") + "ORDER BY c.seq, p.id");
-  if (!status.empty()) q.bind(1, status);
+                  (status ? "WHERE p.status = ? " : "") + "ORDER BY c.seq, p.id");
+  if (status) q.bind(1, pending_status_name(*status));
   std::vector<PendingRecord> v;
-  while (q.step()) v.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4), q.real(5), q.text(6)});
+  while (q.step()) {
+    const std::string text = q.text(3);
+    auto st = parse_pending_status(text);
+    if (!st)
+      throw std::runtime_error(
+          fmt::format("{}: pending {}: column status is '{}', expected awaiting, evaluated or observed", path_.string(), q.text(0), text));
+    v.push_back({q.text(0), q.text(1), q.text(2), *st, q.real(4), q.real(5), q.text(6)});
+  }
   return v;
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "khive/agent/agent.hpp"
@@ -17,7 +18,7 @@ struct sqlite3;
 
 namespace khive {
 
-struct CandidateRecord : VerdictText {
+struct CandidateRecord : VerdictRecord {
   std::string id;    // "c0007"
   int64_t seq = 0;   // order of recording
   std::string hash;  // sha256 of ext + source: the same kernel proposed twice is evaluated once
@@ -49,13 +50,17 @@ struct AgentRecord {
 };
 
 // A candidate whose evaluation was deferred (built here, run on a machine with a GPU: docs/hive.md,
-// "Models here, GPU there"). status: "awaiting" (built, not run) -> "evaluated" (verdict recorded by
-// `khive evaluate-pending`) -> "observed" (its agent has seen the verdict on resume).
+// "Models here, GPU there"): awaiting (built, not run) -> evaluated (verdict recorded by `khive evaluate-pending`)
+// -> observed (its agent has seen the verdict on resume). The names are run.db's.
+enum class PendingStatus { awaiting, evaluated, observed };
+const char* pending_status_name(PendingStatus s);
+std::optional<PendingStatus> parse_pending_status(std::string_view name);
+
 struct PendingRecord {
   std::string id;         // candidate id ("c0007"; "c0000" is the reference)
   std::string agent;      // "a0", or "hive" for the reference
   std::string build_key;  // the builder's content key here; compared when it is rebuilt there
-  std::string status;     // "awaiting" | "evaluated" | "observed"
+  PendingStatus status = PendingStatus::awaiting;
   double t_deferred = 0, t_evaluated = 0;
   std::string note;  // e.g. the last harness error while evaluating it
 };
@@ -102,7 +107,7 @@ class RunStore {
 
   // Deferred evaluation: insert or replace by id; listed in candidate order (seq), optionally one status.
   void put_pending(const PendingRecord& p);
-  std::vector<PendingRecord> pending(const std::string& status = "") const;
+  std::vector<PendingRecord> pending(std::optional<PendingStatus> status = std::nullopt) const;
 
   // An agent's own state (JSON from Agent::save_state), so that a resumed run continues where it paused.
   void put_agent_state(int index, const std::string& kind, const std::string& state_json);

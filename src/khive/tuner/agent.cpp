@@ -226,7 +226,7 @@ class TunerAgent final : public Agent {
   }
 
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
-    if (o.verdict == "error") return std::nullopt;  // a harness failure says nothing about the kernel
+    if (o.standing == Standing::error) return std::nullopt;  // a harness failure says nothing about the kernel
     BoardEntry e;
     e.agent = kind();
     e.strategy = ctx.strategy.name;
@@ -250,17 +250,17 @@ class TunerAgent final : public Agent {
     // How it stood against the leader, in the hive's words (its comparison: check 11's A/B); the own-run median
     // is labelled as such, never set beside the A/B as if it said which is faster.
     const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
-    if (o.verdict == "leader") {
+    if (o.standing == Standing::leader) {
       e.kind = "worked";
       e.text = ctx.leader ? fmt::format("{}: new leader (own run {}); {}", what, fmt_time(o.time_s), cmp)
                           : fmt::format("{}: first correct kernel, own run {}", what, fmt_time(o.time_s));
-    } else if (o.verdict == "backup") {
+    } else if (o.standing == Standing::backup) {
       e.kind = "insight";
       e.text = fmt::format("{}: kept as a backup (own run {}); {}", what, fmt_time(o.time_s), cmp);
     } else {
       e.kind = "failed";
       std::string msg = o.message.size() > 160 ? o.message.substr(0, 157) + "..." : o.message;
-      e.text = fmt::format("{}: rejected at {} ({}){}", what, o.check.empty() ? "?" : o.check, o.reason, msg.empty() ? "" : ": " + msg);
+      e.text = fmt::format("{}: rejected at {} ({}){}", what, o.check ? o.check_text() : "?", o.reason, msg.empty() ? "" : ": " + msg);
     }
     return e;
   }

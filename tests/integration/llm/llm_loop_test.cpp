@@ -54,14 +54,14 @@ struct MiniHive {
     Outcome out;
     out.candidate = fmt::format("c{}", n);
     if (!r.harness_error.empty()) {
-      out.verdict = "error";
+      out.standing = Standing::error;
       out.message = r.harness_error;
       return out;
     }
     const Verdict& v = r.candidate.verdict;
     if (!v.accepted) {
-      out.verdict = "rejected";
-      out.check = check_name(v.rejection->check);
+      out.standing = Standing::rejected;
+      out.check = v.rejection->check;
       out.reason = reason_name(v.rejection->reason);
       out.message = v.rejection->message;
       out.diagnosis = v.rejection->diagnosis;
@@ -77,7 +77,7 @@ struct MiniHive {
     out.time_s = wsum > 0 ? std::exp(lw / wsum) : 0;
     out.delta_vs_leader = leader && out.time_s > 0 ? leader->time_s / out.time_s - 1 : 0;
     bool is_leader = !leader || r.new_leader.value_or(false);
-    out.verdict = is_leader ? "leader" : "backup";
+    out.standing = is_leader ? Standing::leader : Standing::backup;
     if (is_leader) {
       leader = MeasuredKernel{out.candidate, p.source, p.ext, "", "", {}, 0, out.time_s, out.workload_median_s};
       leader_path = f;
@@ -103,7 +103,7 @@ struct MiniHive {
     if (!p) return "";
     Outcome o = evaluate(*p);
     if (auto b = a.observe(c, *p, o)) board.push_back(*b);
-    return o.verdict + (o.check.empty() ? "" : ":" + o.check);
+    return standing_name(o.standing) + (o.check ? ":" + o.check_text() : "");
   }
 };
 

@@ -70,8 +70,8 @@ TEST(ReplayAgent, PostsWhatEachVerdictSaysAndNothingForAHarnessError) {
   p.label = "a_first";
   Outcome rejected;
   rejected.candidate = "c0001";
-  rejected.verdict = "rejected";
-  rejected.check = "correctness";
+  rejected.standing = Standing::rejected;
+  rejected.check = Check::correctness;
   rejected.reason = "mismatch";
   auto e = agent.observe(ctx, p, rejected);
   ASSERT_TRUE(e);
@@ -81,7 +81,7 @@ TEST(ReplayAgent, PostsWhatEachVerdictSaysAndNothingForAHarnessError) {
   EXPECT_EQ(e->strategy, "replay.files");
 
   Outcome backup;
-  backup.verdict = "backup";
+  backup.standing = Standing::backup;
   backup.comparison = "A/B vs c0000: -1.0% overall";
   e = agent.observe(ctx, p, backup);
   ASSERT_TRUE(e);
@@ -89,7 +89,7 @@ TEST(ReplayAgent, PostsWhatEachVerdictSaysAndNothingForAHarnessError) {
   EXPECT_NE(e->text.find("A/B vs c0000"), std::string::npos);
 
   Outcome error;
-  error.verdict = "error";
+  error.standing = Standing::error;
   EXPECT_FALSE(agent.observe(ctx, p, error));
 }
 

@@ -31,7 +31,7 @@ class DeferEvaluator : public Evaluator {
   Evaluation evaluate(const fs::path& src, const std::optional<fs::path>& leader) override {
     ++runs;
     auto s = read_file(src);
-    if (auto b = build_only(src); b.status != "built") return b;
+    if (auto b = build_only(src); b.status != EvalStatus::built) return b;
     return run(s, leader ? std::optional<std::string>(read_file(*leader)) : std::nullopt);
   }
   Evaluation build_only(const fs::path& src) override {
@@ -40,25 +40,25 @@ class DeferEvaluator : public Evaluator {
     auto s = read_file(src);
     e.build_key = "key:" + s;
     if (s.rfind("build-error", 0) == 0) {
-      e.status = "rejected";
-      e.check = "build";
+      e.status = EvalStatus::rejected;
+      e.check = Check::build;
       e.reason = "build_error";
       e.message = "scripted build error";
       return e;
     }
-    e.status = "built";
+    e.status = EvalStatus::built;
     return e;
   }
   static Evaluation run(const std::string& s, const std::optional<std::string>& leader) {
     Evaluation e;
     e.build_key = "key:" + s;
     if (s.rfind("reject", 0) == 0) {
-      e.status = "rejected";
-      e.check = "correctness";
+      e.status = EvalStatus::rejected;
+      e.check = Check::correctness;
       e.reason = "mismatch";
       return e;
     }
-    e.status = "accepted";
+    e.status = EvalStatus::accepted;
     e.time_s = time_of(s);
     e.workload_median_s = {{"w", e.time_s}};
     if (leader) {
@@ -94,10 +94,10 @@ class ListAgent : public Agent {
   }
   std::optional<BoardEntry> observe(const AgentContext&, const Proposal& p, const Outcome& o) override {
     std::lock_guard lk(log_->mu);
-    log_->seen.push_back(o.candidate + ":" + o.verdict);
+    log_->seen.push_back(o.candidate + ":" + standing_name(o.standing));
     BoardEntry e;
-    e.kind = o.verdict == "leader" ? "worked" : "failed";
-    e.text = p.source + " -> " + o.verdict;
+    e.kind = o.standing == Standing::leader ? "worked" : "failed";
+    e.text = p.source + " -> " + standing_name(o.standing);
     return e;
   }
   nlohmann::json save_state() const override { return {{"next", next_}}; }
@@ -142,7 +142,7 @@ std::vector<std::unique_ptr<Agent>> agents(const std::vector<std::vector<std::st
 std::map<std::string, std::string> verdicts(const fs::path& run) {
   RunStore db(run / "run.db");
   std::map<std::string, std::string> m;
-  for (auto& c : db.candidates()) m[c.id] = c.verdict;
+  for (auto& c : db.candidates()) m[c.id] = standing_name(c.standing);
   return m;
 }
 
@@ -162,22 +162,21 @@ TEST(RunStorePending, StatusesInCandidateOrderAndAgentState) {
     c.id = id;
     c.seq = seq;
     c.hash = id;
-    c.verdict = "pending";
+    c.standing = Standing::pending;
     db.put_candidate(c);
   }
-  db.put_pending({"c0002", "a1", "k2", "awaiting", 1.0, 0, ""});
-  db.put_pending({"c0001", "a0", "k1", "awaiting", 2.0, 0, ""});
+  db.put_pending({"c0002", "a1", "k2", PendingStatus::awaiting, 1.0, 0, ""});
+  db.put_pending({"c0001", "a0", "k1", PendingStatus::awaiting, 2.0, 0, ""});
   auto all = db.pending();
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].id, "c0001");  // by candidate order, not by insertion
   EXPECT_EQ(all[0].build_key, "k1");
-  all[0].status = "evaluated";
+  all[0].status = PendingStatus::evaluated;
   all[0].t_evaluated = 3.5;
   db.put_pending(all[0]);
-  ASSERT_EQ(db.pending("awaiting").size(), 1u);
-  EXPECT_EQ(db.pending("awaiting")[0].id, "c0002");
-  EXPECT_DOUBLE_EQ(db.pending("evaluated")[0].t_evaluated, 3.5);
-  EXPECT_THROW(db.put_pending({"c0003", "a0", "", "done", 0, 0, ""}), std::invalid_argument);
+  ASSERT_EQ(db.pending(PendingStatus::awaiting).size(), 1u);
+  EXPECT_EQ(db.pending(PendingStatus::awaiting)[0].id, "c0002");
+  EXPECT_DOUBLE_EQ(db.pending(PendingStatus::evaluated)[0].t_evaluated, 3.5);
 
   EXPECT_FALSE(db.agent_state(0, "list"));
   db.put_agent_state(0, "list", "{\"next\":1}");
@@ -216,7 +215,7 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   EXPECT_EQ(std::count(t.begin(), t.end(), "pause"), 1);
   {
     RunStore db(o.run_dir / "run.db");
-    EXPECT_EQ(db.pending("awaiting").size(), 3u);
+    EXPECT_EQ(db.pending(PendingStatus::awaiting).size(), 3u);
     EXPECT_EQ(db.board(false).size(), 1u);  // the build failure's conclusion
   }
 
@@ -233,7 +232,7 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   EXPECT_EQ(there.runs.load(), 2);
   ASSERT_EQ(sum.verdicts.size(), 3u);
   EXPECT_EQ(sum.verdicts[0].id, "c0000");
-  EXPECT_EQ(sum.verdicts[0].verdict, "leader");
+  EXPECT_EQ(sum.verdicts[0].standing, Standing::leader);
   EXPECT_EQ(sum.errors, 0);
   EXPECT_EQ(sum.remaining, 0);
   v = verdicts(o.run_dir);
@@ -245,8 +244,8 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   {
     RunStore db(o.run_dir / "run.db");
     EXPECT_EQ(db.board(false).size(), 1u);  // no invented board entries
-    EXPECT_EQ(db.pending("evaluated").size(), 2u);
-    EXPECT_EQ(db.pending("observed").size(), 1u);  // the reference: nobody observes it
+    EXPECT_EQ(db.pending(PendingStatus::evaluated).size(), 2u);
+    EXPECT_EQ(db.pending(PendingStatus::observed).size(), 1u);  // the reference: nobody observes it
   }
 
   // Resume here (still no GPU): each agent observes its verdict, then continues; the next pending pauses again.
@@ -272,8 +271,8 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   ASSERT_TRUE(r2.leader);
   EXPECT_DOUBLE_EQ(r2.leader->time_s, 0.5);
   RunStore db(o.run_dir / "run.db");
-  EXPECT_EQ(db.board(false).size(), 3u);         // each agent posted its conclusion on observing
-  EXPECT_EQ(db.pending("awaiting").size(), 2u);  // time=0.4 and reject #2 now await
+  EXPECT_EQ(db.board(false).size(), 3u);                      // each agent posted its conclusion on observing
+  EXPECT_EQ(db.pending(PendingStatus::awaiting).size(), 2u);  // time=0.4 and reject #2 now await
   EXPECT_EQ(r2.status.evaluated, 5);
 }
 
@@ -298,7 +297,7 @@ TEST(HiveDefer, ResumeWithADeviceEvaluatesWhatStillAwaits) {
   ASSERT_TRUE(r.leader);
   EXPECT_DOUBLE_EQ(r.leader->time_s, 0.4);
   RunStore db(o.run_dir / "run.db");
-  EXPECT_TRUE(db.pending("awaiting").empty());
+  EXPECT_TRUE(db.pending(PendingStatus::awaiting).empty());
   EXPECT_EQ(r.status.stop_reason.rfind("paused", 0), std::string::npos);
 }
 
@@ -313,7 +312,7 @@ TEST(HiveDefer, BudgetReachedWithPendingPauses) {
   auto r = h.run();
   EXPECT_EQ(r.status.stop_reason.rfind("paused: ", 0), 0u) << r.status.stop_reason;
   RunStore db(o.run_dir / "run.db");
-  EXPECT_EQ(db.pending("awaiting").size(), 2u);  // the reference and exactly one candidate: the budget holds
+  EXPECT_EQ(db.pending(PendingStatus::awaiting).size(), 2u);  // the reference and exactly one candidate: the budget holds
   auto ev = read_event_log(o.run_dir / "events.jsonl").events;
   bool cause = false;
   for (auto& e : ev)

@@ -33,18 +33,18 @@ class FakeEvaluator : public Evaluator {
   static Evaluation judge(const std::string& s, const std::optional<std::string>& leader) {
     Evaluation e;
     if (s.rfind("reject=", 0) == 0) {
-      e.status = "rejected";
-      e.check = "correctness";
+      e.status = EvalStatus::rejected;
+      e.check = Check::correctness;
       e.reason = s.substr(7, s.find('#') == std::string::npos ? std::string::npos : s.find('#') - 7);  // "#n" keeps sources distinct
       e.message = "scripted rejection";
       return e;
     }
     if (s == "error") {
-      e.status = "error";
+      e.status = EvalStatus::error;
       e.message = "scripted harness failure";
       return e;
     }
-    e.status = "accepted";
+    e.status = EvalStatus::accepted;
     e.time_s = parse_time(s);
     e.score = 1.0 / (1.0 + e.time_s);
     e.workload_median_s = {{"w", e.time_s}};
@@ -100,12 +100,12 @@ class ScriptAgent : public Agent {
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
     {
       std::lock_guard<std::mutex> lk(log_->mu);
-      log_->outcomes.push_back(o.verdict);
+      log_->outcomes.push_back(standing_name(o.standing));
     }
     if (!post_) return std::nullopt;
     BoardEntry e;
-    e.kind = o.verdict == "leader" ? "worked" : o.verdict == "rejected" ? "failed" : "insight";
-    e.text = p.source + " -> " + o.verdict;
+    e.kind = o.standing == Standing::leader ? "worked" : o.standing == Standing::rejected ? "failed" : "insight";
+    e.text = p.source + " -> " + standing_name(o.standing);
     e.delta = o.delta_vs_leader;
     return e;
   }
@@ -172,9 +172,9 @@ TEST(Hive, VerdictRoutingRejectedBackupLeader) {
   RunStore db(o.run_dir / "run.db");
   auto cs = db.candidates();
   ASSERT_EQ(cs.size(), 6u);  // reference + 5 evaluated
-  EXPECT_EQ(cs[1].verdict, "rejected");
+  EXPECT_EQ(cs[1].standing, Standing::rejected);
   EXPECT_EQ(cs[1].reason, "correctness_mismatch");
-  EXPECT_EQ(cs[5].verdict, "error");
+  EXPECT_EQ(cs[5].standing, Standing::error);
   EXPECT_NEAR(cs[4].delta, 0.9 / 0.5 - 1, 1e-9);
   EXPECT_EQ(cs[4].parent, cs[2].id);  // derived from the leader of the time
   EXPECT_EQ(db.meta("leader").value(), cs[4].id);
@@ -320,7 +320,7 @@ TEST(Hive, ANewLeaderReopensStrategiesExhaustedAroundTheOldOne) {
   for (auto& c : cs) sources.push_back(c.source);
   // s.later (nothing yet) -> s.first: 0.5 leads -> s.first spent -> s.later again: 0.3 leads.
   ASSERT_EQ(sources, (std::vector<std::string>{"time=1.0", "time=0.5", "time=0.3"}));
-  EXPECT_EQ(cs.back().verdict, "leader");
+  EXPECT_EQ(cs.back().standing, Standing::leader);
   EXPECT_EQ(db.meta("leader").value(), cs.back().id);
   auto sw = db.switches();
   ASSERT_GE(sw.size(), 2u);
@@ -508,7 +508,7 @@ class SlotEvaluator : public Evaluator {
   Evaluation cancel() {
     ++cancelled;
     Evaluation e;
-    e.status = "cancelled";
+    e.status = EvalStatus::cancelled;
     return e;
   }
   double eval_s_;

@@ -117,7 +117,7 @@ TEST(RecordedEvaluator, TheReferenceAndEveryRecordedKernelAnswerAsRecorded) {
     RecordedEvaluator ev(r.task, backend_of(r), r.rec);
     TempDir d("khive-rec-");
     const Evaluation ref = ev.prepare(*r.task.reference_for(backend_of(r)));
-    EXPECT_EQ(ref.status, "accepted");
+    EXPECT_EQ(ref.status, EvalStatus::accepted);
     EXPECT_EQ(ref.time_s, r.rec.reference.time_s);
     EXPECT_EQ(ref.workload_median_s, r.rec.reference.workload_median_s);
     EXPECT_NE(ref.score_basis.find(name), std::string::npos) << ref.score_basis;
@@ -131,7 +131,10 @@ TEST(RecordedEvaluator, TheReferenceAndEveryRecordedKernelAnswerAsRecorded) {
       ASSERT_NE(found, nullptr);
       EXPECT_EQ(found->id, c.id);
       const Evaluation e = ev.evaluate(f, std::nullopt);
-      ASSERT_EQ(e.status, c.accepted() ? "accepted" : c.verdict == "rejected" ? "rejected" : "error") << e.message;
+      ASSERT_EQ(e.status, c.accepted()                       ? EvalStatus::accepted
+                          : c.standing == Standing::rejected ? EvalStatus::rejected
+                                                             : EvalStatus::error)
+          << e.message;
       EXPECT_EQ(e.workload_median_s, c.workload_median_s);
       EXPECT_EQ(e.time_s, c.time_s);
       EXPECT_EQ(e.score, c.score);
@@ -172,7 +175,7 @@ TEST(RecordedEvaluator, CheckElevenIsDecidedOnTheRecordedMedians) {
   // The recorded run's final leader (a per-shape composite) beats its predecessor leader here too.
   const RecordedCandidate* last = nullptr;
   for (const auto& c : r.rec.candidates)
-    if (c.verdict == "leader" && c.id != r.rec.leader) last = &c;
+    if (c.standing == Standing::leader && c.id != r.rec.leader) last = &c;
   ASSERT_NE(last, nullptr);
   EXPECT_TRUE(ev.evaluate(file[r.rec.leader], file[last->id]).beats_leader.value_or(false));
   // A noise larger than every recorded difference leaves every candidate a backup.
@@ -201,14 +204,14 @@ TEST(RecordedEvaluator, WhatWasNotRecordedIsAnErrorNamingIt) {
   ASSERT_TRUE(unrecorded.has_value());
   const fs::path f = write_kernel(d.path, "unrecorded.cu", tuner::render(*t, r.bt, *unrecorded));
   const Evaluation e = ev.evaluate(f, std::nullopt);
-  EXPECT_EQ(e.status, "error");
+  EXPECT_EQ(e.status, EvalStatus::error);
   EXPECT_EQ(e.reason, "not_recorded");
   EXPECT_NE(e.message.find("not in the recording h200-gemm-bf16.json: tuner point " + point_key(t->name, *unrecorded)), std::string::npos)
       << e.message;
   // A kernel that no tuner rendered is named by its source hash.
   const fs::path g = write_kernel(d.path, "handwritten.cu", "extern \"C\" void khive_launch() {}\n");
   const Evaluation h = ev.evaluate(g, std::nullopt);
-  EXPECT_EQ(h.status, "error");
+  EXPECT_EQ(h.status, EvalStatus::error);
   EXPECT_NE(h.message.find("source hash " + candidate_hash("cu", read_file(g)).substr(0, 16)), std::string::npos) << h.message;
   const auto st = ev.stats();
   EXPECT_EQ(st.unrecorded, 2);
@@ -234,16 +237,16 @@ TEST(RecordedEvaluator, SourceHashesRejectionsAndErrorsReplayAsRecorded) {
   const Recording rec = load_recording(f);
   RecordedEvaluator ev(base.task, Backend::cuda, rec);
   const Evaluation byhash = ev.evaluate(write_kernel(d.path, "mine.cu", mine), std::nullopt);
-  EXPECT_EQ(byhash.status, "accepted");
+  EXPECT_EQ(byhash.status, EvalStatus::accepted);
   EXPECT_EQ(byhash.time_s, rec.candidates[0].time_s);
   EXPECT_NE(byhash.message.find("matched by source hash"), std::string::npos) << byhash.message;
   const Evaluation rej = ev.evaluate(write_kernel(d.path, "r.cu", render_recorded(base, rec.candidates[1].params)), std::nullopt);
-  EXPECT_EQ(rej.status, "rejected");
-  EXPECT_EQ(rej.check, "correctness");
+  EXPECT_EQ(rej.status, EvalStatus::rejected);
+  EXPECT_EQ(rej.check, Check::correctness);
   EXPECT_EQ(rej.reason, "mismatch");
   EXPECT_EQ(rej.message, "output y differs");
   const Evaluation err = ev.evaluate(write_kernel(d.path, "e.cu", render_recorded(base, rec.candidates[2].params)), std::nullopt);
-  EXPECT_EQ(err.status, "error");
+  EXPECT_EQ(err.status, EvalStatus::error);
   EXPECT_NE(err.message.find("the runner crashed"), std::string::npos);
   const auto st = ev.stats();
   EXPECT_EQ(st.by_hash + st.by_point, 3);
@@ -277,7 +280,7 @@ TEST(RecordedEvaluator, ModeledCompositesTakeTheMediansOfTheirRoutedPoints) {
   o.model_composites = true;
   RecordedEvaluator modeled(r.task, Backend::cuda, r.rec, o);
   const Evaluation e = modeled.evaluate(f, std::nullopt);
-  ASSERT_EQ(e.status, "accepted") << e.message;
+  ASSERT_EQ(e.status, EvalStatus::accepted) << e.message;
   EXPECT_NE(e.message.find("modeled, not measured"), std::string::npos);
   EXPECT_FALSE(e.score.has_value());
   std::map<std::string, const MeasuredKernel*> by_id;

@@ -97,7 +97,7 @@ TEST(RecordedReplay, OneAgentReachesTheRecordedFastestAndItLeads) {
   // Each leader change was a gain on the recorded medians: the lineage of leaders gets strictly faster.
   double last = 0;
   for (const auto& c : rp.records.candidates)
-    if (c.verdict == "leader") {
+    if (c.standing == Standing::leader) {
       if (last > 0) EXPECT_LT(c.time_s, last) << c.id;
       last = c.time_s;
     }
@@ -124,7 +124,7 @@ TEST(RecordedReplay, OneAgentCoversTheRecordedGemmPointsAndLeadsWithinTheNoise) 
   // Everything else the agent tried is named as unrecorded, and nothing was concluded from it.
   for (const auto& c : proposed(rp))
     if (!recorded_point(r.rec, c.params)) {
-      EXPECT_EQ(c.verdict, "error") << c.id;
+      EXPECT_EQ(c.standing, Standing::error) << c.id;
       EXPECT_EQ(c.reason, "not_recorded") << c.id;
     }
 }
@@ -155,12 +155,13 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
         ASSERT_FALSE(agent_due) << "P non-improving candidates in a row, and the agent proposed again without a switch: " << e.dump();
         ASSERT_FALSE(hive_due) << "a hive plateau went unanswered: " << e.dump();
         const CandidateRecord c = candidate_from_event(e);
-        const std::string &v = c.verdict, &id = c.id;
+        const Standing v = c.standing;
+        const std::string& id = c.id;
         if (c.accepted()) accepted_time[id] = c.time_s;
-        if (v == "leader") {
+        if (v == Standing::leader) {
           leader = id;
           streak = hive = 0;
-        } else if (v == "backup" || v == "rejected") {
+        } else if (v == Standing::backup || v == Standing::rejected) {
           ++streak;
           ++hive;
         }
@@ -260,7 +261,7 @@ TEST(RecordedReplay, TheDispatcherRecomposesTheRecordedComposites) {
     std::string leader_id;
     for (const auto* x : known) {
       acc.push_back(measured(*x));
-      if (x->verdict == "leader") leader_id = x->id;
+      if (x->standing == Standing::leader) leader_id = x->id;
     }
     const MeasuredKernel leader = *std::find_if(acc.begin(), acc.end(), [&](auto& k) { return k.id == leader_id; });
     const tuner::DispatchPlan plan = tuner::plan_dispatch(r.task, r.bt, library(), leader, rank_backups(acc, leader_id, max, per));
@@ -270,7 +271,7 @@ TEST(RecordedReplay, TheDispatcherRecomposesTheRecordedComposites) {
     const fs::path f = write_kernel(d.path, c.id + ".cu", tuner::render_composite(r.task, r.bt, plan.variants, plan.routes));
     EXPECT_EQ(source_point_key(read_file(f)), recorded_point_key(c.params));
     const Evaluation e = ev.evaluate(f, std::nullopt);
-    EXPECT_EQ(e.status, "accepted") << e.message;
+    EXPECT_EQ(e.status, EvalStatus::accepted) << e.message;
     EXPECT_EQ(e.workload_median_s, c.workload_median_s);
   }
   EXPECT_EQ(composites, 5);
@@ -290,7 +291,7 @@ TEST(RecordedReplay, ProposedCompositesRouteEachShapeToItsFastestVisiblePoint) {
   for (const auto& c : rp.records.candidates) {
     if (is_composite(c.params)) {
       SCOPED_TRACE(c.id);
-      EXPECT_EQ(c.verdict, "error");
+      EXPECT_EQ(c.standing, Standing::error);
       EXPECT_EQ(c.reason, "not_recorded");
       const MeasuredKernel leader = *std::find_if(acc.begin(), acc.end(), [&](auto& k) { return k.id == leader_id; });
       std::vector<MeasuredKernel> seen = {leader};
@@ -317,7 +318,7 @@ TEST(RecordedReplay, ProposedCompositesRouteEachShapeToItsFastestVisiblePoint) {
       continue;
     }
     if (c.accepted()) acc.push_back(measured(c));
-    if (c.verdict == "leader") leader_id = c.id;
+    if (c.standing == Standing::leader) leader_id = c.id;
   }
   EXPECT_GE(checked, 1) << "the replay should propose a composite: decode shapes prefer other points";
 }

@@ -48,7 +48,7 @@ class AbEvaluator : public Evaluator {
   }
   Evaluation build_only(const fs::path&) override {
     Evaluation e;
-    e.status = "built";
+    e.status = EvalStatus::built;
     e.build_key = "k";
     return e;
   }
@@ -64,7 +64,7 @@ class AbEvaluator : public Evaluator {
   }
   static Evaluation judge(const std::string& s, bool has_leader) {
     Evaluation e;
-    e.status = "accepted";
+    e.status = EvalStatus::accepted;
     e.time_s = field(s, "solo", 1.0);
     e.score = field(s, "score", 0.5);
     e.workload_median_s = {{"w", e.time_s}};
@@ -222,7 +222,7 @@ TEST(UserView, AnAbWinTheSoloMediansContradictStaysABackupAndSaysWhy) {
   RunStore db(f.dir / "run" / "run.db");
   auto cs = db.candidates();
   ASSERT_EQ(cs.size(), 2u);
-  EXPECT_EQ(cs[1].verdict, "backup");
+  EXPECT_EQ(cs[1].standing, Standing::backup);
   ASSERT_TRUE(cs[1].comparison);
   EXPECT_NE(cs[1].comparison->decision.find("not made leader"), std::string::npos) << cs[1].comparison->decision;
 }
@@ -358,7 +358,7 @@ TEST(UserView, ARunDatabaseFromBeforeComparisonsStillOpens) {
   RunStore store(file);
   auto cs = store.candidates();
   ASSERT_EQ(cs.size(), 1u);
-  EXPECT_EQ(cs[0].verdict, "backup");
+  EXPECT_EQ(cs[0].standing, Standing::backup);
   EXPECT_NEAR(cs[0].delta, 0.03, 1e-12);
   EXPECT_FALSE(cs[0].comparison);
   CandidateRecord c = cs[0];

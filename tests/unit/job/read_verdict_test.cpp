@@ -13,7 +13,7 @@ JudgeOutcome with_result(nlohmann::json body) {
   JudgeOutcome o;
   o.process.exit_code = 0;
   body["type"] = "result";
-  o.result = body;
+  take_result_frame(o, body);
   o.frames.push_back(body);
   return o;
 }
@@ -81,9 +81,22 @@ TEST(ReadVerdict, TamperingWithTheJudgesChannelFailsClosed) {
 }
 
 TEST(ReadVerdict, AMalformedResultIsAHarnessError) {
-  Verdict v = read_verdict(with_result({{"rejection", {{"check", 5}, {"reason", "not_a_reason"}}}}));
-  EXPECT_FALSE(v.accepted);
-  EXPECT_NE(v.harness_error.find("malformed"), std::string::npos);
+  for (const nlohmann::json& body : {nlohmann::json{{"rejection", {{"check", 5}, {"reason", "not_a_reason"}}}},
+                                     nlohmann::json{{"timing", {{{"workload", "p1"}, {"samples_s", "fast"}}}}},
+                                     nlohmann::json{{"error", "x"}, {"rejection", {{"check", 2}, {"reason", "crash"}}}}}) {
+    Verdict v = read_verdict(with_result(body));
+    EXPECT_FALSE(v.accepted) << body.dump();
+    EXPECT_FALSE(v.rejection) << body.dump();
+    EXPECT_NE(v.harness_error.find("the judge's result is malformed"), std::string::npos) << v.harness_error;
+  }
+}
+
+TEST(ReadVerdict, TheCalibrationBehindTheSamplesIsKept) {
+  nlohmann::json t = {{"workload", "p1"}, {"samples_s", {1e-5}}, {"overhead_s", 4e-6}, {"gate_s", 3.5e-6}};
+  Verdict v = read_verdict(with_result({{"timing", nlohmann::json::array({t})}}));
+  ASSERT_EQ(v.timings.size(), 1u);
+  EXPECT_DOUBLE_EQ(v.timings[0].overhead_s, 4e-6);
+  EXPECT_DOUBLE_EQ(v.timings[0].gate_s, 3.5e-6);
 }
 
 }  // namespace

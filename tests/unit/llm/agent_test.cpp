@@ -65,8 +65,8 @@ struct Harness {
 Outcome rejected(const std::string& check, const std::string& reason, const std::string& diag) {
   Outcome o;
   o.candidate = "c-" + reason;
-  o.verdict = "rejected";
-  o.check = check;
+  o.standing = Standing::rejected;
+  o.check = parse_check(check).value();
   o.reason = reason;
   o.message = "the guard says " + reason;
   o.diagnosis = diag;
@@ -75,7 +75,7 @@ Outcome rejected(const std::string& check, const std::string& reason, const std:
 Outcome accepted(const std::string& verdict, double t, double delta, const std::string& id) {
   Outcome o;
   o.candidate = id;
-  o.verdict = verdict;
+  o.standing = parse_standing(verdict).value();
   o.time_s = t;
   o.delta_vs_leader = delta;
   return o;

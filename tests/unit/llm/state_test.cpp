@@ -58,8 +58,8 @@ TEST(LlmState, ARepairInProgressContinuesInAFreshAgent) {
     ASSERT_TRUE(p);
     Outcome o;
     o.candidate = "c0001";
-    o.verdict = "rejected";
-    o.check = "build";
+    o.standing = Standing::rejected;
+    o.check = Check::build;
     o.reason = "build_error";
     o.message = "expected ';'";
     o.diagnosis = "k.cpp:3:23: error: expected ';' before '}' token";
@@ -84,7 +84,7 @@ TEST(LlmState, ARepairInProgressContinuesInAFreshAgent) {
   EXPECT_EQ(fixed->parent, "c0001");  // a patch of the saved broken kernel
   Outcome ok;
   ok.candidate = "c0002";
-  ok.verdict = "leader";
+  ok.standing = Standing::leader;
   ok.time_s = 1e-3;
   auto entry = b->observe(s.ctx(), *fixed, ok);
   ASSERT_TRUE(entry);

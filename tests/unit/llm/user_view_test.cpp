@@ -176,7 +176,7 @@ TEST(LlmUserView, TheWholeComparisonReachesTheModel) {
   ASSERT_TRUE(p);
   Outcome o;
   o.candidate = "c0004";
-  o.verdict = "backup";
+  o.standing = Standing::backup;
   o.time_s = 2.1e-3;
   o.delta_vs_leader = 0.02;
   std::string many;

@@ -26,12 +26,12 @@ CandidateRecord cand(const std::string& id, int64_t seq, const std::string& stra
   c.strategy = strategy;
   c.label = strategy + "-" + id;
   c.file = "candidates/" + id + ".cu";
-  c.verdict = verdict;
+  c.standing = parse_standing(verdict).value();
   c.score = score;
   c.time_s = time_s;
   c.t = 1.5 * static_cast<double>(seq + 1);
   if (verdict == "rejected") {
-    c.check = "correctness";
+    c.check = Check::correctness;
     c.reason = "max abs error 3 > 0.01";
   } else {
     c.workload_median_s = {{"w-small", time_s / 2}, {"w-large", time_s * 2}};
@@ -81,7 +81,7 @@ fs::path log_run() {
   event(cs[0]);
   event(cs[1]);
   CandidateRecord early = cs[2];
-  early.verdict = "backup";
+  early.standing = Standing::backup;
   event(early);
   event(cs[3]);
   event(cs[2]);
@@ -189,6 +189,28 @@ TEST(RunExport, FolderWithNeitherIsAnErrorNamingIt) {
   EXPECT_FALSE(fs::exists(empty / "run.db"));
 }
 
+// An event log whose candidate carries a verdict or a check this version does not know: an error naming the log, the
+// candidate and the field, never a candidate read as another standing.
+TEST(RunExport, UnknownVerdictInTheLogIsAnErrorNamingIt) {
+  for (auto [field, value] : {std::pair{"verdict", "winner"}, {"check", "vibes"}}) {
+    const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-export-badverdict");
+    {
+      EventLog log(d / "events.jsonl");
+      log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cpu"}});
+      nlohmann::json c = {{"type", "candidate"}, {"id", "c0003"}, {"verdict", "rejected"}, {"check", "build"}};
+      c[field] = value;
+      log.append(c);
+    }
+    try {
+      load_run_records(d, /*require_reference=*/false);
+      ADD_FAILURE() << "read " << field << " '" << value << "'";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find((d / "events.jsonl").string() + ": candidate c0003: " + field + " '" + value + "'"), std::string::npos) << what;
+    }
+  }
+}
+
 // The event the hive writes for a candidate reads back as the same record (the log adds the time; the diagnosis and
 // the recording order are not in the event).
 TEST(CandidateEvent, ReadsBackAsTheSameRecord) {
@@ -206,7 +228,7 @@ TEST(CandidateEvent, ReadsBackAsTheSameRecord) {
     EXPECT_EQ(back.file, c.file);
     EXPECT_EQ(back.note, c.note);
     EXPECT_EQ(back.params, c.params);
-    EXPECT_EQ(back.verdict, c.verdict);
+    EXPECT_EQ(back.standing, c.standing);
     EXPECT_EQ(back.check, c.check);
     EXPECT_EQ(back.reason, c.reason);
     EXPECT_EQ(back.message, c.message);
@@ -218,10 +240,11 @@ TEST(CandidateEvent, ReadsBackAsTheSameRecord) {
     EXPECT_EQ(back.t, c.t);
     EXPECT_EQ(back.comparison.has_value(), c.comparison.has_value());
   }
-  // An event of an older run without most fields reads as empty ones, not as an error.
+  // An event of an older run without most fields reads as empty ones, not as an error (no verdict: a harness error).
   const CandidateRecord old = candidate_from_event({{"type", "candidate"}, {"id", "c0009"}, {"score", "n/a"}});
   EXPECT_EQ(old.id, "c0009");
-  EXPECT_TRUE(old.verdict.empty());
+  EXPECT_EQ(old.standing, Standing::error);
+  EXPECT_FALSE(old.check.has_value());
   EXPECT_FALSE(old.score.has_value());
 }
 
@@ -235,7 +258,7 @@ TEST(DamagedRunDb, ExportReadsTheLogAndTheReportWritesNothing) {
     CandidateRecord c;
     c.id = "c0000";
     c.strategy = "reference";
-    c.verdict = "reference";
+    c.standing = Standing::leader;
     c.ext = "cpp";
     log.append(candidate_event(c));
   }

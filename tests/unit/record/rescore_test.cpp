@@ -57,7 +57,7 @@ Fixture make_run() {
     c.id = id;
     c.seq = seq;
     c.hash = id;
-    c.verdict = verdict;
+    c.standing = parse_standing(verdict).value();
     c.score = score;
     c.time_s = factor * 4e-3;
     if (factor > 0)
@@ -133,7 +133,7 @@ TEST(Rescore, FromTheEventLogWhenTheDatabaseIsGone) {
       for (const auto& [u, m] : c.workload_median_s) w[u] = m;
       log.append({{"type", "candidate"},
                   {"id", c.id},
-                  {"verdict", c.verdict},
+                  {"verdict", c.standing},
                   {"strategy", c.id == "c0000" ? "reference" : "tile"},
                   {"time_s", c.time_s},
                   {"score", c.score ? nlohmann::json(*c.score) : nlohmann::json(nullptr)},

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+
+#include <sqlite3.h>
 
 #include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
@@ -26,7 +29,7 @@ TEST(RunStore, CandidatesBoardSwitchesAgentsRoundTrip) {
     c.source = "src";
     c.ext = "cpp";
     c.params = {{"tile", "64"}};
-    c.verdict = "backup";
+    c.standing = Standing::backup;
     c.score = 0.61;
     c.time_s = 0.002;
     c.workload_median_s = {{"w1", 0.002}};
@@ -88,4 +91,45 @@ TEST(RunDbProblem, EmptyGarbageRunlessAndWhole) {
   }
   EXPECT_FALSE(run_db_problem(db));
   fs::remove_all(d);
+}
+
+// run.db holds names; one this version does not know (a newer khive's, a hand edit) is an error naming the file, the
+// row and the column, never read as another standing.
+TEST(RunStore, UnknownStoredNamesAreErrorsNamingTheFileRowAndColumn) {
+  auto d = tmpdir();
+  const fs::path file = d / "run.db";
+  {
+    RunStore db(file);
+    CandidateRecord c;
+    c.id = "c0001";
+    c.hash = "h1";
+    c.standing = Standing::pending;
+    db.put_candidate(c);
+    db.put_pending({"c0001", "a0", "k1", PendingStatus::awaiting, 1.0, 0, ""});
+    ASSERT_EQ(db.candidates().at(0).standing, Standing::pending);
+    ASSERT_EQ(db.pending(PendingStatus::awaiting).size(), 1u);
+  }
+  auto expect_error = [&](const char* sql, const std::function<void(RunStore&)>& read, const std::string& column) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(file.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    RunStore db(file, RunStore::Access::read_only);
+    try {
+      read(db);
+      FAIL() << "read an unknown name: " << sql;
+    } catch (const std::runtime_error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(file.string()), std::string::npos) << m;
+      EXPECT_NE(m.find("c0001"), std::string::npos) << m;
+      EXPECT_NE(m.find(column), std::string::npos) << m;
+    }
+  };
+  expect_error(
+      "UPDATE pending SET status = 'done'", [](RunStore& db) { db.pending(); }, "column status is 'done'");
+  expect_error(
+      "UPDATE candidates SET verdict = 'winner'", [](RunStore& db) { db.candidates(); }, "column verdict is 'winner'");
+  expect_error(
+      "UPDATE candidates SET verdict = 'rejected', check_name = 'vibes'", [](RunStore& db) { db.find_by_hash("h1"); },
+      "column check_name is 'vibes'");
 }

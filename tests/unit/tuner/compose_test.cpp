@@ -338,7 +338,7 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   EXPECT_EQ(p->params.at("variants"), "c1 c3");
   Outcome out;
   out.candidate = "c4";
-  out.verdict = "leader";
+  out.standing = Standing::leader;
   out.delta_vs_leader = 0.2;
   out.time_s = 1e-3;
   const auto e = agent->observe(ctx, *p, out);

@@ -193,11 +193,11 @@ std::vector<std::string> replay(uint64_t seed, int budget, double* best_time) {
     out.candidate = "c" + std::to_string(n);
     out.time_s = t;
     out.delta_vs_leader = leader ? leader->time_s / t - 1 : 0;
-    out.verdict = !leader || t < leader->time_s * 0.995 ? "leader" : "backup";
+    out.standing = !leader || t < leader->time_s * 0.995 ? Standing::leader : Standing::backup;
     auto entry = agent->observe(ctx, *p, out);
     EXPECT_TRUE(entry.has_value());
-    if (entry) EXPECT_EQ(entry->kind, out.verdict == "leader" ? "worked" : "insight");
-    if (out.verdict == "leader") {
+    if (entry) EXPECT_EQ(entry->kind, out.standing == Standing::leader ? "worked" : "insight");
+    if (out.standing == Standing::leader) {
       MeasuredKernel k;
       k.id = out.candidate;
       k.params = p->params;
@@ -240,15 +240,15 @@ TEST(TunerSearch, ObserveReportsRejectionsWithTheirReason) {
   auto p = agent->propose(ctx);
   ASSERT_TRUE(p);
   Outcome out;
-  out.verdict = "rejected";
-  out.check = "correctness";
+  out.standing = Standing::rejected;
+  out.check = Check::correctness;
   out.reason = "wrong_output";
   out.message = "3 of 7 elements off";
   auto e = agent->observe(ctx, *p, out);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, "failed");
   EXPECT_NE(e->text.find("rejected at correctness (wrong_output)"), std::string::npos) << e->text;
-  out.verdict = "error";
+  out.standing = Standing::error;
   EXPECT_FALSE(agent->observe(ctx, *p, out).has_value());
 }
 
