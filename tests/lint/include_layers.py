@@ -36,7 +36,7 @@ ALLOWED = {
     "interop": {"compile", "jail", "support", "task"},
     "jail": {"executor", "support"},
     "job": {"guard", "numerics", "support", "verdict"},
-    "judge": {"executor", "guard", "job", "numerics", "score", "support", "task"},
+    "judge": {"executor", "guard", "job", "numerics", "score", "support", "task", "verdict"},
     "llm": {"agent", "compile", "support"},
     "numerics": {"task"},
     "record": {"agent", "eval", "score", "support", "task", "verdict"},

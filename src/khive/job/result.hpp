@@ -84,10 +84,16 @@ struct JudgeResult {
   bool accepted() const { return error.empty() && !rejection; }
 };
 
-void to_json(nlohmann::json& j, const TimingRecord& t);
-void from_json(const nlohmann::json& j, TimingRecord& t);
-void to_json(nlohmann::json& j, const AbRecord& a);
-void from_json(const nlohmann::json& j, AbRecord& a);
+// Every field travels, named as in the struct; a field the JSON lacks keeps its default (an older judge's frame).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRecord, workload, samples_s, in_process_s, drain_s, copy_s, batch, validated, clock, overhead_s,
+                                                overhead_jitter_s, gate_s, leader_overhead_s, pair_samples_s, leader_samples_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbEventsRecord, ratio, p_faster, p_slower, valid)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbRecord, workload, pairs, ratio, median_ratio, p_faster, p_slower, noise, valid, events,
+                                                holm_threshold, faster, slower)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbDecisionRecord, new_leader, weighted_ratio, why, alpha, min_gain, min_gain_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GoldenRecord, cached, made, corrupt, reference_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OverheadRecord, candidate, jitter)
+
 // The frame the judge sends: the result's fields and "type": "result".
 nlohmann::json judge_result_frame(const JudgeResult& r);
 // Throws std::invalid_argument (or nlohmann's type_error) naming what is wrong: a field of the wrong type, an unknown

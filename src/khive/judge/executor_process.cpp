@@ -452,18 +452,6 @@ void ExecutorProcess::share(const nlohmann::json& map, const nlohmann::json& lay
   exchange(layout, {}, "ok");
 }
 
-Overhead Overhead::of(std::vector<double> t) {
-  Overhead o;
-  if (t.empty()) return o;
-  std::sort(t.begin(), t.end());
-  o.median_s = t[t.size() / 2];
-  std::vector<double> dev;
-  for (double v : t) dev.push_back(std::fabs(v - o.median_s));
-  std::sort(dev.begin(), dev.end());
-  o.jitter_s = 1.4826 * dev[dev.size() / 2];
-  return o;
-}
-
 Overhead ExecutorProcess::calibrate_batch(int calls, int exchanges, const std::function<void()>& before) {
   std::vector<double> t;
   for (int i = 0; i < exchanges; ++i) {

@@ -43,6 +43,14 @@ double median_of(std::vector<double> v) {
 
 int64_t default_memory_limit() { return physical_memory_bytes() / 4 * 3; }
 
+// One time of its own per call, and a copy time per call or none: whatever the executor (executor.hpp), an answer of
+// another shape is out of protocol, never a sample floored at a missing time.
+void check_answer(const Exchange& x, std::size_t calls) {
+  if (x.in_process_s.size() != calls || (!x.copy_s.empty() && x.copy_s.size() != calls))
+    throw ExecutorFault(Reason::protocol_violation, fmt::format("{} call(s) answered with {} time(s) of its own and {} copy time(s)", calls,
+                                                                x.in_process_s.size(), x.copy_s.size()));
+}
+
 }  // namespace
 
 struct Session::PhaseTimer {
@@ -52,13 +60,16 @@ struct Session::PhaseTimer {
   ~PhaseTimer() { acc += since(t0); }
 };
 
-Session::Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress)
-    : dev_(dev), task_(task), job_(job), progress_(std::move(progress)), keys_(InputSecret::from_hex(job.input_secret)),
-      goldens_(dev, task, job, keys_,
-               [this](Arena& a, int set, const Workload& w, const InputSpec& s) {
-                 fill_inputs(a, set, w, s, true);
-                 run_reference(a, set);
-               }),
+Session::Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress, ExecutorFactory make)
+    : dev_(dev), task_(task), job_(job), progress_(std::move(progress)),
+      make_(make ? std::move(make) : ExecutorFactory([](const ExecutorSpec& spec, JudgeDevice& d) -> std::unique_ptr<Executor> {
+        return std::make_unique<ExecutorProcess>(spec, d);
+      })),
+      keys_(InputSecret::from_hex(job.input_secret)), goldens_(dev, task, job, keys_,
+                                                               [this](Arena& a, int set, const Workload& w, const InputSpec& s) {
+                                                                 fill_inputs(a, set, w, s, true);
+                                                                 run_reference(a, set);
+                                                               }),
       rng_(std::random_device{}()) {
   lead_.is_candidate = false;
 }
@@ -75,7 +86,7 @@ bool Session::selected(const Workload& w) const {
 
 // ---------------------------------------------------------------------------------------------- executors
 
-std::unique_ptr<ExecutorProcess> Session::start(const std::string& role, const std::string& library, bool vendor) {
+std::unique_ptr<Executor> Session::start(const std::string& role, const std::string& library, bool vendor) {
   ExecutorSpec spec;
   spec.role = role;
   spec.path = job_.executor;
@@ -95,14 +106,13 @@ std::unique_ptr<ExecutorProcess> Session::start(const std::string& role, const s
   spec.spin_s = spec.setup.spin_s;
   PhaseTimer pt(*this, "executors");
   try {
-    return std::make_unique<ExecutorProcess>(spec, dev_);
+    return make_(spec, dev_);
   } catch (const ExecutorFault& f) {
     // A GPU driver that cannot initialise inside the filesystem view: run without it, and say so.
     if (job_.backend == "cuda" && spec.setup.landlock && f.before_load) {
       spec.setup.landlock = false;
-      auto ex = std::make_unique<ExecutorProcess>(spec, dev_);
-      const_cast<nlohmann::json&>(ex->sandbox())["landlock"] =
-          std::string("off: the CUDA driver did not initialise inside the view (") + f.what() + ")";
+      auto ex = make_(spec, dev_);
+      ex->note_sandbox("landlock", std::string("off: the CUDA driver did not initialise inside the view (") + f.what() + ")");
       return ex;
     }
     throw;
@@ -134,7 +144,7 @@ void Session::start_kernels() {
 // clock, python/khive_torch/timed.py). It needs the interpreter and the torch install, so the candidates' sandbox
 // (seccomp's short allowlist) is not applied; khive-jail confines it instead (no network, reads its interpreter and
 // the task, writes nothing: docs/guard.md, "Isolation"), and it sees only the regions shared with it.
-std::unique_ptr<ExecutorProcess> Session::start_pytorch(const std::string& role, bool as_kernel) {
+std::unique_ptr<Executor> Session::start_pytorch(const std::string& role, bool as_kernel) {
   ExecutorSpec spec;
   spec.role = role;
   spec.pytorch = true;
@@ -152,7 +162,7 @@ std::unique_ptr<ExecutorProcess> Session::start_pytorch(const std::string& role,
   spec.setup.seccomp = spec.setup.landlock = spec.setup.new_netns = spec.setup.drop_capabilities = false;
   if (as_kernel) spec.setup.spin_s = spec.spin_s = job_.backend == "cuda" ? 2e-3 : 0;  // as start() sets a kernel's
   PhaseTimer pt(*this, "executors");
-  return std::make_unique<ExecutorProcess>(spec, dev_);
+  return make_(spec, dev_);
 }
 
 void Session::run_reference(Arena& a, int set) {
@@ -282,11 +292,12 @@ void Session::poison_outputs(Arena& a, int first, int count, Poison p) {
 
 Exchange Session::call(Kernel& k, Arena& a, int first, int count, const std::string& context) {
   dev_.synchronize();  // the judge's fills and sentinels are done before the kernel runs
-  std::vector<ExecutorProcess::Call> calls;
+  std::vector<Executor::Call> calls;
   for (int s = first; s < first + count; ++s) calls.push_back({s, a.scalars(s)});
   try {
     Exchange x = k.ex->call(calls);
     if (k.is_candidate) phases_["kernel"] += x.judge_s;
+    check_answer(x, calls.size());
     return x;
   } catch (const ExecutorFault& f) {
     fault(ExecutorFault(f.reason, context + ": " + f.what(), f.external, f.before_load), k.ex->role());
@@ -519,7 +530,7 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
     PhaseTimer pt(*this, "flush");
     dev_.flush({});  // persisting lines reset, L2 written over; synchronised: nothing of the judge's is pending
   }
-  std::vector<ExecutorProcess::Call> cs;
+  std::vector<Executor::Call> cs;
   for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
   const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
   // The judge's side of the gate is enqueued once the executor has its message: a host's enqueue blocks when its
@@ -545,6 +556,7 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   try {
     x = k.ex->call(cs, first, enqueue);
     if (k.is_candidate) phases_["kernel"] += x.judge_s;
+    check_answer(x, cs.size());
   } catch (const ExecutorFault& f) {
     release_gate(k);
     fault(ExecutorFault(f.reason, ctx + ": " + f.what(), f.external, f.before_load), k.ex->role());
@@ -773,17 +785,8 @@ JudgeResult Session::run() {
           tests.push_back(t);
           event_tests.push_back(te);
           weights.push_back(w.weight);
-          AbRecord rec;
-          rec.workload = w.uuid;
-          rec.pairs = t.pairs;
-          rec.ratio = t.ratio;
-          rec.median_ratio = t.median_ratio;
-          rec.p_faster = t.p_faster;
-          rec.p_slower = t.p_slower;
-          rec.noise = t.noise;
-          rec.valid = t.valid;
-          rec.events = {te.ratio, te.p_faster, te.p_slower, te.valid};
-          result.ab.push_back(rec);
+          result.ab.push_back(AbRecord{w.uuid, t.pairs, t.ratio, t.median_ratio, t.p_faster, t.p_slower, t.noise, t.valid,
+                                       AbEventsRecord{te.ratio, te.p_faster, te.p_slower, te.valid}});
         } else {
           result.timing.push_back(time_solo(w));
         }

@@ -47,7 +47,8 @@ using ProgressFn = std::function<void(Check, const std::string& workload, const 
 
 class Session {
  public:
-  Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress);
+  // `make`: how executors start (default: ExecutorProcess, a khive-exec process); unit tests pass scripted ones.
+  Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress, ExecutorFactory make = {});
   ~Session();
   JudgeResult run();
 
@@ -60,7 +61,7 @@ class Session {
     bool retryable = false;
   };
   struct Kernel {  // one executor under test (the candidate, or the leader in an A/B)
-    std::unique_ptr<ExecutorProcess> ex;
+    std::unique_ptr<Executor> ex;
     // What the judge's clock sees of a call that does no work, measured before any kernel code was in the process
     // (a loaded kernel could slow the null calls down to shrink its own times): GPU: the gate's latency between the
     // judge's events; CPU: one exchange after the judge's flush, as a timed call runs.
@@ -93,8 +94,8 @@ class Session {
     double in_process_median_s() const;
   };
 
-  std::unique_ptr<ExecutorProcess> start(const std::string& role, const std::string& library, bool vendor);
-  std::unique_ptr<ExecutorProcess> start_pytorch(const std::string& role, bool as_kernel);
+  std::unique_ptr<Executor> start(const std::string& role, const std::string& library, bool vendor);
+  std::unique_ptr<Executor> start_pytorch(const std::string& role, bool as_kernel);
   void start_kernels();
   void run_reference(Arena& a, int set);
   void share(Kernel& k, Arena& a);
@@ -142,8 +143,9 @@ class Session {
   const Task& task_;
   const Job& job_;
   ProgressFn progress_;
+  ExecutorFactory make_;
   Kernel cand_, lead_;
-  std::unique_ptr<ExecutorProcess> ref_;
+  std::unique_ptr<Executor> ref_;
   uint64_t ref_arena_ = 0;  // the arena the reference's executor has mapped (Arena::id)
   // A PyTorch reference on a GPU judge works on host memory (Python cannot map the judge's CUDA regions): memfds
   // of the arena's sizes, the set's inputs copied in before each call and its goldens copied out after it.
