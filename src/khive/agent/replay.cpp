@@ -9,8 +9,10 @@
 
 namespace khive {
 
-ReplayAgent::ReplayAgent(std::filesystem::path dir, int shard, int shards) : dir_(std::move(dir)), shard_(shard), shards_(std::max(1, shards)) {
-  if (!std::filesystem::is_directory(dir_)) throw std::runtime_error("replay agent: " + dir_.string() + ": expected a directory of kernels");
+ReplayAgent::ReplayAgent(std::filesystem::path dir, int shard, int shards)
+    : dir_(std::move(dir)), shard_(shard), shards_(std::max(1, shards)) {
+  if (!std::filesystem::is_directory(dir_))
+    throw std::runtime_error("replay agent: " + dir_.string() + ": expected a directory of kernels");
 }
 
 std::vector<std::filesystem::path> ReplayAgent::files(Backend backend) const {
@@ -20,7 +22,8 @@ std::vector<std::filesystem::path> ReplayAgent::files(Backend backend) const {
     if (e.is_regular_file() && e.path().extension() == ext) all.push_back(e.path());
   std::sort(all.begin(), all.end());
   std::vector<std::filesystem::path> mine;
-  for (std::size_t i = static_cast<std::size_t>(shard_); i < all.size(); i += static_cast<std::size_t>(shards_)) mine.push_back(all[i]);
+  for (std::size_t i = static_cast<std::size_t>(shard_); i < all.size(); i += static_cast<std::size_t>(shards_))
+    mine.push_back(all[i]);
   return mine;
 }
 
@@ -49,7 +52,8 @@ std::optional<BoardEntry> ReplayAgent::observe(const AgentContext& ctx, const Pr
   e.candidate = o.candidate;
   e.delta = o.delta_vs_leader;
   // How it stood against the leader, in the hive's words (its comparison); the own-run median is labelled as such.
-  const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
+  const std::string cmp =
+      o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
   if (o.standing == Standing::leader) {
     e.kind = "worked";
     e.text = ctx.leader ? fmt::format("{}: new leader, own run {:.3f} ms; {}", p.label, o.time_s * 1e3, cmp)

@@ -13,18 +13,23 @@
 namespace khive {
 
 void add_cache_command(CLI::App& app, CacheCli& c) {
-  c.cmd = app.add_subcommand("cache", "Sizes of khive's on-disk cache (goldens, builds, scratch) and its cap; prune or clear it");
+  c.cmd = app.add_subcommand(
+      "cache", "Sizes of khive's on-disk cache (goldens, builds, scratch) and its cap; prune or clear it");
   c.cmd->add_flag("--json", c.json, "machine-readable output");
-  c.prune = c.cmd->add_subcommand("prune",
-                                  "Apply the cache size policy now: remove least-recently-used golden sets and builds "
-                                  "until under 80% of the cap, and the folders of processes that ended without cleaning up");
+  c.prune =
+      c.cmd->add_subcommand("prune",
+                            "Apply the cache size policy now: remove least-recently-used golden sets and builds "
+                            "until under 80% of the cap, and the folders of processes that ended without cleaning up");
   c.prune->add_option("--max-gb", c.max_gb, "the cap in GB for this pruning (default $KHIVE_CACHE_MAX_GB, else 20)");
-  c.clear = c.cmd->add_subcommand("clear", "Remove every golden set and build not in use by a running evaluation (asks nothing)");
+  c.clear = c.cmd->add_subcommand(
+      "clear", "Remove every golden set and build not in use by a running evaluation (asks nothing)");
 }
 
 namespace {
 
-std::string cap_text(const std::optional<uint64_t>& cap) { return cap ? cache::human_bytes(*cap) : std::string("none"); }
+std::string cap_text(const std::optional<uint64_t>& cap) {
+  return cap ? cache::human_bytes(*cap) : std::string("none");
+}
 
 nlohmann::json result_json(const cache::PruneResult& r) {
   return {{"before_bytes", r.before},   {"after_bytes", r.after},           {"removed_golden_sets", r.golden_sets},
@@ -62,15 +67,18 @@ int show(const std::filesystem::path& root, const std::optional<uint64_t>& cap, 
     return 0;
   }
   std::cout << fmt::format("cache {}\n", root.string());
-  std::cout << fmt::format("goldens  {:>10}  {} golden set{} (task, backend)\n", cache::human_bytes(u.golden_bytes), goldens.size(),
-                           goldens.size() == 1 ? "" : "s");
+  std::cout << fmt::format("goldens  {:>10}  {} golden set{} (task, backend)\n", cache::human_bytes(u.golden_bytes),
+                           goldens.size(), goldens.size() == 1 ? "" : "s");
   for (auto* x : goldens) std::cout << fmt::format("  {:>10}  {}\n", cache::human_bytes(x->bytes), x->label);
-  std::cout << fmt::format("builds   {:>10}  {} artifact{}\n", cache::human_bytes(u.build_bytes), builds, builds == 1 ? "" : "s");
-  std::cout << fmt::format("scratch  {:>10}  (runner scratch, builds in progress, removals in progress)\n", cache::human_bytes(u.scratch_bytes));
+  std::cout << fmt::format("builds   {:>10}  {} artifact{}\n", cache::human_bytes(u.build_bytes), builds,
+                           builds == 1 ? "" : "s");
+  std::cout << fmt::format("scratch  {:>10}  (runner scratch, builds in progress, removals in progress)\n",
+                           cache::human_bytes(u.scratch_bytes));
   std::cout << fmt::format("other    {:>10}  (profiles, profiler output)\n", cache::human_bytes(u.other_bytes));
   std::cout << fmt::format("total    {:>10}\n", cache::human_bytes(u.total()));
-  std::cout << fmt::format("cap      {:>10}  on goldens + builds ({} now){}\n", cap_text(cap), cache::human_bytes(u.capped()),
-                           cap && u.capped() > *cap ? ": over, the next evaluation prunes (or: khive cache prune)" : "");
+  std::cout << fmt::format(
+      "cap      {:>10}  on goldens + builds ({} now){}\n", cap_text(cap), cache::human_bytes(u.capped()),
+      cap && u.capped() > *cap ? ": over, the next evaluation prunes (or: khive cache prune)" : "");
   return 0;
 }
 
@@ -80,7 +88,8 @@ int run_cache_command(const CacheCli& c) {
   const std::filesystem::path root = cache_root();
   try {
     if (*c.prune) {
-      std::optional<uint64_t> cap = c.max_gb.empty() ? cache::cap_from_env() : cache::parse_max_gb(c.max_gb, "--max-gb");
+      std::optional<uint64_t> cap =
+          c.max_gb.empty() ? cache::cap_from_env() : cache::parse_max_gb(c.max_gb, "--max-gb");
       if (!cap) {
         std::cout << "khive cache prune: no cap (0 GB): nothing to do\n";
         return 0;
@@ -93,8 +102,9 @@ int run_cache_command(const CacheCli& c) {
       } else if (r.before > *cap) {
         std::cout << r.summary() << "\n";
       } else {
-        std::cout << fmt::format("cache {} is under its cap of {}: no golden set or build removed{}\n", cache::human_bytes(r.before),
-                                 cache::human_bytes(*cap), r.leftovers ? "; " + r.leftovers_text() : std::string());
+        std::cout << fmt::format("cache {} is under its cap of {}: no golden set or build removed{}\n",
+                                 cache::human_bytes(r.before), cache::human_bytes(*cap),
+                                 r.leftovers ? "; " + r.leftovers_text() : std::string());
       }
       for (const auto& e : r.errors) std::cerr << "khive cache prune: " << e << "\n";
       return r.errors.empty() ? 0 : 2;
@@ -104,8 +114,9 @@ int run_cache_command(const CacheCli& c) {
       if (c.json) {
         std::cout << result_json(r).dump(2) << "\n";
       } else {
-        std::cout << fmt::format("khive cache clear: removed {} golden set{} and {} build{}, {}", r.golden_sets, r.golden_sets == 1 ? "" : "s",
-                                 r.builds, r.builds == 1 ? "" : "s", cache::human_bytes(r.removed_bytes));
+        std::cout << fmt::format("khive cache clear: removed {} golden set{} and {} build{}, {}", r.golden_sets,
+                                 r.golden_sets == 1 ? "" : "s", r.builds, r.builds == 1 ? "" : "s",
+                                 cache::human_bytes(r.removed_bytes));
         if (r.in_use) std::cout << fmt::format("; kept {} in use by running evaluations", r.in_use);
         if (r.leftovers) std::cout << "; " << r.leftovers_text();
         std::cout << "\n";

@@ -49,7 +49,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -122,7 +123,8 @@ class OptionFormatter : public CLI::Formatter {
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (opt->get_type_size() == 0) return "";
     std::string type = opt->get_type_name(), extra;
-    if (auto colon = type.find(':'); colon != std::string::npos) extra = type.substr(colon + 1), type = type.substr(0, colon);
+    if (auto colon = type.find(':'); colon != std::string::npos)
+      extra = type.substr(colon + 1), type = type.substr(0, colon);
     if (!opt->get_default_str().empty() && opt->get_default_str() != "[]")
       extra += (extra.empty() ? "" : ", ") + std::string("default ") + opt->get_default_str();
     std::string out = " " + type + (extra.empty() ? "" : " (" + extra + ")");
@@ -136,7 +138,8 @@ class OptionFormatter : public CLI::Formatter {
 void show_defaults(CLI::App& app, const std::shared_ptr<CLI::Formatter>& fmt) {
   app.formatter(fmt);
   for (auto* o : app.get_options())
-    if (o->get_expected_min() > 0 && o->get_default_str().empty() && o->get_description().find("default") == std::string::npos)
+    if (o->get_expected_min() > 0 && o->get_default_str().empty() &&
+        o->get_description().find("default") == std::string::npos)
       o->capture_default_str();
   for (auto* s : app.get_subcommands([](const CLI::App*) { return true; })) show_defaults(*s, fmt);
 }
@@ -146,7 +149,8 @@ void add_arch_options(CLI::App& app) {
     if (!kBuilding.count(s->get_name())) continue;
     s->add_option_function<std::string>(
         "--arch", [](const std::string& v) { ::setenv("KHIVE_CUDA_ARCH", cuda_arch_flags(v).c_str(), 1); },
-        "CUDA architecture of the builds: sm_90a, sm_80, ... or nvcc flags starting with -gencode (default $KHIVE_CUDA_ARCH, else sm_90a)");
+        "CUDA architecture of the builds: sm_90a, sm_80, ... or nvcc flags starting with -gencode (default "
+        "$KHIVE_CUDA_ARCH, else sm_90a)");
   }
 }
 
@@ -171,15 +175,19 @@ CLI::Validator non_negative() {
         char* end = nullptr;
         errno = 0;
         double x = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end != '\0' || errno == ERANGE || !(x >= 0)) return fmt::format("expected a number >= 0, got '{}'", v);
+        if (v.empty() || *end != '\0' || errno == ERANGE || !(x >= 0))
+          return fmt::format("expected a number >= 0, got '{}'", v);
         return "";
       },
       ">= 0");
 }
 
 CLI::Validator backend_value() {
-  return CLI::Validator([](std::string& v) -> std::string { return parse_backend(v) ? "" : fmt::format("expected cpu or cuda, got '{}'", v); },
-                        "cpu|cuda");
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        return parse_backend(v) ? "" : fmt::format("expected cpu or cuda, got '{}'", v);
+      },
+      "cpu|cuda");
 }
 
 CLI::Validator seed_value() {
@@ -212,8 +220,9 @@ std::string cuda_arch_flags(const std::string& arch) {
   static const std::regex sm("^(sm_)?([0-9]{2,3}[a-z]?)$");
   std::smatch m;
   if (!std::regex_match(arch, m, sm))
-    throw CLI::ValidationError("--arch",
-                               "expected a GPU architecture such as sm_90a or sm_80 (or nvcc flags starting with -gencode), got '" + arch + "'");
+    throw CLI::ValidationError(
+        "--arch", "expected a GPU architecture such as sm_90a or sm_80 (or nvcc flags starting with -gencode), got '" +
+                      arch + "'");
   const std::string v = m[2].str();
   return fmt::format("-gencode=arch=compute_{},code=sm_{}", v, v);
 }
@@ -223,7 +232,8 @@ HelpCli finish_cli(CLI::App& app) {
   add_arch_options(app);
   h.cmd = app.add_subcommand("help", "Show the help of a command: khive help optimize");
   h.cmd->add_option_function<std::vector<std::string>>(
-      "command", [words = h.words](const std::vector<std::string>& v) { *words = v; }, "the command (and subcommand: khive help cache prune)");
+      "command", [words = h.words](const std::vector<std::string>& v) { *words = v; },
+      "the command (and subcommand: khive help cache prune)");
   auto formatter = std::make_shared<OptionFormatter>();
   formatter->column_width(44);
   show_defaults(app, formatter);
@@ -247,7 +257,8 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
     auto wrong = misspellings(app, argc, argv, where);
     std::cerr << command_path(where) << ": " << e.what() << "\n";
     for (const auto& m : wrong)
-      if (!m.suggestion.empty()) std::cerr << fmt::format("  '{}' is not known here; did you mean '{}'?\n", m.word, m.suggestion);
+      if (!m.suggestion.empty())
+        std::cerr << fmt::format("  '{}' is not known here; did you mean '{}'?\n", m.word, m.suggestion);
     std::cerr << fmt::format("Run '{} --help' for the options{}.\n", command_path(where),
                              where == &app ? " (and `khive help CMD` for a command's)" : "");
     return exit_code::usage;
@@ -261,7 +272,8 @@ int run_help(CLI::App& app, const HelpCli& h) {
     if (!sub) {
       std::string near = did_you_mean(word, subcommand_names(*at));
       std::cerr << fmt::format("{}: no command '{}'{}; commands: {}\n", command_path(at), word,
-                               near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near), fmt::join(subcommand_names(*at), ", "));
+                               near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
+                               fmt::join(subcommand_names(*at), ", "));
       return exit_code::usage;
     }
     at = sub;

@@ -88,14 +88,16 @@ std::vector<std::map<std::string, std::string>> warm_start_points(const std::vec
     std::vector<const CandidateRecord*> ok;
     for (const auto& c : rr.candidates)
       if (c.accepted() && c.params.count("template") && c.time_s > 0) ok.push_back(&c);
-    std::stable_sort(ok.begin(), ok.end(), [](const CandidateRecord* a, const CandidateRecord* b) { return a->time_s < b->time_s; });
+    std::stable_sort(ok.begin(), ok.end(),
+                     [](const CandidateRecord* a, const CandidateRecord* b) { return a->time_s < b->time_s; });
     for (std::size_t i = 0; i < ok.size() && i < 8; ++i) out.push_back(ok[i]->params);
   }
   return out;
 }
 
-std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n, const std::filesystem::path& run_dir,
-                                                const std::vector<std::map<std::string, std::string>>& warm_start = {}) {
+std::vector<std::unique_ptr<Agent>> make_agents(
+    const std::vector<std::string>& specs, int n, const std::filesystem::path& run_dir,
+    const std::vector<std::map<std::string, std::string>>& warm_start = {}) {
   std::vector<std::string> each;
   for (int i = 0; i < n; ++i) each.push_back(specs[static_cast<std::size_t>(i) % specs.size()]);
   std::map<std::string, int> total, seen;
@@ -200,16 +202,19 @@ class Progress {
     std::string b;
     double busy = 0;
     for (auto& sl : s.slots) busy += sl.busy_s;
-    b += fmt::format("── {}  {:.0f}s  {}  leader {}  backups {}  board {}  device busy {:.0f}%\n", title_, s.elapsed_s, budget_text(s),
-                     s.leader ? fmt::format("{} {} ({})", s.leader->id, ms(s.leader->time_s),
-                                            s.leader->score > 0 ? fmt::format("score {:.3f}", s.leader->score) : "no score")
-                              : "-",
-                     s.backups, s.board_entries,
-                     s.elapsed_s > 0 && !s.slots.empty() ? 100 * busy / (s.elapsed_s * static_cast<double>(s.slots.size())) : 0.0);
+    b += fmt::format(
+        "── {}  {:.0f}s  {}  leader {}  backups {}  board {}  device busy {:.0f}%\n", title_, s.elapsed_s,
+        budget_text(s),
+        s.leader ? fmt::format("{} {} ({})", s.leader->id, ms(s.leader->time_s),
+                               s.leader->score > 0 ? fmt::format("score {:.3f}", s.leader->score) : "no score")
+                 : "-",
+        s.backups, s.board_entries,
+        s.elapsed_s > 0 && !s.slots.empty() ? 100 * busy / (s.elapsed_s * static_cast<double>(s.slots.size())) : 0.0);
     for (auto& a : s.agents)
-      b += fmt::format("   {:<3} {:<14} {:<28} tries {:>3}  leader {:>2} backup {:>2} rejected {:>2} error {:>2}  best {}{}\n", a.name,
-                       a.kind.substr(0, 14), a.strategy.substr(0, 28), a.attempts, a.leaders, a.backups, a.rejected, a.errors,
-                       a.best_time_s ? ms(*a.best_time_s) : "-", agent_state(a));
+      b += fmt::format(
+          "   {:<3} {:<14} {:<28} tries {:>3}  leader {:>2} backup {:>2} rejected {:>2} error {:>2}  best {}{}\n",
+          a.name, a.kind.substr(0, 14), a.strategy.substr(0, 28), a.attempts, a.leaders, a.backups, a.rejected,
+          a.errors, a.best_time_s ? ms(*a.best_time_s) : "-", agent_state(a));
     return b;
   }
   void finish() {
@@ -242,13 +247,16 @@ bool read_resumed(HiveCli& h, nlohmann::json& stored, std::filesystem::path& run
   }
   if (auto why = run_db_problem(run_dir / "run.db")) {
     std::cerr << "khive optimize: --resume " << run_dir.string() << ": its run.db " << *why
-              << " (nothing was changed; its events.jsonl still holds the run: `khive export " << run_dir.string() << "`)\n";
+              << " (nothing was changed; its events.jsonl still holds the run: `khive export " << run_dir.string()
+              << "`)\n";
     return false;
   }
   RunStore db(run_dir / "run.db");
   stored = nlohmann::json::parse(db.meta("options").value_or("{}"), nullptr, false);
   if (!stored.is_object()) stored = nlohmann::json::object();
-  task_dir = resolve_run_task(run_dir, task_dir, "give the task directory first: khive optimize TASK --resume " + run_dir.string()).string();
+  task_dir = resolve_run_task(run_dir, task_dir,
+                              "give the task directory first: khive optimize TASK --resume " + run_dir.string())
+                 .string();
   if (h.backend.empty()) h.backend = db.meta("backend").value_or("");
   if (!h.seed) h.seed = std::stoull(db.meta("seed").value_or("0"));
   return true;
@@ -272,8 +280,8 @@ std::string golden_source_problem(const Task& task, Backend backend, bool quiet)
       why = std::string("; its PyTorch reference would make the goldens, but ") + e.what();
     }
   }
-  return fmt::format("task {} has no {} reference (definition.json: khive.reference.{}){}", task.name, backend_name(backend), backend_name(backend),
-                     why);
+  return fmt::format("task {} has no {} reference (definition.json: khive.reference.{}){}", task.name,
+                     backend_name(backend), backend_name(backend), why);
 }
 
 // What a run is started with: each option as given now, else as the resumed run was started (stored), else its
@@ -287,8 +295,8 @@ struct RunSettings {
   int seeds = 0;
 };
 
-RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& task, const std::filesystem::path& run_dir,
-                         const std::string& perf_pattern) {
+RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& task,
+                         const std::filesystem::path& run_dir, const std::string& perf_pattern) {
   namespace fs = std::filesystem;
   auto given = [&](const char* name) { return h.optimize->count(name) > 0; };
   auto pick = [&](const char* name, auto cur, const char* key) {
@@ -315,7 +323,8 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
   if (!h.seed) h.seed = (static_cast<uint64_t>(std::random_device{}()) & 0xffffffffu) << 8;
   o.seed = h.seed;
   o.resume = !h.resume.empty();
-  o.run_dir = o.resume ? run_dir : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
+  o.run_dir = o.resume ? run_dir
+                       : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
   o.external_stop = &g_stop;
   rs.input_secret = run_input_secret(stored);
   rs.time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
@@ -346,7 +355,8 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
 }
 
 // After the hive: the summary, the best kernel and the report, and the exit code that says how the run ended.
-int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backend backend, Progress& progress, bool quiet) {
+int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backend backend, Progress& progress,
+               bool quiet) {
   progress.finish();
   if (!quiet) std::cout << progress.status_block(r.status);
   auto report = write_report(run_dir);
@@ -377,7 +387,8 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
     std::vector<std::string> why;
     try {
       for (const auto& c : load_run_records(run_dir, false).candidates)
-        if (c.standing == Standing::error && !c.message.empty() && std::find(why.begin(), why.end(), c.message) == why.end() && why.size() < 3)
+        if (c.standing == Standing::error && !c.message.empty() &&
+            std::find(why.begin(), why.end(), c.message) == why.end() && why.size() < 3)
           why.push_back(c.message);
     } catch (const std::exception& e) {
       why.push_back(e.what());
@@ -411,13 +422,15 @@ int run_replay(HiveCli& h) {
   }
   const auto backend = parse_backend(rec.backend);  // load_recording accepts only cpu or cuda
   if (!h.backend.empty() && h.backend != rec.backend) {
-    std::cerr << fmt::format("khive optimize: --backend {}: the recording {} was made on {} (a replay runs on its backend)\n", h.backend, h.replay,
-                             rec.backend);
+    std::cerr << fmt::format(
+        "khive optimize: --backend {}: the recording {} was made on {} (a replay runs on its backend)\n", h.backend,
+        h.replay, rec.backend);
     return exit_code::usage;
   }
   if (h.optimize->count("--perf-workloads") > 0 && h.perf_workloads != rec.perf_workloads) {
-    std::cerr << fmt::format("khive optimize: --perf-workloads '{}': the recording timed '{}' and a replay times the same\n", h.perf_workloads,
-                             rec.perf_workloads);
+    std::cerr << fmt::format(
+        "khive optimize: --perf-workloads '{}': the recording timed '{}' and a replay times the same\n",
+        h.perf_workloads, rec.perf_workloads);
     return exit_code::usage;
   }
   // The recording names its task relative to the repository: here if it is there, else khive's own source tree.
@@ -427,7 +440,8 @@ int run_replay(HiveCli& h) {
   try {
     task = load_recorded_task(rec, root);
     if (!h.task.empty() && load_task(h.task).name != task.name)
-      throw std::runtime_error(fmt::format("TASK {} is not the recording's task {} ({})", h.task, task.name, rec.task_dir));
+      throw std::runtime_error(
+          fmt::format("TASK {} is not the recording's task {} ({})", h.task, task.name, rec.task_dir));
     RecordedOptions ro;
     ro.model_composites = h.model_composites;
     ev.emplace(task, *backend, rec, ro);
@@ -435,9 +449,11 @@ int run_replay(HiveCli& h) {
     std::cerr << "khive optimize: --replay " << h.replay << ": " << e.what() << "\n";
     return exit_code::usage;
   }
-  if (h.optimize->count("--seed") == 0) h.seed = rec.seed;  // each agent gets the seed its index had in the recorded run
+  if (h.optimize->count("--seed") == 0)
+    h.seed = rec.seed;  // each agent gets the seed its index had in the recorded run
   // The recorded run's options (agents, budgets, plateau, backups) unless given again, as a resumed run keeps its own.
-  RunSettings rs = run_settings(h, rec.options.is_object() ? rec.options : nlohmann::json::object(), task, {}, rec.perf_workloads);
+  RunSettings rs =
+      run_settings(h, rec.options.is_object() ? rec.options : nlohmann::json::object(), task, {}, rec.perf_workloads);
   HiveOptions& o = rs.o;
   o.meta["replay"] = fs::absolute(rec.file).string();
   o.lock = std::make_shared<DirLock>(DirLock::acquire(o.run_dir, process_command_line()));
@@ -445,16 +461,20 @@ int run_replay(HiveCli& h) {
   Progress progress(fmt::format("{} ({}, replayed)", task.name, backend_name(*backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
   InterruptHandlers interrupts;
-  std::cout << fmt::format("khive optimize {} on {}, replayed from {} ({}; {} candidates recorded): {} agent(s) [{}], seed {}, run directory {}\n",
-                           task.name, backend_name(*backend), h.replay, rec.device.empty() ? "device not recorded" : rec.device,
-                           rec.candidates.size(), rs.n, fmt::join(rs.specs, ", "), o.seed, o.run_dir.string());
+  std::cout << fmt::format(
+      "khive optimize {} on {}, replayed from {} ({}; {} candidates recorded): {} agent(s) [{}], seed {}, run "
+      "directory {}\n",
+      task.name, backend_name(*backend), h.replay, rec.device.empty() ? "device not recorded" : rec.device,
+      rec.candidates.size(), rs.n, fmt::join(rs.specs, ", "), o.seed, o.run_dir.string());
   Hive hive(task, *backend, std::move(agents), *ev, o);
   HiveResult r = hive.run();
   const int rc = report_run(r, o.run_dir, *backend, progress, h.quiet);
   const auto st = ev->stats();
-  std::cout << fmt::format("replay: {} answered from the recording ({} by source hash, {} by template point, {} modeled), {} not recorded{}\n",
-                           st.by_hash + st.by_point + st.modeled, st.by_hash, st.by_point, st.modeled, st.unrecorded,
-                           st.unrecorded ? fmt::format(" (the search left the recording: first {})", st.unrecorded_keys.front()) : "");
+  std::cout << fmt::format(
+      "replay: {} answered from the recording ({} by source hash, {} by template point, {} modeled), {} not "
+      "recorded{}\n",
+      st.by_hash + st.by_point + st.modeled, st.by_hash, st.by_point, st.modeled, st.unrecorded,
+      st.unrecorded ? fmt::format(" (the search left the recording: first {})", st.unrecorded_keys.front()) : "");
   return rc;
 }
 
@@ -475,7 +495,8 @@ int run_optimize(HiveCli& h) {
   if (h.optimize->count("--perf-workloads") > 0) {
     if (!h.resume.empty() && h.perf_workloads != perf_pattern) {
       std::cerr << fmt::format(
-          "khive optimize: --perf-workloads '{}': the resumed run {} was started with '{}' and keeps it (its times are over those workloads)\n",
+          "khive optimize: --perf-workloads '{}': the resumed run {} was started with '{}' and keeps it (its times are "
+          "over those workloads)\n",
           h.perf_workloads, run_dir.string(), perf_pattern);
       return 2;
     }
@@ -486,7 +507,8 @@ int run_optimize(HiveCli& h) {
     std::cerr << "khive optimize: " << err << "\n";
     return 2;
   }
-  if (!kept.empty() && !h.quiet) std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
+  if (!kept.empty() && !h.quiet)
+    std::cout << fmt::format("timed workloads ({} of the task's): {}\n", kept.size(), fmt::join(kept, ", "));
   if (std::string why = golden_source_problem(task, backend, h.quiet); !why.empty()) {
     std::cerr << "khive optimize: " << why << "\n";
     return 2;
@@ -510,15 +532,17 @@ int run_optimize(HiveCli& h) {
   // for `khive evaluate-pending` (docs/hive.md). --defer-eval forces it (also on the CPU backend, for tests).
   o.defer_eval = h.defer_eval || (backend == Backend::cuda && slots.empty());
   if (o.defer_eval && !h.defer_eval && !h.quiet)
-    std::cout << "no GPU visible: evaluation deferred (candidates are built here and run by `khive evaluate-pending` on a GPU)\n";
+    std::cout << "no GPU visible: evaluation deferred (candidates are built here and run by `khive evaluate-pending` "
+                 "on a GPU)\n";
   GuardEvaluator ev(task, backend, eo, slots);
 
   auto agents = make_agents(rs.specs, rs.n, o.run_dir, warm);
   Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
   InterruptHandlers interrupts;
-  std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name, backend_name(backend), rs.n,
-                           fmt::join(rs.specs, ", "), o.run_dir.string(), o.resume ? " (resumed)" : "");
+  std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name,
+                           backend_name(backend), rs.n, fmt::join(rs.specs, ", "), o.run_dir.string(),
+                           o.resume ? " (resumed)" : "");
   Hive hive(task, backend, std::move(agents), ev, o);
   HiveResult r = hive.run();
   return report_run(r, o.run_dir, backend, progress, h.quiet);
@@ -527,62 +551,85 @@ int run_optimize(HiveCli& h) {
 }  // namespace
 
 void add_hive_commands(CLI::App& app, HiveCli& h) {
-  auto* op = app.add_subcommand("optimize", "Run the hive on a task: agents propose, the guard decides, the fastest correct kernel leads");
+  auto* op = app.add_subcommand(
+      "optimize", "Run the hive on a task: agents propose, the guard decides, the fastest correct kernel leads");
   h.optimize = op;
   op->add_option("task", h.task, "task directory (optional with --resume)");
-  op->add_option("--agent", h.agents, "agent spec, repeatable: tuner | replay:DIR | llm:CONFIG | cmd:COMMAND (default: tuner)");
-  op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")->check(int_range(1, 256));
+  op->add_option("--agent", h.agents,
+                 "agent spec, repeatable: tuner | replay:DIR | llm:CONFIG | cmd:COMMAND (default: tuner)");
+  op->add_option("--agents", h.n_agents, "number of agents (specs are dealt round robin; default: one per --agent)")
+      ->check(int_range(1, 256));
   op->add_option("--budget-candidates", h.budget_candidates, "stop after this many evaluated candidates (0 = no limit)")
       ->check(int_range(0, 1000000000));
   op->add_option("--budget-time", h.budget_time, "stop after this many seconds (0 = no limit)")->check(non_negative());
   op->add_option("--budget-tokens", h.budget_tokens, "stop when the agents used this many model tokens (0 = no limit)")
       ->check(int_range(0, 1000000000000000));
-  op->add_option("--budget-cost", h.budget_cost, "stop when the agents spent this many USD (0 = no limit)")->check(non_negative());
-  op->add_option("--plateau", h.plateau, "evaluated candidates in a row without a new leader before an agent switches strategy")
+  op->add_option("--budget-cost", h.budget_cost, "stop when the agents spent this many USD (0 = no limit)")
+      ->check(non_negative());
+  op->add_option("--plateau", h.plateau,
+                 "evaluated candidates in a row without a new leader before an agent switches strategy")
       ->check(int_range(1, 100000));
-  op->add_option("--board-capacity", h.board_capacity, "keep at most K board entries, evicting the least informative (0 = unlimited)")
+  op->add_option("--board-capacity", h.board_capacity,
+                 "keep at most K board entries, evicting the least informative (0 = unlimited)")
       ->check(int_range(0, 1000000000));
   op->add_flag("--no-board", h.no_board, "no shared board (ablation)");
   op->add_option("--max-backups", h.max_backups, "backups kept (ranked, diverse)")->check(int_range(0, 1000));
-  op->add_option("--backups-per-family", h.per_family,
-                 "at most this many backups per family (a template, for template-made kernels; else the strategy family)")
+  op->add_option(
+        "--backups-per-family", h.per_family,
+        "at most this many backups per family (a template, for template-made kernels; else the strategy family)")
       ->check(int_range(1, 1000));
   op->add_option("--out", h.out, "run directory (default .khive/runs/TASK-TIMESTAMP)");
   op->add_option("--resume", h.resume, "continue the run in this directory without re-evaluating its candidates");
-  op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)")->check(khive::backend_value());
-  op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded")->check(seed_value());
+  op->add_option("--backend", h.backend, "cpu or cuda (default: cuda when a GPU is present)")
+      ->check(khive::backend_value());
+  op->add_option("--seed", h.seed, "seed base of the run (inputs, agents); default random, recorded")
+      ->check(seed_value());
   op->add_option("--seeds", h.seeds, "fresh correctness seeds per workload")->check(int_range(1, 100));
-  op->add_option("--warm-start", h.warm_start,
-                 "earlier run directory, repeatable: the tuner proposes its fastest accepted points first (where they apply)");
+  op->add_option(
+      "--warm-start", h.warm_start,
+      "earlier run directory, repeatable: the tuner proposes its fastest accepted points first (where they apply)");
   op->add_option("--perf-workloads", h.perf_workloads,
                  "time only the perf workloads whose uuid matches this regex (every correctness check still runs)");
-  op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds (0 = 1 on cpu, 2 on cuda)")->check(non_negative());
-  op->add_option("--timeout", h.timeout, "the longest one call of a kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
+  op->add_option("--time-cap", h.time_cap, "timing budget per workload, seconds (0 = 1 on cpu, 2 on cuda)")
+      ->check(non_negative());
+  op->add_option(
+        "--timeout", h.timeout,
+        "the longest one call of a kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
       ->check(non_negative());
   op->add_flag("--quiet", h.quiet, "no live progress, only the summary");
-  op->add_option("--replay", h.replay,
-                 "a run recorded on a GPU (tests/recordings/*.json): every candidate answered from it, not by the guard "
-                 "(no GPU needed; task, backend, seed and options are the recording's; deterministic with --agents 1; docs/hive.md)");
-  op->add_flag("--model-composites", h.model_composites,
-               "--replay: a per-shape composite of recorded points gets each point's recorded medians (modeled, not measured)");
+  op->add_option(
+      "--replay", h.replay,
+      "a run recorded on a GPU (tests/recordings/*.json): every candidate answered from it, not by the guard "
+      "(no GPU needed; task, backend, seed and options are the recording's; deterministic with --agents 1; "
+      "docs/hive.md)");
+  op->add_flag(
+      "--model-composites", h.model_composites,
+      "--replay: a per-shape composite of recorded points gets each point's recorded medians (modeled, not measured)");
   op->add_flag("--defer-eval", h.defer_eval,
-               "build candidates here, leave running them to `khive evaluate-pending` on a GPU (automatic on cuda without a GPU)");
+               "build candidates here, leave running them to `khive evaluate-pending` on a GPU (automatic on cuda "
+               "without a GPU)");
 
   h.board = app.add_subcommand("board", "Print the shared board of a run");
   h.board->add_option("run", h.run, "run directory")->required();
   h.board->add_flag("--all", h.all, "include evicted entries");
   h.report = app.add_subcommand("report", "Rebuild RUN/report.html from the run database and print the summary");
   h.report->add_option("run", h.run, "run directory")->required();
-  h.report->add_option("--out", h.report_out, "write the report there instead of RUN/report.html (a run directory that is read-only)");
-  h.rescore = app.add_subcommand("rescore",
-                                 "Recompute a run's scores against T_b as the guard defines it now (PyTorch where the suite has numbers) with a "
-                                 "given hardware profile; the run is not changed");
+  h.report->add_option("--out", h.report_out,
+                       "write the report there instead of RUN/report.html (a run directory that is read-only)");
+  h.rescore = app.add_subcommand(
+      "rescore",
+      "Recompute a run's scores against T_b as the guard defines it now (PyTorch where the suite has numbers) with a "
+      "given hardware profile; the run is not changed");
   h.rescore->add_option("run", h.run, "run directory")->required();
-  h.rescore->add_option("--profile", h.profile, "hardware profile JSON of the device the run was timed on (khive calibrate --out)")->required();
+  h.rescore
+      ->add_option("--profile", h.profile,
+                   "hardware profile JSON of the device the run was timed on (khive calibrate --out)")
+      ->required();
   h.rescore->add_option("--task", h.task_dir, "the run's task directory (default: as the run recorded it)");
   h.rescore->add_flag("--json", h.json, "print JSON instead of the table");
-  h.export_run =
-      app.add_subcommand("export", "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
+  h.export_run = app.add_subcommand(
+      "export",
+      "Print a run's meta and candidates as JSON (schema khive.run-export/1), from run.db or else events.jsonl");
   h.export_run->add_option("run", h.run, "run directory")->required();
   add_solution_export_options(h.export_run, h.solution_export);
   add_pending_command(app, h);
@@ -608,22 +655,30 @@ static int run_rescore(const HiveCli& h) {
                         {"leader", r.leader},
                         {"leader_recorded", lead ? opt(lead->recorded) : nullptr},
                         {"leader_rescored", lead ? opt(lead->rescored) : nullptr}};
-    for (const auto& [uuid, tb] : r.t_b) j["workloads"][uuid] = {{"t_b_s", tb}, {"t_b_label", r.t_b_label[uuid]}, {"t_sol_s", r.t_sol[uuid]}};
+    for (const auto& [uuid, tb] : r.t_b)
+      j["workloads"][uuid] = {{"t_b_s", tb}, {"t_b_label", r.t_b_label[uuid]}, {"t_sol_s", r.t_sol[uuid]}};
     for (const auto& c : r.candidates)
-      j["candidates"].push_back(
-          {{"id", c.id}, {"verdict", c.standing}, {"time_s", c.time_s}, {"recorded", opt(c.recorded)}, {"rescored", opt(c.rescored)}});
+      j["candidates"].push_back({{"id", c.id},
+                                 {"verdict", c.standing},
+                                 {"time_s", c.time_s},
+                                 {"recorded", opt(c.recorded)},
+                                 {"rescored", opt(c.rescored)}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
   auto f = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };
-  std::cout << fmt::format("{} on {}: T_b from {}\n", r.task, r.device,
-                           r.pytorch_file.empty() ? "the reference (no PyTorch numbers for this device)" : r.pytorch_file);
+  std::cout << fmt::format(
+      "{} on {}: T_b from {}\n", r.task, r.device,
+      r.pytorch_file.empty() ? "the reference (no PyTorch numbers for this device)" : r.pytorch_file);
   for (const auto& [uuid, tb] : r.t_b)
-    std::cout << fmt::format("  {}: T_b {:.4g} us ({}), T_sol {:.4g} us\n", uuid, tb * 1e6, r.t_b_label[uuid], r.t_sol[uuid] * 1e6);
+    std::cout << fmt::format("  {}: T_b {:.4g} us ({}), T_sol {:.4g} us\n", uuid, tb * 1e6, r.t_b_label[uuid],
+                             r.t_sol[uuid] * 1e6);
   std::cout << fmt::format("{:8} {:8} {:>12} {:>9} {:>9}\n", "id", "verdict", "time", "recorded", "rescored");
   for (const auto& c : r.candidates)
-    std::cout << fmt::format("{:8} {:8} {:>9.4g} us {:>9} {:>9}\n", c.id, standing_name(c.standing), c.time_s * 1e6, f(c.recorded), f(c.rescored));
-  if (lead) std::cout << fmt::format("leader {}: score {} (recorded {})\n", r.leader, f(lead->rescored), f(lead->recorded));
+    std::cout << fmt::format("{:8} {:8} {:>9.4g} us {:>9} {:>9}\n", c.id, standing_name(c.standing), c.time_s * 1e6,
+                             f(c.recorded), f(c.rescored));
+  if (lead)
+    std::cout << fmt::format("leader {}: score {} (recorded {})\n", r.leader, f(lead->rescored), f(lead->recorded));
   return 0;
 }
 
@@ -656,7 +711,8 @@ int run_hive_command(HiveCli& h) {
       } catch (const std::exception& e) {
         std::error_code ec;
         if (::access(h.run.c_str(), W_OK) == 0 || !std::filesystem::is_directory(h.run, ec)) throw;
-        throw std::runtime_error(std::string(e.what()) + "; the run directory is not writable: give the report a place with --out FILE");
+        throw std::runtime_error(std::string(e.what()) +
+                                 "; the run directory is not writable: give the report a place with --out FILE");
       }
     } else {
       p = h.report_out;

@@ -1,4 +1,5 @@
-// The hive's subcommands: `khive optimize`, `khive board`, `khive report`, `khive rescore`, `khive export` (docs/hive.md).
+// The hive's subcommands: `khive optimize`, `khive board`, `khive report`, `khive rescore`, `khive export`
+// (docs/hive.md).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -41,8 +42,8 @@ struct HiveCli {
   std::string run;         // board / report / rescore / export
   std::string report_out;  // report --out: where report.html goes (a read-only run directory cannot hold it)
   bool selected() const {
-    return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) || (export_run && *export_run) ||
-           (evaluate_pending && *evaluate_pending);
+    return (optimize && *optimize) || (board && *board) || (report && *report) || (rescore && *rescore) ||
+           (export_run && *export_run) || (evaluate_pending && *evaluate_pending);
   }
 };
 
@@ -58,12 +59,14 @@ std::filesystem::path resolve_run_task(const std::filesystem::path& run_dir, con
                                        const std::string& how = "give it with --task DIR");
 // --perf-workloads: narrows `task` to the perf workloads matching `pattern` (select_perf_workloads); "" when the
 // pattern is empty or applied, else the error (a bad pattern, or one matching nothing) for the caller to print.
-std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend, std::vector<std::string>* kept = nullptr);
+std::string narrow_perf_workloads(Task& task, const std::string& pattern, Backend backend,
+                                  std::vector<std::string>* kept = nullptr);
 // The guard options of a hive run (the same for `optimize` and `evaluate-pending`, so verdicts match).
 // The run's input secret as its meta recorded it (64 hex digits; a number from a run recorded before inputs version
 // 7), else a new random one. Throws std::invalid_argument for a malformed value.
 InputSecret run_input_secret(const nlohmann::json& stored);
-EvalOptions hive_eval_options(Backend backend, uint64_t seed, const InputSecret& input_secret, int seeds, double time_cap, double timeout);
+EvalOptions hive_eval_options(Backend backend, uint64_t seed, const InputSecret& input_secret, int seeds,
+                              double time_cap, double timeout);
 // Runs the selected hive subcommand; returns the exit code (0 ok, 2 bad input or harness failure).
 int run_hive_command(HiveCli& h);
 

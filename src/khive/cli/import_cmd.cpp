@@ -21,21 +21,26 @@ namespace khive {
 namespace fs = std::filesystem;
 
 void add_import_command(CLI::App& app, ImportCli& c) {
-  c.cmd =
-      app.add_subcommand("import", "Import KernelBench problems, a FlashInfer-Bench dataset or a Solution (exit 0 all, 1 some failed, 2 bad input)");
+  c.cmd = app.add_subcommand(
+      "import",
+      "Import KernelBench problems, a FlashInfer-Bench dataset or a Solution (exit 0 all, 1 some failed, 2 bad input)");
   c.cmd->require_subcommand(1);
-  c.kernelbench = c.cmd->add_subcommand("kernelbench", "KernelBench problem files (Model, get_inputs, get_init_inputs) as task directories");
+  c.kernelbench = c.cmd->add_subcommand(
+      "kernelbench", "KernelBench problem files (Model, get_inputs, get_init_inputs) as task directories");
   c.kernelbench->add_option("path", c.path, "a problem file, or a folder of them (level1/, ...)")->required();
   c.kernelbench->add_option("--out", c.out, "folder for the task directories")->required();
   c.kernelbench->add_option("--level", c.level, "KernelBench level (default: from a 'levelN' folder name)");
-  c.kernelbench->add_flag("--keep-failed", c.keep_failed, "keep task directories that did not load or whose reference failed");
+  c.kernelbench->add_flag("--keep-failed", c.keep_failed,
+                          "keep task directories that did not load or whose reference failed");
   c.kernelbench->add_flag("--no-evaluate", c.no_evaluate, "do not run the reference on the CPU after importing");
   c.kernelbench->add_option("--timeout", c.timeout, "seconds for one problem (default 600)");
-  c.flashinfer = c.cmd->add_subcommand("flashinfer", "A FlashInfer-Bench dataset (definitions/, workloads/, blob/) as task directories");
+  c.flashinfer = c.cmd->add_subcommand(
+      "flashinfer", "A FlashInfer-Bench dataset (definitions/, workloads/, blob/) as task directories");
   c.flashinfer->add_option("path", c.path, "the dataset root")->required();
   c.flashinfer->add_option("--out", c.out, "folder for the task directories")->required();
   c.flashinfer->add_flag("--keep-failed", c.keep_failed, "keep task directories that did not load");
-  c.solution = c.cmd->add_subcommand("solution", "A SOL-ExecBench / FlashInfer-Bench Solution JSON as a candidate of a task");
+  c.solution =
+      c.cmd->add_subcommand("solution", "A SOL-ExecBench / FlashInfer-Bench Solution JSON as a candidate of a task");
   c.solution->add_option("path", c.path, "solution.json")->required();
   c.solution->add_option("--task", c.task, "the task it solves")->required();
   c.solution->add_option("--backend", c.backend, "cuda (default) or cpu")->check(khive::backend_value());
@@ -55,7 +60,8 @@ std::string kernelbench_task_name(int level, const fs::path& file, int* problem)
     slug = m[2].str();
   }
   std::string clean;
-  for (char ch : slug) clean += std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '_';
+  for (char ch : slug)
+    clean += std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '_';
   while (clean.find("__") != std::string::npos) clean.replace(clean.find("__"), 2, "_");
   while (!clean.empty() && clean.back() == '_') clean.pop_back();
   return fmt::format("kb{}_{:03d}_{}", level, *problem, clean);
@@ -85,7 +91,8 @@ int import_kernelbench(const ImportCli& c) {
   } else if (fs::is_regular_file(c.path)) {
     files.push_back(c.path);
   } else {
-    std::cerr << fmt::format("khive import kernelbench: {}: expected a .py file or a folder of them, got nothing there\n", c.path);
+    std::cerr << fmt::format(
+        "khive import kernelbench: {}: expected a .py file or a folder of them, got nothing there\n", c.path);
     return 2;
   }
   if (files.empty()) {
@@ -98,8 +105,9 @@ int import_kernelbench(const ImportCli& c) {
     int problem = 0;
     std::string name = kernelbench_task_name(level, f, &problem);
     fs::path dir = fs::path(c.out) / name;
-    std::vector<std::string> args = {"import-kernelbench",    f.string(), "--out", dir.string(), "--level", std::to_string(level), "--problem",
-                                     std::to_string(problem), "--name",   name};
+    std::vector<std::string> args = {
+        "import-kernelbench",    f.string(), "--out", dir.string(), "--level", std::to_string(level), "--problem",
+        std::to_string(problem), "--name",   name};
     if (c.no_evaluate) args.push_back("--no-evaluate");
     // The problem file is Python from the internet: its top-level code runs in khive-jail, which reads the file and
     // writes only the new task's folder (interop/python.hpp).
@@ -129,7 +137,8 @@ int import_kernelbench(const ImportCli& c) {
       why = "the reference does not run on the CPU: " + j.value("evaluate_error", std::string("?"));
     if (why.empty()) {
       ++imported;
-      // The op recognised from the reference's graph (khive.op, python/khive_torch/recognize.py): what the tuner binds by.
+      // The op recognised from the reference's graph (khive.op, python/khive_torch/recognize.py): what the tuner binds
+      // by.
       const std::string op = j.value("op", std::string());
       std::cout << fmt::format("imported  {}  {}{}\n", name, f.filename().string(), op.empty() ? "" : "  op: " + op);
     } else {
@@ -139,7 +148,8 @@ int import_kernelbench(const ImportCli& c) {
       if (!c.keep_failed) fs::remove_all(dir, ec);
     }
   }
-  std::cout << fmt::format("{} of {} imported into {}{}\n", imported, files.size(), c.out, failed ? fmt::format(" ({} failed)", failed) : "");
+  std::cout << fmt::format("{} of {} imported into {}{}\n", imported, files.size(), c.out,
+                           failed ? fmt::format(" ({} failed)", failed) : "");
   return failed ? 1 : 0;
 }
 
@@ -185,7 +195,8 @@ int import_solution_file(const ImportCli& c) {
     fs::path out = c.out.empty() ? t.dir / "candidates" / (safe + imp.ext) : fs::path(c.out);
     fs::create_directories(out.parent_path());
     std::ofstream(out, std::ios::binary | std::ios::trunc) << imp.source;
-    std::cout << fmt::format("candidate: {} (from solution '{}'); try it: khive eval {} {}\n", out.string(), imp.name, c.task, out.string());
+    std::cout << fmt::format("candidate: {} (from solution '{}'); try it: khive eval {} {}\n", out.string(), imp.name,
+                             c.task, out.string());
     return 0;
   } catch (const SolutionError& e) {
     std::cerr << fmt::format("khive import solution: {}: {}\n", c.path, e.what());

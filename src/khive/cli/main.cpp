@@ -69,30 +69,38 @@ void add_tasks_and_signature(CLI::App& app, Args& a) {
 
   a.sig = app.add_subcommand("signature", "Print the exact khive_launch signature of a task");
   a.sig->add_option("task", a.task_dir, "task directory")->required();
-  a.sig->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)")->check(khive::backend_value());
+  a.sig->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)")
+      ->check(khive::backend_value());
 }
 
 void add_eval(CLI::App& app, Args& a) {
   auto* ev = a.ev = app.add_subcommand("eval", "Check and time one kernel through the guard");
   ev->add_option("task", a.task_dir, "task directory")->required();
   ev->add_option("kernel", a.kernel, "kernel source (.cpp for cpu, .cu for cuda)")->required();
-  ev->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)")->check(khive::backend_value());
+  ev->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)")
+      ->check(khive::backend_value());
   ev->add_flag("--json", a.json, "print the JSON report (schema khive.eval/1, docs/eval-json.md)");
   ev->add_option("--out", a.out_path, "also write the JSON report to this file");
   ev->add_option("--seeds", a.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
-  ev->add_option("--seed", a.seed, "fixed seed base (reproducible inputs); default: random")->check(khive::seed_value());
+  ev->add_option("--seed", a.seed, "fixed seed base (reproducible inputs); default: random")
+      ->check(khive::seed_value());
   ev->add_option("--leader", a.leader, "A/B against this kernel: is the candidate a new leader or a backup?");
   ev->add_option("--profile", a.profile, "hardware profile JSON (default: saved calibration or builtin)");
-  ev->add_option("--timeout", a.timeout, "the longest one call of the kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
+  ev->add_option(
+        "--timeout", a.timeout,
+        "the longest one call of the kernel (or of the reference) may take, seconds (0 = 60 on cpu, 300 on cuda)")
       ->check(khive::non_negative());
-  ev->add_option("--time-cap", a.time_cap, "timing budget per workload, seconds (0 = 0.5 on cpu, 2 on cuda)")->check(khive::non_negative());
-  ev->add_option("--perf-workloads", a.eval_perf, "time only the perf workloads whose uuid matches this regex (as khive optimize)");
+  ev->add_option("--time-cap", a.time_cap, "timing budget per workload, seconds (0 = 0.5 on cpu, 2 on cuda)")
+      ->check(khive::non_negative());
+  ev->add_option("--perf-workloads", a.eval_perf,
+                 "time only the perf workloads whose uuid matches this regex (as khive optimize)");
   ev->add_flag("--no-reference", a.no_ref, "do not time the reference");
   ev->add_flag("--no-baselines", a.no_base, "do not time the task's baselines");
   ev->add_flag("--no-pytorch", a.no_pytorch, "T_b from the vendor baselines even where the suite has PyTorch numbers");
-  ev->add_option("--pytorch-ruler", a.pytorch_ruler,
-                 "PyTorch's T_b: 'judge' (the task's PyTorch reference timed by the judge, as a kernel) or 'file' (the suite's "
-                 "baselines/pytorch-<device>.json); default: judge on cuda, file on cpu")
+  ev->add_option(
+        "--pytorch-ruler", a.pytorch_ruler,
+        "PyTorch's T_b: 'judge' (the task's PyTorch reference timed by the judge, as a kernel) or 'file' (the suite's "
+        "baselines/pytorch-<device>.json); default: judge on cuda, file on cpu")
       ->check(CLI::IsMember({"judge", "file"}));
 }
 
@@ -101,7 +109,8 @@ void add_build_and_calibrate(CLI::App& app, Args& a) {
   a.bld = app.add_subcommand("build", "Build one kernel for a task (no run): diagnostics, resources, symbol policy");
   a.bld->add_option("task", a.task_dir, "task directory")->required();
   a.bld->add_option("kernel", a.kernel, "kernel source (.cpp for cpu, .cu for cuda)")->required();
-  a.bld->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)")->check(khive::backend_value());
+  a.bld->add_option("--backend", a.backend_s, "cpu or cuda (default: from the kernel's extension)")
+      ->check(khive::backend_value());
   a.bld->add_flag("--vendor", a.vendor, "build as a vendor baseline: cublas and cublasLt linked and allowed");
   a.bld->add_flag("--json", a.json, "machine-readable output");
 
@@ -112,15 +121,19 @@ void add_build_and_calibrate(CLI::App& app, Args& a) {
 
 void add_bench(CLI::App& app, Args& a) {
   khive::BenchCommand& bc = a.bc;
-  auto* bench = a.bench = app.add_subcommand("bench", "Every task of a suite: reference, PyTorch, vendor baselines, candidates; a leaderboard");
+  auto* bench = a.bench = app.add_subcommand(
+      "bench", "Every task of a suite: reference, PyTorch, vendor baselines, candidates; a leaderboard");
   bench->add_option("suite", bc.suite, "suite directory (tasks/cutegen26)")->required();
-  bench->add_option("--kernels", bc.kernels, "candidates: DIR/<task name or task directory name>/*.cu (cuda) or *.cpp (cpu)");
-  bench->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)")->check(khive::backend_value());
+  bench->add_option("--kernels", bc.kernels,
+                    "candidates: DIR/<task name or task directory name>/*.cu (cuda) or *.cpp (cpu)");
+  bench->add_option("--backend", a.backend_s, "cpu or cuda (default: cuda when a GPU is present)")
+      ->check(khive::backend_value());
   bench->add_flag("--json", bc.json, "print bench.json (schema khive.bench/1) instead of the final table");
   bench->add_option("--out", bc.out, "directory for bench.json and bench.md (default .khive/bench/<suite>-<date>)");
   bench->add_option("--tasks", bc.tasks, "only these tasks (comma-separated names)");
   bench->add_option("--seeds", bc.seeds, "fresh correctness seeds per workload")->check(khive::int_range(1, 100));
-  bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)")->check(khive::seed_value());
+  bench->add_option("--seed", bc.seed, "fixed seed base (default: random, one per bench run)")
+      ->check(khive::seed_value());
   bench->add_option("--profile", bc.profile, "hardware profile JSON (default: saved calibration or builtin)");
   bench->add_option("--timeout", bc.timeout, "the longest one call of a kernel may take, seconds");
   bench->add_option("--time-cap", bc.time_cap, "timing budget per workload, seconds");
@@ -130,8 +143,10 @@ void add_bench(CLI::App& app, Args& a) {
       ->add_option("--pytorch-ruler", bc.pytorch_ruler,
                    "PyTorch's numbers: 'judge' (timed by the judge, as a kernel) or 'file'; default: judge on cuda")
       ->check(CLI::IsMember({"judge", "file"}));
-  bench->add_flag("--ab-vendor", bc.ab_vendor, "also time each candidate interleaved with each vendor baseline in one process (guard check 11)");
-  bench->add_option("--perf-workloads", bc.perf_workloads, "time only the perf workloads whose uuid matches this regex (checks stay)");
+  bench->add_flag("--ab-vendor", bc.ab_vendor,
+                  "also time each candidate interleaved with each vendor baseline in one process (guard check 11)");
+  bench->add_option("--perf-workloads", bc.perf_workloads,
+                    "time only the perf workloads whose uuid matches this regex (checks stay)");
 }
 
 // khive tasks PATH: one line (or JSON object) per task; exit 2 when none is found or one does not load.
@@ -158,8 +173,9 @@ int run_tasks(const Args& a) {
                        {"pytorch_reference", !t.pytorch_reference.empty()},
                        {"baselines", t.baselines.size()}});
       else
-        fmt::print("{:<28} {:<12} {:>3} correctness / {:>2} perf workloads  refs: {}{}{}  {}\n", t.name, t.op_type, corr, perf,
-                   t.reference_cpu ? "cpu " : "", t.reference_cuda ? "cuda " : "", t.pytorch_reference.empty() ? "" : "pytorch", d.string());
+        fmt::print("{:<28} {:<12} {:>3} correctness / {:>2} perf workloads  refs: {}{}{}  {}\n", t.name, t.op_type,
+                   corr, perf, t.reference_cpu ? "cpu " : "", t.reference_cuda ? "cuda " : "",
+                   t.pytorch_reference.empty() ? "" : "pytorch", d.string());
     } catch (const std::exception& e) {
       ++bad;
       if (a.json)
@@ -180,8 +196,8 @@ int run_tasks(const Args& a) {
 int run_build(const Args& a) {
   auto t = khive::load_task(a.task_dir);
   std::filesystem::path src = a.kernel;
-  khive::Backend b =
-      a.backend_s.empty() ? (src.extension() == ".cu" ? khive::Backend::cuda : khive::Backend::cpu) : parse_backend_or_throw(a.backend_s);
+  khive::Backend b = a.backend_s.empty() ? (src.extension() == ".cu" ? khive::Backend::cuda : khive::Backend::cpu)
+                                         : parse_backend_or_throw(a.backend_s);
   if (!std::filesystem::is_regular_file(src)) {
     std::cerr << "khive build: " << a.kernel << ": no such file\n";
     return 2;
@@ -214,9 +230,11 @@ int run_build(const Args& a) {
     std::cout << "build: " << r.summary() << "\n";
     if (!r.diagnostics.empty()) std::cout << khive::format_diagnostics(r.diagnostics, 20);
     for (auto& k : r.resources)
-      std::cout << fmt::format("  {} {}: {} registers, {} B shared, spills {}/{} B{}\n", k.arch, k.kernel, k.registers, k.shared_bytes,
-                               k.spill_stores, k.spill_loads, k.wgmma_serialized ? ", wgmma serialized" : "");
-    for (auto& v : bad) std::cout << fmt::format("forbidden: {} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
+      std::cout << fmt::format("  {} {}: {} registers, {} B shared, spills {}/{} B{}\n", k.arch, k.kernel, k.registers,
+                               k.shared_bytes, k.spill_stores, k.spill_loads,
+                               k.wgmma_serialized ? ", wgmma serialized" : "");
+    for (auto& v : bad)
+      std::cout << fmt::format("forbidden: {} {} ({})\n", v.imported ? "calls" : "defines", v.symbol, v.rule);
   }
   return r.ok && bad.empty() ? 0 : 1;
 }
@@ -243,7 +261,8 @@ int run_calibrate(const Args& a) {
   std::string safe = name;
   for (char& c : safe)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  std::filesystem::path dest = a.out_path.empty() ? khive::cache_root() / "profiles" / (safe + ".json") : std::filesystem::path(a.out_path);
+  std::filesystem::path dest =
+      a.out_path.empty() ? khive::cache_root() / "profiles" / (safe + ".json") : std::filesystem::path(a.out_path);
   khive::write_file_atomic(dest, prof.dump(2));
   std::cout << prof.dump(2) << "\nsaved " << dest.string() << "\n";
   return 0;
@@ -357,7 +376,8 @@ int main(int argc, char** argv) {
     std::string what = e.code().message();
     if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
     std::cerr << command_name(app) << ": " << (e.path1().empty() ? std::string() : e.path1().string() + ": ") << what
-              << (e.code() == std::errc::too_many_symbolic_link_levels ? " (a link that leads back to itself?)" : "") << "\n"
+              << (e.code() == std::errc::too_many_symbolic_link_levels ? " (a link that leads back to itself?)" : "")
+              << "\n"
               << help_hint(app);
     return 2;
   } catch (const std::exception& e) {

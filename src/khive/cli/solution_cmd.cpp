@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 void add_solution_export_options(CLI::App* e, SolutionExportCli& c) {
   e->add_flag("--solution", c.solution,
-              "write the leader (or --candidate) as a Solution JSON with its sources (and a KernelBench ModelNew for imported KernelBench tasks)");
+              "write the leader (or --candidate) as a Solution JSON with its sources (and a KernelBench ModelNew for "
+              "imported KernelBench tasks)");
   e->add_option("--candidate", c.candidate, "with --solution: this candidate id (c0007) instead of the leader");
   e->add_option("--format", c.format, "with --solution: sol (SOL-ExecBench, default) or flashinfer (FlashInfer-Bench)");
   e->add_option("--out", c.out, "with --solution: the folder to write (default RUN/solution)");
@@ -44,7 +45,8 @@ int run_solution_export(const std::string& run_dir, const SolutionExportCli& c) 
     RunRecords rr = load_run_records(run_dir, /*require_reference=*/false);
     std::string id = c.candidate.empty() ? rr.leader : c.candidate;
     if (id.empty()) {
-      std::cerr << fmt::format("khive export: {} has no leader yet (no candidate was accepted): name one with --candidate\n", run_dir);
+      std::cerr << fmt::format(
+          "khive export: {} has no leader yet (no candidate was accepted): name one with --candidate\n", run_dir);
       return 2;
     }
     const CandidateRecord* rec = nullptr;
@@ -64,9 +66,10 @@ int run_solution_export(const std::string& run_dir, const SolutionExportCli& c) 
     auto backend = parse_backend(rr.backend.empty() ? "cpu" : rr.backend).value_or(Backend::cpu);
     SolutionMeta meta;
     meta.name = fmt::format("{}_khive_{}", task.name, id);
-    meta.description =
-        fmt::format("khive candidate {} of run {} ({}; agent {}, verdict {}{})", id, fs::path(run_dir).filename().string(), backend_name(backend),
-                    rec->agent, standing_name(rec->standing), rec->score ? fmt::format(", score {:.3f}", *rec->score) : std::string());
+    meta.description = fmt::format("khive candidate {} of run {} ({}; agent {}, verdict {}{})", id,
+                                   fs::path(run_dir).filename().string(), backend_name(backend), rec->agent,
+                                   standing_name(rec->standing),
+                                   rec->score ? fmt::format(", score {:.3f}", *rec->score) : std::string());
     meta.target_hardware = c.target;
     auto fmt_ = c.format == "sol" ? SolutionFormat::sol_execbench : SolutionFormat::flashinfer_bench;
     auto s = solution_json(task, backend, source, meta, fmt_);
@@ -78,7 +81,8 @@ int run_solution_export(const std::string& run_dir, const SolutionExportCli& c) 
     if (task.source_kind == "kernelbench") {
       // A CPU kernel's ModelNew runs where KernelBench's CPU evaluation (and the model's own device) puts the tensors.
       write(out / "ModelNew.py", kernelbench_modelnew(task, source, id, backend));
-      std::cout << fmt::format("KernelBench ModelNew: {}{}\n", (out / "ModelNew.py").string(), backend == Backend::cpu ? " (a CPU kernel)" : "");
+      std::cout << fmt::format("KernelBench ModelNew: {}{}\n", (out / "ModelNew.py").string(),
+                               backend == Backend::cpu ? " (a CPU kernel)" : "");
     }
     return 0;
   } catch (const TaskFormatError& e) {

@@ -35,7 +35,8 @@ std::string escape_line_name(const std::string& s) {
 }
 
 // Appends `key`'s text to out with its local includes inlined; returns whether anything was inlined.
-bool inline_file(const std::string& key, const std::string& shown, const Reader& read, std::set<std::string>& done, std::string& out, bool top) {
+bool inline_file(const std::string& key, const std::string& shown, const Reader& read, std::set<std::string>& done,
+                 std::string& out, bool top) {
   std::string text;
   if (!read(key, text)) throw std::runtime_error("cannot read " + key);
   std::istringstream in(text);
@@ -104,7 +105,8 @@ std::string amalgamate_source(const fs::path& source) {
   return out;
 }
 
-std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry, const std::vector<std::string>& extra_units) {
+std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry,
+                             const std::vector<std::string>& extra_units) {
   std::map<std::string, std::string> by_key;
   for (const auto& f : files) by_key[fs::path(f.path).lexically_normal().generic_string()] = f.content;
   Reader read = [&](const std::string& key, std::string& out) {

@@ -24,6 +24,7 @@ struct SourceFile {
   std::string path;  // relative, as in the Solution ("kernel.h", "src/kernel.cu")
   std::string content;
 };
-std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry, const std::vector<std::string>& extra_units);
+std::string amalgamate_files(const std::vector<SourceFile>& files, const std::string& entry,
+                             const std::vector<std::string>& extra_units);
 
 }  // namespace khive

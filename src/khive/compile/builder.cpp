@@ -45,8 +45,8 @@ constexpr std::string_view kBuilderVersion = "khive-build-1";
 std::map<std::string, std::string> compiler_env() {
   std::map<std::string, std::string> env;
   const std::map<std::string, std::string> mine = inherited_env();
-  for (const char* v : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "C_INCLUDE_PATH",
-                        "CPLUS_INCLUDE_PATH", "LIBRARY_PATH"})
+  for (const char* v : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
+                        "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH"})
     if (auto it = mine.find(v); it != mine.end()) env[v] = it->second;
   env["LC_ALL"] = "C";
   env["LANG"] = "C";
@@ -61,7 +61,8 @@ std::string find_gxx() {
 std::string find_nvcc() {
   if (fs::path p = find_program("nvcc"); !p.empty()) return p.string();
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* h = std::getenv(var); h && *h && fs::exists(fs::path(h) / "bin" / "nvcc")) return (fs::path(h) / "bin" / "nvcc").string();
+    if (const char* h = std::getenv(var); h && *h && fs::exists(fs::path(h) / "bin" / "nvcc"))
+      return (fs::path(h) / "bin" / "nvcc").string();
   if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
   return "nvcc";
 }
@@ -131,7 +132,8 @@ std::string safe_file_name(const fs::path& source, Backend b) {
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   if (from.empty()) return;
-  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
 }
 
 Diagnostic khive_error(std::string msg) {
@@ -161,7 +163,9 @@ std::optional<BuildResult> load_entry(const fs::path& dir, const std::string& ke
       r.library = dir / "cand.so";
       if (!fs::is_regular_file(r.library, ec)) return std::nullopt;
       if (sha256_file(r.library) != m.value("library_sha256", "")) {
-        if (damaged) *damaged = "the cached build " + dir.string() + " was damaged (cand.so does not match the SHA-256 its meta.json recorded)";
+        if (damaged)
+          *damaged = "the cached build " + dir.string() +
+                     " was damaged (cand.so does not match the SHA-256 its meta.json recorded)";
         return std::nullopt;
       }
     }
@@ -235,8 +239,8 @@ std::vector<std::string> build_command(const Task& t, const BuildOptions& o) {
       if (const char* e = std::getenv("KHIVE_CUDA_ARCH"); e && *e) arch = e;
     c = {find_nvcc(), "-std=c++17", "-O3", "-DNDEBUG"};
     for (auto& a : split_ws(arch)) c.push_back(a);
-    for (const char* f : {"-Xcompiler", "-fPIC", "-shared", "--cudart", "shared", "-Xptxas", "-v", "--expt-relaxed-constexpr",
-                          "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1"})
+    for (const char* f : {"-Xcompiler", "-fPIC", "-shared", "--cudart", "shared", "-Xptxas", "-v",
+                          "--expt-relaxed-constexpr", "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1"})
       c.push_back(f);
     fs::path cut = cutlass_dir(o);
     std::error_code ec;
@@ -289,14 +293,16 @@ JailPolicy compiler_jail(const fs::path& scratch, const std::vector<std::string>
     }
   }
   // The compiler itself where it is not under the system's folders (a CUDA toolkit in a home folder).
-  if (!command.empty() && command[0].find('/') != std::string::npos) j.read.push_back(fs::path(command[0]).parent_path().parent_path().string());
+  if (!command.empty() && command[0].find('/') != std::string::npos)
+    j.read.push_back(fs::path(command[0]).parent_path().parent_path().string());
   j.memory_bytes = physical_memory_bytes() / 2;
   j.file_bytes = 1ll << 30;  // no output beyond 1 GiB (a CUTLASS library is tens of MB)
-  j.best_effort = true;      // it runs none of the candidate's code: on a kernel without Landlock, build anyway and say so
+  j.best_effort = true;  // it runs none of the candidate's code: on a kernel without Landlock, build anyway and say so
   return j;
 }
 
-ProcessResult compile_in(const fs::path& scratch, const std::string& name, const std::string& src, const BuildOptions& o, BuildResult& r) {
+ProcessResult compile_in(const fs::path& scratch, const std::string& name, const std::string& src,
+                         const BuildOptions& o, BuildResult& r) {
   ProcessSpec p;
   p.argv = jailed(compiler_jail(scratch, r.command), r.command);
   p.cwd = scratch;
@@ -307,7 +313,8 @@ ProcessResult compile_in(const fs::path& scratch, const std::string& name, const
   ProcessResult pr = run_process(p);
   r.seconds = pr.wall_s;
   r.log = pr.out + pr.err;
-  if (pr.out_dropped + pr.err_dropped) r.log += fmt::format("\n[khive: {} more bytes of compiler output dropped]\n", pr.out_dropped + pr.err_dropped);
+  if (pr.out_dropped + pr.err_dropped)
+    r.log += fmt::format("\n[khive: {} more bytes of compiler output dropped]\n", pr.out_dropped + pr.err_dropped);
   // Show paths inside the scratch dir relative to it: "kernel.cu:12:5: error: ...".
   replace_all(r.log, (scratch / "src").string() + "/", "");
   replace_all(r.log, scratch.string() + "/", "");
@@ -318,7 +325,8 @@ ProcessResult compile_in(const fs::path& scratch, const std::string& name, const
 }
 
 // build.log and meta.json in scratch: the cache entry's record.
-void write_build_record(const fs::path& scratch, const Task& t, Backend b, const std::string& name, const ProcessResult& pr, const BuildResult& r) {
+void write_build_record(const fs::path& scratch, const Task& t, Backend b, const std::string& name,
+                        const ProcessResult& pr, const BuildResult& r) {
   json meta{{"builder", kBuilderVersion},
             {"key", r.key},
             {"ok", r.ok},
@@ -415,7 +423,8 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     scratch = make_temp_dir(o.use_cache ? shard : cache / "uncached", o.use_cache ? "tmp-" + r.key.substr(0, 12) : "b");
     fs::create_directories(scratch / "src");
     write_file_atomic(scratch / "src" / name, src);
-    write_file_atomic(scratch / (b == Backend::cuda ? "unit.cu" : "unit.cpp"), generate_unit(t, b, scratch / "src" / name));
+    write_file_atomic(scratch / (b == Backend::cuda ? "unit.cu" : "unit.cpp"),
+                      generate_unit(t, b, scratch / "src" / name));
   } catch (const std::exception& e) {
     r.diagnostics.push_back(khive_error(std::string("cannot prepare the build directory: ") + e.what()));
     if (!scratch.empty()) {
@@ -437,7 +446,8 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   }
   if (pr.timed_out) {
     r.timed_out = true;
-    r.diagnostics.insert(r.diagnostics.begin(), khive_error(fmt::format("the compile exceeded {:g} s and was stopped", o.timeout_s)));
+    r.diagnostics.insert(r.diagnostics.begin(),
+                         khive_error(fmt::format("the compile exceeded {:g} s and was stopped", o.timeout_s)));
     discard();
     return r;
   }
@@ -449,7 +459,8 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     return r;
   }
   if (!r.ok && r.error_count() == 0)
-    r.diagnostics.push_back(khive_error("the compiler failed (" + pr.describe() + ") without a message khive could parse; see the build log"));
+    r.diagnostics.push_back(khive_error("the compiler failed (" + pr.describe() +
+                                        ") without a message khive could parse; see the build log"));
   for (auto& d : r.diagnostics)
     if (d.tool == "ld" && d.message.find("'khive_launch'") != std::string::npos)
       d.message += " (the candidate must define extern \"C\" khive_launch with exactly the task's signature)";

@@ -55,11 +55,13 @@ std::string_view severity_name(Diagnostic::Severity s);
 NLOHMANN_JSON_SERIALIZE_ENUM(Diagnostic::Severity, {{Diagnostic::Severity::error, "error"},
                                                     {Diagnostic::Severity::warning, "warning"},
                                                     {Diagnostic::Severity::note, "note"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnostic, severity, tool, file, line, column, message, code, source_line, in_candidate)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Diagnostic, severity, tool, file, line, column, message, code,
+                                                source_line, in_candidate)
 
 // Parses g++ / nvcc / ptxas / ld output into records. `candidate_path` (as passed to the compiler) maps
 // locations to the candidate; `candidate_source` fills source_line.
-std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, const std::string& candidate_path, const std::string& candidate_source);
+std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, const std::string& candidate_path,
+                                          const std::string& candidate_source);
 // The first `max_errors` errors with their source lines, for people and for the LLM agent's repair prompt.
 std::string format_diagnostics(const std::vector<Diagnostic>& ds, std::size_t max_errors = 5);
 
@@ -93,8 +95,8 @@ struct KernelResources {
 // Parses the ptxas lines of a build log ("Compiling entry function", "Function properties for",
 // "Used N registers, used N barriers, N bytes smem", "(C7511) ... in the function 'X'").
 std::vector<KernelResources> parse_ptxas_resources(const std::string& log);
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelResources, kernel, arch, registers, shared_bytes, stack_bytes, spill_stores, spill_loads,
-                                                barriers, advisories, wgmma_serialized)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelResources, kernel, arch, registers, shared_bytes, stack_bytes,
+                                                spill_stores, spill_loads, barriers, advisories, wgmma_serialized)
 
 struct BuildResult {
   bool ok = false;

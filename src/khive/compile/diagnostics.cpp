@@ -143,13 +143,16 @@ bool is_ld_program(std::string_view head) {
 }
 
 bool is_driver_tool(std::string_view p) {
-  return p == "g++" || p == "gcc" || p == "c++" || p == "cc1plus" || p == "cc1" || p == "lto-wrapper" || p == "<command-line>" || p == "cc";
+  return p == "g++" || p == "gcc" || p == "c++" || p == "cc1plus" || p == "cc1" || p == "lto-wrapper" ||
+         p == "<command-line>" || p == "cc";
 }
 
 // Earliest ": <severity>: " in a gcc-form line.
 std::optional<std::tuple<std::size_t, std::size_t, Sev>> find_gcc_severity(std::string_view line) {
-  static const std::pair<std::string_view, Sev> kinds[] = {
-      {": fatal error: ", Sev::error}, {": error: ", Sev::error}, {": warning: ", Sev::warning}, {": note: ", Sev::note}};
+  static const std::pair<std::string_view, Sev> kinds[] = {{": fatal error: ", Sev::error},
+                                                           {": error: ", Sev::error},
+                                                           {": warning: ", Sev::warning},
+                                                           {": note: ", Sev::note}};
   std::optional<std::tuple<std::size_t, std::size_t, Sev>> best;
   for (const auto& [k, s] : kinds) {
     auto p = line.find(k);
@@ -164,9 +167,10 @@ bool parse_edg(std::string_view line, Diagnostic& d) {
     auto q = line.rfind('(', p);
     if (q == std::string_view::npos || q == 0 || !all_digits(line.substr(q + 1, p - q - 1))) continue;
     std::string_view rest = line.substr(p + 3);
-    static const std::pair<std::string_view, Sev> kinds[] = {{"catastrophic error", Sev::error}, {"internal error", Sev::error},
-                                                             {"fatal error", Sev::error},        {"error", Sev::error},
-                                                             {"warning", Sev::warning},          {"remark", Sev::note}};
+    static const std::pair<std::string_view, Sev> kinds[] = {
+        {"catastrophic error", Sev::error}, {"internal error", Sev::error},
+        {"fatal error", Sev::error},        {"error", Sev::error},
+        {"warning", Sev::warning},          {"remark", Sev::note}};
     for (const auto& [k, s] : kinds) {
       if (rest.substr(0, k.size()) != k) continue;
       std::string_view after = rest.substr(k.size());
@@ -199,8 +203,8 @@ std::string normalize_quotes(std::string s) {
 }
 
 bool same(const Diagnostic& a, const Diagnostic& b) {
-  return a.severity == b.severity && a.tool == b.tool && a.file == b.file && a.line == b.line && a.column == b.column && a.message == b.message &&
-         a.code == b.code;
+  return a.severity == b.severity && a.tool == b.tool && a.file == b.file && a.line == b.line && a.column == b.column &&
+         a.message == b.message && a.code == b.code;
 }
 
 }  // namespace
@@ -263,7 +267,8 @@ std::optional<LinkerLine> linker_line(std::string_view line, bool have_ld_error)
 // gcc: "file:line:col: error: msg [-Wflag]", "g++: error: msg" (not EDG's "file(12): error: ...").
 std::optional<Diagnostic> gcc_line(std::string_view line) {
   auto g = find_gcc_severity(line);
-  if (!g || (!parse_colon_loc(line.substr(0, std::get<0>(*g))) && line.substr(0, std::get<0>(*g)).ends_with(')'))) return std::nullopt;
+  if (!g || (!parse_colon_loc(line.substr(0, std::get<0>(*g))) && line.substr(0, std::get<0>(*g)).ends_with(')')))
+    return std::nullopt;
   auto [pos, klen, sev] = *g;
   std::string_view prefix = line.substr(0, pos);
   Diagnostic d;
@@ -301,7 +306,8 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& compiler_output, co
   bool have_ld_error = false;
   auto add = [&](Diagnostic d) {
     if (!d.file.empty() && !candidate_path.empty() &&
-        (d.file == candidate_path || d.file == cand_name || std::filesystem::path(d.file).lexically_normal() == cand_norm)) {
+        (d.file == candidate_path || d.file == cand_name ||
+         std::filesystem::path(d.file).lexically_normal() == cand_norm)) {
       d.in_candidate = true;
       d.file = cand_name;
       if (d.line >= 1 && static_cast<std::size_t>(d.line) <= src.size()) d.source_line = std::string(src[d.line - 1]);
@@ -386,7 +392,8 @@ std::string format_diagnostics(const std::vector<Diagnostic>& ds, std::size_t ma
     out += one(ds[i]);
     // The notes that follow an error belong to it ("previous declaration ...", "candidate is ...").
     std::size_t notes = 0;
-    for (std::size_t j = i + 1; j < ds.size() && ds[j].severity == Sev::note && notes < 3; ++j, ++notes) out += one(ds[j]);
+    for (std::size_t j = i + 1; j < ds.size() && ds[j].severity == Sev::note && notes < 3; ++j, ++notes)
+      out += one(ds[j]);
   }
   if (errors > shown) out += fmt::format("(and {} more error{})\n", errors - shown, errors - shown == 1 ? "" : "s");
   return out;
@@ -434,7 +441,8 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
       }
       if (msg.substr(0, 24) == "Function properties for ") {
         props_for = std::string(trim_view(msg.substr(24)));
-        if (props_for.size() >= 2 && props_for.front() == '\'' && props_for.back() == '\'') props_for = props_for.substr(1, props_for.size() - 2);
+        if (props_for.size() >= 2 && props_for.front() == '\'' && props_for.back() == '\'')
+          props_for = props_for.substr(1, props_for.size() - 2);
         continue;
       }
       if (msg.substr(0, 5) == "Used " && cur >= 0) {
@@ -474,7 +482,8 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
       if (r.kernel != k) continue;
       found = true;
       for (const auto& [code, ser] : advisories[k]) {
-        if (std::find(r.advisories.begin(), r.advisories.end(), code) == r.advisories.end()) r.advisories.push_back(code);
+        if (std::find(r.advisories.begin(), r.advisories.end(), code) == r.advisories.end())
+          r.advisories.push_back(code);
         r.wgmma_serialized = r.wgmma_serialized || ser;
       }
     }
@@ -482,7 +491,8 @@ std::vector<KernelResources> parse_ptxas_resources(const std::string& log) {
       KernelResources r;
       r.kernel = k;
       for (const auto& [code, ser] : advisories[k]) {
-        if (std::find(r.advisories.begin(), r.advisories.end(), code) == r.advisories.end()) r.advisories.push_back(code);
+        if (std::find(r.advisories.begin(), r.advisories.end(), code) == r.advisories.end())
+          r.advisories.push_back(code);
         r.wgmma_serialized = r.wgmma_serialized || ser;
       }
       out.push_back(r);

@@ -329,16 +329,18 @@ struct LibraryRule {
 };
 constexpr LibraryRule kLibraryRules[] = {
     {"cublasLt*", "cublasLt", true},  {"cublas*", "cublas", true},  // first match wins: cublasLt before cublas
-    {"cudnn*", "cudnn", false},       {"cufft*", "cufft", false},       {"curand*", "curand", false}, {"cusparse*", "cusparse", false},
-    {"cusolver*", "cusolver", false}, {"cutensor*", "cutensor", false}, {"nccl*", "nccl", false},     {"~at", "torch", false},
-    {"~torch", "torch", false},       {"~c10", "torch", false},
+    {"cudnn*", "cudnn", false},       {"cufft*", "cufft", false},       {"curand*", "curand", false},
+    {"cusparse*", "cusparse", false}, {"cusolver*", "cusolver", false}, {"cutensor*", "cutensor", false},
+    {"nccl*", "nccl", false},         {"~at", "torch", false},          {"~torch", "torch", false},
+    {"~c10", "torch", false},
 };
 
 // Exports that replace what the executor or its libraries provide (in addition to every import rule
 // above, reused for exports). khive_entry, khive_launch and khive_abi are the candidate's own.
 constexpr SymbolRule kExportRules[] = {
-    {"khive_*", kRedefines},  {"cuda*", kRedefines}, {"cu[A-Z]*", kRedefines}, {"__cuda*", kRedefines}, {"pthread_*", kRedefines},
-    {"__libc_*", kRedefines}, {"_dl_*", kRedefines}, {"GOMP_*", kRedefines},   {"omp_*", kRedefines},
+    {"khive_*", kRedefines}, {"cuda*", kRedefines},     {"cu[A-Z]*", kRedefines},
+    {"__cuda*", kRedefines}, {"pthread_*", kRedefines}, {"__libc_*", kRedefines},
+    {"_dl_*", kRedefines},   {"GOMP_*", kRedefines},    {"omp_*", kRedefines},
 };
 constexpr std::string_view kOwnExports[] = {"khive_entry", "khive_launch", "khive_abi"};
 
@@ -444,7 +446,8 @@ std::vector<SymbolViolation> check_symbols(const SymbolTable& syms, const Librar
     for (const auto& r : kLibraryRules) {
       if (hit || !matches(r.pattern, raw, dem)) continue;
       hit = true;
-      if (!r.policy_can_allow || !policy.allows(r.library)) add(raw, dem, "library not allowed by the task: " + std::string(r.library), true);
+      if (!r.policy_can_allow || !policy.allows(r.library))
+        add(raw, dem, "library not allowed by the task: " + std::string(r.library), true);
     }
   }
 

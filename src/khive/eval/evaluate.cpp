@@ -43,7 +43,8 @@ std::filesystem::path golden_dir(const Task& t, Backend b, const std::string& to
 // Builds and holds the artifact's directory against cache pruning (by any khive process) until `held` is
 // dropped, so the judge finds the library it is given. An artifact pruned between the cache lookup and the
 // hold is built again, once.
-BuildResult build_held(const Task& task, const std::filesystem::path& src, const BuildOptions& bo, std::optional<cache::Hold>& held) {
+BuildResult build_held(const Task& task, const std::filesystem::path& src, const BuildOptions& bo,
+                       std::optional<cache::Hold>& held) {
   BuildResult b;
   for (int attempt = 0; attempt < 2; ++attempt) {
     b = build_candidate(task, src, bo);
@@ -63,7 +64,8 @@ struct JobBase {
   JudgeOptions process;
 };
 
-JobBase job_base(const Task& t, const EvalOptions& o, uint64_t seed_base, const std::string& secret, const std::filesystem::path& gdir) {
+JobBase job_base(const Task& t, const EvalOptions& o, uint64_t seed_base, const std::string& secret,
+                 const std::filesystem::path& gdir) {
   JobBase b;
   Job& j = b.job;
   j.mode = "evaluate";
@@ -114,7 +116,8 @@ void account(KernelRun& k, const JudgeOutcome& out) {
 nlohmann::json query_clocks(const JudgeRunOptions& ro) {
   if (find_program("nvidia-smi").empty()) return nullptr;
   ProcessSpec p;
-  p.argv = {"nvidia-smi", "--query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,persistence_mode",
+  p.argv = {"nvidia-smi",
+            "--query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw,persistence_mode",
             "--format=csv,noheader,nounits"};
   if (!ro.cuda_visible_devices.empty()) p.argv.push_back("--id=" + ro.cuda_visible_devices);
   p.timeout_s = 15;
@@ -131,7 +134,8 @@ nlohmann::json query_clocks(const JudgeRunOptions& ro) {
       cur += c;
     }
   }
-  const char* names[] = {"name", "sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz", "temperature_c", "power_w", "persistence"};
+  const char* names[] = {"name",          "sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz",
+                         "temperature_c", "power_w",      "persistence"};
   nlohmann::json j;
   for (std::size_t i = 0; i < f.size() && i < 7; ++i) j[names[i]] = f[i];
   return j;
@@ -200,8 +204,8 @@ double saved_busy_share(const std::filesystem::path& saved) {
 
 }  // namespace
 
-HardwareProfile resolve_profile(Backend b, const std::string& device_name, const std::optional<std::filesystem::path>& explicit_path,
-                                const JudgeRunOptions& ro) {
+HardwareProfile resolve_profile(Backend b, const std::string& device_name,
+                                const std::optional<std::filesystem::path>& explicit_path, const JudgeRunOptions& ro) {
   if (explicit_path) return load_profile(*explicit_path);
   auto saved = cache_root() / "profiles" / (sanitize(device_name) + ".json");
   const bool have_saved = std::filesystem::exists(saved);
@@ -235,11 +239,11 @@ HardwareProfile resolve_profile(Backend b, const std::string& device_name, const
   if (have_saved && busy >= saved_busy) return load_profile(saved);  // no quieter than what is kept
   if (busy > kBusyShare) {
     prof["busy_share"] = busy;
-    prof["source"] =
-        prof.value("source", std::string()) + fmt::format(
-                                                  "; measured while other processes used {:.0f}% of the machine: the ceilings may be too low "
-                                                  "(scores too high); `khive calibrate` on a quiet machine replaces it",
-                                                  100 * busy);
+    prof["source"] = prof.value("source", std::string()) +
+                     fmt::format(
+                         "; measured while other processes used {:.0f}% of the machine: the ceilings may be too low "
+                         "(scores too high); `khive calibrate` on a quiet machine replaces it",
+                         100 * busy);
   }
   std::filesystem::create_directories(saved.parent_path());
   write_file_atomic(saved, prof.dump(2));
@@ -252,17 +256,20 @@ namespace {
 // LRU clock) and labelled with the task's name for `khive cache`; then the cache cap, sparing this unit. A
 // random-seed evaluation keeps its goldens in a private folder inside it (private_goldens), removed at the end.
 // Returns the folder the judge keeps this evaluation's goldens in; throws when the cache cannot be used.
-std::filesystem::path hold_goldens(const Task& task, const EvalOptions& o, EvalReport& r, std::optional<cache::Hold>& golden_hold,
-                                   PrivateGoldens& private_goldens, const std::string& torch_version, const std::string& fingerprint) {
+std::filesystem::path hold_goldens(const Task& task, const EvalOptions& o, EvalReport& r,
+                                   std::optional<cache::Hold>& golden_hold, PrivateGoldens& private_goldens,
+                                   const std::string& torch_version, const std::string& fingerprint) {
   auto gdir = golden_dir(task, o.backend, torch_version);
   for (int attempt = 0; attempt < 3 && !golden_hold; ++attempt) {
     std::filesystem::create_directories(gdir);
     golden_hold = cache::hold(gdir);
   }
-  if (!golden_hold) throw std::runtime_error(gdir.string() + ": cannot lock the golden directory (removed repeatedly while starting)");
+  if (!golden_hold)
+    throw std::runtime_error(gdir.string() + ": cannot lock the golden directory (removed repeatedly while starting)");
   cache::touch(gdir);
   std::error_code ec;
-  if (!std::filesystem::exists(gdir / ".task", ec)) write_file_atomic(gdir / ".task", task.name + "\n" + r.task_dir + "\n");
+  if (!std::filesystem::exists(gdir / ".task", ec))
+    write_file_atomic(gdir / ".task", task.name + "\n" + r.task_dir + "\n");
   r.cache_pruned = apply_cache_cap(gdir);
   if (o.seed) {
     // The task's golden set is bounded too: earlier runs' goldens (other secrets) go first (support/cache.hpp).
@@ -282,8 +289,8 @@ std::filesystem::path hold_goldens(const Task& task, const EvalOptions& o, EvalR
 }
 
 // One kernel (the reference, a baseline) built, checked and timed by a judge of its own.
-KernelRun time_kernel(const Task& t, const std::string& label, const std::filesystem::path& src, bool vendor, const BuildOptions& bo,
-                      const JobBase& jb, bool& retried) {
+KernelRun time_kernel(const Task& t, const std::string& label, const std::filesystem::path& src, bool vendor,
+                      const BuildOptions& bo, const JobBase& jb, bool& retried) {
   KernelRun k;
   k.label = label;
   k.source = src;
@@ -333,7 +340,9 @@ void read_ab(const JudgeResult& res, EvalReport& r) {
 }
 
 // Why a run was not accepted: its rejection's message, else the harness error.
-std::string why_not_accepted(const KernelRun& k) { return k.verdict.rejection ? k.verdict.rejection->message : k.verdict.harness_error; }
+std::string why_not_accepted(const KernelRun& k) {
+  return k.verdict.rejection ? k.verdict.rejection->message : k.verdict.harness_error;
+}
 
 // The argv that confines the task's PyTorch (khive-jail): it reads its interpreter and the task, writes nothing, has
 // no network (interop/python.hpp). The task's Python may come from the internet (an imported problem file).
@@ -370,7 +379,8 @@ std::optional<KernelRun> time_pytorch(const Task& task, const EvalOptions& o, co
   try {
     set_pytorch_kernel(job, task, o.backend);
   } catch (const std::exception& e) {
-    r.pytorch_baselines = {{"ruler", "judge"}, {"accepted", false}, {"why", std::string("PyTorch is not here: ") + e.what()}};
+    r.pytorch_baselines = {
+        {"ruler", "judge"}, {"accepted", false}, {"why", std::string("PyTorch is not here: ") + e.what()}};
     return std::nullopt;
   }
   KernelRun k;
@@ -388,14 +398,17 @@ std::optional<KernelRun> time_pytorch(const Task& task, const EvalOptions& o, co
 void check_plausibility(const Task& task, const EvalOptions& o, EvalReport& r) {
   // Score inputs: T_sol from measured ceilings, the plausibility floor from datasheet peaks.
   std::string dev_name = r.device;
-  if (o.backend == Backend::cpu) dev_name = "cpu:" + r.device + " (" + std::to_string(r.preflight.value("threads", 0)) + " threads)";
+  if (o.backend == Backend::cpu)
+    dev_name = "cpu:" + r.device + " (" + std::to_string(r.preflight.value("threads", 0)) + " threads)";
   r.profile = resolve_profile(o.backend, dev_name, o.profile, o.judge);
   // Check 10's floor. On the CPU the profile's "peak" is a calibration (1.5x measured), and one taken on a busy
   // host is far too low: the floor comes from the larger of it and the cores' issue-width ceiling
   // (score/cpu_ceiling.hpp), which no kernel reaches, so a low calibration cannot reject an honest kernel.
   const HardwareProfile floor_profile =
-      o.backend == Backend::cpu ? with_ceiling_peaks(r.profile, cpu_core_ceiling(cpu_core_from_host(), std::max(1, r.preflight.value("threads", 1))))
-                                : r.profile;
+      o.backend == Backend::cpu
+          ? with_ceiling_peaks(r.profile,
+                               cpu_core_ceiling(cpu_core_from_host(), std::max(1, r.preflight.value("threads", 1))))
+          : r.profile;
   const double margin = o.plausibility_margin;
   std::map<std::string, double> floors;
   for (const auto& w : task.workloads) {
@@ -442,8 +455,11 @@ void score_workloads(const Task& task, const std::optional<PytorchBaselines>& py
     if (judged) {
       if (auto* t = r.pytorch->verdict.timing_for(wr.workload)) wr.pytorch = t->summary;
     } else if (pytorch && (wr.pytorch = pytorch->lookup(task, wr.workload))) {
-      r.pytorch_baselines = {
-          {"ruler", "file"}, {"file", pytorch->file.string()}, {"gpu", pytorch->gpu}, {"torch", pytorch->torch}, {"date", pytorch->date}};
+      r.pytorch_baselines = {{"ruler", "file"},
+                             {"file", pytorch->file.string()},
+                             {"gpu", pytorch->gpu},
+                             {"torch", pytorch->torch},
+                             {"date", pytorch->date}};
       if (r.pytorch) r.pytorch_baselines["judge_failed"] = why_not_accepted(*r.pytorch);
     }
     if (wr.pytorch) {
@@ -460,8 +476,8 @@ void score_workloads(const Task& task, const std::optional<PytorchBaselines>& py
       // scores ~0.5, as SOL-ExecBench's does); the calibrated ceilings give fraction_of_sol beside it.
       if (wr.baseline_time && wr.t_floor > 0) wr.score = sol_score(tk, *wr.baseline_time, wr.t_floor);
     }
-    score_in.push_back(
-        {wr.weight, r.candidate.verdict.accepted && wr.kernel.has_value(), wr.kernel ? wr.kernel->median : 0, wr.t_floor, wr.baseline_time});
+    score_in.push_back({wr.weight, r.candidate.verdict.accepted && wr.kernel.has_value(),
+                        wr.kernel ? wr.kernel->median : 0, wr.t_floor, wr.baseline_time});
   }
   r.task_score = r.candidate.verdict.accepted ? task_score(score_in) : std::optional<double>(0.0);
 }
@@ -482,7 +498,9 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   r.seed_base = o.seed ? *o.seed : (static_cast<uint64_t>(rd()) & 0xffffffffu) << 8;
   // Every input's secret: the run's (hive, bench), else derived from --seed (a reproducible evaluation, whose
   // goldens are kept and reused: anyone who knows the seed can predict its inputs), else random.
-  const std::string secret = o.input_secret ? *o.input_secret : o.seed ? InputSecret::reproducible(*o.seed).hex() : InputSecret::random().hex();
+  const std::string secret = o.input_secret ? *o.input_secret
+                             : o.seed       ? InputSecret::reproducible(*o.seed).hex()
+                                            : InputSecret::random().hex();
   auto done = [&]() -> EvalReport& {
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
@@ -525,7 +543,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     try {
       torch = &torch_python();
     } catch (const std::exception& e) {
-      r.harness_error = fmt::format("task {} has only a PyTorch reference, which makes its goldens: {}", task.name, e.what());
+      r.harness_error =
+          fmt::format("task {} has only a PyTorch reference, which makes its goldens: {}", task.name, e.what());
       return done();
     }
   }
@@ -535,7 +554,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   PrivateGoldens private_goldens;
   std::filesystem::path run_gdir;
   try {
-    run_gdir = hold_goldens(task, o, r, golden_hold, private_goldens, torch ? torch->torch_version : "", InputSecret::from_hex(secret).fingerprint());
+    run_gdir = hold_goldens(task, o, r, golden_hold, private_goldens, torch ? torch->torch_version : "",
+                            InputSecret::from_hex(secret).fingerprint());
   } catch (const std::exception& e) {
     r.harness_error = std::string("cache: ") + e.what();
     return done();
@@ -549,7 +569,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     auto t_golden = Clock::now();
     BuildResult ref_build = build_held(task, *ref_src, bo, ref_held);
     if (!ref_build.ok) {
-      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" + format_diagnostics(ref_build.diagnostics);
+      r.harness_error = "the task's reference does not build: " + ref_build.summary() + "\n" +
+                        format_diagnostics(ref_build.diagnostics);
       return done();
     }
     r.golden_seconds = std::chrono::duration<double>(Clock::now() - t_golden).count();
@@ -609,7 +630,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
   // there is nothing to score.
   r.preflight = r.candidate.verdict.preflight.is_object()
                     ? r.candidate.verdict.preflight
-                    : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight : nlohmann::json::object());
+                    : (r.reference && r.reference->verdict.preflight.is_object() ? r.reference->verdict.preflight
+                                                                                 : nlohmann::json::object());
   r.device = r.preflight.value("device", o.backend == Backend::cpu ? std::string("cpu") : std::string("cuda"));
   if (!r.candidate.verdict.accepted && !r.preflight.contains("device")) {
     r.task_score = 0.0;
@@ -625,8 +647,8 @@ EvalReport evaluate_kernel(const Task& task, const std::filesystem::path& kernel
     }
   }
 
-  const bool pytorch_on_judge =
-      o.use_pytorch && o.pytorch_on_judge.value_or(o.backend == Backend::cuda || !ref_src) && !task.pytorch_reference.empty();
+  const bool pytorch_on_judge = o.use_pytorch && o.pytorch_on_judge.value_or(o.backend == Backend::cuda || !ref_src) &&
+                                !task.pytorch_reference.empty();
   if (o.candidate_pytorch) {
     r.pytorch = r.candidate;  // PyTorch itself was the kernel under test: its T_b is its own time
     r.pytorch_baselines = {{"ruler", "judge"}, {"accepted", r.candidate.verdict.accepted}};

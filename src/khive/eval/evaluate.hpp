@@ -42,7 +42,8 @@ struct EvalOptions {
   Backend backend = Backend::cpu;
   int seeds = 3;                            // fresh correctness seeds per workload
   std::optional<uint64_t> seed;             // fixed seed base (reproducible); default: random per evaluation
-  std::optional<std::string> input_secret;  // every input's secret, 64 hex digits (run-wide in the hive and bench); default: random per evaluation
+  std::optional<std::string> input_secret;  // every input's secret, 64 hex digits (run-wide in the hive and bench);
+                                            // default: random per evaluation
   TimingPlan timing;
   bool time_reference = true;  // time the reference (speedup over it)
   bool time_baselines = true;  // time the task's baselines (score's T_b)
@@ -61,8 +62,8 @@ struct EvalOptions {
   // Reference and baseline runs measured before for this task and backend (khive bench: once per task),
   // used instead of timing them again; time_reference and time_baselines are then ignored.
   std::shared_ptr<const MeasuredRuns> measured;
-  std::optional<std::filesystem::path> leader;   // A/B acceptance against this kernel (check 11)
-  bool leader_is_vendor = false;                 // the leader is a vendor baseline: built as one (it may link cuBLAS(Lt))
+  std::optional<std::filesystem::path> leader;  // A/B acceptance against this kernel (check 11)
+  bool leader_is_vendor = false;  // the leader is a vendor baseline: built as one (it may link cuBLAS(Lt))
   std::optional<std::filesystem::path> profile;  // hardware profile JSON; default: saved/builtin/calibrated
   double plausibility_margin = 0.05;             // a median below peak-SOL * (1 - margin) is rejected
   AbRule ab;                                     // check 11's test (guard/stats.hpp)
@@ -121,10 +122,10 @@ struct EvalReport {
   std::optional<KernelRun> pytorch;  // the task's PyTorch reference timed as a kernel (label "pytorch"), when it ran
   std::vector<WorkloadReport> workloads;
   std::optional<double> task_score;
-  std::vector<AbReport> ab;                                   // when a leader was given
-  std::optional<bool> new_leader;                             // check 11 outcome
-  std::string ab_decision;                                    // check 11: why (decide_leader)
-  double ab_weighted_ratio = 1;                               // check 11: weighted geometric mean of the ratios (> 1: candidate faster)
+  std::vector<AbReport> ab;        // when a leader was given
+  std::optional<bool> new_leader;  // check 11 outcome
+  std::string ab_decision;         // check 11: why (decide_leader)
+  double ab_weighted_ratio = 1;    // check 11: weighted geometric mean of the ratios (> 1: candidate faster)
   std::map<std::string, std::vector<double>> leader_samples;  // check 11: the leader's samples per workload
   uint64_t seed_base = 0;
   double seconds = 0;
@@ -153,7 +154,7 @@ std::string report_text(const EvalReport& r);
 
 // Hardware profile for a device name: --profile file, else a saved calibration under
 // <cache>/profiles, else the builtin one (H100/H200); the CPU backend calibrates once and saves.
-HardwareProfile resolve_profile(Backend b, const std::string& device_name, const std::optional<std::filesystem::path>& explicit_path,
-                                const JudgeRunOptions& ro);
+HardwareProfile resolve_profile(Backend b, const std::string& device_name,
+                                const std::optional<std::filesystem::path>& explicit_path, const JudgeRunOptions& ro);
 
 }  // namespace khive

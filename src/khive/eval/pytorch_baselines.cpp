@@ -23,14 +23,17 @@ std::string show(const json& j) {
 }
 
 double positive_number(const Fields& r, const json& j, const std::string& field) {
-  if (!j.is_number() || !std::isfinite(j.get<double>()) || j.get<double>() <= 0) r.fail(field, "a positive number", r.got(j));
+  if (!j.is_number() || !std::isfinite(j.get<double>()) || j.get<double>() <= 0)
+    r.fail(field, "a positive number", r.got(j));
   return j.get<double>();
 }
 
-std::optional<double> optional_number(const Fields& r, const json& o, const char* key, const std::string& field, bool allow_zero) {
+std::optional<double> optional_number(const Fields& r, const json& o, const char* key, const std::string& field,
+                                      bool allow_zero) {
   const json* v = Fields::find(o, key);
   if (!v) return std::nullopt;
-  if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0 || (!allow_zero && v->get<double>() == 0))
+  if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0 ||
+      (!allow_zero && v->get<double>() == 0))
     r.fail(field + "." + key, allow_zero ? "a number >= 0" : "a positive number", r.got(*v));
   return v->get<double>();
 }
@@ -115,7 +118,8 @@ PytorchBaselines load_pytorch_baselines(const std::filesystem::path& path) {
   PytorchBaselines p;
   p.file = path;
   std::string schema = string_field(r, root, "schema", true);
-  if (schema != kPytorchBaselinesSchema) r.fail("schema", std::string("\"") + kPytorchBaselinesSchema + "\"", r.got(root["schema"]));
+  if (schema != kPytorchBaselinesSchema)
+    r.fail("schema", std::string("\"") + kPytorchBaselinesSchema + "\"", r.got(root["schema"]));
   p.gpu = string_field(r, root, "gpu", true);
   p.device = string_field(r, root, "device", false);
   p.torch = string_field(r, root, "torch", false);
@@ -142,7 +146,8 @@ std::optional<PytorchBaselines> find_pytorch_baselines(const Task& task, Backend
   auto p = load_pytorch_baselines(path);
   const std::string want = device_slug(device_name, b);
   if (p.gpu != want)
-    throw TaskFormatError(path.filename().string(), "gpu", "\"" + want + "\" (the device this file is named for)", "\"" + p.gpu + "\"");
+    throw TaskFormatError(path.filename().string(), "gpu", "\"" + want + "\" (the device this file is named for)",
+                          "\"" + p.gpu + "\"");
   return p;
 }
 

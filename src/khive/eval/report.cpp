@@ -13,24 +13,29 @@ nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*
 
 nlohmann::json summary_json(const std::optional<SampleSummary>& s) {
   if (!s) return nullptr;
-  return {{"median_s", s->median}, {"min_s", s->min}, {"p10_s", s->p10}, {"p90_s", s->p90}, {"rel_spread", s->rel_spread}, {"samples", s->n}};
+  return {{"median_s", s->median},       {"min_s", s->min}, {"p10_s", s->p10}, {"p90_s", s->p90},
+          {"rel_spread", s->rel_spread}, {"samples", s->n}};
 }
 
 nlohmann::json run_json(const KernelRun& k) {
-  nlohmann::json j = {{"label", k.label},
-                      {"source", k.source.string()},
-                      {"accepted", k.verdict.accepted},
-                      {"build", {{"ok", k.build.ok}, {"cached", k.build.cached}, {"seconds", k.build.seconds}, {"key", k.build.key}}},
-                      {"guard_seconds", k.guard_seconds},
-                      {"judge_seconds", k.verdict.judge_seconds},
-                      {"golden_seconds", k.golden_seconds},
-                      {"correctness_calls", k.verdict.correctness_calls},
-                      {"phases", k.verdict.phases}};
+  nlohmann::json j = {
+      {"label", k.label},
+      {"source", k.source.string()},
+      {"accepted", k.verdict.accepted},
+      {"build", {{"ok", k.build.ok}, {"cached", k.build.cached}, {"seconds", k.build.seconds}, {"key", k.build.key}}},
+      {"guard_seconds", k.guard_seconds},
+      {"judge_seconds", k.verdict.judge_seconds},
+      {"golden_seconds", k.golden_seconds},
+      {"correctness_calls", k.verdict.correctness_calls},
+      {"phases", k.verdict.phases}};
   j["rejection"] = k.verdict.rejection ? k.verdict.rejection->to_json() : nlohmann::json(nullptr);
   nlohmann::json timing = nlohmann::json::array();
   for (const auto& t : k.verdict.timings) {
-    timing.push_back(
-        {{"workload", t.workload}, {"batch", t.batch}, {"validated", t.validated}, {"samples_s", t.samples}, {"in_process_s", t.in_process}});
+    timing.push_back({{"workload", t.workload},
+                      {"batch", t.batch},
+                      {"validated", t.validated},
+                      {"samples_s", t.samples},
+                      {"in_process_s", t.in_process}});
     if (!t.copy.empty()) timing.back()["copy_s"] = t.copy;  // PyTorch timed as a kernel: what each sample left out
     // The calibration behind the samples: what the judge took off each bracket (scripts/device.sh's primer table).
     timing.back()["overhead_s"] = t.overhead_s;
@@ -104,18 +109,21 @@ nlohmann::json report_json(const EvalReport& r) {
   j["task_score"] = opt(r.task_score);
   j["ab"] = nlohmann::json::array();
   for (auto& a : r.ab)
-    j["ab"].push_back(
-        {{"workload", a.workload},
-         {"pairs", a.test.pairs},
-         {"ratio", a.test.ratio},
-         {"median_ratio", a.test.median_ratio},
-         {"noise", a.test.noise},
-         {"p_faster", a.test.p_faster},
-         {"p_slower", a.test.p_slower},
-         {"holm_threshold", a.holm_threshold},
-         {"faster", a.faster},
-         {"slower", a.slower},
-         {"events", {{"ratio", a.events.ratio}, {"p_faster", a.events.p_faster}, {"p_slower", a.events.p_slower}, {"valid", a.events.valid}}}});
+    j["ab"].push_back({{"workload", a.workload},
+                       {"pairs", a.test.pairs},
+                       {"ratio", a.test.ratio},
+                       {"median_ratio", a.test.median_ratio},
+                       {"noise", a.test.noise},
+                       {"p_faster", a.test.p_faster},
+                       {"p_slower", a.test.p_slower},
+                       {"holm_threshold", a.holm_threshold},
+                       {"faster", a.faster},
+                       {"slower", a.slower},
+                       {"events",
+                        {{"ratio", a.events.ratio},
+                         {"p_faster", a.events.p_faster},
+                         {"p_slower", a.events.p_slower},
+                         {"valid", a.events.valid}}}});
   j["new_leader"] = r.new_leader ? nlohmann::json(*r.new_leader) : nlohmann::json(nullptr);
   j["ab_decision"] = r.new_leader ? nlohmann::json(r.ab_decision) : nlohmann::json(nullptr);
   j["ab_weighted_ratio"] = r.new_leader ? nlohmann::json(r.ab_weighted_ratio) : nlohmann::json(nullptr);
@@ -132,31 +140,37 @@ std::string report_text(const EvalReport& r) {
   }
   if (r.clocks.is_object())
     o << fmt::format("clocks: SM {} MHz (max {}), memory {} MHz, {} C\n", r.clocks.value("sm_clock_mhz", "?"),
-                     r.clocks.value("max_sm_clock_mhz", "?"), r.clocks.value("mem_clock_mhz", "?"), r.clocks.value("temperature_c", "?"));
+                     r.clocks.value("max_sm_clock_mhz", "?"), r.clocks.value("mem_clock_mhz", "?"),
+                     r.clocks.value("temperature_c", "?"));
   if (!r.workloads.empty() && r.candidate.verdict.accepted) {
-    o << fmt::format("{:<14} {:>12} {:>7} {:>14} {:>7} {:>10} {:>10} {:>6}\n", "workload", "median", "spread", "rate", "SOL", "vs ref", "vs base",
-                     "score");
+    o << fmt::format("{:<14} {:>12} {:>7} {:>14} {:>7} {:>10} {:>10} {:>6}\n", "workload", "median", "spread", "rate",
+                     "SOL", "vs ref", "vs base", "score");
     for (auto& w : r.workloads) {
       std::string vb = w.baseline_time && w.kernel ? fmt::format("{:.2f}x", *w.baseline_time / w.kernel->median) : "-";
-      o << fmt::format("{:<14} {:>12} {:>6.1f}% {:>14} {:>6.1f}% {:>10} {:>10} {:>6}\n", w.workload, w.kernel ? time_text(w.kernel->median) : "-",
-                       w.kernel ? w.kernel->rel_spread * 100 : 0.0, rate(w), w.fraction_of_sol ? *w.fraction_of_sol * 100 : 0.0,
-                       x(w.speedup_vs_reference), vb, w.score ? fmt::format("{:.3f}", *w.score) : "-");
+      o << fmt::format("{:<14} {:>12} {:>6.1f}% {:>14} {:>6.1f}% {:>10} {:>10} {:>6}\n", w.workload,
+                       w.kernel ? time_text(w.kernel->median) : "-", w.kernel ? w.kernel->rel_spread * 100 : 0.0,
+                       rate(w), w.fraction_of_sol ? *w.fraction_of_sol * 100 : 0.0, x(w.speedup_vs_reference), vb,
+                       w.score ? fmt::format("{:.3f}", *w.score) : "-");
     }
     o << fmt::format("baseline for the score: {}; T_sol from profile '{}'\n",
-                     r.workloads.front().baseline_label.empty() ? "none" : r.workloads.front().baseline_label, r.profile.name);
+                     r.workloads.front().baseline_label.empty() ? "none" : r.workloads.front().baseline_label,
+                     r.profile.name);
   }
   auto line = [&](const KernelRun& k) {
     if (k.verdict.accepted) return fmt::format("{:<18} accepted (guard {:.2f} s)\n", k.label, k.guard_seconds);
-    if (!k.verdict.harness_error.empty()) return fmt::format("{:<18} harness error: {}\n", k.label, k.verdict.harness_error);
+    if (!k.verdict.harness_error.empty())
+      return fmt::format("{:<18} harness error: {}\n", k.label, k.verdict.harness_error);
     auto& j = *k.verdict.rejection;
-    return fmt::format("{:<18} REJECTED at check {} ({}): {}\n", k.label, static_cast<int>(j.check), reason_name(j.reason), j.message);
+    return fmt::format("{:<18} REJECTED at check {} ({}): {}\n", k.label, static_cast<int>(j.check),
+                       reason_name(j.reason), j.message);
   };
   if (r.reference) o << line(*r.reference);
   for (auto& b : r.baselines) o << line(b);
   for (auto& a : r.ab)
-    o << fmt::format("A/B vs leader on {}: {:.3f}x over {} pairs (noise {:.2f}%, signed-rank p faster {:.2g}, slower {:.2g}; {})\n", a.workload,
-                     a.test.ratio, a.test.pairs, a.test.noise * 100, a.test.p_faster, a.test.p_slower,
-                     a.faster ? "faster" : (a.slower ? "slower" : "level"));
+    o << fmt::format(
+        "A/B vs leader on {}: {:.3f}x over {} pairs (noise {:.2f}%, signed-rank p faster {:.2g}, slower {:.2g}; {})\n",
+        a.workload, a.test.ratio, a.test.pairs, a.test.noise * 100, a.test.p_faster, a.test.p_slower,
+        a.faster ? "faster" : (a.slower ? "slower" : "level"));
   if (r.task_score) o << fmt::format("task score: {:.3f}\n", *r.task_score);
   const auto& v = r.candidate.verdict;
   if (v.accepted) {
@@ -165,7 +179,8 @@ std::string report_text(const EvalReport& r) {
     o << "\n";
   } else {
     auto& j = *v.rejection;
-    o << fmt::format("verdict: REJECTED at check {} ({}): {}\n", static_cast<int>(j.check), check_name(j.check), reason_name(j.reason));
+    o << fmt::format("verdict: REJECTED at check {} ({}): {}\n", static_cast<int>(j.check), check_name(j.check),
+                     reason_name(j.reason));
     o << "  " << j.message << "\n";
     if (!j.diagnosis.empty()) o << "  " << j.diagnosis << "\n";
   }

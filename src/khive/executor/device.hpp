@@ -63,7 +63,8 @@ class ExecDevice {
 
 std::unique_ptr<ExecDevice> make_cpu_exec_device();
 #if defined(KHIVE_WITH_CUDA)
-// Initialises CUDA (device 0 of CUDA_VISIBLE_DEVICES), a non-blocking stream and its events. Throws Fault("device_init").
+// Initialises CUDA (device 0 of CUDA_VISIBLE_DEVICES), a non-blocking stream and its events. Throws
+// Fault("device_init").
 std::unique_ptr<ExecDevice> make_cuda_exec_device(std::size_t max_calls);
 #endif
 

@@ -19,7 +19,8 @@ class CpuExecDevice final : public ExecDevice {
     unmap();
     if (specs.size() != fds.size()) {
       for (int fd : fds) ::close(fd);
-      throw Fault("bad_request", "map: " + std::to_string(specs.size()) + " regions but " + std::to_string(fds.size()) + " descriptors");
+      throw Fault("bad_request", "map: " + std::to_string(specs.size()) + " regions but " + std::to_string(fds.size()) +
+                                     " descriptors");
     }
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const int prot = PROT_READ | (specs[i].writable ? PROT_WRITE : 0);
@@ -28,7 +29,8 @@ class CpuExecDevice final : public ExecDevice {
       ::close(fds[i]);
       if (p == MAP_FAILED) {
         for (std::size_t k = i + 1; k < fds.size(); ++k) ::close(fds[k]);
-        throw Fault("bad_request", std::string("map: mmap of region ") + std::to_string(i) + " failed: " + std::strerror(err));
+        throw Fault("bad_request",
+                    std::string("map: mmap of region ") + std::to_string(i) + " failed: " + std::strerror(err));
       }
       regions_.push_back({static_cast<char*>(p), specs[i].bytes});
     }

@@ -38,7 +38,8 @@ __global__ void touch_kernel(TouchParams t) {
     const std::size_t head = n < to_aligned ? n : to_aligned;
     const std::size_t words = (n - head) / 16, tail = head + 16 * words;
     uint4* q = reinterpret_cast<uint4*>(p + head);
-    for (std::size_t i = tid; i < head; i += stride) write ? void(p[i] = 0) : void(acc += static_cast<unsigned char>(p[i]));
+    for (std::size_t i = tid; i < head; i += stride)
+      write ? void(p[i] = 0) : void(acc += static_cast<unsigned char>(p[i]));
     for (std::size_t i = tid; i < words; i += stride) {
       if (write) {
         q[i] = make_uint4(0, 0, 0, 0);
@@ -47,7 +48,8 @@ __global__ void touch_kernel(TouchParams t) {
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
       }
     }
-    for (std::size_t i = tail + tid; i < n; i += stride) write ? void(p[i] = 0) : void(acc += static_cast<unsigned char>(p[i]));
+    for (std::size_t i = tail + tid; i < n; i += stride)
+      write ? void(p[i] = 0) : void(acc += static_cast<unsigned char>(p[i]));
   }
   if (acc == 0x9e3779b9u) g_touch_sink = acc;
 }
@@ -91,8 +93,8 @@ void touch_entry_fn(void* const* args, void* stream) {
 
 void ck(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
-    throw Fault("cuda_error", std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" + cudaGetErrorName(e) +
-                                  "): " + cudaGetErrorString(e));
+    throw Fault("cuda_error", std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" +
+                                  cudaGetErrorName(e) + "): " + cudaGetErrorString(e));
 }
 
 class CudaExecDevice final : public ExecDevice {
@@ -100,7 +102,8 @@ class CudaExecDevice final : public ExecDevice {
   explicit CudaExecDevice(std::size_t max_calls) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) throw Fault("device_init", std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
+    if (e != cudaSuccess || count == 0)
+      throw Fault("device_init", std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
     auto init = [](cudaError_t r, const char* what) {
       if (r != cudaSuccess) throw Fault("device_init", std::string(what) + ": " + cudaGetErrorString(r));
     };
@@ -112,7 +115,8 @@ class CudaExecDevice final : public ExecDevice {
     for (auto& ev : events_) init(cudaEventCreate(&ev), "cudaEventCreate");
     // No persisting-L2 carve-out in this context (the judge also resets persisting lines before every flush).
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.persistingL2CacheMaxSize > 0) cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.persistingL2CacheMaxSize > 0)
+      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     init(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   ~CudaExecDevice() override {
@@ -214,6 +218,8 @@ class CudaExecDevice final : public ExecDevice {
 
 }  // namespace
 
-std::unique_ptr<ExecDevice> make_cuda_exec_device(std::size_t max_calls) { return std::make_unique<CudaExecDevice>(max_calls); }
+std::unique_ptr<ExecDevice> make_cuda_exec_device(std::size_t max_calls) {
+  return std::make_unique<CudaExecDevice>(max_calls);
+}
 
 }  // namespace khive::exec

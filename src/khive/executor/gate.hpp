@@ -10,9 +10,10 @@
 // J1 - J0, less what the bracket holds beyond the executor's events around a built-in call that touches the workload's
 // memory (calibrated per workload before the kernel is loaded; device.hpp, TouchCall), is the judge's time of the
 // call; E - S is the executor's own, a cross-check only. Both sides enqueue a whole batch up front, the judge once the
-// executor has its message (a host's enqueue blocks while its queue on the device is full). The counters are in memory the executor can write:
-// forging them gains nothing (an early `ready` runs the kernel on inputs not yet revealed; an early `done` ends the
-// judge's clock before the outputs are complete, which the checksum at J1 and the comparison after the batch see).
+// executor has its message (a host's enqueue blocks while its queue on the device is full). The counters are in memory
+// the executor can write: forging them gains nothing (an early `ready` runs the kernel on inputs not yet revealed; an
+// early `done` ends the judge's clock before the outputs are complete, which the checksum at J1 and the comparison
+// after the batch see).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -31,7 +31,8 @@ volatile uintptr_t g_inputs_begin = 0, g_inputs_end = 0;
 void on_fault(int, siginfo_t* info, void*) {
   const auto a = reinterpret_cast<uintptr_t>(info->si_addr);
   if (a >= g_inputs_begin && a < g_inputs_end) {
-    static const char msg[] = "khive-exec: the kernel wrote into its inputs, which are read-only (the judge seals them)\n";
+    static const char msg[] =
+        "khive-exec: the kernel wrote into its inputs, which are read-only (the judge seals them)\n";
     (void)!::write(2, msg, sizeof msg - 1);
   }
   // SA_RESETHAND: the default action now; the faulting store runs again and ends the process with this signal.
@@ -84,7 +85,9 @@ struct Executor {
       for (const auto& p : setup.read_paths) read.push_back(p);
       int abi = 0;
       std::string e = apply_landlock(read, device_paths(cuda), setup.vendor_libraries, abi);
-      layers["landlock"] = e.empty() ? "abi " + std::to_string(abi) + (abi >= 6 ? " (files, signals, abstract sockets)" : " (files)") : "off: " + e;
+      layers["landlock"] =
+          e.empty() ? "abi " + std::to_string(abi) + (abi >= 6 ? " (files, signals, abstract sockets)" : " (files)")
+                    : "off: " + e;
     } else {
       layers["landlock"] = "off: not requested";
     }
@@ -119,8 +122,9 @@ struct Executor {
         }
       }
       std::string e = apply_seccomp(cuda, extra, notify_fd);
-      layers["seccomp"] =
-          e.empty() ? std::string(notify_fd >= 0 ? "allowlist, violations reported to the judge" : "allowlist, violations kill") : "off: " + e;
+      layers["seccomp"] = e.empty() ? std::string(notify_fd >= 0 ? "allowlist, violations reported to the judge"
+                                                                 : "allowlist, violations kill")
+                                    : "off: " + e;
       if (!extra.empty()) layers["seccomp_extra"] = extra;
     } else {
       layers["seccomp"] = "off: not requested";
@@ -130,7 +134,8 @@ struct Executor {
 
   void on_map(const Message& m) {
     std::vector<RegionSpec> specs;
-    for (const auto& r : m.body.at("regions")) specs.push_back({r.at("bytes").get<std::size_t>(), r.value("access", "r") == "rw"});
+    for (const auto& r : m.body.at("regions"))
+      specs.push_back({r.at("bytes").get<std::size_t>(), r.value("access", "r") == "rw"});
     sets.clear();
     dev->map(specs, m.fds);
     if (setup.backend == "cpu" && dev->region_count() > 0 && !specs[0].writable) {
@@ -156,7 +161,8 @@ struct Executor {
       for (const auto& a : args) {
         if (a.contains("region")) {
           const std::size_t r = a.at("region").get<std::size_t>(), off = a.at("offset").get<std::size_t>();
-          if (r >= dev->region_count() || off > dev->region_bytes(r)) throw Fault("bad_request", "layout: an argument outside the regions");
+          if (r >= dev->region_count() || off > dev->region_bytes(r))
+            throw Fault("bad_request", "layout: an argument outside the regions");
           set->args.push_back(dev->base(r) + off);
         } else if (a.contains("scalar")) {
           const std::size_t k = a.at("scalar").get<std::size_t>();
@@ -178,7 +184,8 @@ struct Executor {
   std::vector<double> run(EntryFn f, const std::vector<void* const*>& lists, const Message& m) {
     if (!m.body.contains("gate")) return dev->run(f, lists);
     const uint64_t first = m.body.at("gate").at("first").get<uint64_t>();
-    if (first == 0 || first + lists.size() > 0xffffffffull) throw Fault("bad_request", "call: gate values out of range");
+    if (first == 0 || first + lists.size() > 0xffffffffull)
+      throw Fault("bad_request", "call: gate values out of range");
     return dev->run_gated(f, lists, static_cast<uint32_t>(first));
   }
 
@@ -188,7 +195,8 @@ struct Executor {
       const std::size_t n = m.body.value("count", std::size_t{1});
       if (n == 0 || n > kMaxCalls) throw Fault("bad_request", "null: count out of range");
       if (m.body.contains("touch"))
-        return {{"op", "done"}, {"times_s", run(touch_call(m.body.at("touch")), std::vector<void* const*>(n, touch_args), m)}};
+        return {{"op", "done"},
+                {"times_s", run(touch_call(m.body.at("touch")), std::vector<void* const*>(n, touch_args), m)}};
       static void* const none[1] = {nullptr};
       lists.assign(n, none);
       return {{"op", "done"}, {"times_s", run(nullptr, lists, m)}};
@@ -203,7 +211,8 @@ struct Executor {
       const auto& sc = c.value("scalars", nlohmann::json::array());
       if (sc.size() != set.scalars.size()) throw Fault("bad_request", "call: wrong number of scalars");
       for (std::size_t k = 0; k < sc.size(); ++k)
-        if (!from_hex(sc[k].get<std::string>(), set.scalars[k].data(), 8)) throw Fault("bad_request", "call: malformed scalar");
+        if (!from_hex(sc[k].get<std::string>(), set.scalars[k].data(), 8))
+          throw Fault("bad_request", "call: malformed scalar");
       lists.push_back(set.args.data());
     }
     return {{"op", "done"}, {"times_s", run(entry, lists, m)}};
@@ -220,7 +229,8 @@ struct Executor {
     if (!spans.is_array() || spans.size() > kMaxTouchSpans) throw Fault("bad_request", "touch: too many spans");
     touch = TouchCall{};
     for (const auto& sp : spans) {
-      const std::size_t r = sp.at("region").get<std::size_t>(), off = sp.at("offset").get<std::size_t>(), bytes = sp.at("bytes").get<std::size_t>();
+      const std::size_t r = sp.at("region").get<std::size_t>(), off = sp.at("offset").get<std::size_t>(),
+                        bytes = sp.at("bytes").get<std::size_t>();
       if (r >= dev->region_count() || off > dev->region_bytes(r) || bytes > dev->region_bytes(r) - off)
         throw Fault("bad_request", "touch: a span outside the regions");
       touch.spans[touch.count++] = {dev->base(r) + off, bytes, sp.at("write").get<bool>()};
@@ -233,7 +243,8 @@ struct Executor {
     void* h = ::dlopen(setup.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) throw Fault("load_error", std::string("cannot load ") + setup.library + ": " + ::dlerror());
     auto abi = static_cast<const char*>(::dlsym(h, "khive_abi"));
-    if (!abi || std::strcmp(abi, "khive-entry-v1") != 0) throw Fault("load_error", setup.library + ": not built by khive (no khive_abi marker)");
+    if (!abi || std::strcmp(abi, "khive-entry-v1") != 0)
+      throw Fault("load_error", setup.library + ": not built by khive (no khive_abi marker)");
     entry = reinterpret_cast<EntryFn>(::dlsym(h, "khive_entry"));
     if (!entry) throw Fault("load_error", setup.library + ": no khive_entry symbol");
   }
@@ -283,7 +294,8 @@ struct Executor {
       } catch (const Fault& f) {
         reply = {{"op", "fault"}, {"reason", f.reason}, {"message", f.what()}};
       } catch (const nlohmann::json::exception& e) {
-        reply = {{"op", "fault"}, {"reason", "bad_request"}, {"message", std::string("malformed request: ") + e.what()}};
+        reply = {
+            {"op", "fault"}, {"reason", "bad_request"}, {"message", std::string("malformed request: ") + e.what()}};
       }
       send_message(sock, reply);
     }

@@ -10,7 +10,8 @@ namespace khive::exec {
 
 void send_message(int sock, const nlohmann::json& body, const std::vector<int>& fds) {
   const std::string data = body.dump();
-  if (data.size() > kMaxMessage) throw ChannelError("message of " + std::to_string(data.size()) + " bytes is over the limit");
+  if (data.size() > kMaxMessage)
+    throw ChannelError("message of " + std::to_string(data.size()) + " bytes is over the limit");
   if (fds.size() > kMaxFds) throw ChannelError("too many descriptors in one message");
   msghdr m{};
   iovec io{const_cast<char*>(data.data()), data.size()};
@@ -96,7 +97,8 @@ Message receive(int sock) {
 }
 
 Setup parse_setup(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("backend")) throw std::invalid_argument("setup: expected a JSON object with a \"backend\"");
+  if (!j.is_object() || !j.contains("backend"))
+    throw std::invalid_argument("setup: expected a JSON object with a \"backend\"");
   return j.get<Setup>();
 }
 

@@ -70,12 +70,14 @@ struct Setup {
                              // to spare and the judge's clock sees every wake-up); 0 = block at once
   std::string task_dir;      // the PyTorch reference's executor (python/khive_torch/executor.py): the task
                              // whose definition.json holds the reference; khive-exec ignores it
-  bool as_kernel = false;    // that executor timed as the kernel under test (python/khive_torch/timed.py): on the
-                             // judge's own regions and gate, its result copies answered as "copy_s"; khive-exec ignores it
+  bool as_kernel =
+      false;  // that executor timed as the kernel under test (python/khive_torch/timed.py): on the
+              // judge's own regions and gate, its result copies answered as "copy_s"; khive-exec ignores it
 };
 // Every field travels; a field the JSON lacks keeps Setup{}'s default (parse_setup insists on the backend).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Setup, backend, library, read_paths, vendor_libraries, seccomp, landlock, new_netns,
-                                                drop_capabilities, memory_limit, spin_s, task_dir, as_kernel)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Setup, backend, library, read_paths, vendor_libraries, seccomp,
+                                                landlock, new_netns, drop_capabilities, memory_limit, spin_s, task_dir,
+                                                as_kernel)
 Setup parse_setup(const nlohmann::json& j);
 
 // Scalar and axis arguments travel as the raw bytes of the task's dtype (scalars: up to 8 bytes, hex).

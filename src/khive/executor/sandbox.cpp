@@ -25,7 +25,8 @@ namespace khive::exec {
 namespace {
 
 // Landlock's ABI (linux/landlock.h of newer kernels; Debian 12's headers stop at ABI 2).
-constexpr unsigned long long kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2, kFsReadDir = 1ull << 3;
+constexpr unsigned long long kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2,
+                             kFsReadDir = 1ull << 3;
 constexpr unsigned long long kFsTruncate = 1ull << 14, kFsIoctlDev = 1ull << 15;
 constexpr unsigned long long kScopeAbstractUnix = 1ull << 0, kScopeSignal = 1ull << 1;
 constexpr int kRulePathBeneath = 1;
@@ -50,7 +51,8 @@ unsigned long long handled_fs(int abi) {
 
 // Vendor libraries a kernel may not load unless its task allows them (they stay outside the view).
 bool vendor_library(const std::string& name) {
-  static const std::regex re("^lib(cublas|cublasLt|cudnn|cufft|curand|cusolver|cusparse|nvblas|cutensor|nccl|nvjpeg|npp|cupti)[^/]*\\.so.*$");
+  static const std::regex re(
+      "^lib(cublas|cublasLt|cudnn|cufft|curand|cusolver|cusparse|nvblas|cutensor|nccl|nvjpeg|npp|cupti)[^/]*\\.so.*$");
   return std::regex_match(name, re);
 }
 
@@ -58,7 +60,8 @@ bool add_rule(int ruleset, const std::string& path, unsigned long long rights, u
   int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) rights &= kFsExecute | kFsReadFile | kFsWriteFile | kFsIoctlDev | (1ull << 14);
+  if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+    rights &= kFsExecute | kFsReadFile | kFsWriteFile | kFsIoctlDev | (1ull << 14);
   PathBeneathAttr pb{rights & handled, fd};
   bool ok = ::syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &pb, 0) == 0;
   ::close(fd);
@@ -74,13 +77,15 @@ void add_read_path(int ruleset, const std::string& path, unsigned long long hand
     return;
   }
   bool has_vendor = false;
-  for (auto it = std::filesystem::directory_iterator(path, ec); !vendor && !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+  for (auto it = std::filesystem::directory_iterator(path, ec);
+       !vendor && !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
     if (vendor_library(it->path().filename().string())) has_vendor = true;
   if (!has_vendor) {
     add_rule(ruleset, path, r, handled);
     return;
   }
-  for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+  for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (vendor_library(name)) continue;
     std::error_code e2;
@@ -91,15 +96,17 @@ void add_read_path(int ruleset, const std::string& path, unsigned long long hand
 
 int loaded_object_dir(dl_phdr_info* info, size_t, void* data) {
   auto* dirs = static_cast<std::set<std::string>*>(data);
-  if (info->dlpi_name && info->dlpi_name[0] == '/') dirs->insert(std::filesystem::path(info->dlpi_name).parent_path().string());
+  if (info->dlpi_name && info->dlpi_name[0] == '/')
+    dirs->insert(std::filesystem::path(info->dlpi_name).parent_path().string());
   return 0;
 }
 
 }  // namespace
 
 std::vector<std::string> base_read_paths() {
-  std::vector<std::string> p = {"/lib",  "/lib64", "/usr/lib", "/usr/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-                                "/proc", "/sys"};
+  std::vector<std::string> p = {
+      "/lib",  "/lib64", "/usr/lib", "/usr/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+      "/proc", "/sys"};
   // Where the libraries already loaded live (the CUDA runtime and driver: the driver loads helpers from its own
   // folder); LD_LIBRARY_PATH's folders, where a kernel's dependencies are found.
   std::set<std::string> dirs;
@@ -123,20 +130,22 @@ std::vector<std::string> device_paths(bool cuda) {
   std::vector<std::string> p = {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"};
   if (cuda) {
     std::error_code ec;
-    for (auto it = std::filesystem::directory_iterator("/dev", ec); !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    for (auto it = std::filesystem::directory_iterator("/dev", ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec))
       if (it->path().filename().string().rfind("nvidia", 0) == 0) p.push_back(it->path().string());
   }
   return p;
 }
 
-std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& dev_paths, bool vendor, int& abi,
-                           unsigned scopes, const std::vector<std::string>& write_paths) {
+std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& dev_paths,
+                           bool vendor, int& abi, unsigned scopes, const std::vector<std::string>& write_paths) {
   abi = static_cast<int>(::syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion));
   if (abi < 1) {
     abi = 0;
     return std::string("the kernel has no Landlock (") + std::strerror(errno) + ")";
   }
-  const unsigned long long scoped = (scopes & kScopeAbstractUnixSockets ? kScopeAbstractUnix : 0ull) | (scopes & kScopeSignals ? kScopeSignal : 0ull);
+  const unsigned long long scoped =
+      (scopes & kScopeAbstractUnixSockets ? kScopeAbstractUnix : 0ull) | (scopes & kScopeSignals ? kScopeSignal : 0ull);
   RulesetAttr attr{handled_fs(abi), 0, abi >= 6 ? scoped : 0};
   const std::size_t size = abi >= 6 ? sizeof(RulesetAttr) : (abi >= 4 ? 16 : 8);
   int rs = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0));
@@ -318,15 +327,17 @@ const char* const kAllowed[] = {
 
 // Refused with an error instead of a violation: settings a library may try and survive without, and which
 // could otherwise reach other processes of the same user (affinity, priority).
-const char* const kRefused[] = {"sched_setaffinity", "sched_setscheduler", "sched_setparam", "setpriority", "chdir", "fchdir", "personality"};
+const char* const kRefused[] = {
+    "sched_setaffinity", "sched_setscheduler", "sched_setparam", "setpriority", "chdir", "fchdir", "personality"};
 
 }  // namespace
 
 std::vector<std::string> allowed_syscalls() {
   std::vector<std::string> v(std::begin(kAllowed), std::end(kAllowed));
-  for (const char* s : {"openat (read-only; CUDA: read-write device nodes)", "open (likewise)", "clone (threads only)",
-                        "kill / tgkill (itself only, never SIGKILL)", "prlimit64 (reading only)", "prctl (names, dumpable)",
-                        "fcntl (descriptor flags, locks, seals, pipe sizes; never F_SETOWN, F_SETSIG, F_SETLEASE or F_NOTIFY)"})
+  for (const char* s :
+       {"openat (read-only; CUDA: read-write device nodes)", "open (likewise)", "clone (threads only)",
+        "kill / tgkill (itself only, never SIGKILL)", "prlimit64 (reading only)", "prctl (names, dumpable)",
+        "fcntl (descriptor flags, locks, seals, pipe sizes; never F_SETOWN, F_SETSIG, F_SETLEASE or F_NOTIFY)"})
     v.emplace_back(s);
   return v;
 }
@@ -352,22 +363,25 @@ std::string apply_seccomp(bool cuda, const std::vector<std::string>& extra, int&
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr("clone3"), 0);
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("clone"), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
   // Files: read-only opens (the view decides which); CUDA opens its device nodes read-write.
-  const unsigned long deny = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | (cuda ? 0ul : static_cast<unsigned long>(O_RDWR));
+  const unsigned long deny =
+      O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | (cuda ? 0ul : static_cast<unsigned long>(O_RDWR));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("openat"), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, deny, 0));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("open"), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, deny, 0));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr("openat2"), 0);
   // Signals: to itself only (abort, raise, pthread_kill), and never SIGKILL, which therefore always comes from outside.
   const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("kill"), 2, SCMP_A0(SCMP_CMP_EQ, self), SCMP_A1(SCMP_CMP_NE, SIGKILL));
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("tgkill"), 2, SCMP_A0(SCMP_CMP_EQ, self), SCMP_A2(SCMP_CMP_NE, SIGKILL));
+  rc |=
+      seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("tgkill"), 2, SCMP_A0(SCMP_CMP_EQ, self), SCMP_A2(SCMP_CMP_NE, SIGKILL));
   // Reading its own limits (prlimit64(0, resource, NULL, old)).
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("prlimit64"), 2, SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0));
   // fcntl by command: the ones that deliver signals (F_SETOWN, F_SETOWN_EX, F_SETSIG: I/O-ready signals sent to an
   // owner of the caller's choosing; F_SETLEASE, F_NOTIFY: lease breaks and directory changes signalled) would reach
   // the judge where Landlock has no signal scope (kernels before 6.12, or the CUDA fallback without Landlock), so
   // they are violations like any other call outside the list.
-  for (int cmd : {F_DUPFD,     F_DUPFD_CLOEXEC, F_GETFD,  F_SETFD,     F_GETFL,  F_SETFL,    F_GETLK,      F_SETLK,      F_SETLKW,    F_OFD_GETLK,
-                  F_OFD_SETLK, F_OFD_SETLKW,    F_GETOWN, F_GETOWN_EX, F_GETSIG, F_GETLEASE, F_GETPIPE_SZ, F_SETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS})
+  for (int cmd : {F_DUPFD,  F_DUPFD_CLOEXEC, F_GETFD,      F_SETFD,      F_GETFL,      F_SETFL,    F_GETLK,
+                  F_SETLK,  F_SETLKW,        F_OFD_GETLK,  F_OFD_SETLK,  F_OFD_SETLKW, F_GETOWN,   F_GETOWN_EX,
+                  F_GETSIG, F_GETLEASE,      F_GETPIPE_SZ, F_SETPIPE_SZ, F_ADD_SEALS,  F_GET_SEALS})
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("fcntl"), 1, SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(cmd)));
   for (int opt : {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_SET_VMA, PR_GET_NO_NEW_PRIVS, PR_CAPBSET_READ})
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr("prctl"), 1, SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(opt)));

@@ -36,8 +36,9 @@ struct SandboxReport {
 enum LandlockScope : unsigned { kScopeAbstractUnixSockets = 1u, kScopeSignals = 2u };
 // `write_paths` (directories): every right beneath them (create, write, remove), for a jailed tool's scratch folder
 // (khive-jail); an executor has none.
-std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& device_paths, bool vendor_libraries, int& abi,
-                           unsigned scopes = kScopeAbstractUnixSockets | kScopeSignals, const std::vector<std::string>& write_paths = {});
+std::string apply_landlock(const std::vector<std::string>& read_paths, const std::vector<std::string>& device_paths,
+                           bool vendor_libraries, int& abi, unsigned scopes = kScopeAbstractUnixSockets | kScopeSignals,
+                           const std::vector<std::string>& write_paths = {});
 // The paths every executor needs read: system libraries, ld.so's cache, /proc, /sys; plus the directories of the
 // shared objects already loaded (where a kernel's own dependencies are found).
 std::vector<std::string> base_read_paths();

@@ -52,7 +52,8 @@ const Driver& driver() {
 }
 
 void ck(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + " failed: CUresult " + std::to_string(static_cast<int>(r)));
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed: CUresult " + std::to_string(static_cast<int>(r)));
 }
 
 CUmemAllocationProp prop() {
@@ -111,7 +112,8 @@ VmmRegion vmm_create(std::size_t bytes) {
 
 int vmm_export(const VmmRegion& r) {
   int fd = -1;
-  ck(driver().export_handle(&fd, static_cast<CUmemGenericAllocationHandle>(r.handle), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+  ck(driver().export_handle(&fd, static_cast<CUmemGenericAllocationHandle>(r.handle),
+                            CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
      "cuMemExportToShareableHandle");
   return fd;
 }
@@ -120,7 +122,8 @@ VmmRegion vmm_import(int fd, std::size_t bytes) {
   VmmRegion r;
   r.bytes = bytes;
   CUmemGenericAllocationHandle h = 0;
-  CUresult res = driver().import_handle(&h, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  CUresult res = driver().import_handle(&h, reinterpret_cast<void*>(static_cast<uintptr_t>(fd)),
+                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
   ::close(fd);
   ck(res, "cuMemImportFromShareableHandle");
   r.handle = h;

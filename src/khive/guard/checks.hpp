@@ -26,12 +26,12 @@ struct WorkloadTiming {
   std::string workload;
   std::vector<double> samples;     // seconds per call, one per timed batch, from the judge's clock
   std::vector<double> in_process;  // the executor's own per-call time for the same batches (cross-check only)
-  std::vector<double> copy;        // a PyTorch run's: per call, the copy of run()'s result its sample leaves out; else empty
-  int batch = 1;                   // calls per timed batch
-  double overhead_s = 0;           // the judge's calibrated exchange subtracted from each bracket (for people)
-  double gate_s = 0;               // GPU: the calibrated no-work call through the gate (for people)
-  SampleSummary summary;           // of samples
-  int validated = 0;               // timed calls whose outputs were compared with goldens (all of them)
+  std::vector<double> copy;  // a PyTorch run's: per call, the copy of run()'s result its sample leaves out; else empty
+  int batch = 1;             // calls per timed batch
+  double overhead_s = 0;     // the judge's calibrated exchange subtracted from each bracket (for people)
+  double gate_s = 0;         // GPU: the calibrated no-work call through the gate (for people)
+  SampleSummary summary;     // of samples
+  int validated = 0;         // timed calls whose outputs were compared with goldens (all of them)
 };
 
 struct Verdict {

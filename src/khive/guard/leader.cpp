@@ -7,14 +7,16 @@
 
 namespace khive {
 
-std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others) {
+std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread,
+                                                const std::vector<MeasuredTime>& others) {
   const double tol = std::max(0.10, 3 * rel_spread);
   const MeasuredTime* best = nullptr;
   for (const auto& o : others)
     if (o.time_s > 0 && (!best || o.time_s < best->time_s)) best = &o;
   if (!best || !(candidate_s > best->time_s * (1 + tol))) return std::nullopt;
   return fmt::format(
-      "its median {:.4g} s is {:.0f}% slower than {}'s {:.4g} s (beyond the {:.0f}% noise): the A/B's gain over the leader "
+      "its median {:.4g} s is {:.0f}% slower than {}'s {:.4g} s (beyond the {:.0f}% noise): the A/B's gain over the "
+      "leader "
       "is not confirmed by the solo measurements, so it stays a backup",
       candidate_s, (candidate_s / best->time_s - 1) * 100, best->id, best->time_s, tol * 100);
 }
@@ -41,7 +43,8 @@ std::optional<LeaderRuling> rule_on_accepted(const LeaderEvidence& e) {
   return r;
 }
 
-MedianComparison compare_recorded_medians(const std::map<std::string, double>& leader_s, const std::map<std::string, double>& candidate_s,
+MedianComparison compare_recorded_medians(const std::map<std::string, double>& leader_s,
+                                          const std::map<std::string, double>& candidate_s,
                                           const std::map<std::string, double>& weights, double noise, double min_gain) {
   MedianComparison m;
   double lw = 0, ws = 0;

@@ -26,7 +26,8 @@ struct MeasuredTime {
 // the two disagree (a candidate "faster than the leader" whose median is slower than a backup's), the A/B's gain is not
 // confirmed and the candidate stays a backup. Returns why, or nullopt. Noise: max(10 %, 3 x the candidate's relative
 // spread).
-std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread, const std::vector<MeasuredTime>& others);
+std::optional<std::string> leader_inconsistency(double candidate_s, double rel_spread,
+                                                const std::vector<MeasuredTime>& others);
 
 // How often a win over a leader that was replaced while the candidate was measured is measured again against the new
 // one before the candidate is settled as a backup: the leader can change under a long evaluation more than once, but
@@ -66,7 +67,8 @@ struct MedianComparison {
   bool beats_leader = false;
   bool within_noise = false;  // a positive gain over min_gain that the noise does not let lead (no workload beyond it)
 };
-MedianComparison compare_recorded_medians(const std::map<std::string, double>& leader_s, const std::map<std::string, double>& candidate_s,
+MedianComparison compare_recorded_medians(const std::map<std::string, double>& leader_s,
+                                          const std::map<std::string, double>& candidate_s,
                                           const std::map<std::string, double>& weights, double noise, double min_gain);
 
 }  // namespace khive

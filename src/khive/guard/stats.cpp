@@ -192,22 +192,25 @@ double min_gain_for_backend(const std::string& backend) { return backend == "cud
 namespace {
 // |leader - candidate| in time at the estimated ratio: the leader's median scaled by how much the ratio moves it.
 double effect_s(const AbTest& t) { return t.ratio > 0 ? t.leader_s * std::abs(1.0 - 1.0 / t.ratio) : 0.0; }
-bool beats_resolution(const AbTest& t, const AbRule& rule) { return rule.min_gain_s <= 0 || effect_s(t) > rule.min_gain_s; }
+bool beats_resolution(const AbTest& t, const AbRule& rule) {
+  return rule.min_gain_s <= 0 || effect_s(t) > rule.min_gain_s;
+}
 }  // namespace
 
 bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule) {
-  return t.valid && t.pairs >= rule.min_pairs && t.p_faster <= p_threshold && t.ratio - 1.0 > rule.min_gain && beats_resolution(t, rule);
+  return t.valid && t.pairs >= rule.min_pairs && t.p_faster <= p_threshold && t.ratio - 1.0 > rule.min_gain &&
+         beats_resolution(t, rule);
 }
 
 bool is_slower(const AbTest& t, const AbRule& rule) {
-  return t.valid && t.pairs >= 2 && t.p_slower <= rule.alpha_slower && t.ratio > 0 && 1.0 / t.ratio - 1.0 > rule.min_gain &&
-         beats_resolution(t, rule);
+  return t.valid && t.pairs >= 2 && t.p_slower <= rule.alpha_slower && t.ratio > 0 &&
+         1.0 / t.ratio - 1.0 > rule.min_gain && beats_resolution(t, rule);
 }
 
 namespace {
 // decide_leader with the veto's workloads given: `slower[i]` says whether workload i vetoes.
-LeaderDecision decide_with_veto(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule,
-                                const std::vector<bool>& slower) {
+LeaderDecision decide_with_veto(const std::vector<AbTest>& per_workload, const std::vector<double>& weights,
+                                const AbRule& rule, const std::vector<bool>& slower) {
   LeaderDecision d;
   const std::size_t w = per_workload.size();
   if (w == 0) {
@@ -217,7 +220,8 @@ LeaderDecision decide_with_veto(const std::vector<AbTest>& per_workload, const s
   // Holm's step-down: the k-th smallest p_faster is compared with alpha / (w - k); the first that fails stops it.
   std::vector<std::size_t> order(w);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return per_workload[x].p_faster < per_workload[y].p_faster; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return per_workload[x].p_faster < per_workload[y].p_faster; });
   d.holm_threshold.assign(w, 0.0);
   bool still = true;
   for (std::size_t k = 0; k < w; ++k) {
@@ -248,32 +252,38 @@ LeaderDecision decide_with_veto(const std::vector<AbTest>& per_workload, const s
   if (!usable)
     d.why = "too few valid A/B pairs on some workload";
   else if (!d.slower.empty())
-    d.why = fmt::format("slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}", d.slower.size(),
-                        rule.alpha_slower, rule.min_gain * 100, overall);
+    d.why = fmt::format(
+        "slower than the leader on {} workload(s) (signed-rank p <= {:g}, beyond the {:g}% minimum effect); {}",
+        d.slower.size(), rule.alpha_slower, rule.min_gain * 100, overall);
   else if (d.faster.empty())
-    d.why = fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%{}; {}", rule.alpha, rule.min_gain * 100,
+    d.why = fmt::format("faster on no workload at family-wise level {:g} with a gain over {:g}%{}; {}", rule.alpha,
+                        rule.min_gain * 100,
                         rule.min_gain_s > 0 ? fmt::format(" and {:g} us", rule.min_gain_s * 1e6) : "", overall);
   else if (d.weighted_ratio - 1.0 <= rule.min_gain)
     d.why = fmt::format("{} is under the {:g}% minimum", overall, rule.min_gain * 100);
   else {
     d.new_leader = true;
-    d.why = fmt::format("faster on {} of {} workload(s) (signed-rank, Holm at {:g}), slower on none; {}", d.faster.size(), w, rule.alpha, overall);
+    d.why = fmt::format("faster on {} of {} workload(s) (signed-rank, Holm at {:g}), slower on none; {}",
+                        d.faster.size(), w, rule.alpha, overall);
   }
   return d;
 }
 }  // namespace
 
-LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule) {
+LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights,
+                             const AbRule& rule) {
   std::vector<bool> slower(per_workload.size());
   for (std::size_t i = 0; i < per_workload.size(); ++i) slower[i] = is_slower(per_workload[i], rule);
   return decide_with_veto(per_workload, weights, rule, slower);
 }
 
 bool is_slower_on_the_judge_alone(const AbTest& t, const AbRule& rule) {
-  return is_slower(t, rule) && 1.0 / t.ratio - 1.0 > rule.judge_alone_slower && (rule.min_gain_s <= 0 || effect_s(t) > 4 * rule.min_gain_s);
+  return is_slower(t, rule) && 1.0 / t.ratio - 1.0 > rule.judge_alone_slower &&
+         (rule.min_gain_s <= 0 || effect_s(t) > 4 * rule.min_gain_s);
 }
 
-bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s, const StoppingRule& r) {
+bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s,
+                       const StoppingRule& r) {
   const std::size_t n = std::min(a.size(), b.size());
   if (n >= r.max_samples) return true;
   if (n < 2) return false;
@@ -284,14 +294,15 @@ bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& 
   // spread of |l| is the noise whether or not there is an effect, and it says nothing about the signs).
   std::vector<double> absl;
   for (std::size_t i = 0; i < n; ++i)
-    if (a[i] > 0 && b[i] > 0 && std::isfinite(a[i]) && std::isfinite(b[i])) absl.push_back(std::fabs(std::log(a[i] / b[i])));
+    if (a[i] > 0 && b[i] > 0 && std::isfinite(a[i]) && std::isfinite(b[i]))
+      absl.push_back(std::fabs(std::log(a[i] / b[i])));
   if (absl.size() < 2) return false;
   const double scale = kMadToSigma * mad(absl, median_of(absl));
   return 1.25 * scale / std::sqrt(static_cast<double>(absl.size())) < r.target_noise;
 }
 
-LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events, const std::vector<double>& weights,
-                                     const AbRule& rule) {
+LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events,
+                                     const std::vector<double>& weights, const AbRule& rule) {
   bool events_usable = on_events.size() == judge.size() && !judge.empty();
   for (const auto& t : on_events)
     if (!t.valid || t.pairs == 0) events_usable = false;
@@ -305,7 +316,9 @@ LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std
   }
   LeaderDecision d = decide_with_veto(judge, weights, rule, slower);
   if (judge_only > 0)
-    d.why += fmt::format(" (slower on the judge's clock alone on {} workload(s), within what two executors differ by: not a regression)", judge_only);
+    d.why += fmt::format(
+        " (slower on the judge's clock alone on {} workload(s), within what two executors differ by: not a regression)",
+        judge_only);
   if (!d.new_leader) return d;
   const LeaderDecision de = decide_leader(on_events, weights, rule);
   if (de.new_leader) return d;

@@ -100,7 +100,8 @@ struct LeaderDecision {
   std::vector<double> holm_threshold;       // per workload, the p_faster it had to reach (Holm's step-down)
   std::string why;                          // one line: what decided it
 };
-LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights, const AbRule& rule = {});
+LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std::vector<double>& weights,
+                             const AbRule& rule = {});
 // Check 11 on both clocks. Each kernel runs in an executor of its own and the executors are not interchangeable: on
 // a GPU the time around a call (switching between the judge's context and each executor's) differs between two
 // executors by a fraction of a microsecond that the calibration does not take away, and the executors' own clocks
@@ -116,8 +117,8 @@ LeaderDecision decide_leader(const std::vector<AbTest>& per_workload, const std:
 // Events that are missing or not valid leave the judge's clock to decide alone.
 //
 //   LeaderDecision d = decide_on_both_clocks({judge_w1, judge_w2}, {events_w1, events_w2}, {1, 1}, rule);
-LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events, const std::vector<double>& weights,
-                                     const AbRule& rule = {});
+LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events,
+                                     const std::vector<double>& weights, const AbRule& rule = {});
 bool is_slower_on_the_judge_alone(const AbTest& t, const AbRule& rule);
 bool is_faster(const AbTest& t, double p_threshold, const AbRule& rule);
 bool is_slower(const AbTest& t, const AbRule& rule);
@@ -125,6 +126,7 @@ bool is_slower(const AbTest& t, const AbRule& rule);
 // Stop pairing when the spread of the log-ratios says the estimate is good to target_noise, at max_pairs, or
 // at the time cap (as should_stop). Uses |l_i| only, which the test's sign statistics are independent of under
 // the null, so stopping on it keeps the test exact.
-bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s, const StoppingRule& r);
+bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s,
+                       const StoppingRule& r);
 
 }  // namespace khive

@@ -61,7 +61,8 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> lk(mu);
     a.st.done = true;
-    event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}}, fmt::format("{} failed: {}", a.st.name, e.what()));
+    event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", e.what()}},
+          fmt::format("{} failed: {}", a.st.name, e.what()));
     return false;
   }
   save_state(a);
@@ -81,7 +82,8 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
     e.status = EvalStatus::rejected;
     e.check = Check::build;
     e.reason = "wrong_backend";
-    e.message = fmt::format("a .{} kernel was proposed for the {} backend (expected .{})", p->ext, backend_name(backend), ext);
+    e.message =
+        fmt::format("a .{} kernel was proposed for the {} backend (expected .{})", p->ext, backend_name(backend), ext);
     preset = e;
   } else if (o.defer_eval) {
     subject = c.id;
@@ -111,7 +113,8 @@ bool Hive::Impl::no_proposal(AgentSlot& a) {
     return false;
   }
   const std::string why = a.agent->declined_because();
-  exhausted(a, why.empty() ? fmt::format("strategy {} exhausted", a.strategy.name) : fmt::format("strategy {} exhausted: {}", a.strategy.name, why));
+  exhausted(a, why.empty() ? fmt::format("strategy {} exhausted", a.strategy.name)
+                           : fmt::format("strategy {} exhausted: {}", a.strategy.name, why));
   return true;
 }
 
@@ -159,8 +162,8 @@ bool Hive::Impl::seen_before(AgentSlot& a, const AgentContext& ctx, const Propos
 
 // A new candidate: its id (one evaluation reserved from the candidate budget), its record and its file under
 // candidates/. None when the budget is spent (the run stops). Called without mu.
-std::optional<std::filesystem::path> Hive::Impl::new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const std::string& hash,
-                                                               CandidateRecord& c) {
+std::optional<std::filesystem::path> Hive::Impl::new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p,
+                                                               const std::string& hash, CandidateRecord& c) {
   std::string parent_default;
   {
     std::lock_guard<std::mutex> lk(mu);
@@ -209,7 +212,8 @@ void Hive::Impl::conclude(AgentSlot& a, const AgentContext& ctx, const Proposal&
   std::lock_guard<std::mutex> lk(mu);
   if (entry) post(a, *entry, oc);
   if (c.standing != Standing::error) check_plateaus(a);
-  if (o.budget_candidates > 0 && evaluated >= o.budget_candidates) set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+  if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
+    set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
 }
 
 // Token / cost budgets over every agent's usage (callers hold mu).

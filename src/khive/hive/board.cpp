@@ -44,7 +44,8 @@ std::vector<int64_t> entries_to_evict(const std::vector<BoardEntry>& entries, in
   return out;
 }
 
-std::vector<BoardEntry> relevant_entries(const std::vector<BoardEntry>& entries, const std::string& strategy, std::size_t limit) {
+std::vector<BoardEntry> relevant_entries(const std::vector<BoardEntry>& entries, const std::string& strategy,
+                                         std::size_t limit) {
   const std::string fam = strategy_family(strategy);
   auto group = [&](const BoardEntry& e) {
     if (e.strategy == strategy) return 0;

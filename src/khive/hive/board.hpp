@@ -35,7 +35,8 @@ std::vector<int64_t> entries_to_evict(const std::vector<BoardEntry>& entries, in
 // The entries an agent holding `strategy` reads before proposing, at most `limit`: first those of the same
 // strategy, then those of the same family (the part before the first '.'), then insights from anywhere;
 // within each group the most informative first, then the newest. Other entries are not shown.
-std::vector<BoardEntry> relevant_entries(const std::vector<BoardEntry>& entries, const std::string& strategy, std::size_t limit = 30);
+std::vector<BoardEntry> relevant_entries(const std::vector<BoardEntry>& entries, const std::string& strategy,
+                                         std::size_t limit = 30);
 
 // Entries per strategy (for "least explored").
 std::map<std::string, int> entries_per_strategy(const std::vector<BoardEntry>& entries);

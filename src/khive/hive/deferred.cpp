@@ -15,7 +15,8 @@ namespace khive {
 // Check 1 here (a build error or a forbidden symbol is a real verdict, repaired here); the run waits for a GPU only
 // with kernels that build. True: the candidate was built and recorded pending, its agent waits. False: `preset` holds
 // the build's verdict (a rejection or a harness error), to be recorded as any verdict. Called without mu.
-bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::filesystem::path& file, std::optional<Evaluation>& preset) {
+bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::filesystem::path& file,
+                                std::optional<Evaluation>& preset) {
   Evaluation b;
   report_phase("building");
   try {
@@ -37,7 +38,8 @@ bool Hive::Impl::build_deferred(AgentSlot& a, CandidateRecord& c, const std::fil
     awaiting[c.hash] = c.id;
     a.st.waiting = true;  // it must not propose on top of a kernel nobody has measured
     ++a.st.pending;
-    if (o.budget_candidates > 0 && evaluated >= o.budget_candidates) set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
+    if (o.budget_candidates > 0 && evaluated >= o.budget_candidates)
+      set_stop(fmt::format("candidate budget spent ({})", o.budget_candidates));
     return true;
   }
   preset = b;
@@ -96,7 +98,8 @@ std::string Hive::Impl::pause_message() const {
 PendingSummary Hive::Impl::evaluate_pending() {
   namespace fs = std::filesystem;
   t0 = Clock::now();
-  if (!fs::exists(o.run_dir / "run.db")) throw std::runtime_error(fmt::format("{}: no run.db (not a khive run directory)", o.run_dir.string()));
+  if (!fs::exists(o.run_dir / "run.db"))
+    throw std::runtime_error(fmt::format("{}: no run.db (not a khive run directory)", o.run_dir.string()));
   take_lock();
   open_records();
   note_stale_lock();
@@ -138,17 +141,20 @@ PendingSummary Hive::Impl::evaluate_pending() {
          {"leader", leader ? leader->id : ""},
          {"seconds", sum.seconds},
          {"slots", slots_j}},
-        fmt::format("evaluate-pending: {} verdict(s), {} harness error(s), {} still awaiting; leader {}", sum.verdicts.size(), sum.errors,
-                    sum.remaining, leader ? leader->id : "-"));
+        fmt::format("evaluate-pending: {} verdict(s), {} harness error(s), {} still awaiting; leader {}",
+                    sum.verdicts.size(), sum.errors, sum.remaining, leader ? leader->id : "-"));
   return sum;
 }
 
 // One awaiting candidate judged and its verdict recorded (a harness error leaves it awaiting, with a note). False:
 // the run stops (too many harness errors). Called without mu.
-bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::string, CandidateRecord>& by_id, PendingSummary& sum) {
+bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::string, CandidateRecord>& by_id,
+                                      PendingSummary& sum) {
   namespace fs = std::filesystem;
   auto it = by_id.find(pr.id);
-  if (it == by_id.end()) throw std::runtime_error(fmt::format("{}: pending {} has no candidate row", (o.run_dir / "run.db").string(), pr.id));
+  if (it == by_id.end())
+    throw std::runtime_error(
+        fmt::format("{}: pending {} has no candidate row", (o.run_dir / "run.db").string(), pr.id));
   CandidateRecord c = it->second;
   // Paths inside the run directory are relative, so a run made on another machine reads the same;
   // the source is in run.db as well, should the file have been left behind.
@@ -182,9 +188,10 @@ bool Hive::Impl::evaluate_one_pending(PendingRecord pr, const std::map<std::stri
   v.eval_s = c.eval_s;
   v.build_key_changed = !pr.build_key.empty() && !ev.build_key.empty() && pr.build_key != ev.build_key;
   if (v.build_key_changed)
-    event(
-        {{"type", "note"}, {"candidate", c.id}, {"message", "rebuilt with another build key (another compiler or flags) than where it was proposed"}},
-        "");
+    event({{"type", "note"},
+           {"candidate", c.id},
+           {"message", "rebuilt with another build key (another compiler or flags) than where it was proposed"}},
+          "");
   sum.verdicts.push_back(v);
   pr.status = PendingStatus::evaluated;
   pr.t_evaluated = c.t;

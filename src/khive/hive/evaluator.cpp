@@ -176,14 +176,17 @@ Evaluation GuardEvaluator::from_report(const EvalReport& r) const {
       w.workload = a.workload;
       w.gain = a.test.ratio - 1;
       w.pairs = a.test.pairs;
-      w.call = a.faster ? "faster" : a.slower ? "slower" : a.test.pairs < base_.ab.min_pairs ? "too few pairs" : "level";
-      w.evidence = a.faster ? fmt::format("p {:.2g}, needed <= {:.2g}", a.test.p_faster, a.holm_threshold)
-                   : a.slower
-                       ? fmt::format("p {:.2g} that it is slower", a.test.p_slower)
-                       : fmt::format("p faster {:.2g}, needed <= {:.2g}; noise {:.1f}%", a.test.p_faster, a.holm_threshold, a.test.noise * 100);
+      w.call = a.faster                            ? "faster"
+               : a.slower                          ? "slower"
+               : a.test.pairs < base_.ab.min_pairs ? "too few pairs"
+                                                   : "level";
+      w.evidence = a.faster   ? fmt::format("p {:.2g}, needed <= {:.2g}", a.test.p_faster, a.holm_threshold)
+                   : a.slower ? fmt::format("p {:.2g} that it is slower", a.test.p_slower)
+                              : fmt::format("p faster {:.2g}, needed <= {:.2g}; noise {:.1f}%", a.test.p_faster,
+                                            a.holm_threshold, a.test.noise * 100);
       e.ab.push_back(w);
-      detail +=
-          fmt::format("{}{} {:+.1f}% over {} pairs ({}: {})", detail.empty() ? "" : "; ", w.workload, w.gain * 100, w.pairs, w.call, w.evidence);
+      detail += fmt::format("{}{} {:+.1f}% over {} pairs ({}: {})", detail.empty() ? "" : "; ", w.workload,
+                            w.gain * 100, w.pairs, w.call, w.evidence);
     }
     e.message = "A/B vs the leader: " + (r.ab_decision.empty() ? "" : r.ab_decision + ": ") + detail;
   }
@@ -251,7 +254,8 @@ Evaluation GuardEvaluator::prepared(const EvalReport& r, bool candidate_is_pytor
     if (w.baseline_time) ++basis[w.baseline_label];
   Evaluation e = from_report(r);
   std::string tb;
-  for (const auto& [label, n] : basis) tb += fmt::format("{}{} on {} workload{}", tb.empty() ? "" : ", ", label, n, n == 1 ? "" : "s");
+  for (const auto& [label, n] : basis)
+    tb += fmt::format("{}{} on {} workload{}", tb.empty() ? "" : ", ", label, n, n == 1 ? "" : "s");
   e.score_basis = fmt::format("T_b: {}; T_sol: hardware profile '{}' ({})", tb.empty() ? "none" : tb, r.profile.name,
                               r.profile.source.empty() ? "no source recorded" : r.profile.source);
   return e;
@@ -271,13 +275,15 @@ Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
   e.seconds = b.seconds;
   e.build_key = b.key;
   // Check 1 as the guard applies it (guard/rules.hpp).
-  if (auto rej = build_rejection(b, b.ok ? scan_symbols(b.library, task_.policy, backend_) : std::vector<SymbolViolation>{}))
+  if (auto rej =
+          build_rejection(b, b.ok ? scan_symbols(b.library, task_.policy, backend_) : std::vector<SymbolViolation>{}))
     return rejection(*rej, e);
   e.status = EvalStatus::built;
   return e;
 }
 
-Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) {
+Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source,
+                                    const std::optional<std::filesystem::path>& leader) {
   EvalOptions o = base_;
   o.leader = leader;
   o.time_reference = false;  // timed once in prepare()

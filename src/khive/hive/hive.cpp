@@ -10,7 +10,8 @@
 
 namespace khive {
 
-Hive::Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>> agents, Evaluator& eval, HiveOptions o)
+Hive::Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>> agents, Evaluator& eval,
+           HiveOptions o)
     : impl_(std::make_unique<Impl>(task, backend, eval, std::move(o))) {
   int i = 0;
   for (auto& a : agents) {
@@ -26,7 +27,8 @@ Hive::Hive(const Task& task, Backend backend, std::vector<std::unique_ptr<Agent>
 Hive::~Hive() = default;
 
 bool HiveStatus::all_agents_failed() const {
-  return !agents.empty() && std::all_of(agents.begin(), agents.end(), [](const AgentStatus& a) { return !a.failure.empty(); });
+  return !agents.empty() &&
+         std::all_of(agents.begin(), agents.end(), [](const AgentStatus& a) { return !a.failure.empty(); });
 }
 
 HiveResult Hive::run() { return impl_->run(); }

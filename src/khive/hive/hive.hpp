@@ -66,7 +66,8 @@ class Evaluator {
   // T_b for every later score (it never leads: it is not a kernel). Status "unsupported" where the evaluator cannot.
   virtual Evaluation prepare_pytorch();
   // Thread-safe; called from agent threads. `leader`: the current leader's source, for check 11.
-  virtual Evaluation evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) = 0;
+  virtual Evaluation evaluate(const std::filesystem::path& source,
+                              const std::optional<std::filesystem::path>& leader) = 0;
   // The run is stopping: an evaluation that has not reached the device yet ends at once with status "cancelled";
   // with `in_flight`, those on the device are killed too (their judges) and end the same way. Thread-safe.
   virtual void stop_evaluating(bool in_flight) { (void)in_flight; }
@@ -101,7 +102,7 @@ struct HiveOptions {
   const std::atomic<bool>* external_stop = nullptr;         // Ctrl-C
   std::function<void(const struct HiveStatus&)> on_update;  // progress; called from the hive's main thread
   nlohmann::json meta;                                      // recorded in run.db (task, backend, agent specs, options)
-  std::string command;                                      // recorded in the run directory's lock (DirLock); "" = this process's command line
+  std::string command;  // recorded in the run directory's lock (DirLock); "" = this process's command line
   // The run directory's lock when the caller took it already (the CLI does, before making agents that write
   // under the directory); else the hive takes it.
   std::shared_ptr<DirLock> lock;
@@ -185,15 +186,17 @@ std::string backup_family(const MeasuredKernel& k);
 
 // Ranks accepted kernels into a diverse backup list: fastest first (by time_s), at most per_family per
 // backup_family, at most max in all, never the leader.
-std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max, int per_family);
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id,
+                                         int max, int per_family);
 
 // The plateau choice: the strategy to move an agent to, or "" when none other is left. Candidates are the
 // agent's strategies other than the current one, not exhausted and not among the `recent` ones (dropped
 // from the filter when it leaves nothing); the least explored wins (explored[name], e.g. board entries),
 // then the one held by the fewest other agents (held[name]), then declaration order starting after the
 // agent's index (so identical agents spread out).
-std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current, const std::vector<std::string>& recent,
-                            const std::vector<std::string>& exhausted, const std::map<std::string, int>& explored,
-                            const std::map<std::string, int>& held, int agent_index);
+std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current,
+                            const std::vector<std::string>& recent, const std::vector<std::string>& exhausted,
+                            const std::map<std::string, int>& explored, const std::map<std::string, int>& held,
+                            int agent_index);
 
 }  // namespace khive

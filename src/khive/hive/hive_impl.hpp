@@ -88,7 +88,8 @@ struct Hive::Impl {
   std::vector<std::string> lines;
   std::string reference_id;
 
-  Impl(const Task& t, Backend b, Evaluator& e, HiveOptions opt) : task(t), backend(b), ext(backend_ext(b)), eval(e), o(std::move(opt)) {}
+  Impl(const Task& t, Backend b, Evaluator& e, HiveOptions opt)
+      : task(t), backend(b), ext(backend_ext(b)), eval(e), o(std::move(opt)) {}
 
   double now() const { return t_offset + std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -121,9 +122,10 @@ struct Hive::Impl {
 
   // ---- verdicts.cpp
   const MeasuredKernel* find_accepted(const std::string& id) const;
-  Evaluation judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset, bool record_error);
-  std::optional<Standing> measure_until_decided(Evaluation& ev, bool preset, const std::filesystem::path& file, std::string& against_id,
-                                                std::optional<MeasuredKernel>& prev_leader);
+  Evaluation judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset,
+                   bool record_error);
+  std::optional<Standing> measure_until_decided(Evaluation& ev, bool preset, const std::filesystem::path& file,
+                                                std::string& against_id, std::optional<MeasuredKernel>& prev_leader);
   std::optional<Standing> route(Evaluation& ev, const std::string& against_id, int attempt);
   void write_verdict(CandidateRecord& c, const Evaluation& ev, Standing verdict, const std::string& against_id,
                      const std::optional<MeasuredKernel>& prev_leader);
@@ -137,13 +139,14 @@ struct Hive::Impl {
   bool agent_step(AgentSlot& a, std::string& subject);
   bool no_proposal(AgentSlot& a);
   bool seen_before(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const std::string& hash);
-  std::optional<std::filesystem::path> new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const std::string& hash,
-                                                     CandidateRecord& c);
+  std::optional<std::filesystem::path> new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p,
+                                                     const std::string& hash, CandidateRecord& c);
   void conclude(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const CandidateRecord& c);
   bool budget_usage_spent();  // callers hold mu
 
   // ---- deferred.cpp
-  bool build_deferred(AgentSlot& a, CandidateRecord& c, const std::filesystem::path& file, std::optional<Evaluation>& preset);
+  bool build_deferred(AgentSlot& a, CandidateRecord& c, const std::filesystem::path& file,
+                      std::optional<Evaluation>& preset);
   bool deliver(AgentSlot& a);
   std::string pause_message() const;
   PendingSummary evaluate_pending();

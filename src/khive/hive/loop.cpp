@@ -16,7 +16,8 @@ HiveResult Hive::Impl::run() {
   fs::create_directories(o.run_dir / "candidates");
   bool existing = fs::exists(o.run_dir / "run.db");
   if (existing && !o.resume)
-    throw std::runtime_error(fmt::format("{} already holds a run (run.db): resume it with --resume, or choose another --out", o.run_dir.string()));
+    throw std::runtime_error(fmt::format(
+        "{} already holds a run (run.db): resume it with --resume, or choose another --out", o.run_dir.string()));
   if (!existing && o.resume) throw std::runtime_error(fmt::format("{}: no run.db to resume", o.run_dir.string()));
   open_records();
   note_stale_lock();
@@ -32,7 +33,8 @@ HiveResult Hive::Impl::run() {
          {"seed", o.seed},
          {"agents", agents.size()},
          {"options", o.meta}},
-        fmt::format("{} {} on {} with {} agent(s)", o.resume ? "resume" : "start", task.name, backend_name(backend), agents.size()));
+        fmt::format("{} {} on {} with {} agent(s)", o.resume ? "resume" : "start", task.name, backend_name(backend),
+                    agents.size()));
 
   for (auto& a : agents)
     if (!a.st.failure.empty()) agent_failed(a, a.st.failure);
@@ -47,7 +49,8 @@ HiveResult Hive::Impl::run() {
   std::vector<AgentSlot*> starting;
   for (auto& a : agents)
     if (!a.st.done) starting.push_back(&a);
-  running_agents = static_cast<int>(starting.size());  // counted before any agent thread runs (each decrements under mu)
+  running_agents =
+      static_cast<int>(starting.size());  // counted before any agent thread runs (each decrements under mu)
   std::vector<std::thread> threads;
   for (AgentSlot* a : starting) threads.emplace_back([this, a] { agent_loop(*a); });
   lk.lock();
@@ -73,7 +76,8 @@ void Hive::Impl::watch(std::unique_lock<std::mutex>& lk) {
       stopped_by_time = true;
       set_stop(fmt::format("time budget spent ({:.0f} s)", o.budget_time_s));
     }
-    bool all_done = std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done || a.st.waiting; });
+    bool all_done =
+        std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.done || a.st.waiting; });
     bool any_waits = std::any_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return a.st.waiting; });
     if (all_done)
       set_stop(any_waits      ? "every agent waits for a GPU verdict"
@@ -103,7 +107,8 @@ void Hive::Impl::stop_evaluations(std::unique_lock<std::mutex>& lk) {
   if (!stopped_by_time) return;
   const double grace = std::clamp(0.1 * o.budget_time_s, 5.0, 60.0);
   if (cv.wait_for(lk, std::chrono::duration<double>(grace), [&] { return running_agents == 0; })) return;
-  event({{"type", "note"}, {"message", fmt::format("evaluations still running {:.0f} s after the time budget were stopped", grace)}},
+  event({{"type", "note"},
+         {"message", fmt::format("evaluations still running {:.0f} s after the time budget were stopped", grace)}},
         fmt::format("evaluations still running {:.0f} s after the time budget are stopped (not recorded)", grace));
   lk.unlock();
   eval.stop_evaluating(true);
@@ -119,7 +124,8 @@ HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
     for (auto& p : db->pending(PendingStatus::awaiting)) ids.push_back(p.id);
     std::string cause = stop_reason;
     stop_reason = pause_message();
-    event({{"type", "pause"}, {"pending", ids.size()}, {"ids", ids}, {"cause", cause}, {"message", stop_reason}}, stop_reason);
+    event({{"type", "pause"}, {"pending", ids.size()}, {"ids", ids}, {"cause", cause}, {"message", stop_reason}},
+          stop_reason);
   }
   db->set_meta("stop_reason", stop_reason);
   nlohmann::json slots_j = slots_json();

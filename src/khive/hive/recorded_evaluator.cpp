@@ -18,7 +18,8 @@ namespace khive {
 namespace {
 
 constexpr const char* kSchema = "khive.recording/1";
-constexpr const char* kDispatch = "tuner.dispatch";  // tuner/compose.hpp's kDispatchTemplate (the hive does not link the tuner)
+constexpr const char* kDispatch =
+    "tuner.dispatch";  // tuner/compose.hpp's kDispatchTemplate (the hive does not link the tuner)
 
 // Typed access to a recording's fields; every failure names the file and the field.
 struct Reader {
@@ -31,7 +32,8 @@ struct Reader {
     if (!j.is_object() || !j.contains(key)) fail(field, "missing");
     return j.at(key);
   }
-  std::string str(const nlohmann::json& j, const std::string& key, const std::string& field, bool required = true) const {
+  std::string str(const nlohmann::json& j, const std::string& key, const std::string& field,
+                  bool required = true) const {
     if (!j.contains(key) || j.at(key).is_null()) {
       if (required) fail(field, "missing");
       return "";
@@ -44,7 +46,8 @@ struct Reader {
     if (!v.is_number()) fail(field, "expected a number");
     return v.get<double>();
   }
-  std::map<std::string, std::string> strings(const nlohmann::json& j, const std::string& key, const std::string& field) const {
+  std::map<std::string, std::string> strings(const nlohmann::json& j, const std::string& key,
+                                             const std::string& field) const {
     std::map<std::string, std::string> out;
     if (!j.contains(key)) return out;
     const auto& v = j.at(key);
@@ -56,7 +59,8 @@ struct Reader {
     return out;
   }
 
-  RecordedCandidate candidate(const nlohmann::json& j, const std::string& field, const std::vector<std::string>& timed) const {
+  RecordedCandidate candidate(const nlohmann::json& j, const std::string& field,
+                              const std::vector<std::string>& timed) const {
     RecordedCandidate c;
     if (!j.is_object()) fail(field, "expected an object");
     c.id = str(j, "id", field + ".id");
@@ -66,7 +70,8 @@ struct Reader {
     c.params = strings(j, "params", field + ".params");
     const std::string verdict = str(j, "verdict", field + ".verdict");
     const std::optional<Standing> standing = parse_standing(verdict);
-    if (!standing || *standing == Standing::pending) fail(field + ".verdict", "'" + verdict + "' is not one of leader, backup, rejected, error");
+    if (!standing || *standing == Standing::pending)
+      fail(field + ".verdict", "'" + verdict + "' is not one of leader, backup, rejected, error");
     c.standing = *standing;
     if (const std::string check = str(j, "check", field + ".check", false); !check.empty()) {
       c.check = parse_check(check);
@@ -83,11 +88,13 @@ struct Reader {
     const auto& w = at(j, "workloads", field + ".workloads");
     if (!w.is_object()) fail(field + ".workloads", "expected an object of medians (seconds)");
     for (auto it = w.begin(); it != w.end(); ++it) {
-      if (!it.value().is_number() || !(it.value().get<double>() > 0)) fail(field + ".workloads." + it.key(), "expected a positive number");
+      if (!it.value().is_number() || !(it.value().get<double>() > 0))
+        fail(field + ".workloads." + it.key(), "expected a positive number");
       c.workload_median_s[it.key()] = it.value().get<double>();
     }
     for (const auto& u : timed)
-      if (!c.workload_median_s.count(u)) fail(field + ".workloads", "accepted without a median on the timed workload " + u);
+      if (!c.workload_median_s.count(u))
+        fail(field + ".workloads", "accepted without a median on the timed workload " + u);
     return c;
   }
 };
@@ -260,17 +267,20 @@ Recording load_recording(const std::filesystem::path& file) {
 
 Task load_recorded_task(const Recording& rec, const std::filesystem::path& repo_root) {
   Task t = load_task(repo_root / rec.task_dir);
-  if (!rec.perf_workloads.empty()) select_perf_workloads(t, rec.perf_workloads, rec.backend == "cuda" ? Backend::cuda : Backend::cpu);
+  if (!rec.perf_workloads.empty())
+    select_perf_workloads(t, rec.perf_workloads, rec.backend == "cuda" ? Backend::cuda : Backend::cpu);
   return t;
 }
 
 RecordedEvaluator::RecordedEvaluator(const Task& task, Backend backend, Recording rec, RecordedOptions o)
-    : task_(task), backend_(backend), rec_(std::move(rec)), noise_(o.noise.value_or(rec_.noise)), min_gain_(o.min_gain.value_or(rec_.min_gain)),
-      model_composites_(o.model_composites) {
+    : task_(task), backend_(backend), rec_(std::move(rec)), noise_(o.noise.value_or(rec_.noise)),
+      min_gain_(o.min_gain.value_or(rec_.min_gain)), model_composites_(o.model_composites) {
   const std::string where = rec_.file.string();
-  if (task.name != rec_.task_name) throw std::invalid_argument(fmt::format("{}: recorded for task {}, not {}", where, rec_.task_name, task.name));
+  if (task.name != rec_.task_name)
+    throw std::invalid_argument(fmt::format("{}: recorded for task {}, not {}", where, rec_.task_name, task.name));
   if (backend_name(backend) != rec_.backend)
-    throw std::invalid_argument(fmt::format("{}: recorded on the {} backend, not {}", where, rec_.backend, backend_name(backend)));
+    throw std::invalid_argument(
+        fmt::format("{}: recorded on the {} backend, not {}", where, rec_.backend, backend_name(backend)));
   std::set<std::string> recorded(rec_.timed.begin(), rec_.timed.end()), here;
   for (const auto& w : task.workloads)
     if (w.timed_on(backend)) {
@@ -283,11 +293,12 @@ RecordedEvaluator::RecordedEvaluator(const Task& task, Backend backend, Recordin
       if (!here.count(u)) missing += " " + u;
     for (const auto& u : here)
       if (!recorded.count(u)) extra += " " + u;
-    throw std::invalid_argument(
-        fmt::format("{}: the task's timed workloads are not the recorded ones (recorded, not timed here:{}; timed here, not "
-                    "recorded:{}){}",
-                    where, missing.empty() ? " none" : missing, extra.empty() ? " none" : extra,
-                    rec_.perf_workloads.empty() ? "" : "; the run timed only '" + rec_.perf_workloads + "' (select_perf_workloads)"));
+    throw std::invalid_argument(fmt::format(
+        "{}: the task's timed workloads are not the recorded ones (recorded, not timed here:{}; timed here, not "
+        "recorded:{}){}",
+        where, missing.empty() ? " none" : missing, extra.empty() ? " none" : extra,
+        rec_.perf_workloads.empty() ? ""
+                                    : "; the run timed only '" + rec_.perf_workloads + "' (select_perf_workloads)"));
   }
   for (const auto& c : rec_.candidates) {
     if (!c.hash.empty()) by_hash_.emplace(c.hash, &c);
@@ -326,7 +337,8 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
   if (!model_composites_ || m.key.rfind(std::string(kDispatch) + "{", 0) != 0) return m;
   // A composite of recorded points: per timed workload, the median of the point it runs there.
   std::map<std::string, std::string> route;  // uuid -> point key
-  const std::string body = m.key.substr(std::string(kDispatch).size() + 1, m.key.size() - std::string(kDispatch).size() - 2);
+  const std::string body =
+      m.key.substr(std::string(kDispatch).size() + 1, m.key.size() - std::string(kDispatch).size() - 2);
   for (std::size_t i = 0; i <= body.size();) {
     std::size_t j = body.find(';', i);
     if (j == std::string::npos) j = body.size();
@@ -355,12 +367,14 @@ RecordedEvaluator::Match RecordedEvaluator::match(const std::string& ext, const 
   return m;
 }
 
-Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedCandidate* leader, const std::string& how) const {
+Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedCandidate* leader,
+                                     const std::string& how) const {
   Evaluation e;
-  const std::string origin = c.id.rfind("modeled", 0) == 0
-                                 ? c.message
-                                 : fmt::format("recorded as {} on {} ({} there; matched by {})", c.id,
-                                               rec_.device.empty() ? "the recording's device" : rec_.device, standing_name(c.standing), how);
+  const std::string origin =
+      c.id.rfind("modeled", 0) == 0
+          ? c.message
+          : fmt::format("recorded as {} on {} ({} there; matched by {})", c.id,
+                        rec_.device.empty() ? "the recording's device" : rec_.device, standing_name(c.standing), how);
   if (c.standing == Standing::error) {
     e.status = EvalStatus::error;
     e.message = origin + (c.message.empty() ? "" : ": " + c.message);
@@ -386,15 +400,17 @@ Evaluation RecordedEvaluator::answer(const RecordedCandidate& c, const RecordedC
     return e;
   }
   // Check 11 on the recorded medians (guard/leader.hpp).
-  const MedianComparison m = compare_recorded_medians(leader->workload_median_s, c.workload_median_s, weight_, noise_, min_gain_);
+  const MedianComparison m =
+      compare_recorded_medians(leader->workload_median_s, c.workload_median_s, weight_, noise_, min_gain_);
   e.gain_vs_leader = m.gain;
   e.beats_leader = m.beats_leader;
-  e.message =
-      fmt::format("{}; check 11 on the recorded medians vs {}: {:+.1f}% weighted, faster beyond {:.1f}% on {} of {} workload(s), slower on {}{}",
-                  origin, leader->id, m.gain * 100, noise_ * 100, m.faster, m.workloads, m.slower,
-                  m.beats_leader   ? ": new leader"
-                  : m.within_noise ? ": gain within the noise"
-                                   : "");
+  e.message = fmt::format(
+      "{}; check 11 on the recorded medians vs {}: {:+.1f}% weighted, faster beyond {:.1f}% on {} of {} workload(s), "
+      "slower on {}{}",
+      origin, leader->id, m.gain * 100, noise_ * 100, m.faster, m.workloads, m.slower,
+      m.beats_leader   ? ": new leader"
+      : m.within_noise ? ": gain within the noise"
+                       : "");
   return e;
 }
 
@@ -404,12 +420,14 @@ Evaluation RecordedEvaluator::prepare(const std::filesystem::path& reference) {
   answered_[h] = &rec_.reference;
   ++evaluations_;
   Evaluation e = answer(rec_.reference, nullptr, "the reference");
-  e.score_basis = fmt::format("recorded: {} ({}){}", rec_.file.filename().string(), rec_.source_run.empty() ? "no source named" : rec_.source_run,
+  e.score_basis = fmt::format("recorded: {} ({}){}", rec_.file.filename().string(),
+                              rec_.source_run.empty() ? "no source named" : rec_.source_run,
                               rec_.score_basis.empty() ? "" : "; there: " + rec_.score_basis);
   return e;
 }
 
-Evaluation RecordedEvaluator::evaluate(const std::filesystem::path& source, const std::optional<std::filesystem::path>& leader) {
+Evaluation RecordedEvaluator::evaluate(const std::filesystem::path& source,
+                                       const std::optional<std::filesystem::path>& leader) {
   const std::string ext = ext_of(source);
   const std::string text = read_file(source);
   std::optional<std::string> leader_text;
@@ -428,8 +446,10 @@ Evaluation RecordedEvaluator::evaluate(const std::filesystem::path& source, cons
     Evaluation e;
     e.status = EvalStatus::error;
     e.reason = "not_recorded";
-    e.message = fmt::format("not in the recording {}: {}; a recorded evaluator answers only what its run measured", rec_.file.filename().string(),
-                            m.key.rfind("hash:", 0) == 0 ? "source hash " + m.key.substr(5, 16) : "tuner point " + m.key);
+    e.message =
+        fmt::format("not in the recording {}: {}; a recorded evaluator answers only what its run measured",
+                    rec_.file.filename().string(),
+                    m.key.rfind("hash:", 0) == 0 ? "source hash " + m.key.substr(5, 16) : "tuner point " + m.key);
     return e;
   }
   m.how == 1 ? ++stats_.by_hash : m.how == 2 ? ++stats_.by_point : ++stats_.modeled;

@@ -25,8 +25,8 @@
 //
 // Verdicts, medians and scores are the recorded ones. Check 11 (new leader or backup) cannot be replayed as an
 // interleaved A/B of two kernels that may never have been timed together; it is decided on the recorded medians with
-// the guard's rule for recorded medians (guard/leader.hpp, compare_recorded_medians) with `noise` and `min_gain` from the
-// recording's "rule" (overridable). gain_vs_leader is that rule's weighted gain.
+// the guard's rule for recorded medians (guard/leader.hpp, compare_recorded_medians) with `noise` and `min_gain` from
+// the recording's "rule" (overridable). gain_vs_leader is that rule's weighted gain.
 #pragma once
 #include <deque>
 #include <filesystem>

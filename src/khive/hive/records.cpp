@@ -36,7 +36,9 @@ void Hive::Impl::save_agent(const AgentSlot& a) {
 // The hive's own view of each agent (verdict counters, plateau streaks, strategy history) is kept in
 // run.db too: a deferred run resumes once per GPU round, and counters rebuilt from that session's
 // verdicts alone would keep every streak at 1, so the plateau rules could never fire. Callers hold mu.
-std::string Hive::Impl::counters_key(const AgentSlot& a) { return fmt::format("agent_counters.{}.{}", a.index, a.st.kind); }
+std::string Hive::Impl::counters_key(const AgentSlot& a) {
+  return fmt::format("agent_counters.{}.{}", a.index, a.st.kind);
+}
 
 void Hive::Impl::save_counters(const AgentSlot& a) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
@@ -57,12 +59,15 @@ void Hive::Impl::save_counters(const AgentSlot& a) {
                       {"recent", std::vector<std::string>(a.recent.begin(), a.recent.end())},
                       {"exhausted", a.exhausted}};
   db->set_meta(counters_key(a), j.dump());
-  db->set_meta("hive_counters", nlohmann::json({{"since_hive_leader", since_hive_leader}, {"told_no_backup", told_no_backup}}).dump());
+  db->set_meta("hive_counters",
+               nlohmann::json({{"since_hive_leader", since_hive_leader}, {"told_no_backup", told_no_backup}}).dump());
 }
 
 void Hive::Impl::load_counters(AgentSlot& a, const std::string& text) {
   auto j = nlohmann::json::parse(text);
-  auto opt = [&](const char* k) { return j.at(k).is_null() ? std::optional<double>() : std::optional<double>(j.at(k).get<double>()); };
+  auto opt = [&](const char* k) {
+    return j.at(k).is_null() ? std::optional<double>() : std::optional<double>(j.at(k).get<double>());
+  };
   a.st.attempts = j.at("attempts").get<int>();
   a.st.leaders = j.at("leaders").get<int>();
   a.st.backups = j.at("backups").get<int>();
@@ -106,7 +111,8 @@ void Hive::Impl::post(AgentSlot& a, BoardEntry e, const Outcome& oc) {
     db->evict_board_entries(gone);
     for (auto id : gone) event({{"type", "evict"}, {"id", id}}, "");
     board.erase(
-        std::remove_if(board.begin(), board.end(), [&](const BoardEntry& b) { return std::find(gone.begin(), gone.end(), b.id) != gone.end(); }),
+        std::remove_if(board.begin(), board.end(),
+                       [&](const BoardEntry& b) { return std::find(gone.begin(), gone.end(), b.id) != gone.end(); }),
         board.end());
   }
 }
@@ -125,7 +131,8 @@ std::string Hive::Impl::verdict_line(const CandidateRecord& c) {
     if (c.comparison) return s + "; " + comparison_brief(*c.comparison);
     return s + (c.standing == Standing::leader ? "; the first leader" : "");
   }
-  return s + (c.check ? c.check_text() + ": " : "") + c.reason + (c.message.empty() ? "" : " — " + c.message.substr(0, 120));
+  return s + (c.check ? c.check_text() + ": " : "") + c.reason +
+         (c.message.empty() ? "" : " — " + c.message.substr(0, 120));
 }
 
 // The agent's own state (Agent::save_state) into run.db. Called without mu.
@@ -135,11 +142,13 @@ void Hive::Impl::save_state(AgentSlot& a) {
     s = a.agent->save_state();
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> lk(mu);
-    event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("saving its state: ") + e.what()}}, "");
+    event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("saving its state: ") + e.what()}},
+          "");
     return;
   }
   // Agents keep text from outside (a model's replies): never let one invalid byte lose the state.
-  if (!s.is_null()) db->put_agent_state(a.index, a.st.kind, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (!s.is_null())
+    db->put_agent_state(a.index, a.st.kind, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // The evaluator's slots and their use, as the end events record them.

@@ -13,7 +13,9 @@ namespace khive {
 
 // The run directory's lock: the caller's (o.lock), else taken here.
 void Hive::Impl::take_lock() {
-  lock = o.lock ? o.lock : std::make_shared<DirLock>(DirLock::acquire(o.run_dir, o.command.empty() ? process_command_line() : o.command));
+  lock = o.lock ? o.lock
+                : std::make_shared<DirLock>(
+                      DirLock::acquire(o.run_dir, o.command.empty() ? process_command_line() : o.command));
 }
 
 // A previous process that ended without releasing the lock is said once, in the log and on the console.
@@ -36,7 +38,9 @@ void Hive::Impl::init_agents() {
     if (a.strategies.empty()) {
       a.st.done = true;
       const std::string why = a.agent->idle_because(task, backend);
-      a.st.failure = why.empty() ? fmt::format("it has no strategy for task {} on the {} backend", task.name, backend_name(backend)) : why;
+      a.st.failure = why.empty() ? fmt::format("it has no strategy for task {} on the {} backend", task.name,
+                                               backend_name(backend))
+                                 : why;
       event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", a.st.failure}},
             fmt::format("{} has nothing to try: {}", a.st.name, a.st.failure));
       continue;
@@ -64,12 +68,15 @@ void Hive::Impl::record_run_meta() {
 // or backend. Callers hold mu.
 void Hive::Impl::restore() {
   auto meta_task = db->meta("task_hash");
-  if (!meta_task) throw std::runtime_error((o.run_dir / "run.db").string() + ": not a khive run (no task_hash in meta)");
+  if (!meta_task)
+    throw std::runtime_error((o.run_dir / "run.db").string() + ": not a khive run (no task_hash in meta)");
   if (*meta_task != task.hash)
-    throw std::runtime_error(fmt::format("{}: the run was made for task hash {}, but {} now hashes to {} (the task changed)",
-                                         (o.run_dir / "run.db").string(), meta_task->substr(0, 12), task.dir.string(), task.hash.substr(0, 12)));
+    throw std::runtime_error(fmt::format(
+        "{}: the run was made for task hash {}, but {} now hashes to {} (the task changed)",
+        (o.run_dir / "run.db").string(), meta_task->substr(0, 12), task.dir.string(), task.hash.substr(0, 12)));
   if (auto b = db->meta("backend"); b && *b != backend_name(backend))
-    throw std::runtime_error(fmt::format("{}: the run used the {} backend, not {}", (o.run_dir / "run.db").string(), *b, backend_name(backend)));
+    throw std::runtime_error(fmt::format("{}: the run used the {} backend, not {}", (o.run_dir / "run.db").string(), *b,
+                                         backend_name(backend)));
   reference_id = db->meta("reference").value_or("");
   std::string leader_id = db->meta("leader").value_or("");
   for (auto& c : db->candidates()) {
@@ -93,15 +100,20 @@ void Hive::Impl::restore() {
     const std::string name = e.path().filename().string();
     std::size_t digits = 1;
     while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
-    if (name.size() < 3 || name[0] != 'c' || digits < 2 || digits > 18 || file_of.count(name.substr(0, digits))) continue;
+    if (name.size() < 3 || name[0] != 'c' || digits < 2 || digits > 18 || file_of.count(name.substr(0, digits)))
+      continue;
     seq = std::max<int64_t>(seq, std::stoll(name.substr(1, digits - 1)));
     ++unrecorded;
   }
   if (unrecorded)
-    event({{"type", "note"},
-           {"message", fmt::format("{} candidate file(s) of an interrupted session were never recorded; kept, their ids not reused", unrecorded)}},
-          fmt::format("{} candidate file(s) of an interrupted session were never recorded (kept in candidates/; their ids are not reused)",
-                      unrecorded));
+    event(
+        {{"type", "note"},
+         {"message",
+          fmt::format("{} candidate file(s) of an interrupted session were never recorded; kept, their ids not reused",
+                      unrecorded)}},
+        fmt::format("{} candidate file(s) of an interrupted session were never recorded (kept in candidates/; their "
+                    "ids are not reused)",
+                    unrecorded));
   for (auto& s : db->board(false)) board.push_back(s.entry);
   restore_agents();
 }
@@ -123,7 +135,9 @@ void Hive::Impl::restore_agents() {
     try {
       load_counters(a, *s);
     } catch (const std::exception& e) {
-      event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("its stored counters could not be read: ") + e.what()}},
+      event({{"type", "agent_error"},
+             {"agent", a.st.name},
+             {"message", std::string("its stored counters could not be read: ") + e.what()}},
             fmt::format("{}: stored counters not restored ({}); they start at zero", a.st.name, e.what()));
     }
   }
@@ -133,7 +147,10 @@ void Hive::Impl::restore_agents() {
       since_hive_leader = j.at("since_hive_leader").get<int>();
       told_no_backup = j.at("told_no_backup").get<bool>();
     } catch (const std::exception& e) {
-      event({{"type", "agent_error"}, {"agent", "hive"}, {"message", std::string("hive_counters could not be read: ") + e.what()}}, "");
+      event({{"type", "agent_error"},
+             {"agent", "hive"},
+             {"message", std::string("hive_counters could not be read: ") + e.what()}},
+            "");
     }
   }
   // The agents' own state (an LLM agent's loop position, its base and history), when they keep one.
@@ -143,7 +160,9 @@ void Hive::Impl::restore_agents() {
     try {
       a.agent->load_state(nlohmann::json::parse(*s));
     } catch (const std::exception& e) {
-      event({{"type", "agent_error"}, {"agent", a.st.name}, {"message", std::string("its saved state could not be restored: ") + e.what()}},
+      event({{"type", "agent_error"},
+             {"agent", a.st.name},
+             {"message", std::string("its saved state could not be restored: ") + e.what()}},
             fmt::format("{}: saved state not restored ({}); it starts afresh", a.st.name, e.what()));
     }
   }
@@ -171,8 +190,8 @@ Evaluation Hive::Impl::prepare_reference(std::unique_lock<std::mutex>& lk, const
   Evaluation rev = eval.prepare(ref.copy);
   lk.lock();
   if (rev.status != EvalStatus::accepted)
-    throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})", ref.original.string(),
-                                         eval_status_name(rev.status), rev.reason, rev.message));
+    throw std::runtime_error(fmt::format("the task's reference {} was not accepted by the guard ({}: {} {})",
+                                         ref.original.string(), eval_status_name(rev.status), rev.reason, rev.message));
   return rev;
 }
 
@@ -181,16 +200,18 @@ Evaluation Hive::Impl::prepare_reference(std::unique_lock<std::mutex>& lk, const
 void Hive::Impl::start_reference(std::unique_lock<std::mutex>& lk) {
   const std::optional<ReferenceFiles> found = reference_files();
   if (!found) {
-    const std::string note = fmt::format("no native {} reference: goldens come from the task's PyTorch reference", backend_name(backend));
+    const std::string note =
+        fmt::format("no native {} reference: goldens come from the task's PyTorch reference", backend_name(backend));
     event({{"type", "note"}, {"message", note}}, note);
     if (o.defer_eval) return;  // measured where the candidates are (evaluate-pending)
     // T_b: that PyTorch reference timed by the judge as a kernel, once per run (it never leads: it is not a kernel).
     lk.unlock();
     Evaluation pe = eval.prepare_pytorch();
     lk.lock();
-    const std::string tb = pe.status == EvalStatus::accepted ? std::string("T_b: the task's PyTorch reference, timed by the judge as a kernel")
-                                                             : "no T_b: the task's PyTorch reference was not timed (" +
-                                                                   std::string(eval_status_name(pe.status)) + ": " + pe.message + ")";
+    const std::string tb = pe.status == EvalStatus::accepted
+                               ? std::string("T_b: the task's PyTorch reference, timed by the judge as a kernel")
+                               : "no T_b: the task's PyTorch reference was not timed (" +
+                                     std::string(eval_status_name(pe.status)) + ": " + pe.message + ")";
     if (pe.status == EvalStatus::accepted && !pe.score_basis.empty()) db->set_meta("score_basis", pe.score_basis);
     event({{"type", "note"}, {"message", tb}}, tb);
     return;
@@ -208,8 +229,8 @@ void Hive::Impl::start_reference(std::unique_lock<std::mutex>& lk) {
   Evaluation b = eval.build_only(ref.copy);
   lk.lock();
   if (b.status != EvalStatus::built)
-    throw std::runtime_error(
-        fmt::format("the task's reference {} does not build ({}: {} {})", ref.original.string(), eval_status_name(b.status), b.reason, b.message));
+    throw std::runtime_error(fmt::format("the task's reference {} does not build ({}: {} {})", ref.original.string(),
+                                         eval_status_name(b.status), b.reason, b.message));
   CandidateRecord c = reference_record(ref.source, ref.copy);
   c.standing = Standing::pending;
   c.message = "built here; measured on a GPU by evaluate-pending";
@@ -239,7 +260,8 @@ CandidateRecord Hive::Impl::reference_record(const std::string& ref_source, cons
 
 // The reference's measurement of this session: recorded as the first leader when the run has none yet
 // (a new run, or one whose reference was deferred). Returns true when it was recorded now. Holds mu.
-bool Hive::Impl::measure_reference(const std::string& ref_source, const std::filesystem::path& ref_copy, const Evaluation& rev) {
+bool Hive::Impl::measure_reference(const std::string& ref_source, const std::filesystem::path& ref_copy,
+                                   const Evaluation& rev) {
   std::optional<CandidateRecord> prior;
   if (!reference_id.empty())
     for (auto& c : db->candidates())

@@ -11,10 +11,13 @@
 
 namespace khive {
 
-std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current, const std::vector<std::string>& recent,
-                            const std::vector<std::string>& exhausted, const std::map<std::string, int>& explored,
-                            const std::map<std::string, int>& held, int agent_index) {
-  auto in = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+std::string choose_strategy(const std::vector<Strategy>& all, const std::string& current,
+                            const std::vector<std::string>& recent, const std::vector<std::string>& exhausted,
+                            const std::map<std::string, int>& explored, const std::map<std::string, int>& held,
+                            int agent_index) {
+  auto in = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
   std::vector<std::size_t> pool, fresh;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& n = all[i].name;
@@ -32,7 +35,9 @@ std::string choose_strategy(const std::vector<Strategy>& all, const std::string&
   auto rot = [&](std::size_t i) { return (i + n - start) % n; };
   std::size_t best = pool.front();
   for (std::size_t i : pool) {
-    auto key = [&](std::size_t j) { return std::make_tuple(get(explored, all[j].name), get(held, all[j].name), rot(j)); };
+    auto key = [&](std::size_t j) {
+      return std::make_tuple(get(explored, all[j].name), get(held, all[j].name), rot(j));
+    };
     if (key(i) < key(best)) best = i;
   }
   return all[best].name;
@@ -41,7 +46,12 @@ std::string choose_strategy(const std::vector<Strategy>& all, const std::string&
 void Hive::Impl::record_switch(AgentSlot& a, const std::string& to, const std::string& reason) {
   SwitchRecord s{0, now(), a.st.name, a.strategy.name, to, reason, a.base};
   db->add_switch(s);
-  event({{"type", "switch"}, {"agent", a.st.name}, {"from", a.strategy.name}, {"to", to}, {"reason", reason}, {"base", a.base}},
+  event({{"type", "switch"},
+         {"agent", a.st.name},
+         {"from", a.strategy.name},
+         {"to", to},
+         {"reason", reason},
+         {"base", a.base}},
         fmt::format("{} {} -> {}: {}", a.st.name, a.strategy.name, to, reason));
   ++a.st.switches;
 }
@@ -72,7 +82,8 @@ bool Hive::Impl::switch_strategy(AgentSlot& a, const std::string& reason) {
 }
 
 void Hive::Impl::exhausted(AgentSlot& a, const std::string& why) {
-  if (std::find(a.exhausted.begin(), a.exhausted.end(), a.strategy.name) == a.exhausted.end()) a.exhausted.push_back(a.strategy.name);
+  if (std::find(a.exhausted.begin(), a.exhausted.end(), a.strategy.name) == a.exhausted.end())
+    a.exhausted.push_back(a.strategy.name);
   if (!switch_strategy(a, why)) {
     a.st.done = true;
     event({{"type", "agent_done"}, {"agent", a.st.name}, {"reason", why + "; no strategy left"}},
@@ -101,7 +112,10 @@ void Hive::Impl::check_plateaus(AgentSlot& a) {
     std::string why = fmt::format("plateau: {} evaluated candidates in a row without a new leader", a.streak);
     if (!switch_strategy(a, why)) {
       a.streak = 0;  // nowhere to go: keep searching here, count afresh
-      event({{"type", "plateau"}, {"agent", a.st.name}, {"strategy", a.strategy.name}, {"reason", why + "; no other strategy"}},
+      event({{"type", "plateau"},
+             {"agent", a.st.name},
+             {"strategy", a.strategy.name},
+             {"reason", why + "; no other strategy"}},
             fmt::format("{} {}; no other strategy, stays on {}", a.st.name, why, a.strategy.name));
     }
   }
@@ -120,7 +134,9 @@ void Hive::Impl::check_hive_plateau() {
     std::string why = fmt::format("hive plateau: {} evaluated candidates without a new leader", since_hive_leader);
     since_hive_leader = 0;
     if (backups.empty()) {
-      if (!told_no_backup) event({{"type", "hive_plateau"}, {"reason", why + "; no backup to restart from"}}, why + "; no backup to restart from");
+      if (!told_no_backup)
+        event({{"type", "hive_plateau"}, {"reason", why + "; no backup to restart from"}},
+              why + "; no backup to restart from");
       told_no_backup = true;
       return;
     }
@@ -128,7 +144,8 @@ void Hive::Impl::check_hive_plateau() {
     std::vector<AgentSlot*> order;
     for (auto& b : agents)
       if (!b.st.done) order.push_back(&b);
-    std::stable_sort(order.begin(), order.end(), [](AgentSlot* x, AgentSlot* y) { return x->st.since_leader > y->st.since_leader; });
+    std::stable_sort(order.begin(), order.end(),
+                     [](AgentSlot* x, AgentSlot* y) { return x->st.since_leader > y->st.since_leader; });
     std::size_t k = (order.size() + 1) / 2;
     for (std::size_t i = 0; i < k; ++i) {
       auto& b = *order[i];
@@ -136,7 +153,8 @@ void Hive::Impl::check_hive_plateau() {
       b.base = bk.id;
       b.exhausted.clear();  // from another starting point, a spent strategy may have more to give
       b.streak = 0;
-      record_switch(b, b.strategy.name, fmt::format("{}; restart from backup {} ({}, {})", why, bk.id, bk.strategy, ms(bk.time_s)));
+      record_switch(b, b.strategy.name,
+                    fmt::format("{}; restart from backup {} ({}, {})", why, bk.id, bk.strategy, ms(bk.time_s)));
       b.st.base = bk.id;
       save_agent(b);
     }
@@ -195,7 +213,8 @@ void Hive::Impl::account(AgentSlot& a, const CandidateRecord& c) {
 }
 
 bool Hive::Impl::all_failed() const {
-  return !agents.empty() && std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return !a.st.failure.empty(); });
+  return !agents.empty() &&
+         std::all_of(agents.begin(), agents.end(), [](const AgentSlot& a) { return !a.st.failure.empty(); });
 }
 
 }  // namespace khive

@@ -18,7 +18,8 @@ std::string backup_family(const MeasuredKernel& k) {
   return t != k.params.end() ? "template " + t->second : strategy_family(k.strategy);
 }
 
-std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id, int max, int per_family) {
+std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id,
+                                         int max, int per_family) {
   std::vector<MeasuredKernel> v;
   for (auto& k : accepted)
     if (k.id != leader_id) v.push_back(k);
@@ -82,7 +83,8 @@ void Hive::Impl::become_leader(const MeasuredKernel& k) {
 // backup / rejected / error) to the hive's state and records it. `preset`: a verdict reached without
 // running it (wrong backend, a deferred build rejection). A harness error is recorded only when
 // record_error (evaluate-pending leaves the candidate awaiting instead). Called without mu.
-Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset, bool record_error) {
+Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& file,
+                             const std::optional<Evaluation>& preset, bool record_error) {
   Evaluation ev;
   if (preset) ev = *preset;
   std::string against_id;
@@ -115,7 +117,8 @@ Evaluation Hive::Impl::judge(CandidateRecord& c, const std::filesystem::path& fi
 // leader that was replaced meanwhile is measured again against the new one. against_id: the leader it was measured
 // with ("" when none); prev_leader: the leader when the verdict was reached. nullopt: cancelled (the run stopped
 // first). Called without mu.
-std::optional<Standing> Hive::Impl::measure_until_decided(Evaluation& ev, bool preset, const std::filesystem::path& file, std::string& against_id,
+std::optional<Standing> Hive::Impl::measure_until_decided(Evaluation& ev, bool preset,
+                                                          const std::filesystem::path& file, std::string& against_id,
                                                           std::optional<MeasuredKernel>& prev_leader) {
   for (int attempt = 0;; ++attempt) {
     std::optional<std::filesystem::path> against;
@@ -168,8 +171,8 @@ std::optional<Standing> Hive::Impl::route(Evaluation& ev, const std::string& aga
 
 // The evaluation and its verdict into the candidate's record, with its comparison against the leader it was measured
 // with. Callers hold mu.
-void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, Standing verdict, const std::string& against_id,
-                               const std::optional<MeasuredKernel>& prev_leader) {
+void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, Standing verdict,
+                               const std::string& against_id, const std::optional<MeasuredKernel>& prev_leader) {
   c.standing = verdict;
   c.check = ev.check;
   c.reason = ev.reason;
@@ -184,8 +187,8 @@ void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, Standin
   if (ev.status == EvalStatus::accepted && prev_leader) {
     // Against the leader it was measured with (which may have been replaced meanwhile).
     const MeasuredKernel* with = find_accepted(against_id);
-    c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision, ev.ab, ev.message, ev.time_s,
-                                   with ? with->time_s : prev_leader->time_s);
+    c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision,
+                                   ev.ab, ev.message, ev.time_s, with ? with->time_s : prev_leader->time_s);
     if (c.comparison) c.delta = c.comparison->gain;
   }
   c.t = now();

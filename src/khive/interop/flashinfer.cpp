@@ -45,7 +45,9 @@ std::string rebase_line(const std::string& line, const fs::path& root) {
   if (!w->contains("inputs") || !(*w)["inputs"].is_object()) return line;
   bool changed = false;
   for (auto& [name, spec] : (*w)["inputs"].items()) {
-    if (!spec.is_object() || spec.value("type", "") != "safetensors" || !spec.contains("path") || !spec["path"].is_string()) continue;
+    if (!spec.is_object() || spec.value("type", "") != "safetensors" || !spec.contains("path") ||
+        !spec["path"].is_string())
+      continue;
     fs::path p = spec["path"].get<std::string>();
     if (p.is_relative() && fs::exists(root / p)) {
       spec["path"] = (root / p).lexically_normal().string();

@@ -73,7 +73,8 @@ std::string axis_lines(const Task& t) {
 
 }  // namespace
 
-std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source, const std::string& label, Backend backend) {
+std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source, const std::string& label,
+                                 Backend backend) {
   const std::string def_file = t.dir.filename().string() + "/definition.json";
   if (t.source_kind != "kernelbench")
     throw TaskFormatError(def_file, "khive.source.kind", "kernelbench (a task made by `khive import kernelbench`)",
@@ -82,25 +83,31 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
   std::string file = src.value("file", "kernelbench.py");
   auto problem_path = t.dir / file;
   if (!std::filesystem::is_regular_file(problem_path))
-    throw TaskFormatError(def_file, "khive.source.file", "the KernelBench problem file next to definition.json", "\"" + file + "\" (not found)");
+    throw TaskFormatError(def_file, "khive.source.file", "the KernelBench problem file next to definition.json",
+                          "\"" + file + "\" (not found)");
   std::vector<std::string> forward = src.value("forward_inputs", std::vector<std::string>{});
   std::map<std::string, std::string> params = src.value("parameters", std::map<std::string, std::string>{});
 
   const bool on_cuda = backend == Backend::cuda;
   // CUDA: the kernel, its prelude and the binding in one CUDA source, its declaration in the C++ one; CPU: all of it
   // in the C++ source, built as khive builds a CPU kernel (-O3 -march=native -fopenmp).
-  std::string cuda = on_cuda ? generate_prelude(t, Backend::cuda) + "\n" + kernel_source + "\n" + torch_binding(t, Backend::cuda, "", false) : "";
+  std::string cuda = on_cuda ? generate_prelude(t, Backend::cuda) + "\n" + kernel_source + "\n" +
+                                   torch_binding(t, Backend::cuda, "", false)
+                             : "";
   std::string cpp = on_cuda ? "#include <torch/extension.h>\n" + torch_binding_declaration(t) + ";\n"
-                            : generate_prelude(t, Backend::cpu) + "\n" + kernel_source + "\n" + torch_binding(t, Backend::cpu, "", false);
+                            : generate_prelude(t, Backend::cpu) + "\n" + kernel_source + "\n" +
+                                  torch_binding(t, Backend::cpu, "", false);
   Sha256 h;
   h.field(cuda);
   h.field(cpp);
   std::string ext_name = "khive_" + h.hex().substr(0, 16);
 
   std::string py;
-  py += fmt::format("# KernelBench ModelNew for task {} (khive candidate {}), written by `khive export --solution`.\n", t.name, label);
+  py += fmt::format("# KernelBench ModelNew for task {} (khive candidate {}), written by `khive export --solution`.\n",
+                    t.name, label);
   py +=
-      "# The problem follows verbatim; ModelNew keeps Model's constructor (KernelBench's seeded construction gives both\n"
+      "# The problem follows verbatim; ModelNew keeps Model's constructor (KernelBench's seeded construction gives "
+      "both\n"
       "# the same weights) and runs khive's kernel on the inputs and the parameters, outputs preallocated.\n";
   py += "import torch\nfrom torch.utils.cpp_extension import load_inline\n\n";
   py += read_text(problem_path) + "\n\n";
@@ -109,7 +116,8 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
   py += "_khive_ext = None\n\n\ndef _khive():\n    global _khive_ext\n    if _khive_ext is None:\n";
   if (on_cuda)
     py += fmt::format(
-        "        _khive_ext = load_inline(name=\"{}\", cpp_sources=_KHIVE_CPP, cuda_sources=_KHIVE_CUDA, functions=[\"run\"],\n"
+        "        _khive_ext = load_inline(name=\"{}\", cpp_sources=_KHIVE_CPP, cuda_sources=_KHIVE_CUDA, "
+        "functions=[\"run\"],\n"
         "                                 extra_cuda_cflags=[\"-O3\", \"--expt-relaxed-constexpr\", "
         "\"-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1\"],\n"
         "                                 extra_ldflags=[\"-lcuda\"], verbose=False)\n",
@@ -117,7 +125,8 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
   else
     py += fmt::format(
         "        _khive_ext = load_inline(name=\"{}\", cpp_sources=_KHIVE_CPP, functions=[\"run\"],\n"
-        "                                 extra_cflags=[\"-O3\", \"-march=native\", \"-fopenmp\"], extra_ldflags=[\"-fopenmp\"], verbose=False)\n",
+        "                                 extra_cflags=[\"-O3\", \"-march=native\", \"-fopenmp\"], "
+        "extra_ldflags=[\"-fopenmp\"], verbose=False)\n",
         ext_name);
   py += "    return _khive_ext\n\n\nclass ModelNew(Model):\n    def forward(self, *inputs):\n";
   py += "        named = dict(self.named_parameters())\n";
@@ -125,10 +134,12 @@ std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source
   for (const auto& in : t.inputs) {
     if (std::find(forward.begin(), forward.end(), in.name) != forward.end()) continue;
     auto it = params.find(in.name);
-    if (it == params.end()) throw TaskFormatError(def_file, "khive.source.parameters", "the model parameter behind input " + in.name, "none");
+    if (it == params.end())
+      throw TaskFormatError(def_file, "khive.source.parameters", "the model parameter behind input " + in.name, "none");
     param_list += fmt::format("named[\"{}\"], ", it->second);
   }
-  py += fmt::format("        args = [x.contiguous() if torch.is_tensor(x) else x for x in list(inputs) + [{}]]\n", param_list);
+  py += fmt::format("        args = [x.contiguous() if torch.is_tensor(x) else x for x in list(inputs) + [{}]]\n",
+                    param_list);
   py += axis_lines(t);
   py += "        device = next(x.device for x in args if torch.is_tensor(x))\n";
   std::string outs;

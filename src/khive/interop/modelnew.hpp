@@ -6,8 +6,8 @@
 // `class ModelNew(Model)`: the same constructor, so KernelBench's seeded construction gives both models the same
 // weights, and a forward that passes the inputs and the model's parameters (in the task's input order) with
 // preallocated outputs to the kernel, built once with torch.utils.cpp_extension.load_inline (the kernel, the
-// prelude and the torch binding in one CUDA source; for a CPU kernel, in one C++ source built with OpenMP). Throws TaskFormatError when the task has no
-// khive.source of kind kernelbench or its kernelbench.py is missing.
+// prelude and the torch binding in one CUDA source; for a CPU kernel, in one C++ source built with OpenMP). Throws
+// TaskFormatError when the task has no khive.source of kind kernelbench or its kernelbench.py is missing.
 #pragma once
 #include <string>
 
@@ -15,6 +15,7 @@
 
 namespace khive {
 
-std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source, const std::string& label, Backend backend = Backend::cuda);
+std::string kernelbench_modelnew(const Task& t, const std::string& kernel_source, const std::string& label,
+                                 Backend backend = Backend::cuda);
 
 }  // namespace khive

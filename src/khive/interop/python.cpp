@@ -51,7 +51,8 @@ const TorchPython& torch_python() {
   if (found) return *found;
   const std::string py = khive_python();
   if (py.find('/') == std::string::npos && find_program(py).empty())
-    throw std::runtime_error("no Python interpreter: '" + py + "' is not on PATH (install python3 3.11, or set KHIVE_PYTHON to one)");
+    throw std::runtime_error("no Python interpreter: '" + py +
+                             "' is not on PATH (install python3 3.11, or set KHIVE_PYTHON to one)");
   ProcessSpec p;
   p.argv = {py, "-c", "import sys, torch; print(sys.executable); print(torch.__version__)"};
   p.timeout_s = 300;
@@ -91,7 +92,8 @@ const std::vector<std::string>& python_read_paths() {
   std::vector<std::string> paths;
   std::istringstream out(r.out);
   for (std::string line; std::getline(out, line);)
-    if (!line.empty() && line[0] == '/' && std::find(paths.begin(), paths.end(), line) == paths.end()) paths.push_back(line);
+    if (!line.empty() && line[0] == '/' && std::find(paths.begin(), paths.end(), line) == paths.end())
+      paths.push_back(line);
   found = std::move(paths);
   return *found;
 }

@@ -28,7 +28,8 @@ struct SolutionMeta {
   std::string target_hardware = "LOCAL";  // SOL-ExecBench: B200 | LOCAL; FlashInfer-Bench: free text ("NVIDIA_H200")
 };
 
-nlohmann::ordered_json solution_json(const Task& t, Backend b, const std::string& kernel_source, const SolutionMeta& meta, SolutionFormat format);
+nlohmann::ordered_json solution_json(const Task& t, Backend b, const std::string& kernel_source,
+                                     const SolutionMeta& meta, SolutionFormat format);
 
 // Why a Solution cannot become a candidate; what() names the field ("spec.languages: ...").
 struct SolutionError : std::runtime_error {

@@ -18,7 +18,8 @@ int64_t parse_bytes(const std::string& flag, const std::string& v) {
     n = std::stoll(v, &used);
   } catch (const std::exception&) {
   }
-  if (used != v.size() || n < 0) throw std::invalid_argument("khive-jail: " + flag + ": expected a number of bytes >= 0, got '" + v + "'");
+  if (used != v.size() || n < 0)
+    throw std::invalid_argument("khive-jail: " + flag + ": expected a number of bytes >= 0, got '" + v + "'");
   return n;
 }
 }  // namespace
@@ -91,12 +92,14 @@ JailArgs parse_jail_args(const std::vector<std::string>& argv) {
     else if (f == "--file-size")
       a.policy.file_bytes = parse_bytes(f, value(f));
     else
-      throw std::invalid_argument("khive-jail: unknown flag '" + f +
-                                  "' (expected --read, --write, --cuda, --memory, --file-size, --best-effort, then -- COMMAND)");
+      throw std::invalid_argument(
+          "khive-jail: unknown flag '" + f +
+          "' (expected --read, --write, --cuda, --memory, --file-size, --best-effort, then -- COMMAND)");
   }
   if (a.command.empty()) throw std::invalid_argument("khive-jail: expected -- and the command to run after the flags");
   for (const auto& w : a.policy.write)
-    if (w.empty() || w[0] != '/') throw std::invalid_argument("khive-jail: --write: expected an absolute folder, got '" + w + "'");
+    if (w.empty() || w[0] != '/')
+      throw std::invalid_argument("khive-jail: --write: expected an absolute folder, got '" + w + "'");
   return a;
 }
 

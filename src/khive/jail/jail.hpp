@@ -46,8 +46,8 @@ bool jail_disabled();
 std::filesystem::path jail_path();
 
 // What every jailed program may read besides the policy's paths: the system's libraries, toolchains and headers
-// (/usr, /lib*, /bin, /sbin, /opt), ld.so's configuration, the few /etc files a toolchain or an interpreter opens, /proc
-// and /sys, and the null/zero/random devices. Not /etc as a whole (shadow, ssh keys), not /root, /home, /tmp.
+// (/usr, /lib*, /bin, /sbin, /opt), ld.so's configuration, the few /etc files a toolchain or an interpreter opens,
+// /proc and /sys, and the null/zero/random devices. Not /etc as a whole (shadow, ssh keys), not /root, /home, /tmp.
 std::vector<std::string> jail_system_paths();
 
 // khive-jail's own command line (main.cpp; exposed for tests).

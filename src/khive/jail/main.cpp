@@ -1,6 +1,6 @@
-// khive-jail [--read PATH]... [--write DIR]... [--cuda] [--memory BYTES] [--file-size BYTES] [--best-effort] -- COMMAND ARGS...
-// Confines itself (jail.hpp) and executes COMMAND. Exit 125 when a layer cannot be applied or the flags are wrong,
-// 127 when COMMAND cannot be executed; otherwise COMMAND's own status.
+// khive-jail [--read PATH]... [--write DIR]... [--cuda] [--memory BYTES] [--file-size BYTES] [--best-effort] -- COMMAND
+// ARGS... Confines itself (jail.hpp) and executes COMMAND. Exit 125 when a layer cannot be applied or the flags are
+// wrong, 127 when COMMAND cannot be executed; otherwise COMMAND's own status.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -42,11 +42,12 @@ int main(int argc, char** argv) {
   read.insert(read.end(), a.policy.read.begin(), a.policy.read.end());
   int abi = 0;
   // Scopes (ABI >= 6): no signal to a process outside the jail, no abstract unix socket out of it.
-  const std::string landlock = khive::exec::apply_landlock(read, khive::exec::device_paths(a.policy.cuda), true, abi,
-                                                           khive::exec::kScopeAbstractUnixSockets | khive::exec::kScopeSignals, a.policy.write);
+  const std::string landlock =
+      khive::exec::apply_landlock(read, khive::exec::device_paths(a.policy.cuda), true, abi,
+                                  khive::exec::kScopeAbstractUnixSockets | khive::exec::kScopeSignals, a.policy.write);
   if (!layer("landlock", "Landlock", landlock,
-             "abi " + std::to_string(abi) + ": reads " + std::to_string(read.size()) + " system and named paths, writes " +
-                 std::to_string(a.policy.write.size()) + " folder(s)"))
+             "abi " + std::to_string(abi) + ": reads " + std::to_string(read.size()) +
+                 " system and named paths, writes " + std::to_string(a.policy.write.size()) + " folder(s)"))
     return 125;
   if (!layer("capabilities", "capabilities", khive::exec::drop_capabilities(), "dropped")) return 125;
   rlimit zero{0, 0};

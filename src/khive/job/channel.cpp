@@ -25,13 +25,15 @@ void FrameReader::feed(const char* data, std::size_t n) {
 
 void FrameReader::finish() {
   parse();
-  if (tamper_.empty() && !buf_.empty()) tamper_ = "the result channel ended with " + std::to_string(buf_.size()) + " stray bytes";
+  if (tamper_.empty() && !buf_.empty())
+    tamper_ = "the result channel ended with " + std::to_string(buf_.size()) + " stray bytes";
 }
 
 void FrameReader::parse() {
   while (tamper_.empty() && !buf_.empty()) {
     if (buf_.size() < 5) {
-      if (std::string_view("KHV1 ").substr(0, buf_.size()) != buf_) tamper_ = "bytes that are not a frame on the result channel";
+      if (std::string_view("KHV1 ").substr(0, buf_.size()) != buf_)
+        tamper_ = "bytes that are not a frame on the result channel";
       return;
     }
     if (buf_.compare(0, 5, "KHV1 ") != 0) {
@@ -47,7 +49,8 @@ void FrameReader::parse() {
     std::string_view h(buf_.data() + 5, nl - 5);
     uint64_t seq = 0, len = 0;
     auto sp1 = h.find(' '), sp2 = h.find(' ', sp1 == std::string_view::npos ? 0 : sp1 + 1);
-    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos || std::from_chars(h.data(), h.data() + sp1, seq).ec != std::errc() ||
+    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
+        std::from_chars(h.data(), h.data() + sp1, seq).ec != std::errc() ||
         std::from_chars(h.data() + sp1 + 1, h.data() + sp2, len).ec != std::errc() || len > kMaxFrame) {
       tamper_ = "a malformed frame header on the result channel";
       return;

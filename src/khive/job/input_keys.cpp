@@ -12,7 +12,8 @@ namespace {
 // Domain-separated HMAC-SHA256 of the secret: the purpose's name and a NUL, then the fields (fixed widths, lengths
 // written first where a field varies), so no two purposes or field lists can give the same message.
 std::string mac(const InputSecret& s, const std::string& purpose, const std::string& fields) {
-  return hmac_sha256(std::string_view(reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size()), purpose + '\0' + fields);
+  return hmac_sha256(std::string_view(reinterpret_cast<const char*>(s.bytes.data()), s.bytes.size()),
+                     purpose + '\0' + fields);
 }
 
 void put64(std::string& v, uint64_t x) {
@@ -22,7 +23,8 @@ void put64(std::string& v, uint64_t x) {
 // Little-endian words of the first bytes of a digest.
 uint32_t le32_at(const std::string& m, int i) {
   const auto* p = reinterpret_cast<const unsigned char*>(m.data()) + i;
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
 }
 
 InputKey key_of(const std::string& m) {
@@ -31,7 +33,9 @@ InputKey key_of(const std::string& m) {
   return k;
 }
 
-uint64_t u64_of(const std::string& m) { return static_cast<uint64_t>(le32_at(m, 0)) | static_cast<uint64_t>(le32_at(m, 4)) << 32; }
+uint64_t u64_of(const std::string& m) {
+  return static_cast<uint64_t>(le32_at(m, 0)) | static_cast<uint64_t>(le32_at(m, 4)) << 32;
+}
 
 // A secret that is a public function of a number (reproducible or legacy ones): SHA-256 of the purpose and the number.
 InputSecret derived_secret(const char* purpose, uint64_t v) {
@@ -49,12 +53,16 @@ InputSecret InputSecret::random() {
   return s;
 }
 
-InputSecret InputSecret::reproducible(uint64_t seed) { return derived_secret("khive/reproducible-input-secret/v7", seed); }
+InputSecret InputSecret::reproducible(uint64_t seed) {
+  return derived_secret("khive/reproducible-input-secret/v7", seed);
+}
 
 InputSecret InputSecret::from_legacy(uint64_t v) { return derived_secret("khive/legacy-input-secret/v7", v); }
 
 InputSecret InputSecret::from_hex(const std::string& hex) {
-  if (hex.size() != 64) throw std::invalid_argument("input_secret: expected 64 hex digits, got " + std::to_string(hex.size()) + " characters");
+  if (hex.size() != 64)
+    throw std::invalid_argument("input_secret: expected 64 hex digits, got " + std::to_string(hex.size()) +
+                                " characters");
   InputSecret s;
   for (std::size_t i = 0; i < 32; ++i) {
     auto nib = [&](char c) -> int {
@@ -68,7 +76,9 @@ InputSecret InputSecret::from_hex(const std::string& hex) {
   return s;
 }
 
-std::string InputSecret::hex() const { return to_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())); }
+std::string InputSecret::hex() const {
+  return to_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
 
 std::string InputSecret::fingerprint() const {
   Sha256 h;

@@ -56,7 +56,9 @@ class InputKeys {
   // The label of call k of workload `uuid` of the given kind: distinct per (kind, seed base, workload, k), never 0
   // and never a small number (correctness labels are seed_base + 1 ..).
   uint64_t call_label(CallKind kind, uint64_t seed_base, const std::string& uuid, uint64_t k) const;
-  const std::string& fingerprint() const { return fingerprint_; }  // the secret's, computed once (every golden path has it)
+  const std::string& fingerprint() const {
+    return fingerprint_;
+  }  // the secret's, computed once (every golden path has it)
 
  private:
   InputSecret secret_;

@@ -46,8 +46,8 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   ::close(keyp[1]);
 
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C"}};
-  for (const char* v : {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_TRACE_EXCHANGES",
-                        "KHIVE_CPU_PIN", "KHIVE_ALLOW_MPS", "KHIVE_EXEC_PRIMER"})
+  for (const char* v : {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS",
+                        "KHIVE_TRACE_EXCHANGES", "KHIVE_CPU_PIN", "KHIVE_ALLOW_MPS", "KHIVE_EXEC_PRIMER"})
     if (const char* x = std::getenv(v)) env[v] = x;
   if (!opt.cuda_visible_devices.empty())
     env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;
@@ -120,19 +120,23 @@ Verdict read_verdict(const JudgeOutcome& o) {
   };
   // The channel is the judge's alone; anything else on it means the sandbox failed somewhere: fail closed.
   if (o.tampered) {
-    Verdict r = reject(Check::run, Reason::channel_tampered, "the judge's result channel was tampered with: " + o.tamper_reason,
-                       "only the judge writes its channel; an executor reached it, so the kernel escaped its sandbox");
+    Verdict r =
+        reject(Check::run, Reason::channel_tampered, "the judge's result channel was tampered with: " + o.tamper_reason,
+               "only the judge writes its channel; an executor reached it, so the kernel escaped its sandbox");
     r.log_excerpt = v.log_excerpt;
     return r;
   }
   if (o.process.start_failed) return harness("could not start khive-judge: " + o.process.err, false);
   if (o.process.cancelled) return harness(std::string(kEvaluationCancelled), false);
-  if (o.process.timed_out) return harness(fmt::format("the judge ran past its budget of {:.0f} s", o.process.wall_s), false);
+  if (o.process.timed_out)
+    return harness(fmt::format("the judge ran past its budget of {:.0f} s", o.process.wall_s), false);
   if (o.process.signal)
-    return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug)" + said(o.process.err),
+    return harness("the judge process was " + o.process.describe() + " (killed from outside, or a judge bug)" +
+                       said(o.process.err),
                    o.process.signal == SIGKILL);
   if (!o.result_problem.empty()) return harness("the judge's result is malformed: " + o.result_problem, false);
-  if (!o.result) return harness("the judge ended (" + o.process.describe() + ") without a result" + said(o.process.err), false);
+  if (!o.result)
+    return harness("the judge ended (" + o.process.describe() + ") without a result" + said(o.process.err), false);
   const JudgeResult& r = *o.result;
   v.preflight = r.preflight;
   v.phases = r.phases;

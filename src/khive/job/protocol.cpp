@@ -12,7 +12,9 @@ std::string InputSpec::key() const {
   return k;
 }
 
-void to_json(nlohmann::json& j, const InputSpec& s) { j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}}; }
+void to_json(nlohmann::json& j, const InputSpec& s) {
+  j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}};
+}
 void from_json(const nlohmann::json& j, InputSpec& s) {
   s.seed = j.at("seed").get<uint64_t>();
   s.perturb_seed = j.value("perturb_seed", uint64_t{0});
@@ -25,7 +27,8 @@ Job parse_job(const nlohmann::json& j) {
     if (!j.contains(f)) throw std::invalid_argument(std::string("job: the field \"") + f + "\" is missing");
   Job job = j.get<Job>();
   if (job.golden_full_limit_bytes < 1 || job.golden_sample_count < 2 || job.golden_timed_limit_bytes < 1)
-    throw std::invalid_argument("job: golden_full_limit_bytes and golden_timed_limit_bytes must be >= 1, golden_sample_count >= 2");
+    throw std::invalid_argument(
+        "job: golden_full_limit_bytes and golden_timed_limit_bytes must be >= 1, golden_sample_count >= 2");
   if (job.seeds < 1) throw std::invalid_argument("job: seeds must be >= 1");
   if (!(job.timeout_s > 0)) throw std::invalid_argument("job: timeout_s must be > 0");
   if (job.mode == "evaluate") InputSecret::from_hex(job.input_secret);  // throws, naming what is wrong

@@ -20,7 +20,9 @@ struct InputSpec {
   uint64_t perturb_seed = 0;
   double fraction = 0.01;
   std::string key() const;  // "s1" | "s1p7"
-  bool operator==(const InputSpec& o) const { return seed == o.seed && perturb_seed == o.perturb_seed && fraction == o.fraction; }
+  bool operator==(const InputSpec& o) const {
+    return seed == o.seed && perturb_seed == o.perturb_seed && fraction == o.fraction;
+  }
 };
 void to_json(nlohmann::json& j, const InputSpec& s);
 void from_json(const nlohmann::json& j, InputSpec& s);
@@ -36,7 +38,8 @@ struct TimingPlan {
   int max_batch = 256;
 };
 // Every field of these travels (to_json); a field the JSON lacks keeps the default above (from_json).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingPlan, warmup, min_samples, max_samples, target_noise, time_cap_s, target_batch_s, max_batch)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingPlan, warmup, min_samples, max_samples, target_noise, time_cap_s,
+                                                target_batch_s, max_batch)
 
 // How the executors are confined (executor/sandbox.hpp). Every layer is on unless a test turns it off.
 struct SandboxOptions {
@@ -95,11 +98,13 @@ struct Job {
 };
 // One field list for both directions; a field the JSON lacks keeps Job{}'s default. The judge reads a job with
 // parse_job, which also insists on the fields that have no safe default.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library, library_pytorch,
-                                                library_vendor, leader_library, leader_vendor, reference_library, reference_python,
-                                                reference_pythonpath, reference_jail, golden_dir, executor, seed_base, input_secret, seeds,
-                                                check_correctness, time, timing, ab_alpha, ab_alpha_slower, ab_min_gain, ab_min_pairs, ab_min_gain_s,
-                                                timeout_s, omp_threads, cpu_memory_limit, sandbox, golden_full_limit_bytes, golden_sample_count,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Job, mode, backend, task_dir, perf_workloads, only_workloads, library,
+                                                library_pytorch, library_vendor, leader_library, leader_vendor,
+                                                reference_library, reference_python, reference_pythonpath,
+                                                reference_jail, golden_dir, executor, seed_base, input_secret, seeds,
+                                                check_correctness, time, timing, ab_alpha, ab_alpha_slower, ab_min_gain,
+                                                ab_min_pairs, ab_min_gain_s, timeout_s, omp_threads, cpu_memory_limit,
+                                                sandbox, golden_full_limit_bytes, golden_sample_count,
                                                 golden_timed_limit_bytes, inputs_version)
 
 // A job as the judge accepts it: mode, backend and inputs_version present (a job without a version is from a

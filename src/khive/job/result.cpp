@@ -31,7 +31,8 @@ JudgeResult judge_result_from_json(const nlohmann::json& j) {
   r.correctness_calls = j.value("correctness_calls", 0);
   r.timing = j.value("timing", std::vector<TimingRecord>{});
   r.ab = j.value("ab", std::vector<AbRecord>{});
-  if (j.contains("ab_decision") && !j["ab_decision"].is_null()) r.ab_decision = j["ab_decision"].get<AbDecisionRecord>();
+  if (j.contains("ab_decision") && !j["ab_decision"].is_null())
+    r.ab_decision = j["ab_decision"].get<AbDecisionRecord>();
   r.overhead_s = j.value("overhead_s", OverheadRecord{});
   r.goldens = j.value("goldens", GoldenRecord{});
   r.phases = j.value("phases", std::map<std::string, double>{});

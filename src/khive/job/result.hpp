@@ -24,13 +24,13 @@ namespace khive {
 // One perf workload as the judge timed it (its clock's samples and what it knows about that clock).
 struct TimingRecord {
   std::string workload;
-  std::vector<double> samples_s;                 // per call, from the judge's clock (less the calibrated overhead)
-  std::vector<double> in_process_s;              // the executor's own per-call time (cross-check only, never the sample)
-  std::vector<double> drain_s;                   // GPU: how long the device stayed busy after each batch's answer
-  std::vector<double> copy_s;                    // a PyTorch run's: the copy of run()'s result each sample leaves out; else empty
-  int batch = 1;                                 // calls per timed batch
-  int64_t validated = 0;                         // timed calls whose outputs were compared with goldens
-  std::string clock;                             // "gated" (the GPU's gate) | "exchange" (CPU: one exchange per call)
+  std::vector<double> samples_s;     // per call, from the judge's clock (less the calibrated overhead)
+  std::vector<double> in_process_s;  // the executor's own per-call time (cross-check only, never the sample)
+  std::vector<double> drain_s;       // GPU: how long the device stayed busy after each batch's answer
+  std::vector<double> copy_s;        // a PyTorch run's: the copy of run()'s result each sample leaves out; else empty
+  int batch = 1;                     // calls per timed batch
+  int64_t validated = 0;             // timed calls whose outputs were compared with goldens
+  std::string clock;                 // "gated" (the GPU's gate) | "exchange" (CPU: one exchange per call)
   double overhead_s = 0, overhead_jitter_s = 0;  // the calibration subtracted from this workload's brackets
   double gate_s = 0;                             // the candidate's calibrated no-work call through the gate
   // A/B (check 11) only: the leader's calibration, and the pair medians each side contributed to the test.
@@ -85,12 +85,14 @@ struct JudgeResult {
 };
 
 // Every field travels, named as in the struct; a field the JSON lacks keeps its default (an older judge's frame).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRecord, workload, samples_s, in_process_s, drain_s, copy_s, batch, validated, clock, overhead_s,
-                                                overhead_jitter_s, gate_s, leader_overhead_s, pair_samples_s, leader_samples_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRecord, workload, samples_s, in_process_s, drain_s, copy_s, batch,
+                                                validated, clock, overhead_s, overhead_jitter_s, gate_s,
+                                                leader_overhead_s, pair_samples_s, leader_samples_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbEventsRecord, ratio, p_faster, p_slower, valid)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbRecord, workload, pairs, ratio, median_ratio, p_faster, p_slower, noise, valid, events,
-                                                holm_threshold, faster, slower)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbDecisionRecord, new_leader, weighted_ratio, why, alpha, min_gain, min_gain_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbRecord, workload, pairs, ratio, median_ratio, p_faster, p_slower,
+                                                noise, valid, events, holm_threshold, faster, slower)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AbDecisionRecord, new_leader, weighted_ratio, why, alpha, min_gain,
+                                                min_gain_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GoldenRecord, cached, made, corrupt, reference_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OverheadRecord, candidate, jitter)
 

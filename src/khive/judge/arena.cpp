@@ -59,18 +59,27 @@ char* Arena::input(int set, std::size_t i) const {
 char* Arena::ref_input(int set, std::size_t i) const {
   return task_.inputs[i].scalar ? nullptr : ref_in_->ptr() + static_cast<std::size_t>(set) * in_stride_ + in_off_[i];
 }
-char* Arena::output(int set, std::size_t o) const { return out_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
-char* Arena::golden(int set, std::size_t o) const { return gold_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o]; }
-unsigned char* Arena::scalar(int set, std::size_t i) { return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(); }
+char* Arena::output(int set, std::size_t o) const {
+  return out_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o];
+}
+char* Arena::golden(int set, std::size_t o) const {
+  return gold_->ptr() + static_cast<std::size_t>(set) * out_stride_ + out_off_[o];
+}
+unsigned char* Arena::scalar(int set, std::size_t i) {
+  return scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data();
+}
 
 nlohmann::json Arena::touch_spans(int set) const {
   nlohmann::json spans = nlohmann::json::array();
   const std::size_t k = static_cast<std::size_t>(set);
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
     if (!task_.inputs[i].scalar && in_bytes_[i] > 0)
-      spans.push_back({{"region", 0}, {"offset", k * in_stride_ + in_off_[i]}, {"bytes", in_bytes_[i]}, {"write", false}});
+      spans.push_back(
+          {{"region", 0}, {"offset", k * in_stride_ + in_off_[i]}, {"bytes", in_bytes_[i]}, {"write", false}});
   for (std::size_t o = 0; o < task_.outputs.size(); ++o)
-    if (out_bytes_[o] > 0) spans.push_back({{"region", 1}, {"offset", k * out_stride_ + out_off_[o]}, {"bytes", out_bytes_[o]}, {"write", true}});
+    if (out_bytes_[o] > 0)
+      spans.push_back(
+          {{"region", 1}, {"offset", k * out_stride_ + out_off_[o]}, {"bytes", out_bytes_[o]}, {"write", true}});
   return spans;
 }
 
@@ -79,13 +88,16 @@ Arena::Share Arena::share(bool goldens, bool described) const {
 }
 
 Arena::Share Arena::share_staged(SharedRegion& inputs, SharedRegion& goldens) const {
-  if (inputs.bytes() != ref_in_->bytes() || goldens.bytes() != gold_->bytes()) throw std::logic_error("Arena::share_staged: regions of another size");
+  if (inputs.bytes() != ref_in_->bytes() || goldens.bytes() != gold_->bytes())
+    throw std::logic_error("Arena::share_staged: regions of another size");
   return share_regions(true, true, inputs, goldens);
 }
 
-Arena::Share Arena::share_regions(bool goldens, bool described, const SharedRegion& ins, const SharedRegion& outs) const {
+Arena::Share Arena::share_regions(bool goldens, bool described, const SharedRegion& ins,
+                                  const SharedRegion& outs) const {
   Share s;
-  s.map = {{"op", "map"}, {"regions", {{{"bytes", ins.bytes()}, {"access", "r"}}, {{"bytes", outs.bytes()}, {"access", "rw"}}}}};
+  s.map = {{"op", "map"},
+           {"regions", {{{"bytes", ins.bytes()}, {"access", "r"}}, {{"bytes", outs.bytes()}, {"access", "rw"}}}}};
   s.fds = {const_cast<SharedRegion&>(ins).share(), const_cast<SharedRegion&>(outs).share()};
   auto describe = [&](nlohmann::json arg, const TensorSpec& t) {
     if (!described) return arg;
@@ -104,10 +116,12 @@ Arena::Share Arena::share_regions(bool goldens, bool described, const SharedRegi
       if (task_.inputs[i].scalar)
         args.push_back(describe({{"scalar", slot++}}, task_.inputs[i]));
       else
-        args.push_back(describe({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}}, task_.inputs[i]));
+        args.push_back(describe({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_ + in_off_[i]}},
+                                task_.inputs[i]));
     }
     for (std::size_t o = 0; o < task_.outputs.size(); ++o)
-      args.push_back(describe({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}}, task_.outputs[o]));
+      args.push_back(describe({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}},
+                              task_.outputs[o]));
     for (int64_t v : axis_values_) args.push_back({{"axis", v}});
     sets.push_back({{"args", args}});
   }
@@ -118,7 +132,8 @@ Arena::Share Arena::share_regions(bool goldens, bool described, const SharedRegi
 nlohmann::json Arena::scalars(int set) const {
   nlohmann::json v = nlohmann::json::array();
   for (std::size_t i = 0; i < task_.inputs.size(); ++i)
-    if (task_.inputs[i].scalar) v.push_back(exec::to_hex(scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(), 8));
+    if (task_.inputs[i].scalar)
+      v.push_back(exec::to_hex(scalars_[static_cast<std::size_t>(set) * task_.inputs.size() + i].data(), 8));
   return v;
 }
 

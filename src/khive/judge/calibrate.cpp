@@ -30,7 +30,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-Clock::duration seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
 int thread_count() {
 #if defined(_OPENMP)
@@ -111,7 +113,8 @@ BandwidthResult measure_copy(Clock::time_point deadline) {
     begin = per * static_cast<std::size_t>(t);
     end = t == n - 1 ? bytes : begin + per;
   };
-  KHIVE_OMP("omp parallel") {  // first touch by the thread that will copy the slice (NUMA placement), non-zero source bytes
+  KHIVE_OMP(
+      "omp parallel") {  // first touch by the thread that will copy the slice (NUMA placement), non-zero source bytes
     std::size_t b, e;
     slice(thread_index(), team_size(), b, e);
     std::memset(s + b, 0x5a, e - b);
@@ -200,7 +203,8 @@ KHIVE_DEFINE_KERNEL(f64_base, , (fma_chains<double, 2, 12, false>(steps, seed)))
 FmaKernel pick_kernel(bool fp64) {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return fp64 ? FmaKernel{f64_avx512, 8, 16, "avx512f"} : FmaKernel{f32_avx512, 16, 16, "avx512f"};
+  if (__builtin_cpu_supports("avx512f"))
+    return fp64 ? FmaKernel{f64_avx512, 8, 16, "avx512f"} : FmaKernel{f32_avx512, 16, 16, "avx512f"};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return fp64 ? FmaKernel{f64_avx2, 4, 12, "avx2+fma"} : FmaKernel{f32_avx2, 8, 12, "avx2+fma"};
   return fp64 ? FmaKernel{f64_base, 2, 12, "sse2"} : FmaKernel{f32_base, 4, 12, "sse2"};
@@ -277,9 +281,10 @@ HardwareProfile calibrate_cpu(double seconds_budget) {
   // No datasheet for a CPU: 1.5 x measured is a plausibility ceiling, not a peak.
   p.peak_bandwidth = 1.5 * bw.bytes_per_s;
   p.peak_flops = {{ComputeUnit::fp32, 1.5 * f32.flops_per_s}, {ComputeUnit::fp64, 1.5 * f64.flops_per_s}};
-  p.source = "khive calibrate_cpu " + utc_now() + ": copy " + std::to_string(bw.buffer >> 20) + " MiB (OpenMP, " + std::to_string(threads) +
-             " threads, read + write) best of " + std::to_string(bw.reps) + ": " + fmt_double("%.1f", bw.bytes_per_s / 1e9) + " GB/s; FMA chains (" +
-             f32.isa + ") best of " + std::to_string(f32.reps) + "/" + std::to_string(f64.reps) + ": fp32 " +
+  p.source = "khive calibrate_cpu " + utc_now() + ": copy " + std::to_string(bw.buffer >> 20) + " MiB (OpenMP, " +
+             std::to_string(threads) + " threads, read + write) best of " + std::to_string(bw.reps) + ": " +
+             fmt_double("%.1f", bw.bytes_per_s / 1e9) + " GB/s; FMA chains (" + f32.isa + ") best of " +
+             std::to_string(f32.reps) + "/" + std::to_string(f64.reps) + ": fp32 " +
              fmt_double("%.1f", f32.flops_per_s / 1e9) + ", fp64 " + fmt_double("%.1f", f64.flops_per_s / 1e9) +
              " GFLOP/s; peaks = 1.5 x measured (no datasheet: a plausibility ceiling only)";
   return p;

@@ -23,11 +23,14 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 void ck(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("calibrate_cuda: ") + what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("calibrate_cuda: ") + what + ": " + cudaGetErrorName(e) + ": " +
+                             cudaGetErrorString(e));
 }
 void ck(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("calibrate_cuda: ") + what + ": " + cublasGetStatusName(s) + ": " + cublasGetStatusString(s));
+    throw std::runtime_error(std::string("calibrate_cuda: ") + what + ": " + cublasGetStatusName(s) + ": " +
+                             cublasGetStatusString(s));
 }
 
 // RAII holders: every exit path (an exception included) releases what was taken.
@@ -109,7 +112,8 @@ __device__ inline void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_
 
 template <class T>
 __global__ void fill_random(T* p, std::size_t n, uint64_t seed) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     store(p + i, random_nonzero(i, seed));
 }
 
@@ -153,8 +157,9 @@ HardwareProfile calibrate_cuda(int device, double seconds_budget) {
 
   HardwareProfile p;
   p.name = prop.name;
-  std::string notes = "khive calibrate_cuda " + utc_now() + ": device " + std::to_string(device) + " '" + prop.name + "' (sm_" +
-                      std::to_string(prop.major) + std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs)";
+  std::string notes = "khive calibrate_cuda " + utc_now() + ": device " + std::to_string(device) + " '" + prop.name +
+                      "' (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+                      std::to_string(prop.multiProcessorCount) + " SMs)";
   std::vector<std::string> skipped;
 
   Stream stream;
@@ -177,7 +182,8 @@ HardwareProfile calibrate_cuda(int device, double seconds_budget) {
     double best = 1e30;
     for (int i = 0; i < 10; ++i) best = std::min(best, time_once(stream.s, ev, copy));
     p.measured_bandwidth = 2.0 * static_cast<double>(size) / best;
-    notes += "; copy D2D " + std::to_string(size >> 20) + " MiB best of 10: " + fmt("%.3f", p.measured_bandwidth / 1e12) + " TB/s (read + write)";
+    notes += "; copy D2D " + std::to_string(size >> 20) +
+             " MiB best of 10: " + fmt("%.3f", p.measured_bandwidth / 1e12) + " TB/s (read + write)";
   }
 
   // ---- matrix rates: cublasGemmEx, TN, median of 10 after 3 warm-ups, best of the shapes.
@@ -224,8 +230,8 @@ HardwareProfile calibrate_cuda(int device, double seconds_budget) {
       const float alpha = 1.0f, beta = 0.0f;
       auto gemm = [&] {
         // Column-major C(n x n) = A^T B with A, B stored n x n: the TN layout.
-        ck(cublasGemmEx(blas.h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &alpha, A.p, k.ab, n, B.p, k.ab, n, &beta, C.p, k.c, n, k.compute,
-                        CUBLAS_GEMM_DEFAULT),
+        ck(cublasGemmEx(blas.h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &alpha, A.p, k.ab, n, B.p, k.ab, n, &beta, C.p, k.c,
+                        n, k.compute, CUBLAS_GEMM_DEFAULT),
            "cublasGemmEx");
       };
       // The first warm-up, timed (it includes cuBLAS's one-time setup, so it over-estimates): the other 12
@@ -244,7 +250,8 @@ HardwareProfile calibrate_cuda(int device, double seconds_budget) {
       per_shape += (per_shape.empty() ? "" : ", ") + std::to_string(n) + "^3 " + fmt("%.1f", rate / 1e12);
     }
     if (best_rate > 0) p.measured_flops[k.unit] = best_rate;
-    rates += std::string(rates.empty() ? "" : ", ") + k.label + " " + fmt("%.1f", best_rate / 1e12) + " (" + per_shape + ")";
+    rates +=
+        std::string(rates.empty() ? "" : ", ") + k.label + " " + fmt("%.1f", best_rate / 1e12) + " (" + per_shape + ")";
   }
   int cublas_version = 0;
   cublasGetVersion(blas.h, &cublas_version);

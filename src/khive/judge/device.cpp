@@ -5,7 +5,9 @@
 
 namespace khive {
 namespace {
-[[noreturn]] void no_gate(const char* what) { throw std::logic_error(std::string("JudgeDevice::") + what + ": this backend has no gated clock"); }
+[[noreturn]] void no_gate(const char* what) {
+  throw std::logic_error(std::string("JudgeDevice::") + what + ": this backend has no gated clock");
+}
 }  // namespace
 
 void JudgeDevice::wait_geq(void*, uint32_t) { no_gate("wait_geq"); }

@@ -56,8 +56,8 @@ class JudgeDevice {
   // The `count` elements sample_index(key, j, count, n) of an output, gathered into host memory.
   virtual void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) = 0;
   // Output against a golden; `ref_on_device`: the golden is device memory the judge owns (else host memory).
-  virtual CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols, const Tolerance& tol,
-                               Poison poison) = 0;
+  virtual CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols,
+                               const Tolerance& tol, Poison poison) = 0;
   struct Region {
     const void* p;
     std::size_t bytes;

@@ -72,12 +72,14 @@ class MemfdRegion final : public SharedRegion {
     if (fd_ < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
     if (::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) {
       ::close(fd_);
-      throw std::runtime_error("cpu: cannot size a shared region of " + std::to_string(bytes_) + " bytes: " + std::strerror(errno));
+      throw std::runtime_error("cpu: cannot size a shared region of " + std::to_string(bytes_) +
+                               " bytes: " + std::strerror(errno));
     }
     void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) {
       ::close(fd_);
-      throw std::runtime_error("cpu: cannot map a shared region of " + std::to_string(bytes_) + " bytes: " + std::strerror(errno));
+      throw std::runtime_error("cpu: cannot map a shared region of " + std::to_string(bytes_) +
+                               " bytes: " + std::strerror(errno));
     }
     ptr_ = static_cast<char*>(p);
     ::madvise(ptr_, bytes_, MADV_HUGEPAGE);
@@ -146,9 +148,11 @@ class CpuJudgeDevice final : public JudgeDevice {
     std::size_t sz = dtype_size(t);
 #pragma omp parallel for schedule(static) if (count > (1 << 16))
     for (int64_t j = 0; j < count; ++j)
-      std::memcpy(static_cast<char*>(host_dst) + j * sz, static_cast<const char*>(out) + sample_index(key, j, count, n) * sz, sz);
+      std::memcpy(static_cast<char*>(host_dst) + j * sz,
+                  static_cast<const char*>(out) + sample_index(key, j, count, n) * sz, sz);
   }
-  CompareStats compare(DType t, const void* out, const void* ref, bool, int64_t n, int64_t cols, const Tolerance& tol, Poison poison) override {
+  CompareStats compare(DType t, const void* out, const void* ref, bool, int64_t n, int64_t cols, const Tolerance& tol,
+                       Poison poison) override {
     return compare_host(t, out, ref, n, cols, tol, poison);
   }
   void flush(const std::vector<Region>& touched) override {
@@ -173,7 +177,9 @@ class CpuJudgeDevice final : public JudgeDevice {
 #endif
   }
 #if defined(__x86_64__) || defined(__i386__)
-  __attribute__((target("clflushopt"))) static void flushopt(const void* p) { __builtin_ia32_clflushopt(const_cast<void*>(p)); }
+  __attribute__((target("clflushopt"))) static void flushopt(const void* p) {
+    __builtin_ia32_clflushopt(const_cast<void*>(p));
+  }
 #endif
   double drain(double) override { return 0.0; }
   void synchronize() override {}

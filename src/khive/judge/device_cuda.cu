@@ -20,13 +20,14 @@ namespace {
 
 void ck(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" + cudaGetErrorName(e) +
-                             "): " + cudaGetErrorString(e));
+    throw std::runtime_error(std::string(what) + ": CUDA error " + std::to_string(static_cast<int>(e)) + " (" +
+                             cudaGetErrorName(e) + "): " + cudaGetErrorString(e));
 }
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-__global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d, InputKey pseed, int64_t count, uint64_t tensor) {
+__global__ void perturb_kernel(DType t, int sz, void* p, int64_t n, DistParams d, InputKey pseed, int64_t count,
+                               uint64_t tensor) {
   for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < count; j += (int64_t)gridDim.x * blockDim.x) {
     int64_t i = perturb_index(pseed, tensor, j, n, count);
     int64_t src = perturb_source(pseed, tensor, i, n);
@@ -51,7 +52,8 @@ __global__ void checksum_bytes_kernel(const unsigned char* p, std::size_t bytes,
   const std::size_t n = bytes / 8;
   const uint64_t* w = reinterpret_cast<const uint64_t*>(p);
   unsigned long long acc = 0;
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n; i += (std::size_t)gridDim.x * blockDim.x) {
+  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < n;
+       i += (std::size_t)gridDim.x * blockDim.x) {
     uint64_t x = w[i] ^ (i * 0x9E3779B97F4A7C15ull);
     x ^= x >> 31;
     x *= 0xBF58476D1CE4E5B9ull;
@@ -91,7 +93,8 @@ class CudaJudgeDevice final : public JudgeDevice {
   CudaJudgeDevice() {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) throw std::runtime_error(std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
+    if (e != cudaSuccess || count == 0)
+      throw std::runtime_error(std::string("no CUDA device visible (") + cudaGetErrorString(e) + ")");
     // Spin while waiting (the probes' latency is part of the judge's clock); set before the context exists, and
     // not fatal where a driver refuses it (the probes are then only slower, which the calibration sees).
     (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
@@ -108,8 +111,10 @@ class CudaJudgeDevice final : public JudgeDevice {
     const char* allow = std::getenv("KHIVE_ALLOW_MPS");
     if (mps_ && !(allow && std::string(allow) == "1"))
       throw std::runtime_error(
-          "an MPS server shares this GPU (cudaDevAttrMpsEnabled = 1), and under MPS the judge's clock misreads small kernels "
-          "(7-8 us below their own time on the H200): stop it (echo quit | nvidia-cuda-mps-control) or use a GPU without it; "
+          "an MPS server shares this GPU (cudaDevAttrMpsEnabled = 1), and under MPS the judge's clock misreads small "
+          "kernels "
+          "(7-8 us below their own time on the H200): stop it (echo quit | nvidia-cuda-mps-control) or use a GPU "
+          "without it; "
           "KHIVE_ALLOW_MPS=1 runs anyway, each sample floored at the kernel's own events");
     ck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&probe_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -121,7 +126,8 @@ class CudaJudgeDevice final : public JudgeDevice {
     ck(cudaMalloc(&flush_buf_, flush_bytes_), "cudaMalloc(flush)");
     ck(cudaMalloc(&sum_, sizeof(unsigned long long)), "cudaMalloc(checksum)");
     ck(cudaMalloc(&probe_, sizeof(unsigned)), "cudaMalloc(probe)");
-    if (prop_.persistingL2CacheMaxSize > 0) ck(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), "cudaDeviceSetLimit");
+    if (prop_.persistingL2CacheMaxSize > 0)
+      ck(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), "cudaDeviceSetLimit");
     ck(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
     // The idle probe latency: the bar drain() compares against.
     std::vector<double> p;
@@ -194,8 +200,8 @@ class CudaJudgeDevice final : public JudgeDevice {
     fill_input_device(t, p, n, d, s.data, tensor, stream_);
     if (s.perturbed && n > 0) {
       int64_t count = perturb_count(n, s.fraction);
-      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb, count,
-                                                                                        tensor);
+      perturb_kernel<<<std::min<int64_t>((count + 255) / 256, 4096), 256, 0, stream_>>>(
+          t, static_cast<int>(dtype_size(t)), p, n, d, s.perturb, count, tensor);
       ck(cudaGetLastError(), "perturb");
     }
   }
@@ -217,8 +223,8 @@ class CudaJudgeDevice final : public JudgeDevice {
     cudaFree(tmp);
     ck(e, "gather_sample");
   }
-  CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols, const Tolerance& tol,
-                       Poison poison) override {
+  CompareStats compare(DType t, const void* out, const void* ref, bool ref_on_device, int64_t n, int64_t cols,
+                       const Tolerance& tol, Poison poison) override {
     const void* r = ref;
     if (!ref_on_device) {
       std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(t);
@@ -245,7 +251,8 @@ class CudaJudgeDevice final : public JudgeDevice {
     // is not the executor's: the H200's null A/B of a 5 ms add (three 5.4 GB tensors) was rejected for 869 us of
     // "work after return" that was the judge's checksum (2026-12-03). An executor that answered has written every
     // `done`, so this stream finishes; one that did not is bounded by the same limit.
-    if (!wait_idle(timeout_s)) throw std::runtime_error("the judge's stream did not finish after the executor answered");
+    if (!wait_idle(timeout_s))
+      throw std::runtime_error("the judge's stream did not finish after the executor answered");
     const double t0 = now_s();
     const double idle = std::max(3 * idle_probe_s_, idle_probe_s_ + 30e-6);
     // Two fast probes in a row: one could slip into a time slice the other context left between kernels.
@@ -266,10 +273,13 @@ class CudaJudgeDevice final : public JudgeDevice {
   void mark(int i) override { ck(cudaEventRecord(marks_.at(static_cast<std::size_t>(i)), stream_), "cudaEventRecord"); }
   double elapsed_s(int a, int b) override {
     float ms = 0;
-    ck(cudaEventElapsedTime(&ms, marks_.at(static_cast<std::size_t>(a)), marks_.at(static_cast<std::size_t>(b))), "cudaEventElapsedTime");
+    ck(cudaEventElapsedTime(&ms, marks_.at(static_cast<std::size_t>(a)), marks_.at(static_cast<std::size_t>(b))),
+       "cudaEventElapsedTime");
     return ms * 1e-3;
   }
-  void flush_async() override { ck(cudaMemsetAsync(flush_buf_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream_), "L2 flush"); }
+  void flush_async() override {
+    ck(cudaMemsetAsync(flush_buf_, static_cast<int>(++flush_round_ & 0xff), flush_bytes_, stream_), "L2 flush");
+  }
   int checksum_slots() const override { return kSlots; }
   void checksum_async(const void* p, std::size_t bytes, int slot) override {
     unsigned long long* out = slots_ + slot;

@@ -50,8 +50,8 @@ struct Exchange {
   double judge_s = 0;                // send .. answered, stopped (and the GPU drained): the judge's clock
   double drain_s = 0;                // the drain's share of judge_s (GPU)
   std::vector<double> in_process_s;  // the executor's own per-call times
-  std::vector<double> copy_s;        // per call, what a PyTorch executor timed as a kernel spent copying run()'s results
-                                     // into the output slots (ExecutorSpec::answers_copy); empty otherwise
+  std::vector<double> copy_s;  // per call, what a PyTorch executor timed as a kernel spent copying run()'s results
+                               // into the output slots (ExecutorSpec::answers_copy); empty otherwise
 };
 
 struct Overhead {
@@ -84,7 +84,8 @@ class Executor {
   // side of the gate before this). `after_send` (gated calls): what the judge enqueues on its own stream for these
   // calls, run once the executor has the message and before its answer is awaited. If it throws, the executor is
   // killed and the exception passes on. The answer's in_process_s has one time per call (the session checks it).
-  virtual Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0, const std::function<void()>& after_send = {}) = 0;
+  virtual Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0,
+                        const std::function<void()>& after_send = {}) = 0;
   // Null calls behind the gate (before load): the judge's calibration of the gate itself; with `touch` (spans of the
   // mapped regions, Arena::touch_spans), each call reads and writes those spans (executor/device.hpp, TouchCall).
   virtual Exchange null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch = nullptr,

@@ -51,8 +51,10 @@ Reason reason_of(const std::string& r) {
 
 ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : spec_(spec), dev_(dev) {
   int sv[2], outp[2], errp[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(outp, O_CLOEXEC) != 0 || ::pipe2(errp, O_CLOEXEC) != 0)
-    throw ExecutorFault(Reason::crash, std::string("cannot create the executor's channels: ") + std::strerror(errno), false, true);
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(outp, O_CLOEXEC) != 0 ||
+      ::pipe2(errp, O_CLOEXEC) != 0)
+    throw ExecutorFault(Reason::crash, std::string("cannot create the executor's channels: ") + std::strerror(errno),
+                        false, true);
   // Everything the child needs is built before fork: the judge may be multithreaded (CUDA), so the child only
   // makes async-signal-safe calls until exec.
   std::vector<std::string> args = {spec.path};
@@ -71,7 +73,9 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
                                    "GOMP_SPINCOUNT=10000",
                                    "CUDA_CACHE_DISABLE=1",
                                    spec.pytorch ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
-  envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0 ? spec.omp_threads : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
+  envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0
+                                                         ? spec.omp_threads
+                                                         : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
   for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_EXEC_PRIMER"})
     if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);
   envs.insert(envs.end(), spec.env.begin(), spec.env.end());
@@ -99,7 +103,8 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
     ::dup2(sv[1], 3);
     ::syscall(SYS_close_range, 4u, ~0u, 0u);
     ::execve(argv[0], argv.data(), envp.data());
-    const char msg[] = "khive-judge: cannot execute the executor (khive-exec, or the PyTorch reference's interpreter)\n";
+    const char msg[] =
+        "khive-judge: cannot execute the executor (khive-exec, or the PyTorch reference's interpreter)\n";
     (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
@@ -118,13 +123,16 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   if (hello.op() == "fault") {
     for (int fd : hello.fds) ::close(fd);
     kill_now();
-    throw ExecutorFault(Reason::crash, "the " + spec_.role + " executor could not set up: " + hello.body.value("message", std::string("?")), false,
-                        true);
+    throw ExecutorFault(
+        Reason::crash,
+        "the " + spec_.role + " executor could not set up: " + hello.body.value("message", std::string("?")), false,
+        true);
   }
   if (hello.op() != "hello" || hello.body.value("version", 0) != exec::kProtocolVersion) {
     for (int fd : hello.fds) ::close(fd);
     kill_now();
-    throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor answered no hello (a khive-exec of another version?)", false,
+    throw ExecutorFault(Reason::protocol_violation,
+                        "the " + spec_.role + " executor answered no hello (a khive-exec of another version?)", false,
                         true);
   }
   sandbox_ = hello.body.value("sandbox", nlohmann::json::object());
@@ -225,19 +233,26 @@ void ExecutorProcess::died(const std::string& while_doing) {
     const int sig = WTERMSIG(st);
     const std::string name = std::string(::strsignal(sig) ? ::strsignal(sig) : "signal");
     if (sig == SIGKILL && !killed_by_judge_)
-      throw ExecutorFault(Reason::crash,
-                          who + " was killed from outside (SIGKILL not sent by the judge: the OOM killer or an operator) " + while_doing, true, pre);
+      throw ExecutorFault(
+          Reason::crash,
+          who + " was killed from outside (SIGKILL not sent by the judge: the OOM killer or an operator) " +
+              while_doing,
+          true, pre);
     if (sig == SIGSYS)
-      throw ExecutorFault(Reason::sandbox_violation, who + " was killed by the sandbox for a forbidden system call " + while_doing, false, pre);
-    if (sig == SIGXFSZ) throw ExecutorFault(Reason::sandbox_violation, who + " tried to write a file " + while_doing, false, pre);
+      throw ExecutorFault(Reason::sandbox_violation,
+                          who + " was killed by the sandbox for a forbidden system call " + while_doing, false, pre);
+    if (sig == SIGXFSZ)
+      throw ExecutorFault(Reason::sandbox_violation, who + " tried to write a file " + while_doing, false, pre);
     if (sig == SIGXCPU) throw ExecutorFault(Reason::timeout, who + " ran out of CPU time " + while_doing, false, pre);
-    throw ExecutorFault(sig == SIGABRT ? Reason::abort : Reason::crash,
-                        fmt::format("{} was killed by signal {} ({}) {}{}", who, sig, name, while_doing, err.empty() ? "" : ": " + err), false, pre);
+    throw ExecutorFault(
+        sig == SIGABRT ? Reason::abort : Reason::crash,
+        fmt::format("{} was killed by signal {} ({}) {}{}", who, sig, name, while_doing, err.empty() ? "" : ": " + err),
+        false, pre);
   }
-  throw ExecutorFault(
-      Reason::crash,
-      fmt::format("{} ended (exit {}) {} without answering{}", who, WIFEXITED(st) ? WEXITSTATUS(st) : -1, while_doing, err.empty() ? "" : ": " + err),
-      false, pre);
+  throw ExecutorFault(Reason::crash,
+                      fmt::format("{} ended (exit {}) {} without answering{}", who,
+                                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, while_doing, err.empty() ? "" : ": " + err),
+                      false, pre);
 }
 
 void ExecutorProcess::on_notification() {
@@ -260,7 +275,8 @@ void ExecutorProcess::on_notification() {
   }
   kill_now();
   drain_pipes();
-  throw ExecutorFault(Reason::sandbox_violation, "the " + spec_.role + " executor made a forbidden system call: " + name, false,
+  throw ExecutorFault(Reason::sandbox_violation,
+                      "the " + spec_.role + " executor made a forbidden system call: " + name, false,
                       !loaded_ && !kernel_code_ran_);
 }
 
@@ -283,8 +299,9 @@ exec::Message ExecutorProcess::wait_answer(double deadline) {
       kill_now();
       drain_pipes();
       throw ExecutorFault(Reason::timeout,
-                          fmt::format("the {} executor gave no answer within {:.0f} s; the judge killed it", spec_.role, spec_.timeout_s), false,
-                          !loaded_ && !kernel_code_ran_);
+                          fmt::format("the {} executor gave no answer within {:.0f} s; the judge killed it", spec_.role,
+                                      spec_.timeout_s),
+                          false, !loaded_ && !kernel_code_ran_);
     }
     int r = ::poll(p.data(), p.size(), static_cast<int>(std::min(left * 1000 + 1, 1000.0)));
     if (r < 0 && errno == EINTR) continue;
@@ -298,7 +315,8 @@ exec::Message ExecutorProcess::wait_answer(double deadline) {
         // whose cause the exit status tells (an external SIGKILL during timing had read as a protocol violation).
         if (e.peer_gone) died("while the judge waited for its answer");
         kill_now();
-        throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor sent something that is not a message: " + e.what(), false,
+        throw ExecutorFault(Reason::protocol_violation,
+                            "the " + spec_.role + " executor sent something that is not a message: " + e.what(), false,
                             !loaded_ && !kernel_code_ran_);
       }
     } else if (p[0].revents & (POLLHUP | POLLERR)) {
@@ -340,7 +358,8 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
     const std::string message = a.body.value("message", std::string());
     if (reason == "bad_request" && !loaded_)
       throw ExecutorFault(Reason::protocol_violation, "the judge's request was refused: " + message, false, true);
-    throw ExecutorFault(reason_of(reason), "the " + spec_.role + " executor reported: " + message, false, !loaded_ && !kernel_code_ran_);
+    throw ExecutorFault(reason_of(reason), "the " + spec_.role + " executor reported: " + message, false,
+                        !loaded_ && !kernel_code_ran_);
   }
   const double t_answer = now_s();
   // Nothing honest is left on the device once the executor answered (it synchronised the device first): the drain
@@ -352,7 +371,8 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
   } catch (const std::exception&) {
     kill_now();
     throw ExecutorFault(Reason::work_after_return,
-                        fmt::format("the {} executor answered, but the device stayed busy for {:.2f} s afterwards", spec_.role, drain_limit));
+                        fmt::format("the {} executor answered, but the device stayed busy for {:.2f} s afterwards",
+                                    spec_.role, drain_limit));
   }
   x.judge_s = now_s() - t0;
   // KHIVE_TRACE_EXCHANGES=1: one line per exchange on the judge's stderr (where the judge's clock goes: until the
@@ -372,32 +392,41 @@ Exchange ExecutorProcess::exchange(const nlohmann::json& msg, const std::vector<
       for (const auto& v : a.body["times_s"])
         if (v.is_number()) in += v.get<double>(), ++n;
     std::fprintf(trace, "xtrace %s %s n=%zu answer_us=%.1f stop_us=%.1f drain_us=%.1f in_us=%.1f\n", spec_.role.c_str(),
-                 msg.value("op", std::string("?")).c_str(), n, 1e6 * (t_answered - t0), 1e6 * (t_answer - t_answered), 1e6 * x.drain_s, 1e6 * in);
+                 msg.value("op", std::string("?")).c_str(), n, 1e6 * (t_answered - t0), 1e6 * (t_answer - t_answered),
+                 1e6 * x.drain_s, 1e6 * in);
   }
   if (reaped_) died("right after answering");
   const std::string op = a.op();
   if (op != expect)
-    throw ExecutorFault(Reason::protocol_violation, fmt::format("the {} executor answered '{}' where '{}' was due", spec_.role, op, expect), false,
+    throw ExecutorFault(Reason::protocol_violation,
+                        fmt::format("the {} executor answered '{}' where '{}' was due", spec_.role, op, expect), false,
                         !loaded_ && !kernel_code_ran_);
   if (op == "done") {
     const auto& t = a.body.contains("times_s") ? a.body["times_s"] : nlohmann::json();
-    if (!t.is_array()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has no times");
+    if (!t.is_array())
+      throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has no times");
     for (const auto& v : t) {
-      if (!v.is_number()) throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's answer has a time that is not a number");
+      if (!v.is_number())
+        throw ExecutorFault(Reason::protocol_violation,
+                            "the " + spec_.role + " executor's answer has a time that is not a number");
       if (!std::isfinite(v.get<double>()) || v.get<double>() < 0)  // a clock that runs backwards was tampered with
-        throw ExecutorFault(Reason::timing_disagrees,
-                            fmt::format("the {} executor's own clock measured a call at {} s: its clock was tampered with", spec_.role, v.dump()));
+        throw ExecutorFault(
+            Reason::timing_disagrees,
+            fmt::format("the {} executor's own clock measured a call at {} s: its clock was tampered with", spec_.role,
+                        v.dump()));
       x.in_process_s.push_back(v.get<double>());
     }
     if (spec_.pytorch && spec_.setup.as_kernel && a.body.contains("copy_s")) {
       const auto& c = a.body["copy_s"];
       if (!c.is_array() || c.size() != x.in_process_s.size())
-        throw ExecutorFault(Reason::protocol_violation, "the " + spec_.role + " executor's copy times do not match its calls");
+        throw ExecutorFault(Reason::protocol_violation,
+                            "the " + spec_.role + " executor's copy times do not match its calls");
       for (std::size_t i = 0; i < c.size(); ++i) {
         const double v = c[i].is_number() ? c[i].get<double>() : -1;
         if (!std::isfinite(v) || v < 0 || v > x.in_process_s[i])
-          throw ExecutorFault(Reason::protocol_violation,
-                              fmt::format("the {} executor's copy time {} is not within its call", spec_.role, c[i].dump()));
+          throw ExecutorFault(
+              Reason::protocol_violation,
+              fmt::format("the {} executor's copy time {} is not within its call", spec_.role, c[i].dump()));
         x.copy_s.push_back(v);
       }
     }
@@ -423,7 +452,8 @@ void ExecutorProcess::pin_threads() {
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
     const std::string name = e.path().filename().string();
-    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) tids.push_back(std::stoi(name));
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      tids.push_back(std::stoi(name));
   }
   std::sort(tids.begin(), tids.end());
   if (tids.empty() || tids == pinned_) return;
@@ -478,25 +508,27 @@ void ExecutorProcess::share_gate(SharedRegion& gate) {
   ::close(fd);
 }
 
-Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch, const std::function<void()>& after_send) {
+Exchange ExecutorProcess::null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch,
+                                     const std::function<void()>& after_send) {
   nlohmann::json msg = {{"op", "null"}, {"count", calls}, {"gate", {{"first", gate_first}}}};
   if (!touch.is_null()) msg["touch"] = touch;
   Exchange x = exchange(msg, {}, "done", after_send);
   if (x.in_process_s.size() != static_cast<std::size_t>(calls))
-    throw ExecutorFault(Reason::protocol_violation,
-                        fmt::format("the {} executor answered {} times for {} null calls", spec_.role, x.in_process_s.size(), calls));
+    throw ExecutorFault(Reason::protocol_violation, fmt::format("the {} executor answered {} times for {} null calls",
+                                                                spec_.role, x.in_process_s.size(), calls));
   return x;
 }
 
-Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_first, const std::function<void()>& after_send) {
+Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_first,
+                               const std::function<void()>& after_send) {
   nlohmann::json cs = nlohmann::json::array();
   for (const auto& c : calls) cs.push_back({{"set", c.set}, {"scalars", c.scalars}});
   nlohmann::json msg = {{"op", "call"}, {"calls", cs}};
   if (gate_first) msg["gate"] = {{"first", gate_first}};
   Exchange x = exchange(msg, {}, "done", after_send);
   if (x.in_process_s.size() != calls.size())
-    throw ExecutorFault(Reason::protocol_violation,
-                        fmt::format("the {} executor answered {} times for {} calls", spec_.role, x.in_process_s.size(), calls.size()));
+    throw ExecutorFault(Reason::protocol_violation, fmt::format("the {} executor answered {} times for {} calls",
+                                                                spec_.role, x.in_process_s.size(), calls.size()));
   return x;
 }
 
@@ -519,11 +551,13 @@ void ExecutorProcess::finish() {
     }
     if (now_s() > until) {
       kill_now();
-      throw ExecutorFault(Reason::timeout, "the " + spec_.role + " executor did not exit within 10 s of being asked to quit");
+      throw ExecutorFault(Reason::timeout,
+                          "the " + spec_.role + " executor did not exit within 10 s of being asked to quit");
     }
   }
   drain_pipes();
-  if (!(WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) == 0)) died("when asked to quit (its exit code or a crash at exit)");
+  if (!(WIFEXITED(wait_status_) && WEXITSTATUS(wait_status_) == 0))
+    died("when asked to quit (its exit code or a crash at exit)");
 }
 
 }  // namespace khive

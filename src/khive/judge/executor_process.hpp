@@ -49,14 +49,18 @@ class ExecutorProcess : public Executor {
   Overhead calibrate_batch(int calls, int exchanges, const std::function<void()>& before) override;
   void load() override;
   // (executor/gate.hpp: a host's enqueue blocks while its queue on the device is full, and the judge's queue drains
-  // only as the executor's calls come; enqueued before the message, a long batch could wait for ever: hence after_send.)
-  Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0, const std::function<void()>& after_send = {}) override;
-  Exchange null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch = nullptr, const std::function<void()>& after_send = {}) override;
+  // only as the executor's calls come; enqueued before the message, a long batch could wait for ever: hence
+  // after_send.)
+  Exchange call(const std::vector<Call>& calls, uint32_t gate_first = 0,
+                const std::function<void()>& after_send = {}) override;
+  Exchange null_gated(int calls, uint32_t gate_first, const nlohmann::json& touch = nullptr,
+                      const std::function<void()>& after_send = {}) override;
   void finish() override;
   std::string log_tail(std::size_t max_bytes = 2000) const override;
 
  private:
-  Exchange exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect, const std::function<void()>& after_send = {});
+  Exchange exchange(const nlohmann::json& msg, const std::vector<int>& fds, const char* expect,
+                    const std::function<void()>& after_send = {});
   exec::Message wait_answer(double deadline);
   void on_notification();
   void stop();

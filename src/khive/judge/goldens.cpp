@@ -12,13 +12,16 @@
 
 namespace khive {
 
-GoldenStore::GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, const InputKeys& keys, RunReference run_reference)
+GoldenStore::GoldenStore(JudgeDevice& dev, const Task& task, const Job& job, const InputKeys& keys,
+                         RunReference run_reference)
     : dev_(dev), task_(task), job_(job), keys_(keys), run_reference_(std::move(run_reference)) {}
 
 int64_t GoldenStore::sample_count(int64_t n, DType t, bool timed) const {
   const int64_t bytes = n * static_cast<int64_t>(dtype_size(t));
-  const int64_t limit = timed ? std::min(job_.golden_timed_limit_bytes, job_.golden_full_limit_bytes) : job_.golden_full_limit_bytes;
-  const int64_t count = timed ? std::min<int64_t>(job_.golden_sample_count, int64_t{1} << 16) : job_.golden_sample_count;
+  const int64_t limit =
+      timed ? std::min(job_.golden_timed_limit_bytes, job_.golden_full_limit_bytes) : job_.golden_full_limit_bytes;
+  const int64_t count =
+      timed ? std::min<int64_t>(job_.golden_sample_count, int64_t{1} << 16) : job_.golden_sample_count;
   return bytes <= limit || n <= count ? 0 : count;
 }
 
@@ -33,8 +36,10 @@ std::string with_trailer(const std::string& data) { return data + std::string(kG
 
 // The bytes of a cached file of `want` bytes when its trailer vouches for them; nullopt when it does not.
 std::optional<std::string> checked(std::string file, std::size_t want) {
-  if (file.size() != want + kGoldenTrailer || std::string_view(file).substr(want, 8) != kGoldenMagic) return std::nullopt;
-  if (sha256_hex(std::string_view(file).substr(0, want)) != std::string_view(file).substr(want + 8)) return std::nullopt;
+  if (file.size() != want + kGoldenTrailer || std::string_view(file).substr(want, 8) != kGoldenMagic)
+    return std::nullopt;
+  if (sha256_hex(std::string_view(file).substr(0, want)) != std::string_view(file).substr(want + 8))
+    return std::nullopt;
   file.resize(want);
   return file;
 }
@@ -42,10 +47,13 @@ std::optional<std::string> checked(std::string file, std::size_t want) {
 }  // namespace
 
 std::string GoldenStore::path(const Workload& w, const InputSpec& s, std::size_t o) const {
-  return (std::filesystem::path(job_.golden_dir) / w.uuid / (s.key() + "-" + keys_.fingerprint() + "." + task_.outputs[o].name + ".bin")).string();
+  return (std::filesystem::path(job_.golden_dir) / w.uuid /
+          (s.key() + "-" + keys_.fingerprint() + "." + task_.outputs[o].name + ".bin"))
+      .string();
 }
 
-std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, const InputSpec& s, bool timed, bool keep_on_host) {
+std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, const InputSpec& s, bool timed,
+                                        bool keep_on_host) {
   const std::size_t n_out = task_.outputs.size();
   std::vector<Golden> gold(n_out);
   // The cache, when every output's file is there and whole.
@@ -99,8 +107,9 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
     int64_t unwritten = 0;
     for (int64_t i = 0; i < kept; ++i) unwritten += is_poison(spec.dtype, data.data(), i, Poison::a) ? 1 : 0;
     if (unwritten)
-      throw std::runtime_error(fmt::format("the task's reference left {} of {} {}elements of output {} unwritten (workload {})", unwritten, kept,
-                                           count ? "sampled " : "", spec.name, w.uuid));
+      throw std::runtime_error(
+          fmt::format("the task's reference left {} of {} {}elements of output {} unwritten (workload {})", unwritten,
+                      kept, count ? "sampled " : "", spec.name, w.uuid));
     if (!job_.golden_dir.empty()) write_file_atomic(path(w, s, o), with_trailer(data));
     if (keep_on_host && !count) {
       gold[o].kind = Golden::Kind::host_full;
@@ -118,12 +127,15 @@ std::vector<Golden> GoldenStore::ensure(Arena& a, int set, const Workload& w, co
   return gold;
 }
 
-CompareStats GoldenStore::compare(const Arena& a, int set, std::size_t o, const Golden& g, const Tolerance& tol, Poison p) const {
+CompareStats GoldenStore::compare(const Arena& a, int set, std::size_t o, const Golden& g, const Tolerance& tol,
+                                  Poison p) const {
   const auto& spec = task_.outputs[o];
   const int64_t n = a.n_out(o);
   switch (g.kind) {
-    case Golden::Kind::device: return dev_.compare(spec.dtype, a.output(set, o), a.golden(g.set, o), true, n, a.cols_out(o), tol, p);
-    case Golden::Kind::host_full: return dev_.compare(spec.dtype, a.output(set, o), g.data.data(), false, n, a.cols_out(o), tol, p);
+    case Golden::Kind::device:
+      return dev_.compare(spec.dtype, a.output(set, o), a.golden(g.set, o), true, n, a.cols_out(o), tol, p);
+    case Golden::Kind::host_full:
+      return dev_.compare(spec.dtype, a.output(set, o), g.data.data(), false, n, a.cols_out(o), tol, p);
     case Golden::Kind::host_sampled: {
       std::string got(static_cast<std::size_t>(g.count) * dtype_size(spec.dtype), '\0');
       dev_.gather_sample(spec.dtype, a.output(set, o), n, g.key, g.count, got.data());

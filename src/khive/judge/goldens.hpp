@@ -48,7 +48,9 @@ class GoldenStore {
   std::vector<Golden> ensure(Arena& a, int set, const Workload& w, const InputSpec& s, bool timed, bool keep_on_host);
   CompareStats compare(const Arena& a, int set, std::size_t o, const Golden& g, const Tolerance& tol, Poison p) const;
   // Elements compared when g is a sample (0: the whole output).
-  static int64_t sample_of(const Arena& a, std::size_t o, const Golden& g) { return g.kind == Golden::Kind::host_sampled ? a.n_out(o) : 0; }
+  static int64_t sample_of(const Arena& a, std::size_t o, const Golden& g) {
+    return g.kind == Golden::Kind::host_sampled ? a.n_out(o) : 0;
+  }
   const GoldenStats& stats() const { return stats_; }
 
  private:

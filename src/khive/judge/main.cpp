@@ -58,7 +58,8 @@ std::unique_ptr<khive::JudgeDevice> make_device(const std::string& backend) {
   if (backend == "cuda") return khive::make_cuda_judge_device();
   throw std::runtime_error("job: backend '" + backend + "' is not cpu or cuda");
 #else
-  throw std::runtime_error(backend == "cuda" ? "this khive-judge was built without CUDA" : "job: backend '" + backend + "' is not cpu or cuda");
+  throw std::runtime_error(backend == "cuda" ? "this khive-judge was built without CUDA"
+                                             : "job: backend '" + backend + "' is not cpu or cuda");
 #endif
 }
 
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
       g_channel = std::atoi(argv[++i]);
   }
   if (key_fd < 0 || g_channel < 0) {
-    std::cerr << "khive-judge: started by khive, not by hand (usage: khive-judge --key-fd N --channel-fd M < job.json)\n";
+    std::cerr
+        << "khive-judge: started by khive, not by hand (usage: khive-judge --key-fd N --channel-fd M < job.json)\n";
     return 2;
   }
   g_key = read_key(key_fd);
@@ -103,8 +105,9 @@ int main(int argc, char** argv) {
     }
     if (job.mode != "evaluate") throw std::runtime_error("unknown job mode '" + job.mode + "'");
     if (job.inputs_version != khive::kInputsVersion)
-      throw std::runtime_error("khive and khive-judge make inputs differently (inputs version " + std::to_string(job.inputs_version) + " vs " +
-                               std::to_string(khive::kInputsVersion) + "): use a khive-judge from the same build");
+      throw std::runtime_error("khive and khive-judge make inputs differently (inputs version " +
+                               std::to_string(job.inputs_version) + " vs " + std::to_string(khive::kInputsVersion) +
+                               "): use a khive-judge from the same build");
     khive::Task task = khive::load_task(job.task_dir);
     if (!job.perf_workloads.empty()) {
       const auto b = khive::parse_backend(job.backend);

@@ -47,8 +47,9 @@ int64_t default_memory_limit() { return physical_memory_bytes() / 4 * 3; }
 // another shape is out of protocol, never a sample floored at a missing time.
 void check_answer(const Exchange& x, std::size_t calls) {
   if (x.in_process_s.size() != calls || (!x.copy_s.empty() && x.copy_s.size() != calls))
-    throw ExecutorFault(Reason::protocol_violation, fmt::format("{} call(s) answered with {} time(s) of its own and {} copy time(s)", calls,
-                                                                x.in_process_s.size(), x.copy_s.size()));
+    throw ExecutorFault(Reason::protocol_violation,
+                        fmt::format("{} call(s) answered with {} time(s) of its own and {} copy time(s)", calls,
+                                    x.in_process_s.size(), x.copy_s.size()));
 }
 
 }  // namespace
@@ -62,14 +63,16 @@ struct Session::PhaseTimer {
 
 Session::Session(JudgeDevice& dev, const Task& task, const Job& job, ProgressFn progress, ExecutorFactory make)
     : dev_(dev), task_(task), job_(job), progress_(std::move(progress)),
-      make_(make ? std::move(make) : ExecutorFactory([](const ExecutorSpec& spec, JudgeDevice& d) -> std::unique_ptr<Executor> {
-        return std::make_unique<ExecutorProcess>(spec, d);
-      })),
-      keys_(InputSecret::from_hex(job.input_secret)), goldens_(dev, task, job, keys_,
-                                                               [this](Arena& a, int set, const Workload& w, const InputSpec& s) {
-                                                                 fill_inputs(a, set, w, s, true);
-                                                                 run_reference(a, set);
-                                                               }),
+      make_(make ? std::move(make)
+                 : ExecutorFactory([](const ExecutorSpec& spec, JudgeDevice& d) -> std::unique_ptr<Executor> {
+                     return std::make_unique<ExecutorProcess>(spec, d);
+                   })),
+      keys_(InputSecret::from_hex(job.input_secret)),
+      goldens_(dev, task, job, keys_,
+               [this](Arena& a, int set, const Workload& w, const InputSpec& s) {
+                 fill_inputs(a, set, w, s, true);
+                 run_reference(a, set);
+               }),
       rng_(std::random_device{}()) {
   lead_.is_candidate = false;
 }
@@ -81,7 +84,8 @@ Session::~Session() = default;
 
 bool Session::selected(const Workload& w) const {
   if (auto b = parse_backend(job_.backend); b && !w.runs_on(*b)) return false;
-  return job_.only_workloads.empty() || std::find(job_.only_workloads.begin(), job_.only_workloads.end(), w.uuid) != job_.only_workloads.end();
+  return job_.only_workloads.empty() ||
+         std::find(job_.only_workloads.begin(), job_.only_workloads.end(), w.uuid) != job_.only_workloads.end();
 }
 
 // ---------------------------------------------------------------------------------------------- executors
@@ -112,7 +116,8 @@ std::unique_ptr<Executor> Session::start(const std::string& role, const std::str
     if (job_.backend == "cuda" && spec.setup.landlock && f.before_load) {
       spec.setup.landlock = false;
       auto ex = make_(spec, dev_);
-      ex->note_sandbox("landlock", std::string("off: the CUDA driver did not initialise inside the view (") + f.what() + ")");
+      ex->note_sandbox("landlock",
+                       std::string("off: the CUDA driver did not initialise inside the view (") + f.what() + ")");
       return ex;
     }
     throw;
@@ -150,7 +155,8 @@ std::unique_ptr<Executor> Session::start_pytorch(const std::string& role, bool a
   spec.pytorch = true;
   // Confined by khive-jail when khive asked for it (job.reference_jail: the task's Python may come from the internet).
   std::vector<std::string> argv = job_.reference_jail;
-  for (const std::string& a : {job_.reference_python, std::string("-m"), std::string("khive_torch.executor")}) argv.push_back(a);
+  for (const std::string& a : {job_.reference_python, std::string("-m"), std::string("khive_torch.executor")})
+    argv.push_back(a);
   spec.path = argv[0];
   spec.args.assign(argv.begin() + 1, argv.end());
   spec.env = {"PYTHONPATH=" + job_.reference_pythonpath, "PYTHONDONTWRITEBYTECODE=1"};
@@ -170,9 +176,11 @@ void Session::run_reference(Arena& a, int set) {
   const bool staged = pytorch && dev_.backend() != "cpu";
   try {
     if (!ref_) {
-      if (!pytorch && job_.reference_library.empty()) throw HarnessError{"a golden is missing and the job names no reference to make it"};
+      if (!pytorch && job_.reference_library.empty())
+        throw HarnessError{"a golden is missing and the job names no reference to make it"};
       ref_ = pytorch ? start_pytorch("reference", false)
-                     : start("reference", job_.reference_library, task_.policy.allows("cublas") || task_.policy.allows("cublasLt"));
+                     : start("reference", job_.reference_library,
+                             task_.policy.allows("cublas") || task_.policy.allows("cublasLt"));
       ref_->load();
     }
     if (ref_arena_ != a.id()) {
@@ -197,7 +205,8 @@ void Session::run_reference(Arena& a, int set) {
     if (staged) {
       for (std::size_t i = 0; i < task_.inputs.size(); ++i)
         if (!task_.inputs[i].scalar)
-          dev_.to_host(host_of(a.ref_inputs_region(), *staged_in_, a.ref_input(set, i)), a.ref_input(set, i), a.in_bytes(i));
+          dev_.to_host(host_of(a.ref_inputs_region(), *staged_in_, a.ref_input(set, i)), a.ref_input(set, i),
+                       a.in_bytes(i));
       for (std::size_t o = 0; o < task_.outputs.size(); ++o)
         dev_.to_host(host_of(a.goldens_region(), *staged_gold_, a.golden(set, o)), a.golden(set, o), a.out_bytes(o));
     }
@@ -228,10 +237,12 @@ void Session::share_reference(Arena& a) {
 void Session::fault(const ExecutorFault& f, const std::string& role) {
   const std::string log = role == "candidate" && cand_.ex ? cand_.ex->log_tail() : "";
   if (role == "reference") throw HarnessError{std::string("the task's reference failed: ") + f.what(), f.external};
-  if (role == "leader") throw HarnessError{std::string("the leader failed (it was accepted before): ") + f.what(), f.external};
+  if (role == "leader")
+    throw HarnessError{std::string("the leader failed (it was accepted before): ") + f.what(), f.external};
   if (f.external) throw HarnessError{f.what(), true};
   if (f.before_load) throw HarnessError{f.what(), false};
-  const Check c = f.reason == Reason::work_after_return || f.reason == Reason::timing_disagrees ? Check::timing : Check::run;
+  const Check c =
+      f.reason == Reason::work_after_return || f.reason == Reason::timing_disagrees ? Check::timing : Check::run;
   throw Rejected{Rejection{c, f.reason, current_, f.what(), log}};
 }
 
@@ -260,24 +271,27 @@ void Session::fill_inputs(Arena& a, int set, const Workload& w, const InputSpec&
   if (for_reference) a.set_ref_holds(set, s);
 }
 
-// The kernels' view of sets already used: overwritten (a byte pattern), so a kernel that runs after another on the same sets (check 11)
-// cannot read the coming calls' inputs there before the judge reveals them again.
+// The kernels' view of sets already used: overwritten (a byte pattern), so a kernel that runs after another on the same
+// sets (check 11) cannot read the coming calls' inputs there before the judge reveals them again.
 void Session::scrub_inputs(Arena& a, int first, int count) {
   PhaseTimer pt(*this, "fill");
   for (int s = first; s < first + count; ++s)
     for (std::size_t i = 0; i < task_.inputs.size(); ++i)
-      if (!task_.inputs[i].scalar) dev_.poison(DType::i8, a.input(s, i), static_cast<int64_t>(a.in_bytes(i)), Poison::a);
+      if (!task_.inputs[i].scalar)
+        dev_.poison(DType::i8, a.input(s, i), static_cast<int64_t>(a.in_bytes(i)), Poison::a);
 }
 
 std::vector<uint64_t> Session::hashes(Arena& a, int set) {
   if (a.inputs_sealed()) return {};  // nothing but the judge can write them
   PhaseTimer pt(*this, "checksum");
   std::vector<uint64_t> h;
-  for (std::size_t i = 0; i < task_.inputs.size(); ++i) h.push_back(task_.inputs[i].scalar ? 0 : dev_.checksum(a.input(set, i), a.in_bytes(i)));
+  for (std::size_t i = 0; i < task_.inputs.size(); ++i)
+    h.push_back(task_.inputs[i].scalar ? 0 : dev_.checksum(a.input(set, i), a.in_bytes(i)));
   return h;
 }
 
-void Session::check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w, const std::string& context) {
+void Session::check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w,
+                           const std::string& context) {
   if (before.empty()) return;
   std::vector<uint64_t> after = hashes(a, set);
   for (std::size_t i = 0; i < before.size(); ++i)
@@ -287,7 +301,8 @@ void Session::check_inputs(Arena& a, int set, const std::vector<uint64_t>& befor
 void Session::poison_outputs(Arena& a, int first, int count, Poison p) {
   PhaseTimer pt(*this, "poison");
   for (int k = first; k < first + count; ++k)
-    for (std::size_t o = 0; o < task_.outputs.size(); ++o) dev_.poison(task_.outputs[o].dtype, a.output(k, o), a.n_out(o), p);
+    for (std::size_t o = 0; o < task_.outputs.size(); ++o)
+      dev_.poison(task_.outputs[o].dtype, a.output(k, o), a.n_out(o), p);
 }
 
 Exchange Session::call(Kernel& k, Arena& a, int first, int count, const std::string& context) {
@@ -304,8 +319,8 @@ Exchange Session::call(Kernel& k, Arena& a, int first, int count, const std::str
   }
 }
 
-void Session::check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check, const std::string& context,
-                            const Kernel& k) {
+void Session::check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p,
+                            Check check, const std::string& context, const Kernel& k) {
   PhaseTimer pt(*this, "compare");
   for (std::size_t o = 0; o < task_.outputs.size(); ++o) {
     const auto& spec = task_.outputs[o];
@@ -356,7 +371,8 @@ void Session::correctness(const Workload& w) {
     for (std::size_t o = 0; o < first.size(); ++o) {
       const auto& out = task_.outputs[o];
       const Tolerance tol = task_.tolerance_for(out.name, w);
-      CompareStats st = dev_.compare(out.dtype, a.output(0, o), first[o].data(), false, a.n_out(o), a.cols_out(o), tol, Poison::b);
+      CompareStats st =
+          dev_.compare(out.dtype, a.output(0, o), first[o].data(), false, a.n_out(o), a.cols_out(o), tol, Poison::b);
       if (auto r = determinism_rejection(out.name, st, tol, w.uuid, ctx)) throw Rejected{*r};
     }
 
@@ -368,9 +384,10 @@ void Session::correctness(const Workload& w) {
       const char* what;
       int set;
     };
-    const Variant vs[] = {{{spec.seed, job_.seed_base + 202, 0.01}, "a few input elements changed at the same addresses", 0},
-                          {{job_.seed_base + 101}, "new input data at the same addresses", 0},
-                          {spec, "the same input data at new addresses", 1}};
+    const Variant vs[] = {
+        {{spec.seed, job_.seed_base + 202, 0.01}, "a few input elements changed at the same addresses", 0},
+        {{job_.seed_base + 101}, "new input data at the same addresses", 0},
+        {spec, "the same input data at new addresses", 1}};
     for (const auto& v : vs) {
       const std::string vctx = fmt::format("workload {} ({})", w.uuid, v.what);
       std::vector<Golden> vg;
@@ -411,7 +428,8 @@ void Session::calibrate(Kernel& k) {
       if (!w.is_perf() || !selected(w)) continue;
       Arena cal(dev_, task_, w, 1);
       share(k, cal);
-      k.by_workload[w.uuid] = Overhead::of(calibration_calls(k, kGateCalibrationCalls, kGateCalibrationExchanges, cal.touch_spans(0)));
+      k.by_workload[w.uuid] =
+          Overhead::of(calibration_calls(k, kGateCalibrationCalls, kGateCalibrationExchanges, cal.touch_spans(0)));
     }
 }
 
@@ -436,12 +454,14 @@ std::vector<double> Session::calibration_calls(Kernel& k, int calls, int exchang
       throw std::runtime_error("the gate's calibration did not finish on the device");
     }
     for (int j = 0; j < calls; ++j)
-      t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1) - (touch.is_null() ? 0.0 : e.in_process_s[static_cast<std::size_t>(j)]));
+      t.push_back(dev_.elapsed_s(2 * j, 2 * j + 1) -
+                  (touch.is_null() ? 0.0 : e.in_process_s[static_cast<std::size_t>(j)]));
   }
   return t;
 }
 
-void Session::enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end) {
+void Session::enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal,
+                                 const std::function<void()>& after_end) {
   char* g = k.gate->ptr();
   dev_.wait_geq(g + exec::kGateGo, v);  // the executor has queued call j (and finished queueing j - 1)
   if (reveal) reveal();
@@ -460,7 +480,8 @@ void Session::release_gate(Kernel& k) {
   dev_.wait_idle(job_.timeout_s);
 }
 
-std::vector<Session::TimedCall> Session::plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k, int count) {
+std::vector<Session::TimedCall> Session::plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k,
+                                                    int count) {
   std::vector<TimedCall> calls;
   for (int j = 0; j < count; ++j) {
     TimedCall c;
@@ -472,17 +493,18 @@ std::vector<Session::TimedCall> Session::plan_calls(Arena& a, const Workload& w,
   return calls;
 }
 
-Session::Observed Session::timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
-                                       const char* what) {
-  Observed o = dev_.gated() ? gated_batch(k, a, calls, w, first_k, what) : exchanged_batch(k, a, calls, w, first_k, what);
+Session::Observed Session::timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w,
+                                       uint64_t first_k, const char* what) {
+  Observed o =
+      dev_.gated() ? gated_batch(k, a, calls, w, first_k, what) : exchanged_batch(k, a, calls, w, first_k, what);
   scrub_inputs(a, 0, static_cast<int>(calls.size()));
   return o;
 }
 
 // CPU: one exchange per call, its inputs written just before its message (the executor is stopped between calls,
 // so it never runs while a later call's inputs are there).
-Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
-                                           const char* what) {
+Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w,
+                                           uint64_t first_k, const char* what) {
   Observed o;
   for (std::size_t j = 0; j < calls.size(); ++j) {
     const int s = static_cast<int>(j);
@@ -501,7 +523,8 @@ Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vecto
     // null exchange is subtracted; the executor's own time is then the floor. It can only raise a sample (an executor
     // that reports less changes nothing), so the judge's clock still bounds every sample from below.
     const double own = x.in_process_s.empty() ? 0 : x.in_process_s[0];
-    const double copy = x.copy_s.empty() ? 0 : x.copy_s[0];  // PyTorch timed as a kernel: its results' copy is not its time
+    const double copy =
+        x.copy_s.empty() ? 0 : x.copy_s[0];  // PyTorch timed as a kernel: its results' copy is not its time
     o.bracket_s.push_back(x.judge_s);
     o.sample_s.push_back(timed_sample(x.judge_s, k.overhead.median_s, own, copy));
     o.copy_s.push_back(copy);
@@ -515,12 +538,14 @@ Session::Observed Session::exchanged_batch(Kernel& k, Arena& a, const std::vecto
 // j's inputs are written on the judge's stream only after the executor has queued call j and call j - 1 has ended,
 // and its outputs are checksummed right after its end, so work that goes on after a call ended shows as a changed
 // checksum when the batch is validated.
-Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
-                                       const char* what) {
+Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w,
+                                       uint64_t first_k, const char* what) {
   const int n = static_cast<int>(calls.size());
   const std::size_t n_in = task_.inputs.size(), n_out = task_.outputs.size();
-  if (n_in + n_out > static_cast<std::size_t>(kSlotsPerCall) || 2 * n * kSlotsPerCall > dev_.checksum_slots() || 2 * n > dev_.marks())
-    throw HarnessError{fmt::format("a gated batch of {} calls with {} tensors is more than the judge's device can track", n, n_in + n_out)};
+  if (n_in + n_out > static_cast<std::size_t>(kSlotsPerCall) || 2 * n * kSlotsPerCall > dev_.checksum_slots() ||
+      2 * n > dev_.marks())
+    throw HarnessError{fmt::format(
+        "a gated batch of {} calls with {} tensors is more than the judge's device can track", n, n_in + n_out)};
   auto slot = [&](int j, std::size_t t, int pass) { return (pass * n + j) * kSlotsPerCall + static_cast<int>(t); };
   const uint32_t first = k.gate_next;
   k.gate_next += static_cast<uint32_t>(n);
@@ -532,7 +557,8 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   }
   std::vector<Executor::Call> cs;
   for (int s = 0; s < n; ++s) cs.push_back({s, a.scalars(s)});
-  const std::string ctx = fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
+  const std::string ctx =
+      fmt::format("workload {} ({} calls {}-{} of the {})", w.uuid, what, first_k, first_k + n - 1, k.ex->role());
   // The judge's side of the gate is enqueued once the executor has its message: a host's enqueue blocks when its
   // queue on the device is full, and the judge's queue drains only as the executor's `go`s come, so enqueueing all
   // of it before telling the executor can wait for ever (the likeliest cause of 6f4db06's hang on the H200: 32
@@ -549,7 +575,8 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
               if (!task_.inputs[i].scalar) dev_.checksum_async(a.input(j, i), a.in_bytes(i), slot(j, i, 0));
           },
           [&] {
-            for (std::size_t o = 0; o < n_out; ++o) dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
+            for (std::size_t o = 0; o < n_out; ++o)
+              dev_.checksum_async(a.output(j, o), a.out_bytes(o), slot(j, n_in + o, 0));
           });
   };
   Exchange x;
@@ -568,9 +595,10 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   // some call's `done` was never written (the executor answered before its calls ended).
   if (!dev_.wait_idle(std::max(1.0, 4 * x.judge_s))) {
     release_gate(k);
-    Rejection r{Check::timing, Reason::work_after_return, w.uuid,
-                ctx + ": the executor answered before its calls had ended on the device (a call's end was never signalled)",
-                "every call's work must be on the stream passed to khive_launch and finished when the executor answers"};
+    Rejection r{
+        Check::timing, Reason::work_after_return, w.uuid,
+        ctx + ": the executor answered before its calls had ended on the device (a call's end was never signalled)",
+        "every call's work must be on the stream passed to khive_launch and finished when the executor answers"};
     if (!k.is_candidate) throw HarnessError{"the leader failed the gate: " + r.message};
     throw Rejected{r};
   }
@@ -579,9 +607,11 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
   for (int j = 0; j < n; ++j) {
     const double b = dev_.elapsed_s(2 * j, 2 * j + 1);
     o.bracket_s.push_back(b);
-    const double copy = j < static_cast<int>(x.copy_s.size()) ? x.copy_s[static_cast<std::size_t>(j)] : 0;  // see exchanged_batch
+    const double copy =
+        j < static_cast<int>(x.copy_s.size()) ? x.copy_s[static_cast<std::size_t>(j)] : 0;  // see exchanged_batch
     const double own = j < static_cast<int>(x.in_process_s.size()) ? x.in_process_s[static_cast<std::size_t>(j)] : 0;
-    o.sample_s.push_back(timed_sample(b, k.offset(w.uuid).median_s, own, copy));  // the executor's time its floor, as on the CPU
+    o.sample_s.push_back(
+        timed_sample(b, k.offset(w.uuid).median_s, own, copy));  // the executor's time its floor, as on the CPU
     o.copy_s.push_back(copy);
     o.in_process_s.push_back(own);
   }
@@ -595,22 +625,28 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
     }
     dev_.synchronize();
   }
-  const std::vector<uint64_t> at_call = dev_.read_checksums(0, n * kSlotsPerCall), now = dev_.read_checksums(n * kSlotsPerCall, n * kSlotsPerCall);
+  const std::vector<uint64_t> at_call = dev_.read_checksums(0, n * kSlotsPerCall),
+                              now = dev_.read_checksums(n * kSlotsPerCall, n * kSlotsPerCall);
   for (int j = 0; j < n; ++j) {
-    const std::string c = fmt::format("workload {} ({} call {} of the {})", w.uuid, what, first_k + static_cast<uint64_t>(j), k.ex->role());
+    const std::string c = fmt::format("workload {} ({} call {} of the {})", w.uuid, what,
+                                      first_k + static_cast<uint64_t>(j), k.ex->role());
     for (std::size_t i = 0; i < n_in; ++i)
-      if (!task_.inputs[i].scalar && at_call[static_cast<std::size_t>(slot(j, i, 0))] != now[static_cast<std::size_t>(slot(j, i, 0))]) {
+      if (!task_.inputs[i].scalar &&
+          at_call[static_cast<std::size_t>(slot(j, i, 0))] != now[static_cast<std::size_t>(slot(j, i, 0))]) {
         if (!k.is_candidate) throw HarnessError{"the leader changed its inputs in " + c};
         throw Rejected{input_mutated(task_.inputs[i].name, w.uuid, c)};
       }
     check_outputs(a, j, calls[static_cast<std::size_t>(j)].gold, w, Poison::a, Check::timed_outputs, c, k);
     for (std::size_t t = 0; t < n_out; ++t)
-      if (at_call[static_cast<std::size_t>(slot(j, n_in + t, 0))] != now[static_cast<std::size_t>(slot(j, n_in + t, 0))]) {
-        Rejection r{Check::timing, Reason::work_after_return, w.uuid,
-                    fmt::format("{}: output {} changed after the call had ended (the judge read it when the call signalled its end, "
-                                "and again after the batch)",
-                                c, task_.outputs[t].name),
-                    "work that outlives its call: every call's work must end before khive_launch's stream reaches its end"};
+      if (at_call[static_cast<std::size_t>(slot(j, n_in + t, 0))] !=
+          now[static_cast<std::size_t>(slot(j, n_in + t, 0))]) {
+        Rejection r{
+            Check::timing, Reason::work_after_return, w.uuid,
+            fmt::format(
+                "{}: output {} changed after the call had ended (the judge read it when the call signalled its end, "
+                "and again after the batch)",
+                c, task_.outputs[t].name),
+            "work that outlives its call: every call's work must end before khive_launch's stream reaches its end"};
         if (!k.is_candidate) throw HarnessError{"the leader wrote after its call ended: " + r.message};
         throw Rejected{r};
       }
@@ -635,14 +671,17 @@ int Session::warm_up(const Workload& w, std::vector<Kernel*> ks) {
     }
   }
   const double t_call = *std::max_element(est.begin(), est.end());
-  const double target = job_.timing.target_batch_s > 0 ? job_.timing.target_batch_s : (dev_.gated() ? kGpuBatchTarget_s : kCpuBatchTarget_s);
-  std::size_t fit = std::max<std::size_t>(1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
+  const double target = job_.timing.target_batch_s > 0 ? job_.timing.target_batch_s
+                                                       : (dev_.gated() ? kGpuBatchTarget_s : kCpuBatchTarget_s);
+  std::size_t fit = std::max<std::size_t>(
+      1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
   if (dev_.gated())
-    fit =
-        std::min<std::size_t>(fit, static_cast<std::size_t>(std::min({kGpuMaxBatch, dev_.marks() / 2, dev_.checksum_slots() / (2 * kSlotsPerCall)})));
+    fit = std::min<std::size_t>(fit, static_cast<std::size_t>(std::min({kGpuMaxBatch, dev_.marks() / 2,
+                                                                        dev_.checksum_slots() / (2 * kSlotsPerCall)})));
   const int want = static_cast<int>(std::ceil(target / std::max(t_call, 1e-7)));
-  return static_cast<int>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, want)), 1,
-                                                  std::min<std::size_t>(fit, static_cast<std::size_t>(std::max(1, job_.timing.max_batch)))));
+  return static_cast<int>(std::clamp<std::size_t>(
+      static_cast<std::size_t>(std::max(1, want)), 1,
+      std::min<std::size_t>(fit, static_cast<std::size_t>(std::max(1, job_.timing.max_batch)))));
 }
 
 void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, const Kernel& k) {
@@ -656,21 +695,23 @@ void Session::check_clock(const Workload& w, const std::vector<Observed>& obs, c
     per_batch.push_back(b);
   }
   const Overhead& off = k.offset(w.uuid);
-  std::optional<Rejection> r = clock_rejection(judge, in, off.median_s, off.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
+  std::optional<Rejection> r =
+      clock_rejection(judge, in, off.median_s, off.jitter_s, ClockRule::for_backend(job_.backend), w.uuid);
   if (!r && job_.backend == "cuda") {
     const double idle = dev_.preflight().value("idle_probe_s", 0.0);
     r = drain_rejection(drain, per_batch, 2 * idle, w.uuid);
   }
   if (!r) return;
-  r->message += fmt::format(" [the judge's clock holds {:.1f} us around a call beyond its own time, calibrated before load; drain {:.1f} us]",
-                            1e6 * off.median_s, 1e6 * median_of(drain));
+  r->message += fmt::format(
+      " [the judge's clock holds {:.1f} us around a call beyond its own time, calibrated before load; drain {:.1f} us]",
+      1e6 * off.median_s, 1e6 * median_of(drain));
   if (!k.is_candidate) throw HarnessError{"the leader failed the clock check: " + r->message};
   throw Rejected{*r};
 }
 
 // A workload's timing as the result carries it: the samples and the calibration they were taken against.
-TimingRecord Session::timing_record(const Workload& w, std::vector<double> samples, std::vector<double> in_process, std::vector<double> drain,
-                                    int batch, uint64_t validated) const {
+TimingRecord Session::timing_record(const Workload& w, std::vector<double> samples, std::vector<double> in_process,
+                                    std::vector<double> drain, int batch, uint64_t validated) const {
   TimingRecord t;
   t.workload = w.uuid;
   t.samples_s = std::move(samples);
@@ -691,7 +732,8 @@ TimingRecord Session::time_solo(const Workload& w) {
   const int batch = warm_up(w, {&cand_});
   Arena a(dev_, task_, w, batch);
   share(cand_, a);
-  StoppingRule rule{static_cast<std::size_t>(job_.timing.min_samples), static_cast<std::size_t>(job_.timing.max_samples), job_.timing.target_noise,
+  StoppingRule rule{static_cast<std::size_t>(job_.timing.min_samples),
+                    static_cast<std::size_t>(job_.timing.max_samples), job_.timing.target_noise,
                     job_.timing.time_cap_s};
   std::vector<Observed> obs;
   std::vector<double> samples, in, copies;
@@ -724,8 +766,9 @@ TimingRecord Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events
   Arena a(dev_, task_, w, batch);
   share(cand_, a);
   share(lead_, a);
-  StoppingRule rule{static_cast<std::size_t>(std::max(job_.timing.min_samples, job_.ab_min_pairs)), static_cast<std::size_t>(job_.timing.max_samples),
-                    job_.timing.target_noise, 2 * job_.timing.time_cap_s};
+  StoppingRule rule{static_cast<std::size_t>(std::max(job_.timing.min_samples, job_.ab_min_pairs)),
+                    static_cast<std::size_t>(job_.timing.max_samples), job_.timing.target_noise,
+                    2 * job_.timing.time_cap_s};
   std::vector<Observed> oa, ob;
   std::vector<double> as, bs, samples, in;
   uint64_t k = 0;
@@ -753,7 +796,8 @@ TimingRecord Session::time_ab(const Workload& w, AbTest& test, AbTest& on_events
   check_clock(w, oa, lead_);
   test = ab_test(as, bs);
   std::vector<double> ea, eb;
-  for (std::size_t i = 0; i < oa.size() && i < ob.size(); ++i) ea.push_back(oa[i].in_process_median_s()), eb.push_back(ob[i].in_process_median_s());
+  for (std::size_t i = 0; i < oa.size() && i < ob.size(); ++i)
+    ea.push_back(oa[i].in_process_median_s()), eb.push_back(ob[i].in_process_median_s());
   on_events = ab_test(ea, eb);
   std::vector<double> drain;
   for (const auto& o : ob) drain.push_back(o.drain_s);
@@ -785,8 +829,8 @@ JudgeResult Session::run() {
           tests.push_back(t);
           event_tests.push_back(te);
           weights.push_back(w.weight);
-          result.ab.push_back(AbRecord{w.uuid, t.pairs, t.ratio, t.median_ratio, t.p_faster, t.p_slower, t.noise, t.valid,
-                                       AbEventsRecord{te.ratio, te.p_faster, te.p_slower, te.valid}});
+          result.ab.push_back(AbRecord{w.uuid, t.pairs, t.ratio, t.median_ratio, t.p_faster, t.p_slower, t.noise,
+                                       t.valid, AbEventsRecord{te.ratio, te.p_faster, te.p_slower, te.valid}});
         } else {
           result.timing.push_back(time_solo(w));
         }
@@ -801,7 +845,8 @@ JudgeResult Session::run() {
         result.ab[i].faster = std::find(d.faster.begin(), d.faster.end(), i) != d.faster.end();
         result.ab[i].slower = std::find(d.slower.begin(), d.slower.end(), i) != d.slower.end();
       }
-      result.ab_decision = AbDecisionRecord{d.new_leader, d.weighted_ratio, d.why, rule.alpha, rule.min_gain, rule.min_gain_s};
+      result.ab_decision =
+          AbDecisionRecord{d.new_leader, d.weighted_ratio, d.why, rule.alpha, rule.min_gain, rule.min_gain_s};
     }
     // A kernel whose process does not end cleanly (destructors that crash) is rejected.
     try {

@@ -105,11 +105,12 @@ class Session {
   void fill_inputs(Arena& a, int set, const Workload& w, const InputSpec& s, bool for_reference = false);
   void scrub_inputs(Arena& a, int first, int count);
   std::vector<uint64_t> hashes(Arena& a, int set);
-  void check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w, const std::string& context);
+  void check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w,
+                    const std::string& context);
   void poison_outputs(Arena& a, int first, int count, Poison p);
   Exchange call(Kernel& k, Arena& a, int first, int count, const std::string& context);
-  void check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check, const std::string& context,
-                     const Kernel& k);
+  void check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check,
+                     const std::string& context, const Kernel& k);
 
   void correctness(const Workload& w);
   void calibrate(Kernel& k);
@@ -118,7 +119,8 @@ class Session {
   std::vector<double> calibration_calls(Kernel& k, int calls, int exchanges, const nlohmann::json& touch);
   // Call j's side of the gate on the judge's stream (executor/gate.hpp), as value v: wait for the executor's `go`,
   // `reveal`, flush, J0, `ready`, wait for `done`, J1, `after_end`.
-  void enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal, const std::function<void()>& after_end);
+  void enqueue_gated_call(Kernel& k, int j, uint32_t v, const std::function<void()>& reveal,
+                          const std::function<void()>& after_end);
   // Every wait the judge's stream has on k's gate passes (an executor that failed mid-batch never writes its
   // counters); the gate is spent: the evaluation ends.
   void release_gate(Kernel& k);
@@ -126,11 +128,14 @@ class Session {
   int warm_up(const Workload& w, std::vector<Kernel*> ks);
   std::vector<TimedCall> plan_calls(Arena& a, const Workload& w, CallKind kind, uint64_t first_k, int count);
   // Runs `calls` on slots 0.. of `a`, each call's inputs revealed only when it is due, and validates every call.
-  Observed timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
-  Observed gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
-  Observed exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k, const char* what);
-  TimingRecord timing_record(const Workload& w, std::vector<double> samples, std::vector<double> in_process, std::vector<double> drain, int batch,
-                             uint64_t validated) const;
+  Observed timed_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
+                       const char* what);
+  Observed gated_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w, uint64_t first_k,
+                       const char* what);
+  Observed exchanged_batch(Kernel& k, Arena& a, const std::vector<TimedCall>& calls, const Workload& w,
+                           uint64_t first_k, const char* what);
+  TimingRecord timing_record(const Workload& w, std::vector<double> samples, std::vector<double> in_process,
+                             std::vector<double> drain, int batch, uint64_t validated) const;
   TimingRecord time_solo(const Workload& w);
   // `test` on the judge's clock; `on_events` the same test on the executors' own clocks (check 11 needs both).
   TimingRecord time_ab(const Workload& w, AbTest& test, AbTest& on_events);

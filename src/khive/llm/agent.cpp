@@ -29,8 +29,12 @@
 namespace khive {
 
 nlohmann::json Usage::to_json() const {
-  return {{"requests", requests}, {"failed_requests", failed_requests}, {"input_tokens", input_tokens}, {"output_tokens", output_tokens},
-          {"usd", usd},           {"model_seconds", model_seconds}};
+  return {{"requests", requests},
+          {"failed_requests", failed_requests},
+          {"input_tokens", input_tokens},
+          {"output_tokens", output_tokens},
+          {"usd", usd},
+          {"model_seconds", model_seconds}};
 }
 Usage& Usage::operator+=(const Usage& u) {
   requests += u.requests;
@@ -50,7 +54,8 @@ Usage UsageLedger::total() const {
   return total_;
 }
 nlohmann::json LlmEvent::to_json() const {
-  return {{"agent", agent}, {"type", type}, {"from", from}, {"to", to}, {"reason", reason}, {"tool_s", tool_s}, {"data", data}};
+  return {{"agent", agent},   {"type", type},     {"from", from}, {"to", to},
+          {"reason", reason}, {"tool_s", tool_s}, {"data", data}};
 }
 
 namespace llm {
@@ -97,13 +102,16 @@ std::string classify(const Task& t) {
   if (has({"attention", "sdpa", "flash", "mha", "gqa"})) return "attention";
   if (has({"gemm", "matmul", "matvec", "gemv", "bmm", "mm_", "linear", "conv"})) return "gemm";
   if (has({"softmax", "norm", "reduce", "reduction", "sum", "mean", "argmax", "topk", "scan"})) return "reduction";
-  if (has({"elementwise", "activation", "relu", "gelu", "silu", "swish", "sigmoid", "tanh", "add", "mul", "scale"})) return "elementwise";
+  if (has({"elementwise", "activation", "relu", "gelu", "silu", "swish", "sigmoid", "tanh", "add", "mul", "scale"}))
+    return "elementwise";
   return "other";
 }
 // The prompt pack's backend folder (prompts/cpu, prompts/cuda): CPU prompts speak of cores, SIMD and caches.
 std::string backend_variant(Backend b) { return b == Backend::cuda ? "cuda" : "cpu"; }
 
-bool known_class(const std::string& c) { return c == "gemm" || c == "elementwise" || c == "reduction" || c == "attention" || c == "other"; }
+bool known_class(const std::string& c) {
+  return c == "gemm" || c == "elementwise" || c == "reduction" || c == "attention" || c == "other";
+}
 
 std::string tensors_text(const Task& t) {
   std::string s;
@@ -137,7 +145,9 @@ std::string workloads_text(const Task& t) {
     }
     std::string ax;
     for (auto& [k, v] : w.axes) ax += fmt::format("{}{}={}", ax.empty() ? "" : ", ", k, v);
-    const char* role = w.role == WorkloadRole::perf ? "timed" : w.role == WorkloadRole::correctness ? "checked" : "checked and timed";
+    const char* role = w.role == WorkloadRole::perf          ? "timed"
+                       : w.role == WorkloadRole::correctness ? "checked"
+                                                             : "checked and timed";
     s += fmt::format("- {}: {} ({})\n", w.uuid, ax.empty() ? "fixed shape" : ax, role);
   }
   return s;
@@ -155,14 +165,16 @@ std::string tolerances_text(const Task& t) {
 std::string policy_text(const Task& t, Backend b) {
   if (t.policy.libraries.empty())
     return b == Backend::cuda ? "none allowed (no cuBLAS, cuBLASLt, cuDNN, Thrust/CUB device-wide calls or BLAS)"
-                              : "none allowed (no BLAS, LAPACK, MKL or other math library; the C++ standard library and intrinsics are fine)";
+                              : "none allowed (no BLAS, LAPACK, MKL or other math library; the C++ standard library "
+                                "and intrinsics are fine)";
   std::string s;
   for (auto& l : t.policy.libraries) s += (s.empty() ? "" : ", ") + l;
   return "only " + s + " may be called";
 }
 
 std::string measured_text(const MeasuredKernel& k) {
-  std::string s = fmt::format("Measured by the guard: {} (weighted geometric mean of the workload medians)", ms(k.time_s));
+  std::string s =
+      fmt::format("Measured by the guard: {} (weighted geometric mean of the workload medians)", ms(k.time_s));
   if (k.score > 0) s += fmt::format(", task score {:.3f}", k.score);
   if (!k.workload_median_s.empty()) {
     s += "; per workload:";
@@ -185,7 +197,9 @@ class LlmAgent final : public Agent {
     client_ = std::make_unique<LlmClient>(o_.provider, tdir, o_.name);
   }
 
-  std::string kind() const override { return o_.provider.kind == ProviderKind::command ? "cmd:" + o_.name : "llm:" + o_.name; }
+  std::string kind() const override {
+    return o_.provider.kind == ProviderKind::command ? "cmd:" + o_.name : "llm:" + o_.name;
+  }
 
   std::vector<Strategy> strategies(const Task&, Backend backend) const override {
     pack_->use_variant(backend_variant(backend));
@@ -194,8 +208,9 @@ class LlmAgent final : public Agent {
     const char* key = backend == Backend::cuda ? "cuda" : "cpu";
     std::vector<Strategy> out;
     if (j.is_discarded() || !j.contains(key) || !j[key].is_array())
-      throw std::runtime_error(fmt::format("{}: expected {{\"cuda\": [...], \"cpu\": [...]}} lists of {{name, description}}",
-                                           (pack_->dir() / "strategies.json").string()));
+      throw std::runtime_error(
+          fmt::format("{}: expected {{\"cuda\": [...], \"cpu\": [...]}} lists of {{name, description}}",
+                      (pack_->dir() / "strategies.json").string()));
     for (auto& s : j[key]) out.push_back({s.value("name", ""), s.value("description", "")});
     return out;
   }
@@ -223,15 +238,18 @@ class LlmAgent final : public Agent {
     // The hive makes the task's reference the first leader (agent "hive", strategy "reference"): a slow
     // baseline, not a kernel to patch. The agent's first step writes its own version (the reference is in
     // the prompt); if that fails, abandon() falls back to optimizing the reference.
-    const bool own_first = start && start->agent == "hive" && start->strategy == "reference" && state_ == State::generate && generations_ == 0;
+    const bool own_first = start && start->agent == "hive" && start->strategy == "reference" &&
+                           state_ == State::generate && generations_ == 0;
     if (own_first) {
-      event("note", "generate", "generate", fmt::format("the leader is the task's reference ({}): generating a first version", start->id));
+      event("note", "generate", "generate",
+            fmt::format("the leader is the task's reference ({}): generating a first version", start->id));
     } else if (start) {
       if (!base_ || base_->id != start->id) {
         base_ = *start;
         if (state_ == State::optimize) profile_text_.clear();
       }
-      if (state_ == State::generate) set_state(State::optimize, "a correct leader exists; optimize it instead of generating");
+      if (state_ == State::generate)
+        set_state(State::optimize, "a correct leader exists; optimize it instead of generating");
     }
     std::optional<Proposal> p;
     for (int round = 0; round < kRoundsPerStep && !p && !ctx.stopping() && state_ != State::exhausted; ++round) {
@@ -243,8 +261,9 @@ class LlmAgent final : public Agent {
         p = do_optimize(ctx, outside);
     }
     double tool = since(t0) - outside;
-    event("step", state_name(state_), p ? "evaluate" : "none", p ? fmt::format("proposed {} ({})", p->label, one_line(p->note, 120)) : "no proposal",
-          tool, {{"model_s", outside - step_queue_s_}, {"queue_s", step_queue_s_}, {"task", task.name}});
+    event("step", state_name(state_), p ? "evaluate" : "none",
+          p ? fmt::format("proposed {} ({})", p->label, one_line(p->note, 120)) : "no proposal", tool,
+          {{"model_s", outside - step_queue_s_}, {"queue_s", step_queue_s_}, {"task", task.name}});
     if (p) pending_kind_ = state_;
     return p;
   }
@@ -258,7 +277,9 @@ class LlmAgent final : public Agent {
     b.strategy = ctx.strategy.name;
     b.candidate = o.candidate;
     b.delta = o.delta_vs_leader;
-    std::string what = pending_kind_ == State::generate ? "first version" : pending_kind_ == State::repair ? "repair" : "optimization";
+    std::string what = pending_kind_ == State::generate ? "first version"
+                       : pending_kind_ == State::repair ? "repair"
+                                                        : "optimization";
     std::string subject = fmt::format("{} '{}'", what, one_line(p.note, 100));
     const bool accepted = o.accepted();
     if (pending_kind_ == State::optimize) ++opt_steps_;
@@ -287,7 +308,8 @@ class LlmAgent final : public Agent {
       // How it stood against the leader comes from the hive's comparison (check 11's A/B, per workload): the
       // same words the console and the report use, whole in the history (the model acts on which workload held
       // it back), shortened only on the shared board.
-      const std::string brief = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
+      const std::string brief =
+          o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
       const std::string cmp = o.comparison_detail.empty() ? brief : o.comparison_detail;
       if (o.standing == Standing::leader) {
         b.kind = "worked";
@@ -296,9 +318,10 @@ class LlmAgent final : public Agent {
         b.kind = "failed";
         b.text = fmt::format("{}: correct (own run {}) but not the new leader; {}", subject, ms(o.time_s), brief);
       }
-      history_.push_back(
-          {what, p.note,
-           fmt::format("{} (own run {}); {}", o.standing == Standing::leader ? "new leader" : "correct, kept as a backup", ms(o.time_s), cmp)});
+      history_.push_back({what, p.note,
+                          fmt::format("{} (own run {}); {}",
+                                      o.standing == Standing::leader ? "new leader" : "correct, kept as a backup",
+                                      ms(o.time_s), cmp)});
       set_state(State::optimize, fmt::format("{} accepted as {} ({})", what, standing_name(o.standing), ms(o.time_s)));
     } else {
       b.kind = "failed";
@@ -313,14 +336,16 @@ class LlmAgent final : public Agent {
       if (!was_repairing) repairs_used_ = 0;
       ++repairs_used_;  // this rejection opens (or continues) a repair
       if (repairs_used_ > o_.repair_attempts) {
-        abandon(ctx, fmt::format("{} repair attempts spent; last rejection at {} ({})", o_.repair_attempts, o.check_text(), o.reason));
+        abandon(ctx, fmt::format("{} repair attempts spent; last rejection at {} ({})", o_.repair_attempts,
+                                 o.check_text(), o.reason));
       } else {
         std::string phase = o.check == Check::build ? "repair (build)" : "repair (verify)";
-        set_state(State::repair, fmt::format("{}: {} rejected at {} ({}); repair {} of {}", phase, what, o.check_text(), o.reason, repairs_used_,
-                                             o_.repair_attempts));
+        set_state(State::repair, fmt::format("{}: {} rejected at {} ({}); repair {} of {}", phase, what, o.check_text(),
+                                             o.reason, repairs_used_, o_.repair_attempts));
       }
     }
-    event("step", "observe", state_name(state_), standing_name(o.standing), since(t0) - outside, {{"check", o.check_text()}, {"reason", o.reason}});
+    event("step", "observe", state_name(state_), standing_name(o.standing), since(t0) - outside,
+          {{"check", o.check_text()}, {"reason", o.reason}});
     return b;
   }
 
@@ -366,11 +391,13 @@ class LlmAgent final : public Agent {
   }
 
   void load_state(const nlohmann::json& j) override {
-    if (!j.is_object() || j.value("version", 0) != 1) throw std::runtime_error("llm agent state: expected an object with \"version\": 1");
+    if (!j.is_object() || j.value("version", 0) != 1)
+      throw std::runtime_error("llm agent state: expected an object with \"version\": 1");
     auto state_of = [](const std::string& n) {
       for (State s : {State::generate, State::repair, State::optimize, State::exhausted})
         if (n == state_name(s)) return s;
-      throw std::runtime_error("llm agent state: unknown loop state '" + n + "' (expected generate, repair, optimize or exhausted)");
+      throw std::runtime_error("llm agent state: unknown loop state '" + n +
+                               "' (expected generate, repair, optimize or exhausted)");
     };
     State st = state_of(j.at("state").get<std::string>());
     State pk = state_of(j.at("pending_kind").get<std::string>());
@@ -398,7 +425,8 @@ class LlmAgent final : public Agent {
     diag.message = d.at("message").get<std::string>();
     diag.diagnosis = d.at("diagnosis").get<std::string>();
     std::vector<Step> hist;
-    for (auto& h : j.at("history")) hist.push_back({h.at(0).get<std::string>(), h.at(1).get<std::string>(), h.at(2).get<std::string>()});
+    for (auto& h : j.at("history"))
+      hist.push_back({h.at(0).get<std::string>(), h.at(1).get<std::string>(), h.at(2).get<std::string>()});
     const auto& u = j.at("usage");
     Usage us;
     us.requests = u.at("requests").get<int64_t>();
@@ -440,12 +468,14 @@ class LlmAgent final : public Agent {
       event("note", "exhausted", state_name(state_), "the provider failed in the previous session; trying it again");
     }
     event("note", state_name(state_), state_name(state_),
-          fmt::format("state restored: {} after {} proposal(s), {} optimization step(s)", state_name(state_), proposals_, opt_steps_));
+          fmt::format("state restored: {} after {} proposal(s), {} optimization step(s)", state_name(state_),
+                      proposals_, opt_steps_));
   }
 
   std::string provider_failure() const override {
     return provider_failures_ >= kMaxProviderFailures
-               ? fmt::format("its model provider failed {} times in a row; last: {}", provider_failures_, provider_error_)
+               ? fmt::format("its model provider failed {} times in a row; last: {}", provider_failures_,
+                             provider_error_)
                : "";
   }
   std::string declined_because() const override { return provider_failure(); }
@@ -488,8 +518,8 @@ class LlmAgent final : public Agent {
     return s.empty() ? "agent" : s;
   }
 
-  void event(const std::string& type, const std::string& from, const std::string& to, const std::string& reason, double tool_s = 0,
-             nlohmann::json data = nlohmann::json::object()) {
+  void event(const std::string& type, const std::string& from, const std::string& to, const std::string& reason,
+             double tool_s = 0, nlohmann::json data = nlohmann::json::object()) {
     if (!o_.on_event) return;
     LlmEvent e{o_.name, type, from, to, reason, tool_s, std::move(data)};
     o_.on_event(e);
@@ -514,7 +544,8 @@ class LlmAgent final : public Agent {
   }
 
   // One model call with bookkeeping. nullopt: the provider failed (event given).
-  std::optional<ChatReply> ask(const std::vector<ChatMessage>& msgs, const std::string& purpose, const AgentContext& ctx, double& outside) {
+  std::optional<ChatReply> ask(const std::vector<ChatMessage>& msgs, const std::string& purpose,
+                               const AgentContext& ctx, double& outside) {
     ChatRequest req{system_prompt(), msgs, purpose};
     report_phase("asking the model (" + purpose + ")");
     ChatReply r = client_->chat(req, ctx.stop);
@@ -545,13 +576,15 @@ class LlmAgent final : public Agent {
            {"truncated", r.truncated},
            {"transcript", r.transcript}});
     if (r.invalid_utf8 > 0)
-      event("note", state_name(state_), state_name(state_),
-            fmt::format("the reply held {} byte(s) that are not UTF-8; they were replaced with U+FFFD", r.invalid_utf8));
+      event(
+          "note", state_name(state_), state_name(state_),
+          fmt::format("the reply held {} byte(s) that are not UTF-8; they were replaced with U+FFFD", r.invalid_utf8));
     provider_failed_ = !r.ok;
     if (!r.ok) {
       provider_error_ = r.error;
       if (!ctx.stopping() && ++provider_failures_ >= kMaxProviderFailures)
-        set_state(State::exhausted, fmt::format("the provider failed {} times in a row; last: {}", provider_failures_, r.error));
+        set_state(State::exhausted,
+                  fmt::format("the provider failed {} times in a row; last: {}", provider_failures_, r.error));
       return std::nullopt;
     }
     provider_failures_ = 0;
@@ -598,7 +631,8 @@ class LlmAgent final : public Agent {
   std::string board_section(const AgentContext& ctx) const {
     if (ctx.board.empty()) return "";
     std::string s;
-    std::size_t from = ctx.board.size() > kBoardEntries ? ctx.board.size() - kBoardEntries : 0;  // the most recent conclusions
+    std::size_t from =
+        ctx.board.size() > kBoardEntries ? ctx.board.size() - kBoardEntries : 0;  // the most recent conclusions
     for (std::size_t i = from; i < ctx.board.size(); ++i) {
       const auto& e = ctx.board[i];
       s += fmt::format("- [{} / {}] {}: {}\n", e.agent, e.strategy, e.kind, one_line(e.text, kBoardEntryChars));
@@ -625,7 +659,8 @@ class LlmAgent final : public Agent {
                                                {"leader_source", ctx.leader->source}});
   }
 
-  Proposal make_proposal(const std::string& source, const std::string& parent, const std::string& note, const char* kind) {
+  Proposal make_proposal(const std::string& source, const std::string& parent, const std::string& note,
+                         const char* kind) {
     Proposal p;
     p.source = source;
     p.ext = ext_;
@@ -638,7 +673,8 @@ class LlmAgent final : public Agent {
   // Asks, parses; on an unusable reply, says why and asks again (edit_retries times). The parse callback
   // returns "" when the reply was usable.
   template <class Parse>
-  bool converse(const std::string& prompt, const std::string& purpose, const AgentContext& ctx, double& outside, Parse parse) {
+  bool converse(const std::string& prompt, const std::string& purpose, const AgentContext& ctx, double& outside,
+                Parse parse) {
     std::vector<ChatMessage> msgs{{"user", prompt}};
     for (int attempt = 0; attempt <= o_.edit_retries; ++attempt) {
       auto r = ask(msgs, attempt ? purpose + "-retry" : purpose, ctx, outside);
@@ -655,7 +691,9 @@ class LlmAgent final : public Agent {
   std::string why_message(const std::string& why, bool truncated) const {
     if (why.rfind("edit:", 0) == 0) return pack_->render("edit_failed.md", {{"reason", why.substr(5)}});
     if (why.rfind("rewrite:", 0) == 0) return pack_->render("rewrite_refused.md", {{"percent", why.substr(8)}});
-    return pack_->render("reply_unusable.md", {{"reason", why}, {"shorter", truncated ? " and shorter (your reply hit the token limit)" : ""}});
+    return pack_->render(
+        "reply_unusable.md",
+        {{"reason", why}, {"shorter", truncated ? " and shorter (your reply hit the token limit)" : ""}});
   }
 
   std::optional<Proposal> do_generate(const AgentContext& ctx, double& outside) {
@@ -695,10 +733,11 @@ class LlmAgent final : public Agent {
     if (!memcheck_.empty()) d += (d.empty() ? "" : "\n\n") + memcheck_;
     if (d.size() > kDiagnosisChars) d = d.substr(0, kDiagnosisChars) + "\n(trimmed)";
     v["diagnosis"] = d.empty() ? "(no further detail)" : d;
-    v["diagnosis_title"] = diag_.check == Check::build    ? "Compiler errors (first errors, with the offending lines):"
-                           : diag_.check != Check::run    ? "What the guard measured:"
-                           : ctx.backend == Backend::cuda ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
-                                                          : "What the judge saw (crash, signal, sandbox, sanitizer message):";
+    v["diagnosis_title"] = diag_.check == Check::build ? "Compiler errors (first errors, with the offending lines):"
+                           : diag_.check != Check::run ? "What the guard measured:"
+                           : ctx.backend == Backend::cuda
+                               ? "What the judge saw (crash, CUDA error, sandbox; memcheck when available):"
+                               : "What the judge saw (crash, signal, sandbox, sanitizer message):";
     v["numbered_source"] = numbered(broken_);
     v["attempt"] = std::to_string(repairs_used_);
     v["max_attempts"] = std::to_string(o_.repair_attempts);
@@ -709,7 +748,8 @@ class LlmAgent final : public Agent {
       if (!pe.error.empty()) return (truncated ? "(cut off at max_tokens) " : "") + pe.error;
       auto pr = apply_edits(broken_, pe.edits);
       if (!pr.ok) return "edit:" + pr.error;
-      if (pr.changed_fraction > o_.max_rewrite_fraction) return fmt::format("rewrite:{:.0f}", pr.changed_fraction * 100);
+      if (pr.changed_fraction > o_.max_rewrite_fraction)
+        return fmt::format("rewrite:{:.0f}", pr.changed_fraction * 100);
       if (pr.source == broken_) return "edit:the edits leave the source unchanged";
       patched = pr.source;
       note = reply_field(reply, "NOTE");
@@ -726,7 +766,8 @@ class LlmAgent final : public Agent {
 
   std::optional<Proposal> do_optimize(const AgentContext& ctx, double& outside) {
     if (!base_) {
-      set_state(generations_ < o_.generate_attempts ? State::generate : State::exhausted, "no correct kernel to optimize");
+      set_state(generations_ < o_.generate_attempts ? State::generate : State::exhausted,
+                "no correct kernel to optimize");
       return std::nullopt;
     }
     if (opt_failures_in_row_ >= kMaxOptimizeFailures) {
@@ -762,7 +803,8 @@ class LlmAgent final : public Agent {
     }
     opt_failures_in_row_ = 0;
     if (!cls.empty() && known_class(cls) && cls != klass_) {
-      event("note", "optimize", "optimize", fmt::format("the model classifies the kernel as {} (was {}); next menu follows", cls, klass_));
+      event("note", "optimize", "optimize",
+            fmt::format("the model classifies the kernel as {} (was {}); next menu follows", cls, klass_));
       klass_ = cls;
     }
     std::string n = opt.empty() ? note : (note.empty() ? opt : opt + ": " + note);
@@ -790,13 +832,14 @@ class LlmAgent final : public Agent {
     if (!r.ran || !r.error.empty()) {
       std::string why = !r.skipped.empty() ? r.skipped : r.error;
       set_state(State::optimize, "profile gate skipped: " + why);  // optimize -> optimize, with the note
-      profile_skip_noted_ = !r.skipped.empty();                    // a missing tool stays missing; an error may pass next time
+      profile_skip_noted_ = !r.skipped.empty();  // a missing tool stays missing; an error may pass next time
       return "";
     }
-    event("profile", "optimize", "optimize", fmt::format("profile gate open after {} optimization steps", opt_steps_), 0,
-          {{"seconds", r.seconds}, {"metrics", r.metrics}});
-    profile_text_ =
-        pack_->render("section_profile.md", {{"workload", job.workload.empty() ? "the largest timed one" : job.workload}, {"profile", r.text}});
+    event("profile", "optimize", "optimize", fmt::format("profile gate open after {} optimization steps", opt_steps_),
+          0, {{"seconds", r.seconds}, {"metrics", r.metrics}});
+    profile_text_ = pack_->render(
+        "section_profile.md",
+        {{"workload", job.workload.empty() ? "the largest timed one" : job.workload}, {"profile", r.text}});
     return profile_text_;
   }
 
@@ -815,7 +858,8 @@ class LlmAgent final : public Agent {
     auto t0 = Clock::now();
     ProfileReport r = o_.profiler ? o_.profiler(job) : profile_kernel(job);
     if (r.ran && !r.text.empty()) memcheck_ = "compute-sanitizer memcheck:\n" + r.text;
-    event("note", "repair", "repair", r.ran ? "memcheck ran" : "memcheck skipped: " + (r.skipped.empty() ? r.error : r.skipped));
+    event("note", "repair", "repair",
+          r.ran ? "memcheck ran" : "memcheck skipped: " + (r.skipped.empty() ? r.error : r.skipped));
     return since(t0);
   }
 

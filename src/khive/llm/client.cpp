@@ -143,15 +143,16 @@ size_t on_header(char* p, size_t sz, size_t n, void* ud) {
   std::string line(p, sz * n);
   auto colon = line.find(':');
   if (colon != std::string::npos)
-    (*static_cast<std::map<std::string, std::string>*>(ud))[lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
+    (*static_cast<std::map<std::string, std::string>*>(ud))[lower(trim(line.substr(0, colon)))] =
+        trim(line.substr(colon + 1));
   return sz * n;
 }
 int on_progress(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return stopped(static_cast<const std::atomic<bool>*>(ud)) ? 1 : 0;  // non-zero aborts the transfer
 }
 
-HttpResult http_post(const std::string& url, const std::vector<std::string>& headers, const std::string& body, const ProviderConfig& c,
-                     const std::atomic<bool>* stop) {
+HttpResult http_post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
+                     const ProviderConfig& c, const std::atomic<bool>* stop) {
   const CurlApi& api = curl_api();
   HttpResult r;
   CURL* h = api.easy_init();
@@ -231,14 +232,16 @@ LlmClient::LlmClient(ProviderConfig cfg, std::filesystem::path transcript_dir, s
   if (!dir_.empty())
     for (auto& e : std::filesystem::directory_iterator(dir_)) {
       const std::string n = e.path().filename().string();
-      if (n.size() > 5 && n[4] == '-' && std::all_of(n.begin(), n.begin() + 4, [](char c) { return c >= '0' && c <= '9'; }))
+      if (n.size() > 5 && n[4] == '-' &&
+          std::all_of(n.begin(), n.begin() + 4, [](char c) { return c >= '0' && c <= '9'; }))
         seq_ = std::max(seq_.load(), std::stoi(n.substr(0, 4)));
     }
 }
 
 std::string LlmClient::redact(std::string s) const {
   if (key_.size() >= 4)
-    for (std::size_t p; (p = s.find(key_)) != std::string::npos;) s.replace(p, key_.size(), "<redacted:" + cfg_.api_key_env + ">");
+    for (std::size_t p; (p = s.find(key_)) != std::string::npos;)
+      s.replace(p, key_.size(), "<redacted:" + cfg_.api_key_env + ">");
   return s;
 }
 
@@ -249,7 +252,8 @@ void LlmClient::save(int seq, const std::string& purpose, const std::string& wha
 
 nlohmann::json LlmClient::request_body(const ChatRequest& req) const {
   nlohmann::json msgs = nlohmann::json::array();
-  if (cfg_.kind == ProviderKind::openai && !req.system.empty()) msgs.push_back({{"role", "system"}, {"content", req.system}});
+  if (cfg_.kind == ProviderKind::openai && !req.system.empty())
+    msgs.push_back({{"role", "system"}, {"content", req.system}});
   for (auto& m : req.messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
   nlohmann::json b = {{"model", cfg_.model}, {"messages", msgs}};
   if (cfg_.kind == ProviderKind::openai) {
@@ -281,7 +285,8 @@ nlohmann::json LlmClient::request_body(const ChatRequest& req) const {
 
 std::string LlmClient::parse_reply(const std::string& body, ChatReply& r) const {
   auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded()) return fmt::format("the reply is not valid JSON ({} bytes: {})", body.size(), excerpt(body, 120));
+  if (j.is_discarded())
+    return fmt::format("the reply is not valid JSON ({} bytes: {})", body.size(), excerpt(body, 120));
   if (!j.is_object()) return "the reply is not a JSON object";
   try {
     if (cfg_.kind == ProviderKind::openai) {
@@ -298,12 +303,14 @@ std::string LlmClient::parse_reply(const std::string& body, ChatReply& r) const 
       }
       r.truncated = r.finish_reason == "length";
     } else {
-      if (!j.contains("content") || !j["content"].is_array()) return "the reply has no content[] (expected an Anthropic message)";
+      if (!j.contains("content") || !j["content"].is_array())
+        return "the reply has no content[] (expected an Anthropic message)";
       r.text.clear();
       for (auto& blk : j["content"])  // thinking blocks are skipped: only text is the answer
         if (blk.is_object() && blk.value("type", "") == "text" && blk.contains("text") && blk["text"].is_string())
           r.text += blk["text"].get<std::string>();
-      r.finish_reason = j.contains("stop_reason") && j["stop_reason"].is_string() ? j["stop_reason"].get<std::string>() : "";
+      r.finish_reason =
+          j.contains("stop_reason") && j["stop_reason"].is_string() ? j["stop_reason"].get<std::string>() : "";
       if (j.contains("usage") && j["usage"].is_object()) {
         r.input_tokens = j["usage"].value("input_tokens", int64_t(0));
         r.output_tokens = j["usage"].value("output_tokens", int64_t(0));
@@ -355,7 +362,9 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
                          {"truncated", r.truncated},
                          {"invalid_utf8_bytes", r.invalid_utf8}};
   save(seq, req.purpose, "meta.json", meta.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-  if (!dir_.empty()) r.transcript = (dir_ / fmt::format("{:04d}-{}.reply.txt", seq, req.purpose.empty() ? "chat" : req.purpose)).string();
+  if (!dir_.empty())
+    r.transcript =
+        (dir_ / fmt::format("{:04d}-{}.reply.txt", seq, req.purpose.empty() ? "chat" : req.purpose)).string();
   save(seq, req.purpose, "reply.txt", r.text);
   return r;
 }
@@ -363,7 +372,8 @@ ChatReply LlmClient::chat(const ChatRequest& req, const std::atomic<bool>* stop)
 ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* stop, int seq) {
   ChatReply r;
   const CurlApi& api = curl_api();
-  std::string url = cfg_.kind == ProviderKind::openai ? cfg_.base_url + "/chat/completions" : cfg_.base_url + "/v1/messages";
+  std::string url =
+      cfg_.kind == ProviderKind::openai ? cfg_.base_url + "/chat/completions" : cfg_.base_url + "/v1/messages";
   if (!api.error.empty()) {
     r.error = fmt::format("provider {}: {}", url, api.error);
     return r;
@@ -379,7 +389,8 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
     if (!key_.empty()) headers.push_back("x-api-key: " + key_);
     headers.push_back("anthropic-version: 2023-06-01");
   }
-  // A prompt may carry bytes that are not UTF-8 (a kernel source with Latin-1 comments): sent repaired, never thrown on.
+  // A prompt may carry bytes that are not UTF-8 (a kernel source with Latin-1 comments): sent repaired, never thrown
+  // on.
   std::string body = request_body(req).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   nlohmann::json saved = {{"url", url}, {"body", nlohmann::json::parse(body)}, {"headers", nlohmann::json::array()}};
   for (auto& h : headers) saved["headers"].push_back(redact(h));
@@ -405,9 +416,11 @@ ChatReply LlmClient::chat_http(const ChatRequest& req, const std::atomic<bool>* 
         return r;
       }
       // Refused or unknown host: nothing listens there; waiting will not help and must not hang the run.
-      if (h.code == CURLE_COULDNT_CONNECT || h.code == CURLE_COULDNT_RESOLVE_HOST || h.code == CURLE_COULDNT_RESOLVE_PROXY ||
-          h.code == CURLE_UNSUPPORTED_PROTOCOL || h.code == CURLE_URL_MALFORMAT) {
-        r.error = fmt::format("provider {} cannot be reached: {} (is the server running and base_url right?)", url, h.curl_error);
+      if (h.code == CURLE_COULDNT_CONNECT || h.code == CURLE_COULDNT_RESOLVE_HOST ||
+          h.code == CURLE_COULDNT_RESOLVE_PROXY || h.code == CURLE_UNSUPPORTED_PROTOCOL ||
+          h.code == CURLE_URL_MALFORMAT) {
+        r.error = fmt::format("provider {} cannot be reached: {} (is the server running and base_url right?)", url,
+                              h.curl_error);
         return r;
       }
       last = fmt::format("{} (curl {})", h.curl_error, int(h.code));  // timeout, reset, cut-off body: retry
@@ -479,7 +492,8 @@ ChatReply LlmClient::chat_command(const ChatRequest& req, const std::atomic<bool
   if (!p.ok()) {
     std::string tail = p.err.size() > 800 ? p.err.substr(p.err.size() - 800) : p.err;
     make_valid_utf8(tail);
-    r.error = fmt::format("command provider `{}` failed: {}{}", cfg_.command, p.describe(), tail.empty() ? "" : "; stderr: " + trim(tail));
+    r.error = fmt::format("command provider `{}` failed: {}{}", cfg_.command, p.describe(),
+                          tail.empty() ? "" : "; stderr: " + trim(tail));
     return r;
   }
   if (trim(p.out).empty()) {

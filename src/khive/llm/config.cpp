@@ -72,12 +72,15 @@ void read_provider(const Fields& r, const nlohmann::json& j, ProviderConfig& p) 
   if (j.contains("max_tokens")) p.max_tokens = integer(r, j["max_tokens"], "max_tokens", 16, 1 << 21);
   if (j.contains("reasoning_effort")) {
     p.reasoning_effort = r.string(j["reasoning_effort"], "reasoning_effort", false);
-    if (p.reasoning_effort != "" && p.reasoning_effort != "low" && p.reasoning_effort != "medium" && p.reasoning_effort != "high")
+    if (p.reasoning_effort != "" && p.reasoning_effort != "low" && p.reasoning_effort != "medium" &&
+        p.reasoning_effort != "high")
       r.fail("reasoning_effort", "\"low\", \"medium\" or \"high\"", r.got(j["reasoning_effort"]));
   }
   if (j.contains("concurrency")) p.concurrency = integer(r, j["concurrency"], "concurrency", 1, 1024);
-  if (j.contains("usd_per_input_token")) p.usd_per_input_token = r.number_in(j["usd_per_input_token"], "usd_per_input_token", 0, 1);
-  if (j.contains("usd_per_output_token")) p.usd_per_output_token = r.number_in(j["usd_per_output_token"], "usd_per_output_token", 0, 1);
+  if (j.contains("usd_per_input_token"))
+    p.usd_per_input_token = r.number_in(j["usd_per_input_token"], "usd_per_input_token", 0, 1);
+  if (j.contains("usd_per_output_token"))
+    p.usd_per_output_token = r.number_in(j["usd_per_output_token"], "usd_per_output_token", 0, 1);
   if (j.contains("usd_per_mtok")) {  // the way price lists quote it: dollars per million tokens
     const auto& m = j["usd_per_mtok"];
     if (!m.is_object()) r.fail("usd_per_mtok", "a table {input = N, output = N}", r.got(m));
@@ -91,10 +94,13 @@ void read_provider(const Fields& r, const nlohmann::json& j, ProviderConfig& p) 
     }
   }
   if (j.contains("command")) p.command = r.string(j["command"], "command", false);
-  if (j.contains("connect_timeout_s")) p.connect_timeout_s = r.number_in(j["connect_timeout_s"], "connect_timeout_s", 0.1, 600);
-  if (j.contains("request_timeout_s")) p.request_timeout_s = r.number_in(j["request_timeout_s"], "request_timeout_s", 1, 86400);
+  if (j.contains("connect_timeout_s"))
+    p.connect_timeout_s = r.number_in(j["connect_timeout_s"], "connect_timeout_s", 0.1, 600);
+  if (j.contains("request_timeout_s"))
+    p.request_timeout_s = r.number_in(j["request_timeout_s"], "request_timeout_s", 1, 86400);
   if (j.contains("max_retries")) p.max_retries = integer(r, j["max_retries"], "max_retries", 0, 100);
-  if (j.contains("backoff_initial_s")) p.backoff_initial_s = r.number_in(j["backoff_initial_s"], "backoff_initial_s", 0, 3600);
+  if (j.contains("backoff_initial_s"))
+    p.backoff_initial_s = r.number_in(j["backoff_initial_s"], "backoff_initial_s", 0, 3600);
   if (j.contains("backoff_max_s")) p.backoff_max_s = r.number_in(j["backoff_max_s"], "backoff_max_s", 0, 3600);
 }
 
@@ -104,8 +110,10 @@ void read_agent_options(const Fields& r, const nlohmann::json& j, LlmAgentOption
   if (j.contains("repair_attempts")) o.repair_attempts = integer(r, j["repair_attempts"], "repair_attempts", 0, 100);
   if (j.contains("profile_depth")) o.profile_depth = integer(r, j["profile_depth"], "profile_depth", 0, 1000);
   if (j.contains("edit_retries")) o.edit_retries = integer(r, j["edit_retries"], "edit_retries", 0, 20);
-  if (j.contains("generate_attempts")) o.generate_attempts = integer(r, j["generate_attempts"], "generate_attempts", 1, 100);
-  if (j.contains("max_rewrite_fraction")) o.max_rewrite_fraction = r.number_in(j["max_rewrite_fraction"], "max_rewrite_fraction", 0.05, 1);
+  if (j.contains("generate_attempts"))
+    o.generate_attempts = integer(r, j["generate_attempts"], "generate_attempts", 1, 100);
+  if (j.contains("max_rewrite_fraction"))
+    o.max_rewrite_fraction = r.number_in(j["max_rewrite_fraction"], "max_rewrite_fraction", 0.05, 1);
   if (j.contains("prompts_dir")) o.prompts_dir = r.string(j["prompts_dir"], "prompts_dir", false);
   if (!j.contains("strategies")) return;
   const auto& s = j["strategies"];
@@ -166,8 +174,10 @@ LlmAgentOptions parse_llm_config(const nlohmann::json& j, const std::string& ori
   if (p.kind == ProviderKind::command) {
     if (p.command.empty()) r.fail("command", "the command to run (required for provider \"command\")");
   } else {
-    if (p.model.empty()) r.fail("model", fmt::format("a model name (required for provider \"{}\")", provider_kind_name(p.kind)));
-    if (p.base_url.empty()) p.base_url = p.kind == ProviderKind::openai ? "https://api.openai.com/v1" : "https://api.anthropic.com";
+    if (p.model.empty())
+      r.fail("model", fmt::format("a model name (required for provider \"{}\")", provider_kind_name(p.kind)));
+    if (p.base_url.empty())
+      p.base_url = p.kind == ProviderKind::openai ? "https://api.openai.com/v1" : "https://api.anthropic.com";
     while (!p.base_url.empty() && p.base_url.back() == '/') p.base_url.pop_back();
     if (p.base_url.rfind("http://", 0) != 0 && p.base_url.rfind("https://", 0) != 0)
       r.fail("base_url", "an http:// or https:// URL", r.got(j["base_url"]));
@@ -189,8 +199,8 @@ LlmAgentOptions load_llm_config(const std::filesystem::path& path) {
       toml::table t = toml::parse(text, origin);
       j = toml_to_json(t);
     } catch (const toml::parse_error& e) {
-      throw std::runtime_error(
-          fmt::format("{}:{}:{}: expected valid TOML: {}", origin, e.source().begin.line, e.source().begin.column, e.description()));
+      throw std::runtime_error(fmt::format("{}:{}:{}: expected valid TOML: {}", origin, e.source().begin.line,
+                                           e.source().begin.column, e.description()));
     }
   } else if (ext == ".json") {
     try {
@@ -203,7 +213,8 @@ LlmAgentOptions load_llm_config(const std::filesystem::path& path) {
   }
   LlmAgentOptions o = parse_llm_config(j, origin);
   // A relative prompts_dir is relative to the config file, like the task format's paths.
-  if (!o.prompts_dir.empty() && o.prompts_dir.is_relative()) o.prompts_dir = std::filesystem::absolute(path).parent_path() / o.prompts_dir;
+  if (!o.prompts_dir.empty() && o.prompts_dir.is_relative())
+    o.prompts_dir = std::filesystem::absolute(path).parent_path() / o.prompts_dir;
   return o;
 }
 

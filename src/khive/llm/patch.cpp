@@ -222,7 +222,9 @@ std::optional<std::string> extract_code_block(const std::string& reply, std::str
     if (open) buf.push_back(l);
   }
   if (open) {
-    if (why) *why = "the last code block is not closed (no ``` line): the reply was cut off; send the whole file again, shorter";
+    if (why)
+      *why =
+          "the last code block is not closed (no ``` line): the reply was cut off; send the whole file again, shorter";
     return std::nullopt;
   }
   if (!best) {

@@ -38,7 +38,8 @@ PatchResult apply_edits(const std::string& source, const std::vector<Edit>& edit
 // The code of a whole-file reply: the longest fenced block (```cpp / ```cuda / ``` ...). nullopt with
 // `why` set when there is none or the last fence is not closed (a reply cut off at max_tokens); `lang` is the fence's
 // language the message names ("cuda", or "cpp" on the CPU).
-std::optional<std::string> extract_code_block(const std::string& reply, std::string* why = nullptr, const std::string& lang = "cuda");
+std::optional<std::string> extract_code_block(const std::string& reply, std::string* why = nullptr,
+                                              const std::string& lang = "cuda");
 
 // "KEY: value" on a line of its own in the reply (e.g. CLASS, OPTIMIZATION, NOTE); "" when absent.
 std::string reply_field(const std::string& reply, const std::string& key);

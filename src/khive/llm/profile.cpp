@@ -203,7 +203,8 @@ ProfileReport profile_kernel(const ProfileJob& job) {
     std::filesystem::create_directories(ddir);
     write_file_atomic(ddir / "driver.cu", kDriver);
     ProcessSpec ps;
-    ps.argv = {"nvcc", "-O2", "-std=c++17", "-o", (ddir / "driver.tmp").string(), (ddir / "driver.cu").string(), "-ldl"};
+    ps.argv = {"nvcc", "-O2", "-std=c++17", "-o", (ddir / "driver.tmp").string(), (ddir / "driver.cu").string(),
+               "-ldl"};
     ps.timeout_s = 300;
     ProcessResult pr = run_process(ps);
     if (!pr.ok()) {
@@ -217,13 +218,17 @@ ProfileReport profile_kernel(const ProfileJob& job) {
   auto ax = resolve_axes(*job.task, *w);
   for (auto& i : job.task->inputs) {
     if (i.scalar) {
-      double v = w->inputs.count(i.name) && w->inputs.at(i.name).kind == InputSource::Kind::scalar ? w->inputs.at(i.name).value : 1.0;
+      double v = w->inputs.count(i.name) && w->inputs.at(i.name).kind == InputSource::Kind::scalar
+                     ? w->inputs.at(i.name).value
+                     : 1.0;
       dargs.push_back(fmt::format("scalar:{}:{}", kind_of(i.dtype), v));
     } else {
-      dargs.push_back(fmt::format("in:{}:{}", int64_t(double(element_count(i, ax)) * dtype_size(i.dtype)), kind_of(i.dtype)));
+      dargs.push_back(
+          fmt::format("in:{}:{}", int64_t(double(element_count(i, ax)) * dtype_size(i.dtype)), kind_of(i.dtype)));
     }
   }
-  for (auto& o : job.task->outputs) dargs.push_back(fmt::format("out:{}", int64_t(double(element_count(o, ax)) * dtype_size(o.dtype))));
+  for (auto& o : job.task->outputs)
+    dargs.push_back(fmt::format("out:{}", int64_t(double(element_count(o, ax)) * dtype_size(o.dtype))));
   for (auto& v : job.task->var_axes()) dargs.push_back(fmt::format("axis:{}", ax.at(v)));
 
   ProcessSpec ps;
@@ -247,7 +252,8 @@ ProfileReport profile_kernel(const ProfileJob& job) {
     r.text = parsed.text;
     if (parsed.text.empty()) {
       r.ran = false;
-      r.error = fmt::format("ncu gave no metrics ({}): {}", pr.describe(), pr.err.substr(0, 600) + pr.out.substr(0, 400));
+      r.error =
+          fmt::format("ncu gave no metrics ({}): {}", pr.describe(), pr.err.substr(0, 600) + pr.out.substr(0, 400));
     }
   } else {
     r.text = llm::memcheck_excerpt(pr.out + pr.err, job.source);

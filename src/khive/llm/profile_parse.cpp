@@ -90,7 +90,9 @@ NcuParsed parse_ncu_csv(const std::string& out) {
       if (!seen) m["advice"].push_back(advice);
     }
   }
-  auto val = [](const nlohmann::json& m, const char* k) -> std::string { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : "?"; };
+  auto val = [](const nlohmann::json& m, const char* k) -> std::string {
+    return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : "?";
+  };
   int shown = 0;
   for (auto& label : order) {
     if (++shown > 4) {
@@ -98,13 +100,15 @@ NcuParsed parse_ncu_csv(const std::string& out) {
       break;
     }
     const auto& m = r.metrics[label];
-    r.text += fmt::format("- kernel {}: grid {} x block {}, {} registers/thread, smem static {} + dynamic {} per block\n", label, val(m, "Grid Size"),
-                          val(m, "Block Size"), val(m, "Registers Per Thread"), val(m, "Static Shared Memory Per Block"),
-                          val(m, "Dynamic Shared Memory Per Block"));
-    r.text += fmt::format("  duration {}; SM throughput {} %, memory throughput {} %, DRAM throughput {} %\n", val(m, "Duration"),
-                          val(m, "Compute (SM) Throughput"), val(m, "Memory Throughput"), val(m, "DRAM Throughput"));
-    r.text += fmt::format("  occupancy achieved {} % of theoretical {} %; waves per SM {}\n", val(m, "Achieved Occupancy"),
-                          val(m, "Theoretical Occupancy"), val(m, "Waves Per SM"));
+    r.text +=
+        fmt::format("- kernel {}: grid {} x block {}, {} registers/thread, smem static {} + dynamic {} per block\n",
+                    label, val(m, "Grid Size"), val(m, "Block Size"), val(m, "Registers Per Thread"),
+                    val(m, "Static Shared Memory Per Block"), val(m, "Dynamic Shared Memory Per Block"));
+    r.text += fmt::format("  duration {}; SM throughput {} %, memory throughput {} %, DRAM throughput {} %\n",
+                          val(m, "Duration"), val(m, "Compute (SM) Throughput"), val(m, "Memory Throughput"),
+                          val(m, "DRAM Throughput"));
+    r.text += fmt::format("  occupancy achieved {} % of theoretical {} %; waves per SM {}\n",
+                          val(m, "Achieved Occupancy"), val(m, "Theoretical Occupancy"), val(m, "Waves Per SM"));
     if (m.contains("advice"))
       for (auto& a : m["advice"]) r.text += "  ncu advice: " + a.get<std::string>() + "\n";
   }
@@ -143,7 +147,8 @@ std::string memcheck_excerpt(const std::string& out, const std::string& source) 
       if (n >= 1 && n <= src.size()) r += fmt::format("    line {}: {}\n", n, src[n - 1]);
     }
   }
-  if (r.empty() && out.find("ERROR SUMMARY: 0 errors") != std::string::npos) return "memcheck: no errors found on one call";
+  if (r.empty() && out.find("ERROR SUMMARY: 0 errors") != std::string::npos)
+    return "memcheck: no errors found on one call";
   return r;
 }
 

@@ -36,14 +36,19 @@ std::string PromptPack::raw(const std::string& file) const {
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   auto p = path_of(file);
-  if (!std::filesystem::is_regular_file(p)) throw std::runtime_error(fmt::format("{}: expected a prompt file of the pack; not found", p.string()));
+  if (!std::filesystem::is_regular_file(p))
+    throw std::runtime_error(fmt::format("{}: expected a prompt file of the pack; not found", p.string()));
   return cache_[key] = read_file(p);
 }
 
-std::string PromptPack::render(const std::string& file, const PromptVars& vars) const { return render_text(file, raw(file), vars, 0); }
+std::string PromptPack::render(const std::string& file, const PromptVars& vars) const {
+  return render_text(file, raw(file), vars, 0);
+}
 
-std::string PromptPack::render_text(const std::string& file, const std::string& text, const PromptVars& vars, int depth) const {
-  if (depth > 8) throw std::runtime_error(fmt::format("{}: includes nested more than 8 deep (a cycle?)", (dir_ / file).string()));
+std::string PromptPack::render_text(const std::string& file, const std::string& text, const PromptVars& vars,
+                                    int depth) const {
+  if (depth > 8)
+    throw std::runtime_error(fmt::format("{}: includes nested more than 8 deep (a cycle?)", (dir_ / file).string()));
   std::string out;
   out.reserve(text.size() * 2);
   std::size_t i = 0;
@@ -55,7 +60,8 @@ std::string PromptPack::render_text(const std::string& file, const std::string& 
     }
     out.append(text, i, open - i);
     auto close = text.find("}}", open + 2);
-    if (close == std::string::npos) throw std::runtime_error(fmt::format("{}: placeholder opened with {{{{ and not closed", (dir_ / file).string()));
+    if (close == std::string::npos)
+      throw std::runtime_error(fmt::format("{}: placeholder opened with {{{{ and not closed", (dir_ / file).string()));
     std::string name = text.substr(open + 2, close - open - 2);
     while (!name.empty() && name.front() == ' ') name.erase(name.begin());
     while (!name.empty() && name.back() == ' ') name.pop_back();
@@ -66,8 +72,8 @@ std::string PromptPack::render_text(const std::string& file, const std::string& 
     } else {
       auto v = vars.find(name);
       if (v == vars.end())
-        throw std::runtime_error(
-            fmt::format("{}: placeholder {{{{{}}}}}: expected a value the agent provides; unknown", (dir_ / file).string(), name));
+        throw std::runtime_error(fmt::format("{}: placeholder {{{{{}}}}}: expected a value the agent provides; unknown",
+                                             (dir_ / file).string(), name));
       out += v->second;
     }
     i = close + 2;
@@ -83,7 +89,8 @@ std::filesystem::path find_prompts_dir(const std::filesystem::path& explicit_dir
   };
   if (!explicit_dir.empty()) {
     if (ok(explicit_dir)) return explicit_dir;
-    throw std::runtime_error(fmt::format("{}: expected a prompt pack (a folder with system.md); not found", explicit_dir.string()));
+    throw std::runtime_error(
+        fmt::format("{}: expected a prompt pack (a folder with system.md); not found", explicit_dir.string()));
   }
   if (const char* e = std::getenv("KHIVE_PROMPTS"); e && *e) {
     if (ok(e)) return e;
@@ -101,7 +108,8 @@ std::filesystem::path find_prompts_dir(const std::filesystem::path& explicit_dir
 #endif
   std::string list;
   for (auto& t : tried) list += (list.empty() ? "" : ", ") + t.string();
-  throw std::runtime_error(fmt::format("no prompt pack found (looked in: {}); set prompts_dir or $KHIVE_PROMPTS", list));
+  throw std::runtime_error(
+      fmt::format("no prompt pack found (looked in: {}); set prompts_dir or $KHIVE_PROMPTS", list));
 }
 
 }  // namespace khive::llm

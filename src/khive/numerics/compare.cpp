@@ -13,7 +13,8 @@ namespace khive {
 namespace {
 
 template <DType T>
-void compare_typed(const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, CompareStats& s) {
+void compare_typed(const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule,
+                   CompareStats& s) {
   const int64_t ntiles = (n + kCompareTile - 1) / kCompareTile;
   std::vector<double> tile_sums(static_cast<size_t>(ntiles), 0.0);
   int64_t* rows_hist = s.bad_per_row.data();
@@ -48,7 +49,8 @@ void compare_typed(const void* out, const void* ref, int64_t n, int64_t cols, co
   detail::finish(s, total, sum);
 }
 
-void compare_pass(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, CompareStats& s) {
+void compare_pass(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule,
+                  CompareStats& s) {
   switch (t) {
     case DType::f64: compare_typed<DType::f64>(out, ref, n, cols, rule, s); break;
     case DType::f32: compare_typed<DType::f32>(out, ref, n, cols, rule, s); break;
@@ -117,7 +119,8 @@ std::string set_sentence(const IndexSet& s, SetKind k, const char* noun) {
     case SetKind::first: return fmt::format("only the first {} of {} {}s are wrong", s.count, s.size, noun);
     case SetKind::last: return fmt::format("only the last {} of {} {}s are wrong", s.count, s.size, noun);
     case SetKind::range: return fmt::format("only {}s {}-{} of {} are wrong", noun, s.first, s.last, s.size);
-    case SetKind::alternating: return fmt::format("every other {} is wrong, the {} ones", noun, s.first % 2 ? "odd" : "even");
+    case SetKind::alternating:
+      return fmt::format("every other {} is wrong, the {} ones", noun, s.first % 2 ? "odd" : "even");
     case SetKind::all: return fmt::format("all {} {}s are wrong", s.size, noun);
     default: return fmt::format("{} of {} {}s are wrong", s.count, s.size, noun);
   }
@@ -143,7 +146,8 @@ std::string where(const CompareStats& s, int64_t i) {
 
 std::string spatial_pattern(const CompareStats& s) {
   if (s.bad == 1) return fmt::format("only 1 element is wrong, at {}", where(s, s.first_bad));
-  const bool have_hist = static_cast<int64_t>(s.bad_per_row.size()) == s.rows && static_cast<int64_t>(s.bad_per_col.size()) == s.cols;
+  const bool have_hist =
+      static_cast<int64_t>(s.bad_per_row.size()) == s.rows && static_cast<int64_t>(s.bad_per_col.size()) == s.cols;
   if (!have_hist) return fmt::format("{} of {} elements are wrong (first at {})", s.bad, s.n, where(s, s.first_bad));
   const IndexSet rs = index_set(s.bad_per_row), cs = index_set(s.bad_per_col);
   const SetKind rk = set_kind(rs), ck = set_kind(cs);
@@ -162,8 +166,8 @@ std::string spatial_pattern(const CompareStats& s) {
     if (special(rk)) return set_sentence(rs, rk, "row") + " (columns: " + set_brief(cs, ck) + ")";
   }
   if (s.bad <= 32) return fmt::format("{} scattered elements are wrong (first at {})", s.bad, where(s, s.first_bad));
-  return fmt::format("{} of {} elements are wrong in {} of {} rows and {} of {} columns (first at {})", s.bad, s.n, rs.count, s.rows, cs.count,
-                     s.cols, where(s, s.first_bad));
+  return fmt::format("{} of {} elements are wrong in {} of {} rows and {} of {} columns (first at {})", s.bad, s.n,
+                     rs.count, s.rows, cs.count, s.cols, where(s, s.first_bad));
 }
 
 // Enough decimals that a failing ratio never prints as 100%.
@@ -184,7 +188,8 @@ namespace detail {
 CompareStats start_stats(DType t, int64_t n, int64_t cols, bool histograms) {
   if (n < 0) throw std::invalid_argument("compare: negative element count");
   if (cols < 1) throw std::invalid_argument("compare: cols must be >= 1");
-  if (n % cols != 0) throw std::invalid_argument(fmt::format("compare: {} elements are not rows of {} columns", n, cols));
+  if (n % cols != 0)
+    throw std::invalid_argument(fmt::format("compare: {} elements are not rows of {} columns", n, cols));
   if (num::size_of(t) == 0) throw std::invalid_argument("compare: packed fp4 outputs are not supported");
   CompareStats s;
   s.n = n;
@@ -209,7 +214,8 @@ ElemRule elem_rule(DType t, const Tolerance& tol, Poison poison) {
 
 }  // namespace detail
 
-CompareStats compare_host(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol, Poison poison) {
+CompareStats compare_host(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol,
+                          Poison poison) {
   // A first pass without histograms (for a 1-D output they are n + 1 counters to clear); a failing comparison gets a
   // second pass with them, for the diagnosis.
   CompareStats s = detail::start_stats(t, n, cols, false);
@@ -239,8 +245,11 @@ std::string describe_pattern(const CompareStats& s) {
   if (s.bad == 0) return "no element is wrong";
   if (s.bad == s.n) return fmt::format("all {} elements are wrong", s.n);
   if (s.unwritten > 0) {
-    std::string p = fmt::format("{} elements were never written (still hold the sentinel); first at {}", s.unwritten, where(s, s.first_unwritten));
-    if (s.unwritten == 1) p = fmt::format("1 element was never written (still holds the sentinel); first at {}", where(s, s.first_unwritten));
+    std::string p = fmt::format("{} elements were never written (still hold the sentinel); first at {}", s.unwritten,
+                                where(s, s.first_unwritten));
+    if (s.unwritten == 1)
+      p = fmt::format("1 element was never written (still holds the sentinel); first at {}",
+                      where(s, s.first_unwritten));
     return p + "; " + spatial_pattern(s);
   }
   return spatial_pattern(s);
@@ -250,7 +259,8 @@ std::string describe_mismatch(const std::string& output, const CompareStats& s, 
   std::string m = fmt::format("output {}: {} of {} elements wrong (matched {}, need {:g}%)", output, s.bad, s.n,
                               percent(s.matched_ratio(), s.bad == 0), tol.matched_ratio * 100.0);
   if (s.worst_index >= 0 && s.max_abs_err > 0)
-    m += fmt::format("; max abs err {:.2e} at {} (got {:.6g}, expected {:.6g})", s.max_abs_err, where(s, s.worst_index), s.worst_out, s.worst_ref);
+    m += fmt::format("; max abs err {:.2e} at {} (got {:.6g}, expected {:.6g})", s.max_abs_err, where(s, s.worst_index),
+                     s.worst_out, s.worst_ref);
   else if (s.worst_index >= 0)
     m += "; max abs err 0";
   else
@@ -259,7 +269,8 @@ std::string describe_mismatch(const std::string& output, const CompareStats& s, 
   if (s.first_bad >= 0 && s.first_bad == s.first_unwritten)
     m += fmt::format("; first wrong at {} (never written, expected {:.6g})", where(s, s.first_bad), s.first_bad_ref);
   else if (s.first_bad >= 0 && s.first_bad != s.worst_index)
-    m += fmt::format("; first wrong at {} (got {:.6g}, expected {:.6g})", where(s, s.first_bad), s.first_bad_out, s.first_bad_ref);
+    m += fmt::format("; first wrong at {} (got {:.6g}, expected {:.6g})", where(s, s.first_bad), s.first_bad_out,
+                     s.first_bad_ref);
   m += fmt::format("; tolerance atol {:g} rtol {:g}", tol.atol, tol.rtol);
   m += fmt::format("; unwritten {}; nonfinite {}", s.unwritten, s.nonfinite);
   if (tol.max_error_cap) m += fmt::format("; over the error cap {:g}: {}", *tol.max_error_cap, s.over_cap);

@@ -21,7 +21,9 @@ constexpr int kThreads = static_cast<int>(kCompareTile);
 static_assert(kThreads == 256, "detail::tile_sum mirrors a block of 8 warps");
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("compare_device: ") + what + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("compare_device: ") + what + ": " + cudaGetErrorName(e) + ": " +
+                             cudaGetErrorString(e));
 }
 
 // Stream-ordered device scratch, freed on the same stream (also when an exception unwinds).
@@ -57,8 +59,9 @@ struct MergeOp {
 
 template <DType T>
 __global__ void __launch_bounds__(kThreads)
-    compare_kernel(const void* out, const void* ref, int64_t n, int64_t cols, detail::ElemRule rule, int64_t ntiles, double* tile_sums,
-                   detail::Partial* block_parts, unsigned long long* row_hist, unsigned long long* col_hist) {
+    compare_kernel(const void* out, const void* ref, int64_t n, int64_t cols, detail::ElemRule rule, int64_t ntiles,
+                   double* tile_sums, detail::Partial* block_parts, unsigned long long* row_hist,
+                   unsigned long long* col_hist) {
   using BlockReduce = cub::BlockReduce<detail::Partial, kThreads>;
   __shared__ typename BlockReduce::TempStorage temp;
   __shared__ double warp_sums[kThreads / 32];
@@ -91,15 +94,17 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <DType T>
-void launch(const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, int64_t ntiles, unsigned grid, double* sums,
-            detail::Partial* parts, unsigned long long* rh, unsigned long long* ch, cudaStream_t s) {
+void launch(const void* out, const void* ref, int64_t n, int64_t cols, const detail::ElemRule& rule, int64_t ntiles,
+            unsigned grid, double* sums, detail::Partial* parts, unsigned long long* rh, unsigned long long* ch,
+            cudaStream_t s) {
   compare_kernel<T><<<grid, kThreads, 0, s>>>(out, ref, n, cols, rule, ntiles, sums, parts, rh, ch);
   check(cudaGetLastError(), "kernel launch");
 }
 
 }  // namespace
 
-CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol, Poison poison, void* stream) {
+CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol,
+                            Poison poison, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   CompareStats st = detail::start_stats(t, n, cols, false);
   if (n == 0) {
@@ -121,22 +126,49 @@ CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n
   Scratch parts(sizeof(detail::Partial) * grid, s);
   auto run = [&](unsigned long long* rh, unsigned long long* ch) {
     switch (t) {
-      case DType::f64: launch<DType::f64>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-      case DType::f32: launch<DType::f32>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-      case DType::f16: launch<DType::f16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-      case DType::bf16: launch<DType::bf16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
+      case DType::f64:
+        launch<DType::f64>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                           ch, s);
+        break;
+      case DType::f32:
+        launch<DType::f32>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                           ch, s);
+        break;
+      case DType::f16:
+        launch<DType::f16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                           ch, s);
+        break;
+      case DType::bf16:
+        launch<DType::bf16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                            ch, s);
+        break;
       case DType::f8e4m3:
-        launch<DType::f8e4m3>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s);
+        launch<DType::f8e4m3>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                              ch, s);
         break;
       case DType::f8e5m2:
-        launch<DType::f8e5m2>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s);
+        launch<DType::f8e5m2>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                              ch, s);
         break;
-      case DType::i64: launch<DType::i64>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-      case DType::i32: launch<DType::i32>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-      case DType::i16: launch<DType::i16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
-      case DType::i8: launch<DType::i8>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s); break;
+      case DType::i64:
+        launch<DType::i64>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                           ch, s);
+        break;
+      case DType::i32:
+        launch<DType::i32>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                           ch, s);
+        break;
+      case DType::i16:
+        launch<DType::i16>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh,
+                           ch, s);
+        break;
+      case DType::i8:
+        launch<DType::i8>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch,
+                          s);
+        break;
       case DType::boolean:
-        launch<DType::boolean>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(), rh, ch, s);
+        launch<DType::boolean>(out, ref, n, cols, rule, ntiles, grid, sums.as<double>(), parts.as<detail::Partial>(),
+                               rh, ch, s);
         break;
       default: break;
     }
@@ -146,9 +178,11 @@ CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n
   run(nullptr, nullptr);
   std::vector<double> tile_sums(static_cast<size_t>(ntiles));
   std::vector<detail::Partial> block_parts(grid);
-  check(cudaMemcpyAsync(tile_sums.data(), sums.as<double>(), sizeof(double) * tile_sums.size(), cudaMemcpyDeviceToHost, s),
+  check(cudaMemcpyAsync(tile_sums.data(), sums.as<double>(), sizeof(double) * tile_sums.size(), cudaMemcpyDeviceToHost,
+                        s),
         "cudaMemcpyAsync (tile sums)");
-  check(cudaMemcpyAsync(block_parts.data(), parts.as<detail::Partial>(), sizeof(detail::Partial) * block_parts.size(), cudaMemcpyDeviceToHost, s),
+  check(cudaMemcpyAsync(block_parts.data(), parts.as<detail::Partial>(), sizeof(detail::Partial) * block_parts.size(),
+                        cudaMemcpyDeviceToHost, s),
         "cudaMemcpyAsync (block results)");
   check(cudaStreamSynchronize(s), "cudaStreamSynchronize (comparison)");
 
@@ -167,9 +201,11 @@ CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n
     st.bad_per_row.assign(static_cast<size_t>(st.rows), 0);
     st.bad_per_col.assign(static_cast<size_t>(st.cols), 0);
     static_assert(sizeof(int64_t) == sizeof(unsigned long long));
-    check(cudaMemcpyAsync(st.bad_per_row.data(), rh, sizeof(int64_t) * static_cast<size_t>(st.rows), cudaMemcpyDeviceToHost, s),
+    check(cudaMemcpyAsync(st.bad_per_row.data(), rh, sizeof(int64_t) * static_cast<size_t>(st.rows),
+                          cudaMemcpyDeviceToHost, s),
           "cudaMemcpyAsync (row histogram)");
-    check(cudaMemcpyAsync(st.bad_per_col.data(), ch, sizeof(int64_t) * static_cast<size_t>(st.cols), cudaMemcpyDeviceToHost, s),
+    check(cudaMemcpyAsync(st.bad_per_col.data(), ch, sizeof(int64_t) * static_cast<size_t>(st.cols),
+                          cudaMemcpyDeviceToHost, s),
           "cudaMemcpyAsync (column histogram)");
     hist.release();
   }

@@ -16,20 +16,20 @@
 namespace khive {
 
 struct CompareStats {
-  int64_t n = 0;                            // elements compared
-  int64_t rows = 1, cols = 1;               // the 2-D view used for patterns: cols = last dim, rows = n / cols
-  int64_t bad = 0;                          // elements outside atol + rtol*|ref| (includes unwritten and nonfinite ones)
-  int64_t unwritten = 0;                    // still holding the poison sentinel
-  int64_t nonfinite = 0;                    // NaN/Inf in the output where the reference is finite (sentinels excluded)
-  int64_t over_cap = 0;                     // elements whose |err| exceeds max_error_cap (if set)
-  int64_t out_zeros = 0, ref_zeros = 0;     // exact zeros in output / reference
+  int64_t n = 0;                         // elements compared
+  int64_t rows = 1, cols = 1;            // the 2-D view used for patterns: cols = last dim, rows = n / cols
+  int64_t bad = 0;                       // elements outside atol + rtol*|ref| (includes unwritten and nonfinite ones)
+  int64_t unwritten = 0;                 // still holding the poison sentinel
+  int64_t nonfinite = 0;                 // NaN/Inf in the output where the reference is finite (sentinels excluded)
+  int64_t over_cap = 0;                  // elements whose |err| exceeds max_error_cap (if set)
+  int64_t out_zeros = 0, ref_zeros = 0;  // exact zeros in output / reference
   double max_abs_err = 0, sum_abs_err = 0;  // over finite pairs
   double max_rel_err = 0;                   // |err| / max(|ref|, tiny) over finite pairs
   int64_t first_bad = -1;                   // smallest index of a bad element, -1 if none
   double first_bad_out = 0, first_bad_ref = 0;
-  int64_t first_unwritten = -1;                   // smallest index still holding the sentinel, -1 if none
-  int64_t worst_index = -1;                       // smallest index where |err| == max_abs_err over finite pairs, -1 if none
-  double worst_out = 0, worst_ref = 0;            // the values there
+  int64_t first_unwritten = -1;         // smallest index still holding the sentinel, -1 if none
+  int64_t worst_index = -1;             // smallest index where |err| == max_abs_err over finite pairs, -1 if none
+  double worst_out = 0, worst_ref = 0;  // the values there
   std::vector<int64_t> bad_per_row, bad_per_col;  // histograms for the pattern (sizes rows, cols)
   double mean_abs_err() const { return n ? sum_abs_err / static_cast<double>(n) : 0.0; }
   double matched_ratio() const { return n ? 1.0 - static_cast<double>(bad) / static_cast<double>(n) : 1.0; }
@@ -49,11 +49,13 @@ struct CompareStats {
 // kCompareTile elements reduced as one CUDA block does, then the tile sums in index order), so
 // compare_device gives the same CompareStats bit for bit.
 // Throws std::invalid_argument for n < 0, cols < 1, n not a multiple of cols, or a packed fp4 type.
-CompareStats compare_host(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol, Poison poison);
+CompareStats compare_host(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol,
+                          Poison poison);
 
 // Two candidate outputs against each other (determinism): bad counts elements that differ by more than
 // the tolerance, treating the first as reference.
-inline CompareStats compare_runs_host(DType t, const void* first, const void* second, int64_t n, int64_t cols, const Tolerance& tol, Poison poison) {
+inline CompareStats compare_runs_host(DType t, const void* first, const void* second, int64_t n, int64_t cols,
+                                      const Tolerance& tol, Poison poison) {
   return compare_host(t, second, first, n, cols, tol, poison);
 }
 
@@ -124,7 +126,8 @@ KHIVE_HD Elem classify_int(const void* out, const void* ref, int64_t i, const El
   }
   if (oi == 0) e.flags |= kOutZero;
   const int64_t a = oi, b = ri;
-  const uint64_t d = a >= b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b) : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+  const uint64_t d = a >= b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
+                            : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
   e.err = static_cast<double>(d);
   e.flags |= kFinitePair;
   return e;
@@ -238,7 +241,8 @@ struct Partial {
     over_cap += p.over_cap;
     out_zeros += p.out_zeros;
     ref_zeros += p.ref_zeros;
-    if (p.worst_index >= 0 && (worst_index < 0 || p.max_abs_err > max_abs_err || (p.max_abs_err == max_abs_err && p.worst_index < worst_index))) {
+    if (p.worst_index >= 0 && (worst_index < 0 || p.max_abs_err > max_abs_err ||
+                               (p.max_abs_err == max_abs_err && p.worst_index < worst_index))) {
       max_abs_err = p.max_abs_err;
       worst_index = p.worst_index;
       worst_out = p.worst_out;
@@ -250,7 +254,8 @@ struct Partial {
       first_bad_out = p.first_bad_out;
       first_bad_ref = p.first_bad_ref;
     }
-    if (p.first_unwritten >= 0 && (first_unwritten < 0 || p.first_unwritten < first_unwritten)) first_unwritten = p.first_unwritten;
+    if (p.first_unwritten >= 0 && (first_unwritten < 0 || p.first_unwritten < first_unwritten))
+      first_unwritten = p.first_unwritten;
   }
 };
 
@@ -298,7 +303,8 @@ ElemRule elem_rule(DType t, const Tolerance& tol, Poison poison);
 
 #if defined(KHIVE_WITH_CUDA)
 // The same on device buffers (asynchronous work on `stream`, synchronized before returning).
-CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol, Poison poison, void* stream);
+CompareStats compare_device(DType t, const void* out, const void* ref, int64_t n, int64_t cols, const Tolerance& tol,
+                            Poison poison, void* stream);
 #endif
 
 }  // namespace khive

@@ -12,7 +12,8 @@ namespace {
 
 void require_supported(DType t, const char* what) {
   if (num::size_of(t) == 0)
-    throw std::invalid_argument(std::string(what) + ": element type " + std::to_string(static_cast<int>(t)) + " (packed fp4) is not supported");
+    throw std::invalid_argument(std::string(what) + ": element type " + std::to_string(static_cast<int>(t)) +
+                                " (packed fp4) is not supported");
 }
 
 // The dtype as a compile-time constant, so the per-element switch in num::store folds away.

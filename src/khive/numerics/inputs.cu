@@ -10,7 +10,8 @@ namespace khive {
 namespace {
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
 // Blocks for a grid-stride loop over n elements: enough to fill the device, never more than needed.
@@ -33,7 +34,9 @@ __global__ void fill_kernel(void* p, int64_t n, DistParams d, InputKey key, uint
     const int64_t i0 = b * 8;
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-      if (i0 + k < n) num::store(T, p, i0 + k, value_of_bits(d, static_cast<uint64_t>(w[2 * k]) | (static_cast<uint64_t>(w[2 * k + 1]) << 32)));
+      if (i0 + k < n)
+        num::store(T, p, i0 + k,
+                   value_of_bits(d, static_cast<uint64_t>(w[2 * k]) | (static_cast<uint64_t>(w[2 * k + 1]) << 32)));
   }
 }
 
@@ -59,7 +62,8 @@ void launch_poison(void* p, int64_t n, uint64_t bits, cudaStream_t s) {
 
 }  // namespace
 
-void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor, void* stream) {
+void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor,
+                       void* stream) {
   if (num::size_of(t) == 0) throw std::invalid_argument("fill_input_device: packed fp4 types are not supported");
   if (n <= 0) return;
   (void)cudaGetLastError();  // a stale error from someone else's call must not be blamed on this launch

@@ -40,7 +40,9 @@ KHIVE_HD uint64_t counter_hash(uint64_t seed, uint64_t tensor, uint64_t index) {
   return z;
 }
 // Uniform in (0, 1), never 0, from 53 of the 64 random bits.
-KHIVE_HD double uniform_of_bits(uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+KHIVE_HD double uniform_of_bits(uint64_t h) {
+  return (static_cast<double>(h >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
 // A standard normal value by inverse transform sampling from one 64-bit hash: the top 12 bits pick one of 4096
 // equally likely bins, the next 40 a position inside it, linear between the bin's quantiles (normal_table.hpp).
 // The two outer bins (probability 1/2048) use Abramowitz-Stegun 26.2.23 on the tail probability (error < 5e-4).
@@ -57,7 +59,8 @@ KHIVE_HD double standard_normal(uint64_t h) {
   const double p = num::mul_rn(u, 1.0 / detail::kNormalBins);
   const double t = sqrt(-2.0 * num::det_log(p));
   const double num_ = num::add_rn(2.515517, num::mul_rn(t, num::add_rn(0.802853, num::mul_rn(0.010328, t))));
-  const double den = num::add_rn(1.0, num::mul_rn(t, num::add_rn(1.432788, num::mul_rn(t, num::add_rn(0.189269, num::mul_rn(0.001308, t))))));
+  const double den = num::add_rn(
+      1.0, num::mul_rn(t, num::add_rn(1.432788, num::mul_rn(t, num::add_rn(0.189269, num::mul_rn(0.001308, t))))));
   const double x = t - num_ / den;  // the upper-tail quantile for probability p
   return bin == 0 ? -x : x;
 }
@@ -98,13 +101,14 @@ KHIVE_HD int64_t perturb_count(int64_t n, double fraction) {
 // fresh draw (~40x cheaper on the host). -1 when there is no first half (n == 1): draw a fresh value.
 KHIVE_HD int64_t perturb_source(const InputKey& kp, uint64_t tensor, int64_t i, int64_t n) {
   if (n / 2 == 0) return -1;
-  return static_cast<int64_t>(prf_u64(kp, kStreamPerturbSource | tensor, static_cast<uint64_t>(i)) % static_cast<uint64_t>(n / 2));
+  return static_cast<int64_t>(prf_u64(kp, kStreamPerturbSource | tensor, static_cast<uint64_t>(i)) %
+                              static_cast<uint64_t>(n / 2));
 }
 KHIVE_HD int64_t perturb_index(const InputKey& kp, uint64_t tensor, int64_t j, int64_t n, int64_t count) {
   if (j == count - 1) return n - 1;
   int64_t half = n - n / 2;
-  int64_t off =
-      static_cast<int64_t>(uniform_of_bits(prf_u64(kp, kStreamPerturbIndex | tensor, static_cast<uint64_t>(j))) * static_cast<double>(half));
+  int64_t off = static_cast<int64_t>(
+      uniform_of_bits(prf_u64(kp, kStreamPerturbIndex | tensor, static_cast<uint64_t>(j))) * static_cast<double>(half));
   return n / 2 + (off < half ? off : half - 1);
 }
 
@@ -160,7 +164,8 @@ bool is_poison(DType t, const void* p, int64_t i, Poison which);
 // Device implementations (asynchronous on `stream`, a cudaStream_t passed as void*); the same bits as the
 // host ones. CUDA errors (launch, or an earlier asynchronous fault seen at launch) throw
 // std::runtime_error with CUDA's error text; fp4 types throw std::invalid_argument.
-void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor, void* stream);
+void fill_input_device(DType t, void* p, int64_t n, const DistParams& d, const InputKey& key, uint64_t tensor,
+                       void* stream);
 void poison_device(DType t, void* p, int64_t n, Poison which, void* stream);
 #endif
 

@@ -57,9 +57,9 @@ KHIVE_HD uint16_t f32_to_f16(float f) {
     return static_cast<uint16_t>(sign | 0x7c00u | (m ? m : 0x200u));
   }
   if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
-  if (a < 0x38800000u) {                                               // below the smallest normal half (2^-14): subnormal or 0
-    if (a < 0x33000000u) return static_cast<uint16_t>(sign);           // < 2^-25 rounds to 0
-    uint32_t e = a >> 23;                                              // 102..112
+  if (a < 0x38800000u) {                                      // below the smallest normal half (2^-14): subnormal or 0
+    if (a < 0x33000000u) return static_cast<uint16_t>(sign);  // < 2^-25 rounds to 0
+    uint32_t e = a >> 23;                                     // 102..112
     uint32_t m = (a & 0x7fffffu) | 0x800000u;
     uint32_t shift = 126u - e;  // 14..24
     uint32_t q = m >> shift;
@@ -136,9 +136,11 @@ KHIVE_HD float fp8_to_f32(uint8_t v, int exp_bits, int man_bits, int bias, bool 
   float s = (v & 0x80u) ? -1.0f : 1.0f;
   int e = (v >> man_bits) & ((1 << exp_bits) - 1);
   int m = v & ((1 << man_bits) - 1);
-  const bool nan = has_inf ? (e == (1 << exp_bits) - 1 && m != 0) : (e == (1 << exp_bits) - 1 && m == (1 << man_bits) - 1);
+  const bool nan =
+      has_inf ? (e == (1 << exp_bits) - 1 && m != 0) : (e == (1 << exp_bits) - 1 && m == (1 << man_bits) - 1);
   if (nan)  // sign and payload kept (e4m3's only NaN gives a quiet NaN)
-    return bits_f32((static_cast<uint32_t>(v & 0x80u) << 24) | 0x7f800000u | (static_cast<uint32_t>(m) << (23 - man_bits)));
+    return bits_f32((static_cast<uint32_t>(v & 0x80u) << 24) | 0x7f800000u |
+                    (static_cast<uint32_t>(m) << (23 - man_bits)));
   if (has_inf && e == (1 << exp_bits) - 1) return s * INFINITY;
   if (e == 0) return s * ldexpf(static_cast<float>(m), 1 - bias - man_bits);
   return s * ldexpf(1.0f + static_cast<float>(m) / static_cast<float>(1 << man_bits), e - bias);

@@ -22,13 +22,15 @@ void le32(unsigned char* p, uint32_t v) {
 
 // One run of blocks whose 32-bit low counter word does not wrap: OpenSSL's IV is words 12-15 (counter low, counter
 // high, nonce low, nonce high), and it counts in the low word.
-void run(EVP_CIPHER_CTX* ctx, const unsigned char* key, uint64_t stream, uint64_t first, uint64_t blocks, uint64_t* out) {
+void run(EVP_CIPHER_CTX* ctx, const unsigned char* key, uint64_t stream, uint64_t first, uint64_t blocks,
+         uint64_t* out) {
   unsigned char iv[16];
   le32(iv, static_cast<uint32_t>(first));
   le32(iv + 4, static_cast<uint32_t>(first >> 32));
   le32(iv + 8, static_cast<uint32_t>(stream));
   le32(iv + 12, static_cast<uint32_t>(stream >> 32));
-  if (EVP_EncryptInit_ex(ctx, EVP_chacha20(), nullptr, key, iv) != 1) throw std::runtime_error("prf: EVP_chacha20 init failed");
+  if (EVP_EncryptInit_ex(ctx, EVP_chacha20(), nullptr, key, iv) != 1)
+    throw std::runtime_error("prf: EVP_chacha20 init failed");
   unsigned char* bytes = reinterpret_cast<unsigned char*>(out);
   const std::size_t total = static_cast<std::size_t>(blocks) * 64;
   std::memset(bytes, 0, total);  // the key stream is the encryption of zeros
@@ -36,7 +38,8 @@ void run(EVP_CIPHER_CTX* ctx, const unsigned char* key, uint64_t stream, uint64_
   while (done < total) {
     const int chunk = static_cast<int>(std::min<std::size_t>(total - done, std::size_t{1} << 30));
     int len = 0;
-    if (EVP_EncryptUpdate(ctx, bytes + done, &len, bytes + done, chunk) != 1 || len != chunk) throw std::runtime_error("prf: EVP_chacha20 failed");
+    if (EVP_EncryptUpdate(ctx, bytes + done, &len, bytes + done, chunk) != 1 || len != chunk)
+      throw std::runtime_error("prf: EVP_chacha20 failed");
     done += static_cast<std::size_t>(chunk);
   }
 }

@@ -30,8 +30,9 @@ std::string workload_text(const AbWorkload& w) {
 
 }  // namespace
 
-std::optional<Comparison> make_comparison(const std::string& against, const std::optional<double>& ab_gain, const std::string& ab_decision,
-                                          const std::vector<AbWorkload>& ab, const std::string& message, double own_time_s, double leader_time_s) {
+std::optional<Comparison> make_comparison(const std::string& against, const std::optional<double>& ab_gain,
+                                          const std::string& ab_decision, const std::vector<AbWorkload>& ab,
+                                          const std::string& message, double own_time_s, double leader_time_s) {
   if (against.empty()) return std::nullopt;
   Comparison c;
   c.against = against;
@@ -53,8 +54,8 @@ std::optional<Comparison> make_comparison(const std::string& against, const std:
 }
 
 std::string comparison_brief(const Comparison& c) {
-  std::string s =
-      fmt::format("{} vs {}: {}{}", c.basis == "ab" ? "A/B" : "own-run medians", c.against, pct(c.gain), c.basis == "ab" ? " overall" : "");
+  std::string s = fmt::format("{} vs {}: {}{}", c.basis == "ab" ? "A/B" : "own-run medians", c.against, pct(c.gain),
+                              c.basis == "ab" ? " overall" : "");
   if (!c.decision.empty() && c.basis == "ab") s += "; " + c.decision;
   return s;
 }
@@ -72,13 +73,17 @@ std::string comparison_full(const Comparison& c) {
   return s;
 }
 
-std::string comparison_cell(const Comparison& c) { return fmt::format("{} ({})", pct(c.gain), c.basis == "ab" ? "A/B" : "medians"); }
+std::string comparison_cell(const Comparison& c) {
+  return fmt::format("{} ({})", pct(c.gain), c.basis == "ab" ? "A/B" : "medians");
+}
 
 nlohmann::json comparison_json(const Comparison& c) {
   nlohmann::json w = nlohmann::json::array();
   for (const auto& x : c.workloads)
-    w.push_back({{"workload", x.workload}, {"gain", x.gain}, {"pairs", x.pairs}, {"call", x.call}, {"evidence", x.evidence}});
-  return {{"against", c.against}, {"basis", c.basis}, {"gain", c.gain}, {"decision", c.decision}, {"workloads", w}, {"detail", c.detail}};
+    w.push_back(
+        {{"workload", x.workload}, {"gain", x.gain}, {"pairs", x.pairs}, {"call", x.call}, {"evidence", x.evidence}});
+  return {{"against", c.against},   {"basis", c.basis}, {"gain", c.gain},
+          {"decision", c.decision}, {"workloads", w},   {"detail", c.detail}};
 }
 
 Comparison comparison_from_json(const nlohmann::json& j) {
@@ -90,8 +95,8 @@ Comparison comparison_from_json(const nlohmann::json& j) {
     c.decision = j.value("decision", "");
     c.detail = j.value("detail", "");
     for (const auto& x : j.value("workloads", nlohmann::json::array()))
-      c.workloads.push_back({x.at("workload").get<std::string>(), x.at("gain").get<double>(), x.at("pairs").get<std::size_t>(), x.value("call", ""),
-                             x.value("evidence", "")});
+      c.workloads.push_back({x.at("workload").get<std::string>(), x.at("gain").get<double>(),
+                             x.at("pairs").get<std::size_t>(), x.value("call", ""), x.value("evidence", "")});
     return c;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("comparison record: ") + e.what());

@@ -25,10 +25,10 @@ struct AbWorkload {  // check 11 on one perf workload, as the guard decided it
 };
 
 struct Comparison {
-  std::string against;                // the leader's id at the time
-  std::string basis;                  // "ab": check 11's interleaved A/B; "medians": the two own-run medians (no A/B ran)
-  double gain = 0;                    // over `against` (+0.05: 5% faster)
-  std::string decision;               // check 11's one-line reason ("faster beyond the noise on 2 of 3 workload(s), slower on none")
+  std::string against;   // the leader's id at the time
+  std::string basis;     // "ab": check 11's interleaved A/B; "medians": the two own-run medians (no A/B ran)
+  double gain = 0;       // over `against` (+0.05: 5% faster)
+  std::string decision;  // check 11's one-line reason ("faster beyond the noise on 2 of 3 workload(s), slower on none")
   std::vector<AbWorkload> workloads;  // per workload, when the evaluator gives them
   std::string detail;                 // the evaluator's own per-workload text when it gives no workloads
 };
@@ -36,8 +36,9 @@ struct Comparison {
 // The comparison of an accepted kernel with leader `against`: from check 11 when `ab_gain` is set (decision,
 // per-workload results, or the evaluator's "A/B vs the leader: DECISION: DETAIL" message), else from the
 // own-run medians. nullopt when there was no leader.
-std::optional<Comparison> make_comparison(const std::string& against, const std::optional<double>& ab_gain, const std::string& ab_decision,
-                                          const std::vector<AbWorkload>& ab, const std::string& message, double own_time_s, double leader_time_s);
+std::optional<Comparison> make_comparison(const std::string& against, const std::optional<double>& ab_gain,
+                                          const std::string& ab_decision, const std::vector<AbWorkload>& ab,
+                                          const std::string& message, double own_time_s, double leader_time_s);
 
 // "A/B vs c0001: +3.5% overall; faster beyond the noise on no workload" (one line, for verdict lines and tables).
 std::string comparison_brief(const Comparison& c);

@@ -16,7 +16,8 @@ namespace khive {
 EventLog::EventLog(std::filesystem::path file) : file_(std::move(file)) {
   if (!file_.parent_path().empty()) std::filesystem::create_directories(file_.parent_path());
   fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot open the event log: {}", file_.string(), std::strerror(errno)));
+  if (fd_ < 0)
+    throw std::runtime_error(fmt::format("{}: cannot open the event log: {}", file_.string(), std::strerror(errno)));
   // Cut a torn tail: everything after the last newline.
   off_t size = ::lseek(fd_, 0, SEEK_END);
   off_t keep = 0;
@@ -37,7 +38,8 @@ EventLog::EventLog(std::filesystem::path file) : file_(std::move(file)) {
   }
   if (keep < size) {
     if (::ftruncate(fd_, keep) != 0)
-      throw std::runtime_error(fmt::format("{}: cannot cut the torn last line: {}", file_.string(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("{}: cannot cut the torn last line: {}", file_.string(), std::strerror(errno)));
     ::fsync(fd_);
   }
 }

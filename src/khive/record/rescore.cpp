@@ -17,7 +17,8 @@ const RescoredCandidate* Rescore::find(const std::string& id) const {
   return nullptr;
 }
 
-Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem::path& task_dir, const HardwareProfile& profile) {
+Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem::path& task_dir,
+                    const HardwareProfile& profile) {
   const RunRecords rr = load_run_records(run_dir);
   const std::string db_file = (run_dir / "run.db").string();
   Rescore r;
@@ -39,7 +40,8 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
   for (const auto& c : cands)
     if (c.id == r.reference) ref = &c;
   if (!ref || ref->workload_median_s.empty())
-    throw std::runtime_error(run_dir.string() + ": candidate " + r.reference + " (the reference) has no recorded medians");
+    throw std::runtime_error(run_dir.string() + ": candidate " + r.reference +
+                             " (the reference) has no recorded medians");
 
   std::map<std::string, double> weight;
   for (const auto& w : task.workloads) {
@@ -62,7 +64,8 @@ Rescore rescore_run(const std::filesystem::path& run_dir, const std::filesystem:
       auto m = c.workload_median_s.find(uuid);
       std::optional<double> tb;
       if (auto it = r.t_b.find(uuid); it != r.t_b.end()) tb = it->second;
-      in.push_back({wt, m != c.workload_median_s.end(), m != c.workload_median_s.end() ? m->second : 0.0, r.t_sol[uuid], tb});
+      in.push_back(
+          {wt, m != c.workload_median_s.end(), m != c.workload_median_s.end() ? m->second : 0.0, r.t_sol[uuid], tb});
     }
     rc.rescored = task_score(in);
     r.candidates.push_back(rc);

@@ -59,12 +59,16 @@ CandidateRecord candidate_from_event(const nlohmann::json& e) {
   // know is an error, never another standing.
   if (const std::string v = event_str(e, "verdict"); !v.empty()) {
     auto s = parse_standing(v);
-    if (!s) throw std::invalid_argument("candidate " + c.id + ": verdict '" + v + "': expected leader, backup, rejected, error or pending");
+    if (!s)
+      throw std::invalid_argument("candidate " + c.id + ": verdict '" + v +
+                                  "': expected leader, backup, rejected, error or pending");
     c.standing = *s;
   }
   if (const std::string ch = event_str(e, "check"); !ch.empty()) {
     c.check = parse_check(ch);
-    if (!c.check) throw std::invalid_argument("candidate " + c.id + ": check '" + ch + "': expected a check's name (docs/guard.md)");
+    if (!c.check)
+      throw std::invalid_argument("candidate " + c.id + ": check '" + ch +
+                                  "': expected a check's name (docs/guard.md)");
   }
   c.time_s = event_num(e, "time_s");
   c.delta = event_num(e, "delta");
@@ -114,7 +118,8 @@ RunRecords load_run_records(const std::filesystem::path& run_dir, bool require_r
     return rr;
   }
   if (!fs::is_regular_file(log_file))
-    throw std::runtime_error(db_file.string() + ": no run database and no events.jsonl (expected a khive optimize run directory)");
+    throw std::runtime_error(db_file.string() +
+                             ": no run database and no events.jsonl (expected a khive optimize run directory)");
   rr.source = db_problem ? "events.jsonl (run.db " + *db_problem + ")" : "events.jsonl";
   std::map<std::string, std::size_t> at;
   for (const auto& e : read_event_log(log_file).events) {

@@ -47,7 +47,8 @@ struct Stmt {
   }
   std::string text(int c) const {
     auto p = sqlite3_column_text(s, c);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s, c))) : std::string();
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s, c)))
+             : std::string();
   }
   double real(int c) const { return sqlite3_column_double(s, c); }
   int64_t integer(int c) const { return sqlite3_column_int64(s, c); }
@@ -75,9 +76,11 @@ CREATE TABLE IF NOT EXISTS agent_state (idx INTEGER PRIMARY KEY, kind TEXT NOT N
 // A stored name read back as its type; a name this version does not know is named with the file, the candidate and
 // the column instead of being read as something else.
 template <typename E>
-E stored(std::optional<E> value, const std::filesystem::path& db, const std::string& id, const char* column, const std::string& text,
-         const char* expected) {
-  if (!value) throw std::runtime_error(fmt::format("{}: candidate {}: column {} is '{}', expected {}", db.string(), id, column, text, expected));
+E stored(std::optional<E> value, const std::filesystem::path& db, const std::string& id, const char* column,
+         const std::string& text, const char* expected) {
+  if (!value)
+    throw std::runtime_error(
+        fmt::format("{}: candidate {}: column {} is '{}', expected {}", db.string(), id, column, text, expected));
   return *value;
 }
 
@@ -97,8 +100,10 @@ CandidateRecord read_candidate(const Stmt& q, const std::filesystem::path& db) {
   if (params.is_object())
     for (auto& [k, v] : params.items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
   c.file = q.text(11);
-  c.standing = stored(parse_standing(q.text(12)), db, c.id, "verdict", q.text(12), "leader, backup, rejected, error or pending");
-  if (!q.text(13).empty()) c.check = stored(parse_check(q.text(13)), db, c.id, "check_name", q.text(13), "a check's name (docs/guard.md)");
+  c.standing =
+      stored(parse_standing(q.text(12)), db, c.id, "verdict", q.text(12), "leader, backup, rejected, error or pending");
+  if (!q.text(13).empty())
+    c.check = stored(parse_check(q.text(13)), db, c.id, "check_name", q.text(13), "a check's name (docs/guard.md)");
   c.reason = q.text(14);
   c.message = q.text(15);
   c.diagnosis = q.text(16);
@@ -122,7 +127,8 @@ CandidateRecord read_candidate(const Stmt& q, const std::filesystem::path& db) {
 }
 
 const char* kCandidateCols =
-    "id, seq, hash, agent, strategy, parent, label, ext, note, source, params, file, verdict, check_name, reason, message, "
+    "id, seq, hash, agent, strategy, parent, label, ext, note, source, params, file, verdict, check_name, reason, "
+    "message, "
     "diagnosis, score, time_s, delta, workloads, t, eval_s";
 
 }  // namespace
@@ -168,7 +174,9 @@ namespace {
 // user cannot write: SQLite must create its shared-memory file), as an immutable file (nothing else writes it then,
 // or it would be writable). nullptr with `error` set when neither works.
 sqlite3* open_for_reading(const std::filesystem::path& db, std::string& error) {
-  auto readable = [](sqlite3* h) { return sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) == SQLITE_OK; };
+  auto readable = [](sqlite3* h) {
+    return sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) == SQLITE_OK;
+  };
   sqlite3* h = nullptr;
   if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK) {
     sqlite3_busy_timeout(h, 10000);
@@ -185,7 +193,10 @@ sqlite3* open_for_reading(const std::filesystem::path& db, std::string& error) {
       uri += c;
   }
   uri += "?immutable=1";
-  if (sqlite3_open_v2(uri.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) == SQLITE_OK && readable(h)) return h;
+  if (sqlite3_open_v2(uri.c_str(), &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr) ==
+          SQLITE_OK &&
+      readable(h))
+    return h;
   sqlite3_close(h);
   return nullptr;
 }
@@ -209,7 +220,8 @@ std::optional<std::string> run_db_problem(const std::filesystem::path& db) {
       return false;
     }
     const int rc = sqlite3_step(st);
-    out = rc == SQLITE_ROW && sqlite3_column_text(st, 0) ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "";
+    out =
+        rc == SQLITE_ROW && sqlite3_column_text(st, 0) ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "";
     const bool ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
     if (!ok) out = sqlite3_errmsg(h);
     sqlite3_finalize(st);
@@ -237,7 +249,8 @@ RunStore::RunStore(const std::filesystem::path& db, Access access) : path_(db) {
     return;
   }
   if (!db.parent_path().empty()) std::filesystem::create_directories(db.parent_path());
-  if (sqlite3_open_v2(db.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(db.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
+      SQLITE_OK) {
     std::string e = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
@@ -299,14 +312,35 @@ std::optional<std::string> RunStore::meta(const std::string& key) const {
 
 void RunStore::put_candidate(const CandidateRecord& c) {
   std::lock_guard<std::mutex> lk(mu_);
-  Stmt q(db_,
-         fmt::format("INSERT OR REPLACE INTO candidates({}, comparison) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", kCandidateCols));
+  Stmt q(
+      db_,
+      fmt::format(
+          "INSERT OR REPLACE INTO candidates({}, comparison) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          kCandidateCols));
   nlohmann::json params(c.params), w(c.workload_median_s);
-  q.bind(1, c.id).bind(2, c.seq).bind(3, c.hash).bind(4, c.agent).bind(5, c.strategy).bind(6, c.parent).bind(7, c.label);
-  q.bind(8, c.ext).bind(9, c.note).bind(10, c.source).bind(11, params.dump()).bind(12, c.file).bind(13, standing_name(c.standing));
-  q.bind(14, c.check_text()).bind(15, c.reason).bind(16, c.message).bind(17, c.diagnosis).bind_opt(18, c.score).bind(19, c.time_s);
+  q.bind(1, c.id)
+      .bind(2, c.seq)
+      .bind(3, c.hash)
+      .bind(4, c.agent)
+      .bind(5, c.strategy)
+      .bind(6, c.parent)
+      .bind(7, c.label);
+  q.bind(8, c.ext)
+      .bind(9, c.note)
+      .bind(10, c.source)
+      .bind(11, params.dump())
+      .bind(12, c.file)
+      .bind(13, standing_name(c.standing));
+  q.bind(14, c.check_text())
+      .bind(15, c.reason)
+      .bind(16, c.message)
+      .bind(17, c.diagnosis)
+      .bind_opt(18, c.score)
+      .bind(19, c.time_s);
   q.bind(20, c.delta).bind(21, w.dump()).bind(22, c.t).bind(23, c.eval_s);
-  q.bind(24, c.comparison ? comparison_json(*c.comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : std::string());
+  q.bind(24, c.comparison
+                 ? comparison_json(*c.comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                 : std::string());
   q.step();
 }
 
@@ -329,7 +363,14 @@ std::optional<CandidateRecord> RunStore::find_by_hash(const std::string& hash) c
 int64_t RunStore::add_board_entry(const BoardEntry& e, double t) {
   std::lock_guard<std::mutex> lk(mu_);
   Stmt q(db_, "INSERT INTO board(agent, strategy, kind, text, candidate, delta, reason, t) VALUES(?,?,?,?,?,?,?,?)");
-  q.bind(1, e.agent).bind(2, e.strategy).bind(3, e.kind).bind(4, e.text).bind(5, e.candidate).bind(6, e.delta).bind(7, e.reason).bind(8, t);
+  q.bind(1, e.agent)
+      .bind(2, e.strategy)
+      .bind(3, e.kind)
+      .bind(4, e.text)
+      .bind(5, e.candidate)
+      .bind(6, e.delta)
+      .bind(7, e.reason)
+      .bind(8, t);
   q.step();
   return sqlite3_last_insert_rowid(db_);
 }
@@ -394,7 +435,9 @@ std::vector<AgentRecord> RunStore::agents() const {
 
 void RunStore::put_pending(const PendingRecord& p) {
   std::lock_guard<std::mutex> lk(mu_);
-  Stmt q(db_, "INSERT OR REPLACE INTO pending(id, agent, build_key, status, t_deferred, t_evaluated, note) VALUES(?,?,?,?,?,?,?)");
+  Stmt q(db_,
+         "INSERT OR REPLACE INTO pending(id, agent, build_key, status, t_deferred, t_evaluated, note) "
+         "VALUES(?,?,?,?,?,?,?)");
   q.bind(1, p.id)
       .bind(2, p.agent)
       .bind(3, p.build_key)
@@ -408,9 +451,10 @@ void RunStore::put_pending(const PendingRecord& p) {
 std::vector<PendingRecord> RunStore::pending(std::optional<PendingStatus> status) const {
   std::lock_guard<std::mutex> lk(mu_);
   // Candidate order, so that verdicts are produced and observed in the order the agents proposed.
-  Stmt q(db_, std::string("SELECT p.id, p.agent, p.build_key, p.status, p.t_deferred, p.t_evaluated, p.note FROM pending p "
-                          "LEFT JOIN candidates c ON c.id = p.id ") +
-                  (status ? "WHERE p.status = ? " : "") + "ORDER BY c.seq, p.id");
+  Stmt q(db_,
+         std::string("SELECT p.id, p.agent, p.build_key, p.status, p.t_deferred, p.t_evaluated, p.note FROM pending p "
+                     "LEFT JOIN candidates c ON c.id = p.id ") +
+             (status ? "WHERE p.status = ? " : "") + "ORDER BY c.seq, p.id");
   if (status) q.bind(1, pending_status_name(*status));
   std::vector<PendingRecord> v;
   while (q.step()) {
@@ -418,7 +462,8 @@ std::vector<PendingRecord> RunStore::pending(std::optional<PendingStatus> status
     auto st = parse_pending_status(text);
     if (!st)
       throw std::runtime_error(
-          fmt::format("{}: pending {}: column status is '{}', expected awaiting, evaluated or observed", path_.string(), q.text(0), text));
+          fmt::format("{}: pending {}: column status is '{}', expected awaiting, evaluated or observed", path_.string(),
+                      q.text(0), text));
     v.push_back({q.text(0), q.text(1), q.text(2), *st, q.real(4), q.real(5), q.text(6)});
   }
   return v;

@@ -72,9 +72,9 @@ struct StoredBoardEntry {
 };
 
 // What is wrong with the run database at `db` for a reader, or nullopt when it is whole: empty (0 bytes), not an
-// SQLite database, failing SQLite's quick check, or recording nothing (no meta, no candidates). Opens it read-only and never
-// changes it: RunStore's constructor would turn an empty file into an empty run, whose report then overwrote a good
-// one (a 0-byte run.db made `khive report` write a 1 kB report.html over 20 kB, exit 0).
+// SQLite database, failing SQLite's quick check, or recording nothing (no meta, no candidates). Opens it read-only and
+// never changes it: RunStore's constructor would turn an empty file into an empty run, whose report then overwrote a
+// good one (a 0-byte run.db made `khive report` write a 1 kB report.html over 20 kB, exit 0).
 std::optional<std::string> run_db_problem(const std::filesystem::path& db);
 
 class RunStore {

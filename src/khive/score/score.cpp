@@ -17,17 +17,19 @@ namespace khive {
 
 namespace {
 
-constexpr ComputeUnit kAllUnits[] = {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32, ComputeUnit::tc_fp8,
-                                     ComputeUnit::tc_int8, ComputeUnit::fp32,    ComputeUnit::fp64};
+constexpr ComputeUnit kAllUnits[] = {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32,
+                                     ComputeUnit::tc_fp8,  ComputeUnit::tc_int8, ComputeUnit::fp32,
+                                     ComputeUnit::fp64};
 
 bool positive(double x) { return std::isfinite(x) && x > 0; }
 
 // Dense datasheet peaks shared by the H100 SXM and the H200 SXM (same GH100 die and clocks).
 std::map<ComputeUnit, double> hopper_sxm_peaks() {
   return {
-      {ComputeUnit::tc_bf16, 989.4e12}, {ComputeUnit::tc_fp16, 989.4e12},  {ComputeUnit::tc_tf32, 494.7e12},
-      {ComputeUnit::tc_fp8, 1978.9e12}, {ComputeUnit::tc_int8, 1978.9e12}, {ComputeUnit::fp32, 66.9e12},  // non-tensor (CUDA cores)
-      {ComputeUnit::fp64, 66.9e12},                                                                       // tensor-core FP64
+      {ComputeUnit::tc_bf16, 989.4e12},  {ComputeUnit::tc_fp16, 989.4e12},
+      {ComputeUnit::tc_tf32, 494.7e12},  {ComputeUnit::tc_fp8, 1978.9e12},
+      {ComputeUnit::tc_int8, 1978.9e12}, {ComputeUnit::fp32, 66.9e12},  // non-tensor (CUDA cores)
+      {ComputeUnit::fp64, 66.9e12},                                     // tensor-core FP64
   };
 }
 
@@ -90,9 +92,10 @@ std::optional<HardwareProfile> builtin_profile(const std::string& device_name) {
   h.peak_flops = hopper_sxm_peaks();
   if (n.find("h200") != std::string::npos) {
     h.peak_bandwidth = 4.8e12;
-    // Measured on the lent H200 (2026-11, docs/results/2026-11-30-h200): D2D copy counting read + write, and the best library rate measured per
-    // unit. Only units with a library ceiling: bf16 (cuBLAS/CUTLASS ~790), fp32 (cuBLAS SIMT ~51), tf32 (357).
-    // fp16's 655 TFLOP/s was PyTorch's, not a ceiling, so fp16 (like fp8, int8, fp64) falls back to the datasheet.
+    // Measured on the lent H200 (2026-11, docs/results/2026-11-30-h200): D2D copy counting read + write, and the best
+    // library rate measured per unit. Only units with a library ceiling: bf16 (cuBLAS/CUTLASS ~790), fp32 (cuBLAS SIMT
+    // ~51), tf32 (357). fp16's 655 TFLOP/s was PyTorch's, not a ceiling, so fp16 (like fp8, int8, fp64) falls back to
+    // the datasheet.
     h.measured_bandwidth = 4.25e12;
     h.measured_flops = {{ComputeUnit::tc_bf16, 790e12}, {ComputeUnit::fp32, 51e12}, {ComputeUnit::tc_tf32, 357e12}};
     h.source =
@@ -184,17 +187,24 @@ double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfil
   return std::max(t_compute, t_memory);
 }
 
-double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured) { return sol_seconds(c, CostModel{}.unit, h, measured); }
+double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured) {
+  return sol_seconds(c, CostModel{}.unit, h, measured);
+}
 
 double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h, bool measured) {
   return sol_seconds(workload_cost(t, axes), t.cost.unit, h, measured);
 }
 
-double score_t_sol(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) { return sol_seconds(c, unit, h, false); }
+double score_t_sol(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) {
+  return sol_seconds(c, unit, h, false);
+}
 
-double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h) { return sol_seconds(t, axes, h, false); }
+double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h) {
+  return sol_seconds(t, axes, h, false);
+}
 
-std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h) {
+std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit,
+                                          const HardwareProfile& h) {
   const double t = sol_seconds(c, unit, h, true);
   if (!positive(t_kernel) || !positive(t)) return std::nullopt;
   return t / t_kernel;

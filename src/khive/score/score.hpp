@@ -63,7 +63,8 @@ double score_t_sol(const WorkloadCost& c, ComputeUnit unit, const HardwareProfil
 double score_t_sol(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h);
 // The separate "calibrated" column: the fraction of the calibrated ceilings a kernel reaches, T_sol(measured) / T_k
 // (may exceed 1: a ceiling measured with a library is not a bound). nullopt when either time is not positive.
-std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h);
+std::optional<double> calibrated_fraction(double t_kernel, const WorkloadCost& c, ComputeUnit unit,
+                                          const HardwareProfile& h);
 
 // SOL-ExecBench score; nullopt when undefined (baseline at or below T_sol, or any time <= 0 / not finite).
 // A kernel time under T_sol counts as T_sol (score 1). Clamped to [0, 1].

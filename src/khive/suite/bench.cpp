@@ -73,7 +73,8 @@ std::string cell(const BenchImpl* m) {
   if (!m) return "-";
   if (!m->accepted) return m->kind == "pytorch" ? "error" : "REJECTED";
   if (!m->gmean_s) return "incomplete";
-  return m->fraction_of_sol ? fmt::format("{} ({:.0f}%)", time_text(*m->gmean_s), *m->fraction_of_sol * 100) : time_text(*m->gmean_s);
+  return m->fraction_of_sol ? fmt::format("{} ({:.0f}%)", time_text(*m->gmean_s), *m->fraction_of_sol * 100)
+                            : time_text(*m->gmean_s);
 }
 
 std::string verdicts(const BenchRow& row) {
@@ -84,7 +85,9 @@ std::string verdicts(const BenchRow& row) {
     if (m.kind == "candidate") {
       ++cands;
       cands_ok += m.accepted;
-      if (!m.accepted) parts.push_back(fmt::format("{} {}", m.label.substr(m.label.find(':') + 1), m.verdict.substr(0, m.verdict.find(':'))));
+      if (!m.accepted)
+        parts.push_back(
+            fmt::format("{} {}", m.label.substr(m.label.find(':') + 1), m.verdict.substr(0, m.verdict.find(':'))));
     } else if (m.kind != "pytorch" && !m.accepted) {
       parts.push_back(fmt::format("{} {}", m.label, m.verdict.substr(0, m.verdict.find(':'))));
     }
@@ -96,8 +99,8 @@ std::string verdicts(const BenchRow& row) {
 }
 
 // DIR/<task name>/ or, when there is none, DIR/<task directory name>/ (sol/rope's task is named rope_bf16).
-std::vector<std::filesystem::path> candidate_files(const std::filesystem::path& kernels, const Task& task, const std::filesystem::path& dir,
-                                                   const std::string& ext) {
+std::vector<std::filesystem::path> candidate_files(const std::filesystem::path& kernels, const Task& task,
+                                                   const std::filesystem::path& dir, const std::string& ext) {
   auto kdir = kernels / task.name;
   if (!std::filesystem::is_directory(kdir)) kdir = kernels / dir.filename();
   std::vector<std::filesystem::path> files;
@@ -114,7 +117,8 @@ bool selected(const std::set<std::string>& only, const std::filesystem::path& di
 
 // Builds every source the run will evaluate, jobs at a time, so that the evaluations (which build one
 // after another) find them in the cache. Build failures are not reported here: the evaluation reports them.
-int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions& o, const std::set<std::string>& only, const std::string& ext) {
+int prebuild(const std::vector<std::filesystem::path>& dirs, const BenchOptions& o, const std::set<std::string>& only,
+             const std::string& ext) {
   std::vector<std::pair<std::shared_ptr<const Task>, std::filesystem::path>> work;
   for (const auto& dir : dirs) {
     std::shared_ptr<Task> task;
@@ -195,7 +199,8 @@ void finish_row(BenchRow& row) {
     int best = -1;
     for (int i = 0; i < static_cast<int>(row.impls.size()); ++i) {
       const auto& m = row.impls[static_cast<std::size_t>(i)];
-      if (m.kind == kind && m.gmean_s && (best < 0 || *m.gmean_s < *row.impls[static_cast<std::size_t>(best)].gmean_s)) best = i;
+      if (m.kind == kind && m.gmean_s && (best < 0 || *m.gmean_s < *row.impls[static_cast<std::size_t>(best)].gmean_s))
+        best = i;
     }
     return best;
   };
@@ -216,7 +221,8 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
   ro.measured = nullptr;
   // A task whose only reference is PyTorch: that reference, timed by the judge as a kernel, is the row's reference
   // and its PyTorch entry (and T_b).
-  if (!ref && task.pytorch_reference.empty()) throw std::runtime_error(fmt::format("no {} reference and no PyTorch reference", rep.backend));
+  if (!ref && task.pytorch_reference.empty())
+    throw std::runtime_error(fmt::format("no {} reference and no PyTorch reference", rep.backend));
   ro.candidate_pytorch = !ref;
   EvalReport rr = evaluate_kernel(task, ref ? *ref : std::filesystem::path("pytorch"), ro);
   add_time(row, rr, true, ro.candidate_pytorch);
@@ -257,9 +263,11 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
     row.impls.push_back(pt);
   } else if (!pt.times.empty()) {
     pt.accepted = true;
-    pt.verdict = judge_failed.empty() ? "measured" : "measured (the file's numbers; the judge's run: " + judge_failed + ")";
-    pt.source = rr.pytorch_baselines.value("ruler", "") == "judge" ? "timed by the judge, torch " + rr.pytorch_baselines.value("torch", "")
-                                                                   : rr.pytorch_baselines.value("file", "");
+    pt.verdict =
+        judge_failed.empty() ? "measured" : "measured (the file's numbers; the judge's run: " + judge_failed + ")";
+    pt.source = rr.pytorch_baselines.value("ruler", "") == "judge"
+                    ? "timed by the judge, torch " + rr.pytorch_baselines.value("torch", "")
+                    : rr.pytorch_baselines.value("file", "");
     row.impls.push_back(pt);
   }
   for (const auto& b : rr.baselines) {
@@ -272,7 +280,8 @@ EvalReport bench_reference(BenchReport& rep, BenchRow& row, const Task& task, co
 // One candidate file through the guard (the reference's and vendors' runs reused from `measured`), A/B-timed
 // against each of ab_vendors when it is accepted.
 BenchImpl bench_candidate(BenchRow& row, const Task& task, const std::filesystem::path& f, const EvalOptions& eo,
-                          const std::shared_ptr<MeasuredRuns>& measured, const std::vector<const KernelRun*>& ab_vendors) {
+                          const std::shared_ptr<MeasuredRuns>& measured,
+                          const std::vector<const KernelRun*>& ab_vendors) {
   EvalOptions co = eo;
   co.measured = measured;
   std::string label = "candidate:" + f.filename().string();
@@ -311,8 +320,8 @@ BenchImpl bench_candidate(BenchRow& row, const Task& task, const std::filesystem
 }
 
 // Every candidate of the task under --kernels, each one's failure its own row entry.
-void bench_candidates(BenchRow& row, const Task& task, const std::filesystem::path& dir, const BenchOptions& o, const EvalOptions& eo,
-                      const EvalReport& rr, const std::string& ext) {
+void bench_candidates(BenchRow& row, const Task& task, const std::filesystem::path& dir, const BenchOptions& o,
+                      const EvalOptions& eo, const EvalReport& rr, const std::string& ext) {
   auto files = candidate_files(*o.kernels, task, dir, ext);
   auto measured = std::make_shared<MeasuredRuns>();
   measured->reference = rr.candidate;
@@ -340,7 +349,8 @@ void bench_candidates(BenchRow& row, const Task& task, const std::filesystem::pa
 
 }  // namespace
 
-BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
+BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
+                      const std::function<void(const BenchRow&)>& on_row) {
   auto t_all = Clock::now();
   BenchReport rep;
   rep.suite = suite.string();
@@ -350,7 +360,8 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
   // One seed base and one input secret for the whole run: every kernel of a task sees the same inputs, so goldens
   // are made once. The secret is random unless --seed asks for a reproducible bench (whose inputs anyone who knows
   // the seed can predict).
-  if (!eo.input_secret) eo.input_secret = eo.seed ? InputSecret::reproducible(*eo.seed).hex() : InputSecret::random().hex();
+  if (!eo.input_secret)
+    eo.input_secret = eo.seed ? InputSecret::reproducible(*eo.seed).hex() : InputSecret::random().hex();
   rep.seed_base = eo.seed ? *eo.seed : (std::random_device{}() & 0xffffffffu) << 8;
   eo.seed = rep.seed_base;
   const std::string ext = o.eval.backend == Backend::cuda ? ".cu" : ".cpp";
@@ -410,26 +421,30 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
 // ---------------------------------------------------------------- output
 
 std::string bench_table_header() {
-  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", "task", "reference", "pytorch", "vendor", "best candidate", "score",
-                     "verdicts");
+  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", "task", "reference", "pytorch", "vendor",
+                     "best candidate", "score", "verdicts");
 }
 
 std::string bench_row_line(const BenchRow& row) {
-  const BenchImpl* v = row.best_vendor >= 0 ? &row.impls[static_cast<std::size_t>(row.best_vendor)] : row.find("vendor");
-  const BenchImpl* c = row.best_candidate >= 0 ? &row.impls[static_cast<std::size_t>(row.best_candidate)] : row.find("candidate");
+  const BenchImpl* v =
+      row.best_vendor >= 0 ? &row.impls[static_cast<std::size_t>(row.best_vendor)] : row.find("vendor");
+  const BenchImpl* c =
+      row.best_candidate >= 0 ? &row.impls[static_cast<std::size_t>(row.best_candidate)] : row.find("candidate");
   std::string vs = v ? v->label.substr(v->label.find(':') + 1) + " " + cell(v) : "-";
   std::string cs = c ? c->label.substr(c->label.find(':') + 1) + " " + cell(c) : "-";
   std::string score = c && c->score ? fmt::format("{:.3f}", *c->score) : "-";
-  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", row.task, cell(row.find("reference")), cell(row.find("pytorch")), vs, cs,
-                     score, verdicts(row));
+  return fmt::format("{:<24} {:>20} {:>20} {:>28} {:>34} {:>6}  {}\n", row.task, cell(row.find("reference")),
+                     cell(row.find("pytorch")), vs, cs, score, verdicts(row));
 }
 
 nlohmann::json bench_json(const BenchReport& r) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  nlohmann::json j = {{"schema", "khive.bench/1"}, {"suite", r.suite},     {"backend", r.backend},
-                      {"device", r.device},        {"command", r.command}, {"date", r.date},
-                      {"profile", r.profile},      {"clocks", r.clocks},   {"pytorch", r.pytorch},
-                      {"seed_base", r.seed_base},  {"seconds", r.seconds}, {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}}};
+  nlohmann::json j = {{"schema", "khive.bench/1"}, {"suite", r.suite},
+                      {"backend", r.backend},      {"device", r.device},
+                      {"command", r.command},      {"date", r.date},
+                      {"profile", r.profile},      {"clocks", r.clocks},
+                      {"pytorch", r.pytorch},      {"seed_base", r.seed_base},
+                      {"seconds", r.seconds},      {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}}};
   j["rows"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     nlohmann::json jr = {{"task", row.task}, {"dir", row.dir}, {"seconds", row.seconds}};
@@ -451,10 +466,13 @@ nlohmann::json bench_json(const BenchReport& r) {
     jr["impls"] = nlohmann::json::array();
     for (const auto& m : row.impls) {
       nlohmann::json t = nlohmann::json::object();
-      for (const auto& [uuid, s] : m.times) t[uuid] = {{"median_s", s.median}, {"rel_spread", s.rel_spread}, {"samples", s.n}};
-      nlohmann::json impl = {{"label", m.label},      {"kind", m.kind},      {"source", m.source},        {"accepted", m.accepted},
-                             {"verdict", m.verdict},  {"times", t},          {"gmean_s", opt(m.gmean_s)}, {"fraction_of_sol", opt(m.fraction_of_sol)},
-                             {"score", opt(m.score)}, {"seconds", m.seconds}};
+      for (const auto& [uuid, s] : m.times)
+        t[uuid] = {{"median_s", s.median}, {"rel_spread", s.rel_spread}, {"samples", s.n}};
+      nlohmann::json impl = {{"label", m.label},          {"kind", m.kind},
+                             {"source", m.source},        {"accepted", m.accepted},
+                             {"verdict", m.verdict},      {"times", t},
+                             {"gmean_s", opt(m.gmean_s)}, {"fraction_of_sol", opt(m.fraction_of_sol)},
+                             {"score", opt(m.score)},     {"seconds", m.seconds}};
       if (!m.ab.empty() || !m.ab_error.empty()) {
         nlohmann::json ab = nlohmann::json::object();
         for (const auto& [vendor, per] : m.ab)
@@ -471,7 +489,9 @@ nlohmann::json bench_json(const BenchReport& r) {
       }
       jr["impls"].push_back(impl);
     }
-    auto label = [&](int i) { return i >= 0 ? nlohmann::json(row.impls[static_cast<std::size_t>(i)].label) : nlohmann::json(nullptr); };
+    auto label = [&](int i) {
+      return i >= 0 ? nlohmann::json(row.impls[static_cast<std::size_t>(i)].label) : nlohmann::json(nullptr);
+    };
     jr["best_vendor"] = label(row.best_vendor);
     jr["best_candidate"] = label(row.best_candidate);
     j["rows"].push_back(jr);
@@ -493,10 +513,14 @@ std::string bench_ab_markdown(const BenchReport& r) {
       if (m.ab.empty() && m.ab_error.empty()) continue;
       if (!any)
         o << "\n## Interleaved A/B against the vendor baselines\n\n"
-             "Each candidate and the vendor baseline timed in pairs on the same inputs, each in its own executor under one judge, "
-             "the order inside a pair drawn at random (the guard's check 11, the vendor as A): T_vendor / T_candidate is the "
-             "Hodges-Lehmann estimate of the per-pair ratio, above 1 when the candidate is faster; noise is the pairs' relative "
-             "spread (1.4826 MAD of the log-ratios); p is the exact signed-rank p-value of 'faster', and the verdict is the "
+             "Each candidate and the vendor baseline timed in pairs on the same inputs, each in its own executor under "
+             "one judge, "
+             "the order inside a pair drawn at random (the guard's check 11, the vendor as A): T_vendor / T_candidate "
+             "is the "
+             "Hodges-Lehmann estimate of the per-pair ratio, above 1 when the candidate is faster; noise is the pairs' "
+             "relative "
+             "spread (1.4826 MAD of the log-ratios); p is the exact signed-rank p-value of 'faster', and the verdict "
+             "is the "
              "guard's (Holm over the task's workloads, 1 % minimum effect).\n\n"
              "| task | candidate | vendor | workload | T_vendor / T_candidate | noise | pairs | p faster | verdict |\n"
              "|---|---|---|---|---|---|---|---|---|\n";
@@ -504,9 +528,11 @@ std::string bench_ab_markdown(const BenchReport& r) {
       const std::string cand = m.label.substr(m.label.find(':') + 1);
       for (const auto& [vendor, per] : m.ab)
         for (const auto& [uuid, a] : per)
-          o << fmt::format("| {} | {} | {} | {} | {:.4f}x | {:.2f}% | {} | {:.2g} | {} |\n", row.task, cand, vendor.substr(vendor.find(':') + 1),
-                           uuid, a.test.ratio, 100 * a.test.noise, a.test.pairs, a.test.p_faster, ab_verdict(a));
-      if (!m.ab_error.empty()) o << fmt::format("| {} | {} | - | - | - | - | - | - | {} |\n", row.task, cand, m.ab_error);
+          o << fmt::format("| {} | {} | {} | {} | {:.4f}x | {:.2f}% | {} | {:.2g} | {} |\n", row.task, cand,
+                           vendor.substr(vendor.find(':') + 1), uuid, a.test.ratio, 100 * a.test.noise, a.test.pairs,
+                           a.test.p_faster, ab_verdict(a));
+      if (!m.ab_error.empty())
+        o << fmt::format("| {} | {} | - | - | - | - | - | - | {} |\n", row.task, cand, m.ab_error);
     }
   return o.str();
 }
@@ -514,27 +540,35 @@ std::string bench_ab_markdown(const BenchReport& r) {
 std::string bench_markdown(const BenchReport& r) {
   std::ostringstream o;
   o << fmt::format("# khive bench {}\n\n", r.suite);
-  o << fmt::format("- date: {}\n- device: {} (backend {})\n- command: `{}`\n- hardware profile (T_sol): {}\n", r.date, r.device, r.backend, r.command,
-                   r.profile);
+  o << fmt::format("- date: {}\n- device: {} (backend {})\n- command: `{}`\n- hardware profile (T_sol): {}\n", r.date,
+                   r.device, r.backend, r.command, r.profile);
   if (r.clocks.is_object())
-    o << fmt::format("- clocks at the start: SM {} MHz (max {}), memory {} MHz, {} C\n", r.clocks.value("sm_clock_mhz", "?"),
-                     r.clocks.value("max_sm_clock_mhz", "?"), r.clocks.value("mem_clock_mhz", "?"), r.clocks.value("temperature_c", "?"));
+    o << fmt::format("- clocks at the start: SM {} MHz (max {}), memory {} MHz, {} C\n",
+                     r.clocks.value("sm_clock_mhz", "?"), r.clocks.value("max_sm_clock_mhz", "?"),
+                     r.clocks.value("mem_clock_mhz", "?"), r.clocks.value("temperature_c", "?"));
   const bool judged = r.pytorch.is_object() && r.pytorch.value("ruler", "") == "judge";
   o << fmt::format("- PyTorch numbers: {}\n",
-                   judged ? fmt::format("each task's PyTorch reference timed by the judge, as a kernel (torch {})", r.pytorch.value("torch", ""))
-                   : r.pytorch.is_object()
-                       ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""), r.pytorch.value("torch", ""), r.pytorch.value("date", ""))
-                       : std::string("none for this device"));
+                   judged ? fmt::format("each task's PyTorch reference timed by the judge, as a kernel (torch {})",
+                                        r.pytorch.value("torch", ""))
+                   : r.pytorch.is_object() ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""),
+                                                         r.pytorch.value("torch", ""), r.pytorch.value("date", ""))
+                                           : std::string("none for this device"));
   o << fmt::format("- seed base {}; total wall time {:.1f} s", r.seed_base, r.seconds);
-  if (r.prebuilt) o << fmt::format(", of which {:.1f} s building {} sources in parallel before timing", r.prebuild_s, r.prebuilt);
+  if (r.prebuilt)
+    o << fmt::format(", of which {:.1f} s building {} sources in parallel before timing", r.prebuild_s, r.prebuilt);
   o << "\n\n";
   o << "Times are the weighted geometric mean of the medians over the task's perf workloads, with the fraction of the\n"
-       "speed of light (T_sol / T) in parentheses. Score: SOL-ExecBench's, of the best candidate, against T_b (PyTorch\n"
-       "where measured on this device, else the fastest vendor baseline, else the reference); 0.5 = as fast as T_b, 1 = SOL.\n\n";
-  o << "| task | reference | PyTorch | vendor | best candidate | score | T_b | verdicts |\n|---|---|---|---|---|---|---|---|\n";
+       "speed of light (T_sol / T) in parentheses. Score: SOL-ExecBench's, of the best candidate, against T_b "
+       "(PyTorch\n"
+       "where measured on this device, else the fastest vendor baseline, else the reference); 0.5 = as fast as T_b, 1 "
+       "= SOL.\n\n";
+  o << "| task | reference | PyTorch | vendor | best candidate | score | T_b | verdicts "
+       "|\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& row : r.rows) {
-    const BenchImpl* v = row.best_vendor >= 0 ? &row.impls[static_cast<std::size_t>(row.best_vendor)] : row.find("vendor");
-    const BenchImpl* c = row.best_candidate >= 0 ? &row.impls[static_cast<std::size_t>(row.best_candidate)] : row.find("candidate");
+    const BenchImpl* v =
+        row.best_vendor >= 0 ? &row.impls[static_cast<std::size_t>(row.best_vendor)] : row.find("vendor");
+    const BenchImpl* c =
+        row.best_candidate >= 0 ? &row.impls[static_cast<std::size_t>(row.best_candidate)] : row.find("candidate");
     std::set<std::string> tb;
     for (const auto& w : row.workloads) tb.insert(w.t_b_label.empty() ? "-" : w.t_b_label);
     std::string tbs;
@@ -542,25 +576,29 @@ std::string bench_markdown(const BenchReport& r) {
     std::string vd = verdicts(row);
     for (char& ch : vd)
       if (ch == '|' || ch == '\n') ch = ' ';
-    o << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.task, cell(row.find("reference")), cell(row.find("pytorch")),
-                     v ? v->label.substr(v->label.find(':') + 1) + " " + cell(v) : "-",
-                     c ? c->label.substr(c->label.find(':') + 1) + " " + cell(c) : "-", c && c->score ? fmt::format("{:.3f}", *c->score) : "-",
-                     tbs.empty() ? "-" : tbs, vd);
+    o << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.task, cell(row.find("reference")),
+                     cell(row.find("pytorch")), v ? v->label.substr(v->label.find(':') + 1) + " " + cell(v) : "-",
+                     c ? c->label.substr(c->label.find(':') + 1) + " " + cell(c) : "-",
+                     c && c->score ? fmt::format("{:.3f}", *c->score) : "-", tbs.empty() ? "-" : tbs, vd);
   }
-  o << "\n## Where the time went\n\n| task | wall | builds | judges | of which goldens | other |\n|---|---|---|---|---|---|\n";
+  o << "\n## Where the time went\n\n| task | wall | builds | judges | of which goldens | other "
+       "|\n|---|---|---|---|---|---|\n";
   double tw = 0, tb = 0, tg = 0, tr = 0;
   for (const auto& row : r.rows) {
     const double other = std::max(0.0, row.seconds - row.build_s - row.runner_s);
-    o << fmt::format("| {} | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s |\n", row.task, row.seconds, row.build_s, row.runner_s,
-                     row.golden_s, other);
+    o << fmt::format("| {} | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s |\n", row.task, row.seconds,
+                     row.build_s, row.runner_s, row.golden_s, other);
     tw += row.seconds;
     tb += row.build_s;
     tg += row.golden_s;
     tr += row.runner_s;
   }
-  o << fmt::format("| **all** | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s |\n", tw, tb, tr, tg, std::max(0.0, tw - tb - tr));
-  o << "\nbuilds: compiling the reference, candidates and vendor baselines (cached by content hash; after a parallel build "
-       "phase they are cache hits); judges: the judge processes (the guard's checks and timing, PyTorch's and the vendors' "
+  o << fmt::format("| **all** | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s | {:.1f} s |\n", tw, tb, tr, tg,
+                   std::max(0.0, tw - tb - tr));
+  o << "\nbuilds: compiling the reference, candidates and vendor baselines (cached by content hash; after a parallel "
+       "build "
+       "phase they are cache hits); judges: the judge processes (the guard's checks and timing, PyTorch's and the "
+       "vendors' "
        "runs), of which goldens: the reference's calls that made the outputs to compare against; other: symbol scans, "
        "profile, bookkeeping.\n";
   o << bench_ab_markdown(r);
@@ -623,18 +661,22 @@ int bench_command(const BenchCommand& c) {
   auto r = run_bench(c.suite, o, [&](const BenchRow& row) { live << bench_row_line(row) << std::flush; });
   r.command = c.command_line;
   std::string suite_name = std::filesystem::absolute(c.suite).lexically_normal().filename().string();
-  if (suite_name.empty()) suite_name = std::filesystem::absolute(c.suite).lexically_normal().parent_path().filename().string();
+  if (suite_name.empty())
+    suite_name = std::filesystem::absolute(c.suite).lexically_normal().parent_path().filename().string();
   std::filesystem::path out =
-      c.out.empty() ? std::filesystem::path(".khive/bench") / (suite_name + "-" + utc_now("%Y%m%d-%H%M%S")) : std::filesystem::path(c.out);
+      c.out.empty() ? std::filesystem::path(".khive/bench") / (suite_name + "-" + utc_now("%Y%m%d-%H%M%S"))
+                    : std::filesystem::path(c.out);
   write_bench(r, out);
   if (c.json) {
     std::cout << bench_json(r).dump(2) << "\n";
   } else {
     std::cout << "\n" << bench_table_header();
     for (const auto& row : r.rows) std::cout << bench_row_line(row);
-    if (r.prebuilt) std::cout << fmt::format("\nbuild phase: {} sources in {:.1f} s ({} at a time)", r.prebuilt, r.prebuild_s, o.build_jobs);
-    std::cout << fmt::format("\n{} task(s) in {:.1f} s on {}; wrote {} and {}\n", r.rows.size(), r.seconds, r.device, (out / "bench.json").string(),
-                             (out / "bench.md").string());
+    if (r.prebuilt)
+      std::cout << fmt::format("\nbuild phase: {} sources in {:.1f} s ({} at a time)", r.prebuilt, r.prebuild_s,
+                               o.build_jobs);
+    std::cout << fmt::format("\n{} task(s) in {:.1f} s on {}; wrote {} and {}\n", r.rows.size(), r.seconds, r.device,
+                             (out / "bench.json").string(), (out / "bench.md").string());
   }
   return r.failed() ? 1 : 0;
 }

@@ -89,7 +89,8 @@ struct BenchReport {
   bool failed() const;  // a task with an error or a rejected reference
 };
 
-BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row = {});
+BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
+                      const std::function<void(const BenchRow&)>& on_row = {});
 
 // Computes a row's aggregates (gmean_s, fraction_of_sol, score, best_vendor, best_candidate) from the
 // impls' per-workload times and the workloads' T_sol and T_b. run_bench calls it; exposed for tests.

@@ -64,7 +64,8 @@ std::vector<fs::path> subdirs(const fs::path& p) {
 bool is_doomed(const fs::path& p) { return p.filename().string().find(kDoomed) != std::string::npos; }
 
 bool is_build_key(const std::string& n) {
-  return n.size() == 64 && std::all_of(n.begin(), n.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  return n.size() == 64 &&
+         std::all_of(n.begin(), n.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
 std::string first_line(const fs::path& p) {
@@ -164,8 +165,8 @@ Usage scan(const fs::path& root) {
             x.path = b;
             std::string t = first_line(b / ".task");
             if (t.empty()) t = task;
-            x.label =
-                (t.empty() ? std::string("?") : t) + " " + b.filename().string() + " (" + v.filename().string() + "/" + h.filename().string() + ")";
+            x.label = (t.empty() ? std::string("?") : t) + " " + b.filename().string() + " (" + v.filename().string() +
+                      "/" + h.filename().string() + ")";
             x.bytes = tree_bytes(b);
             x.last_used = mtime(b);
             u.golden_bytes += x.bytes;
@@ -226,19 +227,24 @@ std::optional<uint64_t> gb_from_env(const char* var, double default_gb) {
 
 std::optional<uint64_t> cap_from_env() { return gb_from_env("KHIVE_CACHE_MAX_GB", kDefaultMaxGb); }
 
-std::optional<uint64_t> golden_set_cap_from_env() { return gb_from_env("KHIVE_GOLDENS_MAX_GB", kDefaultGoldenSetMaxGb); }
+std::optional<uint64_t> golden_set_cap_from_env() {
+  return gb_from_env("KHIVE_GOLDENS_MAX_GB", kDefaultGoldenSetMaxGb);
+}
 
 std::string GoldenBound::summary(const std::string& task, uint64_t cap) const {
   if (before <= cap) return "";
-  return "goldens of " + task + " over " + human_bytes(cap) + " (" + human_bytes(before) + "): removed " + std::to_string(generations) +
-         " earlier run" + (generations == 1 ? "'s" : "s'") + " goldens, " + human_bytes(removed_bytes) + "; now " + human_bytes(after);
+  return "goldens of " + task + " over " + human_bytes(cap) + " (" + human_bytes(before) + "): removed " +
+         std::to_string(generations) + " earlier run" + (generations == 1 ? "'s" : "s'") + " goldens, " +
+         human_bytes(removed_bytes) + "; now " + human_bytes(after);
 }
 
-GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap, std::chrono::seconds min_age) {
+GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap,
+                             std::chrono::seconds min_age) {
   struct Generation {
-    std::vector<std::pair<fs::path, uint64_t>> files;       // and their sizes
-    fs::path stamp;                                         // its .used-<fingerprint> file, when there is one
-    fs::file_time_type newest = fs::file_time_type::min();  // not {}: libstdc++'s file clock counts from 2174, so today is negative
+    std::vector<std::pair<fs::path, uint64_t>> files;  // and their sizes
+    fs::path stamp;                                    // its .used-<fingerprint> file, when there is one
+    fs::file_time_type newest =
+        fs::file_time_type::min();  // not {}: libstdc++'s file clock counts from 2174, so today is negative
   };
   std::map<std::string, Generation> gens;
   GoldenBound b;
@@ -269,8 +275,8 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
     b.before += size;
   }
   b.after = b.before;
-  // The running evaluation's generation is in use now: its stamp (.used-<fingerprint>, beside the workload folders) says
-  // so, so that a long run's goldens, written at its start and read by every later evaluation, stay young while it
+  // The running evaluation's generation is in use now: its stamp (.used-<fingerprint>, beside the workload folders)
+  // says so, so that a long run's goldens, written at its start and read by every later evaluation, stay young while it
   // runs. A stamp, not the goldens' own mtimes: those say when a golden was made.
   if (!keep.empty()) {
     const fs::path stamp = set_dir / (".used-" + keep);
@@ -304,7 +310,8 @@ GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, u
   return b;
 }
 
-std::vector<std::size_t> select_and_remove(const std::vector<Unit>& units, uint64_t cap, const std::vector<fs::path>& protect,
+std::vector<std::size_t> select_and_remove(const std::vector<Unit>& units, uint64_t cap,
+                                           const std::vector<fs::path>& protect,
                                            const std::function<bool(const Unit&)>& remove, double target_fraction) {
   std::vector<std::size_t> removed;
   uint64_t total = 0;
@@ -340,7 +347,8 @@ bool remove_unit(const fs::path& unit, std::string* error) {
   // Still the unit we locked? (Another remover may have renamed it and a new one taken its place.)
   struct stat a {
   }, b{};
-  bool same = ::fstat(fd, &a) == 0 && ::stat((unit / kLockName).c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  bool same = ::fstat(fd, &a) == 0 && ::stat((unit / kLockName).c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+              a.st_ino == b.st_ino;
   fs::path doomed = unit;
   doomed += std::string(kDoomed) + std::to_string(::getpid()) + "-" + std::to_string(seq++);
   bool renamed = same && ::rename(unit.c_str(), doomed.c_str()) == 0;
@@ -376,7 +384,8 @@ std::optional<Hold> hold(const fs::path& unit) {
   // must still be the one at the unit's path, else the unit was removed and this hold would guard nothing.
   struct stat a {
   }, b{};
-  if (rc != 0 || ::fstat(fd, &a) != 0 || ::stat(lock.c_str(), &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+  if (rc != 0 || ::fstat(fd, &a) != 0 || ::stat(lock.c_str(), &b) != 0 || a.st_dev != b.st_dev ||
+      a.st_ino != b.st_ino) {
     ::close(fd);
     return std::nullopt;
   }
@@ -386,7 +395,9 @@ std::optional<Hold> hold(const fs::path& unit) {
 void touch(const fs::path& unit) { ::utimensat(AT_FDCWD, unit.c_str(), nullptr, 0); }
 
 std::string PruneResult::summary() const {
-  auto plural = [](int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+  auto plural = [](int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
   std::string s = "cache over " + human_bytes(cap) + " (" + human_bytes(before) + "): ";
   if (pruned()) {
     s += "removed ";
@@ -404,8 +415,8 @@ std::string PruneResult::summary() const {
 }
 
 std::string PruneResult::leftovers_text() const {
-  return std::to_string(leftovers) + (leftovers == 1 ? " folder" : " folders") + " left by ended processes removed (" + human_bytes(leftover_bytes) +
-         ")";
+  return std::to_string(leftovers) + (leftovers == 1 ? " folder" : " folders") + " left by ended processes removed (" +
+         human_bytes(leftover_bytes) + ")";
 }
 
 namespace {
@@ -459,7 +470,9 @@ PruneResult apply(const fs::path& root, uint64_t cap, const std::vector<fs::path
 
 }  // namespace
 
-PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect) { return apply(root, cap, protect, kTargetFraction); }
+PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect) {
+  return apply(root, cap, protect, kTargetFraction);
+}
 
 PruneResult clear(const fs::path& root) {
   // A cap of 0 bytes with target 0: every unit is offered, oldest first.

@@ -50,14 +50,17 @@ inline constexpr double kTargetFraction = 0.8;  // pruning stops at 80 % of the 
 // The cap in bytes from $KHIVE_CACHE_MAX_GB (decimal GB, fractions allowed; unset: 20; 0: no cap -> nullopt).
 // Throws std::runtime_error naming the variable and what was expected for anything else.
 std::optional<uint64_t> cap_from_env();
-std::optional<uint64_t> parse_max_gb(const std::string& value, const std::string& what);  // same rule, `what` names the source
+std::optional<uint64_t> parse_max_gb(const std::string& value,
+                                     const std::string& what);  // same rule, `what` names the source
 
 // The selection rule, kept pure for tests. When the units' total exceeds `cap`, units are offered to `remove`
 // least recently used first (ties by path), skipping `protect`ed paths, until the total is at most
 // target_fraction * cap; `remove` returns false for a unit it could not remove (in use, gone), which then still
 // counts. Returns the indices of the removed units, in removal order. Nothing happens at or under the cap.
-std::vector<std::size_t> select_and_remove(const std::vector<Unit>& units, uint64_t cap, const std::vector<fs::path>& protect,
-                                           const std::function<bool(const Unit&)>& remove, double target_fraction = kTargetFraction);
+std::vector<std::size_t> select_and_remove(const std::vector<Unit>& units, uint64_t cap,
+                                           const std::vector<fs::path>& protect,
+                                           const std::function<bool(const Unit&)>& remove,
+                                           double target_fraction = kTargetFraction);
 
 struct PruneResult {
   uint64_t cap = 0;
@@ -76,8 +79,8 @@ struct PruneResult {
 
 // Applies the policy to root now. `protect`: units never removed (the caller's own goldens). Leftover doomed
 // directories of dead processes are deleted too, and so are the temporary folders (build/<shard>/tmp-*,
-// scratch/*, goldens/.../eval-*, llm-prompt-*) whose owner (the pid in their name, make_temp_dir) has ended; a folder whose name
-// carries no pid goes once it is a day old.
+// scratch/*, goldens/.../eval-*, llm-prompt-*) whose owner (the pid in their name, make_temp_dir) has ended; a folder
+// whose name carries no pid goes once it is a day old.
 PruneResult prune(const fs::path& root, uint64_t cap, const std::vector<fs::path>& protect = {});
 
 // Removes every unit not held by a live evaluation and the leftovers prune() removes. Builds in progress and
@@ -116,10 +119,10 @@ void touch(const fs::path& unit);
 //
 // A golden file is named "<set label>-<secret fingerprint>.<output>.bin": every run (a secret of its own) adds a
 // generation the next run cannot use. bound_golden_set keeps the set under `cap` by removing whole generations,
-// least recently used first, never `keep` (the running evaluation's, which it marks used now: a .used-<fingerprint> stamp) nor one used
-// within `min_age` (another run of the task may be using it; a judge makes a vanished golden again anyway). So the
-// set stays under the cap plus what runs of the task used in the last `min_age`: a burst of short runs within ten
-// minutes goes over it until their goldens age (docs/results/2026-12-03-cpu/cache-growth-bounded.md).
+// least recently used first, never `keep` (the running evaluation's, which it marks used now: a .used-<fingerprint>
+// stamp) nor one used within `min_age` (another run of the task may be using it; a judge makes a vanished golden again
+// anyway). So the set stays under the cap plus what runs of the task used in the last `min_age`: a burst of short runs
+// within ten minutes goes over it until their goldens age (docs/results/2026-12-03-cpu/cache-growth-bounded.md).
 inline constexpr double kDefaultGoldenSetMaxGb = 2;
 // $KHIVE_GOLDENS_MAX_GB (the same rule as the cache's; unset: 2; 0: no bound -> nullopt).
 std::optional<uint64_t> golden_set_cap_from_env();
@@ -130,7 +133,8 @@ struct GoldenBound {
   // "goldens of softmax over 2.0 GB (3.4 GB): removed 5 earlier runs' goldens, 1.6 GB; now 1.8 GB"; "" when under
   std::string summary(const std::string& task, uint64_t cap) const;
 };
-GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap, std::chrono::seconds min_age = std::chrono::minutes(10));
+GoldenBound bound_golden_set(const fs::path& set_dir, const std::string& keep, uint64_t cap,
+                             std::chrono::seconds min_age = std::chrono::minutes(10));
 
 using khive::human_bytes;  // "1.2 GB", "340 MB", "12 kB", "512 B" (decimal; text.hpp)
 

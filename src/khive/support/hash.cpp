@@ -49,7 +49,8 @@ std::string sha256_file(const std::filesystem::path& p) {
 std::string hmac_sha256(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len))
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+            data.size(), md, &len))
     throw std::runtime_error("hmac: OpenSSL HMAC failed");
   return std::string(reinterpret_cast<const char*>(md), len);
 }

@@ -12,7 +12,8 @@
 namespace khive {
 
 namespace {
-std::string field_error_text(const std::string& file, const std::string& field, const std::string& expected, const std::string& got) {
+std::string field_error_text(const std::string& file, const std::string& field, const std::string& expected,
+                             const std::string& got) {
   std::string s = file + ": " + field + ": expected " + expected;
   if (!got.empty()) s += ", got " + got;
   return s;
@@ -20,8 +21,8 @@ std::string field_error_text(const std::string& file, const std::string& field, 
 }  // namespace
 
 FieldError::FieldError(std::string file_, std::string field_, std::string expected_, std::string got_)
-    : std::runtime_error(field_error_text(file_, field_, expected_, got_)), file(std::move(file_)), field(std::move(field_)),
-      expected(std::move(expected_)), got(std::move(got_)) {}
+    : std::runtime_error(field_error_text(file_, field_, expected_, got_)), file(std::move(file_)),
+      field(std::move(field_)), expected(std::move(expected_)), got(std::move(got_)) {}
 
 template <class Json>
 std::string describe_json(const Json& j) {
@@ -56,7 +57,8 @@ const Json* BasicJsonFields<Json>::find(const Json& obj, const std::string& key)
 }
 
 template <class Json>
-std::optional<std::string> BasicJsonFields<Json>::unknown_key(const Json& obj, const std::vector<std::string>& allowed) {
+std::optional<std::string> BasicJsonFields<Json>::unknown_key(const Json& obj,
+                                                              const std::vector<std::string>& allowed) {
   for (auto it = obj.begin(); obj.is_object() && it != obj.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) return it.key();
   return std::nullopt;
@@ -122,7 +124,8 @@ template <class Json>
 int64_t BasicJsonFields<Json>::integer_in(const Json& j, const std::string& field, int64_t lo, int64_t hi) const {
   const double d = j.is_number() ? j.template get<double>() : 0.0;
   const bool integral = j.is_number_integer() || (j.is_number_float() && std::floor(d) == d);
-  if (!integral || d < static_cast<double>(lo) || d > static_cast<double>(hi)) fail(field, fmt::format("an integer in [{}, {}]", lo, hi), got(j));
+  if (!integral || d < static_cast<double>(lo) || d > static_cast<double>(hi))
+    fail(field, fmt::format("an integer in [{}, {}]", lo, hi), got(j));
   return integer(j, field);
 }
 
@@ -135,10 +138,11 @@ std::vector<std::string> BasicJsonFields<Json>::strings(const Json& j, const std
 }
 
 template <class Json>
-void BasicJsonFields<Json>::known_keys(const Json& obj, const std::string& field, const std::vector<std::string>& allowed) const {
+void BasicJsonFields<Json>::known_keys(const Json& obj, const std::string& field,
+                                       const std::vector<std::string>& allowed) const {
   if (const auto k = unknown_key(obj, allowed))
-    fail(field.empty() ? *k : field + "." + *k, "a known key" + std::string(field.empty() ? "" : " of " + field) + " (" + join(allowed) + ")",
-         quote(*k));
+    fail(field.empty() ? *k : field + "." + *k,
+         "a known key" + std::string(field.empty() ? "" : " of " + field) + " (" + join(allowed) + ")", quote(*k));
 }
 
 template class BasicJsonFields<nlohmann::json>;

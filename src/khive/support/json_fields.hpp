@@ -39,12 +39,14 @@ template <class Json>
 class BasicJsonFields {
  public:
   // Called with a failure's parts; it throws (a FieldError is thrown when it does not, or when it is null).
-  using Raise = void (*)(const std::string& file, const std::string& field, const std::string& expected, const std::string& got);
+  using Raise = void (*)(const std::string& file, const std::string& field, const std::string& expected,
+                         const std::string& got);
   // How a value is shown after "got" (nullptr: describe_json).
   using Describe = std::string (*)(const Json& j);
 
   // file: how errors name the file; prefix: put before every field ("line 3: " for a line of a .jsonl file).
-  explicit BasicJsonFields(std::string file, std::string prefix = "", Raise raise = nullptr, Describe describe = nullptr)
+  explicit BasicJsonFields(std::string file, std::string prefix = "", Raise raise = nullptr,
+                           Describe describe = nullptr)
       : file_(std::move(file)), prefix_(std::move(prefix)), raise_(raise), describe_(describe) {}
 
   const std::string& file() const { return file_; }

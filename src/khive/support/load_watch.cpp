@@ -72,7 +72,8 @@ std::string gpu_busy_warning() {
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) apps += (apps.empty() ? "" : "; ") + line;
   if (apps.empty()) return "";
-  return "other processes use the GPU while it is measured (" + apps + "): the ceilings may be too low; calibrate again when it is free";
+  return "other processes use the GPU while it is measured (" + apps +
+         "): the ceilings may be too low; calibrate again when it is free";
 }
 
 }  // namespace khive

@@ -5,7 +5,8 @@ namespace {
 thread_local PhaseListener* t_listener = nullptr;
 }
 
-PhaseListener::PhaseListener(std::function<void(const std::string&)> on_phase) : on_phase_(std::move(on_phase)), outer_(t_listener) {
+PhaseListener::PhaseListener(std::function<void(const std::string&)> on_phase)
+    : on_phase_(std::move(on_phase)), outer_(t_listener) {
   t_listener = this;
 }
 

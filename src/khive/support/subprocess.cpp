@@ -106,7 +106,8 @@ void become_guardian(pid_t khive, int err_fd) {
   const pid_t real = ::fork();
   if (real < 0) child_fail(err_fd, "fork");
   if (real == 0) {
-    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::signal(s, SIG_DFL);  // an ignored signal would stay so across exec
+    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+      ::signal(s, SIG_DFL);  // an ignored signal would stay so across exec
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != guardian) ::_exit(127);
     return;
@@ -123,7 +124,8 @@ struct ChildPlan {
   std::vector<std::string> envs;
   std::vector<char*> argv, envp;
   std::string cwd, exe;
-  ChildPlan(const ProcessSpec& spec, const std::filesystem::path& exe_path) : cwd(spec.cwd.string()), exe(exe_path.string()) {
+  ChildPlan(const ProcessSpec& spec, const std::filesystem::path& exe_path)
+      : cwd(spec.cwd.string()), exe(exe_path.string()) {
     if (spec.env)
       for (auto& [k, v] : *spec.env) envs.push_back(k + "=" + v);
     for (auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -163,7 +165,8 @@ void arrange_child_fds(const ProcessSpec& spec) {
 }
 
 // The forked child: a new process group with a guardian (become_guardian), its pipes on 0-2, then exec.
-[[noreturn]] void run_child(const ProcessSpec& spec, const ChildPlan& plan, pid_t khive, const Pipe& in, const Pipe& out, const Pipe& err) {
+[[noreturn]] void run_child(const ProcessSpec& spec, const ChildPlan& plan, pid_t khive, const Pipe& in,
+                            const Pipe& out, const Pipe& err) {
   ::setpgid(0, 0);
   // Reset signal dispositions the orchestrator may have changed (SIGPIPE, SIGINT handlers).
   for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) ::signal(s, SIG_DFL);
@@ -199,9 +202,11 @@ void feed_stdin(int fd, const std::string& data) {
 
 // Reads the child's stdout and stderr (and spec.extra_read_fd) until it is reaped and they reach EOF, killing its
 // group at the deadline or on cancel; returns its wait status.
-int pump_until_exit(const ProcessSpec& spec, pid_t pid, Clock::time_point t0, int out_fd, int err_fd, ProcessResult& res) {
-  auto deadline =
-      spec.timeout_s > 0 ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.timeout_s)) : Clock::time_point::max();
+int pump_until_exit(const ProcessSpec& spec, pid_t pid, Clock::time_point t0, int out_fd, int err_fd,
+                    ProcessResult& res) {
+  auto deadline = spec.timeout_s > 0
+                      ? t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.timeout_s))
+                      : Clock::time_point::max();
   int fds[3] = {out_fd, err_fd, spec.extra_read_fd};
   std::string* sinks[2] = {&res.out, &res.err};
   std::size_t* dropped[2] = {&res.out_dropped, &res.err_dropped};
@@ -256,7 +261,8 @@ int pump_until_exit(const ProcessSpec& spec, pid_t pid, Clock::time_point t0, in
         if (spec.on_extra) spec.on_extra(buf, static_cast<std::size_t>(r));
         continue;
       }
-      std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(r), spec.capture_limit - std::min(spec.capture_limit, sinks[i]->size()));
+      std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(r),
+                                               spec.capture_limit - std::min(spec.capture_limit, sinks[i]->size()));
       sinks[i]->append(buf, keep);
       *dropped[i] += static_cast<std::size_t>(r) - keep;
     }
@@ -284,7 +290,8 @@ std::string ProcessResult::describe() const {
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall_s);
   if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_s);
   if (signal)
-    return fmt::format("killed by {} ({})", sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
+    return fmt::format("killed by {} ({})",
+                       sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal),
                        strsignal(signal));
   return fmt::format("exit {}", exit_code);
 }

@@ -50,7 +50,8 @@ struct ProcessResult {
   std::size_t out_dropped = 0, err_dropped = 0;
   double wall_s = 0;
   bool ok() const { return !timed_out && !cancelled && signal == 0 && exit_code == 0 && !start_failed; }
-  std::string describe() const;  // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s" | "cancelled"
+  std::string describe()
+      const;  // "exit 1" | "killed by SIGSEGV (Segmentation fault)" | "timed out after 5.0 s" | "cancelled"
 };
 
 ProcessResult run_process(const ProcessSpec& spec);

@@ -32,7 +32,9 @@ std::vector<Token> tokenize(std::string_view s) {
       i = j;
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
-      while (j < s.size() && (is_ident_char(s[j]) || s[j] == '.' || ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E')))) ++j;
+      while (j < s.size() && (is_ident_char(s[j]) || s[j] == '.' ||
+                              ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+        ++j;
       out.push_back({Token::number, std::string(s.substr(i, j - i)), i});
       i = j;
     } else if (c == '(' || c == '[') {
@@ -64,7 +66,8 @@ void check_number(const Token& t) {
 
 // After '.', only a known method or attribute; methods must be called with no arguments.
 void check_attribute(const std::vector<Token>& toks, std::size_t i) {
-  if (i + 1 >= toks.size() || toks[i + 1].kind != Token::name) throw ExprError("expected a name after '.'", toks[i].pos);
+  if (i + 1 >= toks.size() || toks[i + 1].kind != Token::name)
+    throw ExprError("expected a name after '.'", toks[i].pos);
   const Token& attr = toks[i + 1];
   if (attr.text == "shape") return;
   if (attr.text == "item" || attr.text == "numel") {
@@ -77,7 +80,8 @@ void check_attribute(const std::vector<Token>& toks, std::size_t i) {
 
 }  // namespace
 
-void check_data_constraint(std::string_view text, const std::set<std::string>& axes, const std::set<std::string>& inputs) {
+void check_data_constraint(std::string_view text, const std::set<std::string>& axes,
+                           const std::set<std::string>& inputs) {
   static const std::set<std::string> functions = {"len", "min", "max", "abs", "int"};
   static const std::set<std::string> words = {"and", "or", "not", "True", "False"};
   std::vector<Token> toks = tokenize(text);

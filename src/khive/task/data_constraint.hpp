@@ -21,7 +21,8 @@ namespace khive {
 
 // Throws ExprError (message and 0-based position) when the text is outside the subset or names an unknown
 // identifier; brackets must balance.
-void check_data_constraint(std::string_view text, const std::set<std::string>& axes, const std::set<std::string>& inputs);
+void check_data_constraint(std::string_view text, const std::set<std::string>& axes,
+                           const std::set<std::string>& inputs);
 
 // Whether a constraint needs input data: it mentions an input name or uses [ ] or '.'.
 bool is_data_constraint(std::string_view text, const std::set<std::string>& inputs);

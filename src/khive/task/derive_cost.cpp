@@ -42,7 +42,8 @@ std::optional<Recognised> matmul(const Task& t) {
   if (a.size() < 2 || b.size() != a.size() || c.size() != a.size()) return std::nullopt;
   std::size_t r = a.size();
   std::vector<std::string> batch(a.begin(), a.end() - 2);
-  if (!std::equal(batch.begin(), batch.end(), b.begin()) || !std::equal(batch.begin(), batch.end(), c.begin())) return std::nullopt;
+  if (!std::equal(batch.begin(), batch.end(), b.begin()) || !std::equal(batch.begin(), batch.end(), c.begin()))
+    return std::nullopt;
   const std::string &m = a[r - 2], &k = a[r - 1], &n = c[r - 1];
   if (c[r - 2] != m) return std::nullopt;
   bool kn = b[r - 2] == k && b[r - 1] == n;
@@ -52,7 +53,8 @@ std::optional<Recognised> matmul(const Task& t) {
   all.insert(all.end(), {m, n, k});
   Recognised rec;
   rec.flops = "2 * " + product(all);
-  rec.note = "flops = 2*" + product(all) + " (matrix product: " + ins[0]->name + " x " + ins[1]->name + (nk ? "^T" : "") + ")";
+  rec.note =
+      "flops = 2*" + product(all) + " (matrix product: " + ins[0]->name + " x " + ins[1]->name + (nk ? "^T" : "") + ")";
   rec.unit = tensor_core_unit(ins[0]->dtype);
   return rec;
 }

@@ -16,7 +16,8 @@
 
 namespace khive {
 
-ExprError::ExprError(const std::string& msg, std::size_t pos) : std::runtime_error(msg + " at " + std::to_string(pos)), position(pos) {}
+ExprError::ExprError(const std::string& msg, std::size_t pos)
+    : std::runtime_error(msg + " at " + std::to_string(pos)), position(pos) {}
 
 namespace {
 
@@ -68,7 +69,8 @@ std::vector<Token> tokenize(std::string_view s) {
           throw ExprError("malformed number '" + std::string(s.substr(i, k - i)) + "'", i);
         }
       }
-      if (j < s.size() && is_ident_start(s[j])) throw ExprError("malformed number '" + std::string(s.substr(i, j + 1 - i)) + "'", i);
+      if (j < s.size() && is_ident_start(s[j]))
+        throw ExprError("malformed number '" + std::string(s.substr(i, j + 1 - i)) + "'", i);
       t.kind = Tok::number;
       t.text = std::string(s.substr(i, j - i));
       t.dval = std::strtod(t.text.c_str(), nullptr);
@@ -228,7 +230,8 @@ class Parser {
   }
   bool is_compare() const {
     const Token& t = peek();
-    return t.kind == Tok::op && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
+    return t.kind == Tok::op &&
+           (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">=");
   }
 
   NodeP parse_arith() {
@@ -311,7 +314,8 @@ class Parser {
         DepthGuard g(*this);
         std::size_t open = next().pos;
         NodeP inner = parse_or();
-        if (peek().kind == Tok::end) throw ExprError("missing ')' (opened at " + std::to_string(open) + ")", peek().pos);
+        if (peek().kind == Tok::end)
+          throw ExprError("missing ')' (opened at " + std::to_string(open) + ")", peek().pos);
         if (peek().kind != Tok::rparen) unexpected(peek());
         next();
         return inner;
@@ -371,7 +375,8 @@ Value binary(const std::string& op, const Value& a, const Value& b, std::size_t 
     }
     if (op == "//" || op == "%") {
       if (y == 0) throw ExprError(op == "//" ? "division by zero" : "modulo by zero", pos);
-      if (x == std::numeric_limits<int64_t>::min() && y == -1) return op == "%" ? Value::of_int(0) : Value::of_real(-static_cast<double>(x));
+      if (x == std::numeric_limits<int64_t>::min() && y == -1)
+        return op == "%" ? Value::of_int(0) : Value::of_real(-static_cast<double>(x));
       int64_t q = x / y, m = x % y;
       if (m != 0 && ((m < 0) != (y < 0))) {
         q -= 1;

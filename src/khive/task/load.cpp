@@ -52,7 +52,8 @@ void check_imported_source(const Ctx& c, const json& root, const fs::path& dir, 
     const std::string got = sha256_hex(t.pytorch_reference);
     if (got != want)
       c.fail("reference", "the reference as imported (khive.source.reference_sha256 " + want.substr(0, 12) + "...)",
-             "a changed text (sha256 " + got.substr(0, 12) + "...): import the problem file again rather than edit its reference");
+             "a changed text (sha256 " + got.substr(0, 12) +
+                 "...): import the problem file again rather than edit its reference");
   }
   if (src.contains("sha256") && src.contains("file")) {
     const std::string want = c.string(src["sha256"], "khive.source.sha256");
@@ -64,7 +65,8 @@ void check_imported_source(const Ctx& c, const json& root, const fs::path& dir, 
     try {
       got = sha256_file(p);
     } catch (const std::exception&) {
-      c.fail("khive.source.file", "the imported problem file " + quote(file) + " in the task's folder", "none readable there");
+      c.fail("khive.source.file", "the imported problem file " + quote(file) + " in the task's folder",
+             "none readable there");
     }
     if (got != want)
       c.fail("khive.source.sha256", "the SHA-256 of " + quote(file) + " as imported (" + want.substr(0, 12) + "...)",
@@ -79,7 +81,8 @@ Task load_task(const fs::path& dir_in) {
   t.dir = normalize_dir(dir_in);
   const fs::path& dir = t.dir;
   const std::string def_file = file_label(dir, "definition.json");
-  if (!fs::is_directory(dir)) throw TaskFormatError(def_file, "(file)", "a task directory", quote(dir_in.string()) + " (not a directory)");
+  if (!fs::is_directory(dir))
+    throw TaskFormatError(def_file, "(file)", "a task directory", quote(dir_in.string()) + " (not a directory)");
   fs::path def_path = dir / "definition.json";
   if (!fs::is_regular_file(def_path)) throw TaskFormatError(def_file, "(file)", "a definition.json file", "none found");
 

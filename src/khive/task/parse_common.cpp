@@ -24,7 +24,9 @@ std::size_t find_word(const std::string& expr, const std::string& name) {
 
 }  // namespace
 
-bool is_literal_size(const std::string& s) { return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos; }
+bool is_literal_size(const std::string& s) {
+  return !s.empty() && s.size() <= 18 && s.find_first_not_of("0123456789") == std::string::npos;
+}
 
 bool is_reserved_name(const std::string& s) {
   static const std::set<std::string> words = {
@@ -33,13 +35,15 @@ bool is_reserved_name(const std::string& s) {
       // the stream parameter
       "stream",
       // C++ keywords and alternative tokens
-      "alignas", "alignof", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t",
-      "class", "compl", "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield",
-      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
-      "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+      "alignas", "alignof", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+      "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr", "constinit",
+      "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if",
+      "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq",
+      "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
+      "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+      "volatile", "wchar_t", "while", "xor", "xor_eq"};
   return words.count(s) > 0;
 }
 
@@ -119,12 +123,14 @@ void apply_tolerance(const Ctx& c, const json& obj, const std::string& field, To
       tol.max_error_cap.reset();
     } else {
       double v = c.number(cap, field + ".max_error_cap");
-      if (!(v > 0) || !std::isfinite(v)) c.fail(field + ".max_error_cap", "a finite number > 0 (or null)", describe_json(cap));
+      if (!(v > 0) || !std::isfinite(v))
+        c.fail(field + ".max_error_cap", "a finite number > 0 (or null)", describe_json(cap));
       tol.max_error_cap = v;
     }
   }
   if (obj.contains("allow_negative_inf") && !obj["allow_negative_inf"].is_null()) {
-    if (!obj["allow_negative_inf"].is_boolean()) c.fail(field + ".allow_negative_inf", "true or false", describe_json(obj["allow_negative_inf"]));
+    if (!obj["allow_negative_inf"].is_boolean())
+      c.fail(field + ".allow_negative_inf", "true or false", describe_json(obj["allow_negative_inf"]));
     tol.allow_negative_inf = obj["allow_negative_inf"].get<bool>();
   }
 }
@@ -139,7 +145,10 @@ bool sol_spelling(const Ctx& c, const json& obj, const std::string& field) {
   for (const char* k : {"max_atol", "max_rtol", "required_matched_ratio"}) sol = sol || obj.contains(k);
   for (const char* k : {"atol", "rtol", "matched_ratio"}) ours = ours || obj.contains(k);
   if (sol && ours)
-    c.fail(field, "one spelling: SOL-ExecBench's (max_atol, max_rtol, required_matched_ratio) or khive's (atol, rtol, matched_ratio)", "both");
+    c.fail(field,
+           "one spelling: SOL-ExecBench's (max_atol, max_rtol, required_matched_ratio) or khive's (atol, rtol, "
+           "matched_ratio)",
+           "both");
   return sol;
 }
 
@@ -166,7 +175,8 @@ Distribution parse_distribution(const Ctx& c, const json& obj, const std::string
     c.fail(field + ".dist", "one of normal, uniform, constant, integers", quote(dist));
   }
   if (int_type && (d.kind == Distribution::Kind::normal || d.kind == Distribution::Kind::uniform))
-    c.fail(field + ".dist", "integers or constant for an input of dtype " + std::string(dtype_name(in.dtype)), quote(dist));
+    c.fail(field + ".dist", "integers or constant for an input of dtype " + std::string(dtype_name(in.dtype)),
+           quote(dist));
 
   auto num = [&](const char* key, double& dst) {
     if (!obj.contains(key)) return;
@@ -197,7 +207,8 @@ Distribution parse_distribution(const Ctx& c, const json& obj, const std::string
       if (obj.contains("high")) integral("high", d.high);
       if (d.low > d.high) c.fail(field + ".high", "an integer >= low (" + real_text(d.low) + ")", real_text(d.high));
       if (is_bool && (d.low < 0 || d.high > 1))
-        c.fail(field + (d.low < 0 ? ".low" : ".high"), "a bound within 0..1 for a bool input", real_text(d.low < 0 ? d.low : d.high));
+        c.fail(field + (d.low < 0 ? ".low" : ".high"), "a bound within 0..1 for a bool input",
+               real_text(d.low < 0 ? d.low : d.high));
       break;
     case Distribution::Kind::constant:
       c.known_keys(obj, field, {"dist", "value"});
@@ -208,15 +219,16 @@ Distribution parse_distribution(const Ctx& c, const json& obj, const std::string
         num("value", d.value);
       }
       if (int_type) integral("value", d.value);
-      if (is_bool && d.value != 0 && d.value != 1) c.fail(field + ".value", "0 or 1 for a bool input", describe_json(obj["value"]));
+      if (is_bool && d.value != 0 && d.value != 1)
+        c.fail(field + ".value", "0 or 1 for a bool input", describe_json(obj["value"]));
       break;
   }
   return d;
 }
 
 // Parses expr and checks that every identifier is an axis; fails on field with the ExprError text.
-std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, const std::string& field, const std::set<std::string>& axis_names,
-                                       const char* what) {
+std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, const std::string& field,
+                                       const std::set<std::string>& axis_names, const char* what) {
   std::vector<std::string> ids;
   try {
     ids = expr_identifiers(expr);
@@ -226,7 +238,8 @@ std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, co
   for (const auto& id : ids) {
     if (!axis_names.count(id)) {
       std::size_t at = find_word(expr, id);
-      c.fail(field, std::string("a ") + what + " over declared axes", quote(expr) + " (unknown axis '" + id + "' at " + std::to_string(at) + ")");
+      c.fail(field, std::string("a ") + what + " over declared axes",
+             quote(expr) + " (unknown axis '" + id + "' at " + std::to_string(at) + ")");
     }
   }
   return ids;

@@ -22,7 +22,9 @@ using json = nlohmann::ordered_json;
 using Ctx = OrderedJsonFields;
 
 // A reader whose errors are TaskFormatErrors naming file and (after prefix) the field.
-inline Ctx task_fields(std::string file, std::string prefix = "") { return Ctx(std::move(file), std::move(prefix), throw_task_format_error); }
+inline Ctx task_fields(std::string file, std::string prefix = "") {
+  return Ctx(std::move(file), std::move(prefix), throw_task_format_error);
+}
 
 // A size written into a shape ("128"), not an axis name.
 bool is_literal_size(const std::string& s);
@@ -51,8 +53,8 @@ bool sol_spelling(const Ctx& c, const json& obj, const std::string& field);
 // An input's distribution (khive.inputs.<name>) for input `in`.
 Distribution parse_distribution(const Ctx& c, const json& obj, const std::string& field, const TensorSpec& in);
 // Parses expr and checks that every identifier is an axis; fails on field with the ExprError text.
-std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, const std::string& field, const std::set<std::string>& axis_names,
-                                       const char* what);
+std::vector<std::string> check_formula(const Ctx& c, const std::string& expr, const std::string& field,
+                                       const std::set<std::string>& axis_names, const char* what);
 
 // definition.json (parse_definition.cpp) and workload.jsonl (parse_workload.cpp) into t.
 void parse_definition(const Ctx& c, const json& root, Task& t);

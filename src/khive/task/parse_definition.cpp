@@ -32,7 +32,8 @@ std::string formula_text(const Ctx& c, const json& j, const std::string& field) 
   c.fail(field, "a formula (string) or a number", describe_json(j));
 }
 
-void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<TensorSpec>& out, const std::vector<Axis>& axes) {
+void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<TensorSpec>& out,
+                   const std::vector<Axis>& axes) {
   std::set<std::string> axis_kinds;
   for (const auto& a : axes) axis_kinds.insert(a.name);
   if (!root.contains(key)) c.fail(key, "an object of tensors (name -> {shape, dtype})", "none");
@@ -40,7 +41,8 @@ void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<
   for (const auto& [name, spec] : obj.items()) {
     std::string field = std::string(key) + "." + name;
     if (!is_identifier(name) || is_reserved_name(name))
-      c.fail(field, "a C identifier that is not a C++ keyword or \"stream\" (tensor names are parameter names)", quote(name));
+      c.fail(field, "a C identifier that is not a C++ keyword or \"stream\" (tensor names are parameter names)",
+             quote(name));
     if (axis_kinds.count(name)) c.fail(field, "a name that is not also an axis name", quote(name));
     c.object(spec, field);
     TensorSpec t;
@@ -55,7 +57,8 @@ void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<
     if (shape.is_null()) {
       t.scalar = true;
     } else {
-      if (!shape.is_array()) c.fail(field + ".shape", "an array of axis names, or null for a scalar", describe_json(shape));
+      if (!shape.is_array())
+        c.fail(field + ".shape", "an array of axis names, or null for a scalar", describe_json(shape));
       for (std::size_t i = 0; i < shape.size(); ++i) {
         std::string f = field + ".shape[" + std::to_string(i) + "]";
         if (!shape[i].is_string()) c.fail(f, "an axis name (string)", describe_json(shape[i]));
@@ -63,12 +66,16 @@ void parse_tensors(const Ctx& c, const json& root, const char* key, std::vector<
         if (!is_literal_size(dim) && !axis_kinds.count(dim)) {
           std::vector<std::string> names;
           for (const auto& a : axes) names.push_back(a.name);
-          c.fail(f, names.empty() ? "a declared axis name (no axes are declared)" : "a declared axis name (" + join(names) + ")", quote(dim));
+          c.fail(f,
+                 names.empty() ? "a declared axis name (no axes are declared)"
+                               : "a declared axis name (" + join(names) + ")",
+                 quote(dim));
         }
         t.shape.push_back(dim);
       }
     }
-    if (spec.contains("description") && !spec["description"].is_null()) c.string(spec["description"], field + ".description", false);
+    if (spec.contains("description") && !spec["description"].is_null())
+      c.string(spec["description"], field + ".description", false);
     out.push_back(std::move(t));
   }
 }
@@ -79,7 +86,8 @@ void parse_axes(const Ctx& c, const json& root, Task& t) {
   for (const auto& [name, spec] : axes.items()) {
     std::string field = "axes." + name;
     if (!is_identifier(name) || is_reserved_name(name))
-      c.fail(field, "an identifier that is not a keyword (axis names appear in expressions and signatures)", quote(name));
+      c.fail(field, "an identifier that is not a keyword (axis names appear in expressions and signatures)",
+             quote(name));
     c.object(spec, field);
     Axis a;
     a.name = name;
@@ -99,7 +107,8 @@ void parse_axes(const Ctx& c, const json& root, Task& t) {
     } else {
       c.fail(field + ".type", "one of const, var, expr", quote(type));
     }
-    if (spec.contains("description") && !spec["description"].is_null()) c.string(spec["description"], field + ".description", false);
+    if (spec.contains("description") && !spec["description"].is_null())
+      c.string(spec["description"], field + ".description", false);
     t.axes.push_back(std::move(a));
   }
 }
@@ -141,7 +150,8 @@ fs::path task_file(const Ctx& c, const fs::path& dir, const json& j, const std::
   fs::path full = (dir / p).lexically_normal();
   fs::path back = full.lexically_relative(dir);
   if (back.empty() || *back.begin() == "..") c.fail(field, "a path inside the task directory", quote(rel));
-  if (!fs::is_regular_file(full)) c.fail(field, "an existing file (relative to the task directory)", quote(rel) + " (not found)");
+  if (!fs::is_regular_file(full))
+    c.fail(field, "an existing file (relative to the task directory)", quote(rel) + " (not found)");
   return full;
 }
 
@@ -149,7 +159,8 @@ struct CostGiven {
   bool flops = false, bytes = false, unit = false;
 };
 
-void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names, CostGiven& given) {
+void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names,
+                       CostGiven& given) {
   if (!root.contains("khive") || root["khive"].is_null()) {
     t.upstream = true;
     return;
@@ -165,7 +176,8 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
     if (op.contains("eps")) {
-      if (!op["eps"].is_number() || op["eps"].get<double>() < 0) c.fail("khive.op.eps", "a number >= 0", op["eps"].dump());
+      if (!op["eps"].is_number() || op["eps"].get<double>() < 0)
+        c.fail("khive.op.eps", "a number >= 0", op["eps"].dump());
       t.op_eps = op["eps"].get<double>();
     }
   }
@@ -234,13 +246,16 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   if (k.contains("reference")) {
     const json& ref = c.object(k["reference"], "khive.reference");
     c.known_keys(ref, "khive.reference", {"cuda", "cpu"});
-    if (ref.contains("cuda") && !ref["cuda"].is_null()) t.reference_cuda = task_file(c, t.dir, ref["cuda"], "khive.reference.cuda");
-    if (ref.contains("cpu") && !ref["cpu"].is_null()) t.reference_cpu = task_file(c, t.dir, ref["cpu"], "khive.reference.cpu");
+    if (ref.contains("cuda") && !ref["cuda"].is_null())
+      t.reference_cuda = task_file(c, t.dir, ref["cuda"], "khive.reference.cuda");
+    if (ref.contains("cpu") && !ref["cpu"].is_null())
+      t.reference_cpu = task_file(c, t.dir, ref["cpu"], "khive.reference.cpu");
   }
 
   if (k.contains("baselines")) {
     const json& b = c.array(k["baselines"], "khive.baselines");
-    for (std::size_t i = 0; i < b.size(); ++i) t.baselines.push_back(task_file(c, t.dir, b[i], "khive.baselines[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < b.size(); ++i)
+      t.baselines.push_back(task_file(c, t.dir, b[i], "khive.baselines[" + std::to_string(i) + "]"));
   }
 }
 
@@ -291,10 +306,12 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
   opt_string("reference", t.pytorch_reference);
   if (root.contains("tags") && !root["tags"].is_null()) t.tags = c.strings(root["tags"], "tags");
   if (!t.pytorch_reference.empty() && !defines_function(t.pytorch_reference, "run"))
-    c.fail("reference", "Python source that defines a top-level function run(...)", "no \"def run(\" at the start of a line");
+    c.fail("reference", "Python source that defines a top-level function run(...)",
+           "no \"def run(\" at the start of a line");
   opt_string("custom_inputs_entrypoint", t.custom_inputs_entrypoint);
   if (!t.custom_inputs_entrypoint.empty()) {
-    if (!is_identifier(t.custom_inputs_entrypoint)) c.fail("custom_inputs_entrypoint", "a Python function name", quote(t.custom_inputs_entrypoint));
+    if (!is_identifier(t.custom_inputs_entrypoint))
+      c.fail("custom_inputs_entrypoint", "a Python function name", quote(t.custom_inputs_entrypoint));
     if (!defines_function(t.pytorch_reference, t.custom_inputs_entrypoint))
       c.fail("custom_inputs_entrypoint", "a function defined at the top level of \"reference\"",
              quote(t.custom_inputs_entrypoint) + " (no \"def " + t.custom_inputs_entrypoint + "(\" there)");
@@ -311,7 +328,8 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
   for (const auto& o : t.outputs)
     if (t.find_input(o.name)) c.fail("outputs." + o.name, "a name that is not also an input", quote(o.name));
 
-  if (root.contains("constraints") && !root["constraints"].is_null()) parse_constraints(c, root["constraints"], t, axis_names);
+  if (root.contains("constraints") && !root["constraints"].is_null())
+    parse_constraints(c, root["constraints"], t, axis_names);
 
   CostGiven given;
   parse_khive_block(c, root, t, axis_names, given);

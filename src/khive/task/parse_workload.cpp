@@ -48,7 +48,8 @@ InputSource safetensors_source(const Ctx& c, const json& spec, const std::string
     }
   }
   if (src.file.empty())
-    c.fail(field + ".path", "an existing .safetensors file (relative to the task directory or a parent of it)", quote(src.path) + " (not found)");
+    c.fail(field + ".path", "an existing .safetensors file (relative to the task directory or a parent of it)",
+           quote(src.path) + " (not found)");
   return src;
 }
 
@@ -63,7 +64,8 @@ void parse_workload_axes(const Ctx& c, const json& j, const Task& t, Workload& w
     for (const auto& x : t.axes)
       if (x.name == name) a = &x;
     if (!a) c.fail(field, var_list, quote(name) + " (not an axis)");
-    if (a->kind != Axis::Kind::var) c.fail(field, var_list, quote(name) + (a->kind == Axis::Kind::constant ? " (a const axis)" : " (an expr axis)"));
+    if (a->kind != Axis::Kind::var)
+      c.fail(field, var_list, quote(name) + (a->kind == Axis::Kind::constant ? " (a const axis)" : " (an expr axis)"));
     int64_t value = c.integer(v, field);
     if (value < 0) c.fail(field, "an integer >= 0", describe_json(v));
     w.axes[name] = value;
@@ -71,7 +73,8 @@ void parse_workload_axes(const Ctx& c, const json& j, const Task& t, Workload& w
 }
 
 // Where one input's data comes from: random, a scalar value, a safetensors file or the custom entry point.
-InputSource input_source(const Ctx& c, const json& spec, const std::string& field, const TensorSpec& in, const Task& t) {
+InputSource input_source(const Ctx& c, const json& spec, const std::string& field, const TensorSpec& in,
+                         const Task& t) {
   const TensorSpec* s = &in;
   c.object(spec, field);
   if (!spec.contains("type")) c.fail(field + ".type", "one of random, scalar, safetensors, custom", "none");
@@ -81,7 +84,8 @@ InputSource input_source(const Ctx& c, const json& spec, const std::string& fiel
     src.kind = InputSource::Kind::random;
   } else if (type == "scalar") {
     src.kind = InputSource::Kind::scalar;
-    if (!s->scalar && !s->shape.empty()) c.fail(field + ".type", "random for a tensor input (scalar only for shape null or [])", quote(type));
+    if (!s->scalar && !s->shape.empty())
+      c.fail(field + ".type", "random for a tensor input (scalar only for shape null or [])", quote(type));
     if (!spec.contains("value")) c.fail(field + ".value", "a number", "none");
     const json& v = spec["value"];
     if (v.is_boolean()) {
@@ -90,7 +94,8 @@ InputSource input_source(const Ctx& c, const json& spec, const std::string& fiel
       src.value = c.number(v, field + ".value");
     }
     if (dtype_is_integer(s->dtype) && std::floor(src.value) != src.value)
-      c.fail(field + ".value", "an integer for an input of dtype " + std::string(dtype_name(s->dtype)), describe_json(v));
+      c.fail(field + ".value", "an integer for an input of dtype " + std::string(dtype_name(s->dtype)),
+             describe_json(v));
     if (s->dtype == DType::boolean && src.value != 0.0 && src.value != 1.0)
       c.fail(field + ".value", "true, false, 0 or 1 for a bool input", describe_json(v));
   } else if (type == "safetensors") {
@@ -98,7 +103,8 @@ InputSource input_source(const Ctx& c, const json& spec, const std::string& fiel
   } else if (type == "custom") {
     src.kind = InputSource::Kind::custom;
     if (t.custom_inputs_entrypoint.empty())
-      c.fail(field + ".type", "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", quote(type));
+      c.fail(field + ".type",
+             "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", quote(type));
   } else {
     c.fail(field + ".type", "one of random, scalar, safetensors, custom", quote(type));
   }
@@ -135,7 +141,8 @@ const json* parse_workload_khive(const Ctx& c, const json& j, const Task& t, Wor
   }
   if (k.contains("weight")) {
     double weight = c.number(k["weight"], "khive.weight");
-    if (!(weight > 0) || !std::isfinite(weight)) c.fail("khive.weight", "a finite number > 0", describe_json(k["weight"]));
+    if (!(weight > 0) || !std::isfinite(weight))
+      c.fail("khive.weight", "a finite number > 0", describe_json(k["weight"]));
     w.weight = weight;
   }
   if (k.contains("backends") && !k["backends"].is_null()) {
@@ -168,7 +175,8 @@ Workload parse_workload(const Ctx& c, const json& line_json, int line, const Tas
   // A FlashInfer Trace record {"definition", "workload": {...}, "solution", "evaluation"} holds the
   // workload one level down.
   if (jp->contains("workload") && !jp->contains("axes") && (*jp)["workload"].is_object()) {
-    if (jp->contains("definition") && (*jp)["definition"].is_string() && (*jp)["definition"].get<std::string>() != t.name)
+    if (jp->contains("definition") && (*jp)["definition"].is_string() &&
+        (*jp)["definition"].get<std::string>() != t.name)
       c.fail("definition", quote(t.name) + " (the definition's name)", describe_json((*jp)["definition"]));
     jp = &(*jp)["workload"];
   }
@@ -225,10 +233,12 @@ void check_workload_cost(const Task& t, const Workload& w, const std::map<std::s
     try {
       v = eval_expr(f, axes);
     } catch (const ExprError& e) {
-      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload", quote(f) + ": " + e.what() + where);
+      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload",
+                            quote(f) + ": " + e.what() + where);
     }
     if (!std::isfinite(v) || v < 0)
-      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload", quote(f) + " = " + real_text(v) + where);
+      throw TaskFormatError(def_file, field, "a formula that gives a finite number >= 0 for every workload",
+                            quote(f) + " = " + real_text(v) + where);
   }
 }
 
@@ -255,8 +265,11 @@ void check_workload_sizes(const Ctx& c, const Task& t, const Workload& w) {
       c.fail(field, "a byte size that fits in int64", "more than 2^63 bytes (" + dims_text(s, axes) + ")");
     }
     if (__builtin_add_overflow(total, bytes, &total) || total > kMaxWorkloadBytes)
-      c.fail(field, "tensors that fit on one device (at most " + bytes_text(kMaxWorkloadBytes) + " for a workload's inputs and outputs)",
-             dims_text(s, axes) + " = " + bytes_text(bytes) + (bytes == total ? "" : ", " + bytes_text(total) + " with the tensors before it"));
+      c.fail(field,
+             "tensors that fit on one device (at most " + bytes_text(kMaxWorkloadBytes) +
+                 " for a workload's inputs and outputs)",
+             dims_text(s, axes) + " = " + bytes_text(bytes) +
+                 (bytes == total ? "" : ", " + bytes_text(total) + " with the tensors before it"));
   };
   for (const auto& s : t.inputs) check(s, "inputs");
   for (const auto& s : t.outputs) check(s, "outputs");
@@ -292,8 +305,11 @@ void load_workloads(const fs::path& dir, Task& t) {
     t.workloads.push_back(std::move(w));
   }
   if (t.workloads.empty()) throw TaskFormatError(file, "(workloads)", "at least one workload", "none");
-  bool any_check = std::any_of(t.workloads.begin(), t.workloads.end(), [](const Workload& w) { return w.checks_correctness(); });
-  if (!any_check) throw TaskFormatError(file, "khive.role", "at least one workload with role correctness or both", "only perf workloads");
+  bool any_check =
+      std::any_of(t.workloads.begin(), t.workloads.end(), [](const Workload& w) { return w.checks_correctness(); });
+  if (!any_check)
+    throw TaskFormatError(file, "khive.role", "at least one workload with role correctness or both",
+                          "only perf workloads");
   // Every backend the task has a reference for must be able to check and to time a kernel; otherwise
   // `khive eval` on that backend would accept anything untested or have nothing to score.
   for (Backend b : {Backend::cpu, Backend::cuda}) {
@@ -306,12 +322,15 @@ void load_workloads(const fs::path& dir, Task& t) {
     }
     std::string be(backend_name(b));
     if (!check)
-      throw TaskFormatError(
-          file, "khive.backends",
-          "at least one correctness workload (role correctness or both) that runs on " + be + " (the task has a " + be + " reference)", "none");
+      throw TaskFormatError(file, "khive.backends",
+                            "at least one correctness workload (role correctness or both) that runs on " + be +
+                                " (the task has a " + be + " reference)",
+                            "none");
     if (!perf)
       throw TaskFormatError(file, "khive.backends",
-                            "at least one perf workload (role perf or both) that runs on " + be + " (the task has a " + be + " reference)", "none");
+                            "at least one perf workload (role perf or both) that runs on " + be + " (the task has a " +
+                                be + " reference)",
+                            "none");
   }
 }
 

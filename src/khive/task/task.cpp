@@ -8,7 +8,8 @@
 
 namespace khive {
 
-void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected, const std::string& got) {
+void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected,
+                             const std::string& got) {
   throw TaskFormatError(file, field, expected, got);
 }
 
@@ -150,7 +151,9 @@ Distribution Task::distribution_for(const std::string& input) const {
   return d;
 }
 
-std::optional<std::filesystem::path> Task::reference_for(Backend b) const { return b == Backend::cuda ? reference_cuda : reference_cpu; }
+std::optional<std::filesystem::path> Task::reference_for(Backend b) const {
+  return b == Backend::cuda ? reference_cuda : reference_cpu;
+}
 
 int64_t dim_size(const TensorSpec& s, const std::string& dim, const std::map<std::string, int64_t>& axes) {
   if (!dim.empty() && dim.find_first_not_of("0123456789") == std::string::npos) {
@@ -176,7 +179,8 @@ int64_t element_count(const TensorSpec& s, const std::map<std::string, int64_t>&
       throw std::invalid_argument(std::string("element_count: ") + e.what());
     }
     if (v < 0) throw std::invalid_argument("element_count: axis '" + dim + "' of '" + s.name + "' is negative");
-    if (__builtin_mul_overflow(n, v, &n)) throw std::overflow_error("element_count: '" + s.name + "' has more than 2^63 elements");
+    if (__builtin_mul_overflow(n, v, &n))
+      throw std::overflow_error("element_count: '" + s.name + "' has more than 2^63 elements");
   }
   return n;
 }
@@ -212,7 +216,8 @@ std::vector<std::string> select_perf_workloads(Task& t, const std::string& patte
   if (kept.empty()) {
     std::string list;
     for (const auto& u : all) list += (list.empty() ? "" : ", ") + u;
-    throw std::invalid_argument("--perf-workloads '" + pattern + "': no perf workload of task " + t.name + " (" + std::string(backend_name(b)) +
+    throw std::invalid_argument("--perf-workloads '" + pattern + "': no perf workload of task " + t.name + " (" +
+                                std::string(backend_name(b)) +
                                 ") matches; its perf workloads: " + (list.empty() ? "none" : list));
   }
   std::vector<Workload> out;

@@ -46,7 +46,8 @@ struct TaskFormatError : FieldError {
 };
 
 // Throws TaskFormatError: what a shared JSON reader (json_fields.hpp) raises for task-format files.
-[[noreturn]] void throw_task_format_error(const std::string& file, const std::string& field, const std::string& expected, const std::string& got);
+[[noreturn]] void throw_task_format_error(const std::string& file, const std::string& field,
+                                          const std::string& expected, const std::string& got);
 
 struct Axis {
   enum class Kind { constant, var, expr };

@@ -60,7 +60,9 @@ std::string fmt_time(double s) {
 std::string file_label(std::string s, std::size_t max, std::size_t keep, const std::string& hash_of = "") {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
-  if (s.size() > max) s = s.substr(0, keep) + "-" + fmt::format("{:x}", std::hash<std::string>{}(hash_of.empty() ? s : hash_of) & 0xffffffull);
+  if (s.size() > max)
+    s = s.substr(0, keep) + "-" +
+        fmt::format("{:x}", std::hash<std::string>{}(hash_of.empty() ? s : hash_of) & 0xffffffull);
   return s;
 }
 
@@ -92,12 +94,14 @@ class TunerAgent final : public Agent {
       for (const Template* t : st->templates)
         if (d < t->strategies.size()) {
           const auto& s = t->strategies[d];
-          if (std::none_of(out.begin(), out.end(), [&](const Strategy& x) { return x.name == s.name; })) out.push_back({s.name, s.description});
+          if (std::none_of(out.begin(), out.end(), [&](const Strategy& x) { return x.name == s.name; }))
+            out.push_back({s.name, s.description});
         }
     // Several timed shapes: the fastest accepted point of each can be composed into one kernel (compose.hpp).
     if (std::count(st->bt.workload_perf.begin(), st->bt.workload_perf.end(), true) >= 2)
       out.push_back(
-          {tuner::kDispatchTemplate, "per-shape dispatch: one kernel calling, per timed shape, the accepted point that measured fastest there"});
+          {tuner::kDispatchTemplate,
+           "per-shape dispatch: one kernel calling, per timed shape, the accepted point that measured fastest there"});
     return out;
   }
 
@@ -107,7 +111,8 @@ class TunerAgent final : public Agent {
     const State* st = state(*ctx.task, ctx.backend);
     if (!st) {
       std::lock_guard<std::mutex> l(mu_);
-      auto it = no_template_.find(ctx.task->hash + "|" + ctx.task->dir.string() + "|" + std::string(backend_name(ctx.backend)));
+      auto it = no_template_.find(ctx.task->hash + "|" + ctx.task->dir.string() + "|" +
+                                  std::string(backend_name(ctx.backend)));
       if (it != no_template_.end()) declined_ = it->second;
       return std::nullopt;
     }
@@ -131,7 +136,8 @@ class TunerAgent final : public Agent {
     std::vector<std::string> invalid;
     std::size_t invalid_count = 0;
 
-    auto try_point = [&](const Template& t, const Point& p, const Point& base, bool from_leader) -> std::optional<Proposal> {
+    auto try_point = [&](const Template& t, const Point& p, const Point& base,
+                         bool from_leader) -> std::optional<Proposal> {
       const std::string key = point_key(t.name, p);
       if (mem_->tried(key)) return std::nullopt;
       const auto v = tuner::check_point(t, st->bt, p);
@@ -148,13 +154,16 @@ class TunerAgent final : public Agent {
       prop.params = p;
       prop.params["template"] = t.name;
       const std::string change = from_leader ? tuner::describe_change(base, p) : "";
-      prop.note = from_leader ? fmt::format("{}: {} ({})", t.name, change.empty() ? "leader's point" : change, ctx.strategy.name)
+      prop.note = from_leader ? fmt::format("{}: {} ({})", t.name, change.empty() ? "leader's point" : change,
+                                            ctx.strategy.name)
                               : fmt::format("{}: {} ({})", t.name,
-                                            p == t.default_point() ? "default point " + tuner::describe_point(p) : tuner::describe_point(p),
+                                            p == t.default_point() ? "default point " + tuner::describe_point(p)
+                                                                   : tuner::describe_point(p),
                                             ctx.strategy.name);
       if (const std::string fp = tuner::fast_path_note(v); !fp.empty()) prop.note += "; " + fp;
       if (invalid_count)
-        prop.note += fmt::format("; {} invalid point{} skipped unbuilt: {}", invalid_count, invalid_count == 1 ? "" : "s", fmt::join(invalid, "; "));
+        prop.note += fmt::format("; {} invalid point{} skipped unbuilt: {}", invalid_count,
+                                 invalid_count == 1 ? "" : "s", fmt::join(invalid, "; "));
       prop.label = short_label(t, p);
       return prop;
     };
@@ -221,8 +230,9 @@ class TunerAgent final : public Agent {
           "the tuner has nothing to try: its library ({}) has no binding for task {} (op_type '{}'); add one "
           "(kernels/bindings/*.json, docs/tuner.md) or use an LLM agent (--agent llm:CONFIG)",
           lib_.dir.string(), key, task.op_type);
-    return fmt::format("the tuner has nothing to try: none of the {} templates of its library ({}) applies to {} on the {} backend",
-                       lib_.templates.size(), lib_.dir.string(), key, backend_name(backend));
+    return fmt::format(
+        "the tuner has nothing to try: none of the {} templates of its library ({}) applies to {} on the {} backend",
+        lib_.templates.size(), lib_.dir.string(), key, backend_name(backend));
   }
 
   std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) override {
@@ -238,7 +248,8 @@ class TunerAgent final : public Agent {
     std::string what;
     if (tname == tuner::kDispatchTemplate) {
       const auto n = tuner::dispatch_variant_points(p.params).size();
-      what = fmt::format("dispatch over {} points (candidates {})", n, p.params.count("variants") ? p.params.at("variants") : "?");
+      what = fmt::format("dispatch over {} points (candidates {})", n,
+                         p.params.count("variants") ? p.params.at("variants") : "?");
     } else if (ctx.leader && ctx.leader->params.count("template") && ctx.leader->params.at("template") == tname) {
       Point lp = ctx.leader->params;
       lp.erase("template");
@@ -249,7 +260,8 @@ class TunerAgent final : public Agent {
     }
     // How it stood against the leader, in the hive's words (its comparison: check 11's A/B); the own-run median
     // is labelled as such, never set beside the A/B as if it said which is faster.
-    const std::string cmp = o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
+    const std::string cmp =
+        o.comparison.empty() ? fmt::format("{:+.1f}% vs the leader", o.delta_vs_leader * 100) : o.comparison;
     if (o.standing == Standing::leader) {
       e.kind = "worked";
       e.text = ctx.leader ? fmt::format("{}: new leader (own run {}); {}", what, fmt_time(o.time_s), cmp)
@@ -260,7 +272,8 @@ class TunerAgent final : public Agent {
     } else {
       e.kind = "failed";
       std::string msg = o.message.size() > 160 ? o.message.substr(0, 157) + "..." : o.message;
-      e.text = fmt::format("{}: rejected at {} ({}){}", what, o.check ? o.check_text() : "?", o.reason, msg.empty() ? "" : ": " + msg);
+      e.text = fmt::format("{}: rejected at {} ({}){}", what, o.check ? o.check_text() : "?", o.reason,
+                           msg.empty() ? "" : ": " + msg);
     }
     return e;
   }
@@ -298,10 +311,13 @@ class TunerAgent final : public Agent {
         if (!s.templates.empty())
           st = std::move(s);
         else
-          why = fmt::format("no {} template for {} on {} (op {}, dtype {})", b->family, task.name, backend_name(backend), s.bt.op, s.bt.dtype);
+          why = fmt::format("no {} template for {} on {} (op {}, dtype {})", b->family, task.name,
+                            backend_name(backend), s.bt.op, s.bt.dtype);
       }
     }
-    if (!st) no_template_[key] = "the tuner has no template for this task: " + why + "; other agents (LLM: --agents llm:...) can still try it";
+    if (!st)
+      no_template_[key] =
+          "the tuner has no template for this task: " + why + "; other agents (LLM: --agents llm:...) can still try it";
     auto [pos, _] = states_.emplace(key, std::move(st));
     return pos->second ? &*pos->second : nullptr;
   }
@@ -346,7 +362,8 @@ class TunerAgent final : public Agent {
       if (r < kDominated) return "";
       closest = closest == 0 ? r : std::min(closest, r);
     }
-    return fmt::format("{}'s {} measured points are {:.2f}x the leader's time or more on every timed shape", t.name, points, closest);
+    return fmt::format("{}'s {} measured points are {:.2f}x the leader's time or more on every timed shape", t.name,
+                       points, closest);
   }
 
   static const tuner::StrategySpec* find_strategy(const Template& t, const std::string& name) {
@@ -372,8 +389,8 @@ class TunerAgent final : public Agent {
   std::optional<Proposal> compose(const AgentContext& ctx, const State& st, double min_weighted_gain = 0) {
     const tuner::DispatchPlan plan = tuner::plan_dispatch(*ctx.task, st.bt, lib_, ctx.leader, ctx.backups);
     if (!plan.ok()) return std::nullopt;
-    if (min_weighted_gain > 0 &&
-        (!ctx.leader || ctx.leader->time_s <= 0 || plan.expected_time_s <= 0 || plan.expected_time_s > ctx.leader->time_s * (1 - min_weighted_gain)))
+    if (min_weighted_gain > 0 && (!ctx.leader || ctx.leader->time_s <= 0 || plan.expected_time_s <= 0 ||
+                                  plan.expected_time_s > ctx.leader->time_s * (1 - min_weighted_gain)))
       return std::nullopt;
     const std::string key = dispatch_key(plan.params);
     if (mem_->tried(key)) return std::nullopt;
@@ -389,8 +406,9 @@ class TunerAgent final : public Agent {
     prop.parent = ctx.leader ? ctx.leader->id : "";
     prop.params = plan.params;
     prop.note = plan.note + " (" +
-                (ctx.strategy.name == tuner::kDispatchTemplate ? ctx.strategy.name
-                                                               : "proposed under " + ctx.strategy.name + ": the measurements promise a clear gain") +
+                (ctx.strategy.name == tuner::kDispatchTemplate
+                     ? ctx.strategy.name
+                     : "proposed under " + ctx.strategy.name + ": the measurements promise a clear gain") +
                 ")";
     std::string ids = plan.params.at("variants");
     std::replace(ids.begin(), ids.end(), ' ', '-');
@@ -422,7 +440,8 @@ class TunerAgent final : public Agent {
       mem_->try_mark(dispatch_key(k.params));
       return;
     }
-    if (const Template* t = lib_.find_template(it->second)) mem_->try_mark(point_key(t->name, tuner::point_from_params(*t, k.params)));
+    if (const Template* t = lib_.find_template(it->second))
+      mem_->try_mark(point_key(t->name, tuner::point_from_params(*t, k.params)));
   }
 
   tuner::Library lib_;

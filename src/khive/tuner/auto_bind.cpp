@@ -84,8 +84,8 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
   else if (b[1] == k && b[0] == n)
     layout_b = "col";
   if (layout_a.empty() || layout_b.empty()) {
-    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name, fmt::join(a, ","), ins[1]->name, fmt::join(b, ","),
-                       t.outputs[0].name, fmt::join(c, ","));
+    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name, fmt::join(a, ","),
+                       ins[1]->name, fmt::join(b, ","), t.outputs[0].name, fmt::join(c, ","));
     return std::nullopt;
   }
   return make(t, "gemm",
@@ -113,7 +113,8 @@ bool unary_float32(const Task& t, std::string* why) {
 
 // The epsilon of an RMSNorm reference: `eps=1e-6` / `EPS = 1e-5` in its source, else nullopt.
 std::optional<double> reference_eps(const Task& t) {
-  static const std::regex re(R"((?:\beps|\bEPS|\bepsilon|variance_epsilon)\s*=\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
+  static const std::regex re(
+      R"((?:\beps|\bEPS|\bepsilon|variance_epsilon)\s*=\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
   std::smatch m;
   if (!std::regex_search(t.pytorch_reference, m, re)) return std::nullopt;
   return std::stod(m[1].str());
@@ -131,13 +132,19 @@ std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
     *why = "no eps = <number> in the reference";
     return std::nullopt;
   }
-  return make(t, "rowop", ojson{{"op", "rmsnorm"}, {"x", t.inputs[0].name}, {"weight", t.inputs[1].name}, {"y", t.outputs[0].name}, {"eps", *eps}});
+  return make(t, "rowop",
+              ojson{{"op", "rmsnorm"},
+                    {"x", t.inputs[0].name},
+                    {"weight", t.inputs[1].name},
+                    {"y", t.outputs[0].name},
+                    {"eps", *eps}});
 }
 
 }  // namespace
 
 std::string recognised_op_name(const Task& t) {
-  if (!t.op_recognized.empty() && (t.op_type.empty() || lower(t.op_type) == "kernelbench")) return lower(t.op_recognized);
+  if (!t.op_recognized.empty() && (t.op_type.empty() || lower(t.op_type) == "kernelbench"))
+    return lower(t.op_recognized);
   std::string op = lower(t.op_type);
   if (!op.empty() && op != "kernelbench") return op;
   std::string name = lower(t.name);
@@ -174,7 +181,9 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
       *why = fmt::format("'{}': the row-op templates take a 2-D tensor (rows x the reduced last axis)", op);
       return std::nullopt;
     }
-    return make(t, "rowop", ojson{{"op", op == "softmax" ? "softmax" : "log_softmax"}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}});
+    return make(
+        t, "rowop",
+        ojson{{"op", op == "softmax" ? "softmax" : "log_softmax"}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}});
   }
   if (op == "rmsnorm" || op == "rms_norm") {
     if (auto b = rmsnorm(t, &detail)) return b;
@@ -191,7 +200,9 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
       *why = fmt::format("'{}': {}", op, detail);
       return std::nullopt;
     }
-    return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", t.op_expression}});
+    return make(
+        t, "elementwise",
+        ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", t.op_expression}});
   }
   auto it = activations().find(op);
   if (it != activations().end()) {
@@ -199,10 +210,12 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
       *why = fmt::format("'{}': {}", op, detail);
       return std::nullopt;
     }
-    return make(t, "elementwise", ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
+    return make(t, "elementwise",
+                ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
   *why = fmt::format(
-      "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench activations, "
+      "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench "
+      "activations, "
       "single-input elementwise chains) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));

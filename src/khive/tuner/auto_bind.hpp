@@ -9,7 +9,8 @@
 // swish/silu, gelu, selu, hardsigmoid, softplus, softsign, elu, hardtanh; one input, the output shaped like it)
 // -> elementwise with the same expressions as kernels/bindings/cutegen26.json; softmax and log_softmax over the last
 // axis of a 2-D float32 tensor -> rowop; rmsnorm (x[T, H], weight[H] -> y[T, H], eps read from the reference's
-// `eps = 1e-6`) -> rowop rmsnorm (the templates decide the dtypes they serve). Anything else is left to the other agents (LLM), and `why` says so.
+// `eps = 1e-6`) -> rowop rmsnorm (the templates decide the dtypes they serve). Anything else is left to the other
+// agents (LLM), and `why` says so.
 #pragma once
 #include <optional>
 #include <string>

@@ -42,7 +42,8 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
 }
 
 bool template_applies(const Template& t, const BoundTask& bt) {
-  return t.family == bt.family && t.backend == bt.backend && t.dtypes.count(bt.dtype) && (t.ops.empty() || t.ops.count(bt.op));
+  return t.family == bt.family && t.backend == bt.backend && t.dtypes.count(bt.dtype) &&
+         (t.ops.empty() || t.ops.count(bt.op));
 }
 
 }  // namespace khive::tuner

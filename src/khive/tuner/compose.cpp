@@ -59,9 +59,11 @@ struct Body {
 Body split_body(const std::string& rendered, const Template& t, std::size_t index) {
   auto refuse = [&](std::size_t line_no, const std::string& why) -> void {
     throw ComposeError(
-        fmt::format("variant v{} ({}): {}, line {} of its rendered source; it cannot be wrapped in a namespace", index, t.name, why, line_no));
+        fmt::format("variant v{} ({}): {}, line {} of its rendered source; it cannot be wrapped in a namespace", index,
+                    t.name, why, line_no));
   };
-  static const std::regex kLibNamespace(R"(^\s*namespace\s+(std|cute|cutlass|cub|thrust|cooperative_groups|nvcuda)\b[^=]*$)");
+  static const std::regex kLibNamespace(
+      R"(^\s*namespace\s+(std|cute|cutlass|cub|thrust|cooperative_groups|nvcuda)\b[^=]*$)");
   static const std::regex kLibSpecialization(R"(template\s*<\s*>\s*(struct|class)\s+(std|cute|cutlass|cub|thrust)::)");
   Body b;
   int depth = 0;
@@ -93,7 +95,8 @@ Body split_body(const std::string& rendered, const Template& t, std::size_t inde
     if (d == "pragma" && trim(rest) == "once") refuse(n, "#pragma once");
     if (d == "define") b.macros.insert(macro_name(rest));
     if (!comment && d.empty()) {
-      if (line.find("extern \"C\"") != std::string::npos) refuse(n, "an extern \"C\" declaration (one symbol per variant would clash)");
+      if (line.find("extern \"C\"") != std::string::npos)
+        refuse(n, "an extern \"C\" declaration (one symbol per variant would clash)");
       if (std::regex_search(line, kLibNamespace)) refuse(n, "a library namespace reopened at global scope");
       if (std::regex_search(line, kLibSpecialization)) refuse(n, "an explicit specialization of a library template");
     }
@@ -127,9 +130,11 @@ void check_variants(const BoundTask& bt, const std::vector<Variant>& variants) {
     if (!t) throw ComposeError(fmt::format("variant v{} has no template", i));
     if (!template_applies(*t, bt))
       throw ComposeError(
-          fmt::format("variant v{} ({}: family {}, {}) does not serve the task's binding {} (family {}, {}, {} {}): all variants must "
+          fmt::format("variant v{} ({}: family {}, {}) does not serve the task's binding {} (family {}, {}, {} {}): "
+                      "all variants must "
                       "come from templates of one binding, which share its PROLOGUE and ENTRY",
-                      i, t->name, t->family, backend_name(t->backend), bt.key, bt.family, backend_name(bt.backend), bt.dtype, bt.op));
+                      i, t->name, t->family, backend_name(t->backend), bt.key, bt.family, backend_name(bt.backend),
+                      bt.dtype, bt.op));
   }
 }
 
@@ -141,7 +146,8 @@ void check_routes(const std::vector<std::string>& axes, const std::vector<Route>
     for (const auto& a : axes)
       if (!routes[r].axes.count(a)) throw ComposeError(fmt::format("route {} has no value for the var axis {}", r, a));
   }
-  if (axes.empty() && routes.size() > 1) throw ComposeError("the task has no var axes: its shapes cannot be told apart at run time");
+  if (axes.empty() && routes.size() > 1)
+    throw ComposeError("the task has no var axes: its shapes cannot be told apart at run time");
 }
 
 // The variants' bodies, each in its namespace khive_v<i>, and the includes they need (once each, in first-use order).
@@ -158,14 +164,14 @@ std::string variant_bodies(const BoundTask& bt, const std::string& prologue, con
     for (const std::string* m : {&kPrologueMark, &kEntryMark}) {
       const auto first = r.find(*m);
       if (first == std::string::npos || r.find(*m, first + 1) != std::string::npos)
-        throw ComposeError(fmt::format("variant v{} ({}): its template must contain {{{{{}}}}} exactly once", i, v.t->name,
-                                       m == &kPrologueMark ? "PROLOGUE" : "ENTRY"));
+        throw ComposeError(fmt::format("variant v{} ({}): its template must contain {{{{{}}}}} exactly once", i,
+                                       v.t->name, m == &kPrologueMark ? "PROLOGUE" : "ENTRY"));
     }
     Body b = split_body(r, *v.t, i);
     for (auto& inc : b.includes)
       if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(inc);
-    bodies += fmt::format("\n// ---- variant v{}: {}{}\nnamespace khive_v{} {{\n{}}}  // namespace khive_v{}\n", i, point_text(v),
-                          v.candidate.empty() ? "" : " (candidate " + v.candidate + ")", i, b.text, i);
+    bodies += fmt::format("\n// ---- variant v{}: {}{}\nnamespace khive_v{} {{\n{}}}  // namespace khive_v{}\n", i,
+                          point_text(v), v.candidate.empty() ? "" : " (candidate " + v.candidate + ")", i, b.text, i);
     // A macro of this variant must not leak into the next one (the next defines its own value); the PROLOGUE's
     // macros stay (a body may only re-state a default for them under #ifndef).
     for (const auto& m : b.macros)
@@ -176,10 +182,13 @@ std::string variant_bodies(const BoundTask& bt, const std::string& prologue, con
 
 // The dispatcher, namespace khive_dispatch: the measured shapes, the variant each runs, pick() (the variant of the
 // nearest of them in log space for any call) and run(variant, args...).
-std::string dispatcher_text(const std::vector<std::string>& axes, const std::vector<Route>& routes, std::size_t variants) {
+std::string dispatcher_text(const std::vector<std::string>& axes, const std::vector<Route>& routes,
+                            std::size_t variants) {
   std::string d =
-      "\n// ---- dispatch: a call runs the variant of the nearest measured shape in log space of the var axes (exact for a\n"
-      "// measured shape); every variant was accepted on every correctness workload, so any shape is served correctly.\n"
+      "\n// ---- dispatch: a call runs the variant of the nearest measured shape in log space of the var axes (exact "
+      "for a\n"
+      "// measured shape); every variant was accepted on every correctness workload, so any shape is served "
+      "correctly.\n"
       "namespace khive_dispatch {\n";
   if (axes.empty()) {
     d += fmt::format("inline int pick() {{ return {}; }}\n", routes.front().variant);
@@ -225,30 +234,35 @@ std::string dispatcher_text(const std::vector<std::string>& axes, const std::vec
          "  return kVariant[best];\n}\n";
   }
   d += "template <class... A>\ninline void run(int variant, A&&... a) {\n  switch (variant) {\n";
-  for (std::size_t i = 1; i < variants; ++i) d += fmt::format("    case {0}: khive_v{0}::khive_run(static_cast<A&&>(a)...); return;\n", i);
+  for (std::size_t i = 1; i < variants; ++i)
+    d += fmt::format("    case {0}: khive_v{0}::khive_run(static_cast<A&&>(a)...); return;\n", i);
   d += "    default: khive_v0::khive_run(static_cast<A&&>(a)...); return;\n  }\n}\n}  // namespace khive_dispatch\n\n";
   return d;
 }
 
 }  // namespace
 
-std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants, const std::vector<Route>& routes) {
+std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants,
+                             const std::vector<Route>& routes) {
   if (variants.empty()) throw ComposeError("a composite needs at least one variant");
   if (routes.empty()) throw ComposeError("a composite needs at least one measured shape to route");
   check_variants(bt, variants);
   const auto pro = bt.placeholders.find("PROLOGUE"), ent = bt.placeholders.find("ENTRY");
-  if (pro == bt.placeholders.end() || ent == bt.placeholders.end()) throw ComposeError("the binding of " + bt.key + " has no PROLOGUE or ENTRY");
+  if (pro == bt.placeholders.end() || ent == bt.placeholders.end())
+    throw ComposeError("the binding of " + bt.key + " has no PROLOGUE or ENTRY");
   const std::string& entry = ent->second;
   const auto calls = run_calls(entry);
   if (calls.size() != 1)
-    throw ComposeError(fmt::format("the ENTRY of {} calls khive_run {} times; the dispatcher replaces exactly one call", bt.key, calls.size()));
+    throw ComposeError(fmt::format("the ENTRY of {} calls khive_run {} times; the dispatcher replaces exactly one call",
+                                   bt.key, calls.size()));
   const auto axes = var_axes(task);
   check_routes(axes, routes, variants.size());
   std::vector<std::string> includes;
   const std::string bodies = variant_bodies(bt, pro->second, variants, includes);
 
-  std::string out = fmt::format("// khive tuner: per-shape dispatch over {} points of one binding for {} ({})\n// task: {}\n", variants.size(),
-                                bt.key, backend_name(bt.backend), bt.summary);
+  std::string out =
+      fmt::format("// khive tuner: per-shape dispatch over {} points of one binding for {} ({})\n// task: {}\n",
+                  variants.size(), bt.key, backend_name(bt.backend), bt.summary);
   for (std::size_t i = 0; i < variants.size(); ++i) out += fmt::format("// v{}: {}\n", i, point_text(variants[i]));
   out += pro->second;
   if (!pro->second.empty() && pro->second.back() != '\n') out += '\n';
@@ -274,12 +288,14 @@ std::map<std::string, std::string> parse_point_key(const std::string& key) {
     if (e == std::string::npos) e = key.size();
     const std::string part = key.substr(i, e - i);
     if (first) {
-      if (part.empty()) throw std::runtime_error("point key \"" + key + "\": expected a template name before the first |");
+      if (part.empty())
+        throw std::runtime_error("point key \"" + key + "\": expected a template name before the first |");
       out["template"] = part;
       first = false;
     } else {
       const auto eq = part.find('=');
-      if (eq == std::string::npos || eq == 0) throw std::runtime_error("point key \"" + key + "\": expected NAME=VALUE, got \"" + part + "\"");
+      if (eq == std::string::npos || eq == 0)
+        throw std::runtime_error("point key \"" + key + "\": expected NAME=VALUE, got \"" + part + "\"");
       out[part.substr(0, eq)] = part.substr(eq + 1);
     }
     i = e + 1;
@@ -287,7 +303,8 @@ std::map<std::string, std::string> parse_point_key(const std::string& key) {
   return out;
 }
 
-std::vector<std::map<std::string, std::string>> dispatch_variant_points(const std::map<std::string, std::string>& params) {
+std::vector<std::map<std::string, std::string>> dispatch_variant_points(
+    const std::map<std::string, std::string>& params) {
   std::vector<std::map<std::string, std::string>> out;
   auto it = params.find("template");
   if (it == params.end() || it->second != kDispatchTemplate) return out;
@@ -322,7 +339,8 @@ namespace {
 // leader's, then in rank order). Costs are weighted sums of log medians over a shape's workloads.
 class DispatchPlanner {
  public:
-  DispatchPlanner(const BoundTask& bt, const Library& lib, const MeasuredKernel& leader, std::vector<PerfShape> groups, const DispatchOptions& o)
+  DispatchPlanner(const BoundTask& bt, const Library& lib, const MeasuredKernel& leader, std::vector<PerfShape> groups,
+                  const DispatchOptions& o)
       : bt_(bt), lib_(lib), leader_(leader), groups_(std::move(groups)), o_(o) {}
 
   // Adds the options of one candidate (the leader's also mark which option it runs on each workload).
@@ -365,7 +383,8 @@ class DispatchPlanner {
   double lead_t_ = 0;                         // the leader's weighted time
 };
 
-int DispatchPlanner::add(const Template* t, const Point& p, const std::string& cand, const std::map<std::string, double>& time) {
+int DispatchPlanner::add(const Template* t, const Point& p, const std::string& cand,
+                         const std::map<std::string, double>& time) {
   const std::string key = point_key(t->name, p);
   auto it = std::find_if(opts_.begin(), opts_.end(), [&](const Option& x) { return x.key == key; });
   if (it == opts_.end()) it = opts_.insert(opts_.end(), Option{t, p, key, cand, {}});
@@ -392,7 +411,8 @@ void DispatchPlanner::take_composite(const MeasuredKernel& k, bool is_leader) {
   for (std::size_t i = 0; i < pts.size(); ++i) {
     const Template* t = lib_.find_template(pts[i].at("template"));
     if (!t || !template_applies(*t, bt_)) {
-      skipped_.push_back(fmt::format("{} v{} ({}: not a template of this task's binding)", k.id, i, pts[i].at("template")));
+      skipped_.push_back(
+          fmt::format("{} v{} ({}: not a template of this task's binding)", k.id, i, pts[i].at("template")));
       continue;
     }
     std::map<std::string, double> time;
@@ -418,8 +438,8 @@ void DispatchPlanner::take(const MeasuredKernel& k, bool is_leader) {
     return;
   }
   if (!template_applies(*t, bt_)) {
-    skipped_.push_back(fmt::format("{} ({}: family {}, {}, not this task's binding {} of family {})", k.id, t->name, t->family,
-                                   backend_name(t->backend), bt_.key, bt_.family));
+    skipped_.push_back(fmt::format("{} ({}: family {}, {}, not this task's binding {} of family {})", k.id, t->name,
+                                   t->family, backend_name(t->backend), bt_.key, bt_.family));
     return;
   }
   const int oi = add(t, point_from_params(*t, k.params), k.id, k.workload_median_s);
@@ -461,9 +481,11 @@ bool DispatchPlanner::choose(DispatchPlan& plan) {
     int best = -1;
     double best_c = 0;
     for (std::size_t i = 0; i < opts_.size(); ++i)
-      if (auto c = cost(static_cast<int>(i), g); c && (best < 0 || *c < best_c)) best = static_cast<int>(i), best_c = *c;
+      if (auto c = cost(static_cast<int>(i), g); c && (best < 0 || *c < best_c))
+        best = static_cast<int>(i), best_c = *c;
     if (best < 0) {
-      plan.reason = fmt::format("no template point among the leader and backups is measured on {}{}", groups_[g].workloads.front(),
+      plan.reason = fmt::format("no template point among the leader and backups is measured on {}{}",
+                                groups_[g].workloads.front(),
                                 skipped_.empty() ? "" : "; skipped: " + fmt::format("{}", fmt::join(skipped_, ", ")));
       return false;
     }
@@ -519,19 +541,22 @@ bool DispatchPlanner::worth_it(DispatchPlan& plan) {
     }
   }
   if (leader_everywhere) {
-    plan.reason =
-        fmt::format("the leader's own point{} the fastest on every shape (within {:.0f}%)",
-                    leader_.params.count("template") && leader_.params.at("template") == kDispatchTemplate ? "s are" : " is", o_.min_gain * 100);
+    plan.reason = fmt::format(
+        "the leader's own point{} the fastest on every shape (within {:.0f}%)",
+        leader_.params.count("template") && leader_.params.at("template") == kDispatchTemplate ? "s are" : " is",
+        o_.min_gain * 100);
     return false;
   }
   if (max_gain <= o_.min_gain) {
-    plan.reason = fmt::format("no shape gains more than {:.0f}% over the leader (best {:+.1f}%)", o_.min_gain * 100, max_gain * 100);
+    plan.reason = fmt::format("no shape gains more than {:.0f}% over the leader (best {:+.1f}%)", o_.min_gain * 100,
+                              max_gain * 100);
     return false;
   }
   plan.expected_time_s = std::exp(s_comp / w_all);
   lead_t_ = std::exp(s_lead / w_all);
   if (!(plan.expected_time_s < lead_t_)) {
-    plan.reason = fmt::format("the composite would take {:.4g} s, the leader {:.4g} s (weighted): no faster", plan.expected_time_s, lead_t_);
+    plan.reason = fmt::format("the composite would take {:.4g} s, the leader {:.4g} s (weighted): no faster",
+                              plan.expected_time_s, lead_t_);
     return false;
   }
   return true;
@@ -539,7 +564,8 @@ bool DispatchPlanner::worth_it(DispatchPlan& plan) {
 
 void DispatchPlanner::fill(DispatchPlan& plan) const {
   std::vector<int> order;
-  if (const auto lo = leader_option(0); lo && std::find(choice_.begin(), choice_.end(), *lo) != choice_.end()) order.push_back(*lo);
+  if (const auto lo = leader_option(0); lo && std::find(choice_.begin(), choice_.end(), *lo) != choice_.end())
+    order.push_back(*lo);
   for (int c : choice_)
     if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
   std::string ids, route;
@@ -555,23 +581,27 @@ void DispatchPlanner::fill(DispatchPlan& plan) const {
     plan.routes.push_back({groups_[g].workloads, groups_[g].axes, vi});
     for (const auto& w : groups_[g].workloads) route += (route.empty() ? "" : " ") + w + "=v" + std::to_string(vi);
     std::string gain;
-    if (auto lc = leader_cost(g)) gain = fmt::format(" ({:+.0f}%)", (std::exp((*lc - *cost(choice_[g], g)) / wsum(g)) - 1) * 100);
-    per_variant[vi] += (per_variant[vi].empty() ? "" : ", ") + fmt::format("{}", fmt::join(groups_[g].workloads, "+")) + gain;
+    if (auto lc = leader_cost(g))
+      gain = fmt::format(" ({:+.0f}%)", (std::exp((*lc - *cost(choice_[g], g)) / wsum(g)) - 1) * 100);
+    per_variant[vi] +=
+        (per_variant[vi].empty() ? "" : ", ") + fmt::format("{}", fmt::join(groups_[g].workloads, "+")) + gain;
   }
   plan.params["template"] = kDispatchTemplate;
   plan.params["variants"] = ids;
   plan.params["route"] = route;
   std::string note = fmt::format("dispatch over {} points by shape", order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
-    note += fmt::format("; v{} {} ({}): {}", i, point_text(plan.variants[i]), plan.variants[i].candidate, per_variant[i]);
+    note +=
+        fmt::format("; v{} {} ({}): {}", i, point_text(plan.variants[i]), plan.variants[i].candidate, per_variant[i]);
   note += fmt::format("; expected {:+.1f}% weighted time vs the leader", (plan.expected_time_s / lead_t_ - 1) * 100);
   plan.note = note;
 }
 
 }  // namespace
 
-DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib, const std::optional<MeasuredKernel>& leader,
-                           const std::vector<MeasuredKernel>& backups, const DispatchOptions& o) {
+DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib,
+                           const std::optional<MeasuredKernel>& leader, const std::vector<MeasuredKernel>& backups,
+                           const DispatchOptions& o) {
   DispatchPlan plan;
   if (!leader) {
     plan.reason = "no leader yet";

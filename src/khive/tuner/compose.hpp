@@ -54,7 +54,8 @@ std::vector<PerfShape> perf_shapes(const Task& task, const BoundTask& bt);
 
 // Throws ComposeError naming the reason. Every variant's template must apply to bt (one binding: the same
 // PROLOGUE and ENTRY), at least one variant and one route, routes naming existing variants.
-std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants, const std::vector<Route>& routes);
+std::string render_composite(const Task& task, const BoundTask& bt, const std::vector<Variant>& variants,
+                             const std::vector<Route>& routes);
 
 struct DispatchOptions {
   double min_gain = 0.03;        // a shape leaves the leader's point only for a point this much faster there
@@ -75,14 +76,16 @@ struct DispatchPlan {
 // its variants, each with the composite's own measured time on its shapes). No plan when the leader's own
 // points would be chosen everywhere, when no shape gains min_gain, or when a template of another binding
 // family is involved (that candidate is skipped and named in the reason only when nothing else is left).
-DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib, const std::optional<MeasuredKernel>& leader,
-                           const std::vector<MeasuredKernel>& backups, const DispatchOptions& o = {});
+DispatchPlan plan_dispatch(const Task& task, const BoundTask& bt, const Library& lib,
+                           const std::optional<MeasuredKernel>& leader, const std::vector<MeasuredKernel>& backups,
+                           const DispatchOptions& o = {});
 
 // "rowop.cpu_softmax|LANES=16|ROW_BLOCK=4" -> {"template": "rowop.cpu_softmax", "LANES": "16", ...}; the inverse of
 // point_key. Throws std::runtime_error on a malformed key.
 std::map<std::string, std::string> parse_point_key(const std::string& key);
 
 // The template points of a composite's params (v0, v1, ... in order), each with "template"; empty for other params.
-std::vector<std::map<std::string, std::string>> dispatch_variant_points(const std::map<std::string, std::string>& params);
+std::vector<std::map<std::string, std::string>> dispatch_variant_points(
+    const std::map<std::string, std::string>& params);
 
 }  // namespace khive::tuner

@@ -27,16 +27,20 @@ std::string rel(const fs::path& p) {
 std::string show(const json& j) { return j.is_number() ? j.dump() : describe_json(j); }
 
 // The shared reader for one library file; its errors are TaskFormatErrors naming the file as kernels/<family>/<file>.
-OrderedJsonFields fields(const fs::path& file) { return OrderedJsonFields(rel(file), "", throw_task_format_error, show); }
+OrderedJsonFields fields(const fs::path& file) {
+  return OrderedJsonFields(rel(file), "", throw_task_format_error, show);
+}
 
-[[noreturn]] void fail(const fs::path& file, const std::string& field, const std::string& expected, const std::string& got = "") {
+[[noreturn]] void fail(const fs::path& file, const std::string& field, const std::string& expected,
+                       const std::string& got = "") {
   fields(file).fail(field, expected, got);
 }
 
 bool is_param_name(const std::string& s) {
   if (!is_identifier(s)) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 bool is_integer_text(const std::string& s) {
@@ -61,14 +65,16 @@ json parse_file(const fs::path& p) {
 }
 
 // Our own files are strict: a key outside allowed is an error (a typo is never silently ignored).
-void check_keys(const fs::path& file, const std::string& field, const json& obj, std::initializer_list<const char*> allowed) {
+void check_keys(const fs::path& file, const std::string& field, const json& obj,
+                std::initializer_list<const char*> allowed) {
   const std::vector<std::string> keys(allowed.begin(), allowed.end());
   if (const auto k = OrderedJsonFields::unknown_key(obj, keys))
     fail(file, field.empty() ? *k : field + "." + *k, "one of the keys " + join(keys), "an unknown key");
 }
 
 // obj[key] as a string (field + key names it); "" when it is absent or null and not required.
-std::string get_string(const fs::path& file, const json& obj, const std::string& key, const std::string& field, bool required) {
+std::string get_string(const fs::path& file, const json& obj, const std::string& key, const std::string& field,
+                       bool required) {
   const json* v = OrderedJsonFields::find(obj, key);
   if (!v) {
     if (required) fail(file, field + key, "a string", "nothing");
@@ -96,12 +102,14 @@ Param parse_param(const fs::path& file, const std::string& name, const json& j) 
   if (j.contains("values")) {
     const json& vs = j["values"];
     if (!vs.is_array() || vs.empty()) fail(file, f + ".values", "a non-empty array", show(vs));
-    for (std::size_t i = 0; i < vs.size(); ++i) p.values.push_back(value_text(file, f + ".values[" + std::to_string(i) + "]", vs[i]));
+    for (std::size_t i = 0; i < vs.size(); ++i)
+      p.values.push_back(value_text(file, f + ".values[" + std::to_string(i) + "]", vs[i]));
   } else {
     const bool pow2 = j.contains("pow2");
     const json& r = pow2 ? j["pow2"] : j["range"];
     const std::string rf = f + (pow2 ? ".pow2" : ".range");
-    if (!r.is_array() || r.size() < 2 || r.size() > (pow2 ? 2u : 3u)) fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", show(r));
+    if (!r.is_array() || r.size() < 2 || r.size() > (pow2 ? 2u : 3u))
+      fail(file, rf, pow2 ? "[from, to]" : "[from, to] or [from, to, step]", show(r));
     for (const auto& x : r)
       if (!x.is_number_integer()) fail(file, rf, "integers", show(x));
     const int64_t from = r[0].get<int64_t>(), to = r[1].get<int64_t>();
@@ -109,7 +117,8 @@ Param parse_param(const fs::path& file, const std::string& name, const json& j) 
     if (to < from) fail(file, rf, "from <= to", r.dump());
     if (step <= 0) fail(file, rf, "a positive step", std::to_string(step));
     if (pow2 && (from <= 0 || (from & (from - 1)) || (to & (to - 1)))) fail(file, rf, "powers of two", r.dump());
-    for (int64_t v = from; v <= to && p.values.size() <= 4096; v = pow2 ? v * 2 : v + step) p.values.push_back(std::to_string(v));
+    for (int64_t v = from; v <= to && p.values.size() <= 4096; v = pow2 ? v * 2 : v + step)
+      p.values.push_back(std::to_string(v));
     if (p.values.size() > 4096) fail(file, rf, "at most 4096 values", "more");
   }
   std::set<std::string> seen;
@@ -121,7 +130,8 @@ Param parse_param(const fs::path& file, const std::string& name, const json& j) 
     fail(file, f + ".values", "all integers or all identifiers", "a mix");
   if (j.contains("default")) {
     p.default_value = value_text(file, f + ".default", j["default"]);
-    if (!seen.count(p.default_value)) fail(file, f + ".default", "one of the parameter's values", "\"" + p.default_value + "\"");
+    if (!seen.count(p.default_value))
+      fail(file, f + ".default", "one of the parameter's values", "\"" + p.default_value + "\"");
   } else {
     p.default_value = p.values.front();
   }
@@ -130,7 +140,8 @@ Param parse_param(const fs::path& file, const std::string& name, const json& j) 
 
 // Names a rule or derived expression may use: parameters (numeric ones by name, identifier-valued ones as
 // NAME_value flags), derived values defined before, the family's task variables.
-void check_expression(const fs::path& file, const std::string& field, const std::string& expr, const std::set<std::string>& known) {
+void check_expression(const fs::path& file, const std::string& field, const std::string& expr,
+                      const std::set<std::string>& known) {
   std::vector<std::string> ids;
   try {
     ids = expr_identifiers(expr);
@@ -138,7 +149,8 @@ void check_expression(const fs::path& file, const std::string& field, const std:
     fail(file, field, "a valid expression", "\"" + expr + "\" (" + e.what() + ")");
   }
   for (const auto& id : ids)
-    if (!known.count(id)) fail(file, field, "names of parameters, derived values or task variables", "\"" + id + "\" in \"" + expr + "\"");
+    if (!known.count(id))
+      fail(file, field, "names of parameters, derived values or task variables", "\"" + id + "\" in \"" + expr + "\"");
 }
 
 }  // namespace
@@ -170,7 +182,7 @@ const std::vector<std::string>& family_variables(const std::string& family) {
       {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},  // COLS: the output's row length (half the input's)
       {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
       {"router", {"TOKENS", "HIDDEN", "EXPERTS", "TOPK", "ELEM_BYTES"}},  // TOPK: experts chosen per token
-      {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},               // D: the head dim (D / 2 rotation pairs per head)
+      {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},  // D: the head dim (D / 2 rotation pairs per head)
       // SQ = 1 for decode; CAUSAL 0/1; GROUP = HQ / HKV (query heads per KV head)
       {"attention", {"BATCH", "SQ", "SKV", "HQ", "HKV", "D", "ELEM_BYTES", "CAUSAL", "GROUP"}},
   };
@@ -227,12 +239,14 @@ static std::string expand_includes(const fs::path& file, const std::string& text
         fail(file, field, "a file name in the template's directory or common/<file name>", "\"" + name + "\"");
       if (depth >= 4) fail(file, field, "includes nested at most 4 deep", "\"" + name + "\" at depth 5");
       const fs::path dir = file.parent_path();
-      const fs::path inc = common ? (dir.filename() == "common" ? dir : dir.parent_path() / "common") / base : dir / base;
+      const fs::path inc =
+          common ? (dir.filename() == "common" ? dir : dir.parent_path() / "common") / base : dir / base;
       std::string body;
       try {
         body = read_file(inc);
       } catch (const std::exception&) {
-        fail(file, field, common ? "an existing file in the library's common/ folder" : "an existing file next to the template",
+        fail(file, field,
+             common ? "an existing file in the library's common/ folder" : "an existing file next to the template",
              "\"" + name + "\" (missing)");
       }
       out += expand_includes(inc, body, depth + 1);
@@ -273,7 +287,8 @@ void read_params(const fs::path& manifest, const json& j, Template& t, std::set<
     fail(manifest, "params", "a non-empty object of parameters", j.contains("params") ? show(j["params"]) : "nothing");
   for (const auto& v : family_variables(t.family)) known.insert(v);
   for (auto it = j["params"].begin(); it != j["params"].end(); ++it) {
-    if (known.count(it.key())) fail(manifest, "params." + it.key(), "a name that is not a task variable of the family", "\"" + it.key() + "\"");
+    if (known.count(it.key()))
+      fail(manifest, "params." + it.key(), "a name that is not a task variable of the family", "\"" + it.key() + "\"");
     Param p = parse_param(manifest, it.key(), it.value());
     if (p.numeric) {
       known.insert(p.name);
@@ -292,7 +307,8 @@ void read_derived_and_rules(const fs::path& manifest, const json& j, Template& t
     for (auto it = j["derived"].begin(); it != j["derived"].end(); ++it) {
       const std::string f = "derived." + it.key();
       if (!is_param_name(it.key())) fail(manifest, f, "an upper-case identifier", "\"" + it.key() + "\"");
-      if (known.count(it.key())) fail(manifest, f, "a new name", "\"" + it.key() + "\" (already a parameter or variable)");
+      if (known.count(it.key()))
+        fail(manifest, f, "a new name", "\"" + it.key() + "\" (already a parameter or variable)");
       if (!it.value().is_string()) fail(manifest, f, "an expression (string)", show(it.value()));
       check_expression(manifest, f, it.value().get<std::string>(), known);
       known.insert(it.key());
@@ -317,7 +333,8 @@ void read_derived_and_rules(const fs::path& manifest, const json& j, Template& t
 // "strategies": "<family>.<direction>" -> {description, params (this template's)}.
 void read_strategies(const fs::path& manifest, const json& j, Template& t) {
   if (!j.contains("strategies") || !j["strategies"].is_object() || j["strategies"].empty())
-    fail(manifest, "strategies", "a non-empty object of strategies", j.contains("strategies") ? show(j["strategies"]) : "nothing");
+    fail(manifest, "strategies", "a non-empty object of strategies",
+         j.contains("strategies") ? show(j["strategies"]) : "nothing");
   for (auto it = j["strategies"].begin(); it != j["strategies"].end(); ++it) {
     const std::string f = "strategies." + it.key();
     if (it.key().rfind(t.family + ".", 0) != 0 || it.key().size() == t.family.size() + 1)
@@ -342,7 +359,8 @@ Template load_template(const fs::path& manifest) {
   const json j = parse_file(manifest);
   if (!j.is_object()) fail(manifest, "(root)", "an object", show(j));
   check_keys(manifest, "", j,
-             {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules", "fast_path", "strategies"});
+             {"name", "family", "backend", "description", "source", "dtypes", "ops", "params", "derived", "rules",
+              "fast_path", "strategies"});
   Template t;
   t.manifest = manifest;
   t.name = get_string(manifest, j, "name", "", true);
@@ -378,7 +396,8 @@ std::map<std::string, Binding> load_bindings(const fs::path& file) {
   check_keys(file, "", j, {"suite", "description", "tasks"});
   const std::string suite = get_string(file, j, "suite", "", true);
   if (!j.contains("tasks") || !j["tasks"].is_object())
-    fail(file, "tasks", "an object: task directory name -> binding", j.contains("tasks") ? show(j["tasks"]) : "nothing");
+    fail(file, "tasks", "an object: task directory name -> binding",
+         j.contains("tasks") ? show(j["tasks"]) : "nothing");
   std::map<std::string, Binding> out;
   for (auto it = j["tasks"].begin(); it != j["tasks"].end(); ++it) {
     const std::string f = "tasks." + it.key();
@@ -395,7 +414,8 @@ std::map<std::string, Binding> load_bindings(const fs::path& file) {
 }
 
 Library load_library(const fs::path& dir) {
-  if (!fs::is_directory(dir)) throw std::runtime_error("template library " + dir.string() + ": expected a directory (kernels/), got none");
+  if (!fs::is_directory(dir))
+    throw std::runtime_error("template library " + dir.string() + ": expected a directory (kernels/), got none");
   Library lib;
   lib.dir = dir;
   std::vector<fs::path> manifests, binding_files;
@@ -403,21 +423,25 @@ Library load_library(const fs::path& dir) {
     if (!e.is_directory() || e.path().filename().string().starts_with(".")) continue;
     const bool bindings = e.path().filename() == "bindings";
     for (const auto& f : fs::directory_iterator(e.path()))
-      if (f.is_regular_file() && f.path().extension() == ".json") (bindings ? binding_files : manifests).push_back(f.path());
+      if (f.is_regular_file() && f.path().extension() == ".json")
+        (bindings ? binding_files : manifests).push_back(f.path());
   }
   std::sort(manifests.begin(), manifests.end());
   std::sort(binding_files.begin(), binding_files.end());
   for (const auto& m : manifests) {
     Template t = load_template(m);
-    if (lib.find_template(t.name)) fail(m, "name", "a template name unique in the library", "\"" + t.name + "\" (twice)");
+    if (lib.find_template(t.name))
+      fail(m, "name", "a template name unique in the library", "\"" + t.name + "\" (twice)");
     if (m.parent_path().filename() != t.family)
       fail(m, "family", "the folder's family \"" + m.parent_path().filename().string() + "\"", "\"" + t.family + "\"");
     lib.templates.push_back(std::move(t));
   }
-  std::sort(lib.templates.begin(), lib.templates.end(), [](const Template& a, const Template& b) { return a.name < b.name; });
+  std::sort(lib.templates.begin(), lib.templates.end(),
+            [](const Template& a, const Template& b) { return a.name < b.name; });
   for (const auto& f : binding_files)
     for (auto& [k, b] : load_bindings(f)) {
-      if (lib.bindings.count(k)) fail(f, "tasks", "each task bound once", "\"" + k + "\" also in " + rel(lib.bindings.at(k).file));
+      if (lib.bindings.count(k))
+        fail(f, "tasks", "each task bound once", "\"" + k + "\" also in " + rel(lib.bindings.at(k).file));
       lib.bindings.emplace(k, std::move(b));
     }
   return lib;

@@ -55,7 +55,7 @@ struct Template {
   std::set<std::string> ops;     // binding ops it handles; empty = every op of the family
   std::vector<Param> params;
   std::vector<std::pair<std::string, std::string>> derived;  // name -> integer expression, in file order
-  std::vector<Rule> rules;                                   // the fast path compiles and runs at all (resources, tile shapes): every workload
+  std::vector<Rule> rules;  // the fast path compiles and runs at all (resources, tile shapes): every workload
   // When the fast path takes a shape: the rendered kernel checks the same conditions at run time and sends the
   // other calls to its generic path. Evaluated per workload; a point must take at least one perf workload.
   std::vector<Rule> fast_path;

@@ -112,7 +112,8 @@ Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
       } catch (const ExprError& e) {
         return invalid(fmt::format("{}: {} (workload {})", rule.require, e.what(), bt.workload_names[w]));
       }
-      if (!holds) return invalid(fmt::format("{} (workload {})", fill_message(rule.message, vars), bt.workload_names[w]));
+      if (!holds)
+        return invalid(fmt::format("{} (workload {})", fill_message(rule.message, vars), bt.workload_names[w]));
     }
     if (t.fast_path.empty() || fast_path_error) continue;
     const bool perf = w < bt.workload_perf.size() && bt.workload_perf[w];
@@ -158,13 +159,14 @@ std::string fast_path_note(const Validity& v, std::size_t max_listed) {
 }
 
 std::string render(const Template& t, const BoundTask& bt, const Point& p) {
-  std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key, backend_name(bt.backend),
-                                describe_point(p), bt.summary);
+  std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key,
+                                backend_name(bt.backend), describe_point(p), bt.summary);
   const std::string& s = t.source;
   for (std::size_t i = 0; i < s.size();) {
     if (s.compare(i, 2, "{{") == 0) {
       const auto end = s.find("}}", i + 2);
-      if (end == std::string::npos) throw std::runtime_error(fmt::format("{}: unterminated {{{{ at offset {}", t.source_path.string(), i));
+      if (end == std::string::npos)
+        throw std::runtime_error(fmt::format("{}: unterminated {{{{ at offset {}", t.source_path.string(), i));
       const std::string name = s.substr(i + 2, end - i - 2);
       if (auto it = p.find(name); it != p.end())
         out += it->second;
@@ -174,7 +176,8 @@ std::string render(const Template& t, const BoundTask& bt, const Point& p) {
         out += jt->second;
       else
         throw std::runtime_error(
-            fmt::format("{}: unknown placeholder {{{{{}}}}} (neither a parameter nor a binding value)", t.source_path.string(), name));
+            fmt::format("{}: unknown placeholder {{{{{}}}}} (neither a parameter nor a binding value)",
+                        t.source_path.string(), name));
       i = end + 2;
     } else {
       out += s[i++];
@@ -183,7 +186,8 @@ std::string render(const Template& t, const BoundTask& bt, const Point& p) {
   return out;
 }
 
-std::vector<Point> subspace_order(const Template& t, const Point& base, const std::vector<std::string>& free, uint64_t seed, std::size_t limit) {
+std::vector<Point> subspace_order(const Template& t, const Point& base, const std::vector<std::string>& free,
+                                  uint64_t seed, std::size_t limit) {
   std::vector<const Param*> ps;
   std::vector<std::size_t> base_idx;
   for (const auto& n : free) {
@@ -214,7 +218,8 @@ std::vector<Point> subspace_order(const Template& t, const Point& base, const st
   };
   std::size_t total = 1;
   for (const auto* p : ps)
-    total = total > std::numeric_limits<std::size_t>::max() / p->values.size() ? std::numeric_limits<std::size_t>::max() : total * p->values.size();
+    total = total > std::numeric_limits<std::size_t>::max() / p->values.size() ? std::numeric_limits<std::size_t>::max()
+                                                                               : total * p->values.size();
   if (total <= limit) {
     std::vector<std::size_t> idx(ps.size(), 0);
     for (std::size_t n = 0; n < total; ++n) {

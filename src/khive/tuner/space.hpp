@@ -29,7 +29,8 @@ struct Validity {
 // Workloads the fast path does not take stay correct through the template's generic path; listed in `generic`.
 Validity check_point(const Template& t, const BoundTask& bt, const Point& p);
 
-// "fast path on 5 of 7 perf workloads; generic path: <reason> (workload w1); ... (+3 more)"; "" without fast_path rules.
+// "fast path on 5 of 7 perf workloads; generic path: <reason> (workload w1); ... (+3 more)"; "" without fast_path
+// rules.
 std::string fast_path_note(const Validity& v, std::size_t max_listed = 2);
 
 // The variables a rule sees for one workload: the family's, numeric parameters, NAME_value flags of the
@@ -37,15 +38,16 @@ std::string fast_path_note(const Validity& v, std::size_t max_listed = 2);
 AxisValues point_variables(const Template& t, const Point& p, const AxisValues& workload_vars);
 
 // Source text: every {{NAME}} replaced by the point's parameter, a flag {{NAME_value}} of an identifier-valued
-// parameter (1 or 0), or the binding's placeholder (PROLOGUE, ENTRY, LAUNCH, ...). An unknown placeholder throws std::runtime_error naming the template and the name.
+// parameter (1 or 0), or the binding's placeholder (PROLOGUE, ENTRY, LAUNCH, ...). An unknown placeholder throws
+// std::runtime_error naming the template and the name.
 std::string render(const Template& t, const BoundTask& bt, const Point& p);
 
 // Points of the sub-space where the `free` parameters vary and the others keep the base's values, best
 // first: fewest parameters changed, then fewest steps along the value lists, ties broken by a hash of
 // (seed, point) so that equal seeds give equal orders. The base itself is not included. At most `limit`
 // points (larger sub-spaces are sampled deterministically).
-std::vector<Point> subspace_order(const Template& t, const Point& base, const std::vector<std::string>& free, uint64_t seed,
-                                  std::size_t limit = 20000);
+std::vector<Point> subspace_order(const Template& t, const Point& base, const std::vector<std::string>& free,
+                                  uint64_t seed, std::size_t limit = 20000);
 
 // "VEC 4->8, ITEMS 2->4" (only the parameters that differ); "" when equal.
 std::string describe_change(const Point& from, const Point& to);

@@ -84,7 +84,8 @@ E from_name(const Named<E> (&table)[N], const nlohmann::json& j, const char* wha
     if (auto v = parse(table, j.get<std::string>())) return *v;
   std::string names;
   for (const auto& e : table) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument(std::string(what) + " '" + (j.is_string() ? j.get<std::string>() : j.dump()) + "': expected one of " + names);
+  throw std::invalid_argument(std::string(what) + " '" + (j.is_string() ? j.get<std::string>() : j.dump()) +
+                              "': expected one of " + names);
 }
 
 }  // namespace
@@ -119,7 +120,8 @@ nlohmann::json Rejection::to_json() const {
 Rejection Rejection::from_json(const nlohmann::json& j) {
   Rejection r;
   const int c = j.at("check").get<int>();
-  if (c < 0 || c > static_cast<int>(Check::acceptance)) throw std::invalid_argument("rejection: check " + std::to_string(c) + " out of range");
+  if (c < 0 || c > static_cast<int>(Check::acceptance))
+    throw std::invalid_argument("rejection: check " + std::to_string(c) + " out of range");
   r.check = static_cast<Check>(c);
   const std::string name = j.at("reason").get<std::string>();
   auto reason = parse_reason(name);

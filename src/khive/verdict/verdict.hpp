@@ -71,10 +71,10 @@ std::optional<Reason> parse_reason(std::string_view name);
 struct Rejection {
   Check check = Check::run;
   Reason reason = Reason::crash;
-  std::string workload;                                 // uuid, when one is concerned
-  std::string message;                                  // one sentence: what was seen
-  std::string diagnosis;                                // what a person or a model can act on (errors, pattern, compiler lines)
-  nlohmann::json to_json() const;                       // {check, check_name, reason, workload, message, diagnosis}
+  std::string workload;            // uuid, when one is concerned
+  std::string message;             // one sentence: what was seen
+  std::string diagnosis;           // what a person or a model can act on (errors, pattern, compiler lines)
+  nlohmann::json to_json() const;  // {check, check_name, reason, workload, message, diagnosis}
   static Rejection from_json(const nlohmann::json& j);  // throws std::invalid_argument on an unknown reason
 };
 

@@ -47,7 +47,8 @@ TEST(ReplayAgent, ProposesTheBackendsFilesInNameOrderThenNothing) {
 
 TEST(ReplayAgent, SeveralAgentsShareOneDirectory) {
   Dir d;
-  EXPECT_EQ(names(ReplayAgent(d.path, 0, 3).files(Backend::cpu)), (std::vector<std::string>{"a_first.cpp", "d_fourth.cpp"}));
+  EXPECT_EQ(names(ReplayAgent(d.path, 0, 3).files(Backend::cpu)),
+            (std::vector<std::string>{"a_first.cpp", "d_fourth.cpp"}));
   EXPECT_EQ(names(ReplayAgent(d.path, 1, 3).files(Backend::cpu)), std::vector<std::string>{"b_second.cpp"});
   EXPECT_EQ(names(ReplayAgent(d.path, 2, 3).files(Backend::cpu)), std::vector<std::string>{"c_third.cpp"});
 }

@@ -26,14 +26,16 @@ TEST(CliValidators, IntRangeNamesTheRangeAndTheValue) {
 TEST(CliValidators, NonNegativeRefusesNegativesAndNan) {
   auto v = non_negative();
   for (const char* ok : {"0", "1.5", "1e3"}) EXPECT_EQ(check(v, ok), "") << ok;
-  for (const char* bad : {"-1", "nan", "", "2s", "1e999"}) EXPECT_EQ(check(v, bad), fmt::format("expected a number >= 0, got '{}'", bad)) << bad;
+  for (const char* bad : {"-1", "nan", "", "2s", "1e999"})
+    EXPECT_EQ(check(v, bad), fmt::format("expected a number >= 0, got '{}'", bad)) << bad;
 }
 
 TEST(CliValidators, SeedIsAWholeNumberUpTo2To64) {
   auto v = seed_value();
   for (const char* ok : {"0", "11", "18446744073709551615"}) EXPECT_EQ(check(v, ok), "") << ok;
   // CLI11 alone reads "-1" and 10^23 as 2^64 - 1: each must be refused, not wrapped.
-  for (const char* bad : {"-1", "18446744073709551616", "100000000000000000000000", "1e3", " 1", "+1", ""}) EXPECT_NE(check(v, bad), "") << bad;
+  for (const char* bad : {"-1", "18446744073709551616", "100000000000000000000000", "1e3", " 1", "+1", ""})
+    EXPECT_NE(check(v, bad), "") << bad;
 }
 
 TEST(CliValidators, BackendIsCpuOrCuda) {
@@ -50,7 +52,8 @@ TEST(CliArch, ShortNamesBecomeGencodeFlags) {
   EXPECT_EQ(cuda_arch_flags("sm_100a"), "-gencode=arch=compute_100a,code=sm_100a");
   // nvcc flags pass as they are.
   EXPECT_EQ(cuda_arch_flags("-gencode=arch=compute_89,code=sm_89"), "-gencode=arch=compute_89,code=sm_89");
-  for (const char* bad : {"", "sm_9", "hopper", "sm_90a;rm", "sm_9000"}) EXPECT_THROW(cuda_arch_flags(bad), CLI::ValidationError) << bad;
+  for (const char* bad : {"", "sm_9", "hopper", "sm_90a;rm", "sm_9000"})
+    EXPECT_THROW(cuda_arch_flags(bad), CLI::ValidationError) << bad;
 }
 
 TEST(CliDidYouMean, ClosestNameWithinAThirdOfItsLength) {

@@ -62,8 +62,8 @@ Task mixed_task() {
   Task t;
   t.name = "mixed";
   t.axes = {var("M"), constant("K", 64), var("N")};
-  t.inputs = {tensor("a", DType::bf16, {"M", "K"}), tensor("b", DType::f16, {"K", "N"}), tensor("s", DType::f8e4m3, {"N"}), scalar("k", DType::i32),
-              scalar("flag", DType::boolean)};
+  t.inputs = {tensor("a", DType::bf16, {"M", "K"}), tensor("b", DType::f16, {"K", "N"}),
+              tensor("s", DType::f8e4m3, {"N"}), scalar("k", DType::i32), scalar("flag", DType::boolean)};
   t.outputs = {tensor("c", DType::bf16, {"M", "N"}), tensor("amax", DType::f32, {})};
   return t;
 }
@@ -101,10 +101,17 @@ TEST(GenerateUnit, CpuScalarsAndOrder) {
   EXPECT_NE(u.find("#include <cstdint>\n#include <cstddef>\n"), std::string::npos);
   EXPECT_EQ(u.find("cuda_runtime"), std::string::npos);
   EXPECT_EQ(u.find("khive_bf16"), std::string::npos);  // only emitted when used
-  EXPECT_NE(u.find("extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N);\n"), std::string::npos) << u;
+  EXPECT_NE(u.find("extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N);\n"),
+            std::string::npos)
+      << u;
   EXPECT_NE(u.find("#include \"/work/cands/axpb.cpp\"\n"), std::string::npos);
-  EXPECT_NE(u.find("extern \"C\" __attribute__((visibility(\"default\"))) void khive_entry(void* const* args, void* stream) {"), std::string::npos);
-  EXPECT_NE(u.find("extern \"C\" __attribute__((visibility(\"default\"))) const char khive_abi[] = \"khive-entry-v1\";"), std::string::npos);
+  EXPECT_NE(
+      u.find(
+          "extern \"C\" __attribute__((visibility(\"default\"))) void khive_entry(void* const* args, void* stream) {"),
+      std::string::npos);
+  EXPECT_NE(
+      u.find("extern \"C\" __attribute__((visibility(\"default\"))) const char khive_abi[] = \"khive-entry-v1\";"),
+      std::string::npos);
   // Argument unpacking, in signature order.
   auto at = [&](const std::string& s) {
     auto p = u.find(s);
@@ -158,10 +165,11 @@ TEST(GenerateUnit, CudaHeadersTypesAndStream) {
   EXPECT_NE(u.find("#include <cuda_bf16.h>\n"), std::string::npos);
   EXPECT_NE(u.find("#include <cuda_fp8.h>\n"), std::string::npos);
   EXPECT_EQ(u.find("khive_bf16"), std::string::npos);  // CUDA uses the toolkit's types
-  EXPECT_NE(u.find("extern \"C\" void khive_launch(const __nv_bfloat16* a, const __half* b, const __nv_fp8_e4m3* s, "
-                   "int32_t k, bool flag, const __nv_fp8_e5m2* e5, __nv_bfloat16* c, float* amax, int64_t M, int64_t N, "
-                   "cudaStream_t stream);"),
-            std::string::npos)
+  EXPECT_NE(
+      u.find("extern \"C\" void khive_launch(const __nv_bfloat16* a, const __half* b, const __nv_fp8_e4m3* s, "
+             "int32_t k, bool flag, const __nv_fp8_e5m2* e5, __nv_bfloat16* c, float* amax, int64_t M, int64_t N, "
+             "cudaStream_t stream);"),
+      std::string::npos)
       << u;
   EXPECT_NE(u.find("static_cast<const __nv_fp8_e5m2*>(args[5])"), std::string::npos);
   EXPECT_NE(u.find("static_cast<cudaStream_t>(stream)"), std::string::npos);
@@ -240,7 +248,8 @@ TEST_F(Builder, BuildsCachesAndRunsThroughKhiveEntry) {
   EXPECT_TRUE(fs::is_regular_file(r.library.parent_path() / "meta.json"));
   EXPECT_TRUE(fs::is_regular_file(r.library.parent_path() / "build.log"));
   // No temp dirs left behind.
-  for (auto& e : fs::directory_iterator(opts_.cache_dir / r.key.substr(0, 2))) EXPECT_EQ(e.path().filename(), r.key) << e.path();
+  for (auto& e : fs::directory_iterator(opts_.cache_dir / r.key.substr(0, 2)))
+    EXPECT_EQ(e.path().filename(), r.key) << e.path();
 
   BuildResult again = build_candidate(t, src, opts_);
   ASSERT_TRUE(again.ok);
@@ -311,7 +320,8 @@ extern "C" void khive_launch(const float* x, float alpha, double bias, float* y,
   // The stored log names the candidate by its file name, not by a scratch path.
   EXPECT_NE(r.log.find("broken.cpp:5:27: error:"), std::string::npos) << r.log;
   EXPECT_EQ(r.log.find("tmp-"), std::string::npos) << r.log;
-  EXPECT_NE(format_diagnostics(r.diagnostics).find("    5 |     y[i] = alpha * x[i] + undeclared_thing;\n"), std::string::npos);
+  EXPECT_NE(format_diagnostics(r.diagnostics).find("    5 |     y[i] = alpha * x[i] + undeclared_thing;\n"),
+            std::string::npos);
 
   // A failed build is cached as well.
   BuildResult again = build_candidate(t, src, opts_);
@@ -327,11 +337,12 @@ extern "C" void khive_launch(const float* x, float alpha, double bias, float* y,
 
 TEST_F(Builder, NonUtf8SourceLineIsCachedToo) {
   Task t = axpb_task();
-  fs::path src = write("latin1.cpp",
-                       "#include <cstdint>\n"
-                       "extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N) {\n"
-                       "  y[0] = nope; /* caf\xe9 */\n"
-                       "}\n");
+  fs::path src =
+      write("latin1.cpp",
+            "#include <cstdint>\n"
+            "extern \"C\" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N) {\n"
+            "  y[0] = nope; /* caf\xe9 */\n"
+            "}\n");
   BuildResult r = build_candidate(t, src, opts_);
   ASSERT_FALSE(r.ok);
   ASSERT_GE(r.error_count(), 1u);
@@ -359,7 +370,9 @@ extern "C" void khive_launch(const float* x, float alpha, float* y, int64_t N) {
   // The note shows the expected declaration (from the generated unit).
   std::string text = format_diagnostics(r.diagnostics);
   EXPECT_NE(text.find("unit.cpp"), std::string::npos) << text;
-  EXPECT_NE(text.find("previous declaration 'void khive_launch(const float*, float, double, float*, int64_t)'"), std::string::npos) << text;
+  EXPECT_NE(text.find("previous declaration 'void khive_launch(const float*, float, double, float*, int64_t)'"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(Builder, MissingExternCIsALinkError) {

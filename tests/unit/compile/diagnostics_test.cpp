@@ -108,7 +108,8 @@ ptxas info    : 0 bytes gmem
 )LOG";
 
 // Captured with nvcc 13.0 (kernelw.cu: unused variable, two kernels)
-const std::string kPtxasResources = R"LOG(/tmp/kd/kernelw.cu(4): warning #177-D: variable "unused" was declared but never referenced
+const std::string kPtxasResources =
+    R"LOG(/tmp/kd/kernelw.cu(4): warning #177-D: variable "unused" was declared but never referenced
     int unused;
         ^
 
@@ -128,7 +129,8 @@ ptxas info    : Compile time = 1.827 ms
 )LOG";
 
 // Captured with nvcc 13.0 (kernels.cu: 240000 bytes of static shared memory)
-const std::string kPtxasTooMuchShared = R"LOG(ptxas error   : Entry function '_Z1kPf' uses too much shared data (0x3a980 bytes, 0x38c00 max)
+const std::string kPtxasTooMuchShared =
+    R"LOG(ptxas error   : Entry function '_Z1kPf' uses too much shared data (0x3a980 bytes, 0x38c00 max)
 ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90a'
 ptxas info    : Function properties for _Z1kPf
@@ -138,7 +140,8 @@ ptxas info    : Compile time = 2.185 ms
 )LOG";
 
 // Captured with nvcc 13.0 (kernelsp.cu with -maxrregcount=24)
-const std::string kPtxasSpills = R"LOG(ptxas info    : Overriding maximum register limit 256 for '_Z5spillPfi' with  24 of maxrregcount option
+const std::string kPtxasSpills =
+    R"LOG(ptxas info    : Overriding maximum register limit 256 for '_Z5spillPfi' with  24 of maxrregcount option
 ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function '_Z5spillPfi' for 'sm_90a'
 ptxas info    : Function properties for _Z5spillPfi
@@ -268,8 +271,11 @@ TEST(ParseDiagnostics, GccConflictingSignatureWithNoteInTheUnit) {
   // The note travels with its error in the text form.
   std::string text = format_diagnostics(ds);
   EXPECT_NE(text.find("kernel2.cpp:2:17: error: conflicting declaration"), std::string::npos) << text;
-  EXPECT_NE(text.find("    2 | extern \"C\" void khive_launch(const float* x, float* y, int n) {"), std::string::npos) << text;
-  EXPECT_NE(text.find("unit2.cpp:2:17: note: previous declaration 'void khive_launch(const float*, float*, int64_t)'"), std::string::npos) << text;
+  EXPECT_NE(text.find("    2 | extern \"C\" void khive_launch(const float* x, float* y, int n) {"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("unit2.cpp:2:17: note: previous declaration 'void khive_launch(const float*, float*, int64_t)'"),
+            std::string::npos)
+      << text;
 }
 
 TEST(ParseDiagnostics, LinkerUndefinedReferenceAndCollect2) {
@@ -283,7 +289,9 @@ TEST(ParseDiagnostics, LinkerUndefinedReferenceAndCollect2) {
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_EQ(ds[0].tool, "ld");
   EXPECT_EQ(ds[0].message, "ld returned 1 exit status");
-  ds = parse_diagnostics("/usr/bin/ld: cannot find -lcudnn: No such file or directory\ncollect2: error: ld returned 1 exit status\n", "k.cpp", "");
+  ds = parse_diagnostics(
+      "/usr/bin/ld: cannot find -lcudnn: No such file or directory\ncollect2: error: ld returned 1 exit status\n",
+      "k.cpp", "");
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_EQ(ds[0].message, "cannot find -lcudnn: No such file or directory");
 }
@@ -342,7 +350,8 @@ TEST(ParseDiagnostics, NvccFrontEndErrorsWithCaretColumns) {
   EXPECT_NE(ds[2].message.find("from a __host__ function(\"khive_launch\") is not allowed"), std::string::npos);
   // The "3 errors detected" trailer is not a diagnostic.
   std::string text = format_diagnostics(ds, 2);
-  EXPECT_NE(text.find("kernel.cu:5:35: error: identifier \"z\" is undefined\n    5 |   if (i < n)"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernel.cu:5:35: error: identifier \"z\" is undefined\n    5 |   if (i < n)"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("(and 1 more error)\n"), std::string::npos) << text;
 }
 
@@ -431,7 +440,8 @@ TEST(FormatDiagnostics, ExampleFromTheHeader) {
   w.severity = Sev::warning;
   ds.insert(ds.begin(), w);
   std::string text = format_diagnostics(ds, 1);
-  EXPECT_EQ(text, "kernel.cu:12:5: error: 'x' was not declared in this scope\n   12 |     x = 1;\n(and 6 more errors)\n");
+  EXPECT_EQ(text,
+            "kernel.cu:12:5: error: 'x' was not declared in this scope\n   12 |     x = 1;\n(and 6 more errors)\n");
 }
 
 // ---- ptxas resources ---------------------------------------------------------------------------------

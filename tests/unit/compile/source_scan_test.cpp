@@ -17,7 +17,9 @@ std::optional<std::string> include_by_regex(const std::string& line) {
   if (std::regex_match(line, m, re)) return m[1].str();
   return std::nullopt;
 }
-bool pragma_by_regex(const std::string& line) { return std::regex_match(line, std::regex(R"(^\s*#\s*pragma\s+once\s*$)")); }
+bool pragma_by_regex(const std::string& line) {
+  return std::regex_match(line, std::regex(R"(^\s*#\s*pragma\s+once\s*$)"));
+}
 std::optional<std::string> params_by_regex(const std::string& src, const std::string& fn) {
   std::smatch m;
   if (std::regex_search(src, m, std::regex("\\b" + fn + "\\s*\\(([^)]*)\\)\\s*\\{"))) return m[1].str();

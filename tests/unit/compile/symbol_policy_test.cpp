@@ -13,7 +13,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<SymbolViolation> imports(std::vector<std::string> names, Backend b = Backend::cuda, std::vector<std::string> libs = {}) {
+std::vector<SymbolViolation> imports(std::vector<std::string> names, Backend b = Backend::cuda,
+                                     std::vector<std::string> libs = {}) {
   SymbolTable t;
   t.imported = std::move(names);
   LibraryPolicy p;
@@ -31,18 +32,21 @@ std::string rule_of(const std::string& name, Backend b = Backend::cuda) {
 }
 
 TEST(SymbolPolicy, ProcessAndThreadCreation) {
-  for (const char* s : {"fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve", "system",
-                        "popen", "posix_spawn", "posix_spawnp"})
+  for (const char* s : {"fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl", "execlp",
+                        "execle", "fexecve", "system", "popen", "posix_spawn", "posix_spawnp"})
     EXPECT_EQ(rule_of(s), "process creation") << s;
-  for (const char* s : {"pthread_create", "thrd_create", "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"})
+  for (const char* s : {"pthread_create", "thrd_create",
+                        "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"})
     EXPECT_EQ(rule_of(s), "thread creation") << s;
   // Queries and joins are not creation: std::thread::hardware_concurrency() was once refused as if it were.
-  for (const char* s : {"_ZNSt6thread20hardware_concurrencyEv", "_ZNSt6thread4joinEv", "_ZNSt6thread6detachEv"}) EXPECT_EQ(rule_of(s), "") << s;
+  for (const char* s : {"_ZNSt6thread20hardware_concurrencyEv", "_ZNSt6thread4joinEv", "_ZNSt6thread6detachEv"})
+    EXPECT_EQ(rule_of(s), "") << s;
   auto v = imports({"_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE"});
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].symbol,
-            "std::thread::_M_start_thread(std::unique_ptr<std::thread::_State, std::default_delete<std::thread::_State> >, "
-            "void (*)())");
+  EXPECT_EQ(
+      v[0].symbol,
+      "std::thread::_M_start_thread(std::unique_ptr<std::thread::_State, std::default_delete<std::thread::_State> >, "
+      "void (*)())");
   EXPECT_TRUE(v[0].imported);
   EXPECT_EQ(v[0].mangled.rfind("_ZNSt6thread", 0), 0u);
 }
@@ -50,10 +54,11 @@ TEST(SymbolPolicy, ProcessAndThreadCreation) {
 TEST(SymbolPolicy, LoadingProtectionSignalsTimers) {
   for (const char* s : {"dlopen", "dlmopen", "dlsym", "dlvsym"}) EXPECT_EQ(rule_of(s), "dynamic loading") << s;
   for (const char* s : {"mprotect", "pkey_mprotect"}) EXPECT_EQ(rule_of(s), "memory protection") << s;
-  for (const char* s : {"signal", "sigaction", "sigset", "bsd_signal", "sigaltstack"}) EXPECT_EQ(rule_of(s), "signal handling") << s;
-  for (const char* s :
-       {"clock_gettime", "gettimeofday", "time", "clock", "times", "timespec_get", "sleep", "usleep", "nanosleep", "clock_nanosleep", "timer_create",
-        "setitimer", "alarm", "omp_get_wtime", "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZNSt6chrono3_V212system_clock3nowEv"})
+  for (const char* s : {"signal", "sigaction", "sigset", "bsd_signal", "sigaltstack"})
+    EXPECT_EQ(rule_of(s), "signal handling") << s;
+  for (const char* s : {"clock_gettime", "gettimeofday", "time", "clock", "times", "timespec_get", "sleep", "usleep",
+                        "nanosleep", "clock_nanosleep", "timer_create", "setitimer", "alarm", "omp_get_wtime",
+                        "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZNSt6chrono3_V212system_clock3nowEv"})
     EXPECT_EQ(rule_of(s), "timer or event") << s;
 }
 
@@ -111,19 +116,22 @@ TEST(SymbolPolicy, FileAndNetworkIO) {
                         "_ZNSt10filesystem6removeERKNS_7__cxx114pathE"})
     EXPECT_EQ(rule_of(s), "file or network I/O") << s;
   // Deliberately allowed: std::cerr (CUTLASS's TMA GEMMs import it) and plain ostream members.
-  for (const char* s : {"_ZSt4cerr", "_ZSt4clog", "_ZNSo3putEc", "_ZNSo5flushEv", "_ZNSolsEi", "mmap", "munmap"}) EXPECT_EQ(rule_of(s), "") << s;
+  for (const char* s : {"_ZSt4cerr", "_ZSt4clog", "_ZNSo3putEc", "_ZNSo5flushEv", "_ZNSolsEi", "mmap", "munmap"})
+    EXPECT_EQ(rule_of(s), "") << s;
 }
 
 TEST(SymbolPolicy, SyscallsDebuggingProcessControlEnvironment) {
   EXPECT_EQ(rule_of("syscall"), "raw system call");
   EXPECT_EQ(rule_of("ptrace"), "debugging");
-  for (const char* s : {"kill", "_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit"}) EXPECT_EQ(rule_of(s), "process control") << s;
-  for (const char* s : {"prctl", "setrlimit", "sched_setaffinity", "unshare"}) EXPECT_EQ(rule_of(s), "process control") << s;
+  for (const char* s : {"kill", "_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit"})
+    EXPECT_EQ(rule_of(s), "process control") << s;
+  for (const char* s : {"prctl", "setrlimit", "sched_setaffinity", "unshare"})
+    EXPECT_EQ(rule_of(s), "process control") << s;
   for (const char* s : {"setenv", "putenv", "unsetenv", "chdir"}) EXPECT_EQ(rule_of(s), "environment") << s;
   // Allowed: what compilers emit, and what ends the candidate visibly.
-  for (const char* s :
-       {"__cxa_atexit", "__cxa_finalize", "abort", "raise", "exit", "__assert_fail", "malloc", "memcpy", "GOMP_parallel", "omp_get_thread_num",
-        "omp_get_num_threads", "getenv", "__gmon_start__", "_ITM_deregisterTMCloneTable", "_Znwm", "_ZdlPvm", "expf", "__cxa_guard_acquire"})
+  for (const char* s : {"__cxa_atexit", "__cxa_finalize", "abort", "raise", "exit", "__assert_fail", "malloc", "memcpy",
+                        "GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads", "getenv", "__gmon_start__",
+                        "_ITM_deregisterTMCloneTable", "_Znwm", "_ZdlPvm", "expf", "__cxa_guard_acquire"})
     EXPECT_EQ(rule_of(s), "") << s;
 }
 
@@ -136,27 +144,33 @@ TEST(SymbolPolicy, VersionSuffixesAreIgnored) {
 }
 
 TEST(SymbolPolicy, CudaRules) {
-  for (const char* s :
-       {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cuStreamCreate", "cuStreamCreateWithPriority"})
+  for (const char* s : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+                        "cuStreamCreate", "cuStreamCreateWithPriority"})
     EXPECT_EQ(rule_of(s), "stream creation") << s;
-  for (const char* s : {"cudaEventCreate", "cudaEventRecord", "cudaEventElapsedTime", "cudaEventSynchronize", "cuEventCreate", "cuEventElapsedTime"})
+  for (const char* s : {"cudaEventCreate", "cudaEventRecord", "cudaEventElapsedTime", "cudaEventSynchronize",
+                        "cuEventCreate", "cuEventElapsedTime"})
     EXPECT_EQ(rule_of(s), "timer or event") << s;
-  for (const char* s : {"cudaDeviceSetLimit", "cudaThreadSetLimit", "cuCtxSetLimit", "cudaCtxResetPersistingL2Cache", "cuCtxResetPersistingL2Cache",
-                        "cudaStreamSetAttribute", "cuStreamSetAttribute", "cudaGraphKernelNodeSetAttribute", "cuGraphKernelNodeSetAttribute"})
+  for (const char* s : {"cudaDeviceSetLimit", "cudaThreadSetLimit", "cuCtxSetLimit", "cudaCtxResetPersistingL2Cache",
+                        "cuCtxResetPersistingL2Cache", "cudaStreamSetAttribute", "cuStreamSetAttribute",
+                        "cudaGraphKernelNodeSetAttribute", "cuGraphKernelNodeSetAttribute"})
     EXPECT_EQ(rule_of(s), "device limit / L2 persistence") << s;
-  for (const char* s : {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "cuGetProcAddress", "cuGetProcAddress_v2"})
+  for (const char* s :
+       {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "cuGetProcAddress", "cuGetProcAddress_v2"})
     EXPECT_EQ(rule_of(s), "dynamic loading") << s;
-  for (const char* s : {"cudaLaunchHostFunc", "cudaStreamAddCallback", "cuLaunchHostFunc"}) EXPECT_EQ(rule_of(s), "host callback") << s;
-  for (const char* s : {"cudaSetDevice", "cudaDeviceReset", "cudaSetDeviceFlags"}) EXPECT_EQ(rule_of(s), "device selection") << s;
+  for (const char* s : {"cudaLaunchHostFunc", "cudaStreamAddCallback", "cuLaunchHostFunc"})
+    EXPECT_EQ(rule_of(s), "host callback") << s;
+  for (const char* s : {"cudaSetDevice", "cudaDeviceReset", "cudaSetDeviceFlags"})
+    EXPECT_EQ(rule_of(s), "device selection") << s;
   for (const char* s : {"cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart", "cuProfilerStop"})
     EXPECT_EQ(rule_of(s), "profiling control") << s;
-  for (const char* s : {"cudaIpcGetMemHandle", "cudaIpcOpenMemHandle", "cuIpcGetMemHandle", "cuMemExportToShareableHandle"})
+  for (const char* s :
+       {"cudaIpcGetMemHandle", "cudaIpcOpenMemHandle", "cuIpcGetMemHandle", "cuMemExportToShareableHandle"})
     EXPECT_EQ(rule_of(s), "inter-process communication") << s;
   // What a CUTLASS sm90 GEMM imports (nm of a real build) passes.
-  for (const char* s :
-       {"cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaFuncSetAttribute",
-        "cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetLastError", "cudaLaunchKernelExC", "cuTensorMapEncodeTiled", "__cudaLaunchKernel",
-        "__cudaRegisterFatBinary", "__cudaPushCallConfiguration", "cudaMalloc", "cudaMemsetAsync"})
+  for (const char* s : {"cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaStreamSynchronize",
+                        "cudaStreamWaitEvent", "cudaFuncSetAttribute", "cudaGetDevice", "cudaDeviceGetAttribute",
+                        "cudaGetLastError", "cudaLaunchKernelExC", "cuTensorMapEncodeTiled", "__cudaLaunchKernel",
+                        "__cudaRegisterFatBinary", "__cudaPushCallConfiguration", "cudaMalloc", "cudaMemsetAsync"})
     EXPECT_EQ(rule_of(s), "") << s;
   // CUDA-only rules do not apply to the CPU backend's imports (such a library cannot link there anyway).
   EXPECT_EQ(rule_of("cudaEventRecord", Backend::cpu), "");
@@ -173,7 +187,8 @@ TEST(SymbolPolicy, LibraryPolicy) {
   EXPECT_EQ(v[0].symbol, "cublasLtMatmul");
   EXPECT_TRUE(imports({"cublasSgemm_v2", "cublasLtMatmul"}, Backend::cuda, {"cublas", "cublasLt"}).empty());
   // Never allowed, whatever the policy lists.
-  for (const char* s : {"cudnnCreate", "cufftExecC2C", "curandGenerateUniform", "cusparseCreate", "cusolverDnCreate", "ncclAllReduce"}) {
+  for (const char* s : {"cudnnCreate", "cufftExecC2C", "curandGenerateUniform", "cusparseCreate", "cusolverDnCreate",
+                        "ncclAllReduce"}) {
     auto w = imports({s}, Backend::cuda, {"cublas", "cudnn", "cufft", "curand", "cusparse", "cusolver", "nccl"});
     ASSERT_EQ(w.size(), 1u) << s;
     EXPECT_EQ(w[0].rule.rfind("library not allowed by the task: ", 0), 0u) << s;
@@ -188,16 +203,17 @@ TEST(SymbolPolicy, LibraryPolicy) {
 }
 
 TEST(SymbolPolicy, ExportsThatRedefineRuntimeSymbols) {
-  auto v = exports({"khive_entry", "khive_launch", "khive_abi", "khive_result", "clock_gettime", "cudaEventElapsedTime", "cuLaunchKernel",
-                    "pthread_mutex_lock", "dlsym", "write", "_Z6kernelPf", "my_helper", "cute_thing", "cudaxyz", "_ZN4cuda3std3__48in_placeE"});
+  auto v = exports({"khive_entry", "khive_launch", "khive_abi", "khive_result", "clock_gettime", "cudaEventElapsedTime",
+                    "cuLaunchKernel", "pthread_mutex_lock", "dlsym", "write", "_Z6kernelPf", "my_helper", "cute_thing",
+                    "cudaxyz", "_ZN4cuda3std3__48in_placeE"});
   std::vector<std::string> names;
   for (const auto& x : v) {
     EXPECT_FALSE(x.imported);
     EXPECT_EQ(x.rule, "redefines a runtime symbol") << x.symbol;
     names.push_back(x.symbol);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"khive_result", "clock_gettime", "cudaEventElapsedTime", "cuLaunchKernel", "pthread_mutex_lock", "dlsym",
-                                             "write", "cudaxyz"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"khive_result", "clock_gettime", "cudaEventElapsedTime", "cuLaunchKernel",
+                                             "pthread_mutex_lock", "dlsym", "write", "cudaxyz"}));
 }
 
 TEST(SymbolPolicy, OneViolationPerSymbol) {

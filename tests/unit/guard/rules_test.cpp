@@ -8,7 +8,8 @@
 namespace khive {
 namespace {
 
-CompareStats stats(int64_t n, int64_t bad, int64_t unwritten = 0, int64_t nonfinite = 0, int64_t out_zeros = 0, int64_t ref_zeros = 0) {
+CompareStats stats(int64_t n, int64_t bad, int64_t unwritten = 0, int64_t nonfinite = 0, int64_t out_zeros = 0,
+                   int64_t ref_zeros = 0) {
   CompareStats s;
   s.n = n;
   s.bad = bad;
@@ -20,7 +21,9 @@ CompareStats stats(int64_t n, int64_t bad, int64_t unwritten = 0, int64_t nonfin
   return s;
 }
 
-TEST(OutputRejection, PassingOutputIsNoRejection) { EXPECT_FALSE(output_rejection(Check::correctness, "c", stats(100, 0), Tolerance{}, "w", "ctx")); }
+TEST(OutputRejection, PassingOutputIsNoRejection) {
+  EXPECT_FALSE(output_rejection(Check::correctness, "c", stats(100, 0), Tolerance{}, "w", "ctx"));
+}
 
 TEST(OutputRejection, CorrectnessReasonsFollowWhatWasWrong) {
   auto r = output_rejection(Check::correctness, "c", stats(100, 100, 100), Tolerance{}, "w1", "workload w1 (seed 2)");
@@ -28,10 +31,14 @@ TEST(OutputRejection, CorrectnessReasonsFollowWhatWasWrong) {
   EXPECT_EQ(r->check, Check::written);
   EXPECT_EQ(r->reason, Reason::unwritten_output);
   EXPECT_EQ(r->workload, "w1");
-  EXPECT_NE(r->message.find("workload w1 (seed 2): output c has 100 of 100 elements never written"), std::string::npos) << r->message;
-  EXPECT_EQ(output_rejection(Check::correctness, "c", stats(100, 3, 0, 3), Tolerance{}, "w", "x")->reason, Reason::nonfinite_output);
-  EXPECT_EQ(output_rejection(Check::correctness, "c", stats(100, 60, 0, 0, 100, 40), Tolerance{}, "w", "x")->reason, Reason::all_zero_output);
-  EXPECT_EQ(output_rejection(Check::correctness, "c", stats(100, 7), Tolerance{}, "w", "x")->reason, Reason::wrong_output);
+  EXPECT_NE(r->message.find("workload w1 (seed 2): output c has 100 of 100 elements never written"), std::string::npos)
+      << r->message;
+  EXPECT_EQ(output_rejection(Check::correctness, "c", stats(100, 3, 0, 3), Tolerance{}, "w", "x")->reason,
+            Reason::nonfinite_output);
+  EXPECT_EQ(output_rejection(Check::correctness, "c", stats(100, 60, 0, 0, 100, 40), Tolerance{}, "w", "x")->reason,
+            Reason::all_zero_output);
+  EXPECT_EQ(output_rejection(Check::correctness, "c", stats(100, 7), Tolerance{}, "w", "x")->reason,
+            Reason::wrong_output);
 }
 
 TEST(OutputRejection, AntiCachingAndTimedCallsHaveTheirOwnReasons) {
@@ -94,12 +101,15 @@ TEST(ClockRejection, TheGatedClockAgreesWithHonestEventsAndNamesForgedOnes) {
   // Seen on the H200 (2026-12-03, bench/gate_probe): the gate's latency 293.9 us (MAD 0.7 us); a 23.3 us kernel read
   // 316.5 us between the judge's events and 23.8 us on its own.
   const ClockRule gpu = ClockRule::for_backend("cuda");
-  EXPECT_FALSE(clock_rejection(std::vector<double>(20, 316.5e-6), std::vector<double>(20, 23.8e-6), 293.9e-6, 0.7e-6, gpu, "w"));
+  EXPECT_FALSE(
+      clock_rejection(std::vector<double>(20, 316.5e-6), std::vector<double>(20, 23.8e-6), 293.9e-6, 0.7e-6, gpu, "w"));
   // The same call with its events forged to 1 ns: 22.6 us the events never saw.
-  EXPECT_TRUE(clock_rejection(std::vector<double>(20, 316.5e-6), std::vector<double>(20, 1e-9), 293.9e-6, 0.7e-6, gpu, "w"));
+  EXPECT_TRUE(
+      clock_rejection(std::vector<double>(20, 316.5e-6), std::vector<double>(20, 1e-9), 293.9e-6, 0.7e-6, gpu, "w"));
   // Under the allowance (a forged clock of a few-microsecond call) it is not named, and gains nothing: the judge's
   // clock is the sample.
-  EXPECT_FALSE(clock_rejection(std::vector<double>(20, 301.3e-6), std::vector<double>(20, 1e-9), 293.9e-6, 0.7e-6, gpu, "w"));
+  EXPECT_FALSE(
+      clock_rejection(std::vector<double>(20, 301.3e-6), std::vector<double>(20, 1e-9), 293.9e-6, 0.7e-6, gpu, "w"));
 }
 
 TEST(DrainRejection, WorkLeftRunningAfterTheAnswer) {

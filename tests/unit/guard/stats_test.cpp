@@ -194,7 +194,8 @@ TEST(ShouldStop, NeverOnFewerThanTwoSamples) {
 // --------------------------------------------------------------------------------------------- ab_test
 
 // n interleaved pairs: A around ta, B around tb, each with its own relative noise.
-void pairs(uint64_t seed, std::size_t n, double ta, double tb, double rel, std::vector<double>& a, std::vector<double>& b) {
+void pairs(uint64_t seed, std::size_t n, double ta, double tb, double rel, std::vector<double>& a,
+           std::vector<double>& b) {
   Synthetic g(seed);
   a.clear();
   b.clear();
@@ -374,7 +375,9 @@ AbTest synthetic(double ratio, double p_faster, double p_slower, std::size_t pai
 
 TEST(DecideLeader, FasterSomewhereLevelElsewhereLeads) {
   // 40 % faster on three prefill shapes, level on a memory-bound decode shape.
-  auto d = decide_leader({synthetic(1.4, 1e-6, 1), synthetic(1.5, 1e-6, 1), synthetic(1.39, 1e-6, 1), synthetic(1.005, 0.3, 0.7)}, {1, 1, 1, 1});
+  auto d = decide_leader(
+      {synthetic(1.4, 1e-6, 1), synthetic(1.5, 1e-6, 1), synthetic(1.39, 1e-6, 1), synthetic(1.005, 0.3, 0.7)},
+      {1, 1, 1, 1});
   EXPECT_TRUE(d.new_leader) << d.why;
   EXPECT_EQ(d.faster.size(), 3u);
   EXPECT_TRUE(d.slower.empty());
@@ -447,11 +450,15 @@ TEST(DecideLeader, ARegressionOnlyTheJudgesClockSeesDoesNotVeto) {
 TEST(DecideLeader, HolmAdjustsForTheNumberOfWorkloads) {
   // p = 0.004 passes alone (alpha 1 %) but not as the only small p among four workloads (needs 0.0025).
   EXPECT_TRUE(decide_leader({synthetic(1.1, 0.004, 1)}, {1}).new_leader);
-  auto d = decide_leader({synthetic(1.1, 0.004, 1), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5)}, {1, 1, 1, 1});
+  auto d = decide_leader(
+      {synthetic(1.1, 0.004, 1), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5)},
+      {1, 1, 1, 1});
   EXPECT_FALSE(d.new_leader);
   EXPECT_NEAR(d.holm_threshold[0], 0.0025, 1e-15);
   // Step-down: the smallest p meets alpha/4, the next alpha/3.
-  auto d2 = decide_leader({synthetic(1.1, 0.002, 1), synthetic(1.1, 0.003, 1), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5)}, {1, 1, 1, 1});
+  auto d2 = decide_leader(
+      {synthetic(1.1, 0.002, 1), synthetic(1.1, 0.003, 1), synthetic(1.0, 0.5, 0.5), synthetic(1.0, 0.5, 0.5)},
+      {1, 1, 1, 1});
   EXPECT_EQ(d2.faster.size(), 2u);
 }
 

@@ -133,7 +133,8 @@ struct Fixture {
   }
 };
 
-std::vector<std::unique_ptr<Agent>> agents(const std::vector<std::vector<std::string>>& lists, std::shared_ptr<Log> log) {
+std::vector<std::unique_ptr<Agent>> agents(const std::vector<std::vector<std::string>>& lists,
+                                           std::shared_ptr<Log> log) {
   std::vector<std::unique_ptr<Agent>> v;
   for (auto& l : lists) v.push_back(std::make_unique<ListAgent>(l, log));
   return v;
@@ -194,7 +195,8 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   // a1: a kernel that builds -> pending. Both wait; nothing is run.
   DeferEvaluator here;
   {
-    Hive h(f.task, Backend::cpu, agents({{"build-error #1", "time=0.5", "time=0.4"}, {"time=0.8", "reject #2", "time=0.3"}}, log), here, o);
+    Hive h(f.task, Backend::cpu,
+           agents({{"build-error #1", "time=0.5", "time=0.4"}, {"time=0.8", "reject #2", "time=0.3"}}, log), here, o);
     auto r = h.run();
     EXPECT_EQ(r.status.stop_reason.rfind("paused: 3 candidate(s) await GPU evaluation", 0), 0u) << r.status.stop_reason;
     EXPECT_NE(r.status.stop_reason.find("khive evaluate-pending"), std::string::npos);
@@ -254,7 +256,8 @@ TEST(HiveDefer, PausesEvaluatesElsewhereAndResumes) {
   HiveOptions ro = f.opts();
   ro.resume = true;
   ro.defer_eval = true;
-  Hive h2(f.task, Backend::cpu, agents({{"build-error #1", "time=0.5", "time=0.4"}, {"time=0.8", "reject #2", "time=0.3"}}, log2), again, ro);
+  Hive h2(f.task, Backend::cpu,
+          agents({{"build-error #1", "time=0.5", "time=0.4"}, {"time=0.8", "reject #2", "time=0.3"}}, log2), again, ro);
   auto r2 = h2.run();
   EXPECT_EQ(again.prepares.load(), 0);
   EXPECT_EQ(again.runs.load(), 0);
@@ -312,7 +315,8 @@ TEST(HiveDefer, BudgetReachedWithPendingPauses) {
   auto r = h.run();
   EXPECT_EQ(r.status.stop_reason.rfind("paused: ", 0), 0u) << r.status.stop_reason;
   RunStore db(o.run_dir / "run.db");
-  EXPECT_EQ(db.pending(PendingStatus::awaiting).size(), 2u);  // the reference and exactly one candidate: the budget holds
+  EXPECT_EQ(db.pending(PendingStatus::awaiting).size(),
+            2u);  // the reference and exactly one candidate: the budget holds
   auto ev = read_event_log(o.run_dir / "events.jsonl").events;
   bool cause = false;
   for (auto& e : ev)
@@ -368,7 +372,8 @@ TEST(HiveDefer, CountersAndStreaksSurvivePauses) {
   auto r = Hive(f.task, Backend::cpu, agents({list}, log), here, opts(true)).run();
   bool named = false;
   for (auto& e : read_event_log(f.opts().run_dir / "events.jsonl").events)
-    if (e["type"] == "agent_error" && e["agent"] == "a0") named = e["message"].get<std::string>().find("stored counters") != std::string::npos;
+    if (e["type"] == "agent_error" && e["agent"] == "a0")
+      named = e["message"].get<std::string>().find("stored counters") != std::string::npos;
   EXPECT_TRUE(named);
   ASSERT_EQ(r.status.agents.size(), 1u);
   EXPECT_EQ(r.status.agents[0].attempts, 1);  // only c0004, delivered in this session

@@ -35,7 +35,8 @@ class FakeEvaluator : public Evaluator {
     if (s.rfind("reject=", 0) == 0) {
       e.status = EvalStatus::rejected;
       e.check = Check::correctness;
-      e.reason = s.substr(7, s.find('#') == std::string::npos ? std::string::npos : s.find('#') - 7);  // "#n" keeps sources distinct
+      e.reason = s.substr(
+          7, s.find('#') == std::string::npos ? std::string::npos : s.find('#') - 7);  // "#n" keeps sources distinct
       e.message = "scripted rejection";
       return e;
     }
@@ -70,7 +71,8 @@ struct Script {
 
 class ScriptAgent : public Agent {
  public:
-  ScriptAgent(std::vector<std::pair<std::string, std::vector<std::string>>> plan, std::shared_ptr<Script> log, bool post = true)
+  ScriptAgent(std::vector<std::pair<std::string, std::vector<std::string>>> plan, std::shared_ptr<Script> log,
+              bool post = true)
       : plan_(std::move(plan)), log_(std::move(log)), post_(post) {}
   std::string kind() const override { return "script"; }
   std::vector<Strategy> strategies(const Task&, Backend) const override {
@@ -82,8 +84,8 @@ class ScriptAgent : public Agent {
     if (ctx.stopping()) return std::nullopt;
     {
       std::lock_guard<std::mutex> lk(log_->mu);
-      log_->seen.push_back(
-          {ctx.strategy.name, ctx.start ? ctx.start->id : "", ctx.leader ? ctx.leader->id : "", ctx.board.size(), ctx.backups.size()});
+      log_->seen.push_back({ctx.strategy.name, ctx.start ? ctx.start->id : "", ctx.leader ? ctx.leader->id : "",
+                            ctx.board.size(), ctx.backups.size()});
     }
     for (auto& [n, srcs] : plan_)
       if (n == ctx.strategy.name) {
@@ -189,7 +191,8 @@ TEST(Hive, BackupsAreDiversePerStrategyFamily) {
     m.time_s = t;
     return m;
   };
-  acc = {k("L", "x.a", 0.1), k("1", "x.a", 0.2), k("2", "x.b", 0.21), k("3", "x.a", 0.22), k("4", "y.a", 0.5), k("5", "z.a", 0.6)};
+  acc = {k("L", "x.a", 0.1),  k("1", "x.a", 0.2), k("2", "x.b", 0.21),
+         k("3", "x.a", 0.22), k("4", "y.a", 0.5), k("5", "z.a", 0.6)};
   auto b = rank_backups(acc, "L", 3, 2);
   ASSERT_EQ(b.size(), 3u);
   EXPECT_EQ(b[0].id, "1");
@@ -201,8 +204,9 @@ TEST(Hive, BackupsAreDiversePerStrategyFamily) {
     m.params["template"] = tmpl;
     return m;
   };
-  acc = {t("L", "rowop.passes", "rowop.a", 0.1),  t("1", "rowop.passes", "rowop.a", 0.2), t("2", "rowop.vector", "rowop.a", 0.21),
-         t("3", "rowop.vector", "rowop.a", 0.22), t("4", "rowop.ring", "rowop.b", 0.3),   t("5", "rowop.ring", "rowop.b", 0.4)};
+  acc = {t("L", "rowop.passes", "rowop.a", 0.1),  t("1", "rowop.passes", "rowop.a", 0.2),
+         t("2", "rowop.vector", "rowop.a", 0.21), t("3", "rowop.vector", "rowop.a", 0.22),
+         t("4", "rowop.ring", "rowop.b", 0.3),    t("5", "rowop.ring", "rowop.b", 0.4)};
   b = rank_backups(acc, "L", 8, 2);
   std::vector<std::string> ids;
   for (auto& x : b) ids.push_back(x.id);
@@ -219,10 +223,12 @@ TEST(Hive, PlateauMovesTheAgentToTheLeastExploredStrategyWithAReason) {
   o.plateau = 2;
   o.budget_candidates = 5;
   using Plan = std::vector<std::pair<std::string, std::vector<std::string>>>;
-  Hive h(f.task, Backend::cpu,
-         one(std::make_unique<ScriptAgent>(
-             Plan{{"s.a", {"time=1.5", "time=1.6", "time=1.7"}}, {"s.b", {"time=1.8", "time=0.5"}}, {"s.c", {"time=2.0"}}}, log)),
-         ev, o);
+  Hive h(
+      f.task, Backend::cpu,
+      one(std::make_unique<ScriptAgent>(
+          Plan{{"s.a", {"time=1.5", "time=1.6", "time=1.7"}}, {"s.b", {"time=1.8", "time=0.5"}}, {"s.c", {"time=2.0"}}},
+          log)),
+      ev, o);
   h.run();
   RunStore db(o.run_dir / "run.db");
   auto sw = db.switches();
@@ -233,7 +239,8 @@ TEST(Hive, PlateauMovesTheAgentToTheLeastExploredStrategyWithAReason) {
   // After the switch the agent proposed under s.b, and its second s.b kernel became the leader.
   std::vector<std::string> strategies;
   for (auto& s : log->seen) strategies.push_back(s.strategy);
-  EXPECT_EQ(std::vector<std::string>(strategies.begin(), strategies.begin() + 4), (std::vector<std::string>{"s.a", "s.a", "s.b", "s.b"}));
+  EXPECT_EQ(std::vector<std::string>(strategies.begin(), strategies.begin() + 4),
+            (std::vector<std::string>{"s.a", "s.a", "s.b", "s.b"}));
   EXPECT_EQ(log->outcomes[3], "leader");
   // The event log has the switch too.
   bool found = false;
@@ -267,13 +274,16 @@ TEST(Hive, HivePlateauRestartsAgentsFromBackups) {
   // One agent, one strategy: after P candidates without a leader it has nowhere to switch; after P more (P x (agents
   // + 1)) the whole hive has stalled and the agent restarts from the best backup.
   Hive h(f.task, Backend::cpu,
-         one(std::make_unique<ScriptAgent>(Plan{{"s.a", {"time=1.2", "time=1.1", "time=1.3", "time=1.4", "time=1.5", "time=1.6"}}}, log)), ev, o);
+         one(std::make_unique<ScriptAgent>(
+             Plan{{"s.a", {"time=1.2", "time=1.1", "time=1.3", "time=1.4", "time=1.5", "time=1.6"}}}, log)),
+         ev, o);
   h.run();
   RunStore db(o.run_dir / "run.db");
   auto sw = db.switches();
   ASSERT_GE(sw.size(), 1u);
   EXPECT_NE(sw[0].reason.find("hive plateau"), std::string::npos) << sw[0].reason;
-  EXPECT_NE(sw[0].reason.find("restart from backup c0002"), std::string::npos) << sw[0].reason;  // 1.1 is the best backup
+  EXPECT_NE(sw[0].reason.find("restart from backup c0002"), std::string::npos)
+      << sw[0].reason;  // 1.1 is the best backup
   EXPECT_EQ(sw[0].base, "c0002");
   ASSERT_GE(log->seen.size(), 5u);
   EXPECT_EQ(log->seen[0].start, "c0000");   // the reference leads at first
@@ -287,7 +297,9 @@ TEST(Hive, HivePlateauRestartsAgentsFromBackups) {
 class AfterLeaderAgent : public Agent {
  public:
   std::string kind() const override { return "script"; }
-  std::vector<Strategy> strategies(const Task&, Backend) const override { return {{"s.later", "needs a new leader"}, {"s.first", "one kernel"}}; }
+  std::vector<Strategy> strategies(const Task&, Backend) const override {
+    return {{"s.later", "needs a new leader"}, {"s.first", "one kernel"}};
+  }
   std::optional<Proposal> propose(const AgentContext& ctx) override {
     Proposal p;
     p.label = ctx.strategy.name;
@@ -303,7 +315,9 @@ class AfterLeaderAgent : public Agent {
     p.source = "time=0.5";
     return p;
   }
-  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override { return std::nullopt; }
+  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override {
+    return std::nullopt;
+  }
   bool later_done = false, first_done = false;
 };
 
@@ -338,7 +352,8 @@ TEST(Hive, CandidateBudgetIsExactWithConcurrentAgents) {
   for (int i = 0; i < 3; ++i) {
     std::vector<std::string> srcs;
     for (int j = 0; j < 10; ++j) srcs.push_back("time=" + std::to_string(2.0 + i + j * 0.01));
-    agents.push_back(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", srcs}}, log));
+    agents.push_back(std::make_unique<ScriptAgent>(
+        std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", srcs}}, log));
   }
   Hive h(f.task, Backend::cpu, std::move(agents), ev, o);
   auto r = h.run();
@@ -466,7 +481,9 @@ TEST(Hive, InterruptStopsCleanlyAndKeepsEverything) {
   o.external_stop = &sigint;
   std::vector<std::string> srcs;
   for (int j = 0; j < 50; ++j) srcs.push_back("time=" + std::to_string(3.0 + j * 0.01));
-  Hive h(f.task, Backend::cpu, one(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", srcs}}, log)),
+  Hive h(f.task, Backend::cpu,
+         one(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", srcs}},
+                                           log)),
          ev, o);
   auto r = h.run();
   EXPECT_NE(r.status.stop_reason.find("interrupted"), std::string::npos);
@@ -529,7 +546,9 @@ TEST(Hive, TheTimeBudgetEndsEvaluationsThatWouldOverrunIt) {
   auto log = std::make_shared<Script>();
   for (int i = 0; i < 3; ++i)
     agents.push_back(std::make_unique<ScriptAgent>(
-        std::vector<std::pair<std::string, std::vector<std::string>>>{{"s." + std::to_string(i), {"time=0." + std::to_string(5 + i)}}}, log));
+        std::vector<std::pair<std::string, std::vector<std::string>>>{
+            {"s." + std::to_string(i), {"time=0." + std::to_string(5 + i)}}},
+        log));
   const auto t0 = std::chrono::steady_clock::now();
   Hive h(f.task, Backend::cpu, std::move(agents), ev, o);
   auto r = h.run();
@@ -544,13 +563,16 @@ TEST(Hive, TheTimeBudgetEndsEvaluationsThatWouldOverrunIt) {
   EXPECT_EQ(db.candidates().size(), 1u);  // the reference alone
   int notes = 0;
   for (const auto& e : read_event_log(o.run_dir / "events.jsonl").events)
-    notes += e.value("type", "") == "note" && e.value("message", "").find("not evaluated: time budget") != std::string::npos;
+    notes +=
+        e.value("type", "") == "note" && e.value("message", "").find("not evaluated: time budget") != std::string::npos;
   EXPECT_EQ(notes, 3);
   // Without a time budget, an evaluation is never stopped: one agent, one 0.2 s evaluation.
   SlotEvaluator quick(0.2);
   auto o2 = f.opts("run2");
   Hive h2(f.task, Backend::cpu,
-          one(std::make_unique<ScriptAgent>(std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", {"time=0.5"}}}, log)), quick, o2);
+          one(std::make_unique<ScriptAgent>(
+              std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", {"time=0.5"}}}, log)),
+          quick, o2);
   h2.run();
   EXPECT_EQ(quick.cancelled.load(), 0);
   EXPECT_EQ(RunStore(o2.run_dir / "run.db").candidates().size(), 2u);
@@ -564,7 +586,9 @@ TEST(Hive, RepeatedHarnessErrorsStopTheRun) {
   o.max_harness_errors = 3;
   Hive h(f.task, Backend::cpu,
          one(std::make_unique<ScriptAgent>(
-             std::vector<std::pair<std::string, std::vector<std::string>>>{{"s.a", {"error", "error", "error", "error", "time=0.1"}}}, log)),
+             std::vector<std::pair<std::string, std::vector<std::string>>>{
+                 {"s.a", {"error", "error", "error", "error", "time=0.1"}}},
+             log)),
          ev, o);
   auto r = h.run();
   EXPECT_EQ(ev.calls.load(), 3);

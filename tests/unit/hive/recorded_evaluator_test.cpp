@@ -15,12 +15,16 @@ using namespace khive::recorded_test;
 
 namespace {
 
-const std::vector<std::string> kRecordings = {"h200-softmax-dispatch.json", "h200-gemm-bf16.json", "h200-kb08-relayout.json"};
+const std::vector<std::string> kRecordings = {"h200-softmax-dispatch.json", "h200-gemm-bf16.json",
+                                              "h200-kb08-relayout.json"};
 
-nlohmann::json recording_json(const std::string& name) { return nlohmann::json::parse(read_file(repo() / "tests/recordings" / name)); }
+nlohmann::json recording_json(const std::string& name) {
+  return nlohmann::json::parse(read_file(repo() / "tests/recordings" / name));
+}
 
 // A copy of a recording with its JSON edited, in dir.
-fs::path edited_recording(const fs::path& dir, const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+fs::path edited_recording(const fs::path& dir, const std::string& name,
+                          const std::function<void(nlohmann::json&)>& edit) {
   auto j = recording_json(name);
   edit(j);
   return write_kernel(dir, "edited-" + name, j.dump(1));
@@ -81,15 +85,20 @@ TEST(RecordedEvaluator, CuratedRecordingsLoadAndFitTheirTasks) {
 
 TEST(RecordedEvaluator, MalformedRecordingsNameTheFileAndField) {
   TempDir d("khive-rec-");
-  auto bad = [&](const std::function<void(nlohmann::json&)>& edit) { return load_error(edited_recording(d.path, "h200-gemm-bf16.json", edit)); };
-  EXPECT_NE(bad([](auto& j) { j["schema"] = "khive.recording/0"; }).find("schema: expected \"khive.recording/1\""), std::string::npos);
+  auto bad = [&](const std::function<void(nlohmann::json&)>& edit) {
+    return load_error(edited_recording(d.path, "h200-gemm-bf16.json", edit));
+  };
+  EXPECT_NE(bad([](auto& j) { j["schema"] = "khive.recording/0"; }).find("schema: expected \"khive.recording/1\""),
+            std::string::npos);
   const std::string no_median = bad([](auto& j) { j["candidates"][2]["workloads"].erase("gemm_bf16-M1-N6144-K4096"); });
-  EXPECT_NE(
-      no_median.find("edited-h200-gemm-bf16.json: candidates[2].workloads: accepted without a median on the timed workload gemm_bf16-M1-N6144-K4096"),
-      std::string::npos)
+  EXPECT_NE(no_median.find("edited-h200-gemm-bf16.json: candidates[2].workloads: accepted without a median on the "
+                           "timed workload gemm_bf16-M1-N6144-K4096"),
+            std::string::npos)
       << no_median;
-  EXPECT_NE(bad([](auto& j) { j["candidates"][0]["verdict"] = "pending"; }).find("candidates[0].verdict"), std::string::npos);
-  EXPECT_NE(bad([](auto& j) { j["candidates"][1]["id"] = j["candidates"][0]["id"]; }).find("appears twice"), std::string::npos);
+  EXPECT_NE(bad([](auto& j) { j["candidates"][0]["verdict"] = "pending"; }).find("candidates[0].verdict"),
+            std::string::npos);
+  EXPECT_NE(bad([](auto& j) { j["candidates"][1]["id"] = j["candidates"][0]["id"]; }).find("appears twice"),
+            std::string::npos);
   EXPECT_NE(bad([](auto& j) { j["task"].erase("timed"); }).find("task.timed: missing"), std::string::npos);
   EXPECT_NE(bad([](auto& j) { j["reference"]["verdict"] = "rejected"; }).find("reference.verdict"), std::string::npos);
   EXPECT_EQ(bad([](auto&) {}), "");
@@ -106,7 +115,8 @@ TEST(RecordedEvaluator, RefusesAnotherTaskOrOtherTimedWorkloads) {
     RecordedEvaluator ev(narrowed, Backend::cuda, gemm.rec);
     FAIL() << "a task timing other workloads than the recording must be refused";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("recorded, not timed here: gemm_bf16-M1-N6144-K4096"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("recorded, not timed here: gemm_bf16-M1-N6144-K4096"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -193,7 +203,8 @@ TEST(RecordedEvaluator, WhatWasNotRecordedIsAnErrorNamingIt) {
   const tuner::Template* t = library().find_template(r.rec.candidates[0].params.at("template"));
   ASSERT_NE(t, nullptr);
   std::optional<tuner::Point> unrecorded;
-  for (const auto& p : tuner::subspace_order(*t, tuner::point_from_params(*t, r.rec.candidates[0].params), {"TILE_N", "STAGES"}, 1)) {
+  for (const auto& p :
+       tuner::subspace_order(*t, tuner::point_from_params(*t, r.rec.candidates[0].params), {"TILE_N", "STAGES"}, 1)) {
     auto params = p;
     params["template"] = t->name;
     if (tuner::check_point(*t, r.bt, p).ok && !recorded_point(r.rec, params)) {
@@ -206,13 +217,15 @@ TEST(RecordedEvaluator, WhatWasNotRecordedIsAnErrorNamingIt) {
   const Evaluation e = ev.evaluate(f, std::nullopt);
   EXPECT_EQ(e.status, EvalStatus::error);
   EXPECT_EQ(e.reason, "not_recorded");
-  EXPECT_NE(e.message.find("not in the recording h200-gemm-bf16.json: tuner point " + point_key(t->name, *unrecorded)), std::string::npos)
+  EXPECT_NE(e.message.find("not in the recording h200-gemm-bf16.json: tuner point " + point_key(t->name, *unrecorded)),
+            std::string::npos)
       << e.message;
   // A kernel that no tuner rendered is named by its source hash.
   const fs::path g = write_kernel(d.path, "handwritten.cu", "extern \"C\" void khive_launch() {}\n");
   const Evaluation h = ev.evaluate(g, std::nullopt);
   EXPECT_EQ(h.status, EvalStatus::error);
-  EXPECT_NE(h.message.find("source hash " + candidate_hash("cu", read_file(g)).substr(0, 16)), std::string::npos) << h.message;
+  EXPECT_NE(h.message.find("source hash " + candidate_hash("cu", read_file(g)).substr(0, 16)), std::string::npos)
+      << h.message;
   const auto st = ev.stats();
   EXPECT_EQ(st.unrecorded, 2);
   ASSERT_EQ(st.unrecorded_keys.size(), 2u);
@@ -240,12 +253,14 @@ TEST(RecordedEvaluator, SourceHashesRejectionsAndErrorsReplayAsRecorded) {
   EXPECT_EQ(byhash.status, EvalStatus::accepted);
   EXPECT_EQ(byhash.time_s, rec.candidates[0].time_s);
   EXPECT_NE(byhash.message.find("matched by source hash"), std::string::npos) << byhash.message;
-  const Evaluation rej = ev.evaluate(write_kernel(d.path, "r.cu", render_recorded(base, rec.candidates[1].params)), std::nullopt);
+  const Evaluation rej =
+      ev.evaluate(write_kernel(d.path, "r.cu", render_recorded(base, rec.candidates[1].params)), std::nullopt);
   EXPECT_EQ(rej.status, EvalStatus::rejected);
   EXPECT_EQ(rej.check, Check::correctness);
   EXPECT_EQ(rej.reason, "mismatch");
   EXPECT_EQ(rej.message, "output y differs");
-  const Evaluation err = ev.evaluate(write_kernel(d.path, "e.cu", render_recorded(base, rec.candidates[2].params)), std::nullopt);
+  const Evaluation err =
+      ev.evaluate(write_kernel(d.path, "e.cu", render_recorded(base, rec.candidates[2].params)), std::nullopt);
   EXPECT_EQ(err.status, EvalStatus::error);
   EXPECT_NE(err.message.find("the runner crashed"), std::string::npos);
   const auto st = ev.stats();
@@ -272,7 +287,8 @@ TEST(RecordedEvaluator, ModeledCompositesTakeTheMediansOfTheirRoutedPoints) {
   const tuner::DispatchPlan plan = tuner::plan_dispatch(r.task, r.bt, library(), leader, rest);
   ASSERT_TRUE(plan.ok()) << plan.reason;
   TempDir d("khive-rec-");
-  const fs::path f = write_kernel(d.path, "composite.cu", tuner::render_composite(r.task, r.bt, plan.variants, plan.routes));
+  const fs::path f =
+      write_kernel(d.path, "composite.cu", tuner::render_composite(r.task, r.bt, plan.variants, plan.routes));
   EXPECT_EQ(source_point_key(read_file(f)), recorded_point_key(plan.params));
   RecordedEvaluator plain(r.task, Backend::cuda, r.rec);
   EXPECT_EQ(plain.evaluate(f, std::nullopt).reason, "not_recorded");
@@ -287,7 +303,8 @@ TEST(RecordedEvaluator, ModeledCompositesTakeTheMediansOfTheirRoutedPoints) {
   for (const auto& k : points) by_id[k.id] = &k;
   for (const auto& route : plan.routes)
     for (const auto& w : route.workloads)
-      EXPECT_EQ(e.workload_median_s.at(w), by_id.at(plan.variants[route.variant].candidate)->workload_median_s.at(w)) << w;
+      EXPECT_EQ(e.workload_median_s.at(w), by_id.at(plan.variants[route.variant].candidate)->workload_median_s.at(w))
+          << w;
   EXPECT_LT(e.time_s, leader.time_s);  // per shape never slower than the fastest single point, faster on some
   EXPECT_EQ(modeled.stats().modeled, 1);
 }

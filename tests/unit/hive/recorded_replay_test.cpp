@@ -38,7 +38,8 @@ MeasuredKernel measured(const RecordedCandidate& c) {
 MeasuredKernel measured(const CandidateRecord& c) { return measured_kernel(c); }
 
 int option_int(const Recording& rec, const char* key, int fallback) {
-  return rec.options.contains(key) && rec.options.at(key).is_number_integer() ? rec.options.at(key).get<int>() : fallback;
+  return rec.options.contains(key) && rec.options.at(key).is_number_integer() ? rec.options.at(key).get<int>()
+                                                                              : fallback;
 }
 
 }  // namespace
@@ -83,7 +84,8 @@ TEST(RecordedReplay, EachAgentFirstProposesTheRecordedPoint) {
 }
 
 // A single tuner agent, the hive's rules and the recorded medians: the search reaches the kernel the recorded run found
-// fastest (kb08: RELAYOUT_A of CUTLASS's sm80 SIMT GEMM, 2.8x the hand-written template's best), and it leads at the end.
+// fastest (kb08: RELAYOUT_A of CUTLASS's sm80 SIMT GEMM, 2.8x the hand-written template's best), and it leads at the
+// end.
 TEST(RecordedReplay, OneAgentReachesTheRecordedFastestAndItLeads) {
   const Recorded& r = recorded("h200-kb08-relayout.json");
   const RecordedCandidate* fastest = nullptr;
@@ -92,7 +94,8 @@ TEST(RecordedReplay, OneAgentReachesTheRecordedFastestAndItLeads) {
   ASSERT_NE(fastest, nullptr);
   const Replay rp = replay(r, {.agents = 1, .plateau = 3, .budget = 30});
   ASSERT_TRUE(rp.result.leader.has_value());
-  EXPECT_EQ(recorded_point_key(rp.result.leader->params), recorded_point_key(fastest->params)) << "the replay's leader is " << rp.result.leader->id;
+  EXPECT_EQ(recorded_point_key(rp.result.leader->params), recorded_point_key(fastest->params))
+      << "the replay's leader is " << rp.result.leader->id;
   EXPECT_EQ(rp.result.leader->time_s, fastest->time_s);
   // Each leader change was a gain on the recorded medians: the lineage of leaders gets strictly faster.
   double last = 0;
@@ -103,8 +106,8 @@ TEST(RecordedReplay, OneAgentReachesTheRecordedFastestAndItLeads) {
     }
 }
 
-// Over the GEMM's eight shapes the single agent reaches every point the three recorded agents measured, and its leader is
-// the fastest of them within the replay's noise (two of them are 0.06% apart: check 11 keeps the first).
+// Over the GEMM's eight shapes the single agent reaches every point the three recorded agents measured, and its leader
+// is the fastest of them within the replay's noise (two of them are 0.06% apart: check 11 keeps the first).
 TEST(RecordedReplay, OneAgentCoversTheRecordedGemmPointsAndLeadsWithinTheNoise) {
   const Recorded& r = recorded("h200-gemm-bf16.json");
   const Replay rp = replay(r, {.agents = 1, .plateau = 3, .budget = 60});
@@ -130,9 +133,9 @@ TEST(RecordedReplay, OneAgentCoversTheRecordedGemmPointsAndLeadsWithinTheNoise) 
 }
 
 // The plateau rule (docs/hive.md): P evaluated candidates in a row without a new leader move the agent to
-// another strategy, and with one agent the hive's plateau (P x (active agents + 1): each agent's own switch first) restarts
-// it from the fastest backup. The
-// replay's event log is walked with counters of its own; harness errors (unrecorded kernels) count towards neither.
+// another strategy, and with one agent the hive's plateau (P x (active agents + 1): each agent's own switch first)
+// restarts it from the fastest backup. The replay's event log is walked with counters of its own; harness errors
+// (unrecorded kernels) count towards neither.
 TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
   struct Case {
     std::string name;
@@ -152,7 +155,8 @@ TEST(RecordedReplay, PlateausSwitchAfterPNonImprovingCandidates) {
     for (const auto& e : rp.events) {
       const std::string type = e.value("type", "");
       if (type == "candidate") {
-        ASSERT_FALSE(agent_due) << "P non-improving candidates in a row, and the agent proposed again without a switch: " << e.dump();
+        ASSERT_FALSE(agent_due)
+            << "P non-improving candidates in a row, and the agent proposed again without a switch: " << e.dump();
         ASSERT_FALSE(hive_due) << "a hive plateau went unanswered: " << e.dump();
         const CandidateRecord c = candidate_from_event(e);
         const Standing v = c.standing;
@@ -230,7 +234,8 @@ TEST(RecordedReplay, BackupsAreTheFastestPerTemplate) {
     for (const auto& x : b)
       if (backup_family(x) == backup_family(k) && x.time_s > k.time_s) slower_than_its_template = false;
     const bool list_full = static_cast<int>(b.size()) == max && b.back().time_s <= k.time_s;
-    EXPECT_TRUE((quota_full && slower_than_its_template) || list_full) << c.id << " (" << k.time_s << " s) was left out";
+    EXPECT_TRUE((quota_full && slower_than_its_template) || list_full)
+        << c.id << " (" << k.time_s << " s) was left out";
   }
   EXPECT_EQ(templates.size(), 2u) << "two templates compete on this task";
   EXPECT_GE(left_out, 1) << "the quota must have left something out, or this checks nothing";
@@ -264,11 +269,13 @@ TEST(RecordedReplay, TheDispatcherRecomposesTheRecordedComposites) {
       if (x->standing == Standing::leader) leader_id = x->id;
     }
     const MeasuredKernel leader = *std::find_if(acc.begin(), acc.end(), [&](auto& k) { return k.id == leader_id; });
-    const tuner::DispatchPlan plan = tuner::plan_dispatch(r.task, r.bt, library(), leader, rank_backups(acc, leader_id, max, per));
+    const tuner::DispatchPlan plan =
+        tuner::plan_dispatch(r.task, r.bt, library(), leader, rank_backups(acc, leader_id, max, per));
     ASSERT_TRUE(plan.ok()) << plan.reason;
     EXPECT_EQ(plan.params.at("variants"), c.params.at("variants"));
     EXPECT_EQ(recorded_point_key(plan.params), recorded_point_key(c.params));
-    const fs::path f = write_kernel(d.path, c.id + ".cu", tuner::render_composite(r.task, r.bt, plan.variants, plan.routes));
+    const fs::path f =
+        write_kernel(d.path, c.id + ".cu", tuner::render_composite(r.task, r.bt, plan.variants, plan.routes));
     EXPECT_EQ(source_point_key(read_file(f)), recorded_point_key(c.params));
     const Evaluation e = ev.evaluate(f, std::nullopt);
     EXPECT_EQ(e.status, EvalStatus::accepted) << e.message;
@@ -323,8 +330,8 @@ TEST(RecordedReplay, ProposedCompositesRouteEachShapeToItsFastestVisiblePoint) {
   EXPECT_GE(checked, 1) << "the replay should propose a composite: decode shapes prefer other points";
 }
 
-// With composites modeled from their routed points' recorded medians (RecordedOptions::model_composites), the hive makes
-// the tuner's composite the leader: on every shape it runs a point at least as fast as the single leader's.
+// With composites modeled from their routed points' recorded medians (RecordedOptions::model_composites), the hive
+// makes the tuner's composite the leader: on every shape it runs a point at least as fast as the single leader's.
 TEST(RecordedReplay, AModeledCompositeOfRecordedPointsLeads) {
   const Recorded& r = recorded("h200-gemm-bf16.json");
   const Replay rp = replay(r, {.agents = 1, .plateau = 3, .budget = 60, .model_composites = true});
@@ -333,7 +340,8 @@ TEST(RecordedReplay, AModeledCompositeOfRecordedPointsLeads) {
   EXPECT_GE(rp.stats.modeled, 1);
   double best_single = 0;
   for (const auto& c : rp.records.candidates)
-    if (c.accepted() && !is_composite(c.params) && c.id != rp.records.reference && (best_single == 0 || c.time_s < best_single))
+    if (c.accepted() && !is_composite(c.params) && c.id != rp.records.reference &&
+        (best_single == 0 || c.time_s < best_single))
       best_single = c.time_s;
   EXPECT_LT(rp.result.leader->time_s, best_single);
 }

@@ -94,7 +94,8 @@ inline std::string render_recorded(const Recorded& r, const std::map<std::string
     i = j + 1;
   }
   std::vector<tuner::Route> routes;
-  for (const auto& s : tuner::perf_shapes(r.task, r.bt)) routes.push_back({s.workloads, s.axes, to.at(s.workloads.front())});
+  for (const auto& s : tuner::perf_shapes(r.task, r.bt))
+    routes.push_back({s.workloads, s.axes, to.at(s.workloads.front())});
   return tuner::render_composite(r.task, r.bt, variants, routes);
 }
 
@@ -112,7 +113,9 @@ class IdleAgent : public Agent {
   std::string kind() const override { return "idle"; }
   std::vector<Strategy> strategies(const Task&, Backend) const override { return {}; }
   std::optional<Proposal> propose(const AgentContext&) override { return std::nullopt; }
-  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override { return std::nullopt; }
+  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override {
+    return std::nullopt;
+  }
 };
 
 struct ReplayOptions {

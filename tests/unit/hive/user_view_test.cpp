@@ -72,7 +72,8 @@ class AbEvaluator : public Evaluator {
       const double g = field(s, "ab", 0.0);
       e.gain_vs_leader = g;
       e.beats_leader = g > 0.05;
-      e.ab_decision = g > 0.05 ? "faster beyond the noise on 1 of 1 workload(s), slower on none" : "faster beyond the noise on no workload";
+      e.ab_decision = g > 0.05 ? "faster beyond the noise on 1 of 1 workload(s), slower on none"
+                               : "faster beyond the noise on no workload";
       e.ab = {{"w", g, 12, g > 0.05 ? "faster" : "level", "noise ±5.0%"}};
       e.message = "A/B vs the leader: " + e.ab_decision + ": w " + std::to_string(g * 100) + "% over 12 pairs";
     }
@@ -114,9 +115,12 @@ class DownAgent : public Agent {
     ++asked;
     return std::nullopt;
   }
-  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override { return std::nullopt; }
+  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override {
+    return std::nullopt;
+  }
   std::string provider_failure() const override {
-    return "its model provider failed 3 times in a row; last: provider http://127.0.0.1:9/v1/chat/completions cannot be reached";
+    return "its model provider failed 3 times in a row; last: provider http://127.0.0.1:9/v1/chat/completions cannot "
+           "be reached";
   }
   int asked = 0;
 };
@@ -127,8 +131,12 @@ class IdleAgent : public Agent {
   std::string kind() const override { return "tuner"; }
   std::vector<Strategy> strategies(const Task&, Backend) const override { return {}; }
   std::optional<Proposal> propose(const AgentContext&) override { return std::nullopt; }
-  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override { return std::nullopt; }
-  std::string idle_because(const Task& t, Backend) const override { return "the tuner has nothing to try for " + t.name; }
+  std::optional<BoardEntry> observe(const AgentContext&, const Proposal&, const Outcome&) override {
+    return std::nullopt;
+  }
+  std::string idle_because(const Task& t, Backend) const override {
+    return "the tuner has nothing to try for " + t.name;
+  }
 };
 
 struct Fixture {
@@ -178,16 +186,22 @@ TEST(UserView, VerdictLineAndSummaryWordTheComparison) {
   Fixture f;
   AbEvaluator ev;
   Hive h(f.task, Backend::cpu,
-         agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.05 ab=0.2 score=0.6", "solo=0.8 ab=0.01 score=0.55"})), ev, f.opts());
+         agents(std::make_unique<ListAgent>(
+             std::vector<std::string>{"solo=1.05 ab=0.2 score=0.6", "solo=0.8 ab=0.01 score=0.55"})),
+         ev, f.opts());
   h.run();
   const std::string lead = f.line_of("c0001"), backup = f.line_of("c0002");
-  EXPECT_NE(lead.find("leader   own run 1050.000 ms, score 0.600; A/B vs c0000: +20.0% overall; faster beyond the noise on 1 of 1"),
-            std::string::npos)
+  EXPECT_NE(
+      lead.find(
+          "leader   own run 1050.000 ms, score 0.600; A/B vs c0000: +20.0% overall; faster beyond the noise on 1 of 1"),
+      std::string::npos)
       << lead;
-  EXPECT_NE(backup.find("backup   own run 800.000 ms, score 0.550; A/B vs c0001: +1.0% overall; faster beyond the noise on no workload"),
+  EXPECT_NE(backup.find("backup   own run 800.000 ms, score 0.550; A/B vs c0001: +1.0% overall; faster beyond the "
+                        "noise on no workload"),
             std::string::npos)
       << backup;
-  EXPECT_EQ(lead.find("vs leader"), std::string::npos) << "the old wording set a median beside an A/B percentage: " << lead;
+  EXPECT_EQ(lead.find("vs leader"), std::string::npos)
+      << "the old wording set a median beside an A/B percentage: " << lead;
 
   RunStore db(f.dir / "run" / "run.db");
   auto cs = db.candidates();
@@ -213,7 +227,8 @@ TEST(UserView, VerdictLineAndSummaryWordTheComparison) {
 TEST(UserView, AnAbWinTheSoloMediansContradictStaysABackupAndSaysWhy) {
   Fixture f;
   AbEvaluator ev;
-  Hive h(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.5 ab=0.2 score=0.6"})), ev, f.opts());
+  Hive h(f.task, Backend::cpu,
+         agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=1.5 ab=0.2 score=0.6"})), ev, f.opts());
   h.run();
   const std::string line = f.line_of("c0001");
   EXPECT_NE(line.find("backup"), std::string::npos) << line;
@@ -233,11 +248,15 @@ TEST(UserView, ALeaderScoringBelowABackupIsExplainedAndChartedAsTheLeader) {
   Fixture f;
   AbEvaluator ev;
   Hive h(f.task, Backend::cpu,
-         agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.9 ab=0.3 score=0.2", "solo=0.7 ab=0.02 score=0.45"})), ev, f.opts());
+         agents(std::make_unique<ListAgent>(
+             std::vector<std::string>{"solo=0.9 ab=0.3 score=0.2", "solo=0.7 ab=0.02 score=0.45"})),
+         ev, f.opts());
   h.run();
   const std::string sum = summary_text(f.dir / "run");
   EXPECT_NE(sum.find("leader c0001"), std::string::npos) << sum;
-  EXPECT_NE(sum.find("note: c0000 (reference) has a higher task score than the leader (0.500 vs 0.200)"), std::string::npos) << sum;
+  EXPECT_NE(sum.find("note: c0000 (reference) has a higher task score than the leader (0.500 vs 0.200)"),
+            std::string::npos)
+      << sum;
   EXPECT_NE(sum.find("the leader is chosen by interleaved A/B runs"), std::string::npos) << sum;
 
   const std::string html = report_html(f.dir / "run");
@@ -283,10 +302,14 @@ TEST(UserView, AnAgentWhoseProviderFailsStopsAndSaysWhy) {
   EXPECT_TRUE(r.status.all_agents_failed());
   EXPECT_EQ(r.status.stop_reason, "every agent failed: its model provider could not be used");
   bool said = false;
-  for (const auto& l : f.lines) said = said || l.find("a0 (llm:down) stopped: its model provider failed 3 times") != std::string::npos;
+  for (const auto& l : f.lines)
+    said = said || l.find("a0 (llm:down) stopped: its model provider failed 3 times") != std::string::npos;
   EXPECT_TRUE(said);
   const std::string sum = summary_text(f.dir / "run");
-  EXPECT_NE(sum.find("agent a0 (llm:down) failed: its model provider failed 3 times in a row; last: provider http://127.0.0.1:9"), std::string::npos)
+  EXPECT_NE(
+      sum.find(
+          "agent a0 (llm:down) failed: its model provider failed 3 times in a row; last: provider http://127.0.0.1:9"),
+      std::string::npos)
       << sum;
 }
 
@@ -298,15 +321,19 @@ TEST(UserView, AnAgentWithNothingToTrySaysSoAndAnIdleRunEndsAtOnce) {
   EXPECT_TRUE(r.status.all_agents_failed());
   EXPECT_EQ(ev.prepares.load(), 0) << "the reference is not measured when no agent can work";
   bool said = false;
-  for (const auto& l : f.lines) said = said || l.find("a0 (tuner) stopped: the tuner has nothing to try for fake") != std::string::npos;
+  for (const auto& l : f.lines)
+    said = said || l.find("a0 (tuner) stopped: the tuner has nothing to try for fake") != std::string::npos;
   EXPECT_TRUE(said);
   // With another agent that can work, the run goes on and the idle one is still named.
   Fixture g;
-  Hive h2(g.task, Backend::cpu, agents(std::make_unique<IdleAgent>(), std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.5 ab=0.5"})), ev,
-          g.opts());
+  Hive h2(
+      g.task, Backend::cpu,
+      agents(std::make_unique<IdleAgent>(), std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.5 ab=0.5"})),
+      ev, g.opts());
   auto r2 = h2.run();
   EXPECT_FALSE(r2.status.all_agents_failed());
-  EXPECT_NE(summary_text(g.dir / "run").find("agent a0 (tuner) failed: the tuner has nothing to try"), std::string::npos);
+  EXPECT_NE(summary_text(g.dir / "run").find("agent a0 (tuner) failed: the tuner has nothing to try"),
+            std::string::npos);
 }
 
 TEST(UserView, ASecondProcessOnTheSameRunDirectoryIsRefused) {
@@ -348,10 +375,13 @@ TEST(UserView, ARunDatabaseFromBeforeComparisonsStillOpens) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   const char* old_schema =
-      "CREATE TABLE candidates (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL, agent TEXT, strategy TEXT, parent TEXT, "
-      "label TEXT, ext TEXT, note TEXT, source TEXT, params TEXT, file TEXT, verdict TEXT, check_name TEXT, reason TEXT, message TEXT, "
+      "CREATE TABLE candidates (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL, agent TEXT, strategy "
+      "TEXT, parent TEXT, "
+      "label TEXT, ext TEXT, note TEXT, source TEXT, params TEXT, file TEXT, verdict TEXT, check_name TEXT, reason "
+      "TEXT, message TEXT, "
       "diagnosis TEXT, score REAL, time_s REAL, delta REAL, workloads TEXT, t REAL, eval_s REAL);"
-      "INSERT INTO candidates VALUES('c0001', 1, 'h', 'a0', 's', '', 'k', 'cpp', '', 'src', '{}', 'f', 'backup', '', '', '', '', 0.4, "
+      "INSERT INTO candidates VALUES('c0001', 1, 'h', 'a0', 's', '', 'k', 'cpp', '', 'src', '{}', 'f', 'backup', '', "
+      "'', '', '', 0.4, "
       "0.5, 0.03, '{}', 1.0, 2.0);";
   ASSERT_EQ(sqlite3_exec(db, old_schema, nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);

@@ -58,13 +58,15 @@ Task axpy_task(const Dir& d, bool kernelbench = false) {
     d.write("axpy/kernelbench.py", "import torch\nclass Model(torch.nn.Module):\n    pass\n");
   }
   d.write("axpy/definition.json", def.dump(2));
-  d.write("axpy/workload.jsonl", "{\"uuid\": \"w\", \"axes\": {\"B\": 4}, \"inputs\": {\"scale\": {\"type\": \"scalar\", \"value\": 2}}}\n");
+  d.write("axpy/workload.jsonl",
+          "{\"uuid\": \"w\", \"axes\": {\"B\": 4}, \"inputs\": {\"scale\": {\"type\": \"scalar\", \"value\": 2}}}\n");
   return load_task(d.root / "axpy");
 }
 
 const char* kKernel =
     "extern \"C\" void khive_launch(const float* x, float scale, const float* b, float* y, int64_t B) {\n"
-    "  for (int64_t i = 0; i < B; ++i)\n    for (int64_t j = 0; j < 8; ++j) y[i * 8 + j] = scale * x[i * 8 + j] + b[j];\n}\n";
+    "  for (int64_t i = 0; i < B; ++i)\n    for (int64_t j = 0; j < 8; ++j) y[i * 8 + j] = scale * x[i * 8 + j] + "
+    "b[j];\n}\n";
 
 TEST(SolutionOut, SolExecBenchSchema) {
   Dir d;
@@ -110,7 +112,8 @@ TEST(SolutionOut, FlashInferSchema) {
 TEST(SolutionIn, OwnExportRoundTripsAndBuilds) {
   Dir d;
   Task t = axpy_task(d);
-  auto s = solution_json(t, Backend::cpu, kKernel, SolutionMeta{"x", "khive", "", "LOCAL"}, SolutionFormat::sol_execbench);
+  auto s =
+      solution_json(t, Backend::cpu, kKernel, SolutionMeta{"x", "khive", "", "LOCAL"}, SolutionFormat::sol_execbench);
   ImportedSolution c = import_solution(s, t, Backend::cpu);
   EXPECT_EQ(c.ext, ".cpp");
   EXPECT_TRUE(has(c.source, "extern \"C\" void khive_launch(const float* x, float scale"));
@@ -125,21 +128,23 @@ TEST(SolutionIn, OwnExportRoundTripsAndBuilds) {
 TEST(SolutionIn, MultiFileWithAnotherEntryName) {
   Dir d;
   Task t = axpy_task(d);
-  json s = {{"name", "multi"},
-            {"definition", "axpy"},
-            {"author", "someone"},
-            {"spec", {{"languages", {"cutlass"}}, {"target_hardware", {"LOCAL"}}, {"entry_point", "main.cpp::axpy_entry"}}},
-            {"sources",
-             {{{"path", "kernel.h"},
-               {"content", "#pragma once\n#include <cstdint>\nvoid axpy_rows(const float*, float, const float*, float*, int64_t);\n"}},
-              {{"path", "kernel.cpp"},
-               {"content",
-                "#include \"kernel.h\"\nvoid axpy_rows(const float* x, float s, const float* b, float* y, int64_t B) {\n"
-                "  for (int64_t i = 0; i < B * 8; ++i) y[i] = s * x[i] + b[i % 8];\n}\n"}},
-              {{"path", "main.cpp"},
-               {"content",
-                "#include \"kernel.h\"\nvoid axpy_entry(const float* x, float s, const float* b, float* y, int64_t B) {\n"
-                "  axpy_rows(x, s, b, y, B);\n}\n"}}}}};
+  json s = {
+      {"name", "multi"},
+      {"definition", "axpy"},
+      {"author", "someone"},
+      {"spec", {{"languages", {"cutlass"}}, {"target_hardware", {"LOCAL"}}, {"entry_point", "main.cpp::axpy_entry"}}},
+      {"sources",
+       {{{"path", "kernel.h"},
+         {"content",
+          "#pragma once\n#include <cstdint>\nvoid axpy_rows(const float*, float, const float*, float*, int64_t);\n"}},
+        {{"path", "kernel.cpp"},
+         {"content",
+          "#include \"kernel.h\"\nvoid axpy_rows(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+          "  for (int64_t i = 0; i < B * 8; ++i) y[i] = s * x[i] + b[i % 8];\n}\n"}},
+        {{"path", "main.cpp"},
+         {"content",
+          "#include \"kernel.h\"\nvoid axpy_entry(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+          "  axpy_rows(x, s, b, y, B);\n}\n"}}}}};
   ImportedSolution c = import_solution(s, t, Backend::cpu);
   EXPECT_TRUE(has(c.source, "#line 1 \"kernel.h\"")) << c.source;
   EXPECT_TRUE(has(c.source, "axpy_entry(x, scale, b, y, B);")) << c.source;
@@ -166,10 +171,12 @@ TEST(SolutionIn, RefusalsNameTheField) {
              {"spec", {{"languages", {"triton"}}, {"entry_point", "k.py::run"}}},
              {"sources", {{{"path", "k.py"}, {"content", "def run(): pass"}}}}};
   EXPECT_TRUE(has(why(py), "spec.languages: expected a C++/CUDA language")) << why(py);
-  json torch = {{"name", "t"},
-                {"definition", "axpy"},
-                {"spec", {{"languages", {"cuda_cpp"}}, {"entry_point", "main.cpp::run"}}},
-                {"sources", {{{"path", "main.cpp"}, {"content", "#include <torch/extension.h>\nvoid run(torch::Tensor x) {}\n"}}}}};
+  json torch = {
+      {"name", "t"},
+      {"definition", "axpy"},
+      {"spec", {{"languages", {"cuda_cpp"}}, {"entry_point", "main.cpp::run"}}},
+      {"sources",
+       {{{"path", "main.cpp"}, {"content", "#include <torch/extension.h>\nvoid run(torch::Tensor x) {}\n"}}}}};
   EXPECT_TRUE(has(why(torch), "sources: expected a kernel whose entry takes raw pointers")) << why(torch);
   json other = py;
   other["definition"] = "gemm";
@@ -189,7 +196,9 @@ TEST(Amalgamate, SingleFileUnchangedAndLocalHeaderInlined) {
   d.write("k/alone.cu", "int g() { return 1; }\n");
   EXPECT_EQ(amalgamate_source(d.root / "k/alone.cu"), "int g() { return 1; }\n");
   std::string a = amalgamate_source(d.root / "k/kernel.cu");
-  EXPECT_TRUE(has(a, "#include <cstdio>\n#line 1 \"kernel.h\"\n\nconstexpr int kTwo = 2;\n#line 3 \"kernel.cu\"\n\nint f()")) << a;
+  EXPECT_TRUE(
+      has(a, "#include <cstdio>\n#line 1 \"kernel.h\"\n\nconstexpr int kTwo = 2;\n#line 3 \"kernel.cu\"\n\nint f()"))
+      << a;
 }
 
 TEST(Amalgamate, BuilderBuildsACandidateWithALocalHeader) {
@@ -197,7 +206,8 @@ TEST(Amalgamate, BuilderBuildsACandidateWithALocalHeader) {
   Task t = axpy_task(d);
   d.write("k/axpy.h", "#pragma once\ninline float axpy1(float s, float x, float b) { return s * x + b; }\n");
   d.write("k/kernel.cpp",
-          "#include \"axpy.h\"\nextern \"C\" void khive_launch(const float* x, float s, const float* b, float* y, int64_t B) {\n"
+          "#include \"axpy.h\"\nextern \"C\" void khive_launch(const float* x, float s, const float* b, float* y, "
+          "int64_t B) {\n"
           "  for (int64_t i = 0; i < B * 8; ++i) y[i] = axpy1(s, x[i], b[i % 8]);\n}\n");
   BuildOptions o;
   o.cache_dir = d.root / "cache";

@@ -52,7 +52,8 @@ TEST(Jail, ABadCommandLineIsNamed) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error({"--memory", "lots", "--", "true"}).find("--memory: expected a number of bytes >= 0, got 'lots'"), std::string::npos);
+  EXPECT_NE(error({"--memory", "lots", "--", "true"}).find("--memory: expected a number of bytes >= 0, got 'lots'"),
+            std::string::npos);
   EXPECT_NE(error({"--memory", "-5", "--", "true"}).find("--memory"), std::string::npos);
   EXPECT_NE(error({"--read"}).find("--read: expected a value"), std::string::npos);
   EXPECT_NE(error({"--read", "/usr"}).find("expected -- and the command"), std::string::npos);
@@ -61,6 +62,7 @@ TEST(Jail, ABadCommandLineIsNamed) {
                   })
                 .find("expected -- and the command"),
             std::string::npos);
-  EXPECT_NE(error({"--write", "scratch", "--", "true"}).find("--write: expected an absolute folder"), std::string::npos);
+  EXPECT_NE(error({"--write", "scratch", "--", "true"}).find("--write: expected an absolute folder"),
+            std::string::npos);
   EXPECT_NE(error({"--net", "--", "true"}).find("unknown flag '--net'"), std::string::npos);
 }

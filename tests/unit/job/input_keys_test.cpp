@@ -58,6 +58,8 @@ TEST(InputKeys, CallLabelsAreDistinctAndNeverSmall) {
         EXPECT_TRUE(l >> 63) << "correctness labels are seed_base + small: never equal to a call's";
         EXPECT_TRUE(seen.insert(l).second) << w << " " << i;
       }
-  EXPECT_NE(k.call_label(CallKind::timed, 100, "w1", 0), k.call_label(CallKind::timed, 101, "w1", 0)) << "the seed base counts";
-  EXPECT_NE(k.call_label(CallKind::timed, 100, "w1", 0), InputKeys(InputSecret::reproducible(4)).call_label(CallKind::timed, 100, "w1", 0));
+  EXPECT_NE(k.call_label(CallKind::timed, 100, "w1", 0), k.call_label(CallKind::timed, 101, "w1", 0))
+      << "the seed base counts";
+  EXPECT_NE(k.call_label(CallKind::timed, 100, "w1", 0),
+            InputKeys(InputSecret::reproducible(4)).call_label(CallKind::timed, 100, "w1", 0));
 }

@@ -45,7 +45,8 @@ TEST(JobProtocol, EveryFieldSurvivesTheTrip) {
 }
 
 TEST(JobProtocol, AbsentFieldsKeepTheirDefaults) {
-  const Job b = parse_job({{"mode", "calibrate"}, {"backend", "cpu"}, {"inputs_version", kInputsVersion}, {"timing", {{"warmup", 9}}}});
+  const Job b = parse_job(
+      {{"mode", "calibrate"}, {"backend", "cpu"}, {"inputs_version", kInputsVersion}, {"timing", {{"warmup", 9}}}});
   const Job d;
   EXPECT_EQ(b.mode, "calibrate");
   EXPECT_EQ(b.seeds, d.seeds);

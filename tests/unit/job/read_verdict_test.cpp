@@ -19,11 +19,14 @@ JudgeOutcome with_result(nlohmann::json body) {
 }
 
 TEST(ReadVerdict, AcceptedWithTimings) {
-  Verdict v = read_verdict(with_result(
-      {{"timing",
-        {{{"workload", "p1"}, {"samples_s", {2e-5, 3e-5, 2.5e-5}}, {"in_process_s", {1.9e-5, 2.9e-5, 2.4e-5}}, {"batch", 4}, {"validated", 12}}}},
-       {"correctness_calls", 17},
-       {"phases", {{"kernel", 0.5}, {"fill", 0.1}}}}));
+  Verdict v = read_verdict(with_result({{"timing",
+                                         {{{"workload", "p1"},
+                                           {"samples_s", {2e-5, 3e-5, 2.5e-5}},
+                                           {"in_process_s", {1.9e-5, 2.9e-5, 2.4e-5}},
+                                           {"batch", 4},
+                                           {"validated", 12}}}},
+                                        {"correctness_calls", 17},
+                                        {"phases", {{"kernel", 0.5}, {"fill", 0.1}}}}));
   ASSERT_TRUE(v.accepted);
   ASSERT_EQ(v.timings.size(), 1u);
   EXPECT_EQ(v.timings[0].batch, 4);
@@ -34,8 +37,9 @@ TEST(ReadVerdict, AcceptedWithTimings) {
 }
 
 TEST(ReadVerdict, TheJudgesRejectionIsTheVerdict) {
-  Verdict v = read_verdict(
-      with_result({{"rejection", {{"check", 9}, {"reason", "timed_output_wrong"}, {"workload", "p1"}, {"message", "m"}, {"diagnosis", "d"}}}}));
+  Verdict v = read_verdict(with_result(
+      {{"rejection",
+        {{"check", 9}, {"reason", "timed_output_wrong"}, {"workload", "p1"}, {"message", "m"}, {"diagnosis", "d"}}}}));
   ASSERT_TRUE(v.rejection);
   EXPECT_FALSE(v.accepted);
   EXPECT_EQ(v.rejection->check, Check::timed_outputs);
@@ -81,9 +85,10 @@ TEST(ReadVerdict, TamperingWithTheJudgesChannelFailsClosed) {
 }
 
 TEST(ReadVerdict, AMalformedResultIsAHarnessError) {
-  for (const nlohmann::json& body : {nlohmann::json{{"rejection", {{"check", 5}, {"reason", "not_a_reason"}}}},
-                                     nlohmann::json{{"timing", {{{"workload", "p1"}, {"samples_s", "fast"}}}}},
-                                     nlohmann::json{{"error", "x"}, {"rejection", {{"check", 2}, {"reason", "crash"}}}}}) {
+  for (const nlohmann::json& body :
+       {nlohmann::json{{"rejection", {{"check", 5}, {"reason", "not_a_reason"}}}},
+        nlohmann::json{{"timing", {{{"workload", "p1"}, {"samples_s", "fast"}}}}},
+        nlohmann::json{{"error", "x"}, {"rejection", {{"check", 2}, {"reason", "crash"}}}}}) {
     Verdict v = read_verdict(with_result(body));
     EXPECT_FALSE(v.accepted) << body.dump();
     EXPECT_FALSE(v.rejection) << body.dump();

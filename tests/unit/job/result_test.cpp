@@ -87,7 +87,8 @@ TEST(JudgeResult, ARejectionOrAnErrorIsNotAccepted) {
 }
 
 TEST(JudgeResult, OlderFramesReadWithDefaults) {
-  const JudgeResult b = judge_result_from_json({{"type", "result"}, {"timing", {{{"workload", "p1"}, {"samples_s", {1e-5}}}}}});
+  const JudgeResult b =
+      judge_result_from_json({{"type", "result"}, {"timing", {{{"workload", "p1"}, {"samples_s", {1e-5}}}}}});
   ASSERT_EQ(b.timing.size(), 1u);
   EXPECT_EQ(b.timing[0].batch, 1);
   EXPECT_FALSE(b.ab_decision);
@@ -95,7 +96,8 @@ TEST(JudgeResult, OlderFramesReadWithDefaults) {
 
 TEST(JudgeResult, WhatIsNotAResultIsRefused) {
   EXPECT_THROW(judge_result_from_json(nlohmann::json::array()), std::invalid_argument);
-  EXPECT_THROW(judge_result_from_json({{"error", "x"}, {"rejection", {{"check", 2}, {"reason", "crash"}}}}), std::invalid_argument);
+  EXPECT_THROW(judge_result_from_json({{"error", "x"}, {"rejection", {{"check", 2}, {"reason", "crash"}}}}),
+               std::invalid_argument);
   EXPECT_THROW(judge_result_from_json({{"rejection", {{"check", 2}, {"reason", "made_up"}}}}), std::invalid_argument);
   EXPECT_ANY_THROW(judge_result_from_json({{"timing", {{{"samples_s", "fast"}}}}}));
   EXPECT_ANY_THROW(judge_result_from_json({{"correctness_calls", "many"}}));

@@ -33,8 +33,9 @@ struct Fixture : ::testing::Test {
 
   std::string build(const std::string& name, const std::string& body) {
     fs::path src = dir / (name + ".cpp");
-    std::ofstream(src) << "#include <cstdint>\nextern \"C\" void khive_launch(const float* a, const float* b, float* c, int64_t N) {\n"
-                       << body << "\n}\n";
+    std::ofstream(src)
+        << "#include <cstdint>\nextern \"C\" void khive_launch(const float* a, const float* b, float* c, int64_t N) {\n"
+        << body << "\n}\n";
     BuildOptions bo;
     bo.backend = Backend::cpu;
     bo.cache_dir = dir / "cache";
@@ -59,7 +60,8 @@ struct Fixture : ::testing::Test {
   // The kernels' view of a set's inputs, or the reference's (`ref`).
   void fill(Arena& a, int set, uint64_t seed, bool ref = false) {
     for (std::size_t i = 0; i < task.inputs.size(); ++i)
-      dev->fill(task.inputs[i].dtype, ref ? a.ref_input(set, i) : a.input(set, i), a.n_in(i), dist_params(task.distribution_for(task.inputs[i].name)),
+      dev->fill(task.inputs[i].dtype, ref ? a.ref_input(set, i) : a.input(set, i), a.n_in(i),
+                dist_params(task.distribution_for(task.inputs[i].name)),
                 InputKeys(InputSecret::reproducible(1)).draw(InputSpec{seed}), i);
   }
 };
@@ -86,7 +88,8 @@ TEST_F(Fixture, CallsComputeIntoTheJudgesMemory) {
 }
 
 TEST_F(Fixture, InputsAreReadOnlyForTheKernel) {
-  ExecutorProcess ex(spec(build("scribble", "const_cast<float*>(b)[0] = 1.0f; for (int64_t i = 0; i < N; ++i) c[i] = a[i];")), *dev);
+  ExecutorProcess ex(
+      spec(build("scribble", "const_cast<float*>(b)[0] = 1.0f; for (int64_t i = 0; i < N; ++i) c[i] = a[i];")), *dev);
   ex.load();
   Arena a(*dev, task, workload("vector_add-n1000"), 1);
   ex.share(a, false);
@@ -128,7 +131,8 @@ TEST_F(Fixture, AnExternalKillIsNotTheKernelsFault) {
     for (auto& e : fs::directory_iterator("/proc")) {
       std::ifstream st(e.path() / "stat");
       std::string pid, comm, state, ppid;
-      if (st >> pid >> comm >> state >> ppid && ppid == std::to_string(::getpid()) && comm == "(khive-exec)") ::kill(std::stoi(pid), SIGKILL);
+      if (st >> pid >> comm >> state >> ppid && ppid == std::to_string(::getpid()) && comm == "(khive-exec)")
+        ::kill(std::stoi(pid), SIGKILL);
     }
   });
   try {
@@ -142,8 +146,10 @@ TEST_F(Fixture, AnExternalKillIsNotTheKernelsFault) {
 }
 
 TEST_F(Fixture, AStaticConstructorThatCrashesIsTheKernelsFault) {
-  ExecutorProcess ex(
-      spec(build("ctor", "}\nstatic int boom = [] { *reinterpret_cast<volatile int*>(16) = 1; return 0; }();\nstatic void unused() {")), *dev);
+  ExecutorProcess ex(spec(build("ctor",
+                                "}\nstatic int boom = [] { *reinterpret_cast<volatile int*>(16) = 1; return 0; "
+                                "}();\nstatic void unused() {")),
+                     *dev);
   try {
     ex.load();
     FAIL();

@@ -32,8 +32,12 @@ struct ScriptedCall {
   int set;
   bool reference_view;
   int index;
-  const float* a() const { return reinterpret_cast<const float*>(reference_view ? arena.ref_input(set, 0) : arena.input(set, 0)); }
-  const float* b() const { return reinterpret_cast<const float*>(reference_view ? arena.ref_input(set, 1) : arena.input(set, 1)); }
+  const float* a() const {
+    return reinterpret_cast<const float*>(reference_view ? arena.ref_input(set, 0) : arena.input(set, 0));
+  }
+  const float* b() const {
+    return reinterpret_cast<const float*>(reference_view ? arena.ref_input(set, 1) : arena.input(set, 1));
+  }
   float* c() const { return reinterpret_cast<float*>(reference_view ? arena.golden(set, 0) : arena.output(set, 0)); }
   int64_t n() const { return arena.n_out(0); }
   void add() const {
@@ -72,7 +76,8 @@ class ScriptedExecutor : public Executor {
   }
   void load() override { loaded_ = true; }
   Exchange call(const std::vector<Call>& calls, uint32_t, const std::function<void()>&) override {
-    if (script_.crash_on_first_call) throw ExecutorFault(Reason::crash, "the " + role_ + " executor was killed by SIGSEGV");
+    if (script_.crash_on_first_call)
+      throw ExecutorFault(Reason::crash, "the " + role_ + " executor was killed by SIGSEGV");
     Exchange x;
     const auto t0 = Clock::now();
     for (const auto& c : calls) {
@@ -105,7 +110,9 @@ class ScriptedExecutor : public Executor {
 // judge hashes them around every call (check 3). Everything else is the CPU device's.
 class UnsealedRegion : public SharedRegion {
  public:
-  explicit UnsealedRegion(std::unique_ptr<SharedRegion> r) : r_(std::move(r)) { ptr_ = r_->ptr(), bytes_ = r_->bytes(); }
+  explicit UnsealedRegion(std::unique_ptr<SharedRegion> r) : r_(std::move(r)) {
+    ptr_ = r_->ptr(), bytes_ = r_->bytes();
+  }
   int share() override { return r_->share(); }
   bool seal_against_writes() override { return false; }
 
@@ -116,20 +123,25 @@ class UnsealedCpuDevice : public JudgeDevice {
  public:
   std::string backend() const override { return d_->backend(); }
   nlohmann::json preflight() override { return d_->preflight(); }
-  std::unique_ptr<SharedRegion> region(std::size_t bytes) override { return std::make_unique<UnsealedRegion>(d_->region(bytes)); }
+  std::unique_ptr<SharedRegion> region(std::size_t bytes) override {
+    return std::make_unique<UnsealedRegion>(d_->region(bytes));
+  }
   std::size_t memory_budget() override { return d_->memory_budget(); }
   void* alloc(std::size_t bytes) override { return d_->alloc(bytes); }
   void release(void* p) override { d_->release(p); }
   void to_host(void* host, const void* dev, std::size_t bytes) override { d_->to_host(host, dev, bytes); }
   void from_host(void* dev, const void* host, std::size_t bytes) override { d_->from_host(dev, host, bytes); }
   void copy(void* dst, const void* src, std::size_t bytes) override { d_->copy(dst, src, bytes); }
-  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor) override { d_->fill(t, p, n, d, s, tensor); }
+  void fill(DType t, void* p, int64_t n, const DistParams& d, const InputDraw& s, uint64_t tensor) override {
+    d_->fill(t, p, n, d, s, tensor);
+  }
   void poison(DType t, void* p, int64_t n, Poison which) override { d_->poison(t, p, n, which); }
   uint64_t checksum(const void* p, std::size_t bytes) override { return d_->checksum(p, bytes); }
   void gather_sample(DType t, const void* out, int64_t n, uint64_t key, int64_t count, void* host_dst) override {
     d_->gather_sample(t, out, n, key, count, host_dst);
   }
-  CompareStats compare(DType t, const void* out, const void* ref, bool on_device, int64_t n, int64_t cols, const Tolerance& tol, Poison p) override {
+  CompareStats compare(DType t, const void* out, const void* ref, bool on_device, int64_t n, int64_t cols,
+                       const Tolerance& tol, Poison p) override {
     return d_->compare(t, out, ref, on_device, n, cols, tol, p);
   }
   void flush(const std::vector<Region>& touched) override { d_->flush(touched); }
@@ -150,7 +162,8 @@ class SessionChecks : public ::testing::Test {
     fs::create_directories(dir);
     for (const char* f : {"definition.json", "reference.cpp", "reference.cu"})
       fs::copy_file(fs::path(KHIVE_SOURCE_DIR) / "tasks/demo-cpu/vector_add" / f, dir / f);
-    write_file_atomic(dir / "workload.jsonl", R"({"uuid": "vector_add-n7", "axes": {"N": 7}, "khive": {"role": "correctness", "weight": 1}}
+    write_file_atomic(dir / "workload.jsonl",
+                      R"({"uuid": "vector_add-n7", "axes": {"N": 7}, "khive": {"role": "correctness", "weight": 1}}
 {"uuid": "vector_add-n1000", "axes": {"N": 1000}, "khive": {"role": "correctness", "weight": 1}}
 {"uuid": "vector_add-n65537", "axes": {"N": 65537}, "khive": {"role": "correctness", "weight": 1}}
 {"uuid": "vector_add-n8192", "axes": {"N": 8192}, "khive": {"role": "perf", "weight": 1}}

@@ -20,11 +20,15 @@ const std::string kBroken =
     "}\n";
 
 std::string gen_reply(const std::string& code) { return "NOTE: plain loop\n```cpp\n" + code + "```\n"; }
-const std::string kFix = "NOTE: add the semicolon\n<<<<<<< SEARCH\n    c[i] = a[i] + b[i]\n=======\n    c[i] = a[i] + b[i];\n>>>>>>> REPLACE\n";
-const std::string kBadEdit = "<<<<<<< SEARCH\n    c[i] = a[i] - b[i]\n=======\n    c[i] = a[i] + b[i];\n>>>>>>> REPLACE\n";
+const std::string kFix =
+    "NOTE: add the semicolon\n<<<<<<< SEARCH\n    c[i] = a[i] + b[i]\n=======\n    c[i] = a[i] + b[i];\n>>>>>>> "
+    "REPLACE\n";
+const std::string kBadEdit =
+    "<<<<<<< SEARCH\n    c[i] = a[i] - b[i]\n=======\n    c[i] = a[i] + b[i];\n>>>>>>> REPLACE\n";
 const std::string kOpt =
     "CLASS: elementwise\nOPTIMIZATION: SIMD pragma\nNOTE: let the compiler vectorize\n"
-    "<<<<<<< SEARCH\n  for (int64_t i = 0; i < N; ++i)\n=======\n#pragma omp simd\n  for (int64_t i = 0; i < N; ++i)\n>>>>>>> REPLACE\n";
+    "<<<<<<< SEARCH\n  for (int64_t i = 0; i < N; ++i)\n=======\n#pragma omp simd\n  for (int64_t i = 0; i < N; "
+    "++i)\n>>>>>>> REPLACE\n";
 
 struct Harness {
   FakeModelServer server;
@@ -93,7 +97,9 @@ TEST(LlmAgent, GenerateRepairAfterAFailedEditThenOptimize) {
   EXPECT_EQ(p1->ext, "cpp");
   EXPECT_NE(h.last_prompt().find("extern \"C\" void khive_launch(const float* a, const float* b, float* c, int64_t N)"),
             std::string::npos);  // the exact signature is in the prompt
-  auto b1 = a->observe(ctx, *p1, rejected("build", "compile_error", "kernel.cpp:3:23: error: expected ';'\n    3 |     c[i] = a[i] + b[i]\n"));
+  auto b1 = a->observe(
+      ctx, *p1,
+      rejected("build", "compile_error", "kernel.cpp:3:23: error: expected ';'\n    3 |     c[i] = a[i] + b[i]\n"));
   ASSERT_TRUE(b1);
   EXPECT_EQ(b1->kind, "failed");
   EXPECT_TRUE(h.saw("transition", "repair", "repair (build)"));
@@ -177,7 +183,8 @@ TEST(LlmAgent, RewriteIsRefusedAndAskedAgain) {
   h.server.push_text(gen_reply(kBroken));
   auto p = a->propose(ctx);
   a->observe(ctx, *p, rejected("build", "compile_error", "x"));
-  std::string rewrite = "<<<<<<< SEARCH\n" + kBroken + "=======\n" + kBroken.substr(0, kBroken.size() - 2) + ";}\n>>>>>>> REPLACE\n";
+  std::string rewrite =
+      "<<<<<<< SEARCH\n" + kBroken + "=======\n" + kBroken.substr(0, kBroken.size() - 2) + ";}\n>>>>>>> REPLACE\n";
   h.server.push_text(rewrite);
   h.server.push_text(kFix);
   auto p2 = a->propose(ctx);
@@ -250,7 +257,8 @@ TEST(LlmAgent, StartsFromTheLeaderAndOpensTheProfileGateAfterKSteps) {
   a->observe(ctx, *p, accepted("leader", 0.9e-3, 0.1, "L2"));
   ctx.leader = MeasuredKernel{"L2", p->source, "cpp", "llm:t", "llm.cpu.simd", {}, 0.6, 0.9e-3, {}};
   h.server.push_text(
-      "CLASS: elementwise\nOPTIMIZATION: x\nNOTE: y\n<<<<<<< SEARCH\n#pragma omp simd simdlen(8)\n=======\n#pragma omp parallel for simd\n>>>>>>> "
+      "CLASS: elementwise\nOPTIMIZATION: x\nNOTE: y\n<<<<<<< SEARCH\n#pragma omp simd simdlen(8)\n=======\n#pragma omp "
+      "parallel for simd\n>>>>>>> "
       "REPLACE\n");
   p = a->propose(ctx);
   ASSERT_TRUE(p);

@@ -41,7 +41,9 @@ std::filesystem::path tmpdir(const char* name) {
   return d;
 }
 
-double secs(std::chrono::steady_clock::time_point t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+double secs(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 TEST(LlmClient, OpenAiReplyTokensCostAndRedactedTranscript) {
   FakeModelServer s;

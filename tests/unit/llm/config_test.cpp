@@ -59,7 +59,8 @@ prompts_dir = "pack"
 }
 
 TEST(LlmConfig, JsonAnthropicDefaultsAndCommand) {
-  auto a = load_llm_config(write_tmp("b.json", R"({"provider": "anthropic", "model": "claude-x", "api_key_env": "ANTHROPIC_API_KEY"})"));
+  auto a = load_llm_config(
+      write_tmp("b.json", R"({"provider": "anthropic", "model": "claude-x", "api_key_env": "ANTHROPIC_API_KEY"})"));
   EXPECT_EQ(a.provider.base_url, "https://api.anthropic.com");
   EXPECT_EQ(a.profile_depth, 3);
   EXPECT_EQ(a.repair_attempts, 5);
@@ -69,18 +70,22 @@ TEST(LlmConfig, JsonAnthropicDefaultsAndCommand) {
 }
 
 TEST(LlmConfig, ErrorsNameFileKeyAndExpectation) {
-  auto e1 = error_of([] { load_llm_config(write_tmp("d.json", R"({"provider": "openai", "model": "m", "temprature": 1})")); });
+  auto e1 = error_of(
+      [] { load_llm_config(write_tmp("d.json", R"({"provider": "openai", "model": "m", "temprature": 1})")); });
   EXPECT_NE(e1.find("d.json: temprature: expected one of the documented keys"), std::string::npos) << e1;
   auto e2 = error_of([] { load_llm_config(write_tmp("e.json", R"({"provider": "openai"})")); });
   EXPECT_NE(e2.find("e.json: model: expected a model name"), std::string::npos) << e2;
   auto e3 = error_of([] { load_llm_config(write_tmp("f.toml", "provider = \"gemini\"\n")); });
-  EXPECT_NE(e3.find("f.toml: provider: expected \"openai\", \"anthropic\" or \"command\", got \"gemini\""), std::string::npos) << e3;
+  EXPECT_NE(e3.find("f.toml: provider: expected \"openai\", \"anthropic\" or \"command\", got \"gemini\""),
+            std::string::npos)
+      << e3;
   auto e4 = error_of([] { load_llm_config(write_tmp("g.toml", "provider = \"openai\"\nmodel = 3\n")); });
   EXPECT_NE(e4.find("g.toml: model: expected a string, got 3"), std::string::npos) << e4;
   auto e5 = error_of([] { load_llm_config(write_tmp("h.toml", "provider = [\n")); });
   EXPECT_NE(e5.find("h.toml:"), std::string::npos) << e5;
   EXPECT_NE(e5.find("expected valid TOML"), std::string::npos) << e5;
-  auto e6 = error_of([] { load_llm_config(write_tmp("i.json", R"({"provider": "openai", "model": "m", "temperature": 5})")); });
+  auto e6 = error_of(
+      [] { load_llm_config(write_tmp("i.json", R"({"provider": "openai", "model": "m", "temperature": 5})")); });
   EXPECT_NE(e6.find("temperature: expected a number in [0, 2], got 5"), std::string::npos) << e6;
   auto e7 = error_of([] { load_llm_config("/nonexistent/x.toml"); });
   EXPECT_NE(e7.find("/nonexistent/x.toml"), std::string::npos) << e7;

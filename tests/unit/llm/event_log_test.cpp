@@ -53,7 +53,8 @@ TEST(LlmEventLog, ConcurrentAgentsNeverInterleaveLines) {
   std::vector<std::thread> ts;
   for (int a = 0; a < 4; ++a)
     ts.emplace_back([&, a] {
-      for (int i = 0; i < 200; ++i) sink(LlmEvent{fmt::format("a{}", a), "note", "", "", std::string(300, 'x'), 0, {{"i", i}}});
+      for (int i = 0; i < 200; ++i)
+        sink(LlmEvent{fmt::format("a{}", a), "note", "", "", std::string(300, 'x'), 0, {{"i", i}}});
     });
   for (auto& t : ts) t.join();
   auto lines = read_lines(dir / "events.jsonl");

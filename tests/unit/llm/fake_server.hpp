@@ -56,10 +56,11 @@ class FakeModelServer {
         if (body.empty()) body = "{\"error\":{\"message\":\"scripted error " + std::to_string(s.status) + "\"}}";
         if (s.short_body) {
           // Announce more bytes than are sent, then close: the client sees a transfer cut off.
-          res.set_content_provider(body.size() + 100, "application/json", [body](size_t offset, size_t, httplib::DataSink& sink) {
-            if (offset == 0) sink.write(body.data(), body.size());
-            return false;
-          });
+          res.set_content_provider(body.size() + 100, "application/json",
+                                   [body](size_t offset, size_t, httplib::DataSink& sink) {
+                                     if (offset == 0) sink.write(body.data(), body.size());
+                                     return false;
+                                   });
         } else {
           res.set_content(body, "application/json");
         }
@@ -111,10 +112,12 @@ class FakeModelServer {
     return h;
   }
   static std::string openai_body(const Scripted& s) {
-    nlohmann::json j = {{"id", "x"},
-                        {"object", "chat.completion"},
-                        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", s.text}}}, {"finish_reason", s.finish}}}},
-                        {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 50}, {"total_tokens", 150}}}};
+    nlohmann::json j = {
+        {"id", "x"},
+        {"object", "chat.completion"},
+        {"choices",
+         {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", s.text}}}, {"finish_reason", s.finish}}}},
+        {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 50}, {"total_tokens", 150}}}};
     return j.dump();
   }
   static std::string anthropic_body(const Scripted& s) {

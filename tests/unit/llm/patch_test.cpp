@@ -13,7 +13,8 @@ const std::string kSrc =
     "}\n";
 
 TEST(Patch, ParsesAndAppliesExactly) {
-  auto pe = parse_edits("NOTE: fix\n<<<<<<< SEARCH\n    c[i] = a[i] * 2.0f\n=======\n    c[i] = a[i] * 2.0f;\n>>>>>>> REPLACE\n");
+  auto pe = parse_edits(
+      "NOTE: fix\n<<<<<<< SEARCH\n    c[i] = a[i] * 2.0f\n=======\n    c[i] = a[i] * 2.0f;\n>>>>>>> REPLACE\n");
   ASSERT_TRUE(pe.error.empty()) << pe.error;
   ASSERT_EQ(pe.edits.size(), 1u);
   auto r = apply_edits(kSrc, pe.edits);

@@ -34,7 +34,8 @@ ProfileJob job_for(const Task& t, const std::string& tool, const std::string& so
 }
 
 TEST(ProfileGpu, NcuMetricsOfTheCuteExample) {
-  if (!have_gpu() || find_program("ncu").empty() || find_program("nvcc").empty()) GTEST_SKIP() << "needs a GPU, ncu and nvcc";
+  if (!have_gpu() || find_program("ncu").empty() || find_program("nvcc").empty())
+    GTEST_SKIP() << "needs a GPU, ncu and nvcc";
   Task t = load_task(std::filesystem::path(KHIVE_SOURCE_DIR) / "tasks/demo-cpu/vector_add");
   auto src = read_file(std::filesystem::path(KHIVE_SOURCE_DIR) / "prompts/examples/cute_vector_add.cu");
   auto r = profile_kernel(job_for(t, "ncu", src, "ncu"));
@@ -46,8 +47,8 @@ TEST(ProfileGpu, NcuMetricsOfTheCuteExample) {
 }
 
 // memcheck checks that an address lies in some allocation, not in the right one: the first version wrote 1e6
-// elements past c and was reported clean on the H200 (most likely it landed in another of the driver's buffers). The planted
-// write now goes 64 GiB past c, into address space no buffer of the driver can occupy.
+// elements past c and was reported clean on the H200 (most likely it landed in another of the driver's buffers). The
+// planted write now goes 64 GiB past c, into address space no buffer of the driver can occupy.
 TEST(ProfileGpu, MemcheckPointsAtAnOutOfBoundsWrite) {
   if (!have_gpu() || find_program("compute-sanitizer").empty() || find_program("nvcc").empty())
     GTEST_SKIP() << "needs a GPU, compute-sanitizer and nvcc";

@@ -10,17 +10,24 @@ namespace {
 const char* kCsv =
     "==PROF== Connected to process 4242 (/tmp/driver)\n"
     "==PROF== Profiling \"vadd\" - 0: 0%....50%....100% - 9 passes\n"
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\","
-    "\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\","
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid "
+    "Size\","
+    "\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule "
+    "Type\",\"Rule Description\","
     "\"Estimated Speedup Type\",\"Estimated Speedup\"\n"
-    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, 1)\",\"0\",\"9.0\","
+    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, "
+    "1)\",\"0\",\"9.0\","
     "\"GPU Speed Of Light Throughput\",\"Duration\",\"us\",\"41.22\",\"\",\"\",\"\",\"\",\"\"\n"
-    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, 1)\",\"0\",\"9.0\","
+    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, "
+    "1)\",\"0\",\"9.0\","
     "\"GPU Speed Of Light Throughput\",\"DRAM Throughput\",\"%\",\"88.1\",\"\",\"\",\"\",\"\",\"\"\n"
-    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, 1)\",\"0\",\"9.0\","
+    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, "
+    "1)\",\"0\",\"9.0\","
     "\"Launch Statistics\",\"Registers Per Thread\",\"register/thread\",\"16\",\"\",\"\",\"\",\"\",\"\"\n"
-    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, 1)\",\"0\",\"9.0\","
-    "\"Occupancy\",\"Achieved Occupancy\",\"%\",\"81.5\",\"Occupancy\",\"OPT\",\"The difference between calculated theoretical, "
+    "\"0\",\"4242\",\"driver\",\"h\",\"vadd(const float *, float *, long)\",\"1\",\"7\",\"(256, 1, 1)\",\"(16384, 1, "
+    "1)\",\"0\",\"9.0\","
+    "\"Occupancy\",\"Achieved Occupancy\",\"%\",\"81.5\",\"Occupancy\",\"OPT\",\"The difference between calculated "
+    "theoretical, "
     "\"\"quoted\"\"\",\"local\",\"18.5\"\n";
 
 TEST(ProfileParse, NcuCsvMetricsAndAdvice) {
@@ -33,8 +40,10 @@ TEST(ProfileParse, NcuCsvMetricsAndAdvice) {
   ASSERT_EQ(m["advice"].size(), 1u);
   EXPECT_NE(p.text.find("duration 41.22 us"), std::string::npos) << p.text;
   EXPECT_NE(p.text.find("DRAM throughput 88.1 %"), std::string::npos) << p.text;
-  EXPECT_NE(p.text.find("ncu advice: Occupancy: The difference between calculated theoretical, \"quoted\" (estimated speedup 18.5%)"),
-            std::string::npos)
+  EXPECT_NE(
+      p.text.find(
+          "ncu advice: Occupancy: The difference between calculated theoretical, \"quoted\" (estimated speedup 18.5%)"),
+      std::string::npos)
       << p.text;
   EXPECT_TRUE(parse_ncu_csv("==PROF== nothing profiled\n").text.empty());
 }

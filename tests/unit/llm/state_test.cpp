@@ -17,10 +17,13 @@ const std::string kBroken =
     "  for (int64_t i = 0; i < N; ++i)\n"
     "    c[i] = a[i] + b[i]\n"
     "}\n";
-const std::string kFix = "NOTE: add the semicolon\n<<<<<<< SEARCH\n    c[i] = a[i] + b[i]\n=======\n    c[i] = a[i] + b[i];\n>>>>>>> REPLACE\n";
+const std::string kFix =
+    "NOTE: add the semicolon\n<<<<<<< SEARCH\n    c[i] = a[i] + b[i]\n=======\n    c[i] = a[i] + b[i];\n>>>>>>> "
+    "REPLACE\n";
 const std::string kOpt =
     "CLASS: elementwise\nOPTIMIZATION: SIMD pragma\nNOTE: vectorize\n"
-    "<<<<<<< SEARCH\n  for (int64_t i = 0; i < N; ++i)\n=======\n#pragma omp simd\n  for (int64_t i = 0; i < N; ++i)\n>>>>>>> REPLACE\n";
+    "<<<<<<< SEARCH\n  for (int64_t i = 0; i < N; ++i)\n=======\n#pragma omp simd\n  for (int64_t i = 0; i < N; "
+    "++i)\n>>>>>>> REPLACE\n";
 
 struct StateRig {
   FakeModelServer server;
@@ -79,7 +82,8 @@ TEST(LlmState, ARepairInProgressContinuesInAFreshAgent) {
   s.server.push_text(kFix);
   auto fixed = b->propose(s.ctx());
   ASSERT_TRUE(fixed);
-  EXPECT_NE(s.last_prompt().find("expected ';' before '}' token"), std::string::npos) << "the repair prompt carries the saved diagnosis";
+  EXPECT_NE(s.last_prompt().find("expected ';' before '}' token"), std::string::npos)
+      << "the repair prompt carries the saved diagnosis";
   EXPECT_NE(fixed->source.find("c[i] = a[i] + b[i];"), std::string::npos);
   EXPECT_EQ(fixed->parent, "c0001");  // a patch of the saved broken kernel
   Outcome ok;

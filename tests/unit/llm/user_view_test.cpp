@@ -26,7 +26,8 @@ const std::string kKernel =
     "}\n";
 const std::string kOpt =
     "CLASS: reduction\nOPTIMIZATION: OpenMP rows\nNOTE: rows in parallel\n"
-    "<<<<<<< SEARCH\n  for (int64_t i = 0; i < B * D; ++i)\n=======\n#pragma omp parallel for\n  for (int64_t i = 0; i < B * D; ++i)\n"
+    "<<<<<<< SEARCH\n  for (int64_t i = 0; i < B * D; ++i)\n=======\n#pragma omp parallel for\n  for (int64_t i = 0; i "
+    "< B * D; ++i)\n"
     ">>>>>>> REPLACE\n";
 
 struct Harness {
@@ -46,7 +47,8 @@ struct Harness {
     c.task = &task;
     c.backend = b;
     c.strategy = b == Backend::cpu ? Strategy{"llm.cpu.threads", "threads"} : Strategy{"llm.reduction", "reduction"};
-    c.leader = MeasuredKernel{"c0003", kKernel, b == Backend::cpu ? "cpp" : "cu", "llm:t", c.strategy.name, {}, 0.5, 2e-3, {}};
+    c.leader =
+        MeasuredKernel{"c0003", kKernel, b == Backend::cpu ? "cpp" : "cu", "llm:t", c.strategy.name, {}, 0.5, 2e-3, {}};
     c.stop = &stop;
     return c;
   }
@@ -85,7 +87,8 @@ TEST(LlmUserView, TheOperationAndTheMenuClassDoNotContradictEachOther) {
   ASSERT_TRUE(a->propose(h.ctx()));
   const std::string prompt = h.request_text(0);
   EXPECT_EQ(prompt.find("looks reduction"), std::string::npos) << prompt;
-  EXPECT_NE(prompt.find("The operation is scan; its optimization menu is the reduction one"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("The operation is scan; its optimization menu is the reduction one"), std::string::npos)
+      << prompt;
 }
 
 TEST(LlmUserView, AReplyThatIsNotUtf8IsRepairedAndKept) {
@@ -93,7 +96,8 @@ TEST(LlmUserView, AReplyThatIsNotUtf8IsRepairedAndKept) {
   Scripted bad;
   // Raw bytes that are not UTF-8 inside the JSON string (a proxy's mangling): the body is repaired, then parsed.
   bad.body = std::string("{\"choices\":[{\"message\":{\"content\":\"NOTE: caf\xe9 version\\n```cpp\\n") +
-             "extern \\\"C\\\" void khive_launch(const float* x, float* y, int64_t B, int64_t D) { /* \xff\xfe */ }\\n```\\n\"},"
+             "extern \\\"C\\\" void khive_launch(const float* x, float* y, int64_t B, int64_t D) { /* \xff\xfe */ "
+             "}\\n```\\n\"},"
              "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":5}}";
   h.server.push(bad);
   llm::LlmClient cl(h.opts.provider, "", "t");
@@ -117,7 +121,8 @@ TEST(LlmUserView, TheAgentSurvivesANonUtf8ReplyAndItsStateSaves) {
   h.opts.provider = ProviderConfig{};
   h.opts.provider.kind = ProviderKind::command;
   const auto dir = make_temp_dir(std::filesystem::temp_directory_path(), "khive-utf8");
-  write_file_atomic(dir / "reply.txt", std::string("NOTE: first version \xff\xfe\n```cpp\n") + kKernel + "// caf\xe9\n```\n");
+  write_file_atomic(dir / "reply.txt",
+                    std::string("NOTE: first version \xff\xfe\n```cpp\n") + kKernel + "// caf\xe9\n```\n");
   h.opts.provider.command = "cat '" + (dir / "reply.txt").string() + "'";
   auto a = make_llm_agent(h.opts);
   auto ctx = h.ctx();
@@ -144,7 +149,9 @@ TEST(LlmUserView, AnUnreachableProviderIsTheAgentsFailure) {
   auto ctx = h.ctx();
   EXPECT_FALSE(a->propose(ctx));
   const std::string why = a->provider_failure();
-  EXPECT_NE(why.find("its model provider failed 3 times in a row; last: provider http://127.0.0.1:" + std::to_string(port)), std::string::npos)
+  EXPECT_NE(
+      why.find("its model provider failed 3 times in a row; last: provider http://127.0.0.1:" + std::to_string(port)),
+      std::string::npos)
       << why;
   EXPECT_NE(why.find("cannot be reached"), std::string::npos) << why;
 }
@@ -180,13 +187,16 @@ TEST(LlmUserView, TheWholeComparisonReachesTheModel) {
   o.time_s = 2.1e-3;
   o.delta_vs_leader = 0.02;
   std::string many;
-  for (int i = 0; i < 12; ++i) many += (i ? ", " : "") + std::string("softmax-w") + std::to_string(i) + " level +2.0% (noise ±4.0%, 14 pairs)";
-  o.comparison = "A/B vs c0003: +2.0% overall; faster beyond the noise on no workload; per workload: " + many + ", softmax-last slower -6.0%";
+  for (int i = 0; i < 12; ++i)
+    many += (i ? ", " : "") + std::string("softmax-w") + std::to_string(i) + " level +2.0% (noise ±4.0%, 14 pairs)";
+  o.comparison = "A/B vs c0003: +2.0% overall; faster beyond the noise on no workload; per workload: " + many +
+                 ", softmax-last slower -6.0%";
   auto b = a->observe(ctx, *p, o);
   ASSERT_TRUE(b);
   h.server.push_text(kOpt);
   ASSERT_TRUE(a->propose(ctx));
-  EXPECT_NE(h.request_text(1).find("softmax-last slower -6.0%"), std::string::npos) << "the end of a long comparison is in the prompt";
+  EXPECT_NE(h.request_text(1).find("softmax-last slower -6.0%"), std::string::npos)
+      << "the end of a long comparison is in the prompt";
 }
 
 }  // namespace

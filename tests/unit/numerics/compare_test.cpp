@@ -104,7 +104,8 @@ TEST(Compare, FirstRowsWrong) {
   const auto ref = random_f32(rows * cols, 4);
   auto out = ref;
   for (int64_t i = 0; i < 3 * cols; ++i) out[static_cast<size_t>(i)] += 1.0f;
-  EXPECT_THAT(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))), HasSubstr("only the first 3 of 64 rows are wrong"));
+  EXPECT_THAT(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))),
+              HasSubstr("only the first 3 of 64 rows are wrong"));
 }
 
 TEST(Compare, LastRowsOfSomeColumns) {
@@ -114,7 +115,8 @@ TEST(Compare, LastRowsOfSomeColumns) {
   auto out = ref;
   for (int64_t r = rows - 5; r < rows; ++r)
     for (int64_t c = cols - 17; c < cols; ++c) out[static_cast<size_t>(r * cols + c)] += 2.0f;
-  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))), "only the last 17 of 256 columns are wrong (rows: the last 5 of 64)");
+  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))),
+            "only the last 17 of 256 columns are wrong (rows: the last 5 of 64)");
 }
 
 TEST(Compare, EveryOtherColumnWrong) {
@@ -151,7 +153,8 @@ TEST(Compare, ScatteredElements) {
   const auto ref = random_f32(rows * cols, 8);
   auto out = ref;
   for (int64_t i : {5 * 100 + 3, 77 * 100 + 40, 91 * 100 + 12}) out[static_cast<size_t>(i)] += 1.0f;
-  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))), "3 scattered elements are wrong (first at row 5, column 3)");
+  EXPECT_EQ(describe_pattern(cmp(out, ref, cols, tol(1e-4, 1e-4))),
+            "3 scattered elements are wrong (first at row 5, column 3)");
 }
 
 TEST(Compare, FallbackPattern) {
@@ -195,7 +198,8 @@ TEST(Compare, UnwrittenElements) {
   EXPECT_EQ(s.first_unwritten, rows * cols - 5);
   EXPECT_EQ(s.first_bad, rows * cols - 5);
   EXPECT_FALSE(passes(s, tol(1e-4, 1e-4, 0.5)));  // unwritten fails whatever the matched ratio
-  EXPECT_THAT(describe_pattern(s), HasSubstr("5 elements were never written (still hold the sentinel); first at row 7, column 95"));
+  EXPECT_THAT(describe_pattern(s),
+              HasSubstr("5 elements were never written (still hold the sentinel); first at row 7, column 95"));
 }
 
 TEST(Compare, NothingWritten) {

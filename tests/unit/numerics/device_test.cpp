@@ -83,7 +83,9 @@ void expect_same(const CompareStats& h, const CompareStats& d, const std::string
   EXPECT_TRUE(same_bits(h.sum_abs_err, d.sum_abs_err)) << what << " " << h.sum_abs_err << " " << d.sum_abs_err;
   EXPECT_TRUE(same_bits(h.max_rel_err, d.max_rel_err)) << what;
   EXPECT_EQ(h.first_bad, d.first_bad) << what;
-  EXPECT_TRUE(same_bits(h.first_bad_out, d.first_bad_out) || (std::isnan(h.first_bad_out) && std::isnan(d.first_bad_out))) << what;
+  EXPECT_TRUE(same_bits(h.first_bad_out, d.first_bad_out) ||
+              (std::isnan(h.first_bad_out) && std::isnan(d.first_bad_out)))
+      << what;
   EXPECT_TRUE(same_bits(h.first_bad_ref, d.first_bad_ref)) << what;
   EXPECT_EQ(h.first_unwritten, d.first_unwritten) << what;
   EXPECT_EQ(h.worst_index, d.worst_index) << what;
@@ -116,7 +118,8 @@ TEST(DeviceCheck, FillMatchesHost) {
             first_diff = i;
             break;
           }
-        EXPECT_EQ(first_diff, bytes) << "dtype " << static_cast<int>(t) << " dist " << k << " n " << n << ": first differing byte";
+        EXPECT_EQ(first_diff, bytes) << "dtype " << static_cast<int>(t) << " dist " << k << " n " << n
+                                     << ": first differing byte";
       }
     }
   }
@@ -191,7 +194,8 @@ TEST(DeviceCheck, CompareMatchesHost) {
       } else if (scenario == 4) {  // every other row wrong, with a cap and a matched ratio
         for (int64_t i = 0; i < n; ++i)
           if ((i / cols) % 2)
-            num::store(t, out.data(), i, is_bool ? 1.0 - num::load(t, ref.data(), i) : num::load(t, ref.data(), i) + 0.25 * (i % 5));
+            num::store(t, out.data(), i,
+                       is_bool ? 1.0 - num::load(t, ref.data(), i) : num::load(t, ref.data(), i) + 0.25 * (i % 5));
         tol.matched_ratio = 0.4;
         tol.max_error_cap = 0.6;
       } else {  // identical

@@ -94,8 +94,8 @@ TEST(Inputs, ElementDependsOnlyOnSeedTensorIndex) {
 }
 
 TEST(Inputs, GeneratorBitsAreFrozen) {
-  // Recorded once (inputs version 7, ChaCha20): a change of the generator (or the compiler fusing its arithmetic) changes the bits
-  // that references and candidates see, so it must be deliberate.
+  // Recorded once (inputs version 7, ChaCha20): a change of the generator (or the compiler fusing its arithmetic)
+  // changes the bits that references and candidates see, so it must be deliberate.
   const auto a = filled(DType::f64, 4096, params_for(DType::f64), 1234, 5);
   Distribution u;
   u.kind = Distribution::Kind::uniform;
@@ -338,7 +338,8 @@ TEST(Perturbation, CountAndIndicesStayInTheSecondHalfAndHitTheLastElement) {
 TEST(Perturbation, DifferentSeedsPickDifferentElements) {
   const int64_t n = 1 << 20, c = khive::perturb_count(n, 0.02);
   int64_t same = 0;
-  for (int64_t j = 0; j + 1 < c; ++j) same += khive::perturb_index(test_key(5), 0, j, n, c) == khive::perturb_index(test_key(6), 0, j, n, c);
+  for (int64_t j = 0; j + 1 < c; ++j)
+    same += khive::perturb_index(test_key(5), 0, j, n, c) == khive::perturb_index(test_key(6), 0, j, n, c);
   EXPECT_LT(same, c / 100);
   // and they spread over the whole second half (no clumping in one corner)
   int64_t lo = n, hi = 0;
@@ -353,7 +354,8 @@ TEST(Perturbation, DifferentSeedsPickDifferentElements) {
 // Sampled goldens: the last kSampleTail elements always, the rest anywhere, all in range, key-dependent.
 TEST(SampledGolden, IndicesCoverTheTailAndDependOnTheKey) {
   const int64_t n = int64_t{1} << 30, count = 1 << 16;
-  for (int64_t j = count - khive::kSampleTail; j < count; ++j) EXPECT_EQ(khive::sample_index(7, j, count, n), n - (count - j));
+  for (int64_t j = count - khive::kSampleTail; j < count; ++j)
+    EXPECT_EQ(khive::sample_index(7, j, count, n), n - (count - j));
   int64_t differ = 0, first_half = 0;
   for (int64_t j = 0; j < count - khive::kSampleTail; ++j) {
     int64_t a = khive::sample_index(7, j, count, n), b = khive::sample_index(8, j, count, n);

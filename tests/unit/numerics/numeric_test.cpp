@@ -90,19 +90,23 @@ double ref_f16(uint32_t c) {
 }  // namespace
 
 TEST(Numeric, F16AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 65536; ++c) ASSERT_EQ(num::f32_to_f16(num::f16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 65536; ++c)
+    ASSERT_EQ(num::f32_to_f16(num::f16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, Bf16AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 65536; ++c) ASSERT_EQ(num::f32_to_bf16(num::bf16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 65536; ++c)
+    ASSERT_EQ(num::f32_to_bf16(num::bf16_to_f32(static_cast<uint16_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, E4m3AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 256; ++c) ASSERT_EQ(num::f32_to_e4m3(num::e4m3_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 256; ++c)
+    ASSERT_EQ(num::f32_to_e4m3(num::e4m3_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, E5m2AllCodesRoundTrip) {
-  for (uint32_t c = 0; c < 256; ++c) ASSERT_EQ(num::f32_to_e5m2(num::e5m2_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
+  for (uint32_t c = 0; c < 256; ++c)
+    ASSERT_EQ(num::f32_to_e5m2(num::e5m2_to_f32(static_cast<uint8_t>(c))), c) << std::hex << c;
 }
 
 TEST(Numeric, DecodersMatchTheFormatFormulas) {
@@ -145,9 +149,9 @@ TEST(Numeric, F16EncodeIsNearestEven) {
   EXPECT_EQ(num::f32_to_f16(INFINITY), 0x7c00);
   EXPECT_EQ(num::f32_to_f16(-INFINITY), 0xfc00);
   EXPECT_EQ(num::f32_to_f16(65519.99f), 0x7bff);
-  EXPECT_EQ(num::f32_to_f16(65520.0f), 0x7c00);                          // the tie between 65504 and 65536 goes to even: inf
-  EXPECT_EQ(num::f32_to_f16(std::ldexp(1.0f, -25)), 0x0000);             // tie -> 0 (even)
-  EXPECT_EQ(num::f32_to_f16(std::ldexp(3.0f, -25)), 0x0002);             // tie -> 2 (even)
+  EXPECT_EQ(num::f32_to_f16(65520.0f), 0x7c00);               // the tie between 65504 and 65536 goes to even: inf
+  EXPECT_EQ(num::f32_to_f16(std::ldexp(1.0f, -25)), 0x0000);  // tie -> 0 (even)
+  EXPECT_EQ(num::f32_to_f16(std::ldexp(3.0f, -25)), 0x0002);  // tie -> 2 (even)
   EXPECT_EQ(num::f32_to_f16(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // tie -> even
   EXPECT_EQ(num::f32_to_f16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // tie -> even
   EXPECT_EQ(num::f32_to_f16(NAN) & 0x7c00, 0x7c00);
@@ -157,7 +161,8 @@ TEST(Numeric, F16EncodeIsNearestEven) {
 
 TEST(Numeric, Bf16EncodeIsNearestEven) {
   std::vector<Entry> tab;
-  for (uint32_t c = 0; c < 0x7f80; ++c) tab.push_back({static_cast<double>(num::bf16_to_f32(static_cast<uint16_t>(c))), c});
+  for (uint32_t c = 0; c < 0x7f80; ++c)
+    tab.push_back({static_cast<double>(num::bf16_to_f32(static_cast<uint16_t>(c))), c});
   tab.push_back({std::ldexp(1.0, 128), 0x7f80});
   for (float x : probe_points(tab)) {
     const double a = std::fabs(static_cast<double>(x));

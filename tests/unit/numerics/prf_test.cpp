@@ -24,12 +24,13 @@ InputKey random_key(std::mt19937_64& g) {
 TEST(Prf, ChaCha20BlockMatchesRfc8439) {
   InputKey k;
   for (int i = 0; i < 8; ++i)
-    k.w[i] = static_cast<uint32_t>(4 * i) | static_cast<uint32_t>(4 * i + 1) << 8 | static_cast<uint32_t>(4 * i + 2) << 16 |
-             static_cast<uint32_t>(4 * i + 3) << 24;
+    k.w[i] = static_cast<uint32_t>(4 * i) | static_cast<uint32_t>(4 * i + 1) << 8 |
+             static_cast<uint32_t>(4 * i + 2) << 16 | static_cast<uint32_t>(4 * i + 3) << 24;
   uint32_t out[16];
   chacha20_block(k, 1ull | (0x09000000ull << 32), 0x4a000000ull, out);
-  const uint32_t want[16] = {0xe4e7f110, 0x15593bd1, 0x1fdd0f50, 0xc47120a3, 0xc7f4d1c7, 0x0368c033, 0x9aaa2204, 0x4e6cd4c3,
-                             0x466482d2, 0x09aa9f07, 0x05d7c214, 0xa2028bd9, 0xd19c12b5, 0xb94e16de, 0xe883d0cb, 0x4e3c50a2};
+  const uint32_t want[16] = {0xe4e7f110, 0x15593bd1, 0x1fdd0f50, 0xc47120a3, 0xc7f4d1c7, 0x0368c033,
+                             0x9aaa2204, 0x4e6cd4c3, 0x466482d2, 0x09aa9f07, 0x05d7c214, 0xa2028bd9,
+                             0xd19c12b5, 0xb94e16de, 0xe883d0cb, 0x4e3c50a2};
   for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], want[i]) << "word " << i;
 }
 
@@ -44,7 +45,8 @@ TEST(Prf, HostBlocksEqualTheBlockFunction) {
       uint32_t w[16];
       chacha20_block(k, first + b, stream, w);
       for (int i = 0; i < 8; ++i)
-        ASSERT_EQ(host[b * 8 + i], static_cast<uint64_t>(w[2 * i]) | static_cast<uint64_t>(w[2 * i + 1]) << 32) << trial << " " << b;
+        ASSERT_EQ(host[b * 8 + i], static_cast<uint64_t>(w[2 * i]) | static_cast<uint64_t>(w[2 * i + 1]) << 32)
+            << trial << " " << b;
     }
   }
 }
@@ -67,7 +69,8 @@ TEST(Prf, ElementIsAWordOfItsBlock) {
   const InputKey k = test_key(9);
   uint32_t w[16];
   chacha20_block(k, 2, 4, w);  // elements 16..23 of stream 4
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(prf_u64(k, 4, 16 + i), static_cast<uint64_t>(w[2 * i]) | static_cast<uint64_t>(w[2 * i + 1]) << 32);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(prf_u64(k, 4, 16 + i), static_cast<uint64_t>(w[2 * i]) | static_cast<uint64_t>(w[2 * i + 1]) << 32);
   EXPECT_NE(prf_u64(k, 4, 16), prf_u64(k, 5, 16)) << "another stream, another value";
   EXPECT_NE(prf_u64(k, 4, 16), prf_u64(test_key(10), 4, 16)) << "another key, another value";
 }

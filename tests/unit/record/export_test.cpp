@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-CandidateRecord cand(const std::string& id, int64_t seq, const std::string& strategy, const std::string& verdict, double time_s,
-                     std::optional<double> score) {
+CandidateRecord cand(const std::string& id, int64_t seq, const std::string& strategy, const std::string& verdict,
+                     double time_s, std::optional<double> score) {
   CandidateRecord c;
   c.id = id;
   c.seq = seq;
@@ -62,8 +62,8 @@ fs::path db_run() {
   return run;
 }
 
-// The same run as its event log writes it (record/run_records.hpp's candidate_event, as the hive writes it), c0002 first recorded as a backup
-// and then again as the leader (the last event of an id wins, at its first place).
+// The same run as its event log writes it (record/run_records.hpp's candidate_event, as the hive writes it), c0002
+// first recorded as a backup and then again as the leader (the last event of an id wins, at its first place).
 fs::path log_run() {
   const fs::path run = make_temp_dir(fs::temp_directory_path(), "khive-export-log");
   EventLog log(run / "events.jsonl");
@@ -146,8 +146,10 @@ TEST(RunExport, EventLogStopAndLeaderDetails) {
   {
     EventLog log(run / "events.jsonl");
     log.append({{"type", "start"}, {"task", "softmax"}, {"backend", "cpu"}, {"seed", 7}});
-    log.append({{"type", "candidate"}, {"id", "c0000"}, {"strategy", "reference"}, {"verdict", "leader"}, {"time_s", 1e-3}});
-    log.append({{"type", "end"}, {"reason", "paused: 2 candidate(s) await evaluation"}, {"leader", ""}});  // no leader named
+    log.append(
+        {{"type", "candidate"}, {"id", "c0000"}, {"strategy", "reference"}, {"verdict", "leader"}, {"time_s", 1e-3}});
+    log.append(
+        {{"type", "end"}, {"reason", "paused: 2 candidate(s) await evaluation"}, {"leader", ""}});  // no leader named
   }
   RunRecords rr = load_run_records(run);
   EXPECT_EQ(rr.leader, "c0000");  // an end event naming no leader does not erase the one recorded
@@ -173,7 +175,8 @@ TEST(RunExport, RunWithoutItsReference) {
     load_run_records(run);
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("events.jsonl: no candidate event of the reference"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("events.jsonl: no candidate event of the reference"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -184,7 +187,8 @@ TEST(RunExport, FolderWithNeitherIsAnErrorNamingIt) {
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find((empty / "run.db").string() + ": no run database and no events.jsonl"), std::string::npos) << what;
+    EXPECT_NE(what.find((empty / "run.db").string() + ": no run database and no events.jsonl"), std::string::npos)
+        << what;
   }
   EXPECT_FALSE(fs::exists(empty / "run.db"));
 }
@@ -206,7 +210,9 @@ TEST(RunExport, UnknownVerdictInTheLogIsAnErrorNamingIt) {
       ADD_FAILURE() << "read " << field << " '" << value << "'";
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find((d / "events.jsonl").string() + ": candidate c0003: " + field + " '" + value + "'"), std::string::npos) << what;
+      EXPECT_NE(what.find((d / "events.jsonl").string() + ": candidate c0003: " + field + " '" + value + "'"),
+                std::string::npos)
+          << what;
     }
   }
 }

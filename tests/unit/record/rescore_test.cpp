@@ -25,7 +25,8 @@ HardwareProfile toy_gpu() {
   return h;
 }
 
-const std::map<std::string, int64_t> kN = {{"vector_add-n1048576", 1048576}, {"vector_add-n4194304", 4194304}, {"vector_add-n16777216", 16777216}};
+const std::map<std::string, int64_t> kN = {
+    {"vector_add-n1048576", 1048576}, {"vector_add-n4194304", 4194304}, {"vector_add-n16777216", 16777216}};
 double sol(const std::string& uuid) { return double(kN.at(uuid)) / 1e9; }
 
 struct Fixture {
@@ -40,9 +41,13 @@ Fixture make_run() {
   fs::create_directories(f.task_dir);
   for (const auto& e : fs::directory_iterator(fs::path(KHIVE_SOURCE_DIR) / "tasks/demo-cpu/vector_add"))
     if (e.is_regular_file()) fs::copy_file(e.path(), f.task_dir / e.path().filename());
-  nlohmann::json pt = {{"schema", "khive.pytorch-baselines/1"}, {"gpu", "toy_gpu"}, {"torch", "synthetic"}, {"date", "2026-11-30T00:00:00Z"}};
+  nlohmann::json pt = {{"schema", "khive.pytorch-baselines/1"},
+                       {"gpu", "toy_gpu"},
+                       {"torch", "synthetic"},
+                       {"date", "2026-11-30T00:00:00Z"}};
   for (const char* u : {"vector_add-n1048576", "vector_add-n4194304"})
-    pt["tasks"]["vector_add"]["workloads"][u] = {{"median_s", 3 * sol(u)}, {"spread", 0.01}, {"samples", 10}, {"axes", {{"N", kN.at(u)}}}};
+    pt["tasks"]["vector_add"]["workloads"][u] = {
+        {"median_s", 3 * sol(u)}, {"spread", 0.01}, {"samples", 10}, {"axes", {{"N", kN.at(u)}}}};
   fs::create_directories(tmp / "demo" / "baselines");
   std::ofstream(tmp / "demo" / "baselines" / "pytorch-toy_gpu.json") << pt.dump();
 
@@ -147,5 +152,6 @@ TEST(Rescore, FromTheEventLogWhenTheDatabaseIsGone) {
   EXPECT_EQ(from_log.reference, "c0000");
   EXPECT_EQ(from_log.leader, "c0001");
   ASSERT_EQ(from_log.candidates.size(), 2u);
-  for (const char* id : {"c0000", "c0001"}) EXPECT_NEAR(*from_log.find(id)->rescored, *from_db.find(id)->rescored, 1e-12) << id;
+  for (const char* id : {"c0000", "c0001"})
+    EXPECT_NEAR(*from_log.find(id)->rescored, *from_db.find(id)->rescored, 1e-12) << id;
 }

@@ -19,7 +19,8 @@ TEST(CpuCeiling, IssueWidthArithmetic) {
 
 // A calibration taken on a busy machine (0.3 GB/s, 4.5 GFLOP/s peaks, as seen with a parallel build on two cores)
 // would put a 16 MiB vector add's floor at 56 ms; with the ceiling its floor is well under what any honest kernel
-// takes (about 44 us at 1.15 TB/s, where an honest one takes milliseconds), while the measured rates (T_sol for the score) are left as they were.
+// takes (about 44 us at 1.15 TB/s, where an honest one takes milliseconds), while the measured rates (T_sol for the
+// score) are left as they were.
 TEST(CpuCeiling, ABusyCalibrationNoLongerSetsTheFloor) {
   HardwareProfile busy;
   busy.peak_bandwidth = 0.319e9;
@@ -35,7 +36,8 @@ TEST(CpuCeiling, ABusyCalibrationNoLongerSetsTheFloor) {
   const double floor = sol_seconds(cost, ComputeUnit::fp32, floor_profile, false);
   EXPECT_LT(floor, 50e-6);
   EXPECT_DOUBLE_EQ(floor_profile.measured_bandwidth, busy.measured_bandwidth);
-  EXPECT_DOUBLE_EQ(sol_seconds(cost, ComputeUnit::fp32, floor_profile, true), sol_seconds(cost, ComputeUnit::fp32, busy, true));
+  EXPECT_DOUBLE_EQ(sol_seconds(cost, ComputeUnit::fp32, floor_profile, true),
+                   sol_seconds(cost, ComputeUnit::fp32, busy, true));
   // A profile already above the ceiling (a datasheet) keeps its own peaks.
   HardwareProfile big = busy;
   big.peak_bandwidth = 5e12;

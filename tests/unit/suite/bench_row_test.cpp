@@ -160,7 +160,8 @@ TEST(BenchAb, JsonAndMarkdown) {
   std::string md = bench_ab_markdown(rep);
   EXPECT_NE(md.find("## Interleaved A/B against the vendor baselines"), std::string::npos);
   EXPECT_NE(md.find("| softmax | ok.cu | fast | a | 1.0340x | 0.40% | 21 | 2e-05 | faster |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| softmax | ok.cu | fast | b | 1.0020x | 0.40% | 21 | 0.31 | within noise |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| softmax | ok.cu | fast | b | 1.0020x | 0.40% | 21 | 0.31 | within noise |"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("A/B timing failed: runner crashed"), std::string::npos);
   EXPECT_NE(bench_markdown(rep).find("## Interleaved A/B"), std::string::npos);
 }

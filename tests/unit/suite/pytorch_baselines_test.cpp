@@ -21,8 +21,8 @@ using json = nlohmann::json;
 class PytorchFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("khive_pytorch_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("khive_pytorch_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "suite" / "gemm");
     fs::create_directories(dir_ / "suite" / "baselines");
@@ -88,9 +88,11 @@ TEST(DeviceSlug, KnownGpusUnknownGpusAndCpus) {
 
 TEST_F(PytorchFile, LivesInTheSuitesBaselinesFolder) {
   Task t = task();
-  EXPECT_EQ(pytorch_baselines_path(t, Backend::cuda, "NVIDIA H200"), dir_ / "suite" / "baselines" / "pytorch-h200.json");
+  EXPECT_EQ(pytorch_baselines_path(t, Backend::cuda, "NVIDIA H200"),
+            dir_ / "suite" / "baselines" / "pytorch-h200.json");
   t.dir = (dir_ / "suite" / "gemm").string() + "/";  // a trailing slash still names the task directory
-  EXPECT_EQ(pytorch_baselines_path(t, Backend::cpu, "Some CPU"), dir_ / "suite" / "baselines" / "pytorch-cpu-some_cpu.json");
+  EXPECT_EQ(pytorch_baselines_path(t, Backend::cpu, "Some CPU"),
+            dir_ / "suite" / "baselines" / "pytorch-cpu-some_cpu.json");
 }
 
 TEST_F(PytorchFile, ReadsNumbersAndErrors) {
@@ -126,7 +128,8 @@ TEST_F(PytorchFile, MalformedFilesNameTheFileAndTheField) {
   EXPECT_EQ(error_for(j), "pytorch-h200.json: tasks.gemm.workloads.big.axes.M: expected an integer, got 1.5");
   j = good();
   j["schema"] = "khive.pytorch-baselines/0";
-  EXPECT_EQ(error_for(j), "pytorch-h200.json: schema: expected \"khive.pytorch-baselines/1\", got \"khive.pytorch-baselines/0\"");
+  EXPECT_EQ(error_for(j),
+            "pytorch-h200.json: schema: expected \"khive.pytorch-baselines/1\", got \"khive.pytorch-baselines/0\"");
   j = good();
   j.erase("gpu");
   EXPECT_EQ(error_for(j), "pytorch-h200.json: gpu: expected a string, got nothing");
@@ -170,7 +173,8 @@ TEST_F(PytorchFile, FoundOnlyForThePresentDeviceAndItsShapes) {
     find_pytorch_baselines(task(), Backend::cuda, "NVIDIA H200");
     FAIL() << "numbers for h100 were accepted for the H200";
   } catch (const TaskFormatError& e) {
-    EXPECT_EQ(std::string(e.what()), "pytorch-h200.json: gpu: expected \"h200\" (the device this file is named for), got \"h100\"");
+    EXPECT_EQ(std::string(e.what()),
+              "pytorch-h200.json: gpu: expected \"h200\" (the device this file is named for), got \"h100\"");
   }
 }
 

@@ -24,7 +24,8 @@ struct TempCache {
     fs::remove_all(root, ec);
   }
   // A unit directory holding one file of `bytes`, last used `age` ago.
-  fs::path unit(const fs::path& rel, std::size_t bytes, std::chrono::seconds age, const std::string& file = "data.bin") {
+  fs::path unit(const fs::path& rel, std::size_t bytes, std::chrono::seconds age,
+                const std::string& file = "data.bin") {
     fs::path d = root / rel;
     fs::create_directories((d / file).parent_path());
     std::ofstream(d / file, std::ios::binary) << std::string(bytes, 'x');
@@ -66,7 +67,8 @@ TEST(CacheSelect, NothingAtOrUnderTheCap) {
 
 TEST(CacheSelect, LeastRecentlyUsedFirstAndStopsUnderEightyPercent) {
   // 400 bytes against a cap of 300: the target is 240, so the two oldest go (400 -> 300 -> 200) and no more.
-  std::vector<cache::Unit> units{u("/c/new", 100, 1), u("/c/oldest", 100, 300), u("/c/mid", 100, 100), u("/c/old", 100, 200)};
+  std::vector<cache::Unit> units{u("/c/new", 100, 1), u("/c/oldest", 100, 300), u("/c/mid", 100, 100),
+                                 u("/c/old", 100, 200)};
   auto r = cache::select_and_remove(units, 300, {}, [](const cache::Unit&) { return true; });
   EXPECT_EQ(removed_paths(units, r), (std::vector<std::string>{"/c/oldest", "/c/old"}));
 }
@@ -230,7 +232,8 @@ fs::path write_golden(const fs::path& set, const fs::path& rel, std::size_t byte
 TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
   TempCache c;
   const fs::path set = c.root / "goldens/v7/abc/cpu";
-  auto file = [&](const std::string& wl, const std::string& fp, const std::string& label, std::size_t bytes, std::chrono::seconds age) {
+  auto file = [&](const std::string& wl, const std::string& fp, const std::string& label, std::size_t bytes,
+                  std::chrono::seconds age) {
     return write_golden(set, fs::path(wl) / (label + "-" + fp + ".c.bin"), bytes, age);
   };
   // Four earlier runs of 300 bytes each (two workloads), oldest first, then the running one and a young one.
@@ -253,11 +256,13 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
   EXPECT_TRUE(fs::exists(mine));
   ASSERT_TRUE(fs::exists(set / ".used-mine")) << "the running evaluation's generation is marked used";
   EXPECT_GT(fs::last_write_time(set / ".used-mine"), fs::file_time_type::clock::now() - std::chrono::minutes(1));
-  EXPECT_LT(fs::last_write_time(mine), fs::file_time_type::clock::now() - std::chrono::hours(1)) << "a golden's mtime says when it was made";
+  EXPECT_LT(fs::last_write_time(mine), fs::file_time_type::clock::now() - std::chrono::hours(1))
+      << "a golden's mtime says when it was made";
   EXPECT_TRUE(fs::exists(young));
   EXPECT_TRUE(fs::exists(set / "eval-123-abc" / "w1" / "s1-zzz.c.bin"));
   EXPECT_FALSE(fs::exists(set / "w2" / "t9-old3.c.bin"));
-  EXPECT_NE(b.summary("softmax", 1000).find("removed 4 earlier runs' goldens"), std::string::npos) << b.summary("softmax", 1000);
+  EXPECT_NE(b.summary("softmax", 1000).find("removed 4 earlier runs' goldens"), std::string::npos)
+      << b.summary("softmax", 1000);
 
   // Under the cap: nothing happens, and the summary is empty.
   cache::GoldenBound again = cache::bound_golden_set(set, "mine", 1000);
@@ -269,7 +274,8 @@ TEST(GoldenSetBound, OldestOtherGenerationsGoFirst) {
 TEST(GoldenSetBound, AGenerationUsedLatelyStays) {
   TempCache c;
   const fs::path set = c.root / "g";
-  for (int r = 0; r < 3; ++r) write_golden(set, fs::path("w") / ("s1-f" + std::to_string(r) + ".y.bin"), 100, std::chrono::hours(10 - r));
+  for (int r = 0; r < 3; ++r)
+    write_golden(set, fs::path("w") / ("s1-f" + std::to_string(r) + ".y.bin"), 100, std::chrono::hours(10 - r));
   std::ofstream(set / ".used-f0") << "\n";  // f0, the oldest, is in use by a long run
   cache::GoldenBound b = cache::bound_golden_set(set, "none", 150);
   EXPECT_TRUE(fs::exists(set / "w" / "s1-f0.y.bin"));
@@ -287,7 +293,8 @@ TEST(GoldenSetBound, AGenerationUsedLatelyStays) {
 TEST(GoldenSetBound, StopsAtEightyPercentOfTheCap) {
   TempCache c;
   const fs::path set = c.root / "g";
-  for (int r = 0; r < 5; ++r) write_golden(set, fs::path("w") / ("s1-f" + std::to_string(r) + ".y.bin"), 100, std::chrono::hours(10 - r));
+  for (int r = 0; r < 5; ++r)
+    write_golden(set, fs::path("w") / ("s1-f" + std::to_string(r) + ".y.bin"), 100, std::chrono::hours(10 - r));
   // 500 bytes, cap 450: the target is 360, so two generations go (f0, f1), not more.
   cache::GoldenBound b = cache::bound_golden_set(set, "none", 450);
   EXPECT_EQ(b.generations, 2);

@@ -28,7 +28,8 @@ struct CustomError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] void raise_custom(const std::string& file, const std::string& field, const std::string& expected, const std::string& got) {
+[[noreturn]] void raise_custom(const std::string& file, const std::string& field, const std::string& expected,
+                               const std::string& got) {
   throw CustomError(file + "|" + field + "|" + expected + "|" + got);
 }
 
@@ -48,7 +49,8 @@ TEST(JsonFields, ErrorNamesFileFieldExpectationAndValue) {
 
 TEST(JsonFields, TypedAccessors) {
   const OrderedJsonFields r("f.json");
-  const ojson j = ojson::parse(R"({"s": "a", "e": "", "n": 1.5, "i": 4096, "f": 4096.0, "b": true, "a": ["x", "y"], "o": {}})");
+  const ojson j =
+      ojson::parse(R"({"s": "a", "e": "", "n": 1.5, "i": 4096, "f": 4096.0, "b": true, "a": ["x", "y"], "o": {}})");
   EXPECT_EQ(r.string(j["s"], "s"), "a");
   EXPECT_EQ(r.string(j["e"], "e", false), "");
   EXPECT_EQ(error_of([&] { r.string(j["e"], "e"); }).got, "\"\"");
@@ -70,7 +72,8 @@ TEST(JsonFields, RangesSayTheRange) {
   const FieldError e = error_of([&] { r.number_in(json(5), "temperature", 0, 2); });
   EXPECT_STREQ(e.what(), "c.toml: temperature: expected a number in [0, 2], got 5");
   EXPECT_EQ(r.integer_in(json(16), "max_tokens", 16, 1 << 21), 16);
-  EXPECT_EQ(error_of([&] { r.integer_in(json(8), "max_tokens", 16, 1 << 21); }).expected, "an integer in [16, 2097152]");
+  EXPECT_EQ(error_of([&] { r.integer_in(json(8), "max_tokens", 16, 1 << 21); }).expected,
+            "an integer in [16, 2097152]");
   EXPECT_EQ(error_of([&] { r.integer_in(json(1.5), "n", 0, 9); }).got, "1.5");
   EXPECT_EQ(error_of([&] { r.integer_in(json("3"), "n", 0, 9); }).got, "\"3\"");
 }

@@ -187,7 +187,8 @@ TEST(CachePrune, RemovesTheLeftoversOfEndedProcessesOnly) {
   EXPECT_FALSE(fs::exists(dead_scratch));
   EXPECT_TRUE(fs::exists(live_build));
   EXPECT_TRUE(fs::exists(live_scratch));
-  EXPECT_NE(r.leftovers_text().find("2 folders left by ended processes removed"), std::string::npos) << r.leftovers_text();
+  EXPECT_NE(r.leftovers_text().find("2 folders left by ended processes removed"), std::string::npos)
+      << r.leftovers_text();
 }
 
 TEST(Text, InvalidUtf8IsReplacedAndValidTextKept) {

@@ -33,7 +33,8 @@ TEST(DType, DefinitionSpellings) {
 }
 
 TEST(DType, UnknownSpellingsAreRejected) {
-  for (const char* s : {"", "fp32", "float", "Float32", "float8_e4m3", "uint8", "half", "float32 "}) EXPECT_FALSE(parse_dtype(s).has_value()) << s;
+  for (const char* s : {"", "fp32", "float", "Float32", "float8_e4m3", "uint8", "half", "float32 "})
+    EXPECT_FALSE(parse_dtype(s).has_value()) << s;
 }
 
 TEST(DType, Sizes) {

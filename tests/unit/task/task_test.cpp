@@ -82,7 +82,8 @@ const char* kGemmWorkloads =
 struct TaskFixture {
   TempDir tmp;
   fs::path dir;
-  explicit TaskFixture(const json& def = gemm_definition(), const std::string& workloads = kGemmWorkloads, const std::string& name = "gemm") {
+  explicit TaskFixture(const json& def = gemm_definition(), const std::string& workloads = kGemmWorkloads,
+                       const std::string& name = "gemm") {
     dir = tmp.root() / name;
     fs::create_directories(dir);
     if (!def.is_null()) write("definition.json", def.dump(2));
@@ -168,16 +169,17 @@ TEST(LoadTask, ReadsWorkloadsWithDefaults) {
 }
 
 TEST(LoadTask, WorkloadBackends) {
-  TaskFixture f(gemm_definition(), R"({"uuid": "both", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
-                                   "\n"
-                                   R"({"uuid": "cpu", "axes": {"M": 8, "N": 8}, "khive": {"role": "perf", "backends": ["cpu"]}})"
-                                   "\n"
-                                   R"({"uuid": "cuda", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
-                                   "\n"
-                                   R"({"uuid": "listed", "axes": {"M": 2, "N": 2}, "khive": {"backends": ["cuda", "cpu"]}})"
-                                   "\n"
-                                   R"({"uuid": "null", "axes": {"M": 2, "N": 3}, "khive": {"backends": null}})"
-                                   "\n");
+  TaskFixture f(gemm_definition(),
+                R"({"uuid": "both", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
+                "\n"
+                R"({"uuid": "cpu", "axes": {"M": 8, "N": 8}, "khive": {"role": "perf", "backends": ["cpu"]}})"
+                "\n"
+                R"({"uuid": "cuda", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
+                "\n"
+                R"({"uuid": "listed", "axes": {"M": 2, "N": 2}, "khive": {"backends": ["cuda", "cpu"]}})"
+                "\n"
+                R"({"uuid": "null", "axes": {"M": 2, "N": 3}, "khive": {"backends": null}})"
+                "\n");
   f.write("reference.cu", "//");
   f.write("reference.cpp", "//");
   Task t = f.load();
@@ -213,7 +215,8 @@ TEST(LoadTask, KeepsDefinitionOrderOfTensorsAndAxes) {
   def["axes"] = json::parse(R"({"z": {"type":"var"}, "a": {"type":"var"}, "m": {"type":"const","value":2}})");
   def["inputs"] = json::parse(R"({"zeta": {"shape":["z"],"dtype":"float32"}, "alpha": {"shape":["a"],"dtype":"float32"},
                                   "mid": {"shape":null,"dtype":"int32"}})");
-  def["outputs"] = json::parse(R"({"y": {"shape":["z","a"],"dtype":"float32"}, "b": {"shape":["m"],"dtype":"float32"}})");
+  def["outputs"] =
+      json::parse(R"({"y": {"shape":["z","a"],"dtype":"float32"}, "b": {"shape":["m"],"dtype":"float32"}})");
   def["constraints"] = json::array();
   def.erase("khive");
   TaskFixture f(def, R"({"axes": {"z": 2, "a": 3}})");
@@ -613,16 +616,19 @@ const BadCase kWorkloadCases[] = {
      "workload.jsonl", "line 2: (syntax)", "valid JSON", "(byte "},
     {"not_object", WL("[1, 2]\n"), "workload.jsonl", "line 1: (root)", "a JSON object", "an array"},
     {"missing_var", WL(R"({"axes": {"M": 16}})"), "workload.jsonl", "line 1: axes.N", "a value for var axis N", "none"},
-    {"const_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "K": 64}})"), "workload.jsonl", "line 1: axes.K", "only var axes (M, N)",
-     "\"K\" (a const axis)"},
-    {"expr_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "MN": 256}})"), "workload.jsonl", "line 1: axes.MN", "only var axes (M, N)",
-     "\"MN\" (an expr axis)"},
-    {"unknown_axis", WL(R"({"axes": {"M": 16, "N": 16, "Z": 1}})"), "workload.jsonl", "line 1: axes.Z", "only var axes (M, N)",
-     "\"Z\" (not an axis)"},
-    {"axis_string", WL(R"({"axes": {"M": "16", "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer", "\"16\""},
-    {"axis_negative", WL(R"({"axes": {"M": -16, "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer >= 0", "-16"},
+    {"const_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "K": 64}})"), "workload.jsonl", "line 1: axes.K",
+     "only var axes (M, N)", "\"K\" (a const axis)"},
+    {"expr_axis_given", WL(R"({"axes": {"M": 16, "N": 16, "MN": 256}})"), "workload.jsonl", "line 1: axes.MN",
+     "only var axes (M, N)", "\"MN\" (an expr axis)"},
+    {"unknown_axis", WL(R"({"axes": {"M": 16, "N": 16, "Z": 1}})"), "workload.jsonl", "line 1: axes.Z",
+     "only var axes (M, N)", "\"Z\" (not an axis)"},
+    {"axis_string", WL(R"({"axes": {"M": "16", "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer",
+     "\"16\""},
+    {"axis_negative", WL(R"({"axes": {"M": -16, "N": 16}})"), "workload.jsonl", "line 1: axes.M", "an integer >= 0",
+     "-16"},
     {"axes_not_object", WL(R"({"axes": [16, 16]})"), "workload.jsonl", "line 1: axes", "an object", "an array"},
-    {"uuid_number", WL(R"({"uuid": 7, "axes": {"M": 1, "N": 1}})"), "workload.jsonl", "line 1: uuid", "a non-empty string", "7"},
+    {"uuid_number", WL(R"({"uuid": 7, "axes": {"M": 1, "N": 1}})"), "workload.jsonl", "line 1: uuid",
+     "a non-empty string", "7"},
     {"uuid_duplicate",
      WL(R"({"uuid": "x", "axes": {"M": 1, "N": 1}})"
         "\n"
@@ -633,44 +639,48 @@ const BadCase kWorkloadCases[] = {
         "\n"
         R"({"axes": {"M": 2, "N": 2}})"),
      "workload.jsonl", "line 2: uuid", "a unique uuid", "\"w2\" (also on line 1)"},
-    {"unknown_input", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"Q": {"type": "random"}}})"), "workload.jsonl", "line 1: inputs.Q",
-     "the name of an input (A, B, alpha)", "\"Q\""},
-    {"safetensors", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "safetensors", "path": "a.st", "tensor_key": "A"}}})"),
+    {"unknown_input", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"Q": {"type": "random"}}})"), "workload.jsonl",
+     "line 1: inputs.Q", "the name of an input (A, B, alpha)", "\"Q\""},
+    {"safetensors",
+     WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "safetensors", "path": "a.st", "tensor_key": "A"}}})"),
      "workload.jsonl", "line 1: inputs.A.path", "an existing .safetensors file", "\"a.st\" (not found)"},
-    {"custom", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "custom"}}})"), "workload.jsonl", "line 1: inputs.A.type",
+    {"custom", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "custom"}}})"), "workload.jsonl",
+     "line 1: inputs.A.type",
      "random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)", "\"custom\""},
-    {"input_type_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "zeros"}}})"), "workload.jsonl", "line 1: inputs.A.type",
-     "one of random, scalar, safetensors, custom", "\"zeros\""},
-    {"input_type_missing", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {}}})"), "workload.jsonl", "line 1: inputs.A.type",
-     "one of random, scalar", "none"},
-    {"scalar_for_tensor", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "scalar", "value": 1}}})"), "workload.jsonl",
-     "line 1: inputs.A.type", "random for a tensor input"},
-    {"scalar_without_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar"}}})"), "workload.jsonl",
-     "line 1: inputs.alpha.value", "a number", "none"},
-    {"scalar_string_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": "1"}}})"), "workload.jsonl",
-     "line 1: inputs.alpha.value", "a number", "\"1\""},
+    {"input_type_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "zeros"}}})"), "workload.jsonl",
+     "line 1: inputs.A.type", "one of random, scalar, safetensors, custom", "\"zeros\""},
+    {"input_type_missing", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {}}})"), "workload.jsonl",
+     "line 1: inputs.A.type", "one of random, scalar", "none"},
+    {"scalar_for_tensor", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"A": {"type": "scalar", "value": 1}}})"),
+     "workload.jsonl", "line 1: inputs.A.type", "random for a tensor input"},
+    {"scalar_without_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar"}}})"),
+     "workload.jsonl", "line 1: inputs.alpha.value", "a number", "none"},
+    {"scalar_string_value", WL(R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": "1"}}})"),
+     "workload.jsonl", "line 1: inputs.alpha.value", "a number", "\"1\""},
     {"scalar_fraction_for_int",
-     WLDEF(def["inputs"]["alpha"]["dtype"] = "int32", R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": 1.5}}})"),
+     WLDEF(def["inputs"]["alpha"]["dtype"] = "int32",
+           R"({"axes": {"M": 1, "N": 1}, "inputs": {"alpha": {"type": "scalar", "value": 1.5}}})"),
      "workload.jsonl", "line 1: inputs.alpha.value", "an integer for an input of dtype int32", "1.5"},
-    {"role_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "timing"}})"), "workload.jsonl", "line 1: khive.role",
-     "one of correctness, perf, both", "\"timing\""},
-    {"weight_zero", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": 0}})"), "workload.jsonl", "line 1: khive.weight", "a finite number > 0",
-     "0"},
-    {"weight_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": "2"}})"), "workload.jsonl", "line 1: khive.weight", "a number", "\"2\""},
-    {"khive_unknown_key", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"rol": "perf"}})"), "workload.jsonl", "line 1: khive.rol",
-     "a known key of khive (role, weight, tolerance, backends, inputs)", "\"rol\""},
-    {"tolerance_unknown_output", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"D": {"atol": 1}}}})"), "workload.jsonl",
-     "line 1: khive.tolerance.D", "the name of an output (C)", "\"D\""},
-    {"tolerance_bad_output_value", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"C": {"rtol": -0.5}}}})"), "workload.jsonl",
-     "line 1: khive.tolerance.C.rtol", "a finite number >= 0", "-0.5"},
+    {"role_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "timing"}})"), "workload.jsonl",
+     "line 1: khive.role", "one of correctness, perf, both", "\"timing\""},
+    {"weight_zero", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": 0}})"), "workload.jsonl",
+     "line 1: khive.weight", "a finite number > 0", "0"},
+    {"weight_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"weight": "2"}})"), "workload.jsonl",
+     "line 1: khive.weight", "a number", "\"2\""},
+    {"khive_unknown_key", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"rol": "perf"}})"), "workload.jsonl",
+     "line 1: khive.rol", "a known key of khive (role, weight, tolerance, backends, inputs)", "\"rol\""},
+    {"tolerance_unknown_output", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"D": {"atol": 1}}}})"),
+     "workload.jsonl", "line 1: khive.tolerance.D", "the name of an output (C)", "\"D\""},
+    {"tolerance_bad_output_value", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"tolerance": {"C": {"rtol": -0.5}}}})"),
+     "workload.jsonl", "line 1: khive.tolerance.C.rtol", "a finite number >= 0", "-0.5"},
     {"top_tolerance_ratio", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"matched_ratio": 1.5}})"), "workload.jsonl",
      "line 1: tolerance.matched_ratio", "a number in (0, 1]", "1.5"},
-    {"top_tolerance_typo", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"atl": 1}})"), "workload.jsonl", "line 1: tolerance.atl",
-     "a known key of tolerance"},
+    {"top_tolerance_typo", WL(R"({"axes": {"M": 1, "N": 1}, "tolerance": {"atl": 1}})"), "workload.jsonl",
+     "line 1: tolerance.atl", "a known key of tolerance"},
     {"sol_correctness_cap", WL(R"({"axes": {"M": 1, "N": 1}, "correctness": {"max_error_cap": -1}})"), "workload.jsonl",
      "line 1: correctness.max_error_cap", "a finite number > 0", "-1"},
-    {"constraint_fails", WL(R"({"axes": {"M": 16, "N": 5000}})"), "workload.jsonl", "line 1: constraints[1]", "\"N <= 4096\" to hold",
-     "false with N=5000"},
+    {"constraint_fails", WL(R"({"axes": {"M": 16, "N": 5000}})"), "workload.jsonl", "line 1: constraints[1]",
+     "\"N <= 4096\" to hold", "false with N=5000"},
     {"constraint_fails_later_line",
      WL(R"({"axes": {"M": 1, "N": 1}})"
         "\n"
@@ -680,22 +690,22 @@ const BadCase kWorkloadCases[] = {
      WLDEF(def["axes"]["D"] = J::parse(R"({"type":"expr","expression":"M - 100"})");
            def["outputs"]["C"]["shape"] = J::array({"M", "D"}), R"({"axes": {"M": 16, "N": 1}})"),
      "workload.jsonl", "line 1: outputs.C.shape", "non-negative dimensions", "D = -84"},
-    {"expr_not_integer", WLDEF(def["axes"]["MN"]["expression"] = "M / 3", R"({"axes": {"M": 16, "N": 1}})"), "workload.jsonl", "line 1: axes.MN",
-     "an integer from \"M / 3\"", "expected an integer result"},
-    {"expr_division_by_zero", WLDEF(def["axes"]["MN"]["expression"] = "M // (N - 1)", R"({"axes": {"M": 16, "N": 1}})"), "workload.jsonl",
-     "line 1: axes.MN", "an integer from", "division by zero at 2"},
-    {"trace_wrong_definition", WL(R"({"definition": "other", "workload": {"axes": {"M": 1, "N": 1}}})"), "workload.jsonl", "line 1: definition",
-     "\"gemm_fp32\" (the definition's name)", "\"other\""},
-    {"backends_not_array", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": "cpu"}})"), "workload.jsonl", "line 1: khive.backends",
-     "an array of backend names (cpu, cuda)", "\"cpu\""},
-    {"backends_empty", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": []}})"), "workload.jsonl", "line 1: khive.backends",
-     "at least one backend", "an empty array"},
-    {"backends_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cuda", "rocm"]}})"), "workload.jsonl", "line 1: khive.backends[1]",
-     "one of cpu, cuda", "\"rocm\""},
-    {"backends_not_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": [1]}})"), "workload.jsonl", "line 1: khive.backends[0]",
-     "a non-empty string", "1"},
-    {"backends_twice", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cpu", "cpu"]}})"), "workload.jsonl", "line 1: khive.backends[1]",
-     "each backend once", "\"cpu\" (listed twice)"},
+    {"expr_not_integer", WLDEF(def["axes"]["MN"]["expression"] = "M / 3", R"({"axes": {"M": 16, "N": 1}})"),
+     "workload.jsonl", "line 1: axes.MN", "an integer from \"M / 3\"", "expected an integer result"},
+    {"expr_division_by_zero", WLDEF(def["axes"]["MN"]["expression"] = "M // (N - 1)", R"({"axes": {"M": 16, "N": 1}})"),
+     "workload.jsonl", "line 1: axes.MN", "an integer from", "division by zero at 2"},
+    {"trace_wrong_definition", WL(R"({"definition": "other", "workload": {"axes": {"M": 1, "N": 1}}})"),
+     "workload.jsonl", "line 1: definition", "\"gemm_fp32\" (the definition's name)", "\"other\""},
+    {"backends_not_array", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": "cpu"}})"), "workload.jsonl",
+     "line 1: khive.backends", "an array of backend names (cpu, cuda)", "\"cpu\""},
+    {"backends_empty", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": []}})"), "workload.jsonl",
+     "line 1: khive.backends", "at least one backend", "an empty array"},
+    {"backends_unknown", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cuda", "rocm"]}})"), "workload.jsonl",
+     "line 1: khive.backends[1]", "one of cpu, cuda", "\"rocm\""},
+    {"backends_not_string", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": [1]}})"), "workload.jsonl",
+     "line 1: khive.backends[0]", "a non-empty string", "1"},
+    {"backends_twice", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"backends": ["cpu", "cpu"]}})"), "workload.jsonl",
+     "line 1: khive.backends[1]", "each backend once", "\"cpu\" (listed twice)"},
     {"backends_later_line",
      WL(R"({"axes": {"M": 1, "N": 1}})"
         "\n"
@@ -717,7 +727,8 @@ const BadCase kWorkloadCases[] = {
             R"({"axes": {"M": 64, "N": 64}, "khive": {"role": "perf"}})";
        if (f) f->write("reference.cu", "//");
      },
-     "workload.jsonl", "khive.backends", "at least one correctness workload (role correctness or both) that runs on cuda", "none"},
+     "workload.jsonl", "khive.backends",
+     "at least one correctness workload (role correctness or both) that runs on cuda", "none"},
     {"empty_file", WL("\n  \n"), "workload.jsonl", "(workloads)", "at least one workload", "none"},
     {"only_perf", WL(R"({"axes": {"M": 1, "N": 1}, "khive": {"role": "perf"}})"), "workload.jsonl", "khive.role",
      "at least one workload with role correctness or both", "only perf workloads"},
@@ -728,7 +739,8 @@ const BadCase kWorkloadCases[] = {
      "workload.jsonl", "(file)", "a workload.jsonl file", "none found"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Workload, MalformedTask, ::testing::ValuesIn(kWorkloadCases), [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Workload, MalformedTask, ::testing::ValuesIn(kWorkloadCases),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(TaskFormatError, WhatReadsFileFieldExpectedGot) {
   TaskFormatError e("gemm/definition.json", "inputs.A.dtype", "one of float32", "\"f32\"");
@@ -950,7 +962,8 @@ TEST(LaunchSignature, NoVarAxes) {
   TaskFixture f(def, "{}\n");
   Task t = f.load();
   EXPECT_EQ(launch_signature(t, Backend::cpu), "extern \"C\" void khive_launch(const khive_f16* x, khive_f16* y)");
-  EXPECT_EQ(launch_signature(t, Backend::cuda), "extern \"C\" void khive_launch(const __half* x, __half* y, cudaStream_t stream)");
+  EXPECT_EQ(launch_signature(t, Backend::cuda),
+            "extern \"C\" void khive_launch(const __half* x, __half* y, cudaStream_t stream)");
 }
 
 // ------------------------------------------------------------------------------- workload_cost
@@ -977,14 +990,14 @@ TEST(WorkloadCost, NumbersAndDefaults) {
   TaskFixture g(def);
   Task u = g.load();
   WorkloadCost z = workload_cost(u, resolve_axes(u, u.workloads[0]));  // derived (khive.cost absent): the
-  EXPECT_EQ(z.flops, 2.0 * 16 * 32 * 64);                              // signature A[M,K] x B[K,N] -> C[M,N] is a matrix product
+  EXPECT_EQ(z.flops, 2.0 * 16 * 32 * 64);  // signature A[M,K] x B[K,N] -> C[M,N] is a matrix product
   EXPECT_EQ(z.bytes, 4.0 * (16 * 64 + 64 * 32 + 16 * 32));
   EXPECT_EQ(u.cost.unit, ComputeUnit::fp32);
 }
 
 TEST(ComputeUnit, NamesRoundTrip) {
-  for (ComputeUnit u : {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32, ComputeUnit::tc_fp8, ComputeUnit::tc_int8,
-                        ComputeUnit::fp32, ComputeUnit::fp64})
+  for (ComputeUnit u : {ComputeUnit::tc_bf16, ComputeUnit::tc_fp16, ComputeUnit::tc_tf32, ComputeUnit::tc_fp8,
+                        ComputeUnit::tc_int8, ComputeUnit::fp32, ComputeUnit::fp64})
     EXPECT_EQ(parse_compute_unit(compute_unit_name(u)), u);
   EXPECT_EQ(compute_unit_name(ComputeUnit::tc_tf32), "tf32");
   EXPECT_FALSE(parse_compute_unit("fp4").has_value());
@@ -1030,16 +1043,18 @@ TEST(LibraryPolicy, Allows) {
 }
 
 TEST(SelectPerfWorkloads, KeepsEveryCheckAndTimesOnlyTheMatches) {
-  TaskFixture f(gemm_definition(), R"({"uuid": "check-1", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
-                                   "\n"
-                                   R"({"uuid": "perf-M256", "axes": {"M": 256, "N": 256}, "khive": {"role": "perf"}})"
-                                   "\n"
-                                   R"({"uuid": "both-M512", "axes": {"M": 512, "N": 512}})"
-                                   "\n"
-                                   R"({"uuid": "perf-M4096", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
-                                   "\n"
-                                   R"({"uuid": "perf-M1024", "axes": {"M": 1024, "N": 1024}, "khive": {"role": "perf"}})"
-                                   "\n");
+  TaskFixture f(
+      gemm_definition(),
+      R"({"uuid": "check-1", "axes": {"M": 1, "N": 1}, "khive": {"role": "correctness"}})"
+      "\n"
+      R"({"uuid": "perf-M256", "axes": {"M": 256, "N": 256}, "khive": {"role": "perf"}})"
+      "\n"
+      R"({"uuid": "both-M512", "axes": {"M": 512, "N": 512}})"
+      "\n"
+      R"({"uuid": "perf-M4096", "axes": {"M": 4096, "N": 4096}, "khive": {"role": "perf", "backends": ["cuda"]}})"
+      "\n"
+      R"({"uuid": "perf-M1024", "axes": {"M": 1024, "N": 1024}, "khive": {"role": "perf"}})"
+      "\n");
   f.write("reference.cu", "//");
   f.write("reference.cpp", "//");
   Task t = f.load();
@@ -1067,7 +1082,9 @@ TEST(SelectPerfWorkloads, NoMatchOrBadPatternIsAnErrorAndLeavesTheTask) {
     select_perf_workloads(t, "M8192", Backend::cpu);
     ADD_FAILURE() << "no throw";
   } catch (const std::invalid_argument& e) {
-    EXPECT_TRUE(contains(e.what(), "--perf-workloads 'M8192': no perf workload of task gemm_fp32 (cpu) matches; its perf workloads: w2")) << e.what();
+    EXPECT_TRUE(contains(
+        e.what(), "--perf-workloads 'M8192': no perf workload of task gemm_fp32 (cpu) matches; its perf workloads: w2"))
+        << e.what();
   }
   try {
     select_perf_workloads(t, "M(", Backend::cpu);

@@ -94,7 +94,8 @@ TEST(Upstream, MixedToleranceSpellingsAreRefused) {
   auto dir2 = d.task("rms2", rmsnorm(),
                      R"({"uuid": "a", "axes": {"batch_size": 7}, "tolerance": {"allow_negative_inf": 1}})"
                      "\n");
-  EXPECT_TRUE(has(what_of(dir2), "line 1: tolerance.allow_negative_inf: expected true or false, got 1")) << what_of(dir2);
+  EXPECT_TRUE(has(what_of(dir2), "line 1: tolerance.allow_negative_inf: expected true or false, got 1"))
+      << what_of(dir2);
 }
 
 TEST(Upstream, SafetensorsInputFoundFromTheDatasetRoot) {
@@ -116,11 +117,15 @@ TEST(Upstream, SafetensorsInputFoundFromTheDatasetRoot) {
       "rms_missing", rmsnorm(),
       R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/none.safetensors", "tensor_key": "w"}}})"
       "\n");
-  EXPECT_TRUE(has(what_of(missing), "line 1: inputs.weight.path: expected an existing .safetensors file")) << what_of(missing);
-  auto nokey = d.task("rms_nokey", rmsnorm(),
-                      R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/w.safetensors"}}})"
-                      "\n");
-  EXPECT_TRUE(has(what_of(nokey), "line 1: inputs.weight.tensor_key: expected the key of a tensor in the file, got none")) << what_of(nokey);
+  EXPECT_TRUE(has(what_of(missing), "line 1: inputs.weight.path: expected an existing .safetensors file"))
+      << what_of(missing);
+  auto nokey = d.task(
+      "rms_nokey", rmsnorm(),
+      R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "safetensors", "path": "blob/w.safetensors"}}})"
+      "\n");
+  EXPECT_TRUE(
+      has(what_of(nokey), "line 1: inputs.weight.tensor_key: expected the key of a tensor in the file, got none"))
+      << what_of(nokey);
 }
 
 TEST(Upstream, CustomInputsNeedTheEntrypoint) {
@@ -129,12 +134,14 @@ TEST(Upstream, CustomInputsNeedTheEntrypoint) {
   auto dir = d.task("rms", def,
                     R"({"uuid": "a", "axes": {"batch_size": 2}, "inputs": {"weight": {"type": "custom"}}})"
                     "\n");
-  EXPECT_TRUE(
-      has(what_of(dir), "inputs.weight.type: expected random, scalar or safetensors (\"custom\" needs the definition's custom_inputs_entrypoint)"))
+  EXPECT_TRUE(has(what_of(dir),
+                  "inputs.weight.type: expected random, scalar or safetensors (\"custom\" needs the definition's "
+                  "custom_inputs_entrypoint)"))
       << what_of(dir);
   def["custom_inputs_entrypoint"] = "make";
   auto undefined = d.task("rms2", def, "{\"uuid\": \"a\", \"axes\": {\"batch_size\": 2}}\n");
-  EXPECT_TRUE(has(what_of(undefined), "rms2/definition.json: custom_inputs_entrypoint: expected a function defined at the top level"))
+  EXPECT_TRUE(has(what_of(undefined),
+                  "rms2/definition.json: custom_inputs_entrypoint: expected a function defined at the top level"))
       << what_of(undefined);
   def["reference"] = def["reference"].get<std::string>() + "\ndef make(axes_and_scalars, device):\n    return {}\n";
   auto ok = d.task("rms3", def,
@@ -150,7 +157,9 @@ TEST(Upstream, ReferenceMustDefineRun) {
   json def = rmsnorm();
   def["reference"] = "import torch\nx = 1\n";
   auto dir = d.task("rms", def, "{\"axes\": {\"batch_size\": 1}}\n");
-  EXPECT_TRUE(has(what_of(dir), "rms/definition.json: reference: expected Python source that defines a top-level function run(...)")) << what_of(dir);
+  EXPECT_TRUE(has(what_of(dir),
+                  "rms/definition.json: reference: expected Python source that defines a top-level function run(...)"))
+      << what_of(dir);
 }
 
 json paged() {
@@ -174,18 +183,21 @@ TEST(Upstream, DataConstraintsAreKeptAndAxisOnesChecked) {
   EXPECT_EQ(t.constraints, (std::vector<std::string>{"len_indptr == batch_size + 1"}));
   EXPECT_EQ(t.data_constraints, (std::vector<std::string>{"num_kv_indices == kv_indptr[-1].item()"}));
   auto wrong = d.task("paged2", paged(), "{\"axes\": {\"batch_size\": 2, \"len_indptr\": 4, \"num_kv_indices\": 5}}\n");
-  EXPECT_TRUE(has(what_of(wrong), "line 1: constraints[0]: expected \"len_indptr == batch_size + 1\" to hold")) << what_of(wrong);
+  EXPECT_TRUE(has(what_of(wrong), "line 1: constraints[0]: expected \"len_indptr == batch_size + 1\" to hold"))
+      << what_of(wrong);
 }
 
 TEST(Upstream, UnsafeDataConstraintsAreRefusedAtLoad) {
   Dir d;
-  for (const char* bad : {"kv_indptr.__class__ == 1", "open(kv_indptr) == 1", "kv_indptr[-1].item() == eval(1)", "kv_indptr[0 == 1"}) {
+  for (const char* bad :
+       {"kv_indptr.__class__ == 1", "open(kv_indptr) == 1", "kv_indptr[-1].item() == eval(1)", "kv_indptr[0 == 1"}) {
     json def = paged();
     def["constraints"] = json::array({bad});
     auto dir = d.task(std::string("p") + std::to_string(std::hash<std::string>()(bad) % 100000), def,
                       "{\"axes\": {\"batch_size\": 2, \"len_indptr\": 3, \"num_kv_indices\": 5}}\n");
     std::string w = what_of(dir);
-    EXPECT_TRUE(has(w, "definition.json: constraints[0]: expected a condition over axes and inputs in the safe subset")) << bad << ": " << w;
+    EXPECT_TRUE(has(w, "definition.json: constraints[0]: expected a condition over axes and inputs in the safe subset"))
+        << bad << ": " << w;
   }
 }
 
@@ -238,9 +250,14 @@ TEST(LoadLimits, CostFormulaDividingByZeroNamesFieldAndWorkload) {
   Dir d;
   json def = rmsnorm();
   def["khive"] = {{"cost", {{"flops", "4096 // (batch_size - 3)"}, {"bytes", "1"}}}};
-  auto dir = d.task("rms", def, "{\"uuid\": \"ok\", \"axes\": {\"batch_size\": 4}}\n{\"uuid\": \"three\", \"axes\": {\"batch_size\": 3}}\n");
+  auto dir = d.task(
+      "rms", def,
+      "{\"uuid\": \"ok\", \"axes\": {\"batch_size\": 4}}\n{\"uuid\": \"three\", \"axes\": {\"batch_size\": 3}}\n");
   std::string w = what_of(dir);
-  EXPECT_TRUE(has(w, "rms/definition.json: khive.cost.flops: expected a formula that gives a finite number >= 0 for every workload")) << w;
+  EXPECT_TRUE(has(
+      w,
+      "rms/definition.json: khive.cost.flops: expected a formula that gives a finite number >= 0 for every workload"))
+      << w;
   EXPECT_TRUE(has(w, "division by zero")) << w;
   EXPECT_TRUE(has(w, "for workload \"three\" (workload.jsonl line 2)")) << w;
 }
@@ -262,8 +279,10 @@ TEST(LoadLimits, ByteSizeOverflowIsRefused) {
   // 2^31 * 2^31 elements fit in int64 (2^62) but 2^62 * 2 bytes do not.
   json def = rmsnorm();
   def["axes"]["hidden_size"] = {{"type", "var"}};
-  std::string w = what_of(d.task("big", def, "{\"axes\": {\"batch_size\": 2147483648, \"hidden_size\": 2147483648}}\n"));
-  EXPECT_TRUE(has(w, "big/workload.jsonl: line 1: inputs.hidden_states.shape: expected a byte size that fits in int64")) << w;
+  std::string w =
+      what_of(d.task("big", def, "{\"axes\": {\"batch_size\": 2147483648, \"hidden_size\": 2147483648}}\n"));
+  EXPECT_TRUE(has(w, "big/workload.jsonl: line 1: inputs.hidden_states.shape: expected a byte size that fits in int64"))
+      << w;
   EXPECT_TRUE(has(w, "hidden_states [2147483648 x 2147483648] bfloat16")) << w;
 }
 
@@ -273,7 +292,10 @@ TEST(LoadLimits, AbsurdSizesAreRefused) {
   json def = rmsnorm();
   def["axes"]["hidden_size"] = {{"type", "var"}};
   std::string w = what_of(d.task("huge", def, "{\"axes\": {\"batch_size\": 1048576, \"hidden_size\": 1048576}}\n"));
-  EXPECT_TRUE(has(w, "huge/workload.jsonl: line 1: inputs.hidden_states.shape: expected tensors that fit on one device (at most 256 GiB")) << w;
+  EXPECT_TRUE(has(w,
+                  "huge/workload.jsonl: line 1: inputs.hidden_states.shape: expected tensors that fit on one device "
+                  "(at most 256 GiB"))
+      << w;
   EXPECT_TRUE(has(w, "= 2 TiB")) << w;
   // Several tensors that add up past the limit are refused too.
   std::string w2 = what_of(d.task("sum", def, "{\"axes\": {\"batch_size\": 65536, \"hidden_size\": 1048576}}\n"));

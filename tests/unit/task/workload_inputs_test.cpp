@@ -57,10 +57,14 @@ TEST(WorkloadInputs, ABadOneNamesTheLineTheFieldAndTheExpectation) {
   struct Case {
     std::string line, field, expected;
   } cases[] = {
-      {R"({"axes": {"N": 8}, "khive": {"inputs": {"z": {"dist": "normal"}}}})", "line 1: khive.inputs.z", "the name of an input (x, k)"},
-      {R"({"axes": {"N": 8}, "khive": {"inputs": {"x": {"dist": "uniform", "std": 2}}}})", "line 1: khive.inputs.x", "a known key"},
-      {R"({"axes": {"N": 8}, "khive": {"inputs": {"x": {"dist": "gamma"}}}})", "line 1: khive.inputs.x.dist", "one of normal, uniform"},
-      {R"({"axes": {"N": 8}, "khive": {"inputs": {"k": {"dist": "normal"}}}})", "line 1: khive.inputs.k.dist", "integers or constant"},
+      {R"({"axes": {"N": 8}, "khive": {"inputs": {"z": {"dist": "normal"}}}})", "line 1: khive.inputs.z",
+       "the name of an input (x, k)"},
+      {R"({"axes": {"N": 8}, "khive": {"inputs": {"x": {"dist": "uniform", "std": 2}}}})", "line 1: khive.inputs.x",
+       "a known key"},
+      {R"({"axes": {"N": 8}, "khive": {"inputs": {"x": {"dist": "gamma"}}}})", "line 1: khive.inputs.x.dist",
+       "one of normal, uniform"},
+      {R"({"axes": {"N": 8}, "khive": {"inputs": {"k": {"dist": "normal"}}}})", "line 1: khive.inputs.k.dist",
+       "integers or constant"},
       {R"({"axes": {"N": 8}, "khive": {"inputs": [1]}})", "line 1: khive.inputs", "an object"},
   };
   for (const auto& c : cases) {

@@ -14,7 +14,8 @@ const fs::path kRepo = repo();
 const Library& lib() { return repo_library(); }
 const Template& tpl(const char* name) { return repo_template(name); }
 Task sol(const char* name) { return repo_task(std::string("sol/") + name); }
-Task edited(const char* name, const std::function<void(json&)>& edit, const std::function<void(std::string&)>& edit_workloads = {}) {
+Task edited(const char* name, const std::function<void(json&)>& edit,
+            const std::function<void(std::string&)>& edit_workloads = {}) {
   return edited_task(std::string("sol/") + name, edit, edit_workloads);
 }
 
@@ -64,8 +65,8 @@ TEST(AttentionBinding, TheThreeSolTasksBindWithTheirVariables) {
       EXPECT_NE(p.find(causal ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"), std::string::npos) << p;
       EXPECT_NE(p.find(decode ? "#define KHIVE_DECODE 1" : "#define KHIVE_DECODE 0"), std::string::npos) << p;
       const std::string tail = be == Backend::cuda ? ", stream);" : ");";
-      const std::string call =
-          decode ? "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D" + tail : "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D" + tail;
+      const std::string call = decode ? "khive_run(q, k, v, o, B, int64_t(1), L, Hq, Hkv, D" + tail
+                                      : "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D" + tail;
       EXPECT_NE(bt.placeholders.at("ENTRY").find(call), std::string::npos) << bt.placeholders.at("ENTRY");
     }
   }
@@ -95,7 +96,8 @@ TEST(AttentionBinding, BadFieldsAreErrorsNamingTheField) {
   EXPECT_EQ(e.expected, "true or false");
   e = bind_error(task, with("scale", 0.5));
   EXPECT_EQ(e.field, "tasks.attention.scale");
-  EXPECT_NE(e.expected.find("one of the keys family, description, q, k, v, o, causal, decode"), std::string::npos) << e.expected;
+  EXPECT_NE(e.expected.find("one of the keys family, description, q, k, v, o, causal, decode"), std::string::npos)
+      << e.expected;
   // Causal decode is refused (one query sees the whole cache).
   json cd = good;
   cd["causal"] = true;
@@ -135,11 +137,19 @@ TEST(AttentionBinding, ShapesDtypesAndHeadsAreChecked) {
   EXPECT_EQ(e.field, "tasks.attention.v");
   EXPECT_NE(e.expected.find("q's dtype bfloat16"), std::string::npos) << e.expected;
   // o of another shape.
-  e = bind_error(edited("attention", [](json& d) { d["outputs"]["o"]["shape"] = json::array({"B", "S", "Hkv", "D"}); }), b);
+  e = bind_error(edited("attention",
+                        [](json& d) {
+                          d["outputs"]["o"]["shape"] = json::array({"B", "S", "Hkv", "D"});
+                        }),
+                 b);
   EXPECT_EQ(e.field, "tasks.attention.o");
   EXPECT_NE(e.expected.find("q's shape [B, S, Hq, D]"), std::string::npos) << e.expected;
   // v of another shape than k.
-  e = bind_error(edited("attention", [](json& d) { d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hq", "D"}); }), b);
+  e = bind_error(edited("attention",
+                        [](json& d) {
+                          d["inputs"]["v"]["shape"] = json::array({"B", "S", "Hq", "D"});
+                        }),
+                 b);
   EXPECT_EQ(e.field, "tasks.attention.v");
   // k's head dim is not q's.
   e = bind_error(edited("attention",
@@ -155,7 +165,8 @@ TEST(AttentionBinding, ShapesDtypesAndHeadsAreChecked) {
   e = bind_error(edited(
                      "attention", [](json& d) { d["constraints"] = json::array({"B >= 1"}); },
                      [](std::string& w) {
-                       const std::string from = R"("B": 2, "S": 33, "Hq": 4, "Hkv": 2)", to = R"("B": 2, "S": 33, "Hq": 3, "Hkv": 2)";
+                       const std::string from = R"("B": 2, "S": 33, "Hq": 4, "Hkv": 2)",
+                                         to = R"("B": 2, "S": 33, "Hq": 3, "Hkv": 2)";
                        w.replace(w.find(from), from.size(), to);
                      }),
                  b);
@@ -163,7 +174,11 @@ TEST(AttentionBinding, ShapesDtypesAndHeadsAreChecked) {
   EXPECT_NE(e.expected.find("KV heads dividing the query heads"), std::string::npos) << e.expected;
   EXPECT_NE(e.got.find("Hq = 3, Hkv = 2 on workload attention-B2-S33-Hq4-Hkv2-D128"), std::string::npos) << e.got;
   // A fourth input the family would ignore.
-  e = bind_error(edited("attention", [](json& d) { d["inputs"]["bias"] = json{{"shape", json::array({"S"})}, {"dtype", "bfloat16"}}; }), b);
+  e = bind_error(edited("attention",
+                        [](json& d) {
+                          d["inputs"]["bias"] = json{{"shape", json::array({"S"})}, {"dtype", "bfloat16"}};
+                        }),
+                 b);
   EXPECT_EQ(e.field, "tasks.attention.q");
   EXPECT_NE(e.got.find("\"bias\" left out"), std::string::npos) << e.got;
 }
@@ -196,10 +211,11 @@ TEST(AttentionTemplates, CpuRendersTheBindingAndTheTunerOffersItsStrategies) {
     const Task task = sol(name);
     const BoundTask bt = bind_task(task, Backend::cpu, *lib().binding_for(task));
     const std::string cpp = render(tpl("attention.cpu"), bt, tpl("attention.cpu").default_point());
-    for (const char* s : {"constexpr int64_t kQueryBlock = 8;", "constexpr int64_t kKvBlock = 64;", "#pragma omp for schedule(dynamic)",
-                          "constexpr bool kDotByKey = 1 != 0;", "extern \"C\""})
+    for (const char* s : {"constexpr int64_t kQueryBlock = 8;", "constexpr int64_t kKvBlock = 64;",
+                          "#pragma omp for schedule(dynamic)", "constexpr bool kDotByKey = 1 != 0;", "extern \"C\""})
       EXPECT_NE(cpp.find(s), std::string::npos) << name << ": " << s;
-    EXPECT_NE(cpp.find(std::string(name) == "attention_causal" ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"), std::string::npos);
+    EXPECT_NE(cpp.find(std::string(name) == "attention_causal" ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"),
+              std::string::npos);
     EXPECT_EQ(cpp.find("{{"), std::string::npos);
   }
   TunerOptions o;
@@ -250,7 +266,8 @@ TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
   // Only D 64 tasks: the same point fits.
   EXPECT_TRUE(check_point(t, synthetic(false, {{4096, 4096, 32, 8, 64, 1}}), p).ok);
   // A head dim the MMA path is not compiled for goes generic; with no perf shape on the fast path the point is out.
-  const Validity g = check_point(t, synthetic(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}), t.default_point());
+  const Validity g =
+      check_point(t, synthetic(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}), t.default_point());
   ASSERT_TRUE(g.ok) << g.message;
   ASSERT_EQ(g.generic.size(), 1u);
   EXPECT_NE(g.generic[0].find("head dim 96"), std::string::npos) << g.generic[0];
@@ -266,9 +283,9 @@ TEST(AttentionTemplates, CudaFlashServesPrefillAndCausalNotDecode) {
     const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
     EXPECT_TRUE(template_applies(tpl("attention.cuda_flash"), bt)) << name;
     const std::string cu = render(tpl("attention.cuda_flash"), bt, tpl("attention.cuda_flash").default_point());
-    for (const char* s :
-         {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 4, kStages = 2;", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-          "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1"})
+    for (const char* s : {"constexpr int kBlockM = 128, kBlockN = 64, kWarps = 4, kStages = 2;",
+                          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                          "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1"})
       EXPECT_NE(cu.find(s), std::string::npos) << name << ": " << s;
     EXPECT_EQ(cu.find("{{"), std::string::npos);
     std::vector<std::string> names;

@@ -43,7 +43,10 @@ TEST(AutoBind, KernelBenchActivationByName) {
 TEST(AutoBind, RecognisedOpFromTheGraph) {
   Task t = imported("kb19_relu", "kb1_020_leakyrelu_like", [](json& d) {
     d["op_type"] = "kernelbench";
-    d["khive"]["op"] = {{"op", "elementwise"}, {"family", "elementwise"}, {"expression", "((x) > 0.0f ? (x) : 0.2f * (x))"}, {"ops", {"leaky_relu"}}};
+    d["khive"]["op"] = {{"op", "elementwise"},
+                        {"family", "elementwise"},
+                        {"expression", "((x) > 0.0f ? (x) : 0.2f * (x))"},
+                        {"ops", {"leaky_relu"}}};
   });
   EXPECT_EQ(recognised_op_name(t), "elementwise");
   std::string why;
@@ -77,7 +80,8 @@ TEST(AutoBind, RecognisedOpFromTheGraph) {
 }
 
 TEST(AutoBind, MatrixProductFromSignature) {
-  Task t = imported("kb01_matmul_square", "kb1_001_square_matrix_multiplication", [](json& d) { d["op_type"] = "kernelbench"; });
+  Task t = imported("kb01_matmul_square", "kb1_001_square_matrix_multiplication",
+                    [](json& d) { d["op_type"] = "kernelbench"; });
   std::string why;
   auto b = infer_binding(t, &why);
   ASSERT_TRUE(b) << why;
@@ -88,7 +92,9 @@ TEST(AutoBind, MatrixProductFromSignature) {
   // B[N, K] is read as a column-major K x N operand.
   Task tb = imported("kb01_matmul_square", "mm_tb", [](json& d) {
     d["op_type"] = "gemm";
-    d["axes"] = {{"N", {{"type", "var"}}}, {"M", {{"type", "expr"}, {"expression", "N"}}}, {"K", {{"type", "expr"}, {"expression", "N"}}}};
+    d["axes"] = {{"N", {{"type", "var"}}},
+                 {"M", {{"type", "expr"}, {"expression", "N"}}},
+                 {"K", {{"type", "expr"}, {"expression", "N"}}}};
     d["inputs"]["A"]["shape"] = {"M", "K"};
     d["inputs"]["B"]["shape"] = {"N", "K"};
     d["outputs"]["C"]["shape"] = {"M", "N"};
@@ -120,7 +126,8 @@ TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
   EXPECT_FALSE(infer_binding(wrong, &why));
   EXPECT_NE(why.find("'relu': the recognised activations are written for float32"), std::string::npos) << why;
   // A triangular product masks its output (torch.triu(A @ B)): not a plain GEMM, whatever the signature.
-  Task tri = imported("kb01_matmul_square", "kb1_014_matmul_for_upper_triangular_matrices", [](json& d) { d["op_type"] = "kernelbench"; });
+  Task tri = imported("kb01_matmul_square", "kb1_014_matmul_for_upper_triangular_matrices",
+                      [](json& d) { d["op_type"] = "kernelbench"; });
   EXPECT_FALSE(infer_binding(tri, &why));
   EXPECT_NE(why.find("is a triangular product"), std::string::npos) << why;
 }

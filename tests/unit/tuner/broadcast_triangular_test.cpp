@@ -36,7 +36,8 @@ TEST(ElementwiseBroadcast, Kb12BindsARowScaleOnBothBackends) {
     EXPECT_TRUE(has(p, "constexpr bool KHIVE_ANY_BCAST = true;")) << p;
     EXPECT_TRUE(has(p, "return A * B;")) << p;
     // A [N] over C [N, M]: index (i / M) % N; B is read at i.
-    EXPECT_TRUE(has(e, "const khive_ins khive_in{ {A, B}, {int64_t(1) * M, int64_t(1)}, {int64_t(1) * N, khive_n} };")) << e;
+    EXPECT_TRUE(has(e, "const khive_ins khive_in{ {A, B}, {int64_t(1) * M, int64_t(1)}, {int64_t(1) * N, khive_n} };"))
+        << e;
     EXPECT_TRUE(has(bt.summary, "broadcast [N] over C axes 0..0")) << bt.summary;
     ASSERT_EQ(bt.workload_vars.size(), task.workloads.size());
     for (std::size_t w = 0; w < task.workloads.size(); ++w) {
@@ -52,9 +53,11 @@ TEST(ElementwiseBroadcast, Kb12BindsARowScaleOnBothBackends) {
 }
 
 TEST(ElementwiseBroadcast, TrailingAxesGiveAPerColumnMap) {
-  const Task task = edited_task("cutegen26/kb12_matmul_diag", [](json& d) { d["inputs"]["A"]["shape"] = json::array({"M"}); });
+  const Task task =
+      edited_task("cutegen26/kb12_matmul_diag", [](json& d) { d["inputs"]["A"]["shape"] = json::array({"M"}); });
   const BoundTask bt = bound(task);
-  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{A, B}, {int64_t(1), int64_t(1)}, {int64_t(1) * M, khive_n}")) << bt.placeholders.at("ENTRY");
+  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{A, B}, {int64_t(1), int64_t(1)}, {int64_t(1) * M, khive_n}"))
+      << bt.placeholders.at("ENTRY");
   EXPECT_TRUE(has(bt.summary, "broadcast [M] over C axes 1..1")) << bt.summary;
 }
 
@@ -68,15 +71,19 @@ TEST(ElementwiseBroadcast, AmbiguousPlacementNeedsTheBroadcastField) {
   json spec = plain.spec;
   spec["broadcast"] = {{"A", 0}};
   BoundTask bt = bind_task(task, Backend::cpu, binding_with(task, spec));
-  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{int64_t(1) * N, int64_t(1)}, {int64_t(1) * N, khive_n}")) << bt.placeholders.at("ENTRY");
+  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{int64_t(1) * N, int64_t(1)}, {int64_t(1) * N, khive_n}"))
+      << bt.placeholders.at("ENTRY");
   spec["broadcast"] = {{"A", 1}};
   bt = bind_task(task, Backend::cpu, binding_with(task, spec));
-  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{int64_t(1), int64_t(1)}, {int64_t(1) * N, khive_n}")) << bt.placeholders.at("ENTRY");
+  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{int64_t(1), int64_t(1)}, {int64_t(1) * N, khive_n}"))
+      << bt.placeholders.at("ENTRY");
 }
 
 TEST(ElementwiseBroadcast, ShapesItCannotExpressAreRefusedNamingTheField) {
   // [N, N] is no run of C's [N, M] axes.
-  Task task = edited_task("cutegen26/kb12_matmul_diag", [](json& d) { d["inputs"]["A"]["shape"] = json::array({"N", "N"}); });
+  Task task = edited_task("cutegen26/kb12_matmul_diag", [](json& d) {
+    d["inputs"]["A"]["shape"] = json::array({"N", "N"});
+  });
   std::string msg = bind_error(task, *repo_library().binding_for(task)).what();
   EXPECT_TRUE(has(msg, "kernels/bindings/cutegen26.json")) << msg;
   EXPECT_TRUE(has(msg, "tasks.kb12_matmul_diag.inputs[0]")) << msg;
@@ -125,7 +132,8 @@ int main() {
 }
 )";
   for (bool per_column : {false, true}) {
-    const Task task = per_column ? edited_task("cutegen26/kb12_matmul_diag", [](json& d) { d["inputs"]["A"]["shape"] = json::array({"M"}); })
+    const Task task = per_column ? edited_task("cutegen26/kb12_matmul_diag",
+                                               [](json& d) { d["inputs"]["A"]["shape"] = json::array({"M"}); })
                                  : repo_task("cutegen26/kb12_matmul_diag");
     const BoundTask bt = bound(task);
     for (const char* vec : {"1", "8"}) {
@@ -133,8 +141,9 @@ int main() {
       p["VEC"] = vec;
       p["MIN_PAR"] = "0";  // OpenMP chunks start inside rows too
       p["CHUNK"] = "1024";
-      const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define PER_COLUMN {}\n", per_column ? 1 : 0) + harness,
-                                             fmt::format("ew{}{}", per_column, vec));
+      const std::string out =
+          run_cpu_kernel(render(t, bt, p), fmt::format("#define PER_COLUMN {}\n", per_column ? 1 : 0) + harness,
+                         fmt::format("ew{}{}", per_column, vec));
       EXPECT_EQ(out, "bad 0\n") << "per column " << per_column << " VEC " << vec;
     }
   }
@@ -142,12 +151,14 @@ int main() {
 
 TEST(TriangularGemm, Kb14AndKb15BindWithTheirOpAndOnlyTheTemplatesThatRestrictK) {
   for (const auto& [name, op, tri] : std::vector<std::tuple<std::string, std::string, int>>{
-           {"cutegen26/kb14_matmul_upper_triangular", "gemm_triu", 1}, {"cutegen26/kb15_matmul_lower_triangular", "gemm_tril", 2}}) {
+           {"cutegen26/kb14_matmul_upper_triangular", "gemm_triu", 1},
+           {"cutegen26/kb15_matmul_lower_triangular", "gemm_tril", 2}}) {
     const Task task = repo_task(name);
     for (Backend be : {Backend::cpu, Backend::cuda}) {
       const BoundTask bt = bound(task, be);
       EXPECT_EQ(bt.op, op);
-      EXPECT_TRUE(has(bt.placeholders.at("PROLOGUE"), fmt::format("constexpr int KHIVE_TRI = {};", tri))) << bt.placeholders.at("PROLOGUE");
+      EXPECT_TRUE(has(bt.placeholders.at("PROLOGUE"), fmt::format("constexpr int KHIVE_TRI = {};", tri)))
+          << bt.placeholders.at("PROLOGUE");
       for (const auto& v : bt.workload_vars) {
         EXPECT_EQ(v.at("TRI"), tri);
         EXPECT_EQ(v.at("M"), v.at("K"));
@@ -165,13 +176,16 @@ TEST(TriangularGemm, Kb14AndKb15BindWithTheirOpAndOnlyTheTemplatesThatRestrictK)
   EXPECT_TRUE(has(plain.placeholders.at("PROLOGUE"), "constexpr int KHIVE_TRI = 0;"));
   EXPECT_TRUE(template_applies(repo_template("gemm.cuda_sm80_simt"), plain));
   EXPECT_TRUE(template_applies(repo_template("gemm.cuda_simt"), plain));
-  EXPECT_TRUE(template_applies(repo_template("gemm.cuda_sm90"), bound(repo_task("sol/gemm_bf16"), Backend::cuda)));  // bf16 only
+  EXPECT_TRUE(template_applies(repo_template("gemm.cuda_sm90"),
+                               bound(repo_task("sol/gemm_bf16"), Backend::cuda)));  // bf16 only
 }
 
 TEST(TriangularGemm, RefusalsNameTheField) {
   const Task kb14 = repo_task("cutegen26/kb14_matmul_upper_triangular");
   const json spec = repo_library().binding_for(kb14)->spec;
-  auto error_for = [&](const Task& task, const json& s) { return std::string(bind_error(task, binding_with(task, s)).what()); };
+  auto error_for = [&](const Task& task, const json& s) {
+    return std::string(bind_error(task, binding_with(task, s)).what());
+  };
   json s = spec;
   s["triangular"] = "diagonal";
   std::string msg = error_for(kb14, s);
@@ -179,13 +193,16 @@ TEST(TriangularGemm, RefusalsNameTheField) {
   s = spec;
   s["activation"] = "relu";
   msg = error_for(kb14, s);
-  EXPECT_TRUE(has(msg, "tasks.kb14_matmul_upper_triangular.activation") && has(msg, "none with triangular upper")) << msg;
+  EXPECT_TRUE(has(msg, "tasks.kb14_matmul_upper_triangular.activation") && has(msg, "none with triangular upper"))
+      << msg;
   // Not square: kb02's M, N, K differ.
   const Task kb02 = repo_task("cutegen26/kb02_matmul_standard");
   s = repo_library().binding_for(kb02)->spec;
   s["triangular"] = "lower";
   msg = error_for(kb02, s);
-  EXPECT_TRUE(has(msg, "tasks.kb02_matmul_standard.triangular") && has(msg, "square operands (M = N = K)") && has(msg, "on workload")) << msg;
+  EXPECT_TRUE(has(msg, "tasks.kb02_matmul_standard.triangular") && has(msg, "square operands (M = N = K)") &&
+              has(msg, "on workload"))
+      << msg;
 }
 
 // gemm.cpu_blocked in triangular mode, with small panels (several k panels, M blocks and N panels per call), on
@@ -221,8 +238,8 @@ int main() {
   std::printf("zeros_bad %lld worst %.3g\n", zeros_bad, worst);
 }
 )";
-  for (const auto& [name, upper] : std::vector<std::pair<std::string, bool>>{{"cutegen26/kb14_matmul_upper_triangular", true},
-                                                                             {"cutegen26/kb15_matmul_lower_triangular", false}}) {
+  for (const auto& [name, upper] : std::vector<std::pair<std::string, bool>>{
+           {"cutegen26/kb14_matmul_upper_triangular", true}, {"cutegen26/kb15_matmul_lower_triangular", false}}) {
     const BoundTask bt = bound(repo_task(name));
     Point p = t.default_point();
     p["KC"] = "64";
@@ -231,7 +248,8 @@ int main() {
     p["MR"] = "4";
     p["NR"] = "16";
     ASSERT_TRUE(check_point(t, bt, p).ok);
-    const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define UPPER {}\n", upper ? 1 : 0) + harness, upper ? "triu" : "tril");
+    const std::string out = run_cpu_kernel(render(t, bt, p), fmt::format("#define UPPER {}\n", upper ? 1 : 0) + harness,
+                                           upper ? "triu" : "tril");
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(zeros_bad (\d+) worst ([0-9.e+-]+))"))) << out;
     EXPECT_EQ(m[1], "0") << name;

@@ -51,8 +51,10 @@ TEST(TunerClusterSoftmax, SliceMustFitSharedMemoryOnThePerfRow) {
     for (const char* c : {"2", "4"}) {
       const Validity small = check_point(t, bt, with(t.default_point(), {{"CLUSTER", c}}));
       EXPECT_FALSE(small.ok) << c;
-      EXPECT_NE(small.message.find("the fast path takes none of the 1 perf workloads"), std::string::npos) << small.message;
-      EXPECT_NE(small.message.find("a row of 393216 over " + std::string(c) + " CTAs"), std::string::npos) << small.message;
+      EXPECT_NE(small.message.find("the fast path takes none of the 1 perf workloads"), std::string::npos)
+          << small.message;
+      EXPECT_NE(small.message.find("a row of 393216 over " + std::string(c) + " CTAs"), std::string::npos)
+          << small.message;
     }
     // 8 fp32 elements = a 32-byte access: a compile rule, whatever the shape.
     const Validity wide = check_point(t, bt, with(t.default_point(), {{"VEC", "8"}}));
@@ -81,21 +83,24 @@ TEST(TunerClusterSoftmax, RenderedSourceKeepsTheManifestsLimitAndLaunchesCluster
   EXPECT_EQ(std::stoll(rule[1]), std::stoll(src[1]) - std::stoll(src[2]));
 
   const BoundTask bt = bound(lib, "tasks/cutegen26/kb24_log_softmax");
-  const std::string s = render(t, bt, with(t.default_point(), {{"CLUSTER", "16"}, {"SPLIT", "fixed"}, {"HINT", "stream"}}));
-  for (const char* want :
-       {"constexpr int kThreads = 1024, kVec = 4, kUnroll = 4, kMaxCluster = 16;", "constexpr bool kSplitFit = 0, kStreamHint = 1, kBulk = 0;",
-        "constexpr int KHIVE_OP = 1;", "cudaLaunchAttributeClusterDimension", "cudaFuncAttributeNonPortableClusterSizeAllowed",
-        "cudaOccupancyMaxActiveClusters", "map_shared_rank", "void khive_launch("})
+  const std::string s =
+      render(t, bt, with(t.default_point(), {{"CLUSTER", "16"}, {"SPLIT", "fixed"}, {"HINT", "stream"}}));
+  for (const char* want : {"constexpr int kThreads = 1024, kVec = 4, kUnroll = 4, kMaxCluster = 16;",
+                           "constexpr bool kSplitFit = 0, kStreamHint = 1, kBulk = 0;", "constexpr int KHIVE_OP = 1;",
+                           "cudaLaunchAttributeClusterDimension", "cudaFuncAttributeNonPortableClusterSizeAllowed",
+                           "cudaOccupancyMaxActiveClusters", "map_shared_rank", "void khive_launch("})
     EXPECT_NE(s.find(want), std::string::npos) << want;
   EXPECT_EQ(s.find("{{"), std::string::npos) << "a placeholder was left";
   const std::string b = render(t, bt, with(t.default_point(), {{"LOAD", "bulk"}}));
-  for (const char* want : {"kBulk = 1;", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", "mbarrier.try_wait.parity"})
+  for (const char* want :
+       {"kBulk = 1;", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", "mbarrier.try_wait.parity"})
     EXPECT_NE(b.find(want), std::string::npos) << want;
 }
 
 TEST(TunerClusterSoftmax, TunerProposesItUnderItsOwnStrategies) {
   const Task task = load_task(kRepo / "tasks/cutegen26/kb23_softmax");
-  auto [agent, ctx] = fixtures::tuner_under(task, Backend::cuda, "rowop.cluster", {"rowop.cluster", "rowop.cluster_access"});
+  auto [agent, ctx] =
+      fixtures::tuner_under(task, Backend::cuda, "rowop.cluster", {"rowop.cluster", "rowop.cluster_access"});
   ASSERT_EQ(ctx.strategy.name, "rowop.cluster");
   auto p = agent->propose(ctx);
   ASSERT_TRUE(p);

@@ -19,7 +19,8 @@ namespace {
 
 BoundTask bound(const Task& t, Backend b = Backend::cpu) { return bind_task(t, b, *repo_library().binding_for(t)); }
 
-MeasuredKernel measured(const std::string& id, const std::string& tname, const Point& p, const std::map<std::string, double>& t) {
+MeasuredKernel measured(const std::string& id, const std::string& tname, const Point& p,
+                        const std::map<std::string, double>& t) {
   MeasuredKernel k;
   k.id = id;
   k.params = p;
@@ -71,7 +72,9 @@ TEST(TunerCompose, PlanRoutesEachShapeToItsFastestPoint) {
   EXPECT_EQ(plan.routes[1].variant, 1);
   EXPECT_EQ(plan.routes[1].axes, (std::map<std::string, int64_t>{{"B", 2048}, {"D", 1024}}));
   EXPECT_NEAR(plan.expected_time_s, std::sqrt(1.0e-3 * 1.2e-3), 1e-12);
-  EXPECT_NE(plan.note.find("v1 rowop.cpu_softmax LANES=4 ONLINE=1 ROW_BLOCK=1 (c2): " + kW2 + " (+67%)"), std::string::npos) << plan.note;
+  EXPECT_NE(plan.note.find("v1 rowop.cpu_softmax LANES=4 ONLINE=1 ROW_BLOCK=1 (c2): " + kW2 + " (+67%)"),
+            std::string::npos)
+      << plan.note;
   EXPECT_NE(plan.note.find("expected -22.5% weighted time"), std::string::npos) << plan.note;
 }
 
@@ -81,7 +84,8 @@ TEST(TunerCompose, NoPlanWhenTheLeaderIsFastestOrGainsAreNoise) {
   const auto leader = measured("c1", "rowop.cpu_softmax", kA, {{kW1, 1.0e-3}, {kW2, 1.0e-3}});
   EXPECT_EQ(plan_dispatch(task, bt, repo_library(), std::nullopt, {}).reason, "no leader yet");
   // 2% faster on one shape: noise, the leader keeps it.
-  auto p = plan_dispatch(task, bt, repo_library(), leader, {measured("c2", "rowop.cpu_softmax", kB, {{kW1, 0.98e-3}, {kW2, 1.5e-3}})});
+  auto p = plan_dispatch(task, bt, repo_library(), leader,
+                         {measured("c2", "rowop.cpu_softmax", kB, {{kW1, 0.98e-3}, {kW2, 1.5e-3}})});
   EXPECT_FALSE(p.ok());
   EXPECT_NE(p.reason.find("fastest on every shape"), std::string::npos) << p.reason;
   // Only kernels not made from templates: nothing to compose from.
@@ -124,14 +128,15 @@ TEST(TunerCompose, MixedFamiliesAreRefused) {
                      {{{kW1}, {{"B", 512}, {"D", 4096}}, 0}, {{kW2}, {{"B", 2048}, {"D", 1024}}, 1}});
     ADD_FAILURE() << "a gemm point was composed into a rowop task";
   } catch (const ComposeError& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "variant v1 (gemm.cpu_blocked: family gemm, cpu) does not serve the task's binding demo-cpu/softmax (family rowop"),
+    EXPECT_NE(std::string(e.what()).find("variant v1 (gemm.cpu_blocked: family gemm, cpu) does not serve the task's "
+                                         "binding demo-cpu/softmax (family rowop"),
               std::string::npos)
         << e.what();
   }
   // In planning, a backup of another family is skipped: it never becomes a variant.
   const auto leader = measured("c1", "rowop.cpu_softmax", kA, {{kW1, 1.0e-3}, {kW2, 2.0e-3}});
-  const auto gemm = measured("c2", "gemm.cpu_blocked", repo_template("gemm.cpu_blocked").default_point(), {{kW1, 0.1e-3}, {kW2, 0.1e-3}});
+  const auto gemm = measured("c2", "gemm.cpu_blocked", repo_template("gemm.cpu_blocked").default_point(),
+                             {{kW1, 0.1e-3}, {kW2, 0.1e-3}});
   const auto p = plan_dispatch(task, bt, repo_library(), leader, {gemm});
   EXPECT_FALSE(p.ok());
   EXPECT_EQ(p.variants.size(), 0u);
@@ -153,10 +158,10 @@ TEST(TunerCompose, GlobalScopeConstructsAreHandledOrRefused) {
   auto lib_with = [&](const std::string& body) {
     fs::create_directories(d / "rowop");
     fs::create_directories(d / "bindings");
-    std::ofstream(d / "rowop" / "toy.cpp.in")
-        << "{{PROLOGUE}}\n#include <algorithm>\n"
-        << body
-        << "\nnamespace {\nvoid khive_run(const khive_rowargs& a, int64_t rows, int64_t cols) { (void)a; (void)rows; (void)cols; }\n}\n{{ENTRY}}\n";
+    std::ofstream(d / "rowop" / "toy.cpp.in") << "{{PROLOGUE}}\n#include <algorithm>\n"
+                                              << body
+                                              << "\nnamespace {\nvoid khive_run(const khive_rowargs& a, int64_t rows, "
+                                                 "int64_t cols) { (void)a; (void)rows; (void)cols; }\n}\n{{ENTRY}}\n";
     std::ofstream(d / "rowop" / "toy.json")
         << R"({"name": "rowop.toy", "family": "rowop", "backend": "cpu", "source": "toy.cpp.in", "dtypes": ["float32"],
       "params": {"X": {"values": [1, 2]}}, "strategies": {"rowop.toy": {"description": "x", "params": ["X"]}}})";
@@ -186,7 +191,8 @@ TEST(TunerCompose, GlobalScopeConstructsAreHandledOrRefused) {
   // A macro of the variant: #undef'd after each namespace; the includes are hoisted, once.
   const std::string src = compose(lib_with("#define KHIVE_TOY_X {{X}}\nconstexpr int kX = KHIVE_TOY_X;"));
   std::size_t undefs = 0;
-  for (auto at = src.find("#undef KHIVE_TOY_X"); at != std::string::npos; at = src.find("#undef KHIVE_TOY_X", at + 1)) ++undefs;
+  for (auto at = src.find("#undef KHIVE_TOY_X"); at != std::string::npos; at = src.find("#undef KHIVE_TOY_X", at + 1))
+    ++undefs;
   EXPECT_EQ(undefs, 2u);
   const auto inc = src.find("#include <algorithm>");
   ASSERT_NE(inc, std::string::npos);
@@ -247,24 +253,30 @@ int main() {
   // Exact for the measured shapes; others by log distance: 17x1000 and 3x5 are nearer 512x4096 than 2048x1024 in
   // (log B, log D)... computed here independently.
   auto expect_pick = [&](long long b, long long dd) {
-    auto dist = [&](double B, double D) { return std::pow(std::log(double(b)) - std::log(B), 2) + std::pow(std::log(double(dd)) - std::log(D), 2); };
+    auto dist = [&](double B, double D) {
+      return std::pow(std::log(double(b)) - std::log(B), 2) + std::pow(std::log(double(dd)) - std::log(D), 2);
+    };
     return dist(512, 4096) <= dist(2048, 1024) ? 1 : 0;
   };
-  for (auto [b, dd] : std::vector<std::pair<long long, long long>>{{512, 4096}, {2048, 1024}, {17, 1000}, {1, 1}, {64, 4097}, {100000, 900}, {3, 5}})
-    EXPECT_NE(out.find(fmt::format("pick {} {} {}\n", b, dd, expect_pick(b, dd))), std::string::npos) << b << "x" << dd << "\n" << out;
+  for (auto [b, dd] : std::vector<std::pair<long long, long long>>{
+           {512, 4096}, {2048, 1024}, {17, 1000}, {1, 1}, {64, 4097}, {100000, 900}, {3, 5}})
+    EXPECT_NE(out.find(fmt::format("pick {} {} {}\n", b, dd, expect_pick(b, dd))), std::string::npos)
+        << b << "x" << dd << "\n"
+        << out;
   EXPECT_NE(out.find("pick 512 4096 1\n"), std::string::npos);
   EXPECT_NE(out.find("pick 2048 1024 0\n"), std::string::npos);
   std::regex err(R"(err (\d+) (\d+) ([0-9.e+-]+))");
   int checked = 0;
-  for (std::sregex_iterator it(out.begin(), out.end(), err), end; it != end; ++it, ++checked) EXPECT_LT(std::stod((*it)[3]), 1e-4) << (*it)[0];
+  for (std::sregex_iterator it(out.begin(), out.end(), err), end; it != end; ++it, ++checked)
+    EXPECT_LT(std::stod((*it)[3]), 1e-4) << (*it)[0];
   EXPECT_EQ(checked, 6);
 }
 
 // The CUDA templates: includes (CUTLASS's too) hoisted above the namespaces, kernels inside them; nvcc proof:
 // khive-tune compose (docs/tuner.md).
 TEST(TunerCompose, CudaCompositesHoistIncludesAboveTheVariants) {
-  for (const auto& [task_name, tname] :
-       std::vector<std::pair<std::string, std::string>>{{"sol/softmax", "rowop.cuda_softmax"}, {"sol/gemm_bf16", "gemm.cuda_sm90"}}) {
+  for (const auto& [task_name, tname] : std::vector<std::pair<std::string, std::string>>{
+           {"sol/softmax", "rowop.cuda_softmax"}, {"sol/gemm_bf16", "gemm.cuda_sm90"}}) {
     const Task task = repo_task(task_name);
     const BoundTask bt = bound(task, Backend::cuda);
     const Template& t = repo_template(tname);
@@ -281,7 +293,8 @@ TEST(TunerCompose, CudaCompositesHoistIncludesAboveTheVariants) {
     for (std::size_t w = 0; w < task.workloads.size() && routes.size() < 2; ++w)
       if (bt.workload_perf[w]) routes.push_back({{task.workloads[w].uuid}, task.workloads[w].axes, n++});
     const std::string src = render_composite(task, bt, {{&t, pts[0], ""}, {&t, pts[1], ""}}, routes);
-    const auto v0 = src.find("namespace khive_v0 {"), v1 = src.find("namespace khive_v1 {"), disp = src.find("namespace khive_dispatch {");
+    const auto v0 = src.find("namespace khive_v0 {"), v1 = src.find("namespace khive_v1 {"),
+               disp = src.find("namespace khive_dispatch {");
     ASSERT_NE(v0, std::string::npos);
     ASSERT_NE(v1, std::string::npos);
     EXPECT_LT(v0, v1);
@@ -305,7 +318,8 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   o.memory = std::make_shared<TunerMemory>();
   auto agent = make_tuner_agent(o);
   const auto strategies = agent->strategies(task, Backend::cpu);
-  ASSERT_TRUE(std::any_of(strategies.begin(), strategies.end(), [](const Strategy& s) { return s.name == "tuner.dispatch"; }));
+  ASSERT_TRUE(
+      std::any_of(strategies.begin(), strategies.end(), [](const Strategy& s) { return s.name == "tuner.dispatch"; }));
   // One timed shape: nothing to dispatch on, no strategy.
   const Task one = edited_task(
       "demo-cpu/softmax", [](nlohmann::ordered_json&) {},
@@ -343,11 +357,15 @@ TEST(TunerCompose, AgentProposesEachCompositeOnce) {
   out.time_s = 1e-3;
   const auto e = agent->observe(ctx, *p, out);
   ASSERT_TRUE(e);
-  EXPECT_NE(e->text.find("dispatch over 2 points (candidates c1 c3): new leader (own run 1 ms); +20.0% vs the leader"), std::string::npos) << e->text;
-  out.comparison = "A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2 workload(s), slower on none";  // the hive's words
+  EXPECT_NE(e->text.find("dispatch over 2 points (candidates c1 c3): new leader (own run 1 ms); +20.0% vs the leader"),
+            std::string::npos)
+      << e->text;
+  out.comparison =
+      "A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2 workload(s), slower on none";  // the hive's words
   const auto e2 = agent->observe(ctx, *p, out);
   ASSERT_TRUE(e2);
-  EXPECT_NE(e2->text.find("; A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2"), std::string::npos) << e2->text;
+  EXPECT_NE(e2->text.find("; A/B vs c1: +20.0% overall; faster beyond the noise on 2 of 2"), std::string::npos)
+      << e2->text;
 
   // Warm start from a run whose leader was a composite: its variants' points come first.
   TunerOptions w;

@@ -20,7 +20,8 @@ Binding binding_with(const json& spec) { return fixtures::binding_with(swiglu(),
 // A gated task described by its workloads only: (cols, perf) pairs, rows 4.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::pair<int64_t, bool>> cols_perf) {
   std::vector<std::pair<AxisValues, bool>> ws;
-  for (const auto& [cols, perf] : cols_perf) ws.push_back({{{"ROWS", 4}, {"COLS", cols}, {"ELEM_BYTES", elem_bytes}}, perf});
+  for (const auto& [cols, perf] : cols_perf)
+    ws.push_back({{{"ROWS", 4}, {"COLS", cols}, {"ELEM_BYTES", elem_bytes}}, perf});
   return synthetic_task("gated", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
@@ -46,9 +47,9 @@ TEST(GatedBinding, SwigluBindsWithRowsAndTheOutputRowLength) {
     const std::string& p = bt.placeholders.at("PROLOGUE");
     EXPECT_NE(p.find("KHIVE_HD float khive_op(float gate, float up)"), std::string::npos) << p;
     EXPECT_NE(p.find("return gate / (1.0f + expf(-gate)) * up;"), std::string::npos) << p;
-    EXPECT_NE(
-        bt.placeholders.at("ENTRY").find(be == Backend::cuda ? "khive_run(x, y, int64_t(1) * T, I, stream);" : "khive_run(x, y, int64_t(1) * T, I);"),
-        std::string::npos)
+    EXPECT_NE(bt.placeholders.at("ENTRY").find(be == Backend::cuda ? "khive_run(x, y, int64_t(1) * T, I, stream);"
+                                                                   : "khive_run(x, y, int64_t(1) * T, I);"),
+              std::string::npos)
         << bt.placeholders.at("ENTRY");
   }
 }
@@ -125,7 +126,10 @@ TEST(GatedBinding, ShapesAndDtypesAreChecked) {
   EXPECT_EQ(e.field, "tasks.swiglu.input");
   EXPECT_NE(e.expected.find("float32, bfloat16 or float16"), std::string::npos);
   // A second input the family would ignore.
-  e = bind_error(edited_swiglu([](json& d) { d["inputs"]["bias"] = json{{"shape", json::array({"I"})}, {"dtype", "bfloat16"}}; }), b);
+  e = bind_error(edited_swiglu([](json& d) {
+                   d["inputs"]["bias"] = json{{"shape", json::array({"I"})}, {"dtype", "bfloat16"}};
+                 }),
+                 b);
   EXPECT_EQ(e.field, "tasks.swiglu.input");
   EXPECT_NE(e.got.find("\"bias\" left out"), std::string::npos) << e.got;
 }
@@ -141,7 +145,8 @@ TEST(GatedRules, VectorWidthAndFastPath) {
   EXPECT_EQ(v.perf_fast, 9u);
   bool odd = false, i1000 = false;
   for (const auto& g : v.generic) {
-    odd |= g.find("a row of 4097 is not a multiple of VEC 8") != std::string::npos && g.find("swiglu-T9-I4097") != std::string::npos;
+    odd |= g.find("a row of 4097 is not a multiple of VEC 8") != std::string::npos &&
+           g.find("swiglu-T9-I4097") != std::string::npos;
     i1000 |= g.find("swiglu-T17-I1000") != std::string::npos;
   }
   EXPECT_TRUE(odd) << fast_path_note(v);
@@ -171,22 +176,24 @@ TEST(GatedTemplates, RenderBothPathsAndTheTunerOffersTheirStrategies) {
   const Task task = swiglu();
   const BoundTask bc = bind_task(task, Backend::cuda, *lib().binding_for(task));
   const std::string cu = render(tpl("gated.cuda"), bc, tpl("gated.cuda").default_point());
-  for (const char* s :
-       {"khive_gated_vec<<<grid, kBlock, 0, stream>>>(x, y, rows, n)", "khive_gated_scalar<<<grid, kBlock, 0, stream>>>(x, y, rows, cols)",
-        "cols % kVec == 0", "constexpr int kVec = 8, kItems = 2, kBlock = 128;", "extern \"C\""})
+  for (const char* s : {"khive_gated_vec<<<grid, kBlock, 0, stream>>>(x, y, rows, n)",
+                        "khive_gated_scalar<<<grid, kBlock, 0, stream>>>(x, y, rows, cols)", "cols % kVec == 0",
+                        "constexpr int kVec = 8, kItems = 2, kBlock = 128;", "extern \"C\""})
     EXPECT_NE(cu.find(s), std::string::npos) << s;
   EXPECT_EQ(cu.find("{{"), std::string::npos);
   const BoundTask bp = bind_task(task, Backend::cpu, *lib().binding_for(task));
   const std::string cpp = render(tpl("gated.cpu"), bp, tpl("gated.cpu").default_point());
-  for (const char* s : {"#pragma omp parallel for schedule(static)", "constexpr int64_t kChunk = 4096;", "khive_run(x, y, int64_t(1) * T, I);"})
+  for (const char* s : {"#pragma omp parallel for schedule(static)", "constexpr int64_t kChunk = 4096;",
+                        "khive_run(x, y, int64_t(1) * T, I);"})
     EXPECT_NE(cpp.find(s), std::string::npos) << s;
   EXPECT_EQ(cpp.find("{{"), std::string::npos);
 
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
-  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"gated.vector", "gated.schedule", "tuner.dispatch"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"gated.vector", "gated.launch", "tuner.dispatch"}}}) {
+  for (auto [be, want] :
+       {std::pair{Backend::cpu, std::vector<std::string>{"gated.vector", "gated.schedule", "tuner.dispatch"}},
+        std::pair{Backend::cuda, std::vector<std::string>{"gated.vector", "gated.launch", "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);

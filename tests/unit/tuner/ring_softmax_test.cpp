@@ -52,9 +52,11 @@ TEST(TunerRingSoftmax, RingMustFitSharedMemory) {
   // The ring bounds the register cache too: the largest valid caches (1024 x 4 and 512 x 8 chunks of bf16: 32 or 64
   // floats a thread) compile without spills (ptxas: 58 and 114 registers); fp32 caches half as many floats.
   EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "512"}, {"CHUNKS", "8"}})).ok);
-  EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "3"}, {"THREADS", "1024"}, {"CHUNKS", "4"}})).ok);  // 196608 B
+  EXPECT_TRUE(check_point(t, bs, with(t.default_point(), {{"STAGES", "3"}, {"THREADS", "1024"}, {"CHUNKS", "4"}}))
+                  .ok);                                             // 196608 B
   const BoundTask kb = bound(lib, "tasks/cutegen26/kb23_softmax");  // the rule holds whatever the dtype and shape
-  const Validity f32 = check_point(t, kb, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "1024"}, {"CHUNKS", "8"}}));
+  const Validity f32 =
+      check_point(t, kb, with(t.default_point(), {{"STAGES", "2"}, {"THREADS", "1024"}, {"CHUNKS", "8"}}));
   EXPECT_FALSE(f32.ok);
   EXPECT_TRUE(has(f32.message, "a ring of 2 tiles x 1024 threads x 8 x 16 B = 262144 B")) << f32.message;
 }
@@ -96,13 +98,15 @@ TEST(TunerRingSoftmax, RenderedSourceKeepsTheManifestsLimitsAndIssuesBulkCopies)
 
   const BoundTask bs = bound(lib, "tasks/sol/softmax");
   const std::string s = render(t, bs, with(t.default_point(), {{"STAGES", "6"}, {"THREADS", "128"}, {"CHUNKS", "4"}}));
-  for (const char* want : {"constexpr int kThreads = 128, kStages = 6, kChunks = 4;", "constexpr bool kCacheRegs = 1, kStreamHint = 0;",
-                           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [", "mbarrier.arrive.expect_tx",
-                           "mbarrier.try_wait.parity", "fence.proxy.async.shared::cta", "khive_ring_generic_k<<<", "void khive_run("})
+  for (const char* want :
+       {"constexpr int kThreads = 128, kStages = 6, kChunks = 4;", "constexpr bool kCacheRegs = 1, kStreamHint = 0;",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [", "mbarrier.arrive.expect_tx",
+        "mbarrier.try_wait.parity", "fence.proxy.async.shared::cta", "khive_ring_generic_k<<<", "void khive_run("})
     EXPECT_TRUE(has(s, want)) << want;
   EXPECT_FALSE(has(s, "{{")) << "a placeholder was left";
   const std::string h = render(t, bs, with(t.default_point(), {{"CACHE", "smem"}, {"HINT", "stream"}}));
-  for (const char* want : {"constexpr bool kCacheRegs = 0, kStreamHint = 1;", "createpolicy.fractional.L2::evict_first", ".L2::cache_hint"})
+  for (const char* want : {"constexpr bool kCacheRegs = 0, kStreamHint = 1;", "createpolicy.fractional.L2::evict_first",
+                           ".L2::cache_hint"})
     EXPECT_TRUE(has(h, want)) << want;
 }
 
@@ -119,7 +123,8 @@ TEST(TunerRingSoftmax, TunerProposesItUnderItsOwnStrategies) {
   for (int i = 0; i < 8; ++i) {
     auto q = agent->propose(ctx);
     if (!q) break;
-    const long long ring_bytes = std::stoll(q->params.at("STAGES")) * std::stoll(q->params.at("THREADS")) * std::stoll(q->params.at("CHUNKS")) * 16;
+    const long long ring_bytes = std::stoll(q->params.at("STAGES")) * std::stoll(q->params.at("THREADS")) *
+                                 std::stoll(q->params.at("CHUNKS")) * 16;
     EXPECT_LE(ring_bytes, 231424) << q->note;
   }
 }

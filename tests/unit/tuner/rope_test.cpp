@@ -22,7 +22,8 @@ Binding binding_with(const json& spec) { return fixtures::binding_with(rope(), s
 // A rope task described by its workloads only: (D, perf) pairs, T 512, Hq 32, Hkv 8.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::pair<int64_t, bool>> d_perf) {
   std::vector<std::pair<AxisValues, bool>> ws;
-  for (const auto& [d, perf] : d_perf) ws.push_back({{{"TOKENS", 512}, {"HQ", 32}, {"HKV", 8}, {"D", d}, {"ELEM_BYTES", elem_bytes}}, perf});
+  for (const auto& [d, perf] : d_perf)
+    ws.push_back({{{"TOKENS", 512}, {"HQ", 32}, {"HKV", 8}, {"D", d}, {"ELEM_BYTES", elem_bytes}}, perf});
   return synthetic_task("rope", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
@@ -91,7 +92,8 @@ TEST(RopeBinding, BadFieldsAreErrorsNamingTheField) {
   EXPECT_NE(e.expected.find("an output"), std::string::npos) << e.expected;
   e = bind_error(task, with("v", "k"));
   EXPECT_EQ(e.field, "tasks.rope.v");
-  EXPECT_NE(e.expected.find("one of the keys family, description, q, k, cos, sin, q_out, k_out"), std::string::npos) << e.expected;
+  EXPECT_NE(e.expected.find("one of the keys family, description, q, k, cos, sin, q_out, k_out"), std::string::npos)
+      << e.expected;
 }
 
 TEST(RopeBinding, ShapesAndDtypesAreChecked) {
@@ -151,13 +153,18 @@ TEST(RopeBinding, ShapesAndDtypesAreChecked) {
   EXPECT_EQ(e.field, "tasks.rope.q_out");
   EXPECT_NE(e.got.find("float16"), std::string::npos) << e.got;
   // A fifth input the family would ignore.
-  e = bind_error(edited_rope([](json& d) { d["inputs"]["positions"] = json{{"shape", json::array({"T"})}, {"dtype", "float32"}}; }), b);
+  e = bind_error(edited_rope([](json& d) {
+                   d["inputs"]["positions"] = json{{"shape", json::array({"T"})}, {"dtype", "float32"}};
+                 }),
+                 b);
   EXPECT_EQ(e.field, "tasks.rope.q");
   EXPECT_NE(e.got.find("\"positions\" left out"), std::string::npos) << e.got;
   // An odd head dim on one workload (the task's own constraint lifted): no pair for the last element.
-  e = bind_error(edited_rope([](json& d) { d["constraints"] = json::array({"T >= 1"}); },
-                             R"({"uuid": "rope-odd", "axes": {"T": 2, "Hq": 1, "Hkv": 1, "D": 3}, "khive": {"role": "correctness"}})"),
-                 b);
+  e = bind_error(
+      edited_rope(
+          [](json& d) { d["constraints"] = json::array({"T >= 1"}); },
+          R"({"uuid": "rope-odd", "axes": {"T": 2, "Hq": 1, "Hkv": 1, "D": 3}, "khive": {"role": "correctness"}})"),
+      b);
   EXPECT_EQ(e.field, "tasks.rope.q");
   EXPECT_NE(e.expected.find("an even head dim"), std::string::npos) << e.expected;
   EXPECT_NE(e.got.find("D = 3 on workload rope-odd"), std::string::npos) << e.got;
@@ -173,7 +180,8 @@ TEST(RopeRules, AccessWidthAndFastPath) {
   EXPECT_EQ(v.perf_total, 9u);
   EXPECT_EQ(v.perf_fast, 9u);
   ASSERT_EQ(v.generic.size(), 2u) << fast_path_note(v);
-  EXPECT_NE(v.generic[0].find("D = 2: its D/2 rotation pairs are not a multiple of VEC 8"), std::string::npos) << v.generic[0];
+  EXPECT_NE(v.generic[0].find("D = 2: its D/2 rotation pairs are not a multiple of VEC 8"), std::string::npos)
+      << v.generic[0];
   EXPECT_NE(v.generic[0].find("rope-T1-Hq1-Hkv1-D2"), std::string::npos) << v.generic[0];
   EXPECT_NE(v.generic[1].find("rope-T5-Hq3-Hkv1-D10"), std::string::npos) << v.generic[1];
   // VEC 1: every shape vectorizes (one pair per access); VEC 2 still leaves 1 and 5 pairs generic.
@@ -186,7 +194,8 @@ TEST(RopeRules, AccessWidthAndFastPath) {
   vp = check_point(t, bt, p);
   ASSERT_TRUE(vp.ok);
   ASSERT_EQ(vp.generic.size(), 2u) << fast_path_note(vp);
-  EXPECT_NE(vp.generic[1].find("D = 10: its D/2 rotation pairs are not a multiple of VEC 2"), std::string::npos) << vp.generic[1];
+  EXPECT_NE(vp.generic[1].find("D = 10: its D/2 rotation pairs are not a multiple of VEC 2"), std::string::npos)
+      << vp.generic[1];
   // fp32: VEC 8 would be a 32-byte access; VEC 4 is fine.
   const BoundTask f32 = synthetic(4, {{128, true}});
   const Validity vf = check_point(t, f32, t.default_point());
@@ -202,7 +211,8 @@ TEST(RopeRules, AccessWidthAndFastPath) {
   p["BLOCK"] = "512";
   const Validity vr = check_point(t, bt, p);
   EXPECT_FALSE(vr.ok);
-  EXPECT_NE(vr.message.find("about 200 registers per thread (HEADS_PER_THREAD 8 x VEC 8 pairs of both halves held at once) x BLOCK 512 threads"),
+  EXPECT_NE(vr.message.find("about 200 registers per thread (HEADS_PER_THREAD 8 x VEC 8 pairs of both halves held at "
+                            "once) x BLOCK 512 threads"),
             std::string::npos)
       << vr.message;
   p["BLOCK"] = "256";
@@ -243,27 +253,31 @@ TEST(RopeTemplates, RenderBothPathsAndTheTunerOffersTheirStrategies) {
   const BoundTask bc = bind_task(task, Backend::cuda, *lib().binding_for(task));
   Point p = tpl("rope.cuda").default_point();
   std::string cu = render(tpl("rope.cuda"), bc, p);
-  for (const char* s : {"constexpr int kVec = 8, kHeads = 2, kBlock = 256;", "constexpr bool kTokenMapping = 0;", "constexpr bool kStreaming = 0;",
-                        "khive_rope_flat<uint32_t><<<", "khive_rope_scalar<<<", "h % kVec == 0", "extern \"C\"",
-                        "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D, stream);"})
+  for (const char* s :
+       {"constexpr int kVec = 8, kHeads = 2, kBlock = 256;", "constexpr bool kTokenMapping = 0;",
+        "constexpr bool kStreaming = 0;", "khive_rope_flat<uint32_t><<<", "khive_rope_scalar<<<", "h % kVec == 0",
+        "extern \"C\"", "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D, stream);"})
     EXPECT_NE(cu.find(s), std::string::npos) << s;
   EXPECT_EQ(cu.find("{{"), std::string::npos);
   p["MAPPING"] = "token";
   p["CACHE"] = "streaming";
   cu = render(tpl("rope.cuda"), bc, p);
-  for (const char* s : {"constexpr bool kTokenMapping = 1;", "constexpr bool kStreaming = 1;"}) EXPECT_NE(cu.find(s), std::string::npos) << s;
+  for (const char* s : {"constexpr bool kTokenMapping = 1;", "constexpr bool kStreaming = 1;"})
+    EXPECT_NE(cu.find(s), std::string::npos) << s;
   const BoundTask bp = bind_task(task, Backend::cpu, *lib().binding_for(task));
   const std::string cpp = render(tpl("rope.cpu"), bp, tpl("rope.cpu").default_point());
-  for (const char* s : {"#pragma omp parallel for schedule(static)", "constexpr int64_t kChunk = 8;", "constexpr int64_t kVec = 16;",
-                        "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D);"})
+  for (const char* s : {"#pragma omp parallel for schedule(static)", "constexpr int64_t kChunk = 8;",
+                        "constexpr int64_t kVec = 16;", "khive_run(q, k, cos, sin, q_out, k_out, T, Hq, Hkv, D);"})
     EXPECT_NE(cpp.find(s), std::string::npos) << s;
   EXPECT_EQ(cpp.find("{{"), std::string::npos);
 
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
-  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"rope.vector", "rope.schedule", "tuner.dispatch"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"rope.vector", "rope.mapping", "rope.memory", "tuner.dispatch"}}}) {
+  for (auto [be, want] :
+       {std::pair{Backend::cpu, std::vector<std::string>{"rope.vector", "rope.schedule", "tuner.dispatch"}},
+        std::pair{Backend::cuda,
+                  std::vector<std::string>{"rope.vector", "rope.mapping", "rope.memory", "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);

@@ -21,7 +21,8 @@ Binding binding_with(const json& spec) { return fixtures::binding_with(router(),
 // A router task described by its workloads only: (T, H, perf), E = 64, K = 8.
 BoundTask synthetic(int64_t elem_bytes, std::vector<std::tuple<int64_t, int64_t, bool>> thp) {
   std::vector<std::pair<AxisValues, bool>> ws;
-  for (const auto& [t, h, perf] : thp) ws.push_back({{{"TOKENS", t}, {"HIDDEN", h}, {"EXPERTS", 64}, {"TOPK", 8}, {"ELEM_BYTES", elem_bytes}}, perf});
+  for (const auto& [t, h, perf] : thp)
+    ws.push_back({{{"TOKENS", t}, {"HIDDEN", h}, {"EXPERTS", 64}, {"TOPK", 8}, {"ELEM_BYTES", elem_bytes}}, perf});
   return synthetic_task("router", elem_bytes == 4 ? "float32" : "bfloat16", ws);
 }
 
@@ -96,13 +97,17 @@ TEST(RouterBinding, BadFieldsAreErrorsNamingTheField) {
   EXPECT_EQ(e.field, "tasks.moe_router.topk_ids");
   e = bind_error(task, with("k", 8));
   EXPECT_EQ(e.field, "tasks.moe_router.k");
-  EXPECT_NE(e.expected.find("one of the keys family, description, x, w, topk_weights, topk_ids"), std::string::npos) << e.expected;
+  EXPECT_NE(e.expected.find("one of the keys family, description, x, w, topk_weights, topk_ids"), std::string::npos)
+      << e.expected;
 }
 
 TEST(RouterBinding, ShapesDtypesAndTopKAreChecked) {
   const Binding& b = *lib().binding_for(router());
   // w's hidden axis is not x's.
-  TaskFormatError e = bind_error(edited_router([](json& d) { d["inputs"]["w"]["shape"] = json::array({"H", "E"}); }), b);
+  TaskFormatError e = bind_error(edited_router([](json& d) {
+                                   d["inputs"]["w"]["shape"] = json::array({"H", "E"});
+                                 }),
+                                 b);
   EXPECT_EQ(e.field, "tasks.moe_router.w");
   EXPECT_NE(e.expected.find("[experts, H]"), std::string::npos) << e.expected;
   EXPECT_NE(e.got.find("[H, E]"), std::string::npos) << e.got;
@@ -138,7 +143,10 @@ TEST(RouterBinding, ShapesDtypesAndTopKAreChecked) {
   EXPECT_EQ(e.field, "tasks.moe_router.topk_ids");
   EXPECT_NE(e.expected.find("[T, topk]"), std::string::npos) << e.expected;
   // A third input the family would ignore.
-  e = bind_error(edited_router([](json& d) { d["inputs"]["bias"] = json{{"shape", json::array({"E"})}, {"dtype", "bfloat16"}}; }), b);
+  e = bind_error(edited_router([](json& d) {
+                   d["inputs"]["bias"] = json{{"shape", json::array({"E"})}, {"dtype", "bfloat16"}};
+                 }),
+                 b);
   EXPECT_EQ(e.field, "tasks.moe_router.x");
   EXPECT_NE(e.got.find("\"bias\" left out"), std::string::npos) << e.got;
   // More experts chosen than there are (the task's own constraint removed): named with the workload.
@@ -163,8 +171,10 @@ TEST(RouterRules, CudaPathsFastPathAndLimits) {
   ASSERT_TRUE(v.ok) << v.message;
   EXPECT_EQ(v.perf_total, 10u);
   EXPECT_EQ(v.perf_fast, 10u);
-  EXPECT_TRUE(any_contains(v.generic, "H = 4097 is not a multiple of VEC 8", "router-T9-H4097-E257")) << fast_path_note(v);
-  EXPECT_TRUE(any_contains(v.generic, "H = 100 is not a multiple of VEC 8", "router-T17-H100-E60")) << fast_path_note(v);
+  EXPECT_TRUE(any_contains(v.generic, "H = 4097 is not a multiple of VEC 8", "router-T9-H4097-E257"))
+      << fast_path_note(v);
+  EXPECT_TRUE(any_contains(v.generic, "H = 100 is not a multiple of VEC 8", "router-T17-H100-E60"))
+      << fast_path_note(v);
   EXPECT_FALSE(any_contains(v.generic, "", "router-T5-H1000-E8")) << fast_path_note(v);
   // Always tensor cores: H = 100 is a multiple of VEC 4 but not of the 8 elements of a 16-byte cp.async.
   Point mma = t.default_point();
@@ -172,7 +182,8 @@ TEST(RouterRules, CudaPathsFastPathAndLimits) {
   mma["VEC"] = "4";
   const Validity vm = check_point(t, bt, mma);
   ASSERT_TRUE(vm.ok) << vm.message;
-  EXPECT_TRUE(any_contains(vm.generic, "tensor-core path: H = 100 is not a multiple of 8", "router-T17-H100-E60")) << fast_path_note(vm);
+  EXPECT_TRUE(any_contains(vm.generic, "tensor-core path: H = 100 is not a multiple of 8", "router-T17-H100-E60"))
+      << fast_path_note(vm);
   Point simt4 = mma;
   simt4["PATH"] = "simt";
   EXPECT_FALSE(any_contains(check_point(t, bt, simt4).generic, "", "router-T17-H100-E60"));
@@ -243,8 +254,9 @@ TEST(RouterTemplates, RenderBothBackendsAndTheTunerOffersTheirStrategies) {
   const Task task = router();
   const BoundTask bc = bind_task(task, Backend::cuda, *lib().binding_for(task));
   const std::string cu = render(tpl("router.cuda"), bc, tpl("router.cuda").default_point());
-  for (const char* s : {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "constexpr bool kPathSimt = 0, kPathMma = 0;",
-                        "constexpr int64_t kMmaMinT = 128;", "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8), stream);", "extern \"C\""})
+  for (const char* s : {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                        "constexpr bool kPathSimt = 0, kPathMma = 0;", "constexpr int64_t kMmaMinT = 128;",
+                        "khive_run(x, w, topk_weights, topk_ids, T, H, E, int64_t(8), stream);", "extern \"C\""})
     EXPECT_NE(cu.find(s), std::string::npos) << s;
   EXPECT_EQ(cu.find("{{"), std::string::npos);
   const BoundTask bp = bind_task(task, Backend::cpu, *lib().binding_for(task));
@@ -257,9 +269,11 @@ TEST(RouterTemplates, RenderBothBackendsAndTheTunerOffersTheirStrategies) {
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   auto agent = make_tuner_agent(o);
-  for (auto [be, want] : {std::pair{Backend::cpu, std::vector<std::string>{"router.blocking", "router.vector", "router.schedule", "tuner.dispatch"}},
-                          std::pair{Backend::cuda, std::vector<std::string>{"router.path", "router.simt", "router.mma_tile", "router.mma_pipeline",
-                                                                            "tuner.dispatch"}}}) {
+  for (auto [be, want] :
+       {std::pair{Backend::cpu,
+                  std::vector<std::string>{"router.blocking", "router.vector", "router.schedule", "tuner.dispatch"}},
+        std::pair{Backend::cuda, std::vector<std::string>{"router.path", "router.simt", "router.mma_tile",
+                                                          "router.mma_pipeline", "tuner.dispatch"}}}) {
     std::vector<std::string> names;
     for (const auto& s : agent->strategies(task, be)) names.push_back(s.name);
     EXPECT_EQ(names, want) << backend_name(be);

@@ -47,7 +47,9 @@ Point with(Point p, std::initializer_list<std::pair<const char*, const char*>> c
 
 // CUTLASS's profiler point for SIMT sgemm on sm80 (128x128x8, 4x2 warps of 32x64, 5 stages; the default before the
 // H200 measurements): the rule tests below are written against it.
-Point profiler_point(const Template& t) { return with(t.default_point(), {{"TB_M", "128"}, {"W_M", "32"}, {"W_N", "64"}}); }
+Point profiler_point(const Template& t) {
+  return with(t.default_point(), {{"TB_M", "128"}, {"W_M", "32"}, {"W_N", "64"}});
+}
 
 void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, const std::string& message) {
   const Validity v = check_point(t, bt, p);
@@ -64,9 +66,11 @@ TEST(TunerSm80Simt, DefaultIsTheMeasuredPointAndTakesEveryCutegen26Gemm) {
   const Template& t = sm80();
   // ... with SPLIT_K 0: partitions chosen per call (1 wherever the output has a tile per SM), parallel split-K.
   EXPECT_EQ(describe_point(t.default_point()),
-            "RELAYOUT_A=0 RELAYOUT_B=0 SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=256 TB_N=128 W_M=64 W_N=64");
-  for (const char* task : {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k", "kb07_matmul_small_k",
-                           "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
+            "RELAYOUT_A=0 RELAYOUT_B=0 SPLIT_K=0 SPLIT_MODE=parallel STAGES=5 SWIZZLE=1 TB_K=8 TB_M=256 TB_N=128 "
+            "W_M=64 W_N=64");
+  for (const char* task :
+       {"kb01_matmul_square", "kb02_matmul_standard", "kb03_matmul_batched", "kb06_matmul_large_k",
+        "kb07_matmul_small_k", "kb08_matmul_irregular", "kb09_matmul_tall_skinny", "kb17_matmul_transposed_b"}) {
     const BoundTask bt = bound(task);
     ASSERT_TRUE(template_applies(t, bt)) << task;
     const Validity v = check_point(t, bt, t.default_point());
@@ -82,15 +86,19 @@ TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
   const Template& t = sm80();
   const Point d = profiler_point(t);
   const BoundTask sq = bound("kb01_matmul_square");  // row-major A and B
-  expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "64"}}), "threadblock tile 32x128 not divisible by the warp tile 64x64");
-  expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "16"}, {"W_N", "32"}}), "128 warps per threadblock (1..16)");
+  expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "64"}}),
+                 "threadblock tile 32x128 not divisible by the warp tile 64x64");
+  expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "16"}, {"W_N", "32"}}),
+                 "128 warps per threadblock (1..16)");
   expect_invalid(t, sq, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"W_M", "128"}, {"W_N", "64"}}),
                  "warp tile 128x64: 256 accumulators per thread exceed the register budget (128)");
   // 32x128 with 16x16 warps: 16 warps = 512 threads for an A tile of 32 x 8 = 256 elements.
-  expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "16"}, {"W_N", "16"}}), "512 threads do not split the A tile 32x8");
+  expect_invalid(t, sq, with(d, {{"TB_M", "32"}, {"W_M", "16"}, {"W_N", "16"}}),
+                 "512 threads do not split the A tile 32x8");
   // TB_K 32 pads the transposed A tile by one row: lanes of 4 (warp tile 32 rows) do not fit.
-  expect_invalid(t, sq, with(d, {{"TB_K", "32"}}),
-                 "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
+  expect_invalid(
+      t, sq, with(d, {{"TB_K", "32"}}),
+      "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
   expect_invalid(t, sq, with(d, {{"STAGES", "7"}}), "STAGES=7 is not one of its values");
 
   // Column-major A is not transposed: TB_K 32 is fine there unless B is column-major, and then shared memory binds.
@@ -98,13 +106,20 @@ TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
   EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_K", "32"}})).ok);
   const BoundTask nt = synthetic(false, false, {{1, true}});
   expect_invalid(t, nt, with(d, {{"TB_K", "32"}}),
-                 "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the lane tile 4");
-  expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "6"}}),
-                 "6 stages x (256+128) x 32 x 4 B (+ A padding) = 295680 B of shared memory > 227 KB");
-  EXPECT_TRUE(check_point(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}})).ok);
+                 "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows, not a multiple of the "
+                 "lane tile 4");
+  expect_invalid(
+      t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "6"}}),
+      "6 stages x (256+128) x 32 x 4 B (+ A padding) = 295680 B of shared memory > 227 KB");
+  EXPECT_TRUE(
+      check_point(
+          t, nn,
+          with(d, {{"TB_M", "256"}, {"TB_N", "128"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}}))
+          .ok);
   // 16 warps of 64x64 need 512 x 128 accumulator registers alone: more than an SM has.
-  expect_invalid(t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}}),
-                 "512 threads x about 128 accumulators + 72 other registers each exceed the 65536 registers of an SM");
+  expect_invalid(
+      t, nn, with(d, {{"TB_M", "256"}, {"TB_N", "256"}, {"TB_K", "32"}, {"W_M", "64"}, {"W_N", "64"}, {"STAGES", "3"}}),
+      "512 threads x about 128 accumulators + 72 other registers each exceed the 65536 registers of an SM");
 
   // Valid corners: the largest warp tile (64x64 = 128 accumulators), 1 warp, 16 warps.
   EXPECT_TRUE(check_point(t, sq, with(d, {{"TB_M", "256"}, {"W_M", "64"}})).ok);
@@ -112,17 +127,20 @@ TEST(TunerSm80Simt, InvalidPointsNameTheConstraint) {
   EXPECT_TRUE(check_point(t, sq, with(d, {{"TB_M", "64"}, {"TB_N", "64"}, {"W_M", "16"}, {"W_N", "16"}})).ok);
 }
 
-// Split-K takes CUTLASS's batch dimension: not on batched tasks; the grid z limit sends huge batches to the generic path.
+// Split-K takes CUTLASS's batch dimension: not on batched tasks; the grid z limit sends huge batches to the generic
+// path.
 TEST(TunerSm80Simt, SplitKAndTheGridLimits) {
   const Template& t = sm80();
   const Point d = profiler_point(t);
-  expect_invalid(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "4"}}), "split-K 4 shares CUTLASS's grid z with the batch: batch 3 > 1");
+  expect_invalid(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "4"}}),
+                 "split-K 4 shares CUTLASS's grid z with the batch: batch 3 > 1");
   EXPECT_TRUE(check_point(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_K", "32"}})).ok);
-  EXPECT_TRUE(check_point(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "0"}})).ok) << "auto leaves batched calls unsplit";
+  EXPECT_TRUE(check_point(t, bound("kb03_matmul_batched"), with(d, {{"SPLIT_K", "0"}})).ok)
+      << "auto leaves batched calls unsplit";
   // The auto rule in the rendered source: one tile per SM, at most 64 partitions, none under 256 deep, batch 1 only.
   const std::string src = render(t, bound("kb06_matmul_large_k"), d);
-  for (const char* part : {"if (g.batch != 1) return 1;", "if (tiles >= sms) return 1;", "if (s > 64) s = 64;", "while (s > 1 && g.K / s < 256) --s;",
-                           "constexpr int kSplitK = 0;"})
+  for (const char* part : {"if (g.batch != 1) return 1;", "if (tiles >= sms) return 1;", "if (s > 64) s = 64;",
+                           "while (s > 1 && g.K / s < 256) --s;", "constexpr int kSplitK = 0;"})
     EXPECT_NE(src.find(part), std::string::npos) << part;
 
   const BoundTask huge = synthetic(true, true, {{70000, false}, {8, true}});
@@ -130,7 +148,8 @@ TEST(TunerSm80Simt, SplitKAndTheGridLimits) {
   ASSERT_TRUE(v.ok) << v.message;
   EXPECT_EQ(v.perf_fast, 1u);
   ASSERT_EQ(v.generic.size(), 1u);
-  EXPECT_NE(v.generic[0].find("grid over CUDA's limits (batch 70000, N=1024) (workload w0)"), std::string::npos) << v.generic[0];
+  EXPECT_NE(v.generic[0].find("grid over CUDA's limits (batch 70000, N=1024) (workload w0)"), std::string::npos)
+      << v.generic[0];
   expect_invalid(t, synthetic(true, true, {{70000, true}}), d, "the fast path takes none of the 1 perf workloads");
 }
 
@@ -145,18 +164,22 @@ TEST(TunerSm80Simt, ParallelSplitKRules) {
     EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", k}})).ok) << k;
   EXPECT_TRUE(check_point(t, kb03, d).ok) << "the default (parallel, auto) runs batched calls unsplit";
   expect_invalid(t, kb03, with(d, {{"SPLIT_K", "2"}}), "split-K 2 shares CUTLASS's grid z with the batch: batch 3 > 1");
-  expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "1"}}), "SPLIT_MODE parallel with SPLIT_K 1 is the unsplit kernel");
+  expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "1"}}),
+                 "SPLIT_MODE parallel with SPLIT_K 1 is the unsplit kernel");
   expect_invalid(t, kb06, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "128"}}),
                  "serial split-K 128: the 128 partitions of a tile would run their epilogues one after another");
   EXPECT_TRUE(check_point(t, kb06, with(d, {{"SPLIT_K", "64"}})).ok);
   // 16 warps of 32x64 (512 threads at ~130 registers) cannot launch; 16 warps of 32x32 can.
-  expect_invalid(t, kb06, with(d, {{"TB_M", "256"}}), "512 threads x about 64 accumulators + 72 other registers each exceed the 65536 registers");
+  expect_invalid(t, kb06, with(d, {{"TB_M", "256"}}),
+                 "512 threads x about 64 accumulators + 72 other registers each exceed the 65536 registers");
   EXPECT_TRUE(check_point(t, kb06, with(d, {{"TB_M", "128"}, {"TB_N", "128"}, {"W_M", "32"}, {"W_N", "32"}})).ok);
-  EXPECT_TRUE(check_point(t, kb03, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "1"}})).ok) << "serial points stay as they were";
+  EXPECT_TRUE(check_point(t, kb03, with(d, {{"SPLIT_MODE", "serial"}, {"SPLIT_K", "1"}})).ok)
+      << "serial points stay as they were";
 
   // gemm.scheduling varies SPLIT_MODE with the swizzle and the count.
   const auto& strategies = t.strategies;
-  const auto it = std::find_if(strategies.begin(), strategies.end(), [](const auto& s) { return s.name == "gemm.scheduling"; });
+  const auto it =
+      std::find_if(strategies.begin(), strategies.end(), [](const auto& s) { return s.name == "gemm.scheduling"; });
   ASSERT_NE(it, strategies.end());
   EXPECT_EQ(it->params, (std::vector<std::string>{"SWIZZLE", "SPLIT_K", "SPLIT_MODE"}));
 }
@@ -168,15 +191,19 @@ TEST(TunerSm80Simt, RenderingOfTheSplitModes) {
   const Point d = t.default_point();
   const std::string serial = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "serial"}}));
   EXPECT_NE(serial.find("#if 0\n// Parallel split-K"), std::string::npos);
-  EXPECT_NE(serial.find("#if 0\n  return khive_splits_parallel(g);\n#else\n  return khive_splits_serial(g);"), std::string::npos);
-  const std::string par = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "128"}}));
+  EXPECT_NE(serial.find("#if 0\n  return khive_splits_parallel(g);\n#else\n  return khive_splits_serial(g);"),
+            std::string::npos);
+  const std::string par =
+      render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}, {"SPLIT_K", "128"}}));
   for (const char* part :
-       {"#if 1\n// Parallel split-K", "constexpr int kSplitK = 128;", "cutlass::epilogue::thread::LinearCombination<float, 1, float, float>;",
-        "cutlass::gemm::GemmUniversalMode::kGemmSplitKParallel", "const int parts = int(GemmPartial::get_grid_shape(args).z);",
+       {"#if 1\n// Parallel split-K", "constexpr int kSplitK = 128;",
+        "cutlass::epilogue::thread::LinearCombination<float, 1, float, float>;",
+        "cutlass::gemm::GemmUniversalMode::kGemmSplitKParallel",
+        "const int parts = int(GemmPartial::get_grid_shape(args).z);",
         "if (splits > 1 && khive_run_parallel(g, splits, stream)) return;",
-        "const int64_t target = int64_t(khive_sm_count()) * (occupancy > 0 ? occupancy : 2);", "if (s > g.K / 1024) s = g.K / 1024;",
-        "constexpr int64_t kPartialBytesCap = int64_t(256) << 20;", "acc[t] += reinterpret_cast<const float*>(&x)[t];",
-        "reinterpret_cast<float*>(&out)[t] = khive_act(acc[t]);"})
+        "const int64_t target = int64_t(khive_sm_count()) * (occupancy > 0 ? occupancy : 2);",
+        "if (s > g.K / 1024) s = g.K / 1024;", "constexpr int64_t kPartialBytesCap = int64_t(256) << 20;",
+        "acc[t] += reinterpret_cast<const float*>(&x)[t];", "reinterpret_cast<float*>(&out)[t] = khive_act(acc[t]);"})
     EXPECT_NE(par.find(part), std::string::npos) << part;
   // The residual is the sum's starting value (serial split-K's partition 0 adds its accumulators to R).
   const std::string res = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}}));
@@ -188,10 +215,12 @@ TEST(TunerSm80Simt, RenderingInstantiatesGemmUniversalForTheTasksLayouts) {
   const BoundTask tb = bound("kb17_matmul_transposed_b");
   const std::string s = render(t, tb, with(profiler_point(t), {{"SWIZZLE", "4"}, {"SPLIT_K", "8"}}));
   EXPECT_EQ(s.find("{{"), std::string::npos);
-  for (const char* part : {"using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
-                           "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
-                           "cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>", "GemmIdentityThreadblockSwizzle<4>",
-                           "constexpr int kSplitK = 8;", "cutlass::arch::OpClassSimt, cutlass::arch::Sm80", "khive_gemm_generic", "extern \"C\""})
+  for (const char* part :
+       {"using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
+        "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
+        "cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>",
+        "GemmIdentityThreadblockSwizzle<4>", "constexpr int kSplitK = 8;",
+        "cutlass::arch::OpClassSimt, cutlass::arch::Sm80", "khive_gemm_generic", "extern \"C\""})
     EXPECT_NE(s.find(part), std::string::npos) << part;
 }
 
@@ -206,21 +235,26 @@ TEST(TunerSm80Simt, RelayoutRules) {
   const BoundTask kb01 = bound("kb01_matmul_square");         // row-major A and B
   const BoundTask nt = synthetic(false, false, {{1, true}});  // column-major A and B
   for (const char* a : {"0", "1"})
-    for (const char* b : {"0", "1"}) EXPECT_TRUE(check_point(t, kb17, with(d, {{"RELAYOUT_A", a}, {"RELAYOUT_B", b}})).ok) << a << b;
+    for (const char* b : {"0", "1"})
+      EXPECT_TRUE(check_point(t, kb17, with(d, {{"RELAYOUT_A", a}, {"RELAYOUT_B", b}})).ok) << a << b;
   EXPECT_TRUE(check_point(t, kb01, with(d, {{"RELAYOUT_A", "1"}})).ok);
-  expect_invalid(t, kb01, with(d, {{"RELAYOUT_B", "1"}}), "RELAYOUT_B 1: B is row-major (N-contiguous) already; there is nothing to copy");
-  expect_invalid(t, nt, with(d, {{"RELAYOUT_A", "1"}}), "RELAYOUT_A 1: A is column-major (M-contiguous) already; there is nothing to copy");
+  expect_invalid(t, kb01, with(d, {{"RELAYOUT_B", "1"}}),
+                 "RELAYOUT_B 1: B is row-major (N-contiguous) already; there is nothing to copy");
+  expect_invalid(t, nt, with(d, {{"RELAYOUT_A", "1"}}),
+                 "RELAYOUT_A 1: A is column-major (M-contiguous) already; there is nothing to copy");
   EXPECT_TRUE(check_point(t, nt, with(d, {{"RELAYOUT_B", "1"}})).ok);
 
   // TB_K 32 pads a transposed tile by one row, which lanes of 4 do not fit: refused while an operand is
   // K-contiguous, allowed once both are copied.
   const Point deep = with(d, {{"TB_K", "32"}, {"STAGES", "3"}});
   expect_invalid(t, kb17, deep, "row-major A is transposed into shared memory with TB_K/32 = 1 padding rows");
-  expect_invalid(t, kb17, with(deep, {{"RELAYOUT_A", "1"}}), "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows");
+  expect_invalid(t, kb17, with(deep, {{"RELAYOUT_A", "1"}}),
+                 "column-major B is transposed into shared memory with TB_K/32 = 1 padding rows");
   EXPECT_TRUE(check_point(t, kb17, with(deep, {{"RELAYOUT_A", "1"}, {"RELAYOUT_B", "1"}})).ok);
   EXPECT_TRUE(check_point(t, kb01, with(deep, {{"RELAYOUT_A", "1"}})).ok);
 
-  const auto it = std::find_if(t.strategies.begin(), t.strategies.end(), [](const auto& s) { return s.name == "gemm.operand_relayout"; });
+  const auto it = std::find_if(t.strategies.begin(), t.strategies.end(),
+                               [](const auto& s) { return s.name == "gemm.operand_relayout"; });
   ASSERT_NE(it, t.strategies.end());
   EXPECT_EQ(it->params, (std::vector<std::string>{"RELAYOUT_A", "RELAYOUT_B", "TB_K"}));
 }
@@ -231,14 +265,16 @@ TEST(TunerSm80Simt, RenderingOfTheRelayout) {
   const Template& t = sm80();
   const BoundTask kb17 = bound("kb17_matmul_transposed_b");
   const std::string plain = render(t, kb17, t.default_point());
-  EXPECT_NE(plain.find("constexpr bool kRelayoutA = 0 && KHIVE_A_ROW, kRelayoutB = 0 && !KHIVE_B_ROW;"), std::string::npos);
+  EXPECT_NE(plain.find("constexpr bool kRelayoutA = 0 && KHIVE_A_ROW, kRelayoutB = 0 && !KHIVE_B_ROW;"),
+            std::string::npos);
   const std::string both = render(t, kb17, with(t.default_point(), {{"RELAYOUT_A", "1"}, {"RELAYOUT_B", "1"}}));
   EXPECT_EQ(both.find("{{"), std::string::npos);
   for (const char* part :
        {"constexpr bool kRelayoutA = 1 && KHIVE_A_ROW, kRelayoutB = 1 && !KHIVE_B_ROW;",
         "using LayoutA = std::conditional_t<kRelayoutA, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;",
         "using LayoutB = std::conditional_t<kRelayoutB, cutlass::layout::RowMajor, cutlass::layout::ColumnMajor>;",
-        "const int64_t lda = kARow ? g.a_rs : g.a_cs, ldb = kBRow ? g.b_rs : g.b_cs;", "__global__ void __launch_bounds__(256) khive_relayout(",
+        "const int64_t lda = kARow ? g.a_rs : g.a_cs, ldb = kBRow ? g.b_rs : g.b_cs;",
+        "__global__ void __launch_bounds__(256) khive_relayout(",
         "khive_relayout_operand<1>(g.A, g.a_rs, g.a_cs, g.a_bs, g.M, g.K, g.batch, stream)",
         "khive_relayout_operand<2>(g.B, g.b_cs, g.b_rs, g.b_bs, g.N, g.K, g.batch, stream)",
         "if ((kRelayoutA && !khive_relayout_a(g, stream)) || (kRelayoutB && !khive_relayout_b(g, stream))) {"})
@@ -288,7 +324,8 @@ TEST(TunerSm80Simt, StrategiesOfATemplateTheLeaderLeavesFarBehindDecline) {
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
   const std::string w = "perf-2048x8192x4096";
-  auto kernel = [&](const std::string& id, const std::string& tname, std::map<std::string, std::string> params, double t) {
+  auto kernel = [&](const std::string& id, const std::string& tname, std::map<std::string, std::string> params,
+                    double t) {
     MeasuredKernel k;
     k.id = id;
     k.params = std::move(params);
@@ -297,7 +334,8 @@ TEST(TunerSm80Simt, StrategiesOfATemplateTheLeaderLeavesFarBehindDecline) {
     k.workload_median_s = {{w, t}};
     return k;
   };
-  MeasuredKernel leader = kernel("c16", "gemm.cuda_sm80_simt", {{"TB_M", "128"}, {"W_M", "32"}, {"W_N", "128"}}, 2.956e-3);
+  MeasuredKernel leader =
+      kernel("c16", "gemm.cuda_sm80_simt", {{"TB_M", "128"}, {"W_M", "32"}, {"W_N", "128"}}, 2.956e-3);
   const MeasuredKernel simt1 = kernel("c10", "gemm.cuda_simt", {{"BK", "16"}, {"BN", "256"}}, 5.629e-3);
   const MeasuredKernel simt2 = kernel("c06", "gemm.cuda_simt", {{"BK", "16"}}, 5.801e-3);
   auto propose = [&](const std::vector<MeasuredKernel>& backups, const MeasuredKernel& lead, std::string* declined) {

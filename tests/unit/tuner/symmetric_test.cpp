@@ -34,7 +34,8 @@ TEST(SymmetricGemm, Kb13BindsAPlainGemmOnCopiesServedByEveryFp32GemmTemplate) {
         << p;
     EXPECT_EQ(has(p, "__global__"), be == Backend::cuda) << p;
     // The copies are made before the one khive_run call, which then sees full operands.
-    const auto prep = e.find(be == Backend::cuda ? "if (!khive_symm_prepare(khive_g, stream)) return;" : "khive_symm_prepare(khive_g);");
+    const auto prep = e.find(be == Backend::cuda ? "if (!khive_symm_prepare(khive_g, stream)) return;"
+                                                 : "khive_symm_prepare(khive_g);");
     const auto run = e.find("khive_run(khive_g");
     ASSERT_NE(prep, std::string::npos) << e;
     ASSERT_NE(run, std::string::npos) << e;
@@ -50,8 +51,9 @@ TEST(SymmetricGemm, Kb13BindsAPlainGemmOnCopiesServedByEveryFp32GemmTemplate) {
     for (const auto& t : repo_library().templates)
       if (template_applies(t, bt)) serving.push_back(t.name);
     std::sort(serving.begin(), serving.end());
-    const std::vector<std::string> want =
-        be == Backend::cpu ? std::vector<std::string>{"gemm.cpu_blocked"} : std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_simt"};
+    const std::vector<std::string> want = be == Backend::cpu
+                                              ? std::vector<std::string>{"gemm.cpu_blocked"}
+                                              : std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_simt"};
     EXPECT_EQ(serving, want);
   }
   // On CUDA the copy S(A) is read column-major (its row-major storage is its column-major storage): M-contiguous
@@ -84,7 +86,8 @@ TEST(SymmetricGemm, RefusalsNameTheField) {
   json s = kb13_spec();
   s["symmetric"] = "full";
   std::string msg = error_for(kb13, s);
-  EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.symmetric") && has(msg, "\"full\"") && has(msg, "none, upper")) << msg;
+  EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.symmetric") && has(msg, "\"full\"") && has(msg, "none, upper"))
+      << msg;
   s = kb13_spec();
   s["symmetric"] = true;
   msg = error_for(kb13, s);
@@ -97,7 +100,9 @@ TEST(SymmetricGemm, RefusalsNameTheField) {
   s = kb13_spec();
   s["layout_a"] = "col";
   msg = error_for(kb13, s);
-  EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.layout_a") && has(msg, "row with symmetric upper") && has(msg, "\"col\"")) << msg;
+  EXPECT_TRUE(has(msg, "tasks.kb13_matmul_symmetric.layout_a") && has(msg, "row with symmetric upper") &&
+              has(msg, "\"col\""))
+      << msg;
   s = kb13_spec();
   s["layout_b"] = "col";
   msg = error_for(kb13, s);
@@ -107,7 +112,9 @@ TEST(SymmetricGemm, RefusalsNameTheField) {
   s = repo_library().binding_for(kb02)->spec;
   s["symmetric"] = "upper";
   msg = error_for(kb02, s);
-  EXPECT_TRUE(has(msg, "tasks.kb02_matmul_standard.symmetric") && has(msg, "square operands (M = N = K)") && has(msg, "on workload")) << msg;
+  EXPECT_TRUE(has(msg, "tasks.kb02_matmul_standard.symmetric") && has(msg, "square operands (M = N = K)") &&
+              has(msg, "on workload"))
+      << msg;
   // Batched: the copies are one matrix per operand.
   const Task kb03 = repo_task("cutegen26/kb03_matmul_batched");
   s = repo_library().binding_for(kb03)->spec;
@@ -152,7 +159,8 @@ int main() {
   std::printf("nan %lld worst %.3g\n", nan_out, worst);
 }
 )";
-  for (const auto& [sym, act] : std::vector<std::pair<std::string, std::string>>{{"upper", "none"}, {"lower", "none"}, {"upper", "relu"}}) {
+  for (const auto& [sym, act] :
+       std::vector<std::pair<std::string, std::string>>{{"upper", "none"}, {"lower", "none"}, {"upper", "relu"}}) {
     json s = kb13_spec();
     s["symmetric"] = sym;
     s["activation"] = act;
@@ -165,7 +173,8 @@ int main() {
     p["NR"] = "16";
     ASSERT_TRUE(check_point(t, bt, p).ok);
     const std::string out = run_cpu_kernel(
-        render(t, bt, p), fmt::format("#define UPPER {}\n#define RELU {}\n", sym == "upper", act == "relu") + harness, sym + "-" + act);
+        render(t, bt, p), fmt::format("#define UPPER {}\n#define RELU {}\n", sym == "upper", act == "relu") + harness,
+        sym + "-" + act);
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(nan (\d+) worst ([0-9.e+-]+))"))) << out;
     EXPECT_EQ(m[1], "0") << sym << " " << act;

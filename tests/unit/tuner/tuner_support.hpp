@@ -59,7 +59,8 @@ inline Task edited_task(const std::string& suite_task, const std::function<void(
                         const std::function<void(std::string&)>& edit_workloads = {}) {
   namespace fs = std::filesystem;
   const fs::path src = repo() / "tasks" / suite_task;
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / src.parent_path().filename() / src.filename();
+  const fs::path d =
+      make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / src.parent_path().filename() / src.filename();
   fs::create_directories(d);
   for (const auto& e : fs::directory_iterator(src))
     if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
@@ -93,8 +94,9 @@ inline TaskFormatError bind_error(const Task& task, const Binding& b, Backend be
 }
 
 // A task of `family` described by its workloads only: each one's family variables and whether it is timed.
-inline BoundTask synthetic_task(const std::string& family, const std::string& dtype, const std::vector<std::pair<AxisValues, bool>>& workloads,
-                                const std::string& op = "", Backend be = Backend::cuda) {
+inline BoundTask synthetic_task(const std::string& family, const std::string& dtype,
+                                const std::vector<std::pair<AxisValues, bool>>& workloads, const std::string& op = "",
+                                Backend be = Backend::cuda) {
   BoundTask bt;
   bt.key = "synthetic/" + family;
   bt.family = family;
@@ -133,13 +135,15 @@ struct TunerUnder {
   std::unique_ptr<Agent> agent;
   AgentContext ctx;
 };
-inline TunerUnder tuner_under(const Task& task, Backend be, const std::string& strategy, const std::vector<std::string>& offered) {
+inline TunerUnder tuner_under(const Task& task, Backend be, const std::string& strategy,
+                              const std::vector<std::string>& offered) {
   TunerOptions o;
   o.kernels_dir = repo() / "kernels";
   TunerUnder u{make_tuner_agent(o), {}};
   const auto strategies = u.agent->strategies(task, be);
   for (const auto& name : offered)
-    EXPECT_TRUE(std::any_of(strategies.begin(), strategies.end(), [&](const Strategy& s) { return s.name == name; })) << name << " not offered";
+    EXPECT_TRUE(std::any_of(strategies.begin(), strategies.end(), [&](const Strategy& s) { return s.name == name; }))
+        << name << " not offered";
   u.ctx.task = &task;
   u.ctx.backend = be;
   for (const auto& s : strategies)

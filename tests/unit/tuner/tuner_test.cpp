@@ -30,17 +30,21 @@ void write(const fs::path& p, const std::string& s) {
 fs::path toy_library(const std::string& rules = R"([{"require": "X + Y != 9", "message": "X {X} + Y {Y} = 9"}])") {
   const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test");
   write(d / "elementwise" / "toy.cpp.in",
-        "{{PROLOGUE}}\n// X={{X}} Y={{Y}} MODE={{MODE}} fast={{MODE_fast}}\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const "
+        "{{PROLOGUE}}\n// X={{X}} Y={{Y}} MODE={{MODE}} fast={{MODE_fast}}\nvoid khive_run(const khive_ins&, khive_t*, "
+        "int64_t, const "
         "khive_scalars&) {}\n{{ENTRY}}\n");
-  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+  write(d / "elementwise" / "toy.json",
+        R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
     "dtypes": ["float32"],
     "params": {"X": {"range": [1, 8], "default": 1}, "Y": {"range": [1, 8], "default": 1}, "MODE": {"values": ["slow", "fast"]}},
     "derived": {"XY": "X * Y"},
-    "rules": )" + rules + R"(,
+    "rules": )" +
+            rules + R"(,
     "strategies": {"elementwise.xy": {"description": "X and Y", "params": ["X", "Y"]},
                    "elementwise.mode": {"description": "mode", "params": ["MODE"]}}})");
-  write(d / "bindings" / "demo.json",
-        R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a", "b"], "output": "c", "op": "a + b"}}})");
+  write(
+      d / "bindings" / "demo.json",
+      R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a", "b"], "output": "c", "op": "a + b"}}})");
   return d;
 }
 
@@ -74,7 +78,8 @@ TEST(TunerLibrary, RepositoryLibraryLoadsAndBindsTheDemoTasks) {
 
 TEST(TunerLibrary, ErrorsNameFileFieldAndExpectation) {
   const fs::path d = toy_library();
-  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+  write(d / "elementwise" / "toy.json",
+        R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
     "dtypes": ["float32"], "params": {"X": {"values": [1, 2], "default": 3}}, "strategies": {"elementwise.x": {"description": "x", "params": ["X"]}}})");
   try {
     load_library(d);
@@ -94,15 +99,17 @@ TEST(TunerLibrary, ErrorsNameFileFieldAndExpectation) {
     EXPECT_NE(e.got.find("\"Z\""), std::string::npos);
   }
   // A strategy outside its family's namespace.
-  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+  write(d / "elementwise" / "toy.json",
+        R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
     "dtypes": ["float32"], "params": {"X": {"values": [1, 2]}}, "strategies": {"gemm.x": {"description": "x", "params": ["X"]}}})");
   EXPECT_THROW(load_library(d), TaskFormatError);
 }
 
 TEST(TunerBinding, BadBindingIsAnErrorNamingTheField) {
   const fs::path d = toy_library();
-  write(d / "bindings" / "demo.json",
-        R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a"], "output": "c", "op": "a"}}})");
+  write(
+      d / "bindings" / "demo.json",
+      R"({"suite": "demo-cpu", "tasks": {"vector_add": {"family": "elementwise", "inputs": ["a"], "output": "c", "op": "a"}}})");
   const Library lib = load_library(d);
   try {
     bind_task(vector_add(), Backend::cpu, *lib.binding_for(vector_add()));
@@ -138,7 +145,8 @@ TEST(TunerSpace, SubspaceOrderIsNearestFirstAndDeterministic) {
   const Point base{{"X", "4"}, {"Y", "4"}, {"MODE", "slow"}};
   const auto a = subspace_order(t, base, {"X", "Y"}, 7);
   EXPECT_EQ(a.size(), 63u);  // 8 x 8 minus the base
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(describe_change(base, a[i]).find(','), std::string::npos) << "one parameter, one step first";
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(describe_change(base, a[i]).find(','), std::string::npos) << "one parameter, one step first";
   for (const auto& p : a) EXPECT_EQ(p.at("MODE"), "slow");
   EXPECT_EQ(a, subspace_order(t, base, {"X", "Y"}, 7));
   EXPECT_NE(a, subspace_order(t, base, {"X", "Y"}, 8));  // another seed breaks ties differently
@@ -298,7 +306,7 @@ TEST(TunerSearch, WarmStartPointsComeFirstValidOnesOnlyOnce) {
                   {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},
                   {{"template", "elementwise.toy"}, {"X", "6"}, {"Y", "2"}, {"MODE", "fast"}},  // the same again
                   {{"template", "elementwise.toy"}, {"X", "3"}, {"NOT_A_PARAM", "1"}}};         // unknown keys dropped
-  auto a = make_tuner_agent(o), b = make_tuner_agent(o);                                        // two agents of one run share the memory
+  auto a = make_tuner_agent(o), b = make_tuner_agent(o);  // two agents of one run share the memory
   const Task task = vector_add();
   AgentContext ctx;
   ctx.task = &task;
@@ -336,7 +344,8 @@ TEST(TunerFastPath, Sm90GemmTakesAlignedPerfShapesAndSendsOddShapesToTheGenericP
     EXPECT_EQ(v.perf_total, perf);
     EXPECT_EQ(v.perf_fast, perf);  // every perf shape of these tasks is 16-byte aligned
     ASSERT_FALSE(v.generic.empty());
-    EXPECT_NE(v.generic.front().find("TMA needs 16-byte aligned rows: M=1 N=1 K=1"), std::string::npos) << v.generic.front();
+    EXPECT_NE(v.generic.front().find("TMA needs 16-byte aligned rows: M=1 N=1 K=1"), std::string::npos)
+        << v.generic.front();
     EXPECT_NE(fast_path_note(v).find("generic path"), std::string::npos);
     // A compile rule still rules a point out, whatever the shapes.
     Point big = t.default_point();
@@ -374,7 +383,8 @@ TEST(TunerFastPath, PointTakingNoPerfWorkloadIsInvalidAndPartialOnesAreCounted) 
   EXPECT_LT(vs.perf_fast, vs.perf_total);
   bool vocab_generic = false, r16384 = false;
   for (const auto& g : vs.generic) {
-    vocab_generic |= g.find("a row of 128256 does not fit") != std::string::npos && g.find(", perf)") != std::string::npos;
+    vocab_generic |=
+        g.find("a row of 128256 does not fit") != std::string::npos && g.find(", perf)") != std::string::npos;
     r16384 |= g.find("R16384-C4096") != std::string::npos;
   }
   EXPECT_TRUE(vocab_generic);
@@ -395,18 +405,20 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
   const BoundTask bg = bind_task(g, Backend::cuda, *lib.binding_for(g));
   const Template& sm90 = *lib.find_template("gemm.cuda_sm90");
   const std::string gs = render(sm90, bg, sm90.default_point());
-  for (const char* s :
-       {"GemmUniversalAdapter", "khive_gemm_generic", "khive_fast_path_takes", "if (!khive_fast_path_takes(g))", "khive_run_generic(g, stream)"})
+  for (const char* s : {"GemmUniversalAdapter", "khive_gemm_generic", "khive_fast_path_takes",
+                        "if (!khive_fast_path_takes(g))", "khive_run_generic(g, stream)"})
     EXPECT_NE(gs.find(s), std::string::npos) << s;
-  EXPECT_NE(gs.find("constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = false, KHIVE_HAS_RESIDUAL = false;"), std::string::npos);
+  EXPECT_NE(gs.find("constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = false, KHIVE_HAS_RESIDUAL = false;"),
+            std::string::npos);
   for (const char* task : {"softmax", "rmsnorm", "add_rmsnorm"}) {
     const Task r = load_task(kRepo / "tasks/sol" / task);
     const BoundTask br = bind_task(r, Backend::cuda, *lib.binding_for(r));
     for (const auto& t : lib.templates) {
-      if (!template_applies(t, br) || t.source_path.filename() != "cuda_rowop.cu.in") continue;  // the cluster template: its own test
+      if (!template_applies(t, br) || t.source_path.filename() != "cuda_rowop.cu.in")
+        continue;  // the cluster template: its own test
       const std::string rs = render(t, br, t.default_point());
-      for (const char* s :
-           {"khive_rowk_generic<true><<<", "khive_rowk<kTpr, kRpb, kVectorOk><<<", "cols <= reg_capacity", "khive_launch_by_cols<1024, kVectorOk>"})
+      for (const char* s : {"khive_rowk_generic<true><<<", "khive_rowk<kTpr, kRpb, kVectorOk><<<",
+                            "cols <= reg_capacity", "khive_launch_by_cols<1024, kVectorOk>"})
         EXPECT_NE(rs.find(s), std::string::npos) << task << ": " << s;
     }
   }
@@ -417,7 +429,8 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
 TEST(TunerLibrary, IncludesAreSplicedBeforeRendering) {
   const fs::path d = toy_library();
   write(d / "elementwise" / "toy.cpp.in",
-        "{{PROLOGUE}}\n  // khive:include shared.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
+        "{{PROLOGUE}}\n  // khive:include shared.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const "
+        "khive_scalars&) {}\n{{ENTRY}}\n");
   write(d / "elementwise" / "shared.cuh", "// shared X={{X}}\n// khive:include inner.cuh\n");
   write(d / "elementwise" / "inner.cuh", "constexpr int kInnerY = {{Y}};");
   const Library lib = load_library(d);
@@ -437,10 +450,11 @@ TEST(TunerLibrary, IncludesAreSplicedBeforeRendering) {
 TEST(TunerLibrary, CommonIncludesComeFromTheLibrarysCommonFolder) {
   const fs::path d = toy_library();
   fs::create_directories(d / "common");
-  write(
-      d / "elementwise" / "toy.cpp.in",
-      "{{PROLOGUE}}\n// khive:include common/device.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const khive_scalars&) {}\n{{ENTRY}}\n");
-  write(d / "common" / "device.cuh", "// device X={{X}}\n// khive:include common/inner.cuh\n// khive:include more.cuh\n");
+  write(d / "elementwise" / "toy.cpp.in",
+        "{{PROLOGUE}}\n// khive:include common/device.cuh\nvoid khive_run(const khive_ins&, khive_t*, int64_t, const "
+        "khive_scalars&) {}\n{{ENTRY}}\n");
+  write(d / "common" / "device.cuh",
+        "// device X={{X}}\n// khive:include common/inner.cuh\n// khive:include more.cuh\n");
   write(d / "common" / "inner.cuh", "constexpr int kInner = 1;");
   write(d / "common" / "more.cuh", "constexpr int kMore = 2;");
   const Library lib = load_library(d);
@@ -451,17 +465,19 @@ TEST(TunerLibrary, CommonIncludesComeFromTheLibrarysCommonFolder) {
   Point p = t.default_point();
   p["X"] = "3";
   const std::string r = render(t, bt, p);
-  EXPECT_NE(r.find("// device X=3\nconstexpr int kInner = 1;\nconstexpr int kMore = 2;\nvoid khive_run"), std::string::npos) << r;
+  EXPECT_NE(r.find("// device X=3\nconstexpr int kInner = 1;\nconstexpr int kMore = 2;\nvoid khive_run"),
+            std::string::npos)
+      << r;
 }
 
 TEST(TunerLibrary, BadIncludeIsAnErrorNamingTheLine) {
-  for (const auto& [name, expect] :
-       std::vector<std::pair<std::string, std::string>>{{"missing.cuh", "\"missing.cuh\" (missing)"},
-                                                        {"../toy.json", "a file name in the template's directory"},
-                                                        {"self.cuh", "nested at most 4 deep"},
-                                                        {"common/missing.cuh", "an existing file in the library's common/ folder"},
-                                                        {"common/../x.cuh", "common/<file name>"},
-                                                        {"gemm/x.cuh", "common/<file name>"}}) {
+  for (const auto& [name, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"missing.cuh", "\"missing.cuh\" (missing)"},
+           {"../toy.json", "a file name in the template's directory"},
+           {"self.cuh", "nested at most 4 deep"},
+           {"common/missing.cuh", "an existing file in the library's common/ folder"},
+           {"common/../x.cuh", "common/<file name>"},
+           {"gemm/x.cuh", "common/<file name>"}}) {
     const fs::path d = toy_library();
     write(d / "elementwise" / "toy.cpp.in", "{{PROLOGUE}}\n\n// khive:include " + name + "\n{{ENTRY}}\n");
     write(d / "elementwise" / "self.cuh", "// khive:include self.cuh\n");
@@ -502,7 +518,8 @@ TEST(TunerFastPath, PrefetchNeedsTheRegisterCacheAndRegisters) {
 
 TEST(TunerFastPath, BadFastPathEntryIsAnErrorNamingTheField) {
   const fs::path d = toy_library();
-  write(d / "elementwise" / "toy.json", R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
+  write(d / "elementwise" / "toy.json",
+        R"({"name": "elementwise.toy", "family": "elementwise", "backend": "cpu", "source": "toy.cpp.in",
     "dtypes": ["float32"], "params": {"X": {"values": [1, 2]}, "Y": {"values": [1]}, "MODE": {"values": ["slow"]}},
     "fast_path": [{"require": "COUNT >= X", "message": "ok"}, {"require": "NOPE > 1", "message": "m"}],
     "strategies": {"elementwise.x": {"description": "x", "params": ["X"]}}})");

@@ -24,25 +24,32 @@ BoundTask bind_attention(const Ctx& c) {
   const TensorSpec& k = c.input("k");
   const TensorSpec& v = c.input("v");
   const TensorSpec& o = c.output("o");
-  if (q.dtype != DType::bf16 && q.dtype != DType::f16) c.fail("q", "a bfloat16 or float16 tensor", std::string(dtype_name(q.dtype)));
+  if (q.dtype != DType::bf16 && q.dtype != DType::f16)
+    c.fail("q", "a bfloat16 or float16 tensor", std::string(dtype_name(q.dtype)));
   for (const auto& [key, t] : {std::pair<const char*, const TensorSpec*>{"k", &k}, {"v", &v}, {"o", &o}})
-    if (t->dtype != q.dtype) c.fail(key, std::string("q's dtype ") + std::string(dtype_name(q.dtype)), std::string(dtype_name(t->dtype)));
+    if (t->dtype != q.dtype)
+      c.fail(key, std::string("q's dtype ") + std::string(dtype_name(q.dtype)), std::string(dtype_name(t->dtype)));
   const std::size_t q_rank = decode ? 3 : 4;
   if (q.shape.size() != q_rank)
     c.fail("q", decode ? "shape [B, Hq, D] (decode: one query per sequence)" : "shape [B, Sq, Hq, D]",
            "\"" + q.name + "\" of shape " + shape_text(q.shape));
   if (k.shape.size() != 4) c.fail("k", "shape [B, Skv, Hkv, D]", "\"" + k.name + "\" of shape " + shape_text(k.shape));
-  if (v.shape != k.shape) c.fail("v", "k's shape " + shape_text(k.shape), "\"" + v.name + "\" of shape " + shape_text(v.shape));
-  if (o.shape != q.shape) c.fail("o", "q's shape " + shape_text(q.shape), "\"" + o.name + "\" of shape " + shape_text(o.shape));
+  if (v.shape != k.shape)
+    c.fail("v", "k's shape " + shape_text(k.shape), "\"" + v.name + "\" of shape " + shape_text(v.shape));
+  if (o.shape != q.shape)
+    c.fail("o", "q's shape " + shape_text(q.shape), "\"" + o.name + "\" of shape " + shape_text(o.shape));
   const std::string B = q.shape[0], Hq = q.shape[q_rank - 2], D = q.shape[q_rank - 1];
   const std::string Sq = decode ? "" : q.shape[1], Skv = k.shape[1], Hkv = k.shape[2];
-  if (k.shape[0] != B) c.fail("k", "q's batch axis " + B + " first", "\"" + k.name + "\" of shape " + shape_text(k.shape));
-  if (k.shape[3] != D) c.fail("k", "q's head dim axis " + D + " last", "\"" + k.name + "\" of shape " + shape_text(k.shape));
+  if (k.shape[0] != B)
+    c.fail("k", "q's batch axis " + B + " first", "\"" + k.name + "\" of shape " + shape_text(k.shape));
+  if (k.shape[3] != D)
+    c.fail("k", "q's head dim axis " + D + " last", "\"" + k.name + "\" of shape " + shape_text(k.shape));
   if (c.task.inputs.size() != 3)
     for (const auto& t : c.task.inputs)
       if (t.name != q.name && t.name != k.name && t.name != v.name)
         c.fail("q", "a task whose only inputs are q, k and v", "\"" + t.name + "\" left out");
-  if (c.task.outputs.size() != 1) c.fail("o", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
+  if (c.task.outputs.size() != 1)
+    c.fail("o", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
 
   const auto axes = resolved(c.task);
   for (std::size_t w = 0; w < axes.size(); ++w) {
@@ -72,14 +79,15 @@ BoundTask bind_attention(const Ctx& c) {
   p += fmt::format("#define KHIVE_CAUSAL {}\n#define KHIVE_DECODE {}\n", causal ? 1 : 0, decode ? 1 : 0);
   p += fmt::format("#define KHIVE_ELEM_BF16 {}\n", q.dtype == DType::bf16 ? 1 : 0);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
-  e += fmt::format("  khive_run({}, {}, {}, {}, {}, {}, {}, {}, {}, {}{});\n}}\n", q.name, k.name, v.name, o.name, axis_cpp(c.task, B),
-                   decode ? std::string("int64_t(1)") : axis_cpp(c.task, Sq), axis_cpp(c.task, Skv), axis_cpp(c.task, Hq), axis_cpp(c.task, Hkv),
-                   axis_cpp(c.task, D), launch_args_tail(c.backend));
+  e +=
+      fmt::format("  khive_run({}, {}, {}, {}, {}, {}, {}, {}, {}, {}{});\n}}\n", q.name, k.name, v.name, o.name,
+                  axis_cpp(c.task, B), decode ? std::string("int64_t(1)") : axis_cpp(c.task, Sq), axis_cpp(c.task, Skv),
+                  axis_cpp(c.task, Hq), axis_cpp(c.task, Hkv), axis_cpp(c.task, D), launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(q.dtype));
-  bt.summary = fmt::format("{} = softmax({}·{}^T / sqrt({}){})·{} ({}, GQA {} / {} heads, {})", o.name, q.name, k.name, D, causal ? ", causal" : "",
-                           v.name, bt.op, Hq, Hkv, bt.dtype);
+  bt.summary = fmt::format("{} = softmax({}·{}^T / sqrt({}){})·{} ({}, GQA {} / {} heads, {})", o.name, q.name, k.name,
+                           D, causal ? ", causal" : "", v.name, bt.op, Hq, Hkv, bt.dtype);
   return bt;
 }
 

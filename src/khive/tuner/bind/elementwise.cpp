@@ -1,4 +1,5 @@
-// The elementwise family's binder: y = f(inputs...) per element, broadcast inputs read along a run of the output's axes.
+// The elementwise family's binder: y = f(inputs...) per element, broadcast inputs read along a run of the output's
+// axes.
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
@@ -30,15 +31,19 @@ std::vector<std::size_t> runs_in(const std::vector<std::string>& in, const std::
 // The tensor inputs ("inputs"), each of the output's dtype; adds their names to covered.
 std::vector<EwInput> read_inputs(const Ctx& c, const TensorSpec& out, std::set<std::string>& covered) {
   if (!c.has("inputs") || !c.b.spec["inputs"].is_array() || c.b.spec["inputs"].empty())
-    c.fail("inputs", "a non-empty array of input tensor names", c.has("inputs") ? c.b.spec["inputs"].dump() : "nothing");
+    c.fail("inputs", "a non-empty array of input tensor names",
+           c.has("inputs") ? c.b.spec["inputs"].dump() : "nothing");
   std::vector<EwInput> ins;
-  if (c.b.spec["inputs"].size() > 64) c.fail("inputs", "at most 64 input tensors", std::to_string(c.b.spec["inputs"].size()));
+  if (c.b.spec["inputs"].size() > 64)
+    c.fail("inputs", "at most 64 input tensors", std::to_string(c.b.spec["inputs"].size()));
   for (std::size_t i = 0; i < c.b.spec["inputs"].size(); ++i) {
     const json& n = c.b.spec["inputs"][i];
     const TensorSpec* t = n.is_string() ? c.task.find_input(n.get<std::string>()) : nullptr;
     const std::string f = "inputs[" + std::to_string(i) + "]";
     if (!t || t->scalar) c.fail(f, "an input tensor of task '" + c.task.name + "'", n.dump());
-    if (t->dtype != out.dtype) c.fail(f, std::string("the output's dtype ") + std::string(dtype_name(out.dtype)), std::string(dtype_name(t->dtype)));
+    if (t->dtype != out.dtype)
+      c.fail(f, std::string("the output's dtype ") + std::string(dtype_name(out.dtype)),
+             std::string(dtype_name(t->dtype)));
     ins.push_back({t});
     covered.insert(t->name);
   }
@@ -63,17 +68,22 @@ std::vector<const TensorSpec*> read_scalars(const Ctx& c, std::set<std::string>&
 
 // "broadcast": {"name": first output axis}: only needed where an input's axes occur at more than one place
 // of the output's (A[N] against C[N, N]); otherwise the binder finds the place itself.
-std::map<std::string, std::size_t> read_placements(const Ctx& c, const std::vector<EwInput>& ins, const TensorSpec& out) {
+std::map<std::string, std::size_t> read_placements(const Ctx& c, const std::vector<EwInput>& ins,
+                                                   const TensorSpec& out) {
   std::map<std::string, std::size_t> placed;
   if (!c.has("broadcast")) return placed;
   const json& bj = c.b.spec["broadcast"];
-  if (!bj.is_object()) c.fail("broadcast", "an object {input name: index of the output axis its first axis lines up with}", bj.dump());
+  if (!bj.is_object())
+    c.fail("broadcast", "an object {input name: index of the output axis its first axis lines up with}", bj.dump());
   for (auto it = bj.begin(); it != bj.end(); ++it) {
     const std::string f = "broadcast." + it.key();
     if (std::none_of(ins.begin(), ins.end(), [&](const EwInput& e) { return e.t->name == it.key(); }))
       c.fail(f, "the name of one of the binding's inputs", "\"" + it.key() + "\"");
-    if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 || it.value().get<int64_t>() >= static_cast<int64_t>(out.shape.size()))
-      c.fail(f, fmt::format("an output axis index 0..{} of {} {}", out.shape.size() - 1, out.name, shape_text(out.shape)), it.value().dump());
+    if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 ||
+        it.value().get<int64_t>() >= static_cast<int64_t>(out.shape.size()))
+      c.fail(f,
+             fmt::format("an output axis index 0..{} of {} {}", out.shape.size() - 1, out.name, shape_text(out.shape)),
+             it.value().dump());
     placed[it.key()] = it.value().get<std::size_t>();
   }
   return placed;
@@ -91,29 +101,34 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
     const auto pl = placed.find(in.t->name);
     if (in.t->shape == out.shape || (same_count && pl == placed.end())) {
       if (pl != placed.end() && pl->second != 0)
-        c.fail("broadcast." + in.t->name, "0 (the input has the output's shape " + shape_text(out.shape) + ")", std::to_string(pl->second));
+        c.fail("broadcast." + in.t->name, "0 (the input has the output's shape " + shape_text(out.shape) + ")",
+               std::to_string(pl->second));
       continue;
     }
     const auto at = runs_in(in.t->shape, out.shape);
     if (at.empty())
       c.fail(f,
-             fmt::format("an input of the output's shape {}, or a broadcast input whose axes are a contiguous run of the output's (one value per "
+             fmt::format("an input of the output's shape {}, or a broadcast input whose axes are a contiguous run of "
+                         "the output's (one value per "
                          "row: the leading axes; per column: the trailing ones)",
                          shape_text(out.shape)),
              fmt::format("\"{}\" of shape {}", in.t->name, shape_text(in.t->shape)));
     if (pl != placed.end()) {
       if (std::find(at.begin(), at.end(), pl->second) == at.end())
         c.fail("broadcast." + in.t->name,
-               fmt::format("an output axis where {} {} lines up with {}'s axes", in.t->name, shape_text(in.t->shape), out.name),
+               fmt::format("an output axis where {} {} lines up with {}'s axes", in.t->name, shape_text(in.t->shape),
+                           out.name),
                fmt::format("{} (axes {} of {})", pl->second,
-                           shape_text(std::vector<std::string>(out.shape.begin() + static_cast<std::ptrdiff_t>(pl->second), out.shape.end())),
+                           shape_text(std::vector<std::string>(
+                               out.shape.begin() + static_cast<std::ptrdiff_t>(pl->second), out.shape.end())),
                            shape_text(out.shape)));
       in.first = pl->second;
     } else if (at.size() > 1) {
-      c.fail("broadcast",
-             fmt::format("\"broadcast\": {{\"{}\": first output axis}}: {} {} lines up with {} {} at axes {} and {}", in.t->name, in.t->name,
-                         shape_text(in.t->shape), out.name, shape_text(out.shape), at[0], at[1]),
-             "nothing");
+      c.fail(
+          "broadcast",
+          fmt::format("\"broadcast\": {{\"{}\": first output axis}}: {} {} lines up with {} {} at axes {} and {}",
+                      in.t->name, in.t->name, shape_text(in.t->shape), out.name, shape_text(out.shape), at[0], at[1]),
+          "nothing");
     } else {
       in.first = at[0];
     }
@@ -121,17 +136,19 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
   }
 }
 
-std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins, const std::vector<const TensorSpec*>& scalars,
-                                 const std::string& op) {
+std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins,
+                                 const std::vector<const TensorSpec*>& scalars, const std::string& op) {
   int nbcast = 0;
   for (const auto& in : ins) nbcast += in.broadcast;
   std::string p = typed_prologue(c, out.dtype);
   p += fmt::format("constexpr int KHIVE_NIN = {};\n", ins.size());
-  p += "// Input k is read at the output's flat index i, or (khive_bcast(k), a broadcast input) at (i / inner[k]) % extent[k].\n";
+  p += "// Input k is read at the output's flat index i, or (khive_bcast(k), a broadcast input) at (i / inner[k]) % "
+       "extent[k].\n";
   p += "// A bit mask, not a constexpr array: device code can use constexpr scalars only.\n";
   uint64_t mask = 0;
   for (std::size_t k = 0; k < ins.size(); ++k) mask |= uint64_t(ins[k].broadcast) << k;
-  p += fmt::format("constexpr unsigned long long KHIVE_BCAST_MASK = 0x{:x}ull;\nconstexpr bool KHIVE_ANY_BCAST = {};\n", mask, nbcast > 0);
+  p += fmt::format("constexpr unsigned long long KHIVE_BCAST_MASK = 0x{:x}ull;\nconstexpr bool KHIVE_ANY_BCAST = {};\n",
+                   mask, nbcast > 0);
   p += "KHIVE_HD constexpr bool khive_bcast(int k) { return ((KHIVE_BCAST_MASK >> k) & 1ull) != 0; }\n";
   p += "struct khive_ins { const khive_t* p[KHIVE_NIN]; int64_t inner[KHIVE_NIN]; int64_t extent[KHIVE_NIN]; };\n";
   p += "struct khive_scalars { ";
@@ -146,7 +163,8 @@ std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std:
   return p;
 }
 
-std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins, const std::vector<const TensorSpec*>& scalars) {
+std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins,
+                              const std::vector<const TensorSpec*>& scalars) {
   // The map of a broadcast input: extent = the product of its axes, inner = the product of the output's axes
   // after them.
   auto dims = [&](const EwInput& in, bool inner) {
@@ -161,7 +179,8 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
     inner_list += sep + (in.broadcast ? shape_product_cpp(c.task, dims(in, true)) : std::string("int64_t(1)"));
     extent_list += sep + (in.broadcast ? shape_product_cpp(c.task, dims(in, false)) : std::string("khive_n"));
   }
-  for (const auto* s : scalars) sc_list += (sc_list.empty() ? "" : ", ") + fmt::format("static_cast<float>({})", s->name);
+  for (const auto* s : scalars)
+    sc_list += (sc_list.empty() ? "" : ", ") + fmt::format("static_cast<float>({})", s->name);
   if (scalars.empty()) sc_list = "0";
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_n = {};\n", shape_product_cpp(c.task, out.shape));
@@ -178,13 +197,16 @@ BoundTask bind_elementwise(const Ctx& c) {
   BoundTask bt;
   bt.op = "map";
   const TensorSpec& out = c.output("output");
-  if (c.task.outputs.size() != 1) c.fail("output", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
-  if (!is_float_storage(out.dtype)) c.fail("output", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(out.dtype)));
+  if (c.task.outputs.size() != 1)
+    c.fail("output", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
+  if (!is_float_storage(out.dtype))
+    c.fail("output", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(out.dtype)));
   std::set<std::string> covered;
   std::vector<EwInput> ins = read_inputs(c, out, covered);
   const std::vector<const TensorSpec*> scalars = read_scalars(c, covered);
   for (const auto& in : c.task.inputs)
-    if (!covered.count(in.name)) c.fail("inputs", "every input of the task in inputs or scalars", "\"" + in.name + "\" left out");
+    if (!covered.count(in.name))
+      c.fail("inputs", "every input of the task in inputs or scalars", "\"" + in.name + "\" left out");
   const std::string op = op_text(c, "op");
   const auto placed = read_placements(c, ins, out);
   const auto axes = resolved(c.task);
@@ -197,11 +219,13 @@ BoundTask bind_elementwise(const Ctx& c) {
     for (const auto& in : ins)
       if (!in.broadcast && element_count(*in.t, axes[w]) != n)
         c.fail("inputs", "inputs with the output's element count",
-               fmt::format("\"{}\" has {} elements, the output {} on workload {}", in.t->name, element_count(*in.t, axes[w]), n,
-                           c.task.workloads[w].uuid));
-    add_workload(
-        bt, c, w,
-        {{"COUNT", n}, {"NIN", static_cast<int64_t>(ins.size())}, {"NBCAST", nbcast}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
+               fmt::format("\"{}\" has {} elements, the output {} on workload {}", in.t->name,
+                           element_count(*in.t, axes[w]), n, c.task.workloads[w].uuid));
+    add_workload(bt, c, w,
+                 {{"COUNT", n},
+                  {"NIN", static_cast<int64_t>(ins.size())},
+                  {"NBCAST", nbcast},
+                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
   }
 
   bt.placeholders["PROLOGUE"] = elementwise_prologue(c, out, ins, scalars, op);
@@ -210,9 +234,9 @@ BoundTask bind_elementwise(const Ctx& c) {
   std::string ins_s;
   for (const auto& in : ins)
     ins_s += (ins_s.empty() ? "" : ", ") + in.t->name +
-             (in.broadcast
-                  ? fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name, in.first, in.first + in.t->shape.size() - 1)
-                  : "");
+             (in.broadcast ? fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name,
+                                         in.first, in.first + in.t->shape.size() - 1)
+                           : "");
   bt.summary = fmt::format("{} = f({}) elementwise, f = {} ({})", out.name, ins_s, op, bt.dtype);
   return bt;
 }

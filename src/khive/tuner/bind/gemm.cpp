@@ -118,11 +118,13 @@ static bool khive_symm_prepare(khive_gemm_args& g, cudaStream_t stream) {
 // so the copies read the same whichever layout the binding gives A and B.
 std::string symmetric_prologue(const Ctx& c, bool upper) {
   std::string p = fmt::format(
-      "// Symmetric operands (binding \"symmetric\": {0}): A and B store one triangle each, S(X)[i, k] = {1}; the other\n"
+      "// Symmetric operands (binding \"symmetric\": {0}): A and B store one triangle each, S(X)[i, k] = {1}; the "
+      "other\n"
       "// triangle is not part of the input and is never read as data. khive_symm_prepare writes the full S(A), S(B)\n"
       "// into a buffer kept between calls (O(N^2) next to the product's O(N^3)) and points the GEMM at them.\n"
       "constexpr bool KHIVE_SYMM_UPPER = {2};\n",
-      upper ? "upper" : "lower", upper ? "X[min(i, k), max(i, k)]" : "X[max(i, k), min(i, k)]", upper ? "true" : "false");
+      upper ? "upper" : "lower", upper ? "X[min(i, k), max(i, k)]" : "X[max(i, k), min(i, k)]",
+      upper ? "true" : "false");
   return p + (c.backend == Backend::cpu ? kSymmetricCpu : kSymmetricCuda);
 }
 
@@ -155,15 +157,18 @@ Gemm read_forms(const Ctx& c) {
   // X[min(i, k), max(i, k)] for upper; the other triangle holds arbitrary values. The ENTRY first writes full
   // copies S(A), S(B) into a buffer kept between calls (O(N^2) against the product's O(N^3)) and runs khive_run on
   // them, so every GEMM template serves the task as a plain GEMM (op gemm) and none reads the other triangle.
-  g.sym = upper_lower("symmetric", "none, upper (S(X)[i, k] = X[min(i, k), max(i, k)]) or lower (X[max(i, k), min(i, k)])");
+  g.sym =
+      upper_lower("symmetric", "none, upper (S(X)[i, k] = X[min(i, k), max(i, k)]) or lower (X[max(i, k), min(i, k)])");
   if (g.sym != "none" && g.tri != "none") c.fail("triangular", "none with symmetric " + g.sym, "\"" + g.tri + "\"");
   g.A = &c.input("A");
   g.B = &c.input("B");
   g.C = &c.output("C");
   g.la = c.has("layout_a") ? c.str("layout_a", true) : "row";
   g.lb = c.has("layout_b") ? c.str("layout_b", true) : "row";
-  if (g.la != "row" && g.la != "col") c.fail("layout_a", "row (A is [M, K]) or col (A is stored [K, M])", "\"" + g.la + "\"");
-  if (g.lb != "row" && g.lb != "col") c.fail("layout_b", "row (B is [K, N]) or col (B is stored [N, K])", "\"" + g.lb + "\"");
+  if (g.la != "row" && g.la != "col")
+    c.fail("layout_a", "row (A is [M, K]) or col (A is stored [K, M])", "\"" + g.la + "\"");
+  if (g.lb != "row" && g.lb != "col")
+    c.fail("layout_b", "row (B is [K, N]) or col (B is stored [N, K])", "\"" + g.lb + "\"");
   // The symmetric copies read the stored triangle row-major (X[min(i, k), max(i, k)] at X[min * n + max]).
   if (g.sym != "none" && g.la != "row")
     c.fail("layout_a", "row with symmetric " + g.sym + " (the stored triangle is read row-major)", "\"" + g.la + "\"");
@@ -184,7 +189,10 @@ void read_shapes(const Ctx& c, Gemm& g) {
   const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch;
   for (const auto* t : {&A, &B, &C})
     if (t->dtype != C.dtype || !is_float_storage(t->dtype))
-      c.fail(t == &A ? "A" : t == &B ? "B" : "C", "float32, bfloat16 or float16 tensors of one dtype", std::string(dtype_name(t->dtype)));
+      c.fail(t == &A   ? "A"
+             : t == &B ? "B"
+                       : "C",
+             "float32, bfloat16 or float16 tensors of one dtype", std::string(dtype_name(t->dtype)));
   // Shapes: [batch?, rows, cols]; A and B may be shared across the batch (no batch dimension).
   auto expect = [&](const char* key, const TensorSpec& t, std::vector<std::string> dims, bool batch_optional) -> bool {
     std::vector<std::string> with = dims;
@@ -213,8 +221,10 @@ void read_shapes(const Ctx& c, Gemm& g) {
   std::set<std::string> covered{A.name, B.name, C.name};
   if (g.R) covered.insert(g.R->name);
   for (const auto& t : c.task.inputs)
-    if (!covered.count(t.name)) c.fail("residual", "every input of the task bound (A, B, residual)", "\"" + t.name + "\" left out");
-  if (c.task.outputs.size() != 1) c.fail("C", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
+    if (!covered.count(t.name))
+      c.fail("residual", "every input of the task bound (A, B, residual)", "\"" + t.name + "\" left out");
+  if (c.task.outputs.size() != 1)
+    c.fail("C", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
 
   // A triangular product has no epilogue: act(0) + residual would fill the zero triangle with something else.
   if (g.tri != "none" && g.R) c.fail("residual", "no residual with triangular " + g.tri, "\"" + g.R->name + "\"");
@@ -225,22 +235,23 @@ void read_shapes(const Ctx& c, Gemm& g) {
 
 std::string gemm_prologue(const Ctx& c, const Gemm& g) {
   std::string p = typed_prologue(c, g.C->dtype);
-  p +=
-      fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", g.la_read == "row", g.lb == "row", g.R != nullptr);
-  p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 };\n";
+  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", g.la_read == "row",
+                   g.lb == "row", g.R != nullptr);
+  p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 "
+       "};\n";
   p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", g.act_index, g.act);
   p += "// Triangular operands (op gemm_triu / gemm_tril): A[i, k], B[k, j] outside the triangle read as 0, C's other\n"
        "// triangle written as 0. Upper: C[i, j] = sum over i <= k <= j; lower: over j <= k <= i.\n";
   p += "enum { KHIVE_TRI_NONE = 0, KHIVE_TRI_UPPER = 1, KHIVE_TRI_LOWER = 2 };\n";
   p += fmt::format("constexpr int KHIVE_TRI = {};   // {}\n", g.tri == "upper" ? 1 : g.tri == "lower" ? 2 : 0, g.tri);
-  p +=
-      "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
-      "KHIVE_HD float khive_act(float v) {\n"
-      "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
-      "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
-      "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));\n"
-      "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
-      "  else return v;\n}\n";
+  p += "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
+       "KHIVE_HD float khive_act(float v) {\n"
+       "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * "
+       "(v + 0.044715f * v * v * v)));\n"
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
+       "  else return v;\n}\n";
   p += "// Element (i, k) of A is A[i * a_rs + k * a_cs] (and so on): any layout, one code path.\n"
        "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
        "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
@@ -255,43 +266,51 @@ std::string gemm_entry(const Ctx& c, const Gemm& g) {
   e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k,
                    g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
   e += "  khive_gemm_args khive_g{};\n";
-  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", g.A->name, g.B->name, g.R ? g.R->name : "nullptr",
-                   g.C->name);
+  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", g.A->name, g.B->name,
+                   g.R ? g.R->name : "nullptr", g.C->name);
   e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
-  e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n" : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
-  e += g.lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
+  e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n"
+                          : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
+  e +=
+      g.lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
   e += "  khive_g.ldc = khive_N;\n";
   e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n",
-                   g.a_batched ? "khive_M * khive_K" : "0", g.b_batched ? "khive_K * khive_N" : "0", g.r_batched ? "khive_M * khive_N" : "0");
+                   g.a_batched ? "khive_M * khive_K" : "0", g.b_batched ? "khive_K * khive_N" : "0",
+                   g.r_batched ? "khive_M * khive_N" : "0");
   if (g.sym != "none")
-    e += c.backend == Backend::cuda ? "  if (!khive_symm_prepare(khive_g, stream)) return;   // no buffer: C computed directly through S\n"
-                                    : "  khive_symm_prepare(khive_g);\n";
+    e += c.backend == Backend::cuda
+             ? "  if (!khive_symm_prepare(khive_g, stream)) return;   // no buffer: C computed directly through S\n"
+             : "  khive_symm_prepare(khive_g);\n";
   e += fmt::format("  khive_run(khive_g{});\n}}\n", launch_args_tail(c.backend));
   return e;
 }
 
 // One line: "C = gelu(A @ B^T + bias) (MxNxK, bfloat16)"; symmetric and triangular products say so.
 std::string gemm_summary(const Gemm& g, const std::string& dtype) {
-  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &act = g.act, &tri = g.tri, &sym = g.sym, &la = g.la, &lb = g.lb;
+  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &act = g.act, &tri = g.tri, &sym = g.sym,
+                    &la = g.la, &lb = g.lb;
   const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C, *R = g.R;
   std::string summary =
-      fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name, la == "col" ? "^T" : "", B.name,
-                  lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+      fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name,
+                  la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N,
+                  K, batch.empty() ? "" : ", batch " + batch, dtype);
   if (act != "none") summary.insert(summary.find(" ("), ")");
   if (sym != "none")
-    summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})", C.name,
-                          act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(), act == "none" ? "" : ")", sym, M, N, K,
-                          dtype);
+    summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})",
+                          C.name, act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
+                          act == "none" ? "" : ")", sym, M, N, K, dtype);
   if (tri != "none")
-    summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name, tri == "upper" ? "triu" : "tril", A.name,
-                          la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+    summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name,
+                          tri == "upper" ? "triu" : "tril", A.name, la == "col" ? "^T" : "", B.name,
+                          lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
   return summary;
 }
 
 }  // namespace
 
 BoundTask bind_gemm(const Ctx& c) {
-  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation", "triangular", "symmetric"});
+  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation",
+                "triangular", "symmetric"});
   BoundTask bt;
   Gemm g = read_forms(c);
   bt.op = g.tri == "none" ? "gemm" : g.tri == "upper" ? "gemm_triu" : "gemm_tril";
@@ -304,9 +323,11 @@ BoundTask bind_gemm(const Ctx& c) {
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
     // Triangular and symmetric operands (never both) are square.
     if ((tri != "none" || sym != "none") && (v(M) != v(N) || v(K) != v(N)))
-      c.fail(tri != "none" ? "triangular" : "symmetric",
-             tri != "none" ? "square operands (M = N = K) for a triangular product" : "square operands (M = N = K) for symmetric operands",
-             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
+      c.fail(
+          tri != "none" ? "triangular" : "symmetric",
+          tri != "none" ? "square operands (M = N = K) for a triangular product"
+                        : "square operands (M = N = K) for symmetric operands",
+          fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
     add_workload(bt, c, i,
                  {{"M", v(M)},
                   {"N", v(N)},
@@ -326,7 +347,9 @@ BoundTask bind_gemm(const Ctx& c) {
   bt.placeholders["ENTRY"] = gemm_entry(c, g);
   bt.dtype = std::string(dtype_name(C.dtype));
   // CUTLASS's element type and layouts, for the CUTLASS templates.
-  bt.placeholders["CUTLASS_ELEMENT"] = C.dtype == DType::bf16 ? "cutlass::bfloat16_t" : C.dtype == DType::f16 ? "cutlass::half_t" : "float";
+  bt.placeholders["CUTLASS_ELEMENT"] = C.dtype == DType::bf16  ? "cutlass::bfloat16_t"
+                                       : C.dtype == DType::f16 ? "cutlass::half_t"
+                                                               : "float";
   bt.placeholders["CUTLASS_LAYOUT_A"] = la_read == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
   bt.placeholders["CUTLASS_LAYOUT_B"] = lb == "row" ? "cutlass::layout::RowMajor" : "cutlass::layout::ColumnMajor";
   bt.summary = gemm_summary(g, bt.dtype);

@@ -30,17 +30,22 @@ std::string read_eps(const Ctx& c, const std::string& op, bool norm) {
   c.fail("eps", "a number or a scalar input's name", e.dump());
 }
 
-std::string rowop_prologue(const Ctx& c, DType x, DType w, int op_index, const std::string& op, bool has_weight, bool has_bias, bool has_res,
-                           bool has_res_out) {
+std::string rowop_prologue(const Ctx& c, DType x, DType w, int op_index, const std::string& op, bool has_weight,
+                           bool has_bias, bool has_res, bool has_res_out) {
   std::string p = common_prologue(c);
-  p += fmt::format("using khive_t = {};\nusing khive_w_t = {};\n", storage_type(x, c.backend), storage_type(w, c.backend));
+  p += fmt::format("using khive_t = {};\nusing khive_w_t = {};\n", storage_type(x, c.backend),
+                   storage_type(w, c.backend));
   p += conversions("t", x, c.backend);
   p += conversions("w", w, c.backend);
-  p += "enum { KHIVE_SOFTMAX = 0, KHIVE_LOG_SOFTMAX = 1, KHIVE_RMSNORM = 2, KHIVE_LAYERNORM = 3, KHIVE_RESIDUAL_RMSNORM = 4 };\n";
+  p += "enum { KHIVE_SOFTMAX = 0, KHIVE_LOG_SOFTMAX = 1, KHIVE_RMSNORM = 2, KHIVE_LAYERNORM = 3, "
+       "KHIVE_RESIDUAL_RMSNORM = 4 };\n";
   p += fmt::format("constexpr int KHIVE_OP = {};   // {}\n", op_index, op);
-  p += fmt::format("constexpr bool KHIVE_HAS_WEIGHT = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_RESIDUAL_OUT = {};\n", has_weight,
-                   has_bias, has_res, has_res_out);
-  p += "struct khive_rowargs {\n  const khive_t* x; const khive_t* residual; const khive_w_t* weight; const khive_w_t* bias;\n"
+  p += fmt::format(
+      "constexpr bool KHIVE_HAS_WEIGHT = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_RESIDUAL_OUT = "
+      "{};\n",
+      has_weight, has_bias, has_res, has_res_out);
+  p += "struct khive_rowargs {\n  const khive_t* x; const khive_t* residual; const khive_w_t* weight; const khive_w_t* "
+       "bias;\n"
        "  khive_t* y; khive_t* residual_out; float eps;\n};\n";
   return p;
 }
@@ -53,11 +58,13 @@ BoundTask bind_rowop(const Ctx& c) {
   BoundTask bt;
   bt.op = c.str("op", true);
   const auto op_it = std::find(ops.begin(), ops.end(), bt.op);
-  if (op_it == ops.end()) c.fail("op", "softmax, log_softmax, rmsnorm, layernorm or residual_rmsnorm", "\"" + bt.op + "\"");
+  if (op_it == ops.end())
+    c.fail("op", "softmax, log_softmax, rmsnorm, layernorm or residual_rmsnorm", "\"" + bt.op + "\"");
   const int op_index = static_cast<int>(op_it - ops.begin());
   const TensorSpec& x = c.input("x");
   const TensorSpec& y = c.output("y");
-  if (!is_float_storage(x.dtype)) c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
+  if (!is_float_storage(x.dtype))
+    c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
   if (x.shape.empty()) c.fail("x", "a tensor with at least one dimension (rows are its last one)", "a 0-D tensor");
   if (y.dtype != x.dtype || y.shape != x.shape) c.fail("y", "an output with x's dtype and shape", "\"" + y.name + "\"");
   const bool norm = bt.op == "rmsnorm" || bt.op == "layernorm" || bt.op == "residual_rmsnorm";
@@ -68,8 +75,10 @@ BoundTask bind_rowop(const Ctx& c) {
   auto vec_of_cols = [&](const char* k) -> const TensorSpec* {
     if (!c.has(k)) return nullptr;
     const TensorSpec& t = c.input(k);
-    if (t.shape.size() != 1 || t.shape[0] != col_axis) c.fail(k, "a tensor of shape [" + col_axis + "]", "\"" + t.name + "\"");
-    if (!is_float_storage(t.dtype)) c.fail(k, "a float32, bfloat16 or float16 tensor", std::string(dtype_name(t.dtype)));
+    if (t.shape.size() != 1 || t.shape[0] != col_axis)
+      c.fail(k, "a tensor of shape [" + col_axis + "]", "\"" + t.name + "\"");
+    if (!is_float_storage(t.dtype))
+      c.fail(k, "a float32, bfloat16 or float16 tensor", std::string(dtype_name(t.dtype)));
     return &t;
   };
   w = vec_of_cols("weight");
@@ -82,7 +91,8 @@ BoundTask bind_rowop(const Ctx& c) {
   if (c.has("residual")) {
     if (bt.op != "residual_rmsnorm") c.fail("residual", "no residual for " + bt.op, "one");
     res = &c.input("residual");
-    if (res->dtype != x.dtype || res->shape != x.shape) c.fail("residual", "an input with x's dtype and shape", "\"" + res->name + "\"");
+    if (res->dtype != x.dtype || res->shape != x.shape)
+      c.fail("residual", "an input with x's dtype and shape", "\"" + res->name + "\"");
   } else if (bt.op == "residual_rmsnorm") {
     c.fail("residual", "the residual input of residual_rmsnorm", "nothing");
   }
@@ -99,9 +109,11 @@ BoundTask bind_rowop(const Ctx& c) {
     if (t) covered.insert(t->name);
   if (c.has("eps") && c.b.spec["eps"].is_string()) covered.insert(c.b.spec["eps"].get<std::string>());
   for (const auto& t : c.task.inputs)
-    if (!covered.count(t.name)) c.fail("op", "every input of the task bound (x, weight, bias, residual, eps)", "\"" + t.name + "\" left out");
+    if (!covered.count(t.name))
+      c.fail("op", "every input of the task bound (x, weight, bias, residual, eps)", "\"" + t.name + "\" left out");
   for (const auto& t : c.task.outputs)
-    if (!covered.count(t.name)) c.fail("op", "every output of the task bound (y, residual_out)", "\"" + t.name + "\" left out");
+    if (!covered.count(t.name))
+      c.fail("op", "every output of the task bound (y, residual_out)", "\"" + t.name + "\" left out");
 
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
@@ -112,12 +124,14 @@ BoundTask bind_rowop(const Ctx& c) {
   }
 
   const DType wd = w ? w->dtype : (bias ? bias->dtype : DType::f32);
-  const std::string p = rowop_prologue(c, x.dtype, wd, op_index, bt.op, w != nullptr, bias != nullptr, res != nullptr, res_out != nullptr);
+  const std::string p = rowop_prologue(c, x.dtype, wd, op_index, bt.op, w != nullptr, bias != nullptr, res != nullptr,
+                                       res_out != nullptr);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
-  e += fmt::format("  const khive_rowargs khive_a{{{}, {}, {}, {}, {}, {}, {}}};\n", x.name, res ? res->name : "nullptr", w ? w->name : "nullptr",
-                   bias ? bias->name : "nullptr", y.name, res_out ? res_out->name : "nullptr", eps_decl);
-  e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes), axis_cpp(c.task, col_axis),
-                   launch_args_tail(c.backend));
+  e += fmt::format("  const khive_rowargs khive_a{{{}, {}, {}, {}, {}, {}, {}}};\n", x.name,
+                   res ? res->name : "nullptr", w ? w->name : "nullptr", bias ? bias->name : "nullptr", y.name,
+                   res_out ? res_out->name : "nullptr", eps_decl);
+  e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes),
+                   axis_cpp(c.task, col_axis), launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));

@@ -6,7 +6,8 @@
 //   khive-tune point TASK --template NAME [--set PARAM=VALUE ...] --out FILE [--backend B] [--build]
 //       writes exactly one point (the template's defaults, with each --set applied), after the same validity
 //       rules the agent checks, so a hand-picked point can be benchmarked (khive bench --kernels) or kept.
-//   khive-tune compose TASK --point TEMPLATE[:P=V,...] --point ... --out FILE [--route WORKLOAD=I ...] [--backend B] [--build]
+//   khive-tune compose TASK --point TEMPLATE[:P=V,...] --point ... --out FILE [--route WORKLOAD=I ...] [--backend B]
+//   [--build]
 //       writes a per-shape dispatch composite (strategy tuner.dispatch) of the given points: timed shapes go to
 //       the variants round robin unless --route says otherwise; --build compiles it with the real builder.
 // Exit status: 0 fine, 1 a rendered point failed to build, 2 bad input.
@@ -65,9 +66,12 @@ void add_options(CLI::App& app, Args& a) {
   a.point->add_option("--out", a.out_file, "the source file to write")->required();
   a.point->add_flag("--build", a.build, "compile it with the real builder");
   a.compose = task_cmd("compose", "write a per-shape dispatch composite of several points (tuner.dispatch)");
-  a.compose->add_option("--point", a.compose_points, "TEMPLATE[:PARAM=VALUE,...]: variant v0, v1, ... in order (parameters not set keep the default)")
+  a.compose
+      ->add_option("--point", a.compose_points,
+                   "TEMPLATE[:PARAM=VALUE,...]: variant v0, v1, ... in order (parameters not set keep the default)")
       ->required();
-  a.compose->add_option("--route", a.compose_routes, "WORKLOAD=INDEX: that timed workload's shape runs variant INDEX (default: round robin)");
+  a.compose->add_option("--route", a.compose_routes,
+                        "WORKLOAD=INDEX: that timed workload's shape runs variant INDEX (default: round robin)");
   a.compose->add_option("--out", a.out_file, "the source file to write")->required();
   a.compose->add_flag("--build", a.build, "compile it with the real builder");
 }
@@ -102,8 +106,9 @@ std::string valid_points_text(const tuner::Template& t, const tuner::BoundTask& 
     }
     if (i == idx.size()) break;
   }
-  return t.fast_path.empty() ? fmt::format("{} of {} points valid", n, total)
-                             : fmt::format("{} of {} points valid, {} with the fast path on every perf workload", n, total, all_perf);
+  return t.fast_path.empty()
+             ? fmt::format("{} of {} points valid", n, total)
+             : fmt::format("{} of {} points valid, {} with the fast path on every perf workload", n, total, all_perf);
 }
 
 int run_show(const Session& s) {
@@ -112,10 +117,12 @@ int run_show(const Session& s) {
     if (!tuner::template_applies(t, s.bt)) continue;
     const std::string valid = valid_points_text(t, s.bt);
     const auto v = tuner::check_point(t, s.bt, t.default_point());
-    std::cout << fmt::format("  template {} ({}); default {}{}\n", t.name, valid, tuner::describe_point(t.default_point()),
-                             v.ok ? "" : " INVALID: " + v.message);
-    if (const std::string fp = tuner::fast_path_note(v, 3); v.ok && !fp.empty()) std::cout << "    default: " << fp << "\n";
-    for (const auto& st : t.strategies) std::cout << fmt::format("    {}: {} [{}]\n", st.name, st.description, fmt::join(st.params, ", "));
+    std::cout << fmt::format("  template {} ({}); default {}{}\n", t.name, valid,
+                             tuner::describe_point(t.default_point()), v.ok ? "" : " INVALID: " + v.message);
+    if (const std::string fp = tuner::fast_path_note(v, 3); v.ok && !fp.empty())
+      std::cout << "    default: " << fp << "\n";
+    for (const auto& st : t.strategies)
+      std::cout << fmt::format("    {}: {} [{}]\n", st.name, st.description, fmt::join(st.params, ", "));
   }
   return 0;
 }
@@ -137,8 +144,10 @@ std::pair<bool, std::string> build_status(const Session& s, const fs::path& file
 }
 
 // A valid point of a template that applies here: its defaults with each PARAM=VALUE of `kvs` applied.
-std::tuple<const tuner::Template*, tuner::Point, tuner::Validity> make_point(const Session& s, const std::string& opt, const std::string& tname,
-                                                                             const std::vector<std::string>& kvs, const std::string& kv_opt) {
+std::tuple<const tuner::Template*, tuner::Point, tuner::Validity> make_point(const Session& s, const std::string& opt,
+                                                                             const std::string& tname,
+                                                                             const std::vector<std::string>& kvs,
+                                                                             const std::string& kv_opt) {
   const tuner::Template* t = s.lib.find_template(tname);
   if (!t) throw std::runtime_error(fmt::format("{}: no template named \"{}\" in {}", opt, tname, s.kdir.string()));
   if (!tuner::template_applies(*t, s.bt))
@@ -146,20 +155,24 @@ std::tuple<const tuner::Template*, tuner::Point, tuner::Validity> make_point(con
   tuner::Point p = t->default_point();
   for (const auto& kv : kvs) {
     const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("{}: expected PARAM=VALUE, got \"{}\"", kv_opt, kv));
+    if (eq == std::string::npos || eq == 0)
+      throw std::runtime_error(fmt::format("{}: expected PARAM=VALUE, got \"{}\"", kv_opt, kv));
     const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
     const auto* prm = t->find_param(name);
     if (!prm) {
       std::vector<std::string> names;
       for (const auto& x : t->params) names.push_back(x.name);
-      throw std::runtime_error(fmt::format("{} {}: {} has no parameter {} (it has {})", kv_opt, kv, t->name, name, fmt::join(names, ", ")));
+      throw std::runtime_error(
+          fmt::format("{} {}: {} has no parameter {} (it has {})", kv_opt, kv, t->name, name, fmt::join(names, ", ")));
     }
     if (std::find(prm->values.begin(), prm->values.end(), value) == prm->values.end())
-      throw std::runtime_error(fmt::format("{} {}: {} of {} takes one of {}", kv_opt, kv, name, t->name, fmt::join(prm->values, ", ")));
+      throw std::runtime_error(
+          fmt::format("{} {}: {} of {} takes one of {}", kv_opt, kv, name, t->name, fmt::join(prm->values, ", ")));
     p[name] = value;
   }
   const auto v = tuner::check_point(*t, s.bt, p);
-  if (!v.ok) throw std::runtime_error(fmt::format("{} {}: invalid point: {}", t->name, tuner::describe_point(p), v.message));
+  if (!v.ok)
+    throw std::runtime_error(fmt::format("{} {}: invalid point: {}", t->name, tuner::describe_point(p), v.message));
   return std::make_tuple(t, p, v);
 }
 
@@ -170,18 +183,22 @@ std::vector<tuner::Route> compose_routes(const Session& s, std::size_t variants)
     routes.push_back({std::move(shape.workloads), std::move(shape.axes), static_cast<int>(routes.size() % variants)});
   for (const auto& r : s.a.compose_routes) {
     const auto eq = r.rfind('=');
-    if (eq == std::string::npos || eq == 0) throw std::runtime_error(fmt::format("--route: expected WORKLOAD=INDEX, got \"{}\"", r));
+    if (eq == std::string::npos || eq == 0)
+      throw std::runtime_error(fmt::format("--route: expected WORKLOAD=INDEX, got \"{}\"", r));
     const std::string w = r.substr(0, eq);
-    auto it = std::find_if(routes.begin(), routes.end(),
-                           [&](const tuner::Route& x) { return std::find(x.workloads.begin(), x.workloads.end(), w) != x.workloads.end(); });
-    if (it == routes.end()) throw std::runtime_error(fmt::format("--route {}: {} is not a workload timed on {}", r, w, s.a.backend_s));
+    auto it = std::find_if(routes.begin(), routes.end(), [&](const tuner::Route& x) {
+      return std::find(x.workloads.begin(), x.workloads.end(), w) != x.workloads.end();
+    });
+    if (it == routes.end())
+      throw std::runtime_error(fmt::format("--route {}: {} is not a workload timed on {}", r, w, s.a.backend_s));
     try {
       it->variant = std::stoi(r.substr(eq + 1));
     } catch (const std::exception&) {
       throw std::runtime_error(fmt::format("--route {}: expected a variant index after =", r));
     }
     if (it->variant < 0 || it->variant >= static_cast<int>(variants))
-      throw std::runtime_error(fmt::format("--route {}: expected a variant index 0..{} (one per --point)", r, variants - 1));
+      throw std::runtime_error(
+          fmt::format("--route {}: expected a variant index 0..{} (one per --point)", r, variants - 1));
   }
   return routes;
 }
@@ -257,7 +274,8 @@ int run_render(const Session& s) {
       std::cout << fmt::format("{:<28} {}{}\n", st.name, p->label, status) << std::flush;
     }
   }
-  std::cout << fmt::format("{} points rendered to {}{}\n", count, s.a.out_dir, s.a.build ? fmt::format(", {} failed to build", failures) : "");
+  std::cout << fmt::format("{} points rendered to {}{}\n", count, s.a.out_dir,
+                           s.a.build ? fmt::format(", {} failed to build", failures) : "");
   return failures ? 1 : 0;
 }
 
@@ -266,10 +284,12 @@ std::optional<tuner::Binding> find_binding(const khive::Task& task, const tuner:
   if (const auto* b = lib.binding_for(task)) return *b;
   std::string why;
   if (auto inferred = tuner::infer_binding(task, &why)) {
-    std::cout << fmt::format("binding inferred from op_type and signature: {} {}\n", inferred->family, inferred->spec.dump());
+    std::cout << fmt::format("binding inferred from op_type and signature: {} {}\n", inferred->family,
+                             inferred->spec.dump());
     return inferred;
   }
-  std::cerr << fmt::format("no binding for {} in {}/bindings, and none inferred: {}\n", tuner::task_key(task), kdir.string(), why);
+  std::cerr << fmt::format("no binding for {} in {}/bindings, and none inferred: {}\n", tuner::task_key(task),
+                           kdir.string(), why);
   return std::nullopt;
 }
 
@@ -285,7 +305,8 @@ int run(const Args& a) {
   const Session s{a, *backend, std::move(task), kdir, std::move(lib), std::move(bt)};
   if (*a.show) return run_show(s);
   if (s.a.out_file.empty() && (*a.point || *a.compose)) throw std::runtime_error("--out: expected a file path");
-  if ((*a.point || *a.compose) && fs::path(a.out_file).has_parent_path()) fs::create_directories(fs::path(a.out_file).parent_path());
+  if ((*a.point || *a.compose) && fs::path(a.out_file).has_parent_path())
+    fs::create_directories(fs::path(a.out_file).parent_path());
   if (*a.compose) return run_compose(s);
   if (*a.point) return run_point(s);
   return run_render(s);
