@@ -8,6 +8,7 @@
 #pragma once
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 
 namespace khive {
 
+struct JudgeOutcome;
+
 struct JudgeOptions {
   std::filesystem::path judge;       // empty = default_judge_path()
   std::filesystem::path executor;    // empty = default_executor_path()
@@ -29,6 +32,9 @@ struct JudgeOptions {
   // When set and it becomes true (the run is stopping), the judge and its executors are killed at once and the
   // verdict is a harness error that says so (never a verdict on the kernel).
   const std::atomic<bool>* cancel = nullptr;
+  // Unit tests of what khive does with a judge's answer (eval's steps: retries, check 10, scores, check 11's
+  // reading): called in place of starting khive-judge. Nothing outside tests sets it.
+  std::function<JudgeOutcome(const Job&)> stand_in;
 };
 
 struct JudgeOutcome {
