@@ -131,6 +131,7 @@ PendingSummary Hive::Impl::evaluate_pending() {
   }
   lk.lock();
   sum.remaining = static_cast<int>(db->pending(PendingStatus::awaiting).size());
+  const auto& leader = standings.leader();
   sum.leader = leader;
   sum.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   nlohmann::json slots_j = slots_json();

@@ -179,16 +179,6 @@ class Hive {
   std::unique_ptr<Impl> impl_;
 };
 
-// The family a backup counts against for diversity: the template that made it (tuner candidates: every strategy of
-// a family such as rowop.* would otherwise share one quota across templates, and per-shape dispatch would see
-// only the two fastest of them), else the strategy's family (the part before the first dot).
-std::string backup_family(const MeasuredKernel& k);
-
-// Ranks accepted kernels into a diverse backup list: fastest first (by time_s), at most per_family per
-// backup_family, at most max in all, never the leader.
-std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id,
-                                         int max, int per_family);
-
 // The plateau choice: the strategy to move an agent to, or "" when none other is left. Candidates are the
 // agent's strategies other than the current one, not exhausted and not among the `recent` ones (dropped
 // from the filter when it leaves nothing); the least explored wins (explored[name], e.g. board entries),

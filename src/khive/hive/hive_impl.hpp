@@ -3,7 +3,8 @@
 //   hive.cpp        the public face: Hive, HiveStatus, Evaluator's default build_only
 //   records.cpp     events, run.db rows, the agents' counters and states, the board, the status line
 //   slots.cpp       agent slots: strategy choice and switching, plateaus, an agent's context and counters
-//   verdicts.cpp    one candidate judged: leader / backup / rejected / error, the ranked backups, the leader's file
+//   verdicts.cpp    one candidate judged: leader / backup / rejected / error, what it changes in the standings
+//                   (standings.hpp: the leader, the accepted kernels, the ranked backups) and the leader's file
 //   agent_loop.cpp  one agent's thread: propose, reuse known kernels, record, judge, conclude
 //   deferred.cpp    deferred evaluation: build-only candidates, delivering verdicts on resume, evaluate-pending
 //   setup.cpp       a run's setup and restore: the lock, the records, the agents' strategies, the reference, resume
@@ -26,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/hive/hive.hpp"
+#include "khive/hive/standings.hpp"
 #include "khive/record/event_log.hpp"
 #include "khive/record/store.hpp"
 #include "khive/support/dir_lock.hpp"
@@ -73,13 +75,11 @@ struct Hive::Impl {
   Clock::time_point t0;
   double t_offset = 0;  // seconds of earlier sessions (resume)
 
-  std::optional<MeasuredKernel> leader;
-  std::string leader_file;
-  std::vector<MeasuredKernel> accepted;
-  std::vector<MeasuredKernel> backups;
-  std::map<std::string, std::string> file_of;    // candidate id -> absolute source path
-  std::map<std::string, CandidateRecord> known;  // hash -> verdict (errors excluded: retried)
-  std::map<std::string, std::string> awaiting;   // hash -> id of a candidate awaiting its GPU verdict
+  Standings standings{o.max_backups, o.max_backups_per_family};  // the leader, the accepted kernels, the backups
+  std::string leader_file;                                       // the leader's source in the run directory
+  std::map<std::string, std::string> file_of;                    // candidate id -> absolute source path
+  std::map<std::string, CandidateRecord> known;                  // hash -> verdict (errors excluded: retried)
+  std::map<std::string, std::string> awaiting;                   // hash -> id of a candidate awaiting its GPU verdict
   std::vector<BoardEntry> board;
   int64_t seq = 0;
   int evaluated = 0, reserved = 0;
@@ -121,7 +121,6 @@ struct Hive::Impl {
   bool all_failed() const;
 
   // ---- verdicts.cpp
-  const MeasuredKernel* find_accepted(const std::string& id) const;
   Evaluation judge(CandidateRecord& c, const std::filesystem::path& file, const std::optional<Evaluation>& preset,
                    bool record_error);
   std::optional<Standing> measure_until_decided(Evaluation& ev, bool preset, const std::filesystem::path& file,

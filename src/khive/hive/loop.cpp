@@ -130,6 +130,7 @@ HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
   db->set_meta("stop_reason", stop_reason);
   nlohmann::json slots_j = slots_json();
   db->set_meta("slots", slots_j.dump());
+  const auto& leader = standings.leader();
   event({{"type", "end"},
          {"reason", stop_reason},
          {"evaluated", evaluated},
@@ -142,7 +143,7 @@ HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
   r.status = status(true);
   r.status.finished = true;
   r.leader = leader;
-  r.backups = backups;
+  r.backups = standings.backups();
   r.reference_id = reference_id;
   if (o.on_update) {
     lk.unlock();

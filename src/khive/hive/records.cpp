@@ -164,8 +164,8 @@ HiveStatus Hive::Impl::status(bool take_lines) {
   s.session_s = std::chrono::duration<double>(Clock::now() - t0).count();
   s.evaluated = evaluated;
   for (auto& a : agents) s.agents.push_back(a.st);
-  s.leader = leader;
-  s.backups = backups.size();
+  s.leader = standings.leader();
+  s.backups = standings.backups().size();
   s.board_entries = board.size();
   s.slots = slots();
   if (take_lines) s.lines.swap(lines);

@@ -88,10 +88,9 @@ void Hive::Impl::restore() {
       awaiting[c.hash] = c.id;
     else if (c.standing != Standing::error)
       known[c.hash] = c;
-    if (c.accepted()) accepted.push_back(measured_kernel(c));
+    if (c.accepted()) standings.add(measured_kernel(c));
   }
-  for (auto& k : accepted)
-    if (k.id == leader_id) become_leader(k);
+  if (const MeasuredKernel* k = standings.find(leader_id)) become_leader(*k);
   // Files of candidates an interrupted session wrote but never recorded (killed mid-evaluation): their ids are not
   // given again (a new candidate once took c0005 while an unrecorded c0005-*.cpp was still there), the files stay.
   int unrecorded = 0;
@@ -126,7 +125,7 @@ void Hive::Impl::restore_agents() {
         for (auto& s : a.strategies)
           if (s.name == r.strategy) {
             a.strategy = s;
-            a.base = find_accepted(r.base) ? r.base : "";
+            a.base = standings.find(r.base) ? r.base : "";
           }
   // The hive's counters and streaks per agent (absent in runs made before they were stored).
   for (auto& a : agents) {
@@ -275,7 +274,7 @@ bool Hive::Impl::measure_reference(const std::string& ref_source, const std::fil
   c.eval_s = rev.seconds;
   awaiting.erase(c.hash);
   known[c.hash] = c;
-  accepted.push_back(measured_kernel(c));
+  standings.add(measured_kernel(c));
   db->set_meta("reference", c.id);
   // Which T_b and T_sol the run's scores stand on (each session re-measures: the last one's is kept).
   if (!rev.score_basis.empty()) db->set_meta("score_basis", rev.score_basis);

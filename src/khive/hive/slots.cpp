@@ -133,6 +133,7 @@ void Hive::Impl::check_hive_plateau() {
   if (active > 0 && since_hive_leader >= o.plateau * (active + 1)) {
     std::string why = fmt::format("hive plateau: {} evaluated candidates without a new leader", since_hive_leader);
     since_hive_leader = 0;
+    const auto& backups = standings.backups();
     if (backups.empty()) {
       if (!told_no_backup)
         event({{"type", "hive_plateau"}, {"reason", why + "; no backup to restart from"}},
@@ -166,11 +167,11 @@ AgentContext Hive::Impl::context(AgentSlot& a) {
   c.task = &task;
   c.backend = backend;
   c.strategy = a.strategy;
-  c.leader = leader;
-  c.start = leader;
+  c.leader = standings.leader();
+  c.start = standings.leader();
   if (!a.base.empty())
-    if (auto* k = find_accepted(a.base)) c.start = *k;
-  c.backups = backups;
+    if (auto* k = standings.find(a.base)) c.start = *k;
+  c.backups = standings.backups();
   if (o.board) c.board = relevant_entries(board, a.strategy.name, o.board_view);
   c.attempts_in_strategy = a.attempts_in_strategy;
   c.seed = o.seed + 1000003ull * static_cast<uint64_t>(a.index + 1);

@@ -1,6 +1,6 @@
 // One candidate judged: the evaluator against the leader of the time, the routing (rejected -> discarded; correct and
 // not faster than the leader beyond the noise -> backup; faster -> new leader), and what a verdict changes: the leader
-// and its file, the ranked backups, the known kernels.
+// and its file, the standings (standings.hpp), the known kernels.
 #include "khive/hive/hive_impl.hpp"
 
 #include <algorithm>
@@ -8,36 +8,9 @@
 #include <fmt/format.h>
 
 #include "khive/guard/leader.hpp"
-#include "khive/hive/board.hpp"
 #include "khive/support/files.hpp"
 
 namespace khive {
-
-std::string backup_family(const MeasuredKernel& k) {
-  const auto t = k.params.find("template");
-  return t != k.params.end() ? "template " + t->second : strategy_family(k.strategy);
-}
-
-std::vector<MeasuredKernel> rank_backups(const std::vector<MeasuredKernel>& accepted, const std::string& leader_id,
-                                         int max, int per_family) {
-  std::vector<MeasuredKernel> v;
-  for (auto& k : accepted)
-    if (k.id != leader_id) v.push_back(k);
-  std::stable_sort(v.begin(), v.end(), [](const MeasuredKernel& a, const MeasuredKernel& b) {
-    if (a.time_s != b.time_s) return a.time_s < b.time_s;
-    return a.id < b.id;
-  });
-  std::vector<MeasuredKernel> out;
-  std::map<std::string, int> fam;
-  for (auto& k : v) {
-    if (static_cast<int>(out.size()) >= max) break;
-    auto& n = fam[backup_family(k)];
-    if (per_family > 0 && n >= per_family) continue;
-    ++n;
-    out.push_back(k);
-  }
-  return out;
-}
 
 Outcome Hive::Impl::outcome_of(const CandidateRecord& c) {
   Outcome oc;
@@ -65,16 +38,9 @@ Proposal Hive::Impl::proposal_of(const CandidateRecord& c) {
   return p;
 }
 
-const MeasuredKernel* Hive::Impl::find_accepted(const std::string& id) const {
-  for (auto& k : accepted)
-    if (k.id == id) return &k;
-  return nullptr;
-}
-
 void Hive::Impl::become_leader(const MeasuredKernel& k) {
-  leader = k;
+  standings.lead(k.id);
   leader_file = file_of[k.id];
-  backups = rank_backups(accepted, k.id, o.max_backups, o.max_backups_per_family);
   db->set_meta("leader", k.id);
   write_file_atomic(o.run_dir / ("best." + ext), k.source);
 }
@@ -125,7 +91,7 @@ std::optional<Standing> Hive::Impl::measure_until_decided(Evaluation& ev, bool p
     {
       std::lock_guard<std::mutex> lk(mu);
       against_id.clear();
-      if (leader) {
+      if (const auto& leader = standings.leader()) {
         against = leader_file;
         against_id = leader->id;
       }
@@ -141,7 +107,7 @@ std::optional<Standing> Hive::Impl::measure_until_decided(Evaluation& ev, bool p
     }
     if (ev.status == EvalStatus::cancelled) return std::nullopt;
     std::lock_guard<std::mutex> lk(mu);
-    prev_leader = leader;
+    prev_leader = standings.leader();
     if (auto verdict = route(ev, against_id, attempt)) return verdict;
   }
 }
@@ -152,13 +118,14 @@ std::optional<Standing> Hive::Impl::route(Evaluation& ev, const std::string& aga
   if (ev.status == EvalStatus::error) return Standing::error;
   if (ev.status != EvalStatus::accepted) return Standing::rejected;
   LeaderEvidence e;
+  const auto& leader = standings.leader();
   e.has_leader = leader.has_value();
   e.measured_against_current = leader && leader->id == against_id;
   e.beats_leader = ev.beats_leader.value_or(false);
   e.attempt = attempt;
   e.time_s = ev.time_s;
   e.rel_spread = ev.rel_spread;
-  for (const auto& k : accepted) e.accepted.push_back({k.id, k.time_s});
+  e.accepted = standings.times();
   const std::optional<LeaderRuling> r = rule_on_accepted(e);
   if (!r) return std::nullopt;
   if (!r->not_made_leader.empty()) {
@@ -186,7 +153,7 @@ void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, Standin
   c.comparison.reset();
   if (ev.status == EvalStatus::accepted && prev_leader) {
     // Against the leader it was measured with (which may have been replaced meanwhile).
-    const MeasuredKernel* with = find_accepted(against_id);
+    const MeasuredKernel* with = standings.find(against_id);
     c.comparison = make_comparison(against_id.empty() ? prev_leader->id : against_id, ev.gain_vs_leader, ev.ab_decision,
                                    ev.ab, ev.message, ev.time_s, with ? with->time_s : prev_leader->time_s);
     if (c.comparison) c.delta = c.comparison->gain;
@@ -199,7 +166,7 @@ void Hive::Impl::write_verdict(CandidateRecord& c, const Evaluation& ev, Standin
 void Hive::Impl::apply_verdict(const CandidateRecord& c) {
   awaiting.erase(c.hash);
   if (c.standing != Standing::error) known[c.hash] = c;
-  if (c.accepted()) accepted.push_back(measured_kernel(c));
+  if (c.accepted()) standings.add(measured_kernel(c));  // a backup is ranked among the others at once
   record_candidate(c);
   if (c.standing == Standing::leader) {
     become_leader(measured_kernel(c));
@@ -211,8 +178,6 @@ void Hive::Impl::apply_verdict(const CandidateRecord& c) {
         a.exhausted.clear();
         save_agent(a);
       }
-  } else if (c.standing == Standing::backup) {
-    backups = rank_backups(accepted, leader ? leader->id : "", o.max_backups, o.max_backups_per_family);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "khive/hive/hive.hpp"
+#include "khive/hive/standings.hpp"
 #include "khive/record/event_log.hpp"
 #include "khive/record/store.hpp"
 #include "khive/support/files.hpp"

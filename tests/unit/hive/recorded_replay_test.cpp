@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "khive/hive/standings.hpp"
 #include "recorded_support.hpp"
 
 using namespace khive;
