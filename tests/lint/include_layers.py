@@ -29,7 +29,7 @@ ALLOWED = {
     "cli": {"agent", "compile", "eval", "hive", "interop", "job", "llm", "numerics", "record", "suite", "support", "task",
             "tuner"},
     "compile": {"jail", "support", "task"},
-    "eval": {"compile", "guard", "interop", "job", "numerics", "score", "support", "task"},
+    "eval": {"compile", "guard", "interop", "job", "numerics", "score", "support", "task", "verdict"},
     "executor": set(),
     "guard": {"compile", "numerics", "verdict"},
     "hive": {"agent", "compile", "eval", "guard", "record", "support", "task"},

@@ -86,22 +86,6 @@ struct Proposal {
   std::string label;                          // short name ("simt_128x128x8_s3"), unique-ish, for file names
 };
 
-// What the guard said about a proposal: what every record of a judged candidate carries (the outcome an agent
-// reads, the run database's row, a deferred evaluation's verdict), copied from one to the other as a whole. Typed
-// (verdict/verdict.hpp); the words are written only where it leaves the process.
-struct VerdictRecord {
-  Standing standing = Standing::error;
-  std::optional<Check> check;  // the failing check when rejected
-  std::string reason;          // machine-readable reason code (verdict/verdict.hpp's, or the hive's own:
-                               // wrong_backend, not_recorded)
-  std::string message;         // one sentence
-  std::string diagnosis;       // compiler lines / mismatch pattern: what a model can act on
-  // Correct: the leader or a backup (a rejection and a harness error are not).
-  bool accepted() const { return khive::accepted(standing); }
-  // The check's name for people and files ("" when none).
-  std::string check_text() const { return check ? check_name(*check) : ""; }
-};
-
 struct Outcome : VerdictRecord {
   std::string candidate;       // its id in the run database
   double score = 0;            // task score when accepted

@@ -16,9 +16,9 @@
 
 #include "khive/agent/replay.hpp"
 #include "khive/cli/conventions.hpp"
-#include "khive/hive/evaluator.hpp"
+#include "khive/eval/guard_evaluator.hpp"
+#include "khive/eval/recorded_evaluator.hpp"
 #include "khive/hive/hive.hpp"
-#include "khive/hive/recorded_evaluator.hpp"
 #include "khive/interop/python.hpp"
 #include "khive/llm/llm_agent.hpp"
 #include "khive/record/report.hpp"

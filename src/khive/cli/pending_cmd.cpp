@@ -8,7 +8,7 @@
 
 #include "khive/cli/conventions.hpp"
 #include "khive/cli/hive_cmds.hpp"
-#include "khive/hive/evaluator.hpp"
+#include "khive/eval/guard_evaluator.hpp"
 #include "khive/hive/hive.hpp"
 #include "khive/numerics/inputs.hpp"
 #include "khive/record/report.hpp"

@@ -35,15 +35,4 @@ HiveResult Hive::run() { return impl_->run(); }
 
 PendingSummary Hive::evaluate_pending() { return impl_->evaluate_pending(); }
 
-Evaluation Evaluator::prepare_pytorch() {
-  Evaluation e;
-  e.status = EvalStatus::unsupported;
-  e.message = "this evaluator cannot time a PyTorch reference";
-  return e;
-}
-
-Evaluation Evaluator::build_only(const std::filesystem::path& source) {
-  throw std::runtime_error("this evaluator cannot defer evaluation (no build-only check) for " + source.string());
-}
-
 }  // namespace khive

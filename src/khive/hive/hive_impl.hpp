@@ -1,6 +1,6 @@
 // The hive's inside (Hive::Impl): its state under one mutex, and its methods, each defined in the file of its concern:
 //
-//   hive.cpp        the public face: Hive, HiveStatus, Evaluator's default build_only
+//   hive.cpp        the public face: Hive, HiveStatus (the evaluators are eval/'s: eval/evaluator.hpp)
 //   records.cpp     events, run.db rows, the agents' counters and states, the board, the status line
 //   slots.cpp       agent slots: strategy choice and switching, plateaus, an agent's context and counters
 //   verdicts.cpp    one candidate judged: leader / backup / rejected / error, what it changes in the standings

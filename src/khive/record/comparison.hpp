@@ -13,16 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace khive {
+#include "khive/verdict/verdict.hpp"
 
-struct AbWorkload {  // check 11 on one perf workload, as the guard decided it
-  std::string workload;
-  double gain = 0;  // the A/B's estimate of the gain over the leader (+0.05: 5% faster)
-  std::size_t pairs = 0;
-  std::string call;      // the guard's own reading, the one its decision used: "faster" | "slower" | "level" |
-                         // "too few pairs" (never re-derived here from the gain)
-  std::string evidence;  // why, in the guard's terms: "noise ±5.0%" or "p 0.003, needed <= 0.005"
-};
+namespace khive {
 
 struct Comparison {
   std::string against;   // the leader's id at the time

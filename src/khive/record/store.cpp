@@ -162,12 +162,6 @@ MeasuredKernel measured_kernel(const CandidateRecord& c) {
   return k;
 }
 
-std::string candidate_hash(const std::string& ext, const std::string& source) {
-  Sha256 h;
-  h.field(ext).field(source);
-  return h.hex();
-}
-
 namespace {
 
 // A handle that only reads `db`: read-only first; where that cannot even read (a WAL database in a directory this

@@ -13,6 +13,7 @@
 
 #include "khive/agent/agent.hpp"
 #include "khive/record/comparison.hpp"
+#include "khive/support/hash.hpp"  // candidate_hash: a candidate's identity in run.db
 
 struct sqlite3;
 
@@ -121,7 +122,5 @@ class RunStore {
   sqlite3* db_ = nullptr;
   mutable std::mutex mu_;
 };
-
-std::string candidate_hash(const std::string& ext, const std::string& source);
 
 }  // namespace khive

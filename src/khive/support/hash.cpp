@@ -82,4 +82,10 @@ bool equal_constant_time(std::string_view a, std::string_view b) {
   return acc == 0;
 }
 
+std::string candidate_hash(const std::string& ext, const std::string& source) {
+  Sha256 h;
+  h.field(ext).field(source);
+  return h.hex();
+}
+
 }  // namespace khive

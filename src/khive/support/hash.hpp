@@ -35,6 +35,10 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 std::string random_bytes(std::size_t n);
 std::string to_hex(std::string_view bytes);
 
+// A candidate's identity: sha256 over its extension and its source (the same kernel proposed twice is evaluated
+// once; recordings match a source by it).
+std::string candidate_hash(const std::string& ext, const std::string& source);
+
 // Constant-time comparison of two strings of equal length.
 bool equal_constant_time(std::string_view a, std::string_view b);
 

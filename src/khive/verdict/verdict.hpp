@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,31 @@ enum class Standing {
 const char* standing_name(Standing s);  // "leader", "backup", ...
 std::optional<Standing> parse_standing(std::string_view name);
 inline bool accepted(Standing s) { return s == Standing::leader || s == Standing::backup; }
+
+// What the guard said about a proposal: what every record of a judged candidate carries (the outcome an agent
+// reads, the run database's row, a deferred evaluation's verdict), copied from one to the other as a whole. Typed
+// (verdict/verdict.hpp); the words are written only where it leaves the process.
+struct VerdictRecord {
+  Standing standing = Standing::error;
+  std::optional<Check> check;  // the failing check when rejected
+  std::string reason;          // machine-readable reason code (verdict/verdict.hpp's, or the hive's own:
+                               // wrong_backend, not_recorded)
+  std::string message;         // one sentence
+  std::string diagnosis;       // compiler lines / mismatch pattern: what a model can act on
+  // Correct: the leader or a backup (a rejection and a harness error are not).
+  bool accepted() const { return khive::accepted(standing); }
+  // The check's name for people and files ("" when none).
+  std::string check_text() const { return check ? check_name(*check) : ""; }
+};
+
+struct AbWorkload {  // check 11 on one perf workload, as the guard decided it
+  std::string workload;
+  double gain = 0;  // the A/B's estimate of the gain over the leader (+0.05: 5% faster)
+  std::size_t pairs = 0;
+  std::string call;      // the guard's own reading, the one its decision used: "faster" | "slower" | "level" |
+                         // "too few pairs" (never re-derived here from the gain)
+  std::string evidence;  // why, in the guard's terms: "noise ±5.0%" or "p 0.003, needed <= 0.005"
+};
 
 // JSON writes the names (nlohmann would write the enum's number otherwise); reading an unknown name throws
 // std::invalid_argument saying what was expected.

@@ -16,7 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "khive/hive/recorded_evaluator.hpp"
+#include "khive/eval/recorded_evaluator.hpp"
+#include "khive/hive/hive.hpp"
 #include "khive/record/event_log.hpp"
 #include "khive/record/run_records.hpp"
 #include "khive/support/files.hpp"

@@ -1,4 +1,4 @@
-#include "khive/hive/evaluator.hpp"
+#include "khive/eval/guard_evaluator.hpp"
 
 #include <chrono>
 #include <climits>

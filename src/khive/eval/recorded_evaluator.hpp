@@ -38,7 +38,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "khive/hive/hive.hpp"
+#include "khive/eval/evaluator.hpp"
+#include "khive/task/task.hpp"
 
 namespace khive {
 

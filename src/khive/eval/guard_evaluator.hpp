@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "khive/eval/evaluate.hpp"
-#include "khive/hive/hive.hpp"
+#include "khive/eval/evaluator.hpp"
 
 namespace khive {
 

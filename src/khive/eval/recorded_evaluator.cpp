@@ -1,4 +1,4 @@
-#include "khive/hive/recorded_evaluator.hpp"
+#include "khive/eval/recorded_evaluator.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "khive/guard/leader.hpp"
-#include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/hash.hpp"
 
 namespace khive {
 
