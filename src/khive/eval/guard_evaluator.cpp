@@ -261,16 +261,19 @@ Evaluation GuardEvaluator::prepared(const EvalReport& r, bool candidate_is_pytor
   return e;
 }
 
-Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
+// Builds outside the device slots (content-hash cache); on the CPU, builds share the cores among themselves but wait
+// while a judge times.
+BuildResult GuardEvaluator::build(const std::filesystem::path& source) {
   BuildOptions bo = base_.build;
   bo.backend = backend_;
-  BuildResult b;
-  {
-    report_phase("building");
-    std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
-    if (backend_ == Backend::cpu) cpu.lock();
-    b = build_candidate(task_, source, bo);
-  }
+  report_phase("building");
+  std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
+  if (backend_ == Backend::cpu) cpu.lock();
+  return build_candidate(task_, source, bo);
+}
+
+Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
+  const BuildResult b = build(source);
   Evaluation e;
   e.seconds = b.seconds;
   e.build_key = b.key;
@@ -290,15 +293,7 @@ Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source,
   o.time_baselines = false;
   o.measured = measured_;
   // Build first, outside the slot (content-hash cache): the guard's own build is then a cache hit.
-  BuildOptions bo = o.build;
-  bo.backend = backend_;
-  BuildResult b;
-  {
-    report_phase("building");
-    std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
-    if (backend_ == Backend::cpu) cpu.lock();
-    b = build_candidate(task_, source, bo);
-  }
+  const BuildResult b = build(source);
   if (!b.ok) {
     Evaluation e;
     e.build_key = b.key;

@@ -33,6 +33,7 @@ class GuardEvaluator : public Evaluator {
 
  private:
   Evaluation from_report(const EvalReport& r) const;
+  BuildResult build(const std::filesystem::path& source);
   // prepare()'s and prepare_pytorch()'s: the runs kept for every later evaluation; `reference` is r's candidate, or
   // r's PyTorch when that was the kernel under test.
   Evaluation prepared(const EvalReport& r, bool candidate_is_pytorch);
