@@ -210,7 +210,7 @@ void Session::run_reference(Arena& a, int set) {
       for (std::size_t o = 0; o < task_.outputs.size(); ++o)
         dev_.to_host(host_of(a.goldens_region(), *staged_gold_, a.golden(set, o)), a.golden(set, o), a.out_bytes(o));
     }
-    ref_->call({{set, a.scalars(set)}});
+    check_answer(ref_->call({{set, a.scalars(set)}}), 1);
     if (staged) {
       for (std::size_t o = 0; o < task_.outputs.size(); ++o)
         dev_.from_host(a.golden(set, o), host_of(a.goldens_region(), *staged_gold_, a.golden(set, o)), a.out_bytes(o));

@@ -56,19 +56,12 @@ CandidateRecord candidate_from_event(const nlohmann::json& e) {
                             {&c.message, "message"}})
     *field = event_str(e, key);
   // An event without a verdict (none is written so) reads as a harness error: no verdict; a name this version does not
-  // know is an error, never another standing.
-  if (const std::string v = event_str(e, "verdict"); !v.empty()) {
-    auto s = parse_standing(v);
-    if (!s)
-      throw std::invalid_argument("candidate " + c.id + ": verdict '" + v +
-                                  "': expected leader, backup, rejected, error or pending");
-    c.standing = *s;
-  }
-  if (const std::string ch = event_str(e, "check"); !ch.empty()) {
-    c.check = parse_check(ch);
-    if (!c.check)
-      throw std::invalid_argument("candidate " + c.id + ": check '" + ch +
-                                  "': expected a check's name (docs/guard.md)");
+  // know is an error saying what was expected (verdict/verdict.hpp's readers), never another standing.
+  try {
+    if (!event_str(e, "verdict").empty()) c.standing = e["verdict"].get<Standing>();
+    if (!event_str(e, "check").empty()) c.check = e["check"].get<Check>();
+  } catch (const std::invalid_argument& ex) {
+    throw std::invalid_argument("candidate " + c.id + ": " + ex.what());
   }
   c.time_s = event_num(e, "time_s");
   c.delta = event_num(e, "delta");

@@ -73,14 +73,14 @@ CREATE TABLE IF NOT EXISTS pending (
 CREATE TABLE IF NOT EXISTS agent_state (idx INTEGER PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL);
 )";
 
-// A stored name read back as its type; a name this version does not know is named with the file, the candidate and
-// the column instead of being read as something else.
+// A stored name read back as its type; a name this version does not know is named with the file, the row ("candidate
+// c0007", "pending c0007") and the column instead of being read as something else.
 template <typename E>
-E stored(std::optional<E> value, const std::filesystem::path& db, const std::string& id, const char* column,
+E stored(std::optional<E> value, const std::filesystem::path& db, const std::string& row, const char* column,
          const std::string& text, const char* expected) {
   if (!value)
     throw std::runtime_error(
-        fmt::format("{}: candidate {}: column {} is '{}', expected {}", db.string(), id, column, text, expected));
+        fmt::format("{}: {}: column {} is '{}', expected {}", db.string(), row, column, text, expected));
   return *value;
 }
 
@@ -100,10 +100,11 @@ CandidateRecord read_candidate(const Stmt& q, const std::filesystem::path& db) {
   if (params.is_object())
     for (auto& [k, v] : params.items()) c.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
   c.file = q.text(11);
-  c.standing =
-      stored(parse_standing(q.text(12)), db, c.id, "verdict", q.text(12), "leader, backup, rejected, error or pending");
+  c.standing = stored(parse_standing(q.text(12)), db, "candidate " + c.id, "verdict", q.text(12),
+                      "leader, backup, rejected, error or pending");
   if (!q.text(13).empty())
-    c.check = stored(parse_check(q.text(13)), db, c.id, "check_name", q.text(13), "a check's name (docs/guard.md)");
+    c.check = stored(parse_check(q.text(13)), db, "candidate " + c.id, "check_name", q.text(13),
+                     "a check's name (docs/guard.md)");
   c.reason = q.text(14);
   c.message = q.text(15);
   c.diagnosis = q.text(16);
@@ -451,15 +452,11 @@ std::vector<PendingRecord> RunStore::pending(std::optional<PendingStatus> status
              (status ? "WHERE p.status = ? " : "") + "ORDER BY c.seq, p.id");
   if (status) q.bind(1, pending_status_name(*status));
   std::vector<PendingRecord> v;
-  while (q.step()) {
-    const std::string text = q.text(3);
-    auto st = parse_pending_status(text);
-    if (!st)
-      throw std::runtime_error(
-          fmt::format("{}: pending {}: column status is '{}', expected awaiting, evaluated or observed", path_.string(),
-                      q.text(0), text));
-    v.push_back({q.text(0), q.text(1), q.text(2), *st, q.real(4), q.real(5), q.text(6)});
-  }
+  while (q.step())
+    v.push_back({q.text(0), q.text(1), q.text(2),
+                 stored(parse_pending_status(q.text(3)), path_, "pending " + q.text(0), "status", q.text(3),
+                        "awaiting, evaluated or observed"),
+                 q.real(4), q.real(5), q.text(6)});
   return v;
 }
 
