@@ -12,6 +12,8 @@ T_b. It then works like khive-exec, not like the goldens' reference:
   stream waits for `ready`, records S, `go` is written from a second stream, run() is enqueued, E is recorded and
   `done` written. The judge's events bracket the call; it calibrates the bracket with the touch call below, before
   the reference is loaded, as for any kernel;
+- each gated call enqueues the primer after its `ready`, before S, as khive-exec does (executor/gate.hpp: an empty
+  kernel of 2 blocks per SM, KHIVE_EXEC_PRIMER's count), so PyTorch starts on the SMs as a candidate does;
 - a value-returning run() allocates its results: they are copied into the judge's output slots, and that copy's own
   time (events around it on the GPU, the clock on the CPU) is answered as "copy_s". The judge takes it off the
   call's sample for this executor only (a kernel writes in place: PyTorch's time is run()'s). A destination-passing
@@ -36,6 +38,26 @@ CU_STREAM_WRITE_VALUE_DEFAULT = 0x0
 # Gate counters (executor/gate.hpp): offsets in the gate region.
 GATE_READY, GATE_DONE, GATE_GO, GATE_BYTES = 0, 128, 256, 384
 MAX_CALLS = 4096
+# The primer (executor/gate.hpp): its default and bound on blocks per SM, and the empty kernel as PTX, which the driver
+# compiles for the device at load (no nvcc here).
+PRIMER_BLOCKS_PER_SM, PRIMER_MAX_BLOCKS_PER_SM = 2, 32
+PRIMER_PTX = b""".version 7.0
+.target sm_75
+.address_size 64
+.visible .entry khive_primer()
+{
+  ret;
+}
+"""
+
+
+def primer_blocks_per_sm(value):
+    """KHIVE_EXEC_PRIMER's value (None or "": unset) as blocks per SM, by gate.hpp's rule; None when it is not one."""
+    if not value:
+        return PRIMER_BLOCKS_PER_SM
+    if not value.isascii() or not value.isdigit() or int(value) > PRIMER_MAX_BLOCKS_PER_SM:
+        return None
+    return int(value)
 MAX_TOUCH_SPANS = 16
 
 
@@ -74,11 +96,22 @@ class Driver:
         self.release = fn("cuMemRelease", u64)
         self.wait = fn("cuStreamWaitValue32_v2", p, u64, ctypes.c_uint32, ctypes.c_uint, alt="cuStreamWaitValue32")
         self.write = fn("cuStreamWriteValue32_v2", p, u64, ctypes.c_uint32, ctypes.c_uint, alt="cuStreamWriteValue32")
+        self.load_data = fn("cuModuleLoadData", ctypes.POINTER(p), ctypes.c_char_p)
+        self.get_function = fn("cuModuleGetFunction", ctypes.POINTER(p), p, ctypes.c_char_p)
+        u32 = ctypes.c_uint
+        self.launch = fn("cuLaunchKernel", p, u32, u32, u32, u32, u32, u32, u32, p, p, p)
 
     @staticmethod
     def check(r, what):
         if r != 0:
             raise Fault("cuda_error", f"{what} failed: CUresult {r}")
+
+    def primer(self):
+        """The primer's kernel, loaded into the current context."""
+        mod, fun = ctypes.c_void_p(), ctypes.c_void_p()
+        self.check(self.load_data(ctypes.byref(mod), PRIMER_PTX), "cuModuleLoadData(primer)")
+        self.check(self.get_function(ctypes.byref(fun), mod, b"khive_primer"), "cuModuleGetFunction(primer)")
+        return fun
 
     def import_region(self, fd, nbytes, device):
         """The judge's exported allocation mapped read-write at a new address: (ptr, handle)."""
@@ -131,7 +164,13 @@ class TimedExecutor:
                 raise Fault("device_init", "torch sees no CUDA device")
             torch.cuda.set_device(0)
             torch.empty(1, device="cuda")   # the primary context, current on this thread for the driver calls
+            import os
             self.driver = Driver()
+            per_sm = primer_blocks_per_sm(os.environ.get("KHIVE_EXEC_PRIMER"))
+            if per_sm is None:   # the judge refuses such a value before it starts an executor
+                raise Fault("bad_request", f"KHIVE_EXEC_PRIMER={os.environ['KHIVE_EXEC_PRIMER']!r}: not a count 0-32")
+            self.primer_blocks = per_sm * torch.cuda.get_device_properties(0).multi_processor_count
+            self.primer = self.driver.primer() if self.primer_blocks else None
             self.stream = torch.cuda.Stream()
             self.signal = torch.cuda.Stream()
             self.events = []
@@ -369,6 +408,9 @@ class TimedExecutor:
                 if first is not None:
                     v = first + i
                     drv.check(drv.wait(ctypes.c_void_p(stream.cuda_stream), g + GATE_READY, v, CU_STREAM_WAIT_VALUE_GEQ), "cuStreamWaitValue32")
+                    if self.primer:
+                        drv.check(drv.launch(self.primer, self.primer_blocks, 1, 1, 128, 1, 1, 0,
+                                             ctypes.c_void_p(stream.cuda_stream), None, None), "cuLaunchKernel(primer)")
                 ev[3 * i].record(stream)
                 if first is not None:
                     drv.check(drv.write(ctypes.c_void_p(self.signal.cuda_stream), g + GATE_GO, v, CU_STREAM_WRITE_VALUE_DEFAULT),

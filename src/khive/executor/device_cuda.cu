@@ -54,9 +54,11 @@ __global__ void touch_kernel(TouchParams t) {
   if (acc == 0x9e3779b9u) g_touch_sink = acc;
 }
 
-// KHIVE_EXEC_PRIMER=<blocks per SM> (an experiment, off by default): an empty kernel over the whole GPU right after
-// each call's `ready`, before its start event, so the call never starts on the SMs as the switch from the judge's
-// context left them (the null and touch calibrations go through the same gate, so its time is subtracted with them).
+// The primer: an empty kernel of 2 blocks per SM over the whole GPU right after each call's `ready`, before its start
+// event. Without it a call starts on the SMs as the switch from the judge's context left them, and a kernel whose time
+// is set by how its first blocks spread over the SMs reads slow: the triangular GEMMs kb14/kb15 +11-13 % on the H100
+// and H200, 1.00 with it (docs/results/2026-12-06-h200). The null and touch calibrations go through the same gate, so
+// its ~3 us are subtracted with them. KHIVE_EXEC_PRIMER=<blocks per SM> changes it, 0 turns it off (khive checks it).
 __global__ void primer_kernel() {}
 
 // The device's SM count (132, an H100's or H200's, where the attribute cannot be read).
@@ -70,8 +72,7 @@ int sm_count() {
 
 int primer_blocks() {
   static const int blocks = [] {
-    const char* v = std::getenv("KHIVE_EXEC_PRIMER");
-    const int per_sm = v ? std::atoi(v) : 0;
+    const int per_sm = primer_blocks_per_sm(std::getenv("KHIVE_EXEC_PRIMER")).value_or(kPrimerBlocksPerSm);
     return per_sm > 0 ? per_sm * sm_count() : 0;
   }();
   return blocks;

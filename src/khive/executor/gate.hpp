@@ -17,6 +17,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace khive::exec {
 
@@ -30,6 +32,23 @@ constexpr bool gate_passes(uint32_t flag, uint32_t value) { return static_cast<i
 // handed out so far (`next` is the first one not handed out), within half the cycle. (0xffffffff, the first
 // choice, reads as *before* every small value: the judge's stream then waited out the whole timeout.)
 constexpr uint32_t gate_release_value(uint32_t next) { return next + (1u << 20); }
+
+// The primer: an empty kernel of kPrimerBlocksPerSm blocks per SM that each timed call enqueues after its `ready`,
+// before event S (device_cuda.cu says why). KHIVE_EXEC_PRIMER sets the count: an integer 0 (off) to
+// kPrimerMaxBlocksPerSm; the judge refuses anything else before it starts an executor, which reads it with the same
+// rule.
+inline constexpr int kPrimerBlocksPerSm = 2, kPrimerMaxBlocksPerSm = 32;
+// KHIVE_EXEC_PRIMER's value (nullptr or "": unset) as blocks per SM; nullopt when it is not such a count.
+constexpr std::optional<int> primer_blocks_per_sm(const char* v) {
+  if (!v || !*v) return kPrimerBlocksPerSm;
+  int n = 0;
+  for (std::string_view s(v); char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = 10 * n + (c - '0');
+    if (n > kPrimerMaxBlocksPerSm) return std::nullopt;
+  }
+  return n;
+}
 
 #if defined(KHIVE_WITH_CUDA)
 // The stream waits until gate_passes(*(uint32_t*)flag, value).

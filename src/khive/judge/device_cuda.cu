@@ -116,6 +116,11 @@ class CudaJudgeDevice final : public JudgeDevice {
           "(7-8 us below their own time on the H200): stop it (echo quit | nvidia-cuda-mps-control) or use a GPU "
           "without it; "
           "KHIVE_ALLOW_MPS=1 runs anyway, each sample floored at the kernel's own events");
+    if (const char* p = std::getenv("KHIVE_EXEC_PRIMER"); !exec::primer_blocks_per_sm(p))
+      throw std::runtime_error("KHIVE_EXEC_PRIMER is '" + std::string(p) +
+                               "': expected the primer's blocks per SM, an integer from 0 (off) to " +
+                               std::to_string(exec::kPrimerMaxBlocksPerSm) +
+                               " (unset: " + std::to_string(exec::kPrimerBlocksPerSm) + ")");
     ck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&probe_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking), "cudaStreamCreate");

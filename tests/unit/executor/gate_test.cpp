@@ -24,3 +24,14 @@ TEST(Gate, TheReleaseValuePassesEveryWaitHandedOut) {
     for (uint32_t v = first; v != next; ++v) ASSERT_TRUE(gate_passes(r, v)) << first << " " << v;
   }
 }
+
+TEST(Gate, PrimerCountParsesStrictly) {
+  EXPECT_EQ(primer_blocks_per_sm(nullptr), kPrimerBlocksPerSm) << "unset: the default";
+  EXPECT_EQ(primer_blocks_per_sm(""), kPrimerBlocksPerSm);
+  EXPECT_EQ(primer_blocks_per_sm("0"), 0) << "0 turns it off";
+  EXPECT_EQ(primer_blocks_per_sm("4"), 4);
+  EXPECT_EQ(primer_blocks_per_sm("32"), kPrimerMaxBlocksPerSm);
+  for (const char* bad : {"33", "-1", "2x", " 2", "1.5", "off", "99999999999999999999"})
+    EXPECT_FALSE(primer_blocks_per_sm(bad).has_value()) << bad;
+  static_assert(primer_blocks_per_sm("3") == 3, "usable at compile time");
+}
