@@ -41,10 +41,19 @@ Arena::Arena(JudgeDevice& dev, const Task& task, const Workload& w, int sets) : 
     out_off_.push_back(out_stride_);
     out_stride_ += align(out_bytes_.back());
   }
-  in_ = dev.region(std::max<std::size_t>(in_stride_ * static_cast<std::size_t>(sets), kAlign));
-  out_ = dev.region(std::max<std::size_t>(out_stride_ * static_cast<std::size_t>(sets), kAlign));
-  ref_in_ = dev.region(std::max<std::size_t>(in_stride_ * static_cast<std::size_t>(sets), kAlign));
-  gold_ = dev.region(std::max<std::size_t>(out_stride_ * static_cast<std::size_t>(sets), kAlign));
+  const std::size_t n = static_cast<std::size_t>(sets);
+  try {
+    in_ = dev.region(std::max<std::size_t>(in_stride_ * n, kAlign));
+    out_ = dev.region(std::max<std::size_t>(out_stride_ * n, kAlign));
+    ref_in_ = dev.region(std::max<std::size_t>(in_stride_ * n, kAlign));
+    gold_ = dev.region(std::max<std::size_t>(out_stride_ * n, kAlign));
+  } catch (const std::exception& e) {
+    // Most likely the device's memory: say how much this arena asked for, so "the workload is too big for this GPU"
+    // reads as that and not as a driver code.
+    throw std::runtime_error("workload " + w.uuid + ": " + std::to_string(sets) + " set(s) of inputs and outputs, " +
+                             std::to_string((2 * (in_stride_ + out_stride_) * n + (1u << 29)) >> 30) +
+                             " GB with the reference's copies and goldens, could not be allocated: " + e.what());
+  }
   // Sealed before any executor has a descriptor: from here only the judge's own mapping can write the inputs.
   sealed_ = in_->seal_against_writes();
   ref_in_->seal_against_writes();

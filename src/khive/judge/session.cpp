@@ -656,25 +656,33 @@ Session::Observed Session::gated_batch(Kernel& k, Arena& a, const std::vector<Ti
 
 int Session::warm_up(const Workload& w, std::vector<Kernel*> ks) {
   const int n = std::max(1, job_.timing.warmup);
+  std::size_t fit = std::max<std::size_t>(
+      1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
   std::vector<double> est;
   {
-    Arena warm(dev_, task_, w, n);
+    // As many sets as the memory budget holds (a 4096 x 393216 fp32 elementwise workload is 26 GB a set with the
+    // reference's copies: three did not fit on an 80 GB H100), the warm-up calls in batches of that many.
+    const int sets = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(n), fit));
+    Arena warm(dev_, task_, w, sets);
     for (Kernel* k : ks) share(*k, warm);
     // Every kernel warms up on inputs of its own (warm-up labels, then the kernel's index), validated like timed
     // calls: a warm-up is neither free compute nor an unchecked call.
     uint64_t first = 0;
     for (Kernel* k : ks) {
-      auto calls = plan_calls(warm, w, CallKind::warmup, first, n);
-      Observed o = timed_batch(*k, warm, calls, w, first, "warm-up");
-      est.push_back(o.median_s());
-      first += static_cast<uint64_t>(n);
+      std::vector<double> times;
+      for (int done = 0; done < n; done += sets) {
+        const int m = std::min(sets, n - done);
+        auto calls = plan_calls(warm, w, CallKind::warmup, first, m);
+        Observed o = timed_batch(*k, warm, calls, w, first, "warm-up");
+        times.insert(times.end(), o.sample_s.begin(), o.sample_s.end());
+        first += static_cast<uint64_t>(m);
+      }
+      est.push_back(median_of(times));
     }
   }
   const double t_call = *std::max_element(est.begin(), est.end());
   const double target = job_.timing.target_batch_s > 0 ? job_.timing.target_batch_s
                                                        : (dev_.gated() ? kGpuBatchTarget_s : kCpuBatchTarget_s);
-  std::size_t fit = std::max<std::size_t>(
-      1, dev_.memory_budget() / std::max<std::size_t>(1, Arena::set_bytes(task_, resolve_axes(task_, w))));
   if (dev_.gated())
     fit = std::min<std::size_t>(fit, static_cast<std::size_t>(std::min({kGpuMaxBatch, dev_.marks() / 2,
                                                                         dev_.checksum_slots() / (2 * kSlotsPerCall)})));

@@ -126,7 +126,7 @@ class UnsealedCpuDevice : public JudgeDevice {
   std::unique_ptr<SharedRegion> region(std::size_t bytes) override {
     return std::make_unique<UnsealedRegion>(d_->region(bytes));
   }
-  std::size_t memory_budget() override { return d_->memory_budget(); }
+  std::size_t memory_budget() override { return budget ? budget : d_->memory_budget(); }
   void* alloc(std::size_t bytes) override { return d_->alloc(bytes); }
   void release(void* p) override { d_->release(p); }
   void to_host(void* host, const void* dev, std::size_t bytes) override { d_->to_host(host, dev, bytes); }
@@ -147,6 +147,8 @@ class UnsealedCpuDevice : public JudgeDevice {
   void flush(const std::vector<Region>& touched) override { d_->flush(touched); }
   double drain(double timeout_s) override { return d_->drain(timeout_s); }
   void synchronize() override { d_->synchronize(); }
+
+  std::size_t budget = 0;  // bytes of arena the judge may plan with (0: the CPU device's)
 
  private:
   std::unique_ptr<JudgeDevice> d_ = make_cpu_judge_device();
@@ -346,6 +348,35 @@ TEST_F(SessionChecks, Check11AClearlyFasterCandidateLeadsAndAnEqualOneDoesNot) {
   ASSERT_TRUE(r.ab_decision);
   EXPECT_FALSE(r.ab_decision->new_leader);
   EXPECT_TRUE(r.ab[0].slower);
+}
+
+TEST_F(SessionChecks, WarmUpCallsGoInBatchesOfWhatFitsInMemory) {
+  // A workload of which fewer sets fit than there are warm-up calls (a 26 GB elementwise set on an 80 GB H100): the
+  // warm-up takes as many sets as fit and runs its calls in batches of that many, each still validated.
+  timed();
+  job_.timing.warmup = 3;
+  auto d = std::make_unique<UnsealedCpuDevice>();
+  d->budget = 1;  // less than one set: one at a time
+  dev_ = std::move(d);
+  auto widest = std::make_shared<int>(0);
+  auto calls = std::make_shared<int>(0);
+  Script s;
+  s.run = [widest, calls](const ScriptedCall& c) {
+    c.add();
+    *widest = std::max(*widest, c.arena.sets());
+    ++*calls;
+  };
+  const JudgeResult r = run(s);
+  ASSERT_TRUE(r.accepted()) << (r.rejection ? r.rejection->message : r.error);
+  EXPECT_LE(*widest, 2) << "no arena wider than correctness's pair (the warm-up's was 3 sets before)";
+  ASSERT_FALSE(r.timing.empty());
+  EXPECT_EQ(r.timing[0].batch, 1);
+  // And a warm-up that wrote nothing is still caught on its one-set batches.
+  Script lazy;
+  lazy.run = [](const ScriptedCall& c) {
+    if (c.arena.sets() > 1) c.add();  // correctness's pairs pass; the one-set warm-up's outputs stay unwritten
+  };
+  expect_rejected(run(lazy), Check::timed_outputs, Reason::timed_output_wrong);
 }
 
 TEST_F(SessionChecks, AFailingReferenceIsAHarnessErrorNotAVerdict) {
