@@ -14,6 +14,8 @@ what remains is classified:
   rmsnorm      pow(2), mean, add(eps), rsqrt, mul, mul(weight)                    op "rmsnorm", eps
   activation   one pointwise op of one tensor input                               op its name ("relu", "gelu", ...)
   elementwise  a chain of pointwise ops of one tensor input and Python numbers    op "elementwise", expression
+  reduce       one sum / mean / amax / amin / max / min / prod / argmax / argmin    op "sum" | "mean" | "max" | "min" |
+               over one axis (max.dim's values or indices)                        "prod" | "argmax" | "argmin", dim
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
@@ -93,6 +95,39 @@ POINTWISE = set(UNARY_C) | set(BINARY_C) | {"clamp", "clamp_min", "clamp_max", "
                                             "hardsigmoid", "hardswish", "mish", "selu", "celu", "gelu", "logit",
                                             "threshold", "rsub", "fmod", "remainder", "square", "bitwise_not",
                                             "logical_not", "scalar_tensor", "full_like", "ones_like", "fill"}
+
+
+# Reductions the reduce templates compute over one axis, by ATen name (max / min: their .dim overloads, a tuple of
+# values and indices; which one the reference returns decides the op).
+REDUCE_OVER_AXIS = {"sum": "sum", "mean": "mean", "amax": "max", "amin": "min", "prod": "prod", "argmax": "argmax",
+                    "argmin": "argmin", "max": "max", "min": "min"}
+
+
+def _reduce_over_axis(graph, node):
+    """(op, dim) when node reduces its one tensor over exactly one axis with torch's defaults (no dtype, no
+    correction), and the graph returns that result; else None."""
+    n = _name(node.target)
+    args = list(node.args)
+    if len(args) < 2 or node.kwargs.get("dtype") is not None or set(node.kwargs) - {"keepdim", "dim"}:
+        return None
+    dim = args[1]
+    if isinstance(dim, (list, tuple)):
+        if len(dim) != 1:
+            return None
+        dim = dim[0]
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        return None
+    op = REDUCE_OVER_AXIS[n]
+    outs = [o for o in graph.nodes if o.op == "output"]
+    out = outs[0].args[0] if outs else None
+    out = out[0] if isinstance(out, (tuple, list)) and len(out) == 1 else out
+    if n in ("max", "min"):   # max.dim / min.dim: (values, indices); the reference returns one of them
+        if not (hasattr(out, "op") and _name(out.target) == "getitem" and out.args[0] is node):
+            return None
+        op = op if out.args[1] == 0 else "arg" + op
+    elif out is not node:
+        return None
+    return op, dim
 
 
 def _name(target):
@@ -208,7 +243,7 @@ def _expression(graph, placeholder):
 
 
 def classify(graph, n_tensor_inputs, n_inputs=None):
-    """{op, family, ops[, expression][, eps]} for an ATen graph (torch.fx) of the reference."""
+    """{op, family, ops[, expression][, eps][, dim]} for an ATen graph (torch.fx) of the reference."""
     compute, nodes = [], []
     for node in graph.nodes:
         if node.op == "call_function":
@@ -248,6 +283,10 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
             return dict(r, op="rmsnorm", family="rowop", eps=eps)
     if s & POOL:
         return dict(r, op="pool", family="pool")
+    if len(compute) == 1 and compute[0] in REDUCE_OVER_AXIS:
+        one = _reduce_over_axis(graph, nodes[0])
+        if one is not None:
+            return dict(r, op=one[0], family="reduce", dim=one[1])
     if s & REDUCTION:
         return dict(r, op="reduction" if len(s) == 1 else "reduction+elementwise", family="reduction")
     if s <= POINTWISE:
@@ -326,7 +365,7 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps") if key in r}
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim") if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

@@ -3,7 +3,7 @@
 the first N proposals of every strategy (khive-tune render --build: each must compile), then run each through
 `khive eval --backend cpu`: the guard must accept every one (an honest template instance is never rejected).
 
-usage: tuner_cpu.py KHIVE_TUNE KHIVE REPO SUITE [PER_STRATEGY]"""
+usage: tuner_cpu.py KHIVE_TUNE KHIVE REPO SUITE [PER_STRATEGY [TASK ...]]   (TASK: only these tasks of the suite)"""
 import os
 import subprocess
 import sys
@@ -13,12 +13,13 @@ import tempfile
 def main():
     tune, khive, repo, suite = sys.argv[1:5]
     per = sys.argv[5] if len(sys.argv) > 5 else "2"
+    only = set(sys.argv[6:])
     suite_dir = os.path.join(repo, suite)
     failures, total = [], 0
     with tempfile.TemporaryDirectory(prefix="khive-tuner-") as tmp:
         for task in sorted(os.listdir(suite_dir)):
             tdir = os.path.join(suite_dir, task)
-            if not os.path.isfile(os.path.join(tdir, "definition.json")):
+            if not os.path.isfile(os.path.join(tdir, "definition.json")) or (only and task not in only):
                 continue
             out = os.path.join(tmp, task)
             r = subprocess.run([tune, "render", tdir, "--backend", "cpu", "--out", out, "--per-strategy", per, "--build"],

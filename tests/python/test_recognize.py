@@ -107,6 +107,35 @@ class Recognize(unittest.TestCase):
         self.assertEqual(r["op"], "rmsnorm")
         self.assertEqual(r["eps"], 1e-5)
 
+    def reduction(self, name, body, out_shape, out_dtype="float32"):
+        d = {"name": name, "axes": {"B": {"type": "var"}, "N": {"type": "var"}, "D": {"type": "var"}},
+             "inputs": {"x": {"shape": ["B", "N", "D"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": out_shape, "dtype": out_dtype}},
+             "reference": "import torch\n\ndef run(x):\n    return " + body + "\n"}
+        r, _ = self.recognize(d, {"B": 2, "N": 3, "D": 4})
+        return r
+
+    def test_a_reduction_over_one_axis_has_its_op_and_dim(self):
+        cases = [("torch.sum(x, dim=1)", ["B", "D"], "float32", "sum", 1),
+                 ("torch.mean(x, dim=-1, keepdim=True)", ["B", "N", "1"], "float32", "mean", -1),
+                 ("torch.max(x, dim=1)[0]", ["B", "D"], "float32", "max", 1),
+                 ("torch.min(x, dim=2).values", ["B", "N"], "float32", "min", 2),
+                 ("torch.amax(x, dim=0)", ["N", "D"], "float32", "max", 0),
+                 ("torch.prod(x, dim=1)", ["B", "D"], "float32", "prod", 1),
+                 ("torch.argmax(x, dim=1)", ["B", "D"], "int64", "argmax", 1),
+                 ("torch.max(x, dim=2)[1]", ["B", "N"], "int64", "argmax", 2),
+                 ("torch.argmin(x, dim=2)", ["B", "N"], "int64", "argmin", 2)]
+        for i, (body, shape, dt, op, dim) in enumerate(cases):
+            r = self.reduction(f"red{i}", body, shape, dt)
+            self.assertEqual((r["op"], r["family"], r.get("dim")), (op, "reduce", dim), body)
+
+    def test_reductions_the_templates_do_not_compute_stay_a_family(self):
+        for i, body in enumerate(["torch.sum(x, dim=(1, 2))", "torch.sum(x, dim=1, dtype=torch.float64).float()",
+                                  "torch.sum(x)", "torch.sum(x, dim=1) * 2"]):
+            r = self.reduction(f"other{i}", body, ["B", "D"])
+            self.assertNotEqual(r["family"], "reduce", body)
+            self.assertNotIn("dim", r, body)
+
     def test_a_reference_that_does_not_trace_says_why(self):
         r, _ = self.recognize(unary("bad", "def run(x):\n    raise ValueError('no')\n"), {"N": 3})
         self.assertEqual(r["op"], "unknown")

@@ -171,7 +171,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
   if (k.contains("op") && !k["op"].is_null()) {
     const json& op = c.object(k["op"], "khive.op");
-    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "ops", "from"});
+    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "dim", "ops", "from"});
     if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
@@ -179,6 +179,12 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
       if (!op["eps"].is_number() || op["eps"].get<double>() < 0)
         c.fail("khive.op.eps", "a number >= 0", op["eps"].dump());
       t.op_eps = op["eps"].get<double>();
+    }
+    if (op.contains("dim")) {
+      if (!op["dim"].is_number_integer() || op["dim"].get<int64_t>() < -64 || op["dim"].get<int64_t>() > 63)
+        c.fail("khive.op.dim", "the reduced axis' index in the input's shape (an integer, negative from the end)",
+               op["dim"].dump());
+      t.op_dim = op["dim"].get<int>();
     }
   }
 

@@ -172,6 +172,7 @@ struct Task {
   // one input the float C expression of x, for an RMSNorm its eps. The tuner binds its families by them.
   std::string op_recognized, op_family, op_expression;
   std::optional<double> op_eps;
+  std::optional<int> op_dim;             // a reduction's axis: its index in the input's shape (negative: from the end)
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -204,6 +205,20 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
         t, "elementwise",
         ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", t.op_expression}});
   }
+  // A reduction over one axis, recognised from the graph with that axis (khive.op.dim).
+  static const std::set<std::string> reductions{"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
+  if (reductions.count(op)) {
+    if (!t.op_dim) {
+      *why =
+          fmt::format("'{}': the reduced axis is not known (khive.op.dim, recognised from the reference's graph)", op);
+      return std::nullopt;
+    }
+    if (t.inputs.size() != 1 || t.inputs[0].scalar || t.outputs.size() != 1) {
+      *why = fmt::format("'{}': the reduce templates take one tensor input and one output", op);
+      return std::nullopt;
+    }
+    return make(t, "reduce", ojson{{"op", op}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}, {"dim", *t.op_dim}});
+  }
   auto it = activations().find(op);
   if (it != activations().end()) {
     if (!unary_float32(t, &detail)) {
@@ -215,8 +230,7 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   }
   *why = fmt::format(
       "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench "
-      "activations, "
-      "single-input elementwise chains) and no "
+      "activations, single-input elementwise chains, reductions over one axis) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;

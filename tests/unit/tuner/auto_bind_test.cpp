@@ -77,6 +77,15 @@ TEST(AutoBind, RecognisedOpFromTheGraph) {
   } catch (const TaskFormatError& e) {
     EXPECT_NE(std::string(e.what()).find("khive.op.eps"), std::string::npos) << e.what();
   }
+  for (const json& dim : {json("1"), json(1.5), json(99)}) {
+    try {
+      imported("kb19_relu", "kb1_bad_dim", [&](json& d) { d["khive"]["op"] = {{"op", "sum"}, {"dim", dim}}; });
+      ADD_FAILURE() << "khive.op.dim = " << dim.dump() << " loaded";
+    } catch (const TaskFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("khive.op.dim"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("an integer"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(AutoBind, MatrixProductFromSignature) {

@@ -1,0 +1,91 @@
+// The reduce family's binder: x reduced over one of its axes (sum, mean, max, min, prod, argmax, argmin) into y, x
+// viewed as [OUTER, R, INNER] (the axes before, the reduced one, the axes after).
+//
+//   {"family": "reduce", "op": "argmax", "x": "x", "y": "idx", "dim": 1}   x[B, N, D] -> idx[B, D] (int64), or
+//                                                                          idx[B, 1, D] (keepdim)
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "khive/tuner/bind/common.hpp"
+
+namespace khive::tuner::bind_detail {
+
+namespace {
+
+const std::vector<std::string>& reduce_ops() {  // in KHIVE_OP's order
+  static const std::vector<std::string> ops{"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
+  return ops;
+}
+
+}  // namespace
+
+BoundTask bind_reduce(const Ctx& c) {
+  c.check_keys({"description", "op", "x", "y", "dim"});
+  BoundTask bt;
+  bt.op = c.str("op", true);
+  const auto& ops = reduce_ops();
+  const auto it = std::find(ops.begin(), ops.end(), bt.op);
+  if (it == ops.end()) c.fail("op", "sum, mean, max, min, prod, argmax or argmin", "\"" + bt.op + "\"");
+  const bool arg = bt.op == "argmax" || bt.op == "argmin";
+  const TensorSpec& x = c.input("x");
+  const TensorSpec& y = c.output("y");
+  if (!is_float_storage(x.dtype))
+    c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
+  const int rank = static_cast<int>(x.shape.size());
+  if (rank == 0) c.fail("x", "a tensor with at least one dimension", "a 0-D tensor");
+  if (!c.has("dim") || !c.b.spec["dim"].is_number_integer())
+    c.fail("dim", "the index of the reduced axis in x's shape (negative counts from the end)",
+           c.has("dim") ? c.b.spec["dim"].dump() : "nothing");
+  int dim = c.b.spec["dim"].get<int>();
+  if (dim < -rank || dim >= rank)
+    c.fail("dim", fmt::format("an axis index of x {} (-{} to {})", shape_text(x.shape), rank, rank - 1),
+           std::to_string(dim));
+  if (dim < 0) dim += rank;
+  if (arg ? y.dtype != DType::i64 : y.dtype != x.dtype)
+    c.fail("y", arg ? "an int64 output (torch's index type)" : "an output of x's dtype",
+           std::string(dtype_name(y.dtype)));
+  // y is x without the reduced axis, or with it kept as a literal 1 (keepdim).
+  std::vector<std::string> dropped = x.shape, kept = x.shape;
+  dropped.erase(dropped.begin() + dim);
+  kept[static_cast<std::size_t>(dim)] = "1";
+  if (y.shape != dropped && y.shape != kept)
+    c.fail("y", fmt::format("the shape {} (or {} with keepdim)", shape_text(dropped), shape_text(kept)),
+           shape_text(y.shape));
+  for (const auto& t : c.task.inputs)
+    if (t.name != x.name) c.fail("x", "the task's only input", "\"" + t.name + "\" left out");
+  for (const auto& t : c.task.outputs)
+    if (t.name != y.name) c.fail("y", "the task's only output", "\"" + t.name + "\" left out");
+
+  const std::vector<std::string> before(x.shape.begin(), x.shape.begin() + dim),
+      after(x.shape.begin() + dim + 1, x.shape.end());
+  const std::string& axis = x.shape[static_cast<std::size_t>(dim)];
+  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
+    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
+    int64_t outer = 1, inner = 1;
+    for (const auto& d : before) outer *= axis_value(ax, d);
+    for (const auto& d : after) inner *= axis_value(ax, d);
+    add_workload(bt, c, i,
+                 {{"OUTER", outer},
+                  {"R", axis_value(ax, axis)},
+                  {"INNER", inner},
+                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
+  }
+
+  std::string p = typed_prologue(c, x.dtype);
+  p += fmt::format("using khive_out_t = {};\n", storage_type(y.dtype, c.backend));
+  p += "enum { KHIVE_SUM = 0, KHIVE_MEAN = 1, KHIVE_MAX = 2, KHIVE_MIN = 3, KHIVE_PROD = 4, KHIVE_ARGMAX = 5, "
+       "KHIVE_ARGMIN = 6 };\n";
+  p += fmt::format("constexpr int KHIVE_OP = {};   // {}\n", it - ops.begin(), bt.op);
+  std::string e = launch_signature(c.task, c.backend) + " {\n";
+  e += fmt::format("  khive_run({}, {}, {}, {}, {}{});\n}}\n", x.name, y.name, shape_product_cpp(c.task, before),
+                   axis_cpp(c.task, axis), shape_product_cpp(c.task, after), launch_args_tail(c.backend));
+  bt.placeholders["PROLOGUE"] = p;
+  bt.placeholders["ENTRY"] = e;
+  bt.dtype = std::string(dtype_name(x.dtype));
+  bt.summary = fmt::format("{} = {}({}, dim {} = {}) ({})", y.name, bt.op, x.name, dim, axis, bt.dtype);
+  return bt;
+}
+
+}  // namespace khive::tuner::bind_detail
