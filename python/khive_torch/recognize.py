@@ -16,6 +16,9 @@ what remains is classified:
   elementwise  a chain of pointwise ops of one tensor input and Python numbers    op "elementwise", expression
   reduce       one sum / mean / amax / amin / max / min / prod / argmax / argmin    op "sum" | "mean" | "max" | "min" |
                over one axis (max.dim's values or indices)                        "prod" | "argmax" | "argmin", dim
+  scan         one cumsum / cumprod over one axis; flip, scan, flip of that axis    op "cumsum" | "cumprod", dim,
+               (reverse); cat(zeros, scan of all but the last) (exclusive);       flags (reverse, exclusive,
+               x * mask, then the scan (masked)                                     masked)
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
@@ -128,6 +131,64 @@ def _reduce_over_axis(graph, node):
     elif out is not node:
         return None
     return op, dim
+
+
+SCAN = {"cumsum", "cumprod"}
+
+
+def _scan(graph, n_tensor_inputs):
+    """(op, dim, flags) when the graph is one cumsum / cumprod of its input over one axis, in one of the forms the scan
+    templates compute: plain; flip(d), scan(d), flip(d) (reverse); cat([zeros, scan(d) of all but the last], d)
+    (exclusive); x * mask, then the scan (masked). Else None."""
+    calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    names = [_name(n.target) for n in calls]
+    scans = [n for n in calls if _name(n.target) in SCAN]
+    if len(scans) != 1 or scans[0].kwargs.get("dtype") is not None:
+        return None
+    node = scans[0]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        return None
+    op = _name(node.target)
+    outs = [o for o in graph.nodes if o.op == "output"]
+    out = outs[0].args[0] if outs else None
+    out = out[0] if isinstance(out, (tuple, list)) and len(out) == 1 else out
+    flags = []
+    rest = [n for n in names if n not in SCAN]
+    if rest == ["flip", "flip"]:
+        first, last = [n for n in calls if _name(n.target) == "flip"]
+        dims = [list(f.args[1]) if len(f.args) > 1 else None for f in (first, last)]
+        if not (dims[0] == dims[1] == [dim] and node.args[0] is first and last.args[0] is node and out is last):
+            return None
+        flags.append("reverse")
+    elif rest == ["cat"]:
+        cat = calls[names.index("cat")]
+        parts = cat.args[0]
+        cat_dim = cat.args[1] if len(cat.args) > 1 else cat.kwargs.get("dim", 0)
+        if out is not cat or cat_dim != dim or len(parts) != 2 or parts[1] is not node:
+            return None
+        # the scan's input: the input tensor from its start along the axis (narrow / x[..., :-1]: aten.slice)
+        src = node.args[0]
+        if not (hasattr(src, "op") and _name(src.target) == "slice" and len(src.args) >= 3 and src.args[1] == dim
+                and src.args[2] == 0 and getattr(src.args[0], "op", None) == "placeholder"):
+            return None
+        # parts[0]: zeros made without the data (zeros / zeros_like of a view), one slot along the axis
+        chain, n = [], parts[0]
+        while hasattr(n, "op") and n.op == "call_function":
+            chain.append(_name(n.target))
+            n = n.args[0] if n.args and hasattr(n.args[0], "op") else None
+        if not ({"zeros", "zeros_like", "new_zeros"} & set(chain)):
+            return None
+        flags.append("exclusive")
+    elif rest == ["mul"] and n_tensor_inputs == 2:
+        mul = calls[names.index("mul")]
+        placeholders = [p for p in graph.nodes if p.op == "placeholder"]
+        if node.args[0] is not mul or out is not node or set(mul.args[:2]) != set(placeholders[:2]):
+            return None
+        flags.append("masked")
+    elif rest or out is not node:
+        return None
+    return op, dim, flags
 
 
 def _name(target):
@@ -243,7 +304,7 @@ def _expression(graph, placeholder):
 
 
 def classify(graph, n_tensor_inputs, n_inputs=None):
-    """{op, family, ops[, expression][, eps][, dim]} for an ATen graph (torch.fx) of the reference."""
+    """{op, family, ops[, expression][, eps][, dim][, flags]} for an ATen graph (torch.fx) of the reference."""
     compute, nodes = [], []
     for node in graph.nodes:
         if node.op == "call_function":
@@ -283,6 +344,10 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
             return dict(r, op="rmsnorm", family="rowop", eps=eps)
     if s & POOL:
         return dict(r, op="pool", family="pool")
+    if s & SCAN:
+        one = _scan(graph, n_tensor_inputs)
+        if one is not None:
+            return dict(r, op=one[0], family="scan", dim=one[1], flags=one[2])
     if len(compute) == 1 and compute[0] in REDUCE_OVER_AXIS:
         one = _reduce_over_axis(graph, nodes[0])
         if one is not None:
@@ -365,7 +430,7 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim") if key in r}
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags") if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

@@ -136,6 +136,32 @@ class Recognize(unittest.TestCase):
             self.assertNotEqual(r["family"], "reduce", body)
             self.assertNotIn("dim", r, body)
 
+    def test_a_scan_has_its_op_dim_and_how_it_walks(self):
+        two = {"name": "", "axes": {"B": {"type": "var"}, "N": {"type": "var"}},
+               "inputs": {"x": {"shape": ["B", "N"], "dtype": "float32"}},
+               "outputs": {"y": {"shape": ["B", "N"], "dtype": "float32"}}}
+        masked = dict(two, inputs={"x": {"shape": ["B", "N"], "dtype": "float32"},
+                                   "mask": {"shape": ["B", "N"], "dtype": "bool"}})
+        cases = [("torch.cumsum(x, dim=1)", two, "cumsum", []),
+                 ("torch.cumprod(x, dim=-1)", two, "cumprod", []),
+                 ("torch.cumsum(x.flip(1), dim=1).flip(1)", two, "cumsum", ["reverse"]),
+                 ("torch.cat((torch.zeros_like(x.select(1, 0).unsqueeze(1)), "
+                  "torch.cumsum(x.narrow(dim=1, start=0, length=x.size(1) - 1), dim=1)), dim=1)", two, "cumsum",
+                  ["exclusive"]),
+                 ("torch.cumsum(x * mask, dim=1)", masked, "cumsum", ["masked"])]
+        for i, (body, d, op, flags) in enumerate(cases):
+            args = "x, mask" if "mask" in d["inputs"] else "x"
+            r, _ = self.recognize(dict(d, name=f"scan{i}", reference=f"import torch\n\ndef run({args}):\n    return {body}\n"),
+                                  {"B": 2, "N": 5})
+            self.assertEqual((r["op"], r["family"], r.get("flags")), (op, "scan", flags), body)
+            self.assertEqual(r["dim"], -1 if "dim=-1" in body else 1, body)
+        # a shifted window or a scaled scan is not one the templates compute
+        for i, body in enumerate(["torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, 1:], dim=1)), dim=1)",
+                                  "torch.cumsum(x, dim=1) * 2"]):
+            r, _ = self.recognize(dict(two, name=f"noscan{i}", reference=f"import torch\n\ndef run(x):\n    return {body}\n"),
+                                  {"B": 2, "N": 5})
+            self.assertNotEqual(r["family"], "scan", body)
+
     def test_a_reference_that_does_not_trace_says_why(self):
         r, _ = self.recognize(unary("bad", "def run(x):\n    raise ValueError('no')\n"), {"N": 3})
         self.assertEqual(r["op"], "unknown")

@@ -171,7 +171,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
   if (k.contains("op") && !k["op"].is_null()) {
     const json& op = c.object(k["op"], "khive.op");
-    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "dim", "ops", "from"});
+    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "dim", "flags", "ops", "from"});
     if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
@@ -185,6 +185,16 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
         c.fail("khive.op.dim", "the reduced axis' index in the input's shape (an integer, negative from the end)",
                op["dim"].dump());
       t.op_dim = op["dim"].get<int>();
+    }
+    if (op.contains("flags")) {
+      static const std::vector<std::string> known = {"reverse", "exclusive", "masked"};
+      const char* expected = "a list of \"reverse\", \"exclusive\", \"masked\"";
+      if (!op["flags"].is_array()) c.fail("khive.op.flags", expected, op["flags"].dump());
+      for (const auto& f : op["flags"]) {
+        if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())
+          c.fail("khive.op.flags", expected, op["flags"].dump());
+        t.op_flags.push_back(f.get<std::string>());
+      }
     }
   }
 

@@ -172,7 +172,8 @@ struct Task {
   // one input the float C expression of x, for an RMSNorm its eps. The tuner binds its families by them.
   std::string op_recognized, op_family, op_expression;
   std::optional<double> op_eps;
-  std::optional<int> op_dim;             // a reduction's axis: its index in the input's shape (negative: from the end)
+  std::optional<int> op_dim;  // a reduction's or scan's axis: its index in the input's shape (< 0: from the end)
+  std::vector<std::string> op_flags;     // how a scan walks: "reverse", "exclusive", "masked" (x * the other input)
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

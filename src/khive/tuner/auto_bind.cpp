@@ -219,6 +219,30 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     }
     return make(t, "reduce", ojson{{"op", op}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}, {"dim", *t.op_dim}});
   }
+  // A scan over one axis (cumsum, cumprod), recognised from the graph with its axis and how it walks (khive.op).
+  if (op == "cumsum" || op == "cumprod") {
+    if (!t.op_dim) {
+      *why =
+          fmt::format("'{}': the scanned axis is not known (khive.op.dim, recognised from the reference's graph)", op);
+      return std::nullopt;
+    }
+    auto flagged = [&](const char* f) {
+      return std::find(t.op_flags.begin(), t.op_flags.end(), f) != t.op_flags.end();
+    };
+    auto ins = tensor_inputs(t);
+    const bool masked = flagged("masked");
+    if (ins.size() != t.inputs.size() || ins.size() != (masked ? 2u : 1u) || t.outputs.size() != 1) {
+      *why = fmt::format("'{}': the scan templates take x{} and one output", op, masked ? " and a mask" : "");
+      return std::nullopt;
+    }
+    if (masked && !dtype_is_float(ins[0]->dtype))
+      std::swap(ins[0], ins[1]);  // x is the float input, the mask the other
+    ojson spec{{"op", op}, {"x", ins[0]->name}, {"y", t.outputs[0].name}, {"dim", *t.op_dim}};
+    if (flagged("reverse")) spec["reverse"] = true;
+    if (flagged("exclusive")) spec["exclusive"] = true;
+    if (masked) spec["mask"] = ins[1]->name;
+    return make(t, "scan", spec);
+  }
   auto it = activations().find(op);
   if (it != activations().end()) {
     if (!unary_float32(t, &detail)) {
@@ -230,7 +254,7 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   }
   *why = fmt::format(
       "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench "
-      "activations, single-input elementwise chains, reductions over one axis) and no "
+      "activations, single-input elementwise chains, reductions and scans over one axis) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;

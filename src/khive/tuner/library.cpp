@@ -157,8 +157,8 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 
 namespace {
 const std::vector<std::string>& family_list() {  // in the order error messages name them
-  static const std::vector<std::string> f{"elementwise", "gated", "rowop",  "gemm",
-                                          "attention",   "rope",  "router", "reduce"};
+  static const std::vector<std::string> f{"elementwise", "gated",  "rowop",  "gemm", "attention",
+                                          "rope",        "router", "reduce", "scan"};
   return f;
 }
 }  // namespace
@@ -183,9 +183,9 @@ const std::vector<std::string>& family_variables(const std::string& family) {
       {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},  // COLS: the output's row length (half the input's)
       {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
       {"router", {"TOKENS", "HIDDEN", "EXPERTS", "TOPK", "ELEM_BYTES"}},  // TOPK: experts chosen per token
-      {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},
-      {"reduce", {"OUTER", "R", "INNER", "ELEM_BYTES"}},  // x as [OUTER, R, INNER], R the reduced axis  // D: the head
-                                                          // dim (D / 2 rotation pairs per head)
+      {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},  // D: the head dim (D / 2 rotation pairs per head)
+      {"reduce", {"OUTER", "R", "INNER", "ELEM_BYTES"}},     // x as [OUTER, R, INNER], R the reduced axis
+      {"scan", {"OUTER", "R", "INNER", "ELEM_BYTES"}},       // x as [OUTER, R, INNER], R the scanned axis
       // SQ = 1 for decode; CAUSAL 0/1; GROUP = HQ / HKV (query heads per KV head)
       {"attention", {"BATCH", "SQ", "SKV", "HQ", "HKV", "D", "ELEM_BYTES", "CAUSAL", "GROUP"}},
   };

@@ -71,5 +71,6 @@ BoundTask bind_router(const Ctx& c);
 BoundTask bind_gemm(const Ctx& c);
 BoundTask bind_attention(const Ctx& c);
 BoundTask bind_reduce(const Ctx& c);
+BoundTask bind_scan(const Ctx& c);
 
 }  // namespace khive::tuner::bind_detail
