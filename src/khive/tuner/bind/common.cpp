@@ -168,6 +168,41 @@ std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
   return out;
 }
 
+AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what) {
+  const int rank = static_cast<int>(x.shape.size());
+  if (rank == 0) c.fail("x", "a tensor with at least one dimension", "a 0-D tensor");
+  if (!c.has("dim") || !c.b.spec["dim"].is_number_integer())
+    c.fail("dim", fmt::format("the index of the {} axis in x's shape (negative counts from the end)", what),
+           c.has("dim") ? c.b.spec["dim"].dump() : "nothing");
+  AxisSplit s;
+  s.dim = c.b.spec["dim"].get<int>();
+  if (s.dim < -rank || s.dim >= rank)
+    c.fail("dim", fmt::format("an axis index of x {} (-{} to {})", shape_text(x.shape), rank, rank - 1),
+           std::to_string(s.dim));
+  if (s.dim < 0) s.dim += rank;
+  s.before.assign(x.shape.begin(), x.shape.begin() + s.dim);
+  s.after.assign(x.shape.begin() + s.dim + 1, x.shape.end());
+  s.axis = x.shape[static_cast<std::size_t>(s.dim)];
+  s.outer_cpp = shape_product_cpp(c.task, s.before);
+  s.r_cpp = axis_cpp(c.task, s.axis);
+  s.inner_cpp = shape_product_cpp(c.task, s.after);
+  return s;
+}
+
+void add_split_workloads(BoundTask& bt, const Ctx& c, const AxisSplit& s, const TensorSpec& x) {
+  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
+    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
+    int64_t outer = 1, inner = 1;
+    for (const auto& d : s.before) outer *= axis_value(ax, d);
+    for (const auto& d : s.after) inner *= axis_value(ax, d);
+    add_workload(bt, c, i,
+                 {{"OUTER", outer},
+                  {"R", axis_value(ax, s.axis)},
+                  {"INNER", inner},
+                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
+  }
+}
+
 std::string op_text(const Ctx& c, const char* key) {
   if (!c.has(key)) c.fail(key, "a C++ expression, or {\"cpu\": ..., \"cuda\": ...}", "nothing");
   const json& o = c.b.spec[key];

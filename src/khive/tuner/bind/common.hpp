@@ -58,6 +58,17 @@ int64_t axis_value(const AxisValues& ax, const std::string& n);
 void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars);
 // Per workload: all resolved axes (for the family's variables).
 std::vector<std::map<std::string, int64_t>> resolved(const Task& t);
+// x viewed as [OUTER, R, INNER] around one of its axes (the reduce and scan families): the binding's "dim" field read
+// and checked (an index into x's shape, negative from the end), the axes before and after it, and C++ for the three.
+struct AxisSplit {
+  int dim = 0;                              // 0 .. rank - 1
+  std::vector<std::string> before, after;   // x's axes before and after it
+  std::string axis;                         // x's axis at dim
+  std::string outer_cpp, r_cpp, inner_cpp;  // "int64_t(1) * B", "N", "int64_t(1) * D"
+};
+AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what);
+// Records every workload's OUTER, R, INNER and ELEM_BYTES (x's element size).
+void add_split_workloads(BoundTask& bt, const Ctx& c, const AxisSplit& s, const TensorSpec& x);
 // The op of a binding: one C++ expression, or one per backend ({"cpu": ..., "cuda": ...}).
 std::string op_text(const Ctx& c, const char* key);
 

@@ -33,16 +33,8 @@ BoundTask bind_reduce(const Ctx& c) {
   const TensorSpec& y = c.output("y");
   if (!is_float_storage(x.dtype))
     c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
-  const int rank = static_cast<int>(x.shape.size());
-  if (rank == 0) c.fail("x", "a tensor with at least one dimension", "a 0-D tensor");
-  if (!c.has("dim") || !c.b.spec["dim"].is_number_integer())
-    c.fail("dim", "the index of the reduced axis in x's shape (negative counts from the end)",
-           c.has("dim") ? c.b.spec["dim"].dump() : "nothing");
-  int dim = c.b.spec["dim"].get<int>();
-  if (dim < -rank || dim >= rank)
-    c.fail("dim", fmt::format("an axis index of x {} (-{} to {})", shape_text(x.shape), rank, rank - 1),
-           std::to_string(dim));
-  if (dim < 0) dim += rank;
+  const AxisSplit sp = split_at_axis(c, x, "reduced");
+  const int dim = sp.dim;
   if (arg ? y.dtype != DType::i64 : y.dtype != x.dtype)
     c.fail("y", arg ? "an int64 output (torch's index type)" : "an output of x's dtype",
            std::string(dtype_name(y.dtype)));
@@ -58,20 +50,7 @@ BoundTask bind_reduce(const Ctx& c) {
   for (const auto& t : c.task.outputs)
     if (t.name != y.name) c.fail("y", "the task's only output", "\"" + t.name + "\" left out");
 
-  const std::vector<std::string> before(x.shape.begin(), x.shape.begin() + dim),
-      after(x.shape.begin() + dim + 1, x.shape.end());
-  const std::string& axis = x.shape[static_cast<std::size_t>(dim)];
-  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
-    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
-    int64_t outer = 1, inner = 1;
-    for (const auto& d : before) outer *= axis_value(ax, d);
-    for (const auto& d : after) inner *= axis_value(ax, d);
-    add_workload(bt, c, i,
-                 {{"OUTER", outer},
-                  {"R", axis_value(ax, axis)},
-                  {"INNER", inner},
-                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
-  }
+  add_split_workloads(bt, c, sp, x);
 
   std::string p = typed_prologue(c, x.dtype);
   p += fmt::format("using khive_out_t = {};\n", storage_type(y.dtype, c.backend));
@@ -79,12 +58,12 @@ BoundTask bind_reduce(const Ctx& c) {
        "KHIVE_ARGMIN = 6 };\n";
   p += fmt::format("constexpr int KHIVE_OP = {};   // {}\n", it - ops.begin(), bt.op);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
-  e += fmt::format("  khive_run({}, {}, {}, {}, {}{});\n}}\n", x.name, y.name, shape_product_cpp(c.task, before),
-                   axis_cpp(c.task, axis), shape_product_cpp(c.task, after), launch_args_tail(c.backend));
+  e += fmt::format("  khive_run({}, {}, {}, {}, {}{});\n}}\n", x.name, y.name, sp.outer_cpp, sp.r_cpp, sp.inner_cpp,
+                   launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));
-  bt.summary = fmt::format("{} = {}({}, dim {} = {}) ({})", y.name, bt.op, x.name, dim, axis, bt.dtype);
+  bt.summary = fmt::format("{} = {}({}, dim {} = {}) ({})", y.name, bt.op, x.name, dim, sp.axis, bt.dtype);
   return bt;
 }
 

@@ -18,17 +18,8 @@ BoundTask bind_scan(const Ctx& c) {
   const TensorSpec& y = c.output("y");
   if (!is_float_storage(x.dtype))
     c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
-  const int rank = static_cast<int>(x.shape.size());
-  if (rank == 0) c.fail("x", "a tensor with at least one dimension", "a 0-D tensor");
-  if (y.dtype != x.dtype || y.shape != x.shape) c.fail("y", "an output with x's dtype and shape", "\"" + y.name + "\"");
-  if (!c.has("dim") || !c.b.spec["dim"].is_number_integer())
-    c.fail("dim", "the index of the scanned axis in x's shape (negative counts from the end)",
-           c.has("dim") ? c.b.spec["dim"].dump() : "nothing");
-  int dim = c.b.spec["dim"].get<int>();
-  if (dim < -rank || dim >= rank)
-    c.fail("dim", fmt::format("an axis index of x {} (-{} to {})", shape_text(x.shape), rank, rank - 1),
-           std::to_string(dim));
-  if (dim < 0) dim += rank;
+  const AxisSplit sp = split_at_axis(c, x, "scanned");
+  const int dim = sp.dim;
   auto flag = [&](const char* k) {
     if (!c.has(k)) return false;
     if (!c.b.spec[k].is_boolean()) c.fail(k, "true or false", c.b.spec[k].dump());
@@ -46,20 +37,7 @@ BoundTask bind_scan(const Ctx& c) {
   for (const auto& t : c.task.outputs)
     if (t.name != y.name) c.fail("y", "the task's only output", "\"" + t.name + "\" left out");
 
-  const std::vector<std::string> before(x.shape.begin(), x.shape.begin() + dim),
-      after(x.shape.begin() + dim + 1, x.shape.end());
-  const std::string& axis = x.shape[static_cast<std::size_t>(dim)];
-  for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
-    const auto ax = resolve_axes(c.task, c.task.workloads[i]);
-    int64_t outer = 1, inner = 1;
-    for (const auto& d : before) outer *= axis_value(ax, d);
-    for (const auto& d : after) inner *= axis_value(ax, d);
-    add_workload(bt, c, i,
-                 {{"OUTER", outer},
-                  {"R", axis_value(ax, axis)},
-                  {"INNER", inner},
-                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
-  }
+  add_split_workloads(bt, c, sp, x);
 
   std::string p = typed_prologue(c, x.dtype);
   p += fmt::format("using khive_mask_t = {};\n", mask ? storage_type(mask->dtype, c.backend) : std::string("bool"));
@@ -69,14 +47,13 @@ BoundTask bind_scan(const Ctx& c) {
                    exclusive, mask != nullptr);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  khive_run({}, {}, {}, {}, {}, {}{});\n}}\n", x.name, mask ? mask->name : "nullptr", y.name,
-                   shape_product_cpp(c.task, before), axis_cpp(c.task, axis), shape_product_cpp(c.task, after),
-                   launch_args_tail(c.backend));
+                   sp.outer_cpp, sp.r_cpp, sp.inner_cpp, launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));
   bt.summary =
       fmt::format("{} = {}{}{}({}{}, dim {} = {}) ({})", y.name, reverse ? "reverse " : "",
-                  exclusive ? "exclusive " : "", bt.op, x.name, mask ? " * " + mask->name : "", dim, axis, bt.dtype);
+                  exclusive ? "exclusive " : "", bt.op, x.name, mask ? " * " + mask->name : "", dim, sp.axis, bt.dtype);
   return bt;
 }
 
