@@ -35,10 +35,6 @@ const std::map<std::string, std::string>& activations() {
   return m;
 }
 
-bool is_axis(const Task& t, const std::string& d) {
-  return std::any_of(t.axes.begin(), t.axes.end(), [&](const Axis& a) { return a.name == d; });
-}
-
 std::vector<const TensorSpec*> tensor_inputs(const Task& t) {
   std::vector<const TensorSpec*> v;
   for (const auto& s : t.inputs)
@@ -57,23 +53,27 @@ Binding make(const Task& t, const std::string& family, ojson spec) {
   return b;
 }
 
+// C[b?, M, N] = A[b?, M, K] (or [K, M]) . B[b?, K, N] (or [N, K]): 2-D operands, or 3-D ones whose first axis is
+// C's (a batch; an operand without it is shared across the batch). A literal size ("1": a matrix-vector product)
+// stands for itself; the gemm binder checks the rest.
 std::optional<Binding> gemm(const Task& t, std::string* why) {
   auto ins = tensor_inputs(t);
   if (ins.size() != 2 || t.inputs.size() != 2 || t.outputs.size() != 1) {
     *why = "a matrix product needs two tensor inputs and one output";
     return std::nullopt;
   }
-  const auto &a = ins[0]->shape, &b = ins[1]->shape, &c = t.outputs[0].shape;
+  std::vector<std::string> a = ins[0]->shape, b = ins[1]->shape, c = t.outputs[0].shape;
+  std::string batch;
+  if (c.size() == 3) {
+    batch = c[0];
+    c.erase(c.begin());
+    for (auto* s : {&a, &b})
+      if (s->size() == 3 && (*s)[0] == batch) s->erase(s->begin());
+  }
   if (a.size() != 2 || b.size() != 2 || c.size() != 2) {
-    *why = "the gemm templates take 2-D operands";
+    *why = "the gemm templates take 2-D operands, or 3-D ones batched over the output's first axis";
     return std::nullopt;
   }
-  for (const auto* s : {&a, &b, &c})
-    for (const auto& d : *s)
-      if (!is_axis(t, d)) {
-        *why = fmt::format("dimension {} is a literal size, the gemm binding needs axis names", d);
-        return std::nullopt;
-      }
   const std::string m = c[0], n = c[1];
   std::string layout_a, layout_b, k;
   if (a[0] == m)
@@ -85,19 +85,15 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
   else if (b[1] == k && b[0] == n)
     layout_b = "col";
   if (layout_a.empty() || layout_b.empty()) {
-    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name, fmt::join(a, ","),
-                       ins[1]->name, fmt::join(b, ","), t.outputs[0].name, fmt::join(c, ","));
+    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name,
+                       fmt::join(ins[0]->shape, ","), ins[1]->name, fmt::join(ins[1]->shape, ","), t.outputs[0].name,
+                       fmt::join(t.outputs[0].shape, ","));
     return std::nullopt;
   }
-  return make(t, "gemm",
-              ojson{{"A", ins[0]->name},
-                    {"B", ins[1]->name},
-                    {"C", t.outputs[0].name},
-                    {"M", m},
-                    {"N", n},
-                    {"K", k},
-                    {"layout_a", layout_a},
-                    {"layout_b", layout_b}});
+  ojson spec{{"A", ins[0]->name},    {"B", ins[1]->name},   {"C", t.outputs[0].name}, {"M", m}, {"N", n}, {"K", k},
+             {"layout_a", layout_a}, {"layout_b", layout_b}};
+  if (!batch.empty()) spec["batch"] = batch;
+  return make(t, "gemm", spec);
 }
 
 bool unary_float32(const Task& t, std::string* why) {

@@ -114,6 +114,55 @@ TEST(AutoBind, MatrixProductFromSignature) {
   EXPECT_EQ(b2->spec["K"], "K");
 }
 
+// KernelBench's batched product (A[b, m, k] . B[b, k, n]), its 3-D tensor times a matrix (B shared across the batch)
+// and its matrix-vector product (a literal 1) bind as gemm with a batch axis or the literal; 4-D does not.
+TEST(AutoBind, BatchedSharedAndLiteralProducts) {
+  // A task written here: fp32 A, B -> C of these shapes, recognised as a matmul, one workload with every axis 4.
+  auto product = [](const char* name, json a, json b, json c, json axes) {
+    const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-test") / "imported" / name;
+    fs::create_directories(d);
+    json def = {
+        {"name", name},
+        {"op_type", "kernelbench"},
+        {"axes", axes},
+        {"inputs", {{"A", {{"shape", a}, {"dtype", "float32"}}}, {"B", {{"shape", b}, {"dtype", "float32"}}}}},
+        {"outputs", {{"C", {{"shape", c}, {"dtype", "float32"}}}}},
+        {"khive", {{"op", {{"op", "matmul"}, {"family", "gemm"}, {"ops", {"bmm"}}}}}}};  // as the import records
+    std::ofstream(d / "definition.json") << def.dump(2);
+    json w = {{"uuid", "w"}, {"axes", json::object()}};
+    for (auto it = axes.begin(); it != axes.end(); ++it) w["axes"][it.key()] = 4;
+    std::ofstream(d / "workload.jsonl") << w.dump() << "\n";
+    return load_task(d);
+  };
+  const json v = {{"type", "var"}};
+  std::string why;
+  Task bmm = product("kb1_003_bmm", {"b", "m", "k"}, {"b", "k", "n"}, {"b", "m", "n"},
+                     {{"b", v}, {"m", v}, {"k", v}, {"n", v}});
+  auto b = infer_binding(bmm, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["batch"], "b");
+  EXPECT_EQ(b->spec["M"], "m");
+  const BoundTask bt = bind_task(bmm, Backend::cpu, *b);
+  EXPECT_NE(bt.placeholders.at("ENTRY").find("khive_batch = b"), std::string::npos) << bt.placeholders.at("ENTRY");
+  Task shared = product("kb1_010_3d_tensor_matrix_multiplication", {"N", "M", "K"}, {"K", "L"}, {"N", "M", "L"},
+                        {{"N", v}, {"M", v}, {"K", v}, {"L", v}});
+  b = infer_binding(shared, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["batch"], "N");
+  EXPECT_EQ(b->spec["N"], "L");
+  const BoundTask bs = bind_task(shared, Backend::cpu, *b);
+  EXPECT_NE(bs.placeholders.at("ENTRY").find("khive_g.b_bs = 0"), std::string::npos) << bs.placeholders.at("ENTRY");
+  Task mv = product("kb1_004_matrix_vector_multiplication", {"M", "K"}, {"K", "1"}, {"M", "1"}, {{"M", v}, {"K", v}});
+  b = infer_binding(mv, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["N"], "1");
+  EXPECT_NO_THROW(bind_task(mv, Backend::cpu, *b));
+  Task four = product("kb1_011_4d_tensor_matrix_multiplication", {"b", "i", "j", "l"}, {"l", "k"}, {"b", "i", "j", "k"},
+                      {{"b", v}, {"i", v}, {"j", v}, {"l", v}, {"k", v}});
+  EXPECT_FALSE(infer_binding(four, &why));
+  EXPECT_NE(why.find("3-D ones batched"), std::string::npos) << why;
+}
+
 TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
   Task t = imported("kb19_relu", "kb2_005_conv_thing", [](json& d) { d["op_type"] = "conv2d"; });
   std::string why;
