@@ -726,6 +726,9 @@ class Harness:
         sets = []
         try:
             sets = [self.make_set(plan, case, seed * 1000 + i) for i in range(n_sets)]
+            # What the device has left once this workload's sets are made: a kernel whose workspace cudaMalloc fails
+            # takes its slower fallback here and not in khive's fresh executor (a suspect for kb06's 0.79, H100).
+            free_b = torch.cuda.mem_get_info()[0]
             fn.restype = None
             fn.argtypes = [type(v) for v in sets[0][0]]
             for vals, outs, _ in sets:   # the written/finite check, once per set, before any timing
@@ -767,7 +770,8 @@ class Harness:
         s = sorted(times)
         return {"median_s": statistics.median(s), "gap_ms": gap_ms, "min_s": s[0], "p10_s": s[len(s) // 10], "p90_s": s[(9 * len(s)) // 10],
                 "samples": len(s), "sets": n_sets, "host_call_s": statistics.median(host),
-                "launch_exposed": statistics.median(host) > 0.8 * (self.flush_s + a.lead_us * 1e-6)}
+                "launch_exposed": statistics.median(host) > 0.8 * (self.flush_s + a.lead_us * 1e-6),
+                "free_gb": free_b / 1e9}
 
 
 # ---------------------------------------------------------------- rows, summary, report
@@ -874,6 +878,8 @@ def markdown(meta, plans, rows, summary):
         h = r["harness"]
         spread = "-" if "seed_spread" not in r else f"{100 * r['seed_spread']:.2f}%{' !' if r.get('spread_flag') else ''}"
         note = "; ".join(r.get("errors") or [])
+        if h.get("free_gb") is not None and h["free_gb"] < 8:
+            note = (note + f"; {h['free_gb']:.1f} GB free in the harness").strip("; ")
         if h.get("launch_exposed"):
             note = ("L " + note).strip()
         if h.get("samples") and h["samples"] < 50:
