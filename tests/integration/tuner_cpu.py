@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""The tuner's CPU templates through the real pipeline: for every task of a suite that has a binding, render
-the first N proposals of every strategy (khive-tune render --build: each must compile), then run each through
-`khive eval --backend cpu`: the guard must accept every one (an honest template instance is never rejected).
+"""The tuner's templates through the real pipeline: for every task of a suite that has a binding, render the first N
+proposals of every strategy (khive-tune render --build: each must compile), then run each through `khive eval`: the
+guard must accept every one (an honest template instance is never rejected). CPU by default; on a GPU machine
+`--backend cuda` puts the CUDA templates through the GPU judge (scripts/device.sh, step `fixtures`).
 
-usage: tuner_cpu.py KHIVE_TUNE KHIVE REPO SUITE [PER_STRATEGY [TASK ...]]   (TASK: only these tasks of the suite)"""
+usage: tuner_cpu.py KHIVE_TUNE KHIVE REPO SUITE [PER_STRATEGY [TASK ...]] [--backend cpu|cuda]
+       (TASK: only these tasks of the suite)"""
 import os
 import subprocess
 import sys
@@ -11,9 +13,17 @@ import tempfile
 
 
 def main():
-    tune, khive, repo, suite = sys.argv[1:5]
-    per = sys.argv[5] if len(sys.argv) > 5 else "2"
-    only = set(sys.argv[6:])
+    args = sys.argv[1:]
+    backend = "cpu"
+    if "--backend" in args:
+        i = args.index("--backend")
+        backend = args[i + 1] if i + 1 < len(args) else ""
+        del args[i:i + 2]
+        if backend not in ("cpu", "cuda"):
+            sys.exit(f"tuner_cpu.py: --backend: expected cpu or cuda, got {backend!r}")
+    tune, khive, repo, suite = args[0:4]
+    per = args[4] if len(args) > 4 else "2"
+    only = set(args[5:])
     suite_dir = os.path.join(repo, suite)
     failures, total = [], 0
     with tempfile.TemporaryDirectory(prefix="khive-tuner-") as tmp:
@@ -22,7 +32,7 @@ def main():
             if not os.path.isfile(os.path.join(tdir, "definition.json")) or (only and task not in only):
                 continue
             out = os.path.join(tmp, task)
-            r = subprocess.run([tune, "render", tdir, "--backend", "cpu", "--out", out, "--per-strategy", per, "--build"],
+            r = subprocess.run([tune, "render", tdir, "--backend", backend, "--out", out, "--per-strategy", per, "--build"],
                                capture_output=True, text=True)
             print(r.stdout, end="")
             if r.returncode == 2 and "no binding" in r.stderr:
@@ -34,7 +44,8 @@ def main():
             for line in open(os.path.join(out, "list.tsv")):
                 name = line.split("\t")[0]
                 total += 1
-                e = subprocess.run([khive, "eval", tdir, os.path.join(out, name), "--backend", "cpu", "--no-baselines", "--no-reference"],
+                e = subprocess.run([khive, "eval", tdir, os.path.join(out, name), "--backend", backend, "--no-baselines",
+                                    "--no-reference", "--no-pytorch"],
                                    capture_output=True, text=True)
                 verdict = [l for l in e.stdout.splitlines() if l.startswith("verdict") or "ERROR" in l]
                 print(f"{task}/{name}: exit {e.returncode} {verdict[-1] if verdict else ''}")
