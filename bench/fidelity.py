@@ -781,7 +781,7 @@ def compare(khive_by_seed, harness_s):
     list, one median per rhythm (--gap-ms): the row compares with the nearest ("harness_pick" says which), and says
     per rhythm whether it is within ("within_by_rhythm")."""
     ks = [k for k in khive_by_seed if k]
-    hs = [h for h in (harness_s if isinstance(harness_s, list) else [harness_s])]
+    hs = list(harness_s) if isinstance(harness_s, list) else [harness_s]
     k_med = statistics.median(ks) if ks else None
     ok = [h for h in hs if h]
     pick = min(range(len(hs)), key=lambda i: abs(math.log(k_med / hs[i])) if hs[i] else math.inf) if ok and k_med else 0

@@ -121,9 +121,7 @@ def _reduce_over_axis(graph, node):
     if isinstance(dim, bool) or not isinstance(dim, int):
         return None
     op = REDUCE_OVER_AXIS[n]
-    outs = [o for o in graph.nodes if o.op == "output"]
-    out = outs[0].args[0] if outs else None
-    out = out[0] if isinstance(out, (tuple, list)) and len(out) == 1 else out
+    out = _returned(graph)
     if n in ("max", "min"):   # max.dim / min.dim: (values, indices); the reference returns one of them
         if not (hasattr(out, "op") and _name(out.target) == "getitem" and out.args[0] is node):
             return None
@@ -131,6 +129,15 @@ def _reduce_over_axis(graph, node):
     elif out is not node:
         return None
     return op, dim
+
+
+def _returned(graph):
+    """The node the graph returns (its one result; None when it returns several or none)."""
+    outs = [o for o in graph.nodes if o.op == "output"]
+    out = outs[0].args[0] if outs else None
+    if isinstance(out, (tuple, list)):
+        return out[0] if len(out) == 1 else None
+    return out
 
 
 SCAN = {"cumsum", "cumprod"}
@@ -150,9 +157,7 @@ def _scan(graph, n_tensor_inputs):
     if isinstance(dim, bool) or not isinstance(dim, int):
         return None
     op = _name(node.target)
-    outs = [o for o in graph.nodes if o.op == "output"]
-    out = outs[0].args[0] if outs else None
-    out = out[0] if isinstance(out, (tuple, list)) and len(out) == 1 else out
+    out = _returned(graph)
     flags = []
     rest = [n for n in names if n not in SCAN]
     if rest == ["flip", "flip"]:

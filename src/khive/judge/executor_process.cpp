@@ -525,8 +525,8 @@ Exchange ExecutorProcess::call(const std::vector<Call>& calls, uint32_t gate_fir
   for (const auto& c : calls) cs.push_back({{"set", c.set}, {"scalars", c.scalars}});
   nlohmann::json msg = {{"op", "call"}, {"calls", cs}};
   if (gate_first) msg["gate"] = {{"first", gate_first}};
-  return exchange(msg, {}, "done",
-                  after_send);  // its shape is checked by the session (check_answer), whatever the executor
+  // The answer's shape is checked by the session (check_answer), whatever the executor.
+  return exchange(msg, {}, "done", after_send);
 }
 
 void ExecutorProcess::finish() {

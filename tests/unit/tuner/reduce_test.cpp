@@ -12,19 +12,13 @@ namespace {
 
 const fs::path kFixture = repo() / "tests/tuner-fixtures/reduce_argmax_dim1";
 
-// A copy of the fixture (under a folder named tuner-fixtures, so the repository's binding applies) with y's shape and
-// dtype edited.
+// A copy of the fixture with y's shape and dtype edited.
 Task reduce_task(const json& y_shape, const char* y_dtype, const std::function<void(json&)>& more = {}) {
-  const fs::path d =
-      make_temp_dir(fs::temp_directory_path(), "khive-reduce-test") / "tuner-fixtures" / "reduce_argmax_dim1";
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(kFixture)) fs::copy_file(e.path(), d / e.path().filename());
-  auto def = json::parse(read_file(d / "definition.json"));
-  def["outputs"]["idx"]["shape"] = y_shape;
-  def["outputs"]["idx"]["dtype"] = y_dtype;
-  if (more) more(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  return load_task(d);
+  return edited_copy(kFixture, [&](json& def) {
+    def["outputs"]["idx"]["shape"] = y_shape;
+    def["outputs"]["idx"]["dtype"] = y_dtype;
+    if (more) more(def);
+  });
 }
 
 Binding reduce_binding(const Task& t, const char* op, int dim) {

@@ -13,26 +13,19 @@ namespace {
 
 const fs::path kFixture = repo() / "tests/tuner-fixtures/scan_masked_cumsum";
 
-// A copy of the fixture (under a folder named tuner-fixtures) with its definition edited.
+// A copy of the fixture with its definition edited; `with_d`: every workload gives a third axis D = 2 too.
 Task scan_task(const std::function<void(json&)>& edit, bool with_d = false) {
-  const fs::path d =
-      make_temp_dir(fs::temp_directory_path(), "khive-scan-test") / "tuner-fixtures" / "scan_masked_cumsum";
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(kFixture)) fs::copy_file(e.path(), d / e.path().filename());
-  auto def = json::parse(read_file(d / "definition.json"));
-  edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  if (with_d) {  // the workloads give the third axis too
-    std::string w = read_file(d / "workload.jsonl"), out;
+  return edited_copy(kFixture, edit, [with_d](std::string& w) {
+    if (!with_d) return;
+    std::string out;
     for (const auto& line : split_lines(w)) {
       if (line.empty()) continue;
       json j = json::parse(line);
       j["axes"]["D"] = 2;
       out += j.dump() + "\n";
     }
-    std::ofstream(d / "workload.jsonl", std::ios::trunc) << out;
-  }
-  return load_task(d);
+    w = out;
+  });
 }
 
 // x[B, N, D] (no mask) or the fixture as it is.

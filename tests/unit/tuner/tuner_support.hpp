@@ -4,6 +4,7 @@
 //
 //   const Template& t = repo_template("rope.cuda");
 //   Task odd = edited_task("sol/rope", [](json& d) { d["inputs"]["q"]["dtype"] = "float32"; });
+//   Task fx = edited_copy(repo() / "tests/tuner-fixtures/scan_masked_cumsum", [](json& d) { ... });
 //   EXPECT_NE(std::string(bind_error(odd, *repo_library().binding_for(odd)).what()).find("q"), std::string::npos);
 //   BoundTask bt = synthetic_task("rope", "bfloat16", {{{{"TOKENS", 512}, {"D", 10}}, true}});
 //   TunerUnder u = tuner_under(task, Backend::cuda, "rowop.ring", {"rowop.ring", "rowop.ring_access"});
@@ -53,12 +54,11 @@ inline const Template& repo_template(const std::string& name) {
 
 inline Task repo_task(const std::string& suite_task) { return load_task(repo() / "tasks" / suite_task); }
 
-// A copy of tasks/<suite>/<task> in a fresh temporary <suite>/<task> folder (the same key, so the repository's
+// A copy of the task folder `src` in a fresh temporary <suite>/<task> folder (the same key, so the repository's
 // binding applies) with its definition edited and, when given, its workload.jsonl text edited.
-inline Task edited_task(const std::string& suite_task, const std::function<void(nlohmann::ordered_json&)>& edit,
+inline Task edited_copy(const std::filesystem::path& src, const std::function<void(nlohmann::ordered_json&)>& edit,
                         const std::function<void(std::string&)>& edit_workloads = {}) {
   namespace fs = std::filesystem;
-  const fs::path src = repo() / "tasks" / suite_task;
   const fs::path d =
       make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / src.parent_path().filename() / src.filename();
   fs::create_directories(d);
@@ -73,6 +73,12 @@ inline Task edited_task(const std::string& suite_task, const std::function<void(
     std::ofstream(d / "workload.jsonl", std::ios::trunc) << w;
   }
   return load_task(d);
+}
+
+// The same for tasks/<suite>/<task>.
+inline Task edited_task(const std::string& suite_task, const std::function<void(nlohmann::ordered_json&)>& edit,
+                        const std::function<void(std::string&)>& edit_workloads = {}) {
+  return edited_copy(repo() / "tasks" / suite_task, edit, edit_workloads);
 }
 
 // The repository's binding of `task` with its spec replaced.
