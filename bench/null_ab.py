@@ -3,7 +3,7 @@
 often does it see a real 3 % gain (power)?
 
   null_ab.py KHIVE ROOT BACKEND [--mode null|power] [--seeds S] [--first-seed F] [--classes 5us,20us,500us,5ms]
-             [--jobs J] [--out table.md]
+             [--jobs J] [--time-limit SECONDS] [--out table.md]
 
 For each duration class (bench/null_ab/add: one perf workload per class and backend, ~5 us, ~20 us, ~500 us and ~5 ms
 per call) it runs `khive eval` S times with a fresh seed.
@@ -15,7 +15,8 @@ per call) it runs `khive eval` S times with a fresh seed.
          a detection; the target is >= 90 % for calls of >= 20 us.
 Reported per class: the count and rate with its 95 % Clopper-Pearson bound (upper for false leaders, lower for
 detections), the "slower" verdicts, the median A/B ratio on the judge's clock and on the executors' events, and the
-median p-value."""
+median p-value. --time-limit: no evaluation starts after that many seconds (classes take turns seed by seed, so
+every class gets about as many), and the table covers what ran (its evaluations column says how many)."""
 import concurrent.futures as cf, json, math, pathlib, statistics, subprocess, sys, time
 
 def arg(name, default):
@@ -46,6 +47,7 @@ def main():
     classes = arg("--classes", "5us,20us,500us,5ms").split(",")
     jobs = int(arg("--jobs", "1"))
     out = arg("--out", None)
+    limit = float(arg("--time-limit", "0"))   # 0: none
     task = root / "bench/null_ab/add"
     ext = "cu" if backend == "cuda" else "cpp"
     a, b, slow = task / f"kernel_a.{ext}", task / f"kernel_b.{ext}", task / f"kernel_slow.{ext}"
@@ -66,9 +68,21 @@ def main():
         return cls, seed, j, None, time.time() - t0
 
     results = {c: [] for c in classes}
-    work = [(c, s) for c in classes for s in range(first, first + seeds)]
+    # Seed-major order: a time limit cuts every class about equally.
+    work = [(c, s) for s in range(first, first + seeds) for c in classes]
+    t_start = time.time()
+
+    def timed_one(cs):
+        if limit and time.time() - t_start > limit:
+            return cs[0], cs[1], None, "skipped", 0.0
+        return one(*cs)
+
+    skipped = 0
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
-        for cls, seed, j, err, secs in ex.map(lambda cs: one(*cs), work):
+        for cls, seed, j, err, secs in ex.map(timed_one, work):
+            if err == "skipped":   # past --time-limit: not an evaluation, not in the table
+                skipped += 1
+                continue
             results[cls].append((seed, j, err, secs))
             mark = "error" if err else ("LEADER" if j.get("new_leader") else ("backup" if j.get("accepted") else "rejected"))
             detail = ""
@@ -85,7 +99,8 @@ def main():
     what = "kernel_a vs kernel_b (byte-different copies)" if mode != "power" else "kernel_a vs kernel_slow (3.3 % slower) as the leader"
     bound = "95 % upper bound" if mode != "power" else "95 % lower bound"
     lines = [f"{mode} A/B on {backend}: {what}, {seeds} seeds per class, command: "
-             f"bench/null_ab.py KHIVE . {backend} --mode {mode} --seeds {seeds}{f' --first-seed {first}' if first else ''} --classes {','.join(classes)}", "",
+             f"bench/null_ab.py KHIVE . {backend} --mode {mode} --seeds {seeds}{f' --first-seed {first}' if first else ''} --classes {','.join(classes)}"
+             f"{f' --time-limit {limit:g}' if limit else ''}", "",
              f"| class | per call (median) | evaluations | new leaders | rate | {bound} | called slower | median ratio (judge) | "
              "median ratio (events) | median p (faster) | guard s per eval | errors |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -106,6 +121,8 @@ def main():
         lines.append(f"| {cls} | {statistics.median(per_call) * 1e6:.1f} us | {n} | {leaders} | {leaders / max(n, 1) * 100:.1f} % | "
                      f"{rate_bound * 100:.1f} % | {slower} | {med(ratios)} | {med(ev)} | {med(ps, '{:.3g}')} | {med(secs, '{:.1f}')} | {errors} |"
                      if per_call else f"| {cls} | - | {n} | {leaders} | - | - | {slower} | - | - | - | - | {errors} |")
+    if skipped:
+        lines += ["", f"{skipped} of {len(work)} evaluations not started: past --time-limit {limit:g} s."]
     table = "\n".join(lines) + "\n"
     print(table)
     if out:

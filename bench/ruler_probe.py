@@ -42,6 +42,11 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   plain_1blk     plain with a one-block kernel (a short spin) between the flush and the start event.
   judge_primed   foreign_judge with a 4 MiB zero fill (a full grid) in the call's context between `ready` and the
                  start event: does a kernel of the executor's own after the switch change the call's time?
+  judge_flush    foreign_judge, and after `ready` the call's context writes 2x L2 of its own flush buffer before the
+                 start event: is the small kernels' residue the L2 as the judge's context left it?
+  judge_rerun    judge_flush, with one call of the kernel itself on plain's (torch) buffers before that flush: is it
+                 state only the kernel's own code warms (instruction and constant caches of the SMs), which a switch of
+                 contexts leaves cold and an in-process harness keeps warm between its samples?
 
 Each sample is one call bracketed by CUDA events on a non-blocking stream; a spin kernel (--lead-us) is queued ahead
 of each sample's preparation so the host has enqueued the call before the device reaches it (the host's launch time
@@ -92,6 +97,8 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "foreign_judge": ("foreign", "judge", True, True),
     # Does the kernel that ran just before in the same context change the call's time (the block scheduler's state)?
     "plain_1blk": ("torch", "flush+1blk", False, False), "judge_primed": ("foreign", "judge+prime", True, True),
+    # After the switch, in the call's context: an L2 flush of its own; the kernel on other buffers, then that flush.
+    "judge_flush": ("foreign", "judge+flush", True, True), "judge_rerun": ("foreign", "judge+rerun", True, True),
 }
 ROTATE = 4
 
@@ -554,7 +561,7 @@ class Probe:
         torch, S = self.torch, self.stream
         _, prep, gated, other = VARIANTS[name]
         if prep.startswith("judge"):
-            return self.judge_sample(bufs, prime=prep.endswith("prime"))
+            return self.judge_sample(bufs, after_ready=prep.partition("+")[2])
         gate = None
         if other:
             self.child.ask("arm", "armed")
@@ -593,8 +600,9 @@ class Probe:
                 self.child.ask("release", "released")
         return self.start.elapsed_time(self.stop) * 1e-3, host
 
-    def judge_sample(self, bufs, prime=False):
-        """foreign_judge: the child reveals, flushes and opens the gate from its context, and waits for `done`."""
+    def judge_sample(self, bufs, after_ready=""):
+        """foreign_judge: the child reveals, flushes and opens the gate from its context, and waits for `done`.
+        after_ready: what the call's stream does between `ready` and the start event ("", prime, flush or rerun)."""
         torch, S = self.torch, self.stream
         self.gate_v += 1
         v = self.gate_v
@@ -606,8 +614,12 @@ class Probe:
             for a, t in bufs.of("output"):
                 t.view(torch.uint8).fill_(poison_byte(a))
             self.driver().wait(S.cuda_stream, ready, v)
-            if prime:
+            if after_ready == "prime":
                 self.scratch.zero_()
+            if after_ready == "rerun":   # the kernel's code and constants warmed on other memory than the timed call's
+                self.fn(*self.memory["torch"].vals)
+            if after_ready in ("flush", "rerun"):
+                self.h.flush_buf.zero_()
             self.start.record(S)
             self.fn(*bufs.vals)
             self.stop.record(S)

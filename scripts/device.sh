@@ -153,14 +153,16 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     torch_startup) step torch_startup ${TORCH_STARTUP_T:-240} python3 bench/torch_startup.py --jail "$bin/khive-jail" \
                      --repeat ${TORCH_STARTUP_REPEAT:-3} --out "$out/torch-startup.md" ;;
     # Check 11's power: a kernel 3.3 % faster than the leader must be called the new leader.
+    # Both stop starting evaluations 40 s before their step's limit, so the table is written (NULL_AB_ARGS / POWER_ARGS:
+    # more options, e.g. --first-seed to extend an earlier run with new seeds).
     power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
-               --classes ${POWER_CLASSES:-20us,500us,5ms} --out "$out/power-cuda.md" ;;
+               --classes ${POWER_CLASSES:-20us,500us,5ms} --time-limit $(( ${POWER_T:-400} - 40 )) ${POWER_ARGS:-} --out "$out/power-cuda.md" ;;
     honest)  HONEST_JOBS=${HONEST_JOBS:-1} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
     redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-1} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
     bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
     # Check 11's false-leader rate: identical kernels against each other (bench/null_ab.py), three call durations.
     null_ab) step null_ab_cuda ${NULL_AB_T:-580} python3 bench/null_ab.py "$bin/khive" "$root" cuda --seeds ${NULL_AB_SEEDS:-40} --classes ${NULL_AB_CLASSES:-5us,20us,500us,5ms} \
-               --out "$out/null-ab-cuda.md" ;;
+               --time-limit $(( ${NULL_AB_T:-580} - 40 )) ${NULL_AB_ARGS:-} --out "$out/null-ab-cuda.md" ;;
     # PyTorch baselines of the suites (docs/bench.md): written into tasks/<suite>/baselines/ here, so a
     # later `suites` step in the same call uses them as T_b, and copied to $out for committing.
     pytorch) for s in ${BENCH_SUITES:-cutegen26 sol}; do
