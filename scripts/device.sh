@@ -187,11 +187,12 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # Fidelity of khive's timing (bench/fidelity.py): khive eval's medians against the same library timed in-process
     # (CUDA events, L2 flushed per sample). FIDELITY_SUITES are suite names; no new evaluation starts after
     # FIDELITY_T - 60 s, so the report is written before the step's limit (docs/bench.md, "Fidelity of the ruler").
-    # Its rendered kernels and eval JSONs stay outside $OUT: the device tool returns only so many files, and with them
+    # FIDELITY_KHIVE: another khive binary (its judge and executor still found beside it, or through KHIVE_JUDGE,
+    # KHIVE_EXEC, KHIVE_JAIL_BIN). Its rendered kernels and eval JSONs stay outside $OUT: the device tool returns only so many files, and with them
     # there it dropped the other steps' tables (2026-12-03).
     fidelity) ft=${FIDELITY_T:-360}
               TAIL=${TAIL:-30} step fidelity "$ft" python3 bench/fidelity.py $(for s in ${FIDELITY_SUITES:-sol cutegen26}; do echo "tasks/$s"; done) \
-                --khive "$bin/khive" --seeds "${FIDELITY_SEEDS:-sol=3,*=1}" --kernels "${FIDELITY_KERNELS:-ref,best}" \
+                --khive "${FIDELITY_KHIVE:-$bin/khive}" --seeds "${FIDELITY_SEEDS:-sol=3,*=1}" --kernels "${FIDELITY_KERNELS:-ref,best}" \
                 ${FIDELITY_TASKS:+--tasks "$FIDELITY_TASKS"} --time-limit $(( ft > 120 ? ft - 60 : ft / 2 )) \
                 --out "$out/fidelity.md" --scratch /tmp/khive-fidelity-files ${FIDELITY_ARGS:-} ;;
     # The tuner's fixtures through the GPU judge (tests/tuner-fixtures; FIXTURES_TASKS, default the reduce and scan

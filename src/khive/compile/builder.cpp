@@ -228,18 +228,23 @@ std::string toolchain_identity(Backend b) {
   return cpu;
 }
 
+// -fno-gnu-unique: g++ otherwise exports a template's static data members (CUTLASS 2.x's GemmUniversalBase keeps its
+// occupancy and "already configured" device ordinal in them) as STB_GNU_UNIQUE, which the dynamic linker binds to
+// the first library that defines them in the whole process, RTLD_LOCAL or not. A second candidate library in one
+// process (a user's, or bench/fidelity.py's harness) then skipped its own cudaFuncSetAttribute and took its slower
+// fallback: kb06's parallel split-K read 1708 us there against 1340 us alone (H100, 2026-12-06).
 std::vector<std::string> build_command(const Task& t, const BuildOptions& o) {
   std::vector<std::string> c;
   if (o.backend == Backend::cpu) {
-    c = {find_gxx(), "-std=c++20",         "-O3", "-DNDEBUG", "-march=native", "-fopenmp", "-fPIC",
-         "-shared",  "-Wl,--no-undefined", "-o",  "cand.so",  "unit.cpp"};
+    c = {find_gxx(),        "-std=c++20",         "-O3", "-DNDEBUG", "-march=native", "-fopenmp", "-fPIC", "-shared",
+         "-fno-gnu-unique", "-Wl,--no-undefined", "-o",  "cand.so",  "unit.cpp"};
   } else {
     std::string arch = o.cuda_arch;
     if (arch == kDefaultArch)
       if (const char* e = std::getenv("KHIVE_CUDA_ARCH"); e && *e) arch = e;
     c = {find_nvcc(), "-std=c++17", "-O3", "-DNDEBUG"};
     for (auto& a : split_ws(arch)) c.push_back(a);
-    for (const char* f : {"-Xcompiler", "-fPIC", "-shared", "--cudart", "shared", "-Xptxas", "-v",
+    for (const char* f : {"-Xcompiler", "-fPIC,-fno-gnu-unique", "-shared", "--cudart", "shared", "-Xptxas", "-v",
                           "--expt-relaxed-constexpr", "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1"})
       c.push_back(f);
     fs::path cut = cutlass_dir(o);

@@ -195,7 +195,8 @@ TEST(BuildCommand, CpuAndCudaFlags) {
   auto c = build_command(t, o);
   ASSERT_FALSE(c.empty());
   EXPECT_EQ(fs::path(c[0]).filename(), "g++");
-  for (const char* f : {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "unit.cpp"})
+  for (const char* f :
+       {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-fno-gnu-unique", "unit.cpp"})
     EXPECT_NE(std::find(c.begin(), c.end(), f), c.end()) << f;
   EXPECT_EQ(c.back(), "-ffast-math");
 
@@ -205,8 +206,9 @@ TEST(BuildCommand, CpuAndCudaFlags) {
   t.policy.libraries = {"cublasLt"};
   c = build_command(t, o);
   EXPECT_EQ(fs::path(c[0]).filename(), "nvcc");
-  for (const char* f : {"-std=c++17", "--cudart", "shared", "-Xptxas", "-v", "--expt-relaxed-constexpr", "-lcublasLt",
-                        "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1", "-lcuda", "unit.cu"})
+  for (const char* f :
+       {"-std=c++17", "-fPIC,-fno-gnu-unique", "--cudart", "shared", "-Xptxas", "-v", "--expt-relaxed-constexpr",
+        "-lcublasLt", "-DCUTLASS_ENABLE_DIRECT_CUDA_DRIVER_CALL=1", "-lcuda", "unit.cu"})
     EXPECT_NE(std::find(c.begin(), c.end(), f), c.end()) << f;
   EXPECT_EQ(std::find(c.begin(), c.end(), "-lcublas"), c.end());
   if (!getenv("KHIVE_CUDA_ARCH")) {
@@ -291,6 +293,39 @@ TEST_F(Builder, BuildsCachesAndRunsThroughKhiveEntry) {
   entry(args, nullptr);
   for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(y[i], 2.0f * x[i] + 0.5f);
   // No dlclose: unloading libgomp while its worker threads idle crashes the process (the runner must not either).
+}
+
+// Two candidates in one process keep their own template statics. g++ exports a template's static data member as
+// STB_GNU_UNIQUE unless told not to, and the dynamic linker then binds every library that defines it, RTLD_LOCAL or
+// not, to the first one loaded: CUTLASS 2.x keeps "this kernel is configured" there, and a second GEMM library in
+// one process took its slow fallback (builder.cpp says where). Each library counts its own calls here.
+TEST_F(Builder, TwoLibrariesInOneProcessKeepTheirOwnTemplateStatics) {
+  Task t = axpb_task();
+  auto source = [](const char* tag) {
+    return std::string(R"(#include <cstdint>
+template <class T> struct Calls { static int n; };
+template <class T> int Calls<T>::n = 0;
+extern "C" int khive_test_calls() { return ++Calls<float>::n; }  // )") +
+           tag + R"(
+extern "C" void khive_launch(const float* x, float alpha, double bias, float* y, int64_t N) {
+  for (int64_t i = 0; i < N; ++i) y[i] = alpha * x[i] + static_cast<float>(bias);
+}
+)";
+  };
+  BuildResult a = build_candidate(t, write("first.cpp", source("first")), opts_);
+  BuildResult b = build_candidate(t, write("second.cpp", source("second")), opts_);
+  ASSERT_TRUE(a.ok && b.ok) << a.log << b.log;
+  ASSERT_NE(a.library, b.library);
+  void* ha = ::dlopen(a.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* hb = ::dlopen(b.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_TRUE(ha && hb) << ::dlerror();
+  auto calls_a = reinterpret_cast<int (*)()>(::dlsym(ha, "khive_test_calls"));
+  auto calls_b = reinterpret_cast<int (*)()>(::dlsym(hb, "khive_test_calls"));
+  ASSERT_TRUE(calls_a && calls_b);
+  EXPECT_EQ(calls_a(), 1);
+  EXPECT_EQ(calls_a(), 2);
+  EXPECT_EQ(calls_b(), 1) << "the second library counted on the first one's static";
+  EXPECT_EQ(calls_a(), 3);
 }
 
 TEST_F(Builder, CompileErrorPointsAtTheCandidatesOwnLine) {

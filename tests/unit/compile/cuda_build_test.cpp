@@ -92,6 +92,32 @@ extern "C" void khive_launch(const __nv_bfloat16* x, float alpha, __nv_bfloat16*
   EXPECT_EQ(cached.resources[0].shared_bytes, 1024);
 }
 
+// No STB_GNU_UNIQUE export (nm's "u"): CUTLASS 2.x's GemmUniversalBase keeps its occupancy and its "kernel
+// configured" device ordinal in template statics, which a second GEMM library in the same process would otherwise
+// share with the first and so skip its own cudaFuncSetAttribute (builder.cpp).
+TEST_F(CudaBuild, TemplateStaticsAreNotUniqueAcrossTheProcess) {
+  BuildResult r = build("statics.cu", R"(#include <cstdint>
+template <class K> struct Configured { static thread_local int device; static int occupancy; };
+template <class K> thread_local int Configured<K>::device = -1;
+template <class K> int Configured<K>::occupancy = 0;
+__global__ void scale(const __nv_bfloat16* x, float alpha, __nv_bfloat16* y, int64_t n) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = __float2bfloat16(alpha * __bfloat162float(x[i]));
+}
+extern "C" void khive_launch(const __nv_bfloat16* x, float alpha, __nv_bfloat16* y, int64_t N, cudaStream_t stream) {
+  if (Configured<float>::device != 0) Configured<float>::device = 0, ++Configured<float>::occupancy;
+  scale<<<(N + 255) / 256, 256, 0, stream>>>(x, alpha, y, N);
+}
+)");
+  ASSERT_TRUE(r.ok) << r.log;
+  ProcessSpec p;
+  p.argv = {find_program("nm").string(), "-D", "--defined-only", r.library.string()};
+  ProcessResult nm = run_process(p);
+  ASSERT_TRUE(nm.ok()) << nm.describe();
+  EXPECT_NE(nm.out.find("ConfiguredIfE6device"), std::string::npos) << nm.out;
+  EXPECT_EQ(nm.out.find(" u "), std::string::npos) << nm.out;
+}
+
 TEST_F(CudaBuild, FrontEndErrorPointsAtTheCandidate) {
   BuildResult r = build("bad.cu", R"(#include <cstdint>
 extern "C" void khive_launch(const __nv_bfloat16* x, float alpha, __nv_bfloat16* y, int64_t N, cudaStream_t stream) {
