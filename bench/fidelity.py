@@ -727,7 +727,9 @@ class Harness:
         try:
             sets = [self.make_set(plan, case, seed * 1000 + i) for i in range(n_sets)]
             # What the device has left once this workload's sets are made: a kernel whose workspace cudaMalloc fails
-            # takes its slower fallback here and not in khive's fresh executor (a suspect for kb06's 0.79, H100).
+            # takes its slower fallback here and not in khive's fresh executor. (kb06's 0.79 on the H100 was another
+            # state of this long process: libraries sharing CUTLASS's template statics, fixed by -fno-gnu-unique in
+            # khive's builds; docs/results/2026-12-06-h100-s4.)
             free_b = torch.cuda.mem_get_info()[0]
             fn.restype = None
             fn.argtypes = [type(v) for v in sets[0][0]]
@@ -943,8 +945,8 @@ def parse_args(argv=None):
                         "depends on the rhythm, so a row is within when khive agrees with one of the rhythms measured")
     p.add_argument("--lead-us", type=float, default=300,
                    help="harness: a spin of this many us queued after the flush, before the start event, so the host's "
-                        "khive_launch is never inside a sample (kb06's took ~330 us on the H100: its samples read 1.28x "
-                        "with the flush's ~35 us alone). Default 300; 0: none")
+                        "khive_launch is never inside a sample (a CUTLASS GEMM's host side can take a few hundred us, "
+                        "longer than the flush's ~35 us). Default 300; 0: none")
     p.add_argument("--harness-cap", type=float, default=10, help="seconds of harness sampling per workload (default 10)")
     p.add_argument("--dry-run", action="store_true", help="no GPU: print the cases, arguments and commands")
     a = p.parse_args(argv)

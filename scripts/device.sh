@@ -196,9 +196,10 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                 ${FIDELITY_TASKS:+--tasks "$FIDELITY_TASKS"} --time-limit $(( ft > 120 ? ft - 60 : ft / 2 )) \
                 --out "$out/fidelity.md" --scratch /tmp/khive-fidelity-files ${FIDELITY_ARGS:-} ;;
     # The tuner's fixtures through the GPU judge (tests/tuner-fixtures; FIXTURES_TASKS, default the reduce and scan
-    # families' two): every strategy's first FIXTURES_PER proposals (default 2) built and evaluated.
+    # families' two and the gemm bias-epilogue one): every strategy's first FIXTURES_PER proposals (default 2) built and
+    # evaluated.
     fixtures) TAIL=${TAIL:-30} step fixtures_cuda ${FIXTURES_T:-300} python3 tests/integration/tuner_cpu.py "$bin/khive-tune" "$bin/khive" \
-                "$root" tests/tuner-fixtures ${FIXTURES_PER:-2} ${FIXTURES_TASKS:-reduce_argmax_dim1 scan_masked_cumsum} --backend cuda ;;
+                "$root" tests/tuner-fixtures ${FIXTURES_PER:-2} ${FIXTURES_TASKS:-reduce_argmax_dim1 scan_masked_cumsum gemm_bias_epilogue} --backend cuda ;;
     # The tuner over whole suites (bench/tune_suite.py), one task per visible GPU at a time.
     tune_suite) for s in ${TUNE_SUITES:-sol cutegen26}; do
             TAIL=${TAIL:-45} step tune_suite_$s ${TUNE_SUITE_T:-580} python3 bench/tune_suite.py tasks/$s --khive "$bin/khive" --backend cuda \

@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(256) khive_gemm_generic(khive_gemm_args g) {
           if (gj >= g.N) continue;
           float v = acc[i][j];
           if constexpr (KHIVE_HAS_RESIDUAL) v += khive_to_float_t(g.R[bz * g.r_bs + gi * g.N + gj]);
-          g.C[bz * g.c_bs + gi * g.ldc + gj] = khive_from_float_t(khive_act(v));
+          g.C[bz * g.c_bs + gi * g.ldc + gj] = khive_from_float_t(khive_epi_at(v, g, gj));
         }
       }
     }

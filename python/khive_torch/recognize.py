@@ -10,6 +10,9 @@ flow on shapes). Ops that only move or view data (view, transpose, expand, clone
 what remains is classified:
 
   matmul       one mm / bmm / matmul (2-D operands for the gemm templates)        op "matmul"
+  gemm+        one mm / addmm of two 2-D inputs (either transposed), then         op "gemm+epilogue", expression
+  epilogue     pointwise ops of the product with numbers and at most one          (of x, the product, and b, the
+               vector over the output's columns (addmm's bias, a "+ bias")        bias's element), operands
   softmax      one _softmax / _log_softmax                                        op "softmax" | "log_softmax"
   rmsnorm      pow(2), mean, add(eps), rsqrt, mul, mul(weight)                    op "rmsnorm", eps
   activation   one pointwise op of one tensor input                               op its name ("relu", "gelu", ...)
@@ -22,7 +25,8 @@ what remains is classified:
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
-has an exact float32 counterpart. Nothing here is trusted for correctness: a wrong guess only makes the tuner try a
+has an exact float32 counterpart; for a gemm+epilogue it is of x (the product, A @ B) and b (the bias vector's
+element of x's column), and "operands" names the inputs: {"A", "B", "layout_a", "layout_b"[, "bias"]}. Nothing here is trusted for correctness: a wrong guess only makes the tuner try a
 template whose kernels the guard then rejects.
 
   python3 -m khive_torch.recognize TASK_DIR [--write]     prints the result; --write records it in definition.json
@@ -91,6 +95,8 @@ UNARY_C = {
     "ceil": lambda x: f"ceilf({x})",
     "silu": lambda x: f"(({x}) / (1.0f + expf(-({x}))))",
     "gelu": lambda x: f"(0.5f * ({x}) * (1.0f + erff(({x}) * 0.70710678118654752f)))",
+    "mish": lambda x: f"(({x}) * tanhf(log1pf(expf({x}))))",   # ATen's: x * tanh(log1p(exp(x)))
+    "hardswish": lambda x: f"(({x}) * fminf(fmaxf(({x}) + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f))",
 }
 BINARY_C = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 POINTWISE = set(UNARY_C) | set(BINARY_C) | {"clamp", "clamp_min", "clamp_max", "pow", "where", "gt", "lt", "ge", "le",
@@ -209,13 +215,14 @@ def _c_float(v):
     return repr(float(v)) + "f" if "e" not in repr(float(v)) else f"{float(v):.9g}f"
 
 
-def _expression(graph, placeholder):
+def _expression(graph, placeholder, roots=None, skip=()):
     """The C expression of float x the graph's output is, when every op is a unary or scalar op of the one tensor
-    input; else None."""
-    expr = {placeholder: "x"}
+    input; else None. roots: {node: C expression} to start from instead of {placeholder: "x"} (a product and a
+    bias); skip: nodes left out (the product's operands)."""
+    expr = dict(roots) if roots else {placeholder: "x"}
     out = None
     for node in graph.nodes:
-        if node.op == "placeholder" or node.op == "get_attr":
+        if node.op == "placeholder" or node.op == "get_attr" or node in skip or (roots and node in roots):
             continue
         if node.op == "output":
             args = node.args[0]
@@ -308,6 +315,116 @@ def _expression(graph, placeholder):
     return out
 
 
+# A chain that uses a value twice repeats its expression (mish(mish(x)) is 160 characters): past this, none is written.
+MAX_EXPRESSION = 4096
+TRANSPOSE = {"t", "transpose", "permute"}
+SAME_DATA = {"clone", "contiguous", "detach", "alias", "lift_fresh_copy", "_to_copy", "view", "_unsafe_view", "reshape",
+             "expand"}
+
+
+def _shape(node):
+    val = node.meta.get("val") if hasattr(node, "meta") else None
+    shape = getattr(val, "shape", None)
+    return tuple(int(d) for d in shape) if shape is not None else None
+
+
+def _operand(node):
+    """(placeholder, transposed) when node is a 2-D placeholder read through transposes and copies of the same
+    shape; else None."""
+    transposed = False
+    while hasattr(node, "op") and node.op == "call_function":
+        n = _name(node.target)
+        src = node.args[0] if node.args else None
+        if n in TRANSPOSE:
+            dims = list(node.args[1:]) if n != "permute" else list(node.args[1]) if len(node.args) > 1 else []
+            if n == "t" or sorted(d % 2 for d in dims) == [0, 1] and len(dims) == 2 and dims != [0, 1]:
+                transposed = not transposed
+            elif dims != [0, 1]:
+                return None
+        elif n not in SAME_DATA or _shape(src) is None or _shape(node) is None or \
+                sorted(_shape(src)) != sorted(_shape(node)):
+            return None
+        node = src
+    if getattr(node, "op", None) != "placeholder" or len(_shape(node) or ()) != 2:
+        return None
+    return node, transposed
+
+
+def _gemm_epilogue(graph):
+    """{expression, operands} when the graph is one mm / addmm of two 2-D inputs, then pointwise ops of the product
+    with numbers and at most one vector over its columns (a bias: addmm's, or added, subtracted, multiplied anywhere
+    in the chain); else None. The expression is of x (the product) and b (the bias's element of x's column)."""
+    out = _returned(graph)
+    if out is None:
+        return None
+    # What the output depends on; the rest (a KernelBench Model built inside run(), its randn'd parameters) is not
+    # part of what the kernel computes.
+    live, todo = set(), [out]
+    while todo:
+        n = todo.pop()
+        if hasattr(n, "op") and n not in live:
+            live.add(n)
+            todo += list(n.all_input_nodes)
+    calls = [n for n in graph.nodes if n.op == "call_function" and n in live]
+    products = [n for n in calls if _name(n.target) in ("mm", "addmm", "matmul")]
+    if len(products) != 1:
+        return None
+    prod = products[0]
+    name = _name(prod.target)
+    if name == "addmm" and (prod.kwargs.get("beta", 1) != 1 or prod.kwargs.get("alpha", 1) != 1):
+        return None
+    a_arg, b_arg = (prod.args[1], prod.args[2]) if name == "addmm" else (prod.args[0], prod.args[1])
+    a, b = _operand(a_arg), _operand(b_arg)
+    out_shape = _shape(prod)
+    if a is None or b is None or a[0] is b[0] or out_shape is None or len(out_shape) != 2:
+        return None
+    n_cols = out_shape[1]
+    placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
+    others = [p for p in placeholders if p is not a[0] and p is not b[0]]
+    bias = None
+    if others:
+        # One more input: a vector of the output's columns, broadcast over its rows.
+        shp = _shape(others[0])
+        if len(others) != 1 or shp is None or not shp or shp[-1] != n_cols or any(d != 1 for d in shp[:-1]):
+            return None
+        bias = others[0]
+    skip = {n for n in graph.nodes if n.op == "call_function" and n not in live}
+
+    def chain(node):   # the product's operand chains: left out of the epilogue
+        while hasattr(node, "op") and node.op == "call_function":
+            skip.add(node)
+            node = node.args[0] if node.args else None
+    chain(a_arg)
+    chain(b_arg)
+    roots = {prod: "x"}
+    if name == "addmm":
+        src = prod.args[0]
+        while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in SAME_DATA:
+            skip.add(src)
+            src = src.args[0]
+        if bias is None or src is not bias:
+            return None
+        roots[prod] = "(x + b)"
+    if bias is not None:
+        roots[bias] = "b"
+    expr = _expression(graph, None, roots=roots, skip=skip)
+    if expr is None or len(expr) > MAX_EXPRESSION:
+        return None
+    # Every op of the chain is elementwise on the output's shape (or, of the bias alone, on the bias's).
+    for node in calls:
+        if node in skip or node is prod:
+            continue
+        shp = _shape(node)
+        if shp != out_shape and not (bias is not None and shp is not None and shp and shp[-1] == n_cols
+                                     and all(d == 1 for d in shp[:-1])):
+            return None
+    # x is A @ B with A [M, K] (a[1]: stored [K, M]) and B [K, N] (stored [N, K]).
+    operands = {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row", "layout_b": "col" if b[1] else "row"}
+    if bias is not None:
+        operands["bias"] = bias
+    return {"expression": expr, "operands": operands}
+
+
 def classify(graph, n_tensor_inputs, n_inputs=None):
     """{op, family, ops[, expression][, eps][, dim][, flags]} for an ATen graph (torch.fx) of the reference."""
     compute, nodes = [], []
@@ -332,6 +449,9 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
             return dict(r, op="matmul_chain", family="gemm")
         if s & {"_softmax", "_scaled_dot_product_flash_attention_for_cpu"} and len([c for c in compute if c in MATMUL | {"bmm"}]) >= 2:
             return dict(r, op="attention", family="attention")
+        fused = _gemm_epilogue(graph)
+        if fused is not None:
+            return dict(r, op="gemm+epilogue", family="gemm", **fused)
         return dict(r, op="gemm+epilogue", family="gemm")
     if len(compute) == 1 and compute[0] in SOFTMAX:
         return dict(r, op=SOFTMAX[compute[0]], family="softmax")
@@ -407,7 +527,11 @@ def recognize(torch, task):
     except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
         return {"op": "unknown", "why": f"tracing run() failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
-    return classify(gm.graph, n_tensor, len(args))
+    r = classify(gm.graph, n_tensor, len(args))
+    if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
+        names = {p: name for p, name in zip([n for n in gm.graph.nodes if n.op == "placeholder"], task.inputs)}
+        r["operands"] = {k: names[v] if hasattr(v, "op") else v for k, v in r["operands"].items()}
+    return r
 
 
 def main(argv=None):
@@ -435,7 +559,7 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags") if key in r}
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands") if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

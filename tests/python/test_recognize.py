@@ -25,6 +25,43 @@ ROWS = {"axes": {"T": {"type": "var"}, "H": {"type": "var"}},
         "inputs": {"x": {"shape": ["T", "H"], "dtype": "float32"}}, "outputs": {"y": {"shape": ["T", "H"], "dtype": "float32"}}}
 
 
+def _ternary(expr):
+    """A C expression with `c ? a : b` (recognize writes each inside its own parentheses) as Python."""
+    while "?" in expr:
+        # the parenthesised group around the first '?': its condition, then the two values split at its ':'
+        q = expr.index("?")
+        depth, start = 0, q
+        while start > 0:
+            start -= 1
+            if expr[start] == ")":
+                depth += 1
+            elif expr[start] == "(":
+                if depth == 0:
+                    break
+                depth -= 1
+        depth, end = 0, q
+        while end < len(expr) - 1:
+            end += 1
+            if expr[end] == "(":
+                depth += 1
+            elif expr[end] == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+        inner = expr[start + 1:end]
+        cond, rest = inner.split("?", 1)
+        # the ':' at depth 0 of rest
+        depth = 0
+        for i, ch in enumerate(rest):
+            depth += ch == "("
+            depth -= ch == ")"
+            if ch == ":" and depth == 0:
+                a, b = rest[:i], rest[i + 1:]
+                break
+        expr = expr[:start + 1] + f"({a}) if ({cond}) else ({b})" + expr[end:]
+    return expr
+
+
 @unittest.skipIf(torch is None, "PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)")
 class Recognize(unittest.TestCase):
     def setUp(self):
@@ -64,6 +101,43 @@ class Recognize(unittest.TestCase):
         r, _ = self.recognize(dict(GEMM, reference="import torch\n\ndef run(A, B):\n    return torch.triu(A @ B)\n"),
                               {"M": 4, "N": 4, "K": 4})
         self.assertEqual(r["op"], "gemm+epilogue")
+
+    def test_a_linear_with_a_pointwise_epilogue_has_its_operands_and_expression(self):
+        linear = {"name": "lin", "axes": {"M": {"type": "var"}},
+                  "inputs": {"x": {"shape": ["M", "6"], "dtype": "float32"}, "weight": {"shape": ["6", "6"], "dtype": "float32"},
+                             "bias": {"shape": ["6"], "dtype": "float32"}},
+                  "outputs": {"y": {"shape": ["M", "6"], "dtype": "float32"}}}
+        # A Linear (addmm of x, weight^T and the bias), scaled, leaky, and the bias used once more after the activation.
+        body = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, weight, bias):\n"
+                "    y = F.linear(x, weight, bias) * 2.0\n    return F.leaky_relu(y, 0.1) - 0.25 * bias\n")
+        r, _ = self.recognize(dict(linear, reference=body), {"M": 3})
+        self.assertEqual((r["op"], r["family"]), ("gemm+epilogue", "gemm"))
+        # The weight is square: which operand is transposed comes from the graph (t(weight)), not the shapes.
+        self.assertEqual(r["operands"], {"A": "x", "B": "weight", "layout_a": "row", "layout_b": "col", "bias": "bias"})
+        import re
+        py = _ternary(re.sub(r"(\d)f\b", r"\1", r["expression"]).replace("fmaxf", "max").replace("fminf", "min"))
+        for xv, bv in ((-2.0, 0.5), (0.3, -1.0), (1.5, 0.25)):
+            want = float(torch.nn.functional.leaky_relu(torch.tensor([(xv + bv) * 2.0]), 0.1)[0] - 0.25 * bv)
+            got = eval(py, {"x": xv, "b": bv})  # noqa: S307 - test-only, an expression this module wrote
+            self.assertAlmostEqual(got, want, places=5, msg=r["expression"])
+        # mm of untransposed operands, then a parameter vector added: the bias is found by its shape [N].
+        body = "import torch\n\ndef run(x, weight, bias):\n    return torch.relu(x @ weight + bias)\n"
+        r, _ = self.recognize(dict(linear, name="mmadd", reference=body), {"M": 4})
+        self.assertEqual(r["operands"]["layout_b"], "row")
+        self.assertEqual(r["expression"], "fmaxf((x + b), 0.0f)")
+
+    def test_what_a_gemm_epilogue_cannot_fuse_is_left_unfused(self):
+        two = {"name": "two", "axes": {"M": {"type": "var"}},
+               "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["5", "7"], "dtype": "float32"},
+                          "v": {"shape": ["M", "1"], "dtype": "float32"}},
+               "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
+        for i, body in enumerate(["torch.softmax(x @ w, dim=1) + 0 * v",     # a row op after the product
+                                  "(x @ w) * v",                            # a per-row vector, not a bias
+                                  "(x @ w) + (x @ w).sum(dim=1, keepdim=True) + 0 * v"]):   # a reduction
+            r, _ = self.recognize(dict(two, name=f"unfused{i}", reference=f"import torch\n\ndef run(x, w, v):\n    return {body}\n"),
+                                  {"M": 3})
+            self.assertEqual(r["op"], "gemm+epilogue", body)
+            self.assertNotIn("operands", r, body)
 
     def test_softmax_and_log_softmax(self):
         r, _ = self.recognize(dict(ROWS, name="sm", reference="import torch\n\ndef run(x):\n    return torch.softmax(x, dim=1)\n"),

@@ -171,7 +171,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
   if (k.contains("op") && !k["op"].is_null()) {
     const json& op = c.object(k["op"], "khive.op");
-    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "dim", "flags", "ops", "from"});
+    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from"});
     if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
@@ -194,6 +194,21 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
         if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())
           c.fail("khive.op.flags", expected, op["flags"].dump());
         t.op_flags.push_back(f.get<std::string>());
+      }
+    }
+    if (op.contains("operands")) {
+      const json& o = c.object(op["operands"], "khive.op.operands");
+      c.known_keys(o, "khive.op.operands", {"A", "B", "bias", "layout_a", "layout_b"});
+      for (const auto& [role, v] : o.items()) {
+        const std::string field = "khive.op.operands." + role;
+        const std::string name = c.string(v, field);
+        if (role.rfind("layout_", 0) == 0) {
+          if (name != "row" && name != "col") c.fail(field, "\"row\" or \"col\"", v.dump());
+        } else if (std::none_of(t.inputs.begin(), t.inputs.end(),
+                                [&](const TensorSpec& s) { return s.name == name; })) {
+          c.fail(field, "the name of one of the task's inputs", v.dump());
+        }
+        t.op_operands[role] = name;
       }
     }
   }

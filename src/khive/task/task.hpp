@@ -173,7 +173,10 @@ struct Task {
   std::string op_recognized, op_family, op_expression;
   std::optional<double> op_eps;
   std::optional<int> op_dim;  // a reduction's or scan's axis: its index in the input's shape (< 0: from the end)
-  std::vector<std::string> op_flags;     // how a scan walks: "reverse", "exclusive", "masked" (x * the other input)
+  std::vector<std::string> op_flags;  // how a scan walks: "reverse", "exclusive", "masked" (x * the other input)
+  // A gemm+epilogue's operands: "A", "B", "bias" (input names), "layout_a", "layout_b" ("row" or "col"); its
+  // op_expression is then of x (the product) and b (the bias's element of x's column).
+  std::map<std::string, std::string> op_operands;
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

@@ -96,6 +96,47 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
   return make(t, "gemm", spec);
 }
 
+// A product and its epilogue, recognised from the reference's graph (khive.op.operands, khive.op.expression): C =
+// epilogue(x = A @ B, b = bias[column]). The graph says which input is which and which operand is read transposed
+// (a Linear's weight is stored [N, K]), so a square weight is not guessed from its shape.
+std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
+  const auto& o = t.op_operands;
+  if (!o.count("A") || !o.count("B") || t.op_expression.empty()) {
+    *why =
+        "a matrix product with further ops, not one product and a pointwise epilogue (with at most a bias vector) "
+        "of the kind the gemm templates fuse";
+    return std::nullopt;
+  }
+  auto input = [&](const std::string& name) -> const TensorSpec* {
+    for (const auto& s : t.inputs)
+      if (s.name == name) return &s;
+    return nullptr;
+  };
+  const TensorSpec *A = input(o.at("A")), *B = input(o.at("B"));
+  const std::string la = o.count("layout_a") ? o.at("layout_a") : "row",
+                    lb = o.count("layout_b") ? o.at("layout_b") : "row";
+  if (!A || !B || t.outputs.size() != 1 || A->shape.size() != 2 || B->shape.size() != 2 ||
+      t.outputs[0].shape.size() != 2) {
+    *why = "the gemm templates take 2-D operands and one 2-D output";
+    return std::nullopt;
+  }
+  const std::string m = t.outputs[0].shape[0], n = t.outputs[0].shape[1];
+  const std::string k = la == "row" ? A->shape[1] : A->shape[0];
+  const bool a_ok = (la == "row" ? A->shape[0] : A->shape[1]) == m;
+  const bool b_ok =
+      lb == "row" ? B->shape == std::vector<std::string>{k, n} : B->shape == std::vector<std::string>{n, k};
+  if (!a_ok || !b_ok) {
+    *why = fmt::format("shapes {}[{}] ({}), {}[{}] ({}) -> {}[{}] are not the recognised product", A->name,
+                       fmt::join(A->shape, ","), la, B->name, fmt::join(B->shape, ","), lb, t.outputs[0].name,
+                       fmt::join(t.outputs[0].shape, ","));
+    return std::nullopt;
+  }
+  ojson spec{{"A", A->name},   {"B", B->name},   {"C", t.outputs[0].name},     {"M", m}, {"N", n}, {"K", k},
+             {"layout_a", la}, {"layout_b", lb}, {"epilogue", t.op_expression}};
+  if (o.count("bias")) spec["bias"] = o.at("bias");
+  return make(t, "gemm", spec);
+}
+
 bool unary_float32(const Task& t, std::string* why) {
   if (t.inputs.size() != 1 || t.outputs.size() != 1 || t.inputs[0].scalar || t.inputs[0].shape != t.outputs[0].shape) {
     *why = "expected one input and one output of the same shape";
@@ -154,9 +195,14 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   const std::string op = recognised_op_name(t);
   std::string detail;
   auto has = [&](const char* w) { return op.find(w) != std::string::npos; };
-  if (op == "gemm+epilogue" || op == "matmul_chain") {  // recognised from the graph (khive.op): more than one product
-    *why = fmt::format("the reference is {} ({}): no template fuses those ops",
-                       op == "matmul_chain" ? "several matrix products" : "a matrix product with further ops",
+  if (op == "gemm+epilogue") {  // recognised from the graph (khive.op): one product and what follows it
+    if (auto b = gemm_epilogue(t, &detail)) return b;
+    *why = fmt::format("the reference is a matrix product with further ops ({}): {}",
+                       t.op_family.empty() ? "gemm" : t.op_family, detail);
+    return std::nullopt;
+  }
+  if (op == "matmul_chain") {
+    *why = fmt::format("the reference is several matrix products ({}): no template fuses those ops",
                        t.op_family.empty() ? "gemm" : t.op_family);
     return std::nullopt;
   }

@@ -163,6 +163,90 @@ TEST(AutoBind, BatchedSharedAndLiteralProducts) {
   EXPECT_NE(why.find("3-D ones batched"), std::string::npos) << why;
 }
 
+// A Linear with a pointwise epilogue (KernelBench level 2's Gemm_* problems), recognised from the graph with its
+// operands (khive.op.operands: a square weight's layout is the graph's word, not a guess from its shape) and an
+// expression of the product and the bias: it binds as gemm_epilogue, which the templates that compute their epilogue
+// per element serve and the sm90 one (named activations on CUTLASS's fused epilogue) does not.
+TEST(AutoBind, ProductWithABiasAndAnEpilogueFromTheGraph) {
+  const fs::path fx = repo() / "tests/tuner-fixtures/gemm_bias_epilogue";
+  Task t = load_task(fx);
+  ASSERT_EQ(repo_library().binding_for(t), nullptr);
+  EXPECT_EQ(recognised_op_name(t), "gemm+epilogue");
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "gemm");
+  EXPECT_EQ(b->spec["layout_b"], "col");
+  EXPECT_EQ(b->spec["bias"], "bias");
+  EXPECT_EQ(b->spec["K"], "K");
+  BoundTask bt = bind_task(t, Backend::cpu, *b);
+  EXPECT_EQ(bt.op, "gemm_epilogue");
+  EXPECT_NE(bt.placeholders["PROLOGUE"].find("KHIVE_HAS_BIAS = true"), std::string::npos);
+  EXPECT_NE(bt.placeholders["PROLOGUE"].find("return ((((x + b) * 2.0f))"), std::string::npos);
+  EXPECT_NE(bt.placeholders["ENTRY"].find("khive_g.bias = bias;"), std::string::npos);
+  EXPECT_NE(bt.summary.find("b = bias[column]"), std::string::npos) << bt.summary;
+  for (const auto* name : {"gemm.cpu_blocked", "gemm.cuda_simt", "gemm.cuda_sm80_simt"})
+    EXPECT_TRUE(repo_template(name).ops.count("gemm_epilogue")) << name;
+  EXPECT_FALSE(repo_template("gemm.cuda_sm90").ops.count("gemm_epilogue"));
+
+  // Square operands: the shapes alone would read weight[N, K] as B[K, N]; the graph's layout decides.
+  Task sq = edited_copy(
+      fx,
+      [](json& d) {
+        d["axes"] = {{"M", {{"type", "var"}}}};
+        d["inputs"]["x"]["shape"] = {"M", "64"};
+        d["inputs"]["weight"]["shape"] = {"64", "64"};
+        d["inputs"]["bias"]["shape"] = {"64"};
+        d["outputs"]["y"]["shape"] = {"M", "64"};
+        d["constraints"] = {"M >= 1"};
+        d["khive"]["cost"] = {
+            {"flops", "2 * M * 64 * 64"}, {"bytes", "4 * (M * 64 + 64 * 64 + 64 + M * 64)"}, {"unit", "fp32"}};
+      },
+      [](std::string& w) { w = "{\"uuid\": \"m5\", \"axes\": {\"M\": 5}, \"khive\": {\"role\": \"both\"}}\n"; });
+  auto bs = infer_binding(sq, &why);
+  ASSERT_TRUE(bs) << why;
+  EXPECT_EQ(bs->spec["layout_b"], "col");
+  EXPECT_NO_THROW(bind_task(sq, Backend::cpu, *bs));
+
+  // The binder's word on what does not fit: a bias that is not one value per column, an activation next to an
+  // epilogue, a bias on a triangular product.
+  Binding bad = *b;
+  bad.spec["bias"] = "x";
+  EXPECT_NE(std::string(bind_error(t, bad).what()).find("bias: expected shape [N]"), std::string::npos)
+      << bind_error(t, bad).what();
+  bad = *b;
+  bad.spec["activation"] = "relu";
+  EXPECT_NE(std::string(bind_error(t, bad).what()).find("nothing next to an epilogue"), std::string::npos)
+      << bind_error(t, bad).what();
+  bad = *b;
+  bad.spec.erase("epilogue");
+  bad.spec["triangular"] = "upper";
+  EXPECT_NE(std::string(bind_error(t, bad).what()).find("no bias with triangular upper"), std::string::npos)
+      << bind_error(t, bad).what();
+  // Without an epilogue the bias is added before the activation: act(A @ B + bias).
+  Binding plain = *b;
+  plain.spec.erase("epilogue");
+  plain.spec["activation"] = "relu";
+  BoundTask pb = bind_task(t, Backend::cpu, plain);
+  EXPECT_NE(pb.placeholders["PROLOGUE"].find("return khive_act(x + b);"), std::string::npos);
+  EXPECT_EQ(pb.op, "gemm_epilogue");
+
+  // khive.op.operands must name the task's inputs and say row or col.
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, std::string>>{{"A", "nowhere"}, {"layout_b", "diag"}}) {
+    try {
+      edited_copy(fx, [&](json& d) { d["khive"]["op"]["operands"][field] = value; });
+      ADD_FAILURE() << "khive.op.operands." << field << " = " << value << " loaded";
+    } catch (const TaskFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("khive.op.operands." + field), std::string::npos) << e.what();
+    }
+  }
+  // Without operands (an older import) a gemm+epilogue still says why it does not bind.
+  Task old = edited_copy(fx, [](json& d) { d["khive"]["op"].erase("operands"); });
+  EXPECT_FALSE(infer_binding(old, &why));
+  EXPECT_NE(why.find("not one product and a pointwise epilogue"), std::string::npos) << why;
+}
+
 TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
   Task t = imported("kb19_relu", "kb2_005_conv_thing", [](json& d) { d["op_type"] = "conv2d"; });
   std::string why;

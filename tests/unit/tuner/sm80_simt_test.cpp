@@ -203,7 +203,8 @@ TEST(TunerSm80Simt, RenderingOfTheSplitModes) {
         "if (splits > 1 && khive_run_parallel(g, splits, stream)) return;",
         "const int64_t target = int64_t(khive_sm_count()) * (occupancy > 0 ? occupancy : 2);",
         "if (s > g.K / 1024) s = g.K / 1024;", "constexpr int64_t kPartialBytesCap = int64_t(256) << 20;",
-        "acc[t] += reinterpret_cast<const float*>(&x)[t];", "reinterpret_cast<float*>(&out)[t] = khive_act(acc[t]);"})
+        "acc[t] += reinterpret_cast<const float*>(&x)[t];",
+        "reinterpret_cast<float*>(&out)[t] = khive_epi_at(acc[t], g, j + t);"})
     EXPECT_NE(par.find(part), std::string::npos) << part;
   // The residual is the sum's starting value (serial split-K's partition 0 adds its accumulators to R).
   const std::string res = render(t, bound("kb06_matmul_large_k"), with(d, {{"SPLIT_MODE", "parallel"}}));

@@ -408,7 +408,8 @@ TEST(TunerFastPath, RenderedKernelsCarryTheFastAndTheGenericPath) {
   for (const char* s : {"GemmUniversalAdapter", "khive_gemm_generic", "khive_fast_path_takes",
                         "if (!khive_fast_path_takes(g))", "khive_run_generic(g, stream)"})
     EXPECT_NE(gs.find(s), std::string::npos) << s;
-  EXPECT_NE(gs.find("constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = false, KHIVE_HAS_RESIDUAL = false;"),
+  EXPECT_NE(gs.find("constexpr bool KHIVE_A_ROW = true, KHIVE_B_ROW = false, KHIVE_HAS_RESIDUAL = false, "
+                    "KHIVE_HAS_BIAS = false;"),
             std::string::npos);
   for (const char* task : {"softmax", "rmsnorm", "add_rmsnorm"}) {
     const Task r = load_task(kRepo / "tasks/sol" / task);

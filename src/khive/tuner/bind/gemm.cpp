@@ -1,4 +1,5 @@
-// The gemm family's binder: C = act(A @ B + residual), batched, with triangular and symmetric operands.
+// The gemm family's binder: C = act(A @ B + residual + bias), or an epilogue expression of x = A @ B + residual and
+// b = bias[column], batched, with triangular and symmetric operands.
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
@@ -134,9 +135,10 @@ struct Gemm {
   std::string la, lb;          // the task's layouts of A and B: row or col
   std::string la_read;         // the layout the kernel reads A in (below)
   std::string M, N, K, batch;  // axis names (batch: "" for none)
-  std::string act;             // the epilogue's activation
+  std::string act;             // the epilogue's activation ("custom": the epilogue expression)
+  std::string epilogue;        // the binding's epilogue: a float expression of x and b ("" for none)
   int act_index = 0;
-  const TensorSpec *A = nullptr, *B = nullptr, *C = nullptr, *R = nullptr;
+  const TensorSpec *A = nullptr, *B = nullptr, *C = nullptr, *R = nullptr, *bias = nullptr;
   bool a_batched = false, b_batched = false, r_batched = false;
 };
 
@@ -213,49 +215,83 @@ void read_shapes(const Ctx& c, Gemm& g) {
     if (g.R->dtype != C.dtype) c.fail("residual", "C's dtype", std::string(dtype_name(g.R->dtype)));
     g.r_batched = expect("residual", *g.R, {M, N}, true);
   }
+  // bias: a vector over C's columns ([N]), shared by every row and batch entry.
+  if (c.has("bias")) {
+    g.bias = &c.input("bias");
+    if (g.bias->dtype != C.dtype) c.fail("bias", "C's dtype", std::string(dtype_name(g.bias->dtype)));
+    if (g.bias->shape != std::vector<std::string>{N} && g.bias->shape != std::vector<std::string>{"1", N})
+      c.fail("bias", "shape [" + N + "] (one value per column of C)",
+             "[" + fmt::format("{}", fmt::join(g.bias->shape, ", ")) + "]");
+  }
   static const std::vector<std::string> acts{"none", "relu", "gelu", "gelu_tanh", "silu"};
   g.act = c.has("activation") ? c.str("activation", true) : "none";
   const auto act_it = std::find(acts.begin(), acts.end(), g.act);
   g.act_index = static_cast<int>(act_it - acts.begin());
   if (act_it == acts.end()) c.fail("activation", "none, relu, gelu, gelu_tanh or silu", "\"" + g.act + "\"");
+  // epilogue: C = epilogue(x, b) with x = A @ B (+ residual) and b = bias[column] (0 without a bias); the bias is
+  // added only where the expression adds it. In place of "activation".
+  if (c.has("epilogue")) {
+    if (c.has("activation"))
+      c.fail("activation", "nothing next to an epilogue (it says the whole of C)", "\"" + g.act + "\"");
+    g.epilogue = op_text(c, "epilogue");
+    if (g.epilogue.find_first_not_of(" \t") == std::string::npos)
+      c.fail("epilogue", "a C++ expression of x and b", "\"\"");
+    g.act = "custom";
+    g.act_index = 5;
+  }
   std::set<std::string> covered{A.name, B.name, C.name};
   if (g.R) covered.insert(g.R->name);
+  if (g.bias) covered.insert(g.bias->name);
   for (const auto& t : c.task.inputs)
     if (!covered.count(t.name))
-      c.fail("residual", "every input of the task bound (A, B, residual)", "\"" + t.name + "\" left out");
+      c.fail("residual", "every input of the task bound (A, B, residual, bias)", "\"" + t.name + "\" left out");
   if (c.task.outputs.size() != 1)
     c.fail("C", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
 
   // A triangular product has no epilogue: act(0) + residual would fill the zero triangle with something else.
   if (g.tri != "none" && g.R) c.fail("residual", "no residual with triangular " + g.tri, "\"" + g.R->name + "\"");
-  if (g.tri != "none" && g.act != "none") c.fail("activation", "none with triangular " + g.tri, "\"" + g.act + "\"");
+  if (g.tri != "none" && g.act != "none")
+    c.fail(g.epilogue.empty() ? "activation" : "epilogue", "none with triangular " + g.tri, "\"" + g.act + "\"");
+  if (g.tri != "none" && g.bias) c.fail("bias", "no bias with triangular " + g.tri, "\"" + g.bias->name + "\"");
   // The symmetric copies are per matrix: one [N, N] operand each, not a batch of them.
   if (g.sym != "none" && !batch.empty()) c.fail("batch", "no batch with symmetric " + g.sym, "\"" + batch + "\"");
 }
 
 std::string gemm_prologue(const Ctx& c, const Gemm& g) {
   std::string p = typed_prologue(c, g.C->dtype);
-  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {};\n", g.la_read == "row",
-                   g.lb == "row", g.R != nullptr);
-  p += "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4 "
-       "};\n";
+  p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_BIAS = {};\n",
+                   g.la_read == "row", g.lb == "row", g.R != nullptr, g.bias != nullptr);
+  p +=
+      "enum { KHIVE_ACT_NONE = 0, KHIVE_ACT_RELU = 1, KHIVE_ACT_GELU = 2, KHIVE_ACT_GELU_TANH = 3, KHIVE_ACT_SILU = 4, "
+      "KHIVE_ACT_CUSTOM = 5 };\n";
   p += fmt::format("constexpr int KHIVE_ACT = {};   // {}\n", g.act_index, g.act);
   p += "// Triangular operands (op gemm_triu / gemm_tril): A[i, k], B[k, j] outside the triangle read as 0, C's other\n"
        "// triangle written as 0. Upper: C[i, j] = sum over i <= k <= j; lower: over j <= k <= i.\n";
   p += "enum { KHIVE_TRI_NONE = 0, KHIVE_TRI_UPPER = 1, KHIVE_TRI_LOWER = 2 };\n";
   p += fmt::format("constexpr int KHIVE_TRI = {};   // {}\n", g.tri == "upper" ? 1 : g.tri == "lower" ? 2 : 0, g.tri);
+  if (!g.epilogue.empty())
+    p += "// The binding's epilogue: C[i, j] from x = acc (+ residual) and b = bias[j] (0 without a bias).\n"
+         "KHIVE_HD float khive_epi(float x, float b) {\n  (void)x; (void)b;\n  return " +
+         g.epilogue + ";\n}\n";
   p += "// The epilogue's activation, applied to acc (+ residual when the task has one).\n"
        "KHIVE_HD float khive_act(float v) {\n"
        "  if constexpr (KHIVE_ACT == KHIVE_ACT_RELU) return v > 0.0f ? v : 0.0f;\n"
        "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));\n"
        "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * "
        "(v + 0.044715f * v * v * v)));\n"
-       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n"
-       "  else return v;\n}\n";
+       "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n";
+  if (!g.epilogue.empty()) p += "  else if constexpr (KHIVE_ACT == KHIVE_ACT_CUSTOM) return khive_epi(v, 0.0f);\n";
+  p += "  else return v;\n}\n";
+  if (g.epilogue.empty()) p += "KHIVE_HD float khive_epi(float x, float b) { return khive_act(x + b); }\n";
   p += "// Element (i, k) of A is A[i * a_rs + k * a_cs] (and so on): any layout, one code path.\n"
        "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
        "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
-       "  int64_t a_bs, b_bs, c_bs, r_bs;       // batch strides (0: shared across the batch)\n};\n";
+       "  int64_t a_bs, b_bs, c_bs, r_bs;       // batch strides (0: shared across the batch)\n"
+       "  const khive_t* bias;                  // [N], or nullptr\n};\n";
+  p += "// C[., j] from v = acc (+ residual): what every template stores (j: the column).\n"
+       "KHIVE_HD float khive_epi_at(float v, const khive_gemm_args& g, int64_t j) {\n"
+       "  if constexpr (KHIVE_HAS_BIAS) return khive_epi(v, khive_to_float_t(g.bias[j]));\n"
+       "  else return khive_act(v);\n}\n";
   if (g.sym != "none") p += symmetric_prologue(c, g.sym == "upper");
   return p;
 }
@@ -266,8 +302,8 @@ std::string gemm_entry(const Ctx& c, const Gemm& g) {
   e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k,
                    g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
   e += "  khive_gemm_args khive_g{};\n";
-  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {};\n", g.A->name, g.B->name,
-                   g.R ? g.R->name : "nullptr", g.C->name);
+  e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {}; khive_g.bias = {};\n", g.A->name,
+                   g.B->name, g.R ? g.R->name : "nullptr", g.C->name, g.bias ? g.bias->name : "nullptr");
   e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
   e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n"
                           : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
@@ -291,10 +327,16 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
                     &la = g.la, &lb = g.lb;
   const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C, *R = g.R;
   std::string summary =
-      fmt::format("{} = {}{}{} @ {}{}{} ({}x{}x{}{}, {})", C.name, act == "none" ? "" : act + "(", A.name,
-                  la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(), M, N,
-                  K, batch.empty() ? "" : ", batch " + batch, dtype);
-  if (act != "none") summary.insert(summary.find(" ("), ")");
+      fmt::format("{} = {}{}{} @ {}{}{}{} ({}x{}x{}{}, {})", C.name, act == "none" || act == "custom" ? "" : act + "(",
+                  A.name, la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(),
+                  g.bias && act != "custom" ? " + " + g.bias->name : std::string(), M, N, K,
+                  batch.empty() ? "" : ", batch " + batch, dtype);
+  if (act != "none" && act != "custom") summary.insert(summary.find(" ("), ")");
+  if (act == "custom")
+    summary = fmt::format("{} = epilogue(x = {}{} @ {}{}{}{}) ({}x{}x{}{}, {}): {}", C.name, A.name,
+                          la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(),
+                          g.bias ? ", b = " + g.bias->name + "[column]" : std::string(), M, N, K,
+                          batch.empty() ? "" : ", batch " + batch, dtype, g.epilogue);
   if (sym != "none")
     summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})",
                           C.name, act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
@@ -309,12 +351,17 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
 }  // namespace
 
 BoundTask bind_gemm(const Ctx& c) {
-  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "activation",
-                "triangular", "symmetric"});
+  c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "bias",
+                "activation", "epilogue", "triangular", "symmetric"});
   BoundTask bt;
   Gemm g = read_forms(c);
-  bt.op = g.tri == "none" ? "gemm" : g.tri == "upper" ? "gemm_triu" : "gemm_tril";
   read_shapes(c, g);
+  // gemm_epilogue: a bias or an epilogue expression, which the templates that compute their epilogue per element
+  // serve (the sm90 template maps named activations onto CUTLASS's fused epilogue and has neither).
+  bt.op = g.tri == "upper"                ? "gemm_triu"
+          : g.tri == "lower"              ? "gemm_tril"
+          : g.bias || !g.epilogue.empty() ? "gemm_epilogue"
+                                          : "gemm";
   const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &tri = g.tri, &sym = g.sym, &act = g.act;
   const std::string &la_read = g.la_read, &lb = g.lb;
   const TensorSpec &C = *g.C, *R = g.R;
@@ -338,6 +385,8 @@ BoundTask bind_gemm(const Ctx& c) {
                   {"B_ROW", lb == "row"},
                   {"HAS_RESIDUAL", R != nullptr},
                   {"HAS_ACTIVATION", act != "none"},
+                  {"HAS_BIAS", g.bias != nullptr},
+                  {"CUSTOM_EPILOGUE", act == "custom"},
                   {"TRI", tri == "upper"   ? 1
                           : tri == "lower" ? 2
                                            : 0}});
