@@ -92,3 +92,24 @@ class TestTaskName(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CudaOnly(unittest.TestCase):
+    """An import too large for the CPU at every size keeps its task, those workloads marked for CUDA only."""
+
+    def test_marks_only_the_named_workloads(self):
+        import json
+        import pathlib
+        import tempfile
+        from khive_torch.__main__ import _cuda_only
+        with tempfile.TemporaryDirectory() as d:
+            path = pathlib.Path(d) / "workload.jsonl"
+            path.write_text(json.dumps({"uuid": "odd-small", "axes": {"b": 3}, "khive": {"role": "correctness"}}) + "\n"
+                            + json.dumps({"uuid": "file-size", "axes": {"b": 128}, "khive": {"role": "perf", "backends": ["cuda"]}}) + "\n"
+                            + json.dumps({"uuid": "kept", "axes": {"b": 1}}) + "\n")
+            _cuda_only(path, {"odd-small", "file-size"})
+            lines = [json.loads(x) for x in path.read_text().splitlines()]
+            self.assertEqual([w["uuid"] for w in lines], ["odd-small", "file-size", "kept"])
+            self.assertEqual(lines[0]["khive"], {"role": "correctness", "backends": ["cuda"]})
+            self.assertEqual(lines[1]["khive"]["backends"], ["cuda"])
+            self.assertNotIn("khive", lines[2])

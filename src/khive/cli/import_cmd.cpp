@@ -133,14 +133,17 @@ int import_kernelbench(const ImportCli& c) {
         why = std::string("the task does not load: ") + e.what();
       }
     }
-    if (why.empty() && !c.no_evaluate && !j.value("evaluated", false))
+    // Too large for the CPU at every size (a literal 32768 x 32768 weight): kept, its workloads marked CUDA only.
+    const std::string cuda_only = j.is_object() ? j.value("cuda_only", std::string()) : std::string();
+    if (why.empty() && !c.no_evaluate && !j.value("evaluated", false) && cuda_only.empty())
       why = "the reference does not run on the CPU: " + j.value("evaluate_error", std::string("?"));
     if (why.empty()) {
       ++imported;
       // The op recognised from the reference's graph (khive.op, python/khive_torch/recognize.py): what the tuner binds
       // by.
       const std::string op = j.value("op", std::string());
-      std::cout << fmt::format("imported  {}  {}{}\n", name, f.filename().string(), op.empty() ? "" : "  op: " + op);
+      std::cout << fmt::format("imported  {}  {}{}{}\n", name, f.filename().string(), op.empty() ? "" : "  op: " + op,
+                               cuda_only.empty() ? "" : "  (CUDA only: on the CPU " + cuda_only + ")");
     } else {
       ++failed;
       std::cout << fmt::format("FAILED    {}  {}: {}\n", name, f.filename().string(), why);

@@ -822,6 +822,13 @@ JudgeResult Session::run() {
   JudgeResult result;
   nlohmann::json sandbox = nlohmann::json::object();
   try {
+    // Nothing to check the kernel on (a task whose correctness workloads are all marked for the other backend, as a
+    // KernelBench import too large for the CPU): a verdict of ACCEPTED would say nothing, so say why instead.
+    if (job_.check_correctness && std::none_of(task_.workloads.begin(), task_.workloads.end(), [&](const Workload& w) {
+          return w.checks_correctness() && selected(w);
+        }))
+      throw HarnessError{(task_.dir / "workload.jsonl").string() + ": khive.backends: expected a correctness " +
+                         "workload that runs on " + job_.backend + " (nothing else checks the kernel), got none"};
     start_kernels();
     if (job_.check_correctness)
       for (const auto& w : task_.workloads)

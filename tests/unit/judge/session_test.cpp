@@ -380,6 +380,19 @@ TEST_F(SessionChecks, WarmUpCallsGoInBatchesOfWhatFitsInMemory) {
   expect_rejected(run(lazy), Check::timed_outputs, Reason::timed_output_wrong);
 }
 
+// No correctness workload on this backend (a KernelBench import too large for the CPU has all of its marked cuda):
+// nothing would check the kernel, so there is no verdict, only the reason naming the file and the field.
+TEST_F(SessionChecks, NothingToCheckTheKernelOnIsAHarnessErrorNotAnAcceptance) {
+  job_.only_workloads = {"vector_add-n8192"};
+  const JudgeResult r = run(Script{});
+  EXPECT_FALSE(r.accepted());
+  EXPECT_FALSE(r.rejection);
+  EXPECT_NE(r.error.find("workload.jsonl: khive.backends: expected a correctness workload that runs on cpu"),
+            std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.correctness_calls, 0);
+}
+
 TEST_F(SessionChecks, AFailingReferenceIsAHarnessErrorNotAVerdict) {
   std::map<std::string, Script> scripts;
   Script broken;
