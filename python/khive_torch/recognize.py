@@ -336,11 +336,16 @@ def _operand(node):
         n = _name(node.target)
         src = node.args[0] if node.args else None
         if n in TRANSPOSE:
-            dims = list(node.args[1:]) if n != "permute" else list(node.args[1]) if len(node.args) > 1 else []
-            if n == "t" or sorted(d % 2 for d in dims) == [0, 1] and len(dims) == 2 and dims != [0, 1]:
+            if n == "t":
                 transposed = not transposed
-            elif dims != [0, 1]:
-                return None
+            elif n == "transpose":   # transpose(x, d0, d1) of a 2-D x: a swap unless d0 and d1 name one axis
+                d0, d1 = (d % 2 for d in node.args[1:3])
+                transposed = transposed != (d0 != d1)
+            else:                    # permute(x, [1, 0]) swaps, [0, 1] does nothing
+                dims = [d % 2 for d in node.args[1]]
+                if sorted(dims) != [0, 1]:
+                    return None
+                transposed = transposed != (dims == [1, 0])
         elif n not in SAME_DATA or _shape(src) is None or _shape(node) is None or \
                 sorted(_shape(src)) != sorted(_shape(node)):
             return None

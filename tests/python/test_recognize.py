@@ -120,6 +120,11 @@ class Recognize(unittest.TestCase):
             want = float(torch.nn.functional.leaky_relu(torch.tensor([(xv + bv) * 2.0]), 0.1)[0] - 0.25 * bv)
             got = eval(py, {"x": xv, "b": bv})  # noqa: S307 - test-only, an expression this module wrote
             self.assertAlmostEqual(got, want, places=5, msg=r["expression"])
+        # The same product written with transpose(0, 1) and permute: the weight still read transposed.
+        for i, w in enumerate(["weight.transpose(0, 1)", "weight.permute(1, 0)", "weight.t().transpose(1, 0).t()"]):
+            body = f"import torch\n\ndef run(x, weight, bias):\n    return torch.relu(x @ {w} + bias)\n"
+            r, _ = self.recognize(dict(linear, name=f"tr{i}", reference=body), {"M": 2})
+            self.assertEqual(r["operands"]["layout_b"], "col", w)
         # mm of untransposed operands, then a parameter vector added: the bias is found by its shape [N].
         body = "import torch\n\ndef run(x, weight, bias):\n    return torch.relu(x @ weight + bias)\n"
         r, _ = self.recognize(dict(linear, name="mmadd", reference=body), {"M": 4})

@@ -70,7 +70,7 @@ static __global__ void __launch_bounds__(256) khive_symm_copy(const khive_t* __r
       __syncthreads();
     }
 }
-// C = act(S(A) S(B) + R) straight from the stored triangles, one thread per element: only when the buffer for the
+// C = the epilogue of S(A) S(B) + R straight from the stored triangles, one thread per element: only when the buffer for the
 // copies cannot be had (slow, but the call is still served).
 static __global__ void khive_symm_direct(khive_gemm_args g) {
   const int64_t n = g.M;
@@ -79,7 +79,7 @@ static __global__ void khive_symm_direct(khive_gemm_args g) {
     float acc = 0.0f;
     for (int64_t k = 0; k < n; ++k) acc = fmaf(khive_symm_at(g.A, i, k, n), khive_symm_at(g.B, k, j, n), acc);
     if constexpr (KHIVE_HAS_RESIDUAL) acc += khive_to_float_t(g.R[i * n + j]);
-    g.C[i * g.ldc + j] = khive_from_float_t(khive_act(acc));
+    g.C[i * g.ldc + j] = khive_from_float_t(khive_epi_at(acc, g, j));
   }
 }
 // Points g at full copies of S(A), S(B) (false: no memory for them; C was computed by khive_symm_direct instead).
