@@ -215,14 +215,14 @@ def _c_float(v):
     return repr(float(v)) + "f" if "e" not in repr(float(v)) else f"{float(v):.9g}f"
 
 
-def _expression(graph, placeholder, roots=None, skip=()):
-    """The C expression of float x the graph's output is, when every op is a unary or scalar op of the one tensor
-    input; else None. roots: {node: C expression} to start from instead of {placeholder: "x"} (a product and a
-    bias); skip: nodes left out (the product's operands)."""
-    expr = dict(roots) if roots else {placeholder: "x"}
+def _expression(graph, roots, skip=()):
+    """The C expression the graph's output is, when every op is a unary or scalar op of the roots ({node: C
+    expression}: the one tensor input as x; or a product as x and a bias as b); else None. skip: nodes left out (the
+    product's operands)."""
+    expr = dict(roots)
     out = None
     for node in graph.nodes:
-        if node.op == "placeholder" or node.op == "get_attr" or node in skip or (roots and node in roots):
+        if node.op == "placeholder" or node.op == "get_attr" or node in skip or node in roots:
             continue
         if node.op == "output":
             args = node.args[0]
@@ -328,6 +328,11 @@ def _shape(node):
     return tuple(int(d) for d in shape) if shape is not None else None
 
 
+def _column_vector(shape, n_cols):
+    """A shape that broadcasts over rows as one value per column: [N], [1, N], [1, 1, N], ..."""
+    return bool(shape) and shape[-1] == n_cols and all(d == 1 for d in shape[:-1])
+
+
 def _operand(node):
     """(placeholder, transposed) when node is a 2-D placeholder read through transposes and copies of the same
     shape; else None."""
@@ -389,8 +394,7 @@ def _gemm_epilogue(graph):
     bias = None
     if others:
         # One more input: a vector of the output's columns, broadcast over its rows.
-        shp = _shape(others[0])
-        if len(others) != 1 or shp is None or not shp or shp[-1] != n_cols or any(d != 1 for d in shp[:-1]):
+        if len(others) != 1 or not _column_vector(_shape(others[0]), n_cols):
             return None
         bias = others[0]
     skip = {n for n in graph.nodes if n.op == "call_function" and n not in live}
@@ -412,7 +416,7 @@ def _gemm_epilogue(graph):
         roots[prod] = "(x + b)"
     if bias is not None:
         roots[bias] = "b"
-    expr = _expression(graph, None, roots=roots, skip=skip)
+    expr = _expression(graph, roots, skip)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
     # Every op of the chain is elementwise on the output's shape (or, of the bias alone, on the bias's).
@@ -420,8 +424,7 @@ def _gemm_epilogue(graph):
         if node in skip or node is prod:
             continue
         shp = _shape(node)
-        if shp != out_shape and not (bias is not None and shp is not None and shp and shp[-1] == n_cols
-                                     and all(d == 1 for d in shp[:-1])):
+        if shp != out_shape and not (bias is not None and _column_vector(shp, n_cols)):
             return None
     # x is A @ B with A [M, K] (a[1]: stored [K, M]) and B [K, N] (stored [N, K]).
     operands = {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row", "layout_b": "col" if b[1] else "row"}
@@ -493,7 +496,7 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
             # gelu(approximate='tanh'), leaky_relu's slope) its exact expression is written instead.
             if len(compute) == 1 and compute[0] in ACTIVATION_C and len(nodes[0].args) == 1 and not nodes[0].kwargs:
                 return dict(r, op=compute[0], family="activation", expression=ACTIVATION_C[compute[0]])
-            expr = _expression(graph, placeholders[0])
+            expr = _expression(graph, {placeholders[0]: "x"})
             if expr is not None:
                 return dict(r, op="elementwise", family="elementwise", expression=expr)
         return dict(r, op="elementwise", family="elementwise")

@@ -25,29 +25,26 @@ ROWS = {"axes": {"T": {"type": "var"}, "H": {"type": "var"}},
         "inputs": {"x": {"shape": ["T", "H"], "dtype": "float32"}}, "outputs": {"y": {"shape": ["T", "H"], "dtype": "float32"}}}
 
 
+def _unmatched(expr, i, step):
+    """The index of the first parenthesis from i in direction step (-1, +1) that closes no group opened on the way."""
+    (opening, closing), depth = ("(", ")") if step > 0 else (")", "("), 0
+    while 0 < i < len(expr) - 1:
+        i += step
+        if expr[i] == opening:
+            depth += 1
+        elif expr[i] == closing:
+            if depth == 0:
+                break
+            depth -= 1
+    return i
+
+
 def _ternary(expr):
     """A C expression with `c ? a : b` (recognize writes each inside its own parentheses) as Python."""
     while "?" in expr:
         # the parenthesised group around the first '?': its condition, then the two values split at its ':'
         q = expr.index("?")
-        depth, start = 0, q
-        while start > 0:
-            start -= 1
-            if expr[start] == ")":
-                depth += 1
-            elif expr[start] == "(":
-                if depth == 0:
-                    break
-                depth -= 1
-        depth, end = 0, q
-        while end < len(expr) - 1:
-            end += 1
-            if expr[end] == "(":
-                depth += 1
-            elif expr[end] == ")":
-                if depth == 0:
-                    break
-                depth -= 1
+        start, end = _unmatched(expr, q, -1), _unmatched(expr, q, +1)
         inner = expr[start + 1:end]
         cond, rest = inner.split("?", 1)
         # the ':' at depth 0 of rest

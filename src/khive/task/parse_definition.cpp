@@ -204,9 +204,8 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
         const std::string name = c.string(v, field);
         if (role.rfind("layout_", 0) == 0) {
           if (name != "row" && name != "col") c.fail(field, "\"row\" or \"col\"", v.dump());
-        } else if (std::none_of(t.inputs.begin(), t.inputs.end(),
-                                [&](const TensorSpec& s) { return s.name == name; })) {
-          c.fail(field, "the name of one of the task's inputs", v.dump());
+        } else if (!t.find_input(name)) {
+          c.fail(field, input_name_expected(t), v.dump());
         }
         t.op_operands[role] = name;
       }

@@ -107,12 +107,7 @@ std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
         "of the kind the gemm templates fuse";
     return std::nullopt;
   }
-  auto input = [&](const std::string& name) -> const TensorSpec* {
-    for (const auto& s : t.inputs)
-      if (s.name == name) return &s;
-    return nullptr;
-  };
-  const TensorSpec *A = input(o.at("A")), *B = input(o.at("B"));
+  const TensorSpec *A = t.find_input(o.at("A")), *B = t.find_input(o.at("B"));
   const std::string la = o.count("layout_a") ? o.at("layout_a") : "row",
                     lb = o.count("layout_b") ? o.at("layout_b") : "row";
   if (!A || !B || t.outputs.size() != 1 || A->shape.size() != 2 || B->shape.size() != 2 ||

@@ -326,17 +326,16 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
   const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &act = g.act, &tri = g.tri, &sym = g.sym,
                     &la = g.la, &lb = g.lb;
   const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C, *R = g.R;
+  // x = A @ B (+ R); C = act(x + bias), or the binding's epilogue of x and b = bias[column].
+  const std::string x = fmt::format("{}{} @ {}{}{}", A.name, la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "",
+                                    R ? " + " + R->name : std::string());
+  const std::string dims = fmt::format("{}x{}x{}{}, {}", M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+  const std::string bias = g.bias ? g.bias->name : std::string();
   std::string summary =
-      fmt::format("{} = {}{}{} @ {}{}{}{} ({}x{}x{}{}, {})", C.name, act == "none" || act == "custom" ? "" : act + "(",
-                  A.name, la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(),
-                  g.bias && act != "custom" ? " + " + g.bias->name : std::string(), M, N, K,
-                  batch.empty() ? "" : ", batch " + batch, dtype);
-  if (act != "none" && act != "custom") summary.insert(summary.find(" ("), ")");
-  if (act == "custom")
-    summary = fmt::format("{} = epilogue(x = {}{} @ {}{}{}{}) ({}x{}x{}{}, {}): {}", C.name, A.name,
-                          la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "", R ? " + " + R->name : std::string(),
-                          g.bias ? ", b = " + g.bias->name + "[column]" : std::string(), M, N, K,
-                          batch.empty() ? "" : ", batch " + batch, dtype, g.epilogue);
+      act == "custom" ? fmt::format("{} = epilogue(x = {}{}) ({}): {}", C.name, x,
+                                    bias.empty() ? "" : ", b = " + bias + "[column]", dims, g.epilogue)
+      : act == "none" ? fmt::format("{} = {}{} ({})", C.name, x, bias.empty() ? "" : " + " + bias, dims)
+                      : fmt::format("{} = {}({}{}) ({})", C.name, act, x, bias.empty() ? "" : " + " + bias, dims);
   if (sym != "none")
     summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})",
                           C.name, act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
