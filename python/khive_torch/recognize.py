@@ -351,9 +351,8 @@ def _operand(node):
                 if sorted(dims) != [0, 1]:
                     return None
                 transposed = transposed != (dims == [1, 0])
-        elif n not in SAME_DATA or _shape(src) is None or _shape(node) is None or \
-                sorted(_shape(src)) != sorted(_shape(node)):
-            return None
+        elif n not in SAME_DATA or _shape(src) is None or _shape(src) != _shape(node):
+            return None   # a reshape to other dimensions reinterprets the data: not this operand as stored
         node = src
     if getattr(node, "op", None) != "placeholder" or len(_shape(node) or ()) != 2:
         return None

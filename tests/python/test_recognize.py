@@ -133,11 +133,15 @@ class Recognize(unittest.TestCase):
                "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["5", "7"], "dtype": "float32"},
                           "v": {"shape": ["M", "1"], "dtype": "float32"}},
                "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
-        for i, body in enumerate(["torch.softmax(x @ w, dim=1) + 0 * v",     # a row op after the product
-                                  "(x @ w) * v",                            # a per-row vector, not a bias
-                                  "(x @ w) + (x @ w).sum(dim=1, keepdim=True) + 0 * v"]):   # a reduction
-            r, _ = self.recognize(dict(two, name=f"unfused{i}", reference=f"import torch\n\ndef run(x, w, v):\n    return {body}\n"),
-                                  {"M": 3})
+        # Each alone keeps the product from fusing: v only where the case is about v.
+        for i, (args, body) in enumerate([("x, w", "torch.softmax(x @ w, dim=1)"),          # a row op after the product
+                                          ("x, w", "torch.relu(x @ w.reshape(7, 5).t())"),  # the weight's data reinterpreted
+                                          ("x, w, v", "(x @ w) * v"),                       # a per-row vector, not a bias
+                                          ("x, w", "(x @ w) + (x @ w).sum(dim=1, keepdim=True)")]):   # a reduction
+            d = dict(two, name=f"unfused{i}", reference=f"import torch\n\ndef run({args}):\n    return {body}\n")
+            if "v" not in args:
+                d["inputs"] = {k: v for k, v in two["inputs"].items() if k != "v"}
+            r, _ = self.recognize(d, {"M": 3})
             self.assertEqual(r["op"], "gemm+epilogue", body)
             self.assertNotIn("operands", r, body)
 
