@@ -47,6 +47,10 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   judge_rerun    judge_flush, with one call of the kernel itself on plain's (torch) buffers before that flush: is it
                  state only the kernel's own code warms (instruction and constant caches of the SMs), which a switch of
                  contexts leaves cold and an in-process harness keeps warm between its samples?
+  judge_tlb      judge_flush, with one byte per 64 KiB of each of the call's own inputs and outputs read before that
+                 flush: is it the GPU's address translation (TLB entries of the call's pages), which an in-process
+                 harness keeps between samples (its flush touches only its own buffer) and a switch of contexts drops?
+  judge_tlb_nf   judge_tlb without the flush (the few lines the reads bring stay in L2).
 
 Each sample is one call bracketed by CUDA events on a non-blocking stream; a spin kernel (--lead-us) is queued ahead
 of each sample's preparation so the host has enqueued the call before the device reaches it (the host's launch time
@@ -99,7 +103,10 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "plain_1blk": ("torch", "flush+1blk", False, False), "judge_primed": ("foreign", "judge+prime", True, True),
     # After the switch, in the call's context: an L2 flush of its own; the kernel on other buffers, then that flush.
     "judge_flush": ("foreign", "judge+flush", True, True), "judge_rerun": ("foreign", "judge+rerun", True, True),
+    # After the switch: the call's own pages read once each (address translation warmed), with and without a flush.
+    "judge_tlb": ("foreign", "judge+tlb", True, True), "judge_tlb_nf": ("foreign", "judge+tlbnf", True, True),
 }
+TLB_STRIDE = 64 << 10   # judge_tlb reads one byte per this many of each buffer
 ROTATE = 4
 
 
@@ -470,6 +477,7 @@ class Probe:
         self.lead_cycles = int(a.lead_us * 2000)   # ~2 GHz SM clock: about lead_us of spinning
         self.drv, self.child, self.stuck = None, None, False
         self.scratch = torch.empty(1 << 20, dtype=torch.float32, device="cuda")   # judge_primed's fill
+        self.tlb_sink = torch.zeros((), dtype=torch.int64, device="cuda")   # judge_tlb's reads end here
 
     def driver(self):
         if self.drv is None:
@@ -602,7 +610,8 @@ class Probe:
 
     def judge_sample(self, bufs, after_ready=""):
         """foreign_judge: the child reveals, flushes and opens the gate from its context, and waits for `done`.
-        after_ready: what the call's stream does between `ready` and the start event ("", prime, flush or rerun)."""
+        after_ready: what the call's stream does between `ready` and the start event ("", prime, flush, rerun, tlb or
+        tlbnf)."""
         torch, S = self.torch, self.stream
         self.gate_v += 1
         v = self.gate_v
@@ -618,7 +627,11 @@ class Probe:
                 self.scratch.zero_()
             if after_ready == "rerun":   # the kernel's code and constants warmed on other memory than the timed call's
                 self.fn(*self.memory["torch"].vals)
-            if after_ready in ("flush", "rerun"):
+            if after_ready in ("tlb", "tlbnf"):
+                for _, t in bufs.of("input") + bufs.of("output"):
+                    if t.numel():
+                        self.tlb_sink += t.reshape(-1).view(torch.uint8)[::TLB_STRIDE].sum(dtype=torch.int64)
+            if after_ready in ("flush", "rerun", "tlb"):
                 self.h.flush_buf.zero_()
             self.start.record(S)
             self.fn(*bufs.vals)

@@ -131,20 +131,21 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # "task@workload@best|ref|path" evaluated with the primer off and on (PRIMER_BLOCKS per SM, default 2), alternating
     # PRIMER_REPS times (default 2); per run in $out/primer.md the judge's and the executor events' medians, and the
     # gate's calibrated overhead (the primer's time shows there: it runs inside the gate, in the calibrations too).
-    primer)  : > "$out/primer.md"
+    # PRIMER_VAR=KHIVE_EXEC_TLB PRIMER_VALUES="0 1": the same alternation for another of the executor's switches.
+    primer)  : > "$out/primer.md"; pv=${PRIMER_VAR:-KHIVE_EXEC_PRIMER}
              for c in ${PRIMER_CASES:-}; do
                IFS=@ read -r t w k <<< "$c"; src=$(kernel_source "$t" "$k")
                for r in $(seq 1 "${PRIMER_REPS:-2}"); do
-                 for p in 0 "${PRIMER_BLOCKS:-2}"; do
+                 for p in ${PRIMER_VALUES:-0 ${PRIMER_BLOCKS:-2}}; do
                    f="$out/primer-$(basename "$t")-$r-$p.json"
-                   KHIVE_EXEC_PRIMER=$p timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch \
+                   env "$pv=$p" timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch \
                      --seed 11 --perf-workloads "^$w\$" --out "$f" > "$out/primer-$(basename "$t")-$r-$p.txt" 2>&1
                    rc=$?
                    # exit 0 accepted; anything else: the line says so (the .txt holds khive's output)
                    [ -s "$f" ] || { echo "| $(basename "$t") | $w | primer $p | run $r | khive eval exit $rc, no report |" | tee -a "$out/primer.md"; continue; }
                    [ $rc = 0 ] || echo "| $(basename "$t") | $w | primer $p | run $r | khive eval exit $rc (not accepted) |" | tee -a "$out/primer.md"
-                   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | primer {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' \
-                     "$f" "$w" "$(basename "$t")" "$p" "$r" | tee -a "$out/primer.md"
+                   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' \
+                     "$f" "$w" "$(basename "$t")" "$pv=$p" "$r" | tee -a "$out/primer.md"
                  done
                done
              done ;;
