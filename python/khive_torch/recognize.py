@@ -9,7 +9,11 @@ CPU), which records the ATen ops it runs, whatever Python it is written in (nn.M
 flow on shapes). Ops that only move or view data (view, transpose, expand, clone, dtype casts, ...) are left out;
 what remains is classified:
 
-  matmul       one mm / bmm / matmul (2-D operands for the gemm templates)        op "matmul"
+  matmul       one mm / bmm / matmul (2-D operands for the gemm templates)        op "matmul"; operands when
+                                                                                  both are 2-D inputs (either
+                                                                                  transposed), flags
+                                                                                  [operands_reinterpreted] when one
+                                                                                  is a 2-D input reshaped
   gemm+        one mm / addmm of two 2-D inputs (either transposed), then         op "gemm+epilogue", expression
   epilogue     pointwise ops of the product with numbers and at most one          (of x, the product, and b, the
                vector over the output's columns (addmm's bias, a "+ bias")        bias's element), operands
@@ -359,6 +363,31 @@ def _operand(node):
     return node, transposed
 
 
+def _stored(node):
+    """The placeholder node is read from through copies and layout ops, or None."""
+    while hasattr(node, "op") and node.op == "call_function" and _name(node.target) in SAME_DATA | TRANSPOSE:
+        node = node.args[0] if node.args else None
+    return node if getattr(node, "op", None) == "placeholder" else None
+
+
+def _product_operands(prod):
+    """Of one mm / matmul: {"operands": {A, B, layout_a, layout_b}} when both operands are 2-D inputs as stored or
+    transposed (so the binder need not guess a square operand's layout from its shape); {"flags":
+    ["operands_reinterpreted"]} when one is a 2-D input reshaped to other dimensions (x @ w.reshape(K, N) is no
+    layout of w that a template reads); else {} (3-D inputs, a batch: the binder reads the shapes)."""
+    if _name(prod.target) not in ("mm", "matmul") or len(prod.args) < 2 or len(_shape(prod) or ()) != 2:
+        return {}
+    a, b = _operand(prod.args[0]), _operand(prod.args[1])
+    if a is not None and b is not None and a[0] is not b[0]:
+        return {"operands": {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row",
+                             "layout_b": "col" if b[1] else "row"}}
+    for arg, got in ((prod.args[0], a), (prod.args[1], b)):
+        src = _stored(arg)
+        if got is None and src is not None and len(_shape(src) or ()) == 2:
+            return {"flags": ["operands_reinterpreted"]}
+    return {}
+
+
 def _gemm_epilogue(graph):
     """{expression, operands} when the graph is one mm / addmm of two 2-D inputs, then pointwise ops of the product
     with numbers and at most one vector over its columns (a bias: addmm's, or added, subtracted, multiplied anywhere
@@ -451,7 +480,7 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
         return dict(r, op="conv" if s <= CONV else "conv+epilogue", family="conv")
     if s & MATMUL or "addmm" in s or "baddbmm" in s:
         if len(compute) == 1 and compute[0] in MATMUL:
-            return dict(r, op="matmul", family="gemm")
+            return dict(r, op="matmul", family="gemm", **_product_operands(nodes[0]))
         if s <= MATMUL:
             return dict(r, op="matmul_chain", family="gemm")
         if s & {"_softmax", "_scaled_dot_product_flash_attention_for_cpu"} and len([c for c in compute if c in MATMUL | {"bmm"}]) >= 2:

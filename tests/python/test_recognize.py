@@ -93,6 +93,40 @@ class Recognize(unittest.TestCase):
         r, _ = self.recognize(dict(GEMM, reference="import torch\n\ndef run(A, B):\n    return torch.matmul(A, B)\n"),
                               {"M": 3, "N": 5, "K": 4})
         self.assertEqual((r["op"], r["family"]), ("matmul", "gemm"))
+        self.assertEqual(r["operands"], {"A": "A", "B": "B", "layout_a": "row", "layout_b": "row"})
+
+    def test_a_matrix_product_records_which_operand_is_read_transposed(self):
+        # Square operands: the shapes cannot say that A is read transposed; the graph does.
+        sq = dict(GEMM, name="sq", inputs={"A": {"shape": ["N", "N"], "dtype": "float32"},
+                                           "B": {"shape": ["N", "N"], "dtype": "float32"}},
+                  outputs={"C": {"shape": ["N", "N"], "dtype": "float32"}}, axes={"N": {"type": "var"}})
+        for i, (expr, la, lb) in enumerate([("A.t() @ B", "col", "row"), ("torch.matmul(A, B.T)", "row", "col"),
+                                            ("A.T @ B.transpose(0, 1)", "col", "col"), ("B @ A", "row", "row")]):
+            r, _ = self.recognize(dict(sq, name=f"sq{i}", reference=f"import torch\n\ndef run(A, B):\n    return {expr}\n"),
+                                  {"N": 4})
+            self.assertEqual(r["op"], "matmul", expr)
+            want_a, want_b = ("B", "A") if expr == "B @ A" else ("A", "B")
+            self.assertEqual(r["operands"], {"A": want_a, "B": want_b, "layout_a": la, "layout_b": lb}, expr)
+            self.assertNotIn("flags", r)
+
+    def test_a_matrix_product_of_a_reshaped_input_is_flagged(self):
+        # w is stored [N, K]; w.reshape(K, N) is not its transpose, and no template reads it so.
+        two = {"name": "rs", "axes": {"M": {"type": "var"}},
+               "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["7", "5"], "dtype": "float32"}},
+               "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
+        r, _ = self.recognize(dict(two, reference="import torch\n\ndef run(x, w):\n    return x @ w.reshape(5, 7)\n"),
+                              {"M": 3})
+        self.assertEqual(r["op"], "matmul")
+        self.assertNotIn("operands", r)
+        self.assertEqual(r["flags"], ["operands_reinterpreted"])
+        # A 3-D input viewed as rows is no 2-D input reshaped: the binder reads the shapes, nothing is flagged.
+        batch = {"name": "b3", "axes": {"B": {"type": "var"}},
+                 "inputs": {"x": {"shape": ["B", "3", "5"], "dtype": "float32"}, "w": {"shape": ["5", "7"], "dtype": "float32"}},
+                 "outputs": {"y": {"shape": ["B", "3", "7"], "dtype": "float32"}}}
+        r, _ = self.recognize(dict(batch, reference="import torch\n\ndef run(x, w):\n    return torch.matmul(x, w)\n"),
+                              {"B": 2})
+        self.assertEqual(r["op"], "matmul")
+        self.assertNotIn("flags", r)
 
     def test_a_product_with_an_epilogue_is_not_a_plain_gemm(self):
         r, _ = self.recognize(dict(GEMM, reference="import torch\n\ndef run(A, B):\n    return torch.triu(A @ B)\n"),

@@ -53,10 +53,50 @@ Binding make(const Task& t, const std::string& family, ojson spec) {
   return b;
 }
 
+// The product's operands as the reference's graph recorded them (khive.op.operands: which input is A and B, and
+// which is read transposed; a Linear's weight is stored [N, K]), so a square operand's layout is not guessed from its
+// shape: the gemm spec of C = A @ B with M, N, K from the shapes, which must agree.
+std::optional<ojson> recognised_product(const Task& t, std::string* why) {
+  const auto& o = t.op_operands;
+  const TensorSpec *A = t.find_input(o.at("A")), *B = t.find_input(o.at("B"));
+  const std::string la = o.count("layout_a") ? o.at("layout_a") : "row",
+                    lb = o.count("layout_b") ? o.at("layout_b") : "row";
+  if (!A || !B || t.outputs.size() != 1 || A->shape.size() != 2 || B->shape.size() != 2 ||
+      t.outputs[0].shape.size() != 2) {
+    *why = "the gemm templates take 2-D operands and one 2-D output";
+    return std::nullopt;
+  }
+  const std::string m = t.outputs[0].shape[0], n = t.outputs[0].shape[1];
+  const std::string k = la == "row" ? A->shape[1] : A->shape[0];
+  const bool a_ok = (la == "row" ? A->shape[0] : A->shape[1]) == m;
+  const bool b_ok =
+      lb == "row" ? B->shape == std::vector<std::string>{k, n} : B->shape == std::vector<std::string>{n, k};
+  if (!a_ok || !b_ok) {
+    *why = fmt::format("shapes {}[{}] ({}), {}[{}] ({}) -> {}[{}] are not the recognised product", A->name,
+                       fmt::join(A->shape, ","), la, B->name, fmt::join(B->shape, ","), lb, t.outputs[0].name,
+                       fmt::join(t.outputs[0].shape, ","));
+    return std::nullopt;
+  }
+  return ojson{{"A", A->name}, {"B", B->name}, {"C", t.outputs[0].name}, {"M", m},
+               {"N", n},       {"K", k},       {"layout_a", la},         {"layout_b", lb}};
+}
+
+bool has_operands(const Task& t) { return t.op_operands.count("A") && t.op_operands.count("B"); }
+
 // C[b?, M, N] = A[b?, M, K] (or [K, M]) . B[b?, K, N] (or [N, K]): 2-D operands, or 3-D ones whose first axis is
 // C's (a batch; an operand without it is shared across the batch). A literal size ("1": a matrix-vector product)
 // stands for itself; the gemm binder checks the rest.
 std::optional<Binding> gemm(const Task& t, std::string* why) {
+  if (has_operands(t)) {  // the graph says which input is which and how it is read
+    auto spec = recognised_product(t, why);
+    return spec ? std::optional<Binding>(make(t, "gemm", *spec)) : std::nullopt;
+  }
+  if (std::find(t.op_flags.begin(), t.op_flags.end(), "operands_reinterpreted") != t.op_flags.end()) {
+    *why =
+        "an operand is a 2-D input reshaped to other dimensions (khive.op.flags: operands_reinterpreted), which "
+        "no gemm template reads";
+    return std::nullopt;
+  }
   auto ins = tensor_inputs(t);
   if (ins.size() != 2 || t.inputs.size() != 2 || t.outputs.size() != 1) {
     *why = "a matrix product needs two tensor inputs and one output";
@@ -97,39 +137,19 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
 }
 
 // A product and its epilogue, recognised from the reference's graph (khive.op.operands, khive.op.expression): C =
-// epilogue(x = A @ B, b = bias[column]). The graph says which input is which and which operand is read transposed
-// (a Linear's weight is stored [N, K]), so a square weight is not guessed from its shape.
+// epilogue(x = A @ B, b = bias[column]).
 std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
-  const auto& o = t.op_operands;
-  if (!o.count("A") || !o.count("B") || t.op_expression.empty()) {
+  if (!has_operands(t) || t.op_expression.empty()) {
     *why =
         "a matrix product with further ops, not one product and a pointwise epilogue (with at most a bias vector) "
         "of the kind the gemm templates fuse";
     return std::nullopt;
   }
-  const TensorSpec *A = t.find_input(o.at("A")), *B = t.find_input(o.at("B"));
-  const std::string la = o.count("layout_a") ? o.at("layout_a") : "row",
-                    lb = o.count("layout_b") ? o.at("layout_b") : "row";
-  if (!A || !B || t.outputs.size() != 1 || A->shape.size() != 2 || B->shape.size() != 2 ||
-      t.outputs[0].shape.size() != 2) {
-    *why = "the gemm templates take 2-D operands and one 2-D output";
-    return std::nullopt;
-  }
-  const std::string m = t.outputs[0].shape[0], n = t.outputs[0].shape[1];
-  const std::string k = la == "row" ? A->shape[1] : A->shape[0];
-  const bool a_ok = (la == "row" ? A->shape[0] : A->shape[1]) == m;
-  const bool b_ok =
-      lb == "row" ? B->shape == std::vector<std::string>{k, n} : B->shape == std::vector<std::string>{n, k};
-  if (!a_ok || !b_ok) {
-    *why = fmt::format("shapes {}[{}] ({}), {}[{}] ({}) -> {}[{}] are not the recognised product", A->name,
-                       fmt::join(A->shape, ","), la, B->name, fmt::join(B->shape, ","), lb, t.outputs[0].name,
-                       fmt::join(t.outputs[0].shape, ","));
-    return std::nullopt;
-  }
-  ojson spec{{"A", A->name},   {"B", B->name},   {"C", t.outputs[0].name},     {"M", m}, {"N", n}, {"K", k},
-             {"layout_a", la}, {"layout_b", lb}, {"epilogue", t.op_expression}};
-  if (o.count("bias")) spec["bias"] = o.at("bias");
-  return make(t, "gemm", spec);
+  auto spec = recognised_product(t, why);
+  if (!spec) return std::nullopt;
+  (*spec)["epilogue"] = t.op_expression;
+  if (t.op_operands.count("bias")) (*spec)["bias"] = t.op_operands.at("bias");
+  return make(t, "gemm", *spec);
 }
 
 bool unary_float32(const Task& t, std::string* why) {

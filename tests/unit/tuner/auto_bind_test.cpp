@@ -114,6 +114,38 @@ TEST(AutoBind, MatrixProductFromSignature) {
   EXPECT_EQ(b2->spec["K"], "K");
 }
 
+// A plain product whose operands the graph recorded (khive.op.operands): square A read transposed binds as such,
+// where the shapes alone say row-major; an operand reshaped to other dimensions is refused with the reason.
+TEST(AutoBind, MatrixProductOperandsFromTheGraph) {
+  Task t = imported("kb01_matmul_square", "kb1_016_transposed_a", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = {{"op", "matmul"},
+                        {"family", "gemm"},
+                        {"operands", {{"A", "A"}, {"B", "B"}, {"layout_a", "col"}, {"layout_b", "row"}}}};
+  });
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["layout_a"], "col");
+  EXPECT_EQ(b->spec["layout_b"], "row");
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+  // The same product recorded with B first (C = B @ A): the graph's roles, not the inputs' order.
+  Task swapped = imported("kb01_matmul_square", "kb1_016_swapped", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = {{"op", "matmul"}, {"family", "gemm"}, {"operands", {{"A", "B"}, {"B", "A"}}}};
+  });
+  auto bs = infer_binding(swapped, &why);
+  ASSERT_TRUE(bs) << why;
+  EXPECT_EQ(bs->spec["A"], "B");
+  EXPECT_EQ(bs->spec["B"], "A");
+  Task reshaped = imported("kb01_matmul_square", "kb1_016_reshaped", [](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = {{"op", "matmul"}, {"family", "gemm"}, {"flags", {"operands_reinterpreted"}}};
+  });
+  EXPECT_FALSE(infer_binding(reshaped, &why));
+  EXPECT_NE(why.find("reshaped to other dimensions"), std::string::npos) << why;
+}
+
 // KernelBench's batched product (A[b, m, k] . B[b, k, n]), its 3-D tensor times a matrix (B shared across the batch)
 // and its matrix-vector product (a literal 1) bind as gemm with a batch axis or the literal; 4-D does not.
 TEST(AutoBind, BatchedSharedAndLiteralProducts) {
