@@ -474,7 +474,8 @@ def run_group(cmd, timeout):
 def run_eval(khive, plan, kernel, seed, a, save_dir):
     cmd = khive_command(khive, plan, kernel.path, seed, a.eval_time_cap)
     t0 = time.monotonic()
-    res = {"task": plan.key, "kernel": kernel.label, "seed": seed, "command": cmd}
+    res = {"task": plan.key, "kernel": kernel.label, "seed": seed, "command": cmd,
+           "started_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     rc, stdout, stderr = run_group(cmd, a.eval_timeout)
     res["rc"] = rc
     if rc is None:
@@ -1153,6 +1154,8 @@ def main(argv=None):
                           + (f"; ERROR {e['error']}" if e.get("error") else ""), flush=True)
                     write()
                 if pass_no == 1 and not st.get("harness"):
+                    print(f"harness {p.key} {k.short or k.label} from "
+                          f"{datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}", flush=True)
                     measure_kernel(harness, p, k, st, a, scratch, over)
                     write()
     except Interrupted as e:

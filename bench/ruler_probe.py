@@ -477,7 +477,7 @@ class Probe:
         self.lead_cycles = int(a.lead_us * 2000)   # ~2 GHz SM clock: about lead_us of spinning
         self.drv, self.child, self.stuck = None, None, False
         self.scratch = torch.empty(1 << 20, dtype=torch.float32, device="cuda")   # judge_primed's fill
-        self.tlb_sink = torch.zeros((), dtype=torch.int64, device="cuda")   # judge_tlb's reads end here
+        self.tlb_sink = torch.zeros(1 << 20, dtype=torch.uint8, device="cuda")   # judge_tlb's reads (64 GB of pages)
 
     def driver(self):
         if self.drv is None:
@@ -628,9 +628,12 @@ class Probe:
             if after_ready == "rerun":   # the kernel's code and constants warmed on other memory than the timed call's
                 self.fn(*self.memory["torch"].vals)
             if after_ready in ("tlb", "tlbnf"):
+                # A copy into a buffer made earlier: nothing here may allocate (a cudaMalloc can wait for the device,
+                # whose stream waits for `ready`, which the child writes only once this host says `go`: a deadlock).
                 for _, t in bufs.of("input") + bufs.of("output"):
                     if t.numel():
-                        self.tlb_sink += t.reshape(-1).view(torch.uint8)[::TLB_STRIDE].sum(dtype=torch.int64)
+                        pages = t.reshape(-1).view(torch.uint8)[::TLB_STRIDE]
+                        self.tlb_sink[:pages.numel()].copy_(pages)
             if after_ready in ("flush", "rerun", "tlb"):
                 self.h.flush_buf.zero_()
             self.start.record(S)

@@ -191,11 +191,15 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # FIDELITY_KHIVE: another khive binary (its judge and executor still found beside it, or through KHIVE_JUDGE,
     # KHIVE_EXEC, KHIVE_JAIL_BIN). Its rendered kernels and eval JSONs stay outside $OUT: the device tool returns only so many files, and with them
     # there it dropped the other steps' tables (2026-12-03).
+    # A clock log (200 ms) runs alongside: each evaluation's start is in fidelity.jsonl (started_utc).
     fidelity) ft=${FIDELITY_T:-360}
+              nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+                --format=csv -lms 200 > "$out/fidelity-clocks.csv" 2>&1 & smi=$!
               TAIL=${TAIL:-30} step fidelity "$ft" python3 bench/fidelity.py $(for s in ${FIDELITY_SUITES:-sol cutegen26}; do echo "tasks/$s"; done) \
                 --khive "${FIDELITY_KHIVE:-$bin/khive}" --seeds "${FIDELITY_SEEDS:-sol=3,*=1}" --kernels "${FIDELITY_KERNELS:-ref,best}" \
                 ${FIDELITY_TASKS:+--tasks "$FIDELITY_TASKS"} --time-limit $(( ft > 120 ? ft - 60 : ft / 2 )) \
-                --out "$out/fidelity.md" --scratch /tmp/khive-fidelity-files ${FIDELITY_ARGS:-} ;;
+                --out "$out/fidelity.md" --scratch /tmp/khive-fidelity-files ${FIDELITY_ARGS:-}
+              kill $smi ;;
     # The tuner's fixtures through the GPU judge (tests/tuner-fixtures; FIXTURES_TASKS, default the reduce and scan
     # families' two and the gemm bias-epilogue one): every strategy's first FIXTURES_PER proposals (default 2) built and
     # evaluated.

@@ -55,10 +55,7 @@ class ExecDevice {
   // device, signals go = first + j once it is enqueued and done = first + j after it (gate.hpp's protocol); f ==
   // nullptr: the gate alone (the judge's calibration). Backends without a gate throw Fault("bad_request").
   virtual void map_gate(std::size_t bytes, int fd) = 0;
-  // warm[j]: the memory of call j (its argument set's spans) that the primer warms (gate.hpp, warm_tlb), or nullptr;
-  // empty or shorter than args: none for the calls past its end.
-  virtual std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first,
-                                        const std::vector<const TouchCall*>& warm) = 0;
+  virtual std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first) = 0;
   // The built-in touch call (TouchCall), for run_gated; nullptr where the backend has none (the CPU: its clock is
   // calibrated per exchange).
   virtual EntryFn touch_entry() const { return nullptr; }

@@ -54,8 +54,7 @@ class CpuExecDevice final : public ExecDevice {
     ::close(fd);
     throw Fault("bad_request", "gate: the CPU backend has no gate");
   }
-  std::vector<double> run_gated(EntryFn, const std::vector<void* const*>&, uint32_t,
-                                const std::vector<const TouchCall*>&) override {
+  std::vector<double> run_gated(EntryFn, const std::vector<void* const*>&, uint32_t) override {
     throw Fault("bad_request", "call: the CPU backend has no gate");
   }
 

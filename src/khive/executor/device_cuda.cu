@@ -59,19 +59,7 @@ __global__ void touch_kernel(TouchParams t) {
 // is set by how its first blocks spread over the SMs reads slow: the triangular GEMMs kb14/kb15 +11-13 % on the H100
 // and H200, 1.00 with it (docs/results/2026-12-06-h200). The null and touch calibrations go through the same gate, so
 // its ~3 us are subtracted with them. KHIVE_EXEC_PRIMER=<blocks per SM> changes it, 0 turns it off (khive checks it).
-//
-// With KHIVE_EXEC_TLB=1 (gate.hpp, warm_tlb) the primer also reads one byte per 64 KiB of the call's own spans.
-__global__ void primer_kernel(TouchParams t) {
-  if (t.count == 0) return;
-  const std::size_t tid = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  unsigned acc = 0;
-  for (int s = 0; s < t.count; ++s) {
-    const std::size_t pages = (t.bytes[s] + kWarmPageBytes - 1) >> kWarmPageShift;
-    for (std::size_t i = tid; i < pages; i += stride) acc += __ldcg(t.p[s] + (i << kWarmPageShift));
-  }
-  if (acc == 0x9e3779b9u) g_touch_sink = acc;
-}
+__global__ void primer_kernel() {}
 
 // The device's SM count (132, an H100's or H200's, where the attribute cannot be read).
 int sm_count() {
@@ -90,28 +78,18 @@ int primer_blocks() {
   return blocks;
 }
 
-bool warm_on() {
-  static const bool on = warm_tlb(std::getenv("KHIVE_EXEC_TLB")).value_or(kWarmTlbDefault);
-  return on;
-}
-
 int touch_blocks() { return 4 * sm_count(); }
 
-// A TouchCall's spans as kernel parameters.
-TouchParams params_of(const TouchCall& c) {
-  TouchParams t{};
-  t.count = static_cast<int>(std::min(c.count, kMaxTouchSpans));
-  for (int s = 0; s < t.count; ++s) {
-    t.p[s] = c.spans[s].p;
-    t.bytes[s] = c.spans[s].bytes;
-    if (c.spans[s].write) t.write_mask |= 1u << s;
-  }
-  return t;
-}
-
 void touch_entry_fn(void* const* args, void* stream) {
-  touch_kernel<<<touch_blocks(), 256, 0, static_cast<cudaStream_t>(stream)>>>(
-      params_of(*static_cast<const TouchCall*>(args[0])));
+  const auto* c = static_cast<const TouchCall*>(args[0]);
+  TouchParams t{};
+  t.count = static_cast<int>(std::min(c->count, kMaxTouchSpans));
+  for (int s = 0; s < t.count; ++s) {
+    t.p[s] = c->spans[s].p;
+    t.bytes[s] = c->spans[s].bytes;
+    if (c->spans[s].write) t.write_mask |= 1u << s;
+  }
+  touch_kernel<<<touch_blocks(), 256, 0, static_cast<cudaStream_t>(stream)>>>(t);
 }
 
 void ck(cudaError_t e, const char* what) {
@@ -191,8 +169,7 @@ class CudaExecDevice final : public ExecDevice {
   // gate.hpp: every call is enqueued behind the judge's `ready`, so its inputs (revealed by the judge only then)
   // cannot be read earlier; `go` tells the judge the call is queued (its reveal and clock start after that, so this
   // host's latency never sits inside the judge's bracket), `done` ends the judge's bracket.
-  std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first,
-                                const std::vector<const TouchCall*>& warm) override {
+  std::vector<double> run_gated(EntryFn f, const std::vector<void* const*>& args, uint32_t first) override {
     if (!gate_.ptr) throw Fault("bad_request", "call: no gate mapped");
     if (2 * args.size() > events_.size()) throw Fault("bad_request", "call: more calls than events");
     char* g = reinterpret_cast<char*>(gate_.ptr);
@@ -200,9 +177,7 @@ class CudaExecDevice final : public ExecDevice {
       for (std::size_t i = 0; i < args.size(); ++i) {
         const uint32_t v = first + static_cast<uint32_t>(i);
         stream_wait_geq(stream_, g + kGateReady, v);
-        const TouchCall* w = warm_on() && i < warm.size() ? warm[i] : nullptr;
-        if (const int b = std::max(primer_blocks(), w ? sm_count() : 0); b > 0)
-          primer_kernel<<<b, 128, 0, stream_>>>(w ? params_of(*w) : TouchParams{});
+        if (const int b = primer_blocks(); b > 0) primer_kernel<<<b, 128, 0, stream_>>>();
         ck(cudaEventRecord(events_[2 * i], stream_), "cudaEventRecord");
         stream_write(signal_, g + kGateGo, v);
         if (f) f(args[i], stream_);

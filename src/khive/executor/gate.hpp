@@ -50,22 +50,6 @@ constexpr std::optional<int> primer_blocks_per_sm(const char* v) {
   return n;
 }
 
-// The primer's address-translation warm-up: with it on, the primer also reads one byte per kWarmPageBytes of the
-// call's own argument set (its inputs and outputs, as the layout names them), so the call does not start on the GPU's
-// translation caches as the switch from the judge's context left them (an in-process harness keeps them warm between
-// samples). A read brings 32 bytes per page into L2: 0.05 % of the set. KHIVE_EXEC_TLB: "0" off, "1" on; the judge
-// refuses anything else before it starts an executor, which reads it with the same rule.
-inline constexpr bool kWarmTlbDefault = false;
-inline constexpr unsigned kWarmPageShift = 16;
-inline constexpr std::size_t kWarmPageBytes = std::size_t{1} << kWarmPageShift;
-constexpr std::optional<bool> warm_tlb(const char* v) {
-  if (!v || !*v) return kWarmTlbDefault;
-  const std::string_view s(v);
-  if (s == "0") return false;
-  if (s == "1") return true;
-  return std::nullopt;
-}
-
 #if defined(KHIVE_WITH_CUDA)
 // The stream waits until gate_passes(*(uint32_t*)flag, value).
 void stream_wait_geq(void* stream, void* flag, uint32_t value);

@@ -54,7 +54,6 @@ struct ArgSet {
   std::vector<std::array<unsigned char, 8>> scalars;
   std::vector<int64_t> axes;
   std::vector<std::size_t> scalar_arg;  // args index of scalar k
-  TouchCall warm;                       // the set's memory (the layout's "spans"), for the primer (gate.hpp)
 };
 
 struct Executor {
@@ -177,22 +176,17 @@ struct Executor {
           throw Fault("bad_request", "layout: an argument that is neither region, scalar nor axis");
         }
       }
-      const auto& spans = s.value("spans", nlohmann::json::array());
-      if (!spans.is_array() || spans.size() > kMaxTouchSpans) throw Fault("bad_request", "layout: too many spans");
-      for (const auto& sp : spans) set->warm.spans[set->warm.count++] = span_of(sp, false, "layout");
       sets.push_back(std::move(set));
     }
   }
 
   // A call message with "gate": {"first": v} runs its calls behind the gate (gate.hpp), call j as v + j.
-  // warm: per call, the memory the primer warms (run_gated's), or empty.
-  std::vector<double> run(EntryFn f, const std::vector<void* const*>& lists, const Message& m,
-                          const std::vector<const TouchCall*>& warm = {}) {
+  std::vector<double> run(EntryFn f, const std::vector<void* const*>& lists, const Message& m) {
     if (!m.body.contains("gate")) return dev->run(f, lists);
     const uint64_t first = m.body.at("gate").at("first").get<uint64_t>();
     if (first == 0 || first + lists.size() > 0xffffffffull)
       throw Fault("bad_request", "call: gate values out of range");
-    return dev->run_gated(f, lists, static_cast<uint32_t>(first), warm);
+    return dev->run_gated(f, lists, static_cast<uint32_t>(first));
   }
 
   nlohmann::json on_call(const Message& m, bool null_calls) {
@@ -200,12 +194,9 @@ struct Executor {
     if (null_calls) {
       const std::size_t n = m.body.value("count", std::size_t{1});
       if (n == 0 || n > kMaxCalls) throw Fault("bad_request", "null: count out of range");
-      if (m.body.contains("touch")) {  // the primer warms the touched memory, as a kernel call's own set
-        const EntryFn f = touch_call(m.body.at("touch"));
-        return {
-            {"op", "done"},
-            {"times_s", run(f, std::vector<void* const*>(n, touch_args), m, std::vector<const TouchCall*>(n, &touch))}};
-      }
+      if (m.body.contains("touch"))
+        return {{"op", "done"},
+                {"times_s", run(touch_call(m.body.at("touch")), std::vector<void* const*>(n, touch_args), m)}};
       static void* const none[1] = {nullptr};
       lists.assign(n, none);
       return {{"op", "done"}, {"times_s", run(nullptr, lists, m)}};
@@ -213,7 +204,6 @@ struct Executor {
     if (!entry) throw Fault("bad_request", "call before load");
     const auto& calls = m.body.at("calls");
     if (calls.empty() || calls.size() > kMaxCalls) throw Fault("bad_request", "call: number of calls out of range");
-    std::vector<const TouchCall*> warm;
     for (const auto& c : calls) {
       const std::size_t s = c.at("set").get<std::size_t>();
       if (s >= sets.size()) throw Fault("bad_request", "call: set out of range");
@@ -224,9 +214,8 @@ struct Executor {
         if (!from_hex(sc[k].get<std::string>(), set.scalars[k].data(), 8))
           throw Fault("bad_request", "call: malformed scalar");
       lists.push_back(set.args.data());
-      warm.push_back(&set.warm);
     }
-    return {{"op", "done"}, {"times_s", run(entry, lists, m, warm)}};
+    return {{"op", "done"}, {"times_s", run(entry, lists, m)}};
   }
 
   // The judge's calibration call (device.hpp, TouchCall) over spans of the mapped regions; only before load (the
@@ -239,17 +228,14 @@ struct Executor {
     if (!f) throw Fault("bad_request", "touch: not on this backend");
     if (!spans.is_array() || spans.size() > kMaxTouchSpans) throw Fault("bad_request", "touch: too many spans");
     touch = TouchCall{};
-    for (const auto& sp : spans) touch.spans[touch.count++] = span_of(sp, sp.at("write").get<bool>(), "touch");
+    for (const auto& sp : spans) {
+      const std::size_t r = sp.at("region").get<std::size_t>(), off = sp.at("offset").get<std::size_t>(),
+                        bytes = sp.at("bytes").get<std::size_t>();
+      if (r >= dev->region_count() || off > dev->region_bytes(r) || bytes > dev->region_bytes(r) - off)
+        throw Fault("bad_request", "touch: a span outside the regions");
+      touch.spans[touch.count++] = {dev->base(r) + off, bytes, sp.at("write").get<bool>()};
+    }
     return f;
-  }
-
-  // {"region", "offset", "bytes"} within the mapped regions, as a span.
-  TouchSpan span_of(const nlohmann::json& sp, bool write, const char* what) const {
-    const std::size_t r = sp.at("region").get<std::size_t>(), off = sp.at("offset").get<std::size_t>(),
-                      bytes = sp.at("bytes").get<std::size_t>();
-    if (r >= dev->region_count() || off > dev->region_bytes(r) || bytes > dev->region_bytes(r) - off)
-      throw Fault("bad_request", std::string(what) + ": a span outside the regions");
-    return {dev->base(r) + off, bytes, write};
   }
 
   void on_load() {

@@ -132,13 +132,7 @@ Arena::Share Arena::share_regions(bool goldens, bool described, const SharedRegi
       args.push_back(describe({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_ + out_off_[o]}},
                               task_.outputs[o]));
     for (int64_t v : axis_values_) args.push_back({{"axis", v}});
-    // The set's memory as a whole (the executor's primer may warm it: executor/gate.hpp, warm_tlb).
-    nlohmann::json spans = nlohmann::json::array();
-    if (in_stride_ > 0)
-      spans.push_back({{"region", 0}, {"offset", static_cast<std::size_t>(k) * in_stride_}, {"bytes", in_stride_}});
-    if (out_stride_ > 0)
-      spans.push_back({{"region", 1}, {"offset", static_cast<std::size_t>(k) * out_stride_}, {"bytes", out_stride_}});
-    sets.push_back({{"args", args}, {"spans", spans}});
+    sets.push_back({{"args", args}});
   }
   s.layout = {{"op", "layout"}, {"sets", sets}};
   return s;

@@ -121,11 +121,6 @@ class CudaJudgeDevice final : public JudgeDevice {
                                "': expected the primer's blocks per SM, an integer from 0 (off) to " +
                                std::to_string(exec::kPrimerMaxBlocksPerSm) +
                                " (unset: " + std::to_string(exec::kPrimerBlocksPerSm) + ")");
-    if (const char* p = std::getenv("KHIVE_EXEC_TLB"); !exec::warm_tlb(p))
-      throw std::runtime_error("KHIVE_EXEC_TLB is '" + std::string(p) +
-                               "': expected 0 (the primer leaves address translation alone) or 1 (it reads one byte "
-                               "per 64 KiB of each call's memory first); unset: " +
-                               (exec::kWarmTlbDefault ? "1" : "0"));
     ck(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&probe_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ck(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking), "cudaStreamCreate");

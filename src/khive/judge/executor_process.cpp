@@ -76,7 +76,7 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0
                                                          ? spec.omp_threads
                                                          : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
-  for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_EXEC_PRIMER", "KHIVE_EXEC_TLB"})
+  for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_EXEC_PRIMER"})
     if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);
   envs.insert(envs.end(), spec.env.begin(), spec.env.end());
   if (!spec.cuda_visible_devices.empty())

@@ -35,12 +35,3 @@ TEST(Gate, PrimerCountParsesStrictly) {
     EXPECT_FALSE(primer_blocks_per_sm(bad).has_value()) << bad;
   static_assert(primer_blocks_per_sm("3") == 3, "usable at compile time");
 }
-
-TEST(Gate, TlbWarmSwitchParsesStrictly) {
-  EXPECT_EQ(warm_tlb(nullptr), kWarmTlbDefault) << "unset: the default";
-  EXPECT_EQ(warm_tlb(""), kWarmTlbDefault);
-  EXPECT_EQ(warm_tlb("0"), false);
-  EXPECT_EQ(warm_tlb("1"), true);
-  for (const char* bad : {"2", "on", "true", " 1", "01", "-1"}) EXPECT_FALSE(warm_tlb(bad).has_value()) << bad;
-  static_assert(kWarmPageBytes == 64 * 1024, "one read per 64 KiB: the translation caches' smallest reach");
-}
