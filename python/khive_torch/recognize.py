@@ -26,6 +26,11 @@ what remains is classified:
   scan         one cumsum / cumprod over one axis; flip, scan, flip of that axis    op "cumsum" | "cumprod", dim,
                (reverse); cat(zeros, scan of all but the last) (exclusive);       flags (reverse, exclusive,
                x * mask, then the scan (masked)                                     masked)
+  conv         one aten.convolution of x and a weight (and its bias), then           op "conv", conv (stride, padding,
+               pointwise ops with numbers and at most one vector of one value per    dilation, output_padding, groups,
+               output channel                                                        transposed), operands (x, weight,
+                                                                                     bias, vector), expression (of x
+                                                                                     and b) when ops follow
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
@@ -388,6 +393,95 @@ def _product_operands(prod):
     return {}
 
 
+def _live(out):
+    """What the output depends on; the rest (a KernelBench Model built inside run(), its randn'd parameters) is not
+    part of what the kernel computes."""
+    live, todo = set(), [out]
+    while todo:
+        n = todo.pop()
+        if hasattr(n, "op") and n not in live:
+            live.add(n)
+            todo += list(n.all_input_nodes)
+    return live
+
+
+def _as_stored(node, skip):
+    """The placeholder node is when read through copies that keep its shape (each added to skip); else None."""
+    while hasattr(node, "op") and node.op == "call_function" and _name(node.target) in SAME_DATA:
+        src = node.args[0] if node.args else None
+        if _shape(src) is None or _shape(src) != _shape(node):
+            return None
+        skip.add(node)
+        node = src
+    return node if getattr(node, "op", None) == "placeholder" else None
+
+
+def _channel_vector(shape, channels, rank):
+    """A shape that broadcasts against [N, C, *spatial] (rank axes, aligned at the end as torch does) as one value
+    per channel: [C, 1, ...] with an axis per spatial one, or [1, C, 1, ...]."""
+    if shape is None or not (rank - 1 <= len(shape) <= rank):
+        return False
+    return all(d == (channels if j + rank == len(shape) + 1 else 1) for j, d in enumerate(shape))
+
+
+def _conv(graph):
+    """{conv, operands[, expression]} when the graph is one aten.convolution of an input x and a weight (and its own
+    bias), then pointwise ops of its result with numbers and at most one vector of one value per output channel;
+    else None. conv: aten.convolution's options; the expression is of x (the convolution with its bias) and b (the
+    vector's value of x's channel)."""
+    out = _returned(graph)
+    if out is None:
+        return None
+    live = _live(out)
+    calls = [n for n in graph.nodes if n.op == "call_function" and n in live]
+    convs = [n for n in calls if _name(n.target) in ("convolution", "_convolution")]
+    if len(convs) != 1 or len(convs[0].args) < 9:
+        return None
+    cv = convs[0]
+    skip = {n for n in graph.nodes if n.op == "call_function" and n not in live}
+    x, w = _as_stored(cv.args[0], skip), _as_stored(cv.args[1], skip)
+    b = _as_stored(cv.args[2], skip) if cv.args[2] is not None else None
+    if x is None or w is None or (cv.args[2] is not None and b is None) or len({x, w, b} - {None}) != 2 + (b is not None):
+        return None
+    stride, padding, dilation, transposed, out_pad, groups = cv.args[3:9]
+    out_shape = _shape(cv)
+    if out_shape is None or not 3 <= len(out_shape) <= 5:
+        return None
+    dims, rank, channels = len(out_shape) - 2, len(out_shape), out_shape[1]
+    lists = [list(v) if isinstance(v, (list, tuple)) else None for v in (stride, padding, dilation, out_pad)]
+    if any(v is None or len(v) != dims or not all(isinstance(e, int) for e in v) for v in lists):
+        return None
+    placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
+    others = [p for p in placeholders if p not in (x, w, b)]
+    vector = None
+    if others:
+        if len(others) != 1 or not _channel_vector(_shape(others[0]), channels, rank):
+            return None
+        vector = others[0]
+    roots = {cv: "x"}
+    if vector is not None:
+        roots[vector] = "b"
+    expr = _expression(graph, roots, skip)
+    if expr is None or len(expr) > MAX_EXPRESSION:
+        return None
+    for node in calls:   # every op elementwise on the output's shape (or, of the vector alone, on the vector's)
+        if node in skip or node is cv:
+            continue
+        shp = _shape(node)
+        if shp != out_shape and not (vector is not None and _channel_vector(shp, channels, rank)):
+            return None
+    operands = {"x": x, "weight": w}
+    if b is not None:
+        operands["bias"] = b
+    if vector is not None:
+        operands["vector"] = vector
+    r = {"conv": {"stride": lists[0], "padding": lists[1], "dilation": lists[2], "output_padding": lists[3],
+                  "groups": int(groups), "transposed": bool(transposed)}, "operands": operands}
+    if expr != "x":
+        r["expression"] = expr
+    return r
+
+
 def _gemm_epilogue(graph):
     """{expression, operands} when the graph is one mm / addmm of two 2-D inputs, then pointwise ops of the product
     with numbers and at most one vector over its columns (a bias: addmm's, or added, subtracted, multiplied anywhere
@@ -395,14 +489,7 @@ def _gemm_epilogue(graph):
     out = _returned(graph)
     if out is None:
         return None
-    # What the output depends on; the rest (a KernelBench Model built inside run(), its randn'd parameters) is not
-    # part of what the kernel computes.
-    live, todo = set(), [out]
-    while todo:
-        n = todo.pop()
-        if hasattr(n, "op") and n not in live:
-            live.add(n)
-            todo += list(n.all_input_nodes)
+    live = _live(out)
     calls = [n for n in graph.nodes if n.op == "call_function" and n in live]
     products = [n for n in calls if _name(n.target) in ("mm", "addmm", "matmul")]
     if len(products) != 1:
@@ -477,6 +564,9 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
     if s & ATTENTION:
         return dict(r, op="attention", family="attention")
     if s & CONV:
+        one = _conv(graph)
+        if one is not None:
+            return dict(r, op="conv", family="conv", **one)
         return dict(r, op="conv" if s <= CONV else "conv+epilogue", family="conv")
     if s & MATMUL or "addmm" in s or "baddbmm" in s:
         if len(compute) == 1 and compute[0] in MATMUL:
@@ -595,7 +685,7 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands") if key in r}
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv") if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

@@ -179,6 +179,47 @@ class Recognize(unittest.TestCase):
             self.assertEqual(r["op"], "gemm+epilogue", body)
             self.assertNotIn("operands", r, body)
 
+    def test_a_convolution_has_its_options_operands_and_epilogue(self):
+        conv = {"name": "cv", "axes": {"N": {"type": "var"}},
+                "inputs": {"x": {"shape": ["N", "8", "9", "7"], "dtype": "float32"},
+                           "w": {"shape": ["12", "4", "3", "3"], "dtype": "float32"},
+                           "b": {"shape": ["12"], "dtype": "float32"}, "s": {"shape": ["12", "1", "1"], "dtype": "float32"}},
+                "outputs": {"y": {"shape": ["N", "12", "5", "7"], "dtype": "float32"}}}
+        body = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b, s):\n"
+                "    return torch.relu(F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2)) * s\n")
+        r, _ = self.recognize(dict(conv, reference=body), {"N": 2})
+        self.assertEqual((r["op"], r["family"]), ("conv", "conv"))
+        self.assertEqual(r["conv"], {"stride": [2, 1], "padding": [1, 2], "dilation": [1, 2], "output_padding": [0, 0],
+                                     "groups": 2, "transposed": False})
+        self.assertEqual(r["operands"], {"x": "x", "weight": "w", "bias": "b", "vector": "s"})
+        self.assertEqual(r["expression"], "(fmaxf(x, 0.0f) * b)")
+        # A KernelBench-style module (its parameters as inputs) with a transposed 1-D convolution and no epilogue.
+        convt = {"name": "cvt", "axes": {"N": {"type": "var"}},
+                 "inputs": {"x": {"shape": ["N", "3", "7"], "dtype": "float32"}, "weight": {"shape": ["3", "5", "4"], "dtype": "float32"}},
+                 "outputs": {"y": {"shape": ["N", "5", "21"], "dtype": "float32"}}}
+        body = ("import torch\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.c = torch.nn.ConvTranspose1d(3, 5, 4, stride=3, padding=2, dilation=2, bias=False)\n"
+                "    def forward(self, x):\n        return self.c(x)\n\n_m = Model()\n\n"
+                "def run(x, weight):\n    return torch.func.functional_call(_m, {'c.weight': weight}, (x,))\n")
+        r, _ = self.recognize(dict(convt, reference=body), {"N": 2})
+        self.assertEqual(r["op"], "conv")
+        self.assertEqual(r["conv"]["transposed"], True)
+        self.assertEqual((r["conv"]["stride"], r["conv"]["padding"], r["conv"]["dilation"]), ([3], [2], [2]))
+        self.assertEqual(r["operands"], {"x": "x", "weight": "weight"})
+        self.assertNotIn("expression", r)
+
+    def test_a_convolution_with_more_than_a_pointwise_epilogue_is_left_unfused(self):
+        conv = {"name": "cvp", "axes": {"N": {"type": "var"}},
+                "inputs": {"x": {"shape": ["N", "4", "8", "8"], "dtype": "float32"}, "w": {"shape": ["6", "4", "3", "3"], "dtype": "float32"}},
+                "outputs": {"y": {"shape": ["N", "6", "3", "3"], "dtype": "float32"}}}
+        for i, tail in enumerate(["F.max_pool2d(F.conv2d(x, w), 2)", "F.conv2d(x, w) + F.conv2d(x, w).mean()",
+                                  "F.conv2d(x, w.reshape(6, 4, 9).reshape(6, 4, 3, 3).flip(2)) * 2"]):
+            body = f"import torch\nimport torch.nn.functional as F\n\ndef run(x, w):\n    return {tail}\n"
+            out = {"y": {"shape": ["N", "6", "6", "6"] if i else ["N", "6", "3", "3"], "dtype": "float32"}}
+            r, _ = self.recognize(dict(conv, name=f"cvp{i}", reference=body, outputs=out), {"N": 1})
+            self.assertEqual(r["family"], "conv", tail)
+            self.assertNotIn("conv", r, tail)
+
     def test_softmax_and_log_softmax(self):
         r, _ = self.recognize(dict(ROWS, name="sm", reference="import torch\n\ndef run(x):\n    return torch.softmax(x, dim=1)\n"),
                               {"T": 2, "H": 6})

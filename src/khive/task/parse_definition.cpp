@@ -171,7 +171,8 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
   if (k.contains("op") && !k["op"].is_null()) {
     const json& op = c.object(k["op"], "khive.op");
-    c.known_keys(op, "khive.op", {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from"});
+    c.known_keys(op, "khive.op",
+                 {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv"});
     if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
@@ -198,7 +199,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
     }
     if (op.contains("operands")) {
       const json& o = c.object(op["operands"], "khive.op.operands");
-      c.known_keys(o, "khive.op.operands", {"A", "B", "bias", "layout_a", "layout_b"});
+      c.known_keys(o, "khive.op.operands", {"A", "B", "bias", "layout_a", "layout_b", "x", "weight", "vector"});
       for (const auto& [role, v] : o.items()) {
         const std::string field = "khive.op.operands." + role;
         const std::string name = c.string(v, field);
@@ -209,6 +210,37 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
         }
         t.op_operands[role] = name;
       }
+    }
+    if (op.contains("conv")) {
+      const json& cv = c.object(op["conv"], "khive.op.conv");
+      c.known_keys(cv, "khive.op.conv", {"stride", "padding", "dilation", "output_padding", "groups", "transposed"});
+      Task::ConvOptions o;
+      std::size_t dims = 0;
+      auto list = [&](const char* key, int64_t lo, std::vector<int64_t>& v) {
+        const std::string field = std::string("khive.op.conv.") + key;
+        const char* expected = lo > 0 ? "a list of 1 to 3 integers >= 1, one per spatial axis"
+                                      : "a list of 1 to 3 integers >= 0, one per spatial axis";
+        if (!cv.contains(key)) c.fail(field, expected, "nothing");
+        const json& a = cv[key];
+        if (!a.is_array() || a.empty() || a.size() > 3 || (dims && a.size() != dims)) c.fail(field, expected, a.dump());
+        for (const auto& e : a) {
+          if (!e.is_number_integer() || e.get<int64_t>() < lo) c.fail(field, expected, a.dump());
+          v.push_back(e.get<int64_t>());
+        }
+        dims = a.size();
+      };
+      list("stride", 1, o.stride);
+      list("padding", 0, o.padding);
+      list("dilation", 1, o.dilation);
+      list("output_padding", 0, o.output_padding);
+      if (!cv.contains("groups") || !cv["groups"].is_number_integer() || cv["groups"].get<int64_t>() < 1)
+        c.fail("khive.op.conv.groups", "an integer >= 1", cv.contains("groups") ? cv["groups"].dump() : "nothing");
+      o.groups = cv["groups"].get<int64_t>();
+      if (!cv.contains("transposed") || !cv["transposed"].is_boolean())
+        c.fail("khive.op.conv.transposed", "true or false",
+               cv.contains("transposed") ? cv["transposed"].dump() : "nothing");
+      o.transposed = cv["transposed"].get<bool>();
+      t.op_conv = o;
     }
   }
 

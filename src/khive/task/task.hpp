@@ -177,6 +177,14 @@ struct Task {
   // A gemm+epilogue's operands: "A", "B", "bias" (input names), "layout_a", "layout_b" ("row" or "col"); its
   // op_expression is then of x (the product) and b (the bias's element of x's column).
   std::map<std::string, std::string> op_operands;
+  // A convolution's options (aten.convolution's): one entry per spatial axis in each list. Its op_operands are "x",
+  // "weight", "bias" (its own, [C_out]) and "vector" (one value per output channel, b in op_expression).
+  struct ConvOptions {
+    std::vector<int64_t> stride, padding, dilation, output_padding;
+    int64_t groups = 1;
+    bool transposed = false;
+  };
+  std::optional<ConvOptions> op_conv;
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

@@ -152,6 +152,31 @@ std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
   return make(t, "gemm", *spec);
 }
 
+// A convolution and its pointwise epilogue, recognised from the reference's graph (khive.op.conv: aten.convolution's
+// options; khive.op.operands: x, weight, its bias, the per-channel vector; khive.op.expression of x and b). The
+// binder checks the shapes against the options on every workload.
+std::optional<Binding> conv(const Task& t, std::string* why) {
+  const auto& o = t.op_operands;
+  if (!t.op_conv || !o.count("x") || !o.count("weight")) {
+    *why =
+        "no single convolution followed only by pointwise ops (with at most one per-channel vector) was recognised "
+        "in the reference's graph (khive.op.conv, khive.op.operands)";
+    return std::nullopt;
+  }
+  if (t.outputs.size() != 1) {
+    *why = "the conv templates write one output";
+    return std::nullopt;
+  }
+  const auto& c = *t.op_conv;
+  ojson spec{{"x", o.at("x")},     {"weight", o.at("weight")},   {"y", t.outputs[0].name},
+             {"stride", c.stride}, {"padding", c.padding},       {"dilation", c.dilation},
+             {"groups", c.groups}, {"transposed", c.transposed}, {"output_padding", c.output_padding}};
+  if (o.count("bias")) spec["bias"] = o.at("bias");
+  if (o.count("vector")) spec["vector"] = o.at("vector");
+  if (!t.op_expression.empty()) spec["epilogue"] = t.op_expression;
+  return make(t, "conv", spec);
+}
+
 bool unary_float32(const Task& t, std::string* why) {
   if (t.inputs.size() != 1 || t.outputs.size() != 1 || t.inputs[0].scalar || t.inputs[0].shape != t.outputs[0].shape) {
     *why = "expected one input and one output of the same shape";
@@ -214,6 +239,11 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     if (auto b = gemm_epilogue(t, &detail)) return b;
     *why = fmt::format("the reference is a matrix product with further ops ({}): {}",
                        t.op_family.empty() ? "gemm" : t.op_family, detail);
+    return std::nullopt;
+  }
+  if (op == "conv" || op == "conv+epilogue") {
+    if (auto b = conv(t, &detail)) return b;
+    *why = fmt::format("the reference is a convolution ({}): {}", op, detail);
     return std::nullopt;
   }
   if (op == "matmul_chain") {
@@ -310,8 +340,8 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
                 ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
   *why = fmt::format(
-      "op '{}' is none the tuner recognises (matrix products, softmax / log_softmax, rmsnorm, the KernelBench "
-      "activations, single-input elementwise chains, reductions and scans over one axis) and no "
+      "op '{}' is none the tuner recognises (matrix products, convolutions, softmax / log_softmax, rmsnorm, the "
+      "KernelBench activations, single-input elementwise chains, reductions and scans over one axis) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;

@@ -31,6 +31,8 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
       bt = bind_reduce(c);
     else if (binding.family == "scan")
       bt = bind_scan(c);
+    else if (binding.family == "conv")
+      bt = bind_conv(c);
     else
       c.fail("family", known_families_text(), "\"" + binding.family + "\"");
   } catch (const TaskFormatError&) {

@@ -83,5 +83,6 @@ BoundTask bind_gemm(const Ctx& c);
 BoundTask bind_attention(const Ctx& c);
 BoundTask bind_reduce(const Ctx& c);
 BoundTask bind_scan(const Ctx& c);
+BoundTask bind_conv(const Ctx& c);
 
 }  // namespace khive::tuner::bind_detail
