@@ -112,7 +112,7 @@ POINTWISE = set(UNARY_C) | set(BINARY_C) | {"clamp", "clamp_min", "clamp_max", "
                                             "eq", "ne", "maximum", "minimum", "leaky_relu", "hardtanh", "elu", "softplus",
                                             "hardsigmoid", "hardswish", "mish", "selu", "celu", "gelu", "logit",
                                             "threshold", "rsub", "fmod", "remainder", "square", "bitwise_not",
-                                            "logical_not", "scalar_tensor", "full_like", "ones_like", "fill"}
+                                            "logical_not", "scalar_tensor", "full_like", "ones_like", "fill", "fmin", "fmax"}
 
 
 # Reductions the reduce templates compute over one axis, by ATen name (max / min: their .dim overloads, a tuple of
@@ -231,7 +231,13 @@ def _expression(graph, roots, skip=()):
     expr = dict(roots)
     out = None
     for node in graph.nodes:
-        if node.op == "placeholder" or node.op == "get_attr" or node in skip or node in roots:
+        if node.op == "get_attr" and node not in roots:
+            # A one-element tensor constant of the traced code (torch.tensor(0.0) in forward) is that number.
+            v = getattr(graph.owning_module, node.target, None) if graph.owning_module is not None else None
+            if hasattr(v, "numel") and v.numel() == 1 and v.dtype.is_floating_point:
+                expr[node] = _c_float(float(v.reshape(-1)[0]))
+            continue
+        if node.op == "placeholder" or node in skip or node in roots:
             continue
         if node.op == "output":
             args = node.args[0]
@@ -263,6 +269,11 @@ def _expression(graph, roots, skip=()):
             if a is None or b is None or node.kwargs.get("alpha", 1) != 1 or node.kwargs.get("rounding_mode"):
                 return None
             expr[node] = f"({a} {BINARY_C[n]} {b})"
+        elif n in ("minimum", "maximum", "fmin", "fmax"):   # NaN aside (fminf drops it, torch.minimum keeps it)
+            a, b = arg(node.args[0]), arg(node.args[1]) if len(node.args) > 1 else None
+            if a is None or b is None:
+                return None
+            expr[node] = f"{'fminf' if n in ('minimum', 'fmin') else 'fmaxf'}({a}, {b})"
         elif n == "rsub":
             a, b = arg(node.args[0]), arg(node.args[1])
             if a is None or b is None:
@@ -468,7 +479,7 @@ def _conv(graph):
         if node in skip or node is cv:
             continue
         shp = _shape(node)
-        if shp != out_shape and not (vector is not None and _channel_vector(shp, channels, rank)):
+        if shp != out_shape and shp != () and not (vector is not None and _channel_vector(shp, channels, rank)):
             return None
     operands = {"x": x, "weight": w}
     if b is not None:
@@ -539,8 +550,8 @@ def _gemm_epilogue(graph):
         if node in skip or node is prod:
             continue
         shp = _shape(node)
-        if shp != out_shape and not (bias is not None and _column_vector(shp, n_cols)):
-            return None
+        if shp != out_shape and shp != () and not (bias is not None and _column_vector(shp, n_cols)):
+            return None   # () : a number the expression holds (a tensor constant); any other shape is not pointwise
     # x is A @ B with A [M, K] (a[1]: stored [K, M]) and B [K, N] (stored [N, K]).
     operands = {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row", "layout_b": "col" if b[1] else "row"}
     if bias is not None:

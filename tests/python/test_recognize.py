@@ -208,6 +208,17 @@ class Recognize(unittest.TestCase):
         self.assertEqual(r["operands"], {"x": "x", "weight": "weight"})
         self.assertNotIn("expression", r)
 
+    def test_a_tensor_constant_in_the_epilogue_is_its_number(self):
+        # torch.min(x, torch.tensor(0.5)) as KernelBench level 2 writes it: a traced constant (get_attr), 0-d.
+        conv = {"name": "cvm", "axes": {"N": {"type": "var"}},
+                "inputs": {"x": {"shape": ["N", "4", "6", "6"], "dtype": "float32"}, "w": {"shape": ["6", "4", "3", "3"], "dtype": "float32"}},
+                "outputs": {"y": {"shape": ["N", "6", "4", "4"], "dtype": "float32"}}}
+        body = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, w):\n"
+                "    y = torch.min(F.conv2d(x, w), torch.tensor(0.5))\n    return torch.maximum(y, torch.tensor(-1.0)) * 2.0\n")
+        r, _ = self.recognize(dict(conv, reference=body), {"N": 2})
+        self.assertEqual(r["op"], "conv")
+        self.assertEqual(r["expression"], "(fmaxf(fminf(x, 0.5f), -1.0f) * 2.0f)")
+
     def test_a_convolution_with_more_than_a_pointwise_epilogue_is_left_unfused(self):
         conv = {"name": "cvp", "axes": {"N": {"type": "var"}},
                 "inputs": {"x": {"shape": ["N", "4", "8", "8"], "dtype": "float32"}, "w": {"shape": ["6", "4", "3", "3"], "dtype": "float32"}},
