@@ -13,6 +13,9 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
 
   plain          fidelity.py: caching-allocator tensors, L2 flushed (2x L2 written) before each call. The baseline.
   vmm            (1) every tensor in its own CUDA VMM allocation (cuMemCreate, POSIX-fd handle type, 2 MiB pages).
+  vmm_comp       vmm with generic compression requested (CU_MEM_ALLOCATION_COMP_GENERIC): is what makes VMM memory
+                 read slower than the caching allocator's (add_rmsnorm T16384 +4 % on the H100) an attribute of the
+                 allocation?
   reveal         (2) no flush; right before the call the outputs are poisoned and the inputs copied in from a staging
                  copy on the same stream, so the call starts on an L2 full of its own freshly written (dirty) bytes.
   vmm+reveal     (1) and (2).
@@ -85,6 +88,7 @@ from khive_torch.timed import _AccessDesc, _DeviceBytes, _Location  # noqa: E402
 
 VARIANTS = {  # name: (memory, preparation, gated, other context)
     "plain": ("torch", "flush", False, False), "vmm": ("vmm", "flush", False, False),
+    "vmm_comp": ("vmm_comp", "flush", False, False),
     "reveal": ("torch", "reveal", False, False), "vmm+reveal": ("vmm", "reveal", False, False),
     "gated": ("torch", "flush", True, False), "other_context": ("torch", "flush", False, True),
     "reveal+flush": ("torch", "reveal+flush", False, False), "vmm_arena": ("arena", "flush", False, False),
@@ -274,8 +278,10 @@ class Driver:
             name = s.value.decode() if self.error_name(r, ctypes.byref(s)) == 0 and s.value else "?"
             raise DriverError(f"{what}: {name} (CUresult {r})")
 
-    def prop(self):
-        return _AllocProp(type=1, requestedHandleTypes=1, location=_Location(1, self.device))   # PINNED, POSIX_FD, DEVICE
+    def prop(self, compress=False):
+        p = _AllocProp(type=1, requestedHandleTypes=1, location=_Location(1, self.device))   # PINNED, POSIX_FD, DEVICE
+        p.allocFlags.compressionType = 1 if compress else 0   # CU_MEM_ALLOCATION_COMP_GENERIC
+        return p
 
     def granularity(self):
         if self._gran is None:
@@ -284,11 +290,11 @@ class Driver:
             self._gran = g.value or (2 << 20)
         return self._gran
 
-    def alloc(self, nbytes, reimport=False):
+    def alloc(self, nbytes, reimport=False, compress=False):
         """A read-write mapping of a fresh allocation, as src/khive/executor/vmm.cu makes one; reimport: exported as a
         POSIX fd and imported again (the executor's view of the judge's memory). Returns (Region, note)."""
         g, note = self.granularity(), ""
-        r, h, prop = Region(size=round_up(max(nbytes, 1), g)), ctypes.c_uint64(0), self.prop()
+        r, h, prop = Region(size=round_up(max(nbytes, 1), g)), ctypes.c_uint64(0), self.prop(compress)
         self.ck(self.create(ctypes.byref(h), r.size, ctypes.byref(prop), 0), "cuMemCreate")
         r.handles.append(h.value)
         use = h.value
@@ -514,9 +520,9 @@ class Probe:
         torch, base, ptrs = self.torch, self.memory["torch"], []
         if kind.startswith("arena#"):   # one of the rotating sets: an arena of its own
             kind = "arena"
-        if kind == "vmm":
+        if kind in ("vmm", "vmm_comp"):
             for _, _, t in base.slots:
-                r, _ = self.driver().alloc(t.nbytes)
+                r, _ = self.driver().alloc(t.nbytes, compress=kind == "vmm_comp")
                 bufs.regions.append(r)
                 ptrs.append(r.ptr)
         elif kind == "arena_one":   # inputs and outputs packed in one region, in argument order

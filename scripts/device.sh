@@ -26,6 +26,12 @@ export KHIVE_CACHE=/tmp/khive-cache
 export KHIVE_CUTLASS="${KHIVE_CUTLASS:-$root/.deps/cutlass}"   # or a copy unpacked from a carried tarball
 export PATH="$bin:$PATH"
 nvcc --version | tail -1 | tee -a "$out/device.log"
+# Binaries carried from an older tree than this one misread it (a template family they do not know fails the whole
+# library): stop before any step spends device time on that.
+if ! err=$(khive-tune --kernels kernels show tasks/demo-cpu/vector_add --backend cuda 2>&1 >/dev/null); then
+  log "the carried binaries cannot read this tree's kernels/ (built from an older tree? rebuild them): $err"
+  exit 2
+fi
 
 step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   local name=$1 t=$2; shift 2
@@ -44,8 +50,11 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
 kernel_source() {
   local t=$1 k=$2
   case $k in
-    best) local src=/tmp/best-$(basename "$t").cu
-          khive-tune --kernels kernels point "$t" --backend cuda $(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"][sys.argv[1]]; print("--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()])' "${t#tasks/}") --out "$src" > /dev/null
+    # best: the recorded point, else (as bench/fidelity.py) the default point of the tuner's first template.
+    best) local src=/tmp/best-$(basename "$t").cu args
+          args=$(python3 -c 'import json,sys; p=json.load(open("bench/fidelity_kernels.json"))["tasks"].get(sys.argv[1]); print(*(["--template", p["template"], *[f"--set {k}={v}" for k, v in p["set"].items()]] if p else []))' "${t#tasks/}")
+          [ -n "$args" ] || args="--template $(khive-tune --kernels kernels show "$t" --backend cuda | awk '$1 == "template" {print $2; exit}')"
+          khive-tune --kernels kernels point "$t" --backend cuda $args --out "$src" > /dev/null
           echo "$src" ;;
     ref)  echo "$t/reference.cu" ;;
     *)    echo "$k" ;;
@@ -120,9 +129,14 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                IFS=@ read -r t w k n g <<< "$c"; name=$(basename "$t")-$(echo "$w" | tr -c 'A-Za-z0-9\n-' _)-$(basename "$k" .cu)-gap$g
                src=$(kernel_source "$t" "$k")
                # the same task, workload and kernel as the case before (another gap): its eval and build stand
-               [ "$t@$w@$k" != "$last" ] && khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch --seed 11 \
-                 --perf-workloads "^$w\$" --out /tmp/probe-eval.json > /dev/null 2>&1
+               # (a failed eval must not leave the previous case's report behind: the probe would time that library)
+               if [ "$t@$w@$k" != "$last" ]; then
+                 rm -f /tmp/probe-eval.json
+                 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch --seed 11 \
+                   --perf-workloads "^$w\$" --out /tmp/probe-eval.json > "$out/probe-eval-$name.txt" 2>&1
+               fi
                last="$t@$w@$k"
+               [ -s /tmp/probe-eval.json ] || { log "probe $name: khive eval wrote no report (probe-eval-$name.txt)"; continue; }
                TAIL=${TAIL:-16} step "probe_$name" ${PROBE_T:-200} python3 bench/ruler_probe.py --eval-json /tmp/probe-eval.json --task "$t" --workload "$w" \
                  --samples "$n" --gap-ms "$g" ${PROBE_ARGS:-} --out "$out/probe-$name.md" --json "$out/probe-$name.json"
              done
