@@ -13,9 +13,17 @@ namespace {
 const fs::path kFixture = repo() / "tests/tuner-fixtures/conv2d_grouped_epilogue";
 
 json fixture_binding() {
-  return json{{"family", "conv"},  {"x", "x"},           {"weight", "weight"},    {"bias", "bias"},
-              {"vector", "scale"}, {"y", "y"},           {"stride", {2, 1}},      {"padding", {1, 2}},
-              {"dilation", {1, 2}}, {"groups", 2},       {"epilogue", "(x > 0.0f ? x : 0.0f) * b"}};
+  return json{{"family", "conv"},
+              {"x", "x"},
+              {"weight", "weight"},
+              {"bias", "bias"},
+              {"vector", "scale"},
+              {"y", "y"},
+              {"stride", {2, 1}},
+              {"padding", {1, 2}},
+              {"dilation", {1, 2}},
+              {"groups", 2},
+              {"epilogue", "(x > 0.0f ? x : 0.0f) * b"}};
 }
 
 // One convolution as a test case: every size literal but the batch N.
@@ -63,8 +71,8 @@ Task case_task(const ConvCase& k) {
 }
 
 Binding case_binding(const Task& t, const ConvCase& k, bool epilogue) {
-  json spec{{"family", "conv"}, {"x", "x"},  {"weight", "weight"}, {"bias", "bias"},        {"vector", "scale"},
-            {"y", "y"},         {"stride", k.stride}, {"padding", k.pad}, {"dilation", k.dil}, {"groups", k.groups}};
+  json spec{{"family", "conv"}, {"x", "x"},           {"weight", "weight"}, {"bias", "bias"},    {"vector", "scale"},
+            {"y", "y"},         {"stride", k.stride}, {"padding", k.pad},   {"dilation", k.dil}, {"groups", k.groups}};
   if (k.transposed) spec["transposed"] = true, spec["output_padding"] = k.out_pad;
   if (epilogue) spec["epilogue"] = "(x > 0.0f ? x : 0.0f) * b";
   return binding_with(t, spec);
@@ -238,11 +246,11 @@ int main() {
     for (bool epi : {false, true}) {
       const BoundTask bt = bind_task(task, Backend::cpu, case_binding(task, k, epi));
       EXPECT_EQ(bt.op, k.transposed ? "conv_transpose" : "conv");
-      const std::string defs =
-          fmt::format("#define DIMS {}\n#define CIN {}\n#define COUT {}\n#define GROUPS {}\n#define IN3 {}\n#define K3 {}\n"
-                      "#define OUT3 {}\n#define S3 {}\n#define P3 {}\n#define D3 {}\n#define TR {}\n#define EPI {}\n",
-                      k.dims, k.cin, k.cout, k.groups, pad3(k.in, 1), pad3(k.k, 1), pad3(out, 1), pad3(k.stride, 1),
-                      pad3(k.pad, 0), pad3(k.dil, 1), k.transposed ? 1 : 0, epi ? 1 : 0);
+      const std::string defs = fmt::format(
+          "#define DIMS {}\n#define CIN {}\n#define COUT {}\n#define GROUPS {}\n#define IN3 {}\n#define K3 {}\n"
+          "#define OUT3 {}\n#define S3 {}\n#define P3 {}\n#define D3 {}\n#define TR {}\n#define EPI {}\n",
+          k.dims, k.cin, k.cout, k.groups, pad3(k.in, 1), pad3(k.k, 1), pad3(out, 1), pad3(k.stride, 1), pad3(k.pad, 0),
+          pad3(k.dil, 1), k.transposed ? 1 : 0, epi ? 1 : 0);
       for (const char* ocb : {"1", "4", "16"}) {
         Point p = t.default_point();
         p["OCB"] = ocb;

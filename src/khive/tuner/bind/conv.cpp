@@ -52,8 +52,10 @@ BoundTask bind_conv(const Ctx& c) {
   const TensorSpec& y = c.output("y");
   if (!is_float_storage(x.dtype))
     c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
-  if (w.dtype != x.dtype) c.fail("weight", fmt::format("x's dtype {}", dtype_name(x.dtype)), std::string(dtype_name(w.dtype)));
-  if (y.dtype != x.dtype) c.fail("y", fmt::format("x's dtype {}", dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
+  if (w.dtype != x.dtype)
+    c.fail("weight", fmt::format("x's dtype {}", dtype_name(x.dtype)), std::string(dtype_name(w.dtype)));
+  if (y.dtype != x.dtype)
+    c.fail("y", fmt::format("x's dtype {}", dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
   const std::size_t rank = x.shape.size();
   if (rank < 3 || rank > 5) c.fail("x", "[N, C, *spatial] with 1, 2 or 3 spatial axes", shape_text(x.shape));
   const std::size_t dims = rank - 2;
@@ -68,7 +70,8 @@ BoundTask bind_conv(const Ctx& c) {
              out_pad = triple(c, "output_padding", dims, 0, 0, false);
   if (!transposed && c.has("output_padding"))
     for (auto v : out_pad)
-      if (v != 0) c.fail("output_padding", "zeros (only a transposed convolution has one)", c.b.spec["output_padding"].dump());
+      if (v != 0)
+        c.fail("output_padding", "zeros (only a transposed convolution has one)", c.b.spec["output_padding"].dump());
   int64_t groups = 1;
   if (c.has("groups")) {
     if (!c.b.spec["groups"].is_number_integer() || c.b.spec["groups"].get<int64_t>() < 1)
@@ -80,7 +83,8 @@ BoundTask bind_conv(const Ctx& c) {
   std::string epilogue = "x";
   if (c.has("epilogue")) {
     epilogue = op_text(c, "epilogue");
-    if (epilogue.find_first_not_of(" \t") == std::string::npos) c.fail("epilogue", "a C++ expression of x and b", "\"\"");
+    if (epilogue.find_first_not_of(" \t") == std::string::npos)
+      c.fail("epilogue", "a C++ expression of x and b", "\"\"");
   }
 
   // Per workload: the channels and groups agree, and y's spatial sizes are torch's for x's.
@@ -105,8 +109,7 @@ BoundTask bind_conv(const Ctx& c) {
     if (vec) {
       const std::size_t r = vec->shape.size();
       bool ok = r + 1 >= rank && r <= rank;
-      for (std::size_t j = 0; ok && j < r; ++j)
-        ok = dim(*vec, j) == (j + rank == r + 1 ? cout : 1);
+      for (std::size_t j = 0; ok && j < r; ++j) ok = dim(*vec, j) == (j + rank == r + 1 ? cout : 1);
       std::string ones;
       for (std::size_t j = 0; j + 2 < rank; ++j) ones += ", 1";
       if (!ok)
