@@ -50,6 +50,10 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   judge_rerun    judge_flush, with one call of the kernel itself on plain's (torch) buffers before that flush: is it
                  state only the kernel's own code warms (instruction and constant caches of the SMs), which a switch of
                  contexts leaves cold and an in-process harness keeps warm between its samples?
+  malloc_arena   the arena's packing in memory of cuMemAlloc (cudaMalloc's), made here: is the allocator the cost?
+  ipc_foreign    the same made by the child process and shared by legacy CUDA IPC (cuIpcGetMemHandle /
+                 cuIpcOpenMemHandle), as a judge could share cudaMalloc memory instead of VMM regions: does imported
+                 cudaMalloc memory read as the calling process's own?
   judge_tlb      judge_flush, with one byte per 64 KiB of each of the call's own inputs and outputs read before that
                  flush: is it the GPU's address translation (TLB entries of the call's pages), which an in-process
                  harness keeps between samples (its flush touches only its own buffer) and a switch of contexts drops?
@@ -109,6 +113,8 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "judge_flush": ("foreign", "judge+flush", True, True), "judge_rerun": ("foreign", "judge+rerun", True, True),
     # After the switch: the call's own pages read once each (address translation warmed), with and without a flush.
     "judge_tlb": ("foreign", "judge+tlb", True, True), "judge_tlb_nf": ("foreign", "judge+tlbnf", True, True),
+    # The arena's packing in cudaMalloc memory: this process's own, and the child's shared by legacy IPC.
+    "malloc_arena": ("malloc_arena", "flush", False, False), "ipc_foreign": ("ipc_foreign", "flush", False, False),
 }
 TLB_STRIDE = 64 << 10   # judge_tlb reads one byte per this many of each buffer
 ROTATE = 4
@@ -187,6 +193,13 @@ while True:
         ck(export(ctypes.byref(fd), h.value, 1, 0), "cuMemExportToShareableHandle")
         socket.send_fds(sock, [b"r"], [fd.value]); os.close(fd.value)
         regions.append(ptr.value); say(f"region {len(regions) - 1} {size}")
+    elif w[0] == "ipcalloc":   # ipcalloc BYTES: cuMemAlloc memory here, its legacy IPC handle sent as hex
+        ptr, h = U64(0), (ctypes.c_char * 64)()
+        size = max(int(w[1]), 1)
+        ck(alloc(ctypes.byref(ptr), size), "cuMemAlloc")
+        ck(memset(ptr.value, 0, size, ss), "cuMemsetD8Async"); ck(sync(ss), "cuStreamSynchronize")
+        ck(f(["cuIpcGetMemHandle"], ctypes.POINTER(ctypes.c_char * 64), U64)(ctypes.byref(h), ptr.value), "cuIpcGetMemHandle")
+        regions.append(ptr.value); say(f"ipc {len(regions) - 1} {size} {bytes(h).hex()}")
     elif w[0] == "copy":    # copy SRC_REGION SRC_OFF DST_REGION DST_OFF BYTES: one step of the reveal
         a = [int(x) for x in w[1:6]]; plan.append((regions[a[2]] + a[3], regions[a[0]] + a[1], a[4])); say("ok")
     elif w[0] == "flush":   # flush BYTES: the judge's flush buffer
@@ -217,6 +230,10 @@ class Stuck(RuntimeError):
     """A call never ended (its stream behind a gate nobody opened): nothing more can run on the stream."""
 
 
+class _IpcHandle(ctypes.Structure):   # CUipcMemHandle: 64 opaque bytes, passed by value
+    _fields_ = [("reserved", ctypes.c_char * 64)]
+
+
 class _AllocFlags(ctypes.Structure):
     _fields_ = [("compressionType", ctypes.c_ubyte), ("gpuDirectRDMACapable", ctypes.c_ubyte),
                 ("usage", ctypes.c_ushort), ("reserved", ctypes.c_ubyte * 4)]
@@ -234,6 +251,7 @@ class Region:
     size: int = 0
     handles: list = field(default_factory=list)
     mapped: bool = False
+    how: str = "vmm"   # vmm; malloc (cuMemAlloc here: cuMemFree); ipc (opened from another process: cuIpcCloseMemHandle)
 
 
 class Driver:
@@ -255,6 +273,10 @@ class Driver:
         self.unmap = self._fn(["cuMemUnmap"], u64, sz)
         self.free_va = self._fn(["cuMemAddressFree"], u64, sz)
         self.release = self._fn(["cuMemRelease"], u64)
+        self.mem_alloc = self._fn(["cuMemAlloc_v2"], pu64, sz)
+        self.mem_free = self._fn(["cuMemFree_v2"], u64)
+        self.ipc_open_fn = self._fn(["cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle"], pu64, _IpcHandle, ctypes.c_uint)
+        self.ipc_close = self._fn(["cuIpcCloseMemHandle"], u64)
         self.wait_fn = self._fn(["cuStreamWaitValue32_v2", "cuStreamWaitValue32"], p, u64, ctypes.c_uint32, ctypes.c_uint)
         self.write_fn = self._fn(["cuStreamWriteValue32_v2", "cuStreamWriteValue32"], p, u64, ctypes.c_uint32, ctypes.c_uint)
         ctx, ver = ctypes.c_void_p(), ctypes.c_int()
@@ -306,6 +328,18 @@ class Driver:
                 note = f"export/import failed ({e}); the creating handle is mapped"
         return self._map_rw(r, use), note
 
+    def malloc(self, nbytes):
+        """cuMemAlloc memory (what cudaMalloc returns) of this process."""
+        ptr = ctypes.c_uint64(0)
+        self.ck(self.mem_alloc(ctypes.byref(ptr), max(nbytes, 1)), "cuMemAlloc")
+        return Region(ptr=ptr.value, size=max(nbytes, 1), how="malloc")
+
+    def ipc_open(self, handle, size):
+        """Another process's cuMemAlloc memory, opened from its legacy IPC handle (64 bytes)."""
+        ptr = ctypes.c_uint64(0)
+        self.ck(self.ipc_open_fn(ctypes.byref(ptr), _IpcHandle(handle), 1), "cuIpcOpenMemHandle")   # LAZY_ENABLE_PEER_ACCESS
+        return Region(ptr=ptr.value, size=size, how="ipc")
+
     def import_fd(self, fd, size):
         """Another process's region (its exported POSIX fd, closed here), mapped read-write: an executor's view."""
         r, h = Region(size=size), ctypes.c_uint64(0)
@@ -343,9 +377,13 @@ class Driver:
 
     def free(self, r):
         """Unmap, free the address range, release every handle; errors are kept (reported), never raised."""
-        calls = ([(self.unmap, (r.ptr, r.size), "cuMemUnmap")] if r.mapped else []) + \
-            ([(self.free_va, (r.ptr, r.size), "cuMemAddressFree")] if r.ptr else []) + \
-            [(self.release, (h,), "cuMemRelease") for h in r.handles]
+        if r.how != "vmm":
+            calls = [(self.mem_free, (r.ptr,), "cuMemFree")] if r.how == "malloc" else \
+                [(self.ipc_close, (r.ptr,), "cuIpcCloseMemHandle")]
+        else:
+            calls = ([(self.unmap, (r.ptr, r.size), "cuMemUnmap")] if r.mapped else []) + \
+                ([(self.free_va, (r.ptr, r.size), "cuMemAddressFree")] if r.ptr else []) + \
+                [(self.release, (h,), "cuMemRelease") for h in r.handles]
         for fn, args, what in calls:
             try:
                 self.ck(fn(*args), what)
@@ -401,6 +439,12 @@ class OtherContext:
                 if not chunk:
                     raise RuntimeError(f"other context: the child exited (rc {self.proc.poll()}): {' '.join(self.log)[-300:]}")
                 self.buf += chunk
+
+    def ipc_region(self, nbytes):
+        """cuMemAlloc memory of the child's context: (its id there, its IPC handle's 64 bytes, its size)."""
+        self.ask(f"ipcalloc {nbytes}", "ipc", timeout=30)
+        _, rid, size, handle = self.last.split()
+        return int(rid), bytes.fromhex(handle), int(size)
 
     def region(self, nbytes):
         """A VMM region of the child's context: (its id there, the fd of its exported handle, its size)."""
@@ -509,6 +553,11 @@ class Probe:
         if kind == "foreign":
             rid, fd, size = self.child.region(nbytes)
             r = self.driver().import_fd(fd, size)
+        elif kind == "ipc_foreign":
+            rid, handle, size = self.child.ipc_region(nbytes)
+            r = self.driver().ipc_open(handle, size)
+        elif kind == "malloc_arena":
+            r, rid = self.driver().malloc(nbytes), None
         else:
             r, note = self.driver().alloc(nbytes, reimport=kind in ("arena", "arena_2m", "arena_one"))
             bufs.note = bufs.note or note
@@ -699,7 +748,7 @@ class Probe:
 
     def setup(self, st):
         kind = VARIANTS[st.name][0]
-        if (VARIANTS[st.name][3] or kind == "foreign") and not isinstance(self.child, OtherContext):
+        if (VARIANTS[st.name][3] or kind in ("foreign", "ipc_foreign")) and not isinstance(self.child, OtherContext):
             if self.child:   # an earlier variant's attempt failed: the same error, no second wait
                 raise RuntimeError(self.child)
             try:
