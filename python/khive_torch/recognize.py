@@ -31,6 +31,11 @@ what remains is classified:
                output channel                                                        transposed), operands (x, weight,
                                                                                      bias, vector), expression (of x
                                                                                      and b) when ops follow
+  pool         one max_pool / avg_pool of an input over 1-3 axes, nothing else     op "max_pool" | "avg_pool", pool
+                                                                                     (kernel, stride, padding,
+                                                                                     dilation, ceil_mode,
+                                                                                     count_include_pad,
+                                                                                     divisor_override)
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
@@ -493,6 +498,66 @@ def _conv(graph):
     return r
 
 
+POOL_ATEN = {"max_pool2d_with_indices": "max", "max_pool3d_with_indices": "max", "avg_pool2d": "avg", "avg_pool3d": "avg"}
+
+
+def _pool(graph):
+    """{pool} when the graph is one max or average pool of an input, nothing else (a 1-D pool is traced as a 2-D one of
+    the input unsqueezed at -2: recorded as 1-D); else None. pool: {op, kernel, stride, padding, dilation, ceil_mode,
+    count_include_pad, divisor_override}, one entry per pooled axis."""
+    out = _returned(graph)
+    if out is None:
+        return None
+    live = _live(out)
+    calls = [n for n in graph.nodes if n.op == "call_function" and n in live]
+    pools = [n for n in calls if _name(n.target) in POOL_ATEN]
+    if len(pools) != 1 or any(_name(n.target) not in LAYOUT | {"getitem"} for n in calls if n is not pools[0]):
+        return None
+    pl = pools[0]
+    op = POOL_ATEN[_name(pl.target)]
+    if op == "max" and any(_name(n.target) == "getitem" and n.args[1] != 0 for n in calls):
+        return None   # the indices are (part of) the result
+    src, one_d = pl.args[0], False
+    if hasattr(src, "op") and src.op == "call_function" and _name(src.target) == "unsqueeze":
+        if len(_shape(src.args[0]) or ()) != 3 or src.args[1] not in (-2, 1):
+            return None
+        src, one_d = src.args[0], True
+    if getattr(src, "op", None) != "placeholder":
+        return None
+    dims = len(_shape(pl.args[0])) - 2
+    names = ["kernel", "stride", "padding"] + (["dilation", "ceil_mode"] if op == "max" else
+                                                ["ceil_mode", "count_include_pad", "divisor_override"])
+    defaults = {"stride": [], "padding": 0, "dilation": 1, "ceil_mode": False, "count_include_pad": True,
+                "divisor_override": None}
+    args = dict(zip(names, pl.args[1:]))
+    args.update(pl.kwargs)
+    vals = {k: args.get(k, defaults.get(k)) for k in names}
+
+    def listed(v, fill):
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        v = v if v else fill
+        v = v * dims if len(v) == 1 else v
+        return v if len(v) == dims and all(isinstance(e, int) for e in v) else None
+    kernel = listed(vals["kernel"], None)
+    if kernel is None:
+        return None
+    r = {"op": op, "kernel": kernel, "stride": listed(vals["stride"], kernel), "padding": listed(vals["padding"], [0]),
+         "dilation": listed(vals.get("dilation", 1), [1]), "ceil_mode": bool(vals["ceil_mode"])}
+    if op == "avg":
+        r["count_include_pad"] = bool(vals["count_include_pad"])
+        r["divisor_override"] = vals["divisor_override"]
+        if r["divisor_override"] is not None and not isinstance(r["divisor_override"], int):
+            return None
+    if any(r[k] is None for k in ("stride", "padding", "dilation")):
+        return None
+    if one_d:   # the unsqueezed axis: a window of 1 that moves by 1, unpadded
+        if (r["kernel"][0], r["stride"][0], r["padding"][0], r["dilation"][0]) != (1, 1, 0, 1):
+            return None
+        for k in ("kernel", "stride", "padding", "dilation"):
+            r[k] = r[k][1:]
+    return {"pool": r}
+
+
 def _gemm_epilogue(graph):
     """{expression, operands} when the graph is one mm / addmm of two 2-D inputs, then pointwise ops of the product
     with numbers and at most one vector over its columns (a bias: addmm's, or added, subtracted, multiplied anywhere
@@ -605,6 +670,9 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
         if eps is not None:
             return dict(r, op="rmsnorm", family="rowop", eps=eps)
     if s & POOL:
+        one = _pool(graph)
+        if one is not None:
+            return dict(r, op=f"{one['pool']['op']}_pool", family="pool", **one)
         return dict(r, op="pool", family="pool")
     if s & SCAN:
         one = _scan(graph, n_tensor_inputs)
@@ -696,7 +764,7 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv") if key in r}
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool") if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

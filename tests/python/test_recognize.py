@@ -231,6 +231,31 @@ class Recognize(unittest.TestCase):
             self.assertEqual(r["family"], "conv", tail)
             self.assertNotIn("conv", r, tail)
 
+    def test_a_pooling_has_its_options(self):
+        for i, (body, shape, out, want) in enumerate([
+                ("F.max_pool1d(x, 8, 1, 4, 3)", ["N", "3", "40"], ["N", "3", "27"],
+                 {"op": "max", "kernel": [8], "stride": [1], "padding": [4], "dilation": [3], "ceil_mode": False}),
+                ("F.max_pool3d(x, 3, 2, 1, 2, ceil_mode=True)", ["N", "2", "7", "6", "5"], ["N", "2", "3", "3", "2"],
+                 {"op": "max", "kernel": [3, 3, 3], "stride": [2, 2, 2], "padding": [1, 1, 1], "dilation": [2, 2, 2],
+                  "ceil_mode": True}),
+                ("F.avg_pool2d(x, (3, 2), 2, 1, ceil_mode=True, count_include_pad=False)", ["N", "2", "10", "9"],
+                 ["N", "2", "6", "5"],
+                 {"op": "avg", "kernel": [3, 2], "stride": [2, 2], "padding": [1, 1], "dilation": [1, 1],
+                  "ceil_mode": True, "count_include_pad": False, "divisor_override": None})]):
+            d = {"name": f"pl{i}", "axes": {"N": {"type": "var"}}, "inputs": {"x": {"shape": shape, "dtype": "float32"}},
+                 "outputs": {"y": {"shape": out, "dtype": "float32"}},
+                 "reference": f"import torch\nimport torch.nn.functional as F\n\ndef run(x):\n    return {body}\n"}
+            r, _ = self.recognize(d, {"N": 2})
+            self.assertEqual((r["op"], r["family"]), (want["op"] + "_pool", "pool"), body)
+            self.assertEqual(r["pool"], want, body)
+        # The indices returned, or an op after the pool: not a pooling the templates compute.
+        for i, body in enumerate(["F.max_pool2d(x, 2, return_indices=True)[1]", "F.max_pool2d(x, 2) * 2"]):
+            d = {"name": f"np{i}", "axes": {"N": {"type": "var"}}, "inputs": {"x": {"shape": ["N", "2", "8", "8"], "dtype": "float32"}},
+                 "outputs": {"y": {"shape": ["N", "2", "4", "4"], "dtype": "int64" if i == 0 else "float32"}},
+                 "reference": f"import torch\nimport torch.nn.functional as F\n\ndef run(x):\n    return {body}\n"}
+            r, _ = self.recognize(d, {"N": 1})
+            self.assertNotIn("pool", r, body)
+
     def test_softmax_and_log_softmax(self):
         r, _ = self.recognize(dict(ROWS, name="sm", reference="import torch\n\ndef run(x):\n    return torch.softmax(x, dim=1)\n"),
                               {"T": 2, "H": 6})

@@ -172,7 +172,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   if (k.contains("op") && !k["op"].is_null()) {
     const json& op = c.object(k["op"], "khive.op");
     c.known_keys(op, "khive.op",
-                 {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv"});
+                 {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool"});
     if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
@@ -241,6 +241,46 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
                cv.contains("transposed") ? cv["transposed"].dump() : "nothing");
       o.transposed = cv["transposed"].get<bool>();
       t.op_conv = o;
+    }
+    if (op.contains("pool")) {
+      const json& pl = c.object(op["pool"], "khive.op.pool");
+      c.known_keys(
+          pl, "khive.op.pool",
+          {"op", "kernel", "stride", "padding", "dilation", "ceil_mode", "count_include_pad", "divisor_override"});
+      Task::PoolOptions o;
+      if (!pl.contains("op") || !pl["op"].is_string() || (pl["op"] != "max" && pl["op"] != "avg"))
+        c.fail("khive.op.pool.op", "\"max\" or \"avg\"", pl.contains("op") ? pl["op"].dump() : "nothing");
+      o.op = pl["op"].get<std::string>();
+      std::size_t dims = 0;
+      auto list = [&](const char* key, int64_t lo, std::vector<int64_t>& v) {
+        const std::string field = std::string("khive.op.pool.") + key;
+        const std::string expected = "a list of 1 to 3 integers >= " + std::to_string(lo) + ", one per pooled axis";
+        if (!pl.contains(key)) c.fail(field, expected, "nothing");
+        const json& a = pl[key];
+        if (!a.is_array() || a.empty() || a.size() > 3 || (dims && a.size() != dims)) c.fail(field, expected, a.dump());
+        for (const auto& e : a) {
+          if (!e.is_number_integer() || e.get<int64_t>() < lo) c.fail(field, expected, a.dump());
+          v.push_back(e.get<int64_t>());
+        }
+        dims = a.size();
+      };
+      list("kernel", 1, o.kernel);
+      list("stride", 1, o.stride);
+      list("padding", 0, o.padding);
+      list("dilation", 1, o.dilation);
+      auto flag = [&](const char* key, bool dflt) {
+        if (!pl.contains(key)) return dflt;
+        if (!pl[key].is_boolean()) c.fail(std::string("khive.op.pool.") + key, "true or false", pl[key].dump());
+        return pl[key].get<bool>();
+      };
+      o.ceil_mode = flag("ceil_mode", false);
+      o.count_include_pad = flag("count_include_pad", true);
+      if (pl.contains("divisor_override") && !pl["divisor_override"].is_null()) {
+        if (!pl["divisor_override"].is_number_integer() || pl["divisor_override"].get<int64_t>() < 1)
+          c.fail("khive.op.pool.divisor_override", "null or an integer >= 1", pl["divisor_override"].dump());
+        o.divisor_override = pl["divisor_override"].get<int64_t>();
+      }
+      t.op_pool = o;
     }
   }
 

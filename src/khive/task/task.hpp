@@ -185,6 +185,15 @@ struct Task {
     bool transposed = false;
   };
   std::optional<ConvOptions> op_conv;
+  // A pooling's options (torch's max_pool / avg_pool), one entry per pooled axis in each list; divisor_override 0:
+  // none.
+  struct PoolOptions {
+    std::string op;  // "max" or "avg"
+    std::vector<int64_t> kernel, stride, padding, dilation;
+    bool ceil_mode = false, count_include_pad = true;
+    int64_t divisor_override = 0;
+  };
+  std::optional<PoolOptions> op_pool;
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

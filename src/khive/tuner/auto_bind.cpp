@@ -177,6 +177,25 @@ std::optional<Binding> conv(const Task& t, std::string* why) {
   return make(t, "conv", spec);
 }
 
+// A max or average pool of the one input, recognised from the reference's graph (khive.op.pool).
+std::optional<Binding> pool(const Task& t, std::string* why) {
+  if (!t.op_pool) {
+    *why = "no single max / average pool of the input was recognised in the reference's graph (khive.op.pool)";
+    return std::nullopt;
+  }
+  if (t.inputs.size() != 1 || t.inputs[0].scalar || t.outputs.size() != 1) {
+    *why = "the pool templates take one tensor input and one output";
+    return std::nullopt;
+  }
+  const auto& p = *t.op_pool;
+  ojson spec{{"op", p.op},         {"x", t.inputs[0].name}, {"y", t.outputs[0].name},  {"kernel", p.kernel},
+             {"stride", p.stride}, {"padding", p.padding},  {"ceil_mode", p.ceil_mode}};
+  if (p.op == "max") spec["dilation"] = p.dilation;
+  if (p.op == "avg") spec["count_include_pad"] = p.count_include_pad;
+  if (p.op == "avg" && p.divisor_override) spec["divisor_override"] = p.divisor_override;
+  return make(t, "pool", spec);
+}
+
 bool unary_float32(const Task& t, std::string* why) {
   if (t.inputs.size() != 1 || t.outputs.size() != 1 || t.inputs[0].scalar || t.inputs[0].shape != t.outputs[0].shape) {
     *why = "expected one input and one output of the same shape";
@@ -244,6 +263,11 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   if (op == "conv" || op == "conv+epilogue") {
     if (auto b = conv(t, &detail)) return b;
     *why = fmt::format("the reference is a convolution ({}): {}", op, detail);
+    return std::nullopt;
+  }
+  if (op == "max_pool" || op == "avg_pool" || op == "pool") {
+    if (auto b = pool(t, &detail)) return b;
+    *why = fmt::format("the reference is a pooling ({}): {}", op, detail);
     return std::nullopt;
   }
   if (op == "matmul_chain") {
@@ -340,7 +364,8 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
                 ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
   *why = fmt::format(
-      "op '{}' is none the tuner recognises (matrix products, convolutions, softmax / log_softmax, rmsnorm, the "
+      "op '{}' is none the tuner recognises (matrix products, convolutions, poolings, softmax / log_softmax, rmsnorm, "
+      "the "
       "KernelBench activations, single-input elementwise chains, reductions and scans over one axis) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));

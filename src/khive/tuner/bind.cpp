@@ -33,6 +33,8 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
       bt = bind_scan(c);
     else if (binding.family == "conv")
       bt = bind_conv(c);
+    else if (binding.family == "pool")
+      bt = bind_pool(c);
     else
       c.fail("family", known_families_text(), "\"" + binding.family + "\"");
   } catch (const TaskFormatError&) {

@@ -84,5 +84,6 @@ BoundTask bind_attention(const Ctx& c);
 BoundTask bind_reduce(const Ctx& c);
 BoundTask bind_scan(const Ctx& c);
 BoundTask bind_conv(const Ctx& c);
+BoundTask bind_pool(const Ctx& c);
 
 }  // namespace khive::tuner::bind_detail
