@@ -159,6 +159,24 @@ struct CostGiven {
   bool flops = false, bytes = false, unit = false;
 };
 
+// obj[key] (field prefix + key) as a list of 1 to 3 integers >= lo, one per `axis` ("spatial axis", "pooled axis");
+// every list of one record has the same length (dims: 0 until the first is read).
+std::vector<int64_t> axis_list(const Ctx& c, const json& obj, const std::string& prefix, const char* key, int64_t lo,
+                               const char* axis, std::size_t& dims) {
+  const std::string field = prefix + key;
+  const std::string expected = "a list of 1 to 3 integers >= " + std::to_string(lo) + ", one per " + axis;
+  if (!obj.contains(key)) c.fail(field, expected, "nothing");
+  const json& a = obj[key];
+  if (!a.is_array() || a.empty() || a.size() > 3 || (dims && a.size() != dims)) c.fail(field, expected, a.dump());
+  std::vector<int64_t> v;
+  for (const auto& e : a) {
+    if (!e.is_number_integer() || e.get<int64_t>() < lo) c.fail(field, expected, a.dump());
+    v.push_back(e.get<int64_t>());
+  }
+  dims = a.size();
+  return v;
+}
+
 void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names,
                        CostGiven& given) {
   if (!root.contains("khive") || root["khive"].is_null()) {
@@ -216,23 +234,13 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
       c.known_keys(cv, "khive.op.conv", {"stride", "padding", "dilation", "output_padding", "groups", "transposed"});
       Task::ConvOptions o;
       std::size_t dims = 0;
-      auto list = [&](const char* key, int64_t lo, std::vector<int64_t>& v) {
-        const std::string field = std::string("khive.op.conv.") + key;
-        const char* expected = lo > 0 ? "a list of 1 to 3 integers >= 1, one per spatial axis"
-                                      : "a list of 1 to 3 integers >= 0, one per spatial axis";
-        if (!cv.contains(key)) c.fail(field, expected, "nothing");
-        const json& a = cv[key];
-        if (!a.is_array() || a.empty() || a.size() > 3 || (dims && a.size() != dims)) c.fail(field, expected, a.dump());
-        for (const auto& e : a) {
-          if (!e.is_number_integer() || e.get<int64_t>() < lo) c.fail(field, expected, a.dump());
-          v.push_back(e.get<int64_t>());
-        }
-        dims = a.size();
+      auto list = [&](const char* key, int64_t lo) {
+        return axis_list(c, cv, "khive.op.conv.", key, lo, "spatial axis", dims);
       };
-      list("stride", 1, o.stride);
-      list("padding", 0, o.padding);
-      list("dilation", 1, o.dilation);
-      list("output_padding", 0, o.output_padding);
+      o.stride = list("stride", 1);
+      o.padding = list("padding", 0);
+      o.dilation = list("dilation", 1);
+      o.output_padding = list("output_padding", 0);
       if (!cv.contains("groups") || !cv["groups"].is_number_integer() || cv["groups"].get<int64_t>() < 1)
         c.fail("khive.op.conv.groups", "an integer >= 1", cv.contains("groups") ? cv["groups"].dump() : "nothing");
       o.groups = cv["groups"].get<int64_t>();
@@ -252,22 +260,13 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
         c.fail("khive.op.pool.op", "\"max\" or \"avg\"", pl.contains("op") ? pl["op"].dump() : "nothing");
       o.op = pl["op"].get<std::string>();
       std::size_t dims = 0;
-      auto list = [&](const char* key, int64_t lo, std::vector<int64_t>& v) {
-        const std::string field = std::string("khive.op.pool.") + key;
-        const std::string expected = "a list of 1 to 3 integers >= " + std::to_string(lo) + ", one per pooled axis";
-        if (!pl.contains(key)) c.fail(field, expected, "nothing");
-        const json& a = pl[key];
-        if (!a.is_array() || a.empty() || a.size() > 3 || (dims && a.size() != dims)) c.fail(field, expected, a.dump());
-        for (const auto& e : a) {
-          if (!e.is_number_integer() || e.get<int64_t>() < lo) c.fail(field, expected, a.dump());
-          v.push_back(e.get<int64_t>());
-        }
-        dims = a.size();
+      auto list = [&](const char* key, int64_t lo) {
+        return axis_list(c, pl, "khive.op.pool.", key, lo, "pooled axis", dims);
       };
-      list("kernel", 1, o.kernel);
-      list("stride", 1, o.stride);
-      list("padding", 0, o.padding);
-      list("dilation", 1, o.dilation);
+      o.kernel = list("kernel", 1);
+      o.stride = list("stride", 1);
+      o.padding = list("padding", 0);
+      o.dilation = list("dilation", 1);
       auto flag = [&](const char* key, bool dflt) {
         if (!pl.contains(key)) return dflt;
         if (!pl[key].is_boolean()) c.fail(std::string("khive.op.pool.") + key, "true or false", pl[key].dump());

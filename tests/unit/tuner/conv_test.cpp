@@ -78,12 +78,6 @@ Binding case_binding(const Task& t, const ConvCase& k, bool epilogue) {
   return binding_with(t, spec);
 }
 
-std::string has_all(const std::string& m, std::initializer_list<const char*> parts) {
-  for (const char* p : parts)
-    if (m.find(p) == std::string::npos) return std::string("missing \"") + p + "\" in: " + m;
-  return "";
-}
-
 }  // namespace
 
 TEST(ConvBinding, TheFixtureBindsWithTorchsOutputSizes) {

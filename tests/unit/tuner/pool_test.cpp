@@ -14,9 +14,15 @@ namespace {
 const fs::path kFixture = repo() / "tests/tuner-fixtures/pool_max3d_ceil";
 
 json fixture_binding() {
-  return json{{"family", "pool"},        {"op", "max"},           {"x", "x"},
-              {"y", "y"},                {"kernel", {3, 3, 3}},   {"stride", {2, 2, 2}},
-              {"padding", {1, 1, 1}},    {"dilation", {2, 2, 2}}, {"ceil_mode", true}};
+  return json{{"family", "pool"},
+              {"op", "max"},
+              {"x", "x"},
+              {"y", "y"},
+              {"kernel", {3, 3, 3}},
+              {"stride", {2, 2, 2}},
+              {"padding", {1, 1, 1}},
+              {"dilation", {2, 2, 2}},
+              {"ceil_mode", true}};
 }
 
 // One pooling as a test case: x [N, C, *in] with N = 2, C = 3 fixed and the pooled sizes literal.
@@ -62,18 +68,12 @@ Task case_task(const PoolCase& k) {
 }
 
 Binding case_binding(const Task& t, const PoolCase& k) {
-  json spec{{"family", "pool"}, {"op", k.max ? "max" : "avg"}, {"x", "x"},        {"y", "y"},
-            {"kernel", k.k},    {"stride", k.s},               {"padding", k.p},  {"ceil_mode", k.ceil}};
+  json spec{{"family", "pool"}, {"op", k.max ? "max" : "avg"}, {"x", "x"}, {"y", "y"}, {"kernel", k.k}, {"stride", k.s},
+            {"padding", k.p},   {"ceil_mode", k.ceil}};
   if (k.max) spec["dilation"] = k.d;
   if (!k.max) spec["count_include_pad"] = k.count_pad;
   if (k.divisor) spec["divisor_override"] = k.divisor;
   return binding_with(t, spec);
-}
-
-std::string has_all(const std::string& m, std::initializer_list<const char*> parts) {
-  for (const char* p : parts)
-    if (m.find(p) == std::string::npos) return std::string("missing \"") + p + "\" in: " + m;
-  return "";
 }
 
 }  // namespace
@@ -134,9 +134,8 @@ TEST(PoolBinding, InferredFromTheRecognisedPooling) {
   });
   EXPECT_FALSE(infer_binding(bare, &why));
   EXPECT_NE(why.find("khive.op.pool"), std::string::npos) << why;
-  for (const auto& [field, value] :
-       std::vector<std::pair<std::string, json>>{{"op", "sum"}, {"kernel", json::array({0, 1, 1})},
-                                                 {"ceil_mode", "yes"}, {"divisor_override", 0}}) {
+  for (const auto& [field, value] : std::vector<std::pair<std::string, json>>{
+           {"op", "sum"}, {"kernel", json::array({0, 1, 1})}, {"ceil_mode", "yes"}, {"divisor_override", 0}}) {
     try {
       edited_copy(kFixture, [&](json& d) { d["khive"]["op"]["pool"][field] = value; });
       ADD_FAILURE() << "khive.op.pool." << field << " = " << value.dump() << " loaded";

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -86,6 +87,13 @@ inline Binding binding_with(const Task& task, const nlohmann::ordered_json& spec
   Binding b = *repo_library().binding_for(task);
   b.spec = spec;
   return b;
+}
+
+// "" when m contains every part, else what is missing (for EXPECT_EQ(has_all(msg, {...}), "")).
+inline std::string has_all(const std::string& m, std::initializer_list<const char*> parts) {
+  for (const char* p : parts)
+    if (m.find(p) == std::string::npos) return std::string("missing \"") + p + "\" in: " + m;
+  return "";
 }
 
 // The error binding `task` with `b` raises (a test failure when it binds).

@@ -37,8 +37,7 @@ BoundTask bind_pool(const Ctx& c) {
     c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
   if (y.dtype != x.dtype)
     c.fail("y", fmt::format("x's dtype {}", dtype_name(x.dtype)), std::string(dtype_name(y.dtype)));
-  if (!c.has("kernel") || !c.b.spec["kernel"].is_array() || c.b.spec["kernel"].empty() ||
-      c.b.spec["kernel"].size() > 3)
+  if (!c.has("kernel") || !c.b.spec["kernel"].is_array() || c.b.spec["kernel"].empty() || c.b.spec["kernel"].size() > 3)
     c.fail("kernel", "a list of 1 to 3 window sizes, one per pooled axis",
            c.has("kernel") ? c.b.spec["kernel"].dump() : "nothing");
   const std::size_t dims = c.b.spec["kernel"].size();
