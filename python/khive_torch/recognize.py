@@ -409,6 +409,13 @@ def _product_operands(prod):
     return {}
 
 
+def _pointwise_after(calls, skip, root, out_shape, also):
+    """Whether every op of calls other than root and those in skip is elementwise on the output: its shape is
+    out_shape, () (a number the expression holds: a traced tensor constant) or one `also` accepts (the ops of the
+    epilogue's vector alone); any other shape is not pointwise."""
+    return all(n in skip or n is root or _shape(n) in (out_shape, ()) or also(_shape(n)) for n in calls)
+
+
 def _live(out):
     """What the output depends on; the rest (a KernelBench Model built inside run(), its randn'd parameters) is not
     part of what the kernel computes."""
@@ -480,12 +487,9 @@ def _conv(graph):
     expr = _expression(graph, roots, skip)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
-    for node in calls:   # every op elementwise on the output's shape (or, of the vector alone, on the vector's)
-        if node in skip or node is cv:
-            continue
-        shp = _shape(node)
-        if shp != out_shape and shp != () and not (vector is not None and _channel_vector(shp, channels, rank)):
-            return None
+    if not _pointwise_after(calls, skip, cv, out_shape,
+                            lambda shp: vector is not None and _channel_vector(shp, channels, rank)):
+        return None
     operands = {"x": x, "weight": w}
     if b is not None:
         operands["bias"] = b
@@ -610,13 +614,8 @@ def _gemm_epilogue(graph):
     expr = _expression(graph, roots, skip)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
-    # Every op of the chain is elementwise on the output's shape (or, of the bias alone, on the bias's).
-    for node in calls:
-        if node in skip or node is prod:
-            continue
-        shp = _shape(node)
-        if shp != out_shape and shp != () and not (bias is not None and _column_vector(shp, n_cols)):
-            return None   # () : a number the expression holds (a tensor constant); any other shape is not pointwise
+    if not _pointwise_after(calls, skip, prod, out_shape, lambda shp: bias is not None and _column_vector(shp, n_cols)):
+        return None
     # x is A @ B with A [M, K] (a[1]: stored [K, M]) and B [K, N] (stored [N, K]).
     operands = {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row", "layout_b": "col" if b[1] else "row"}
     if bias is not None:

@@ -12,12 +12,7 @@ namespace khive::tuner::bind_detail {
 BoundTask bind_attention(const Ctx& c) {
   c.check_keys({"description", "q", "k", "v", "o", "causal", "decode"});
   BoundTask bt;
-  auto flag = [&](const char* k) {
-    if (!c.has(k)) return false;
-    if (!c.b.spec[k].is_boolean()) c.fail(k, "true or false", c.b.spec[k].dump());
-    return c.b.spec[k].get<bool>();
-  };
-  const bool causal = flag("causal"), decode = flag("decode");
+  const bool causal = c.flag("causal"), decode = c.flag("decode");
   if (causal && decode) c.fail("causal", "false with decode (one query sees every cached key)", "true");
   bt.op = decode ? "decode" : causal ? "causal" : "prefill";
   const TensorSpec& q = c.input("q");

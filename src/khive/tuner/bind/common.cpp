@@ -41,6 +41,12 @@ std::string Ctx::str(const char* k, bool required) const {
   return b.spec[k].get<std::string>();
 }
 
+bool Ctx::flag(const char* k, bool dflt) const {
+  if (!has(k)) return dflt;
+  if (!b.spec[k].is_boolean()) fail(k, "true or false", b.spec[k].dump());
+  return b.spec[k].get<bool>();
+}
+
 const TensorSpec& Ctx::input(const char* k) const {
   const std::string n = str(k, true);
   const TensorSpec* t = task.find_input(n);
@@ -201,6 +207,27 @@ void add_split_workloads(BoundTask& bt, const Ctx& c, const AxisSplit& s, const 
                   {"INNER", inner},
                   {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
+}
+
+std::vector<int64_t> axis_ints(const Ctx& c, const char* k, std::size_t dims, int64_t lo, int64_t dflt,
+                               const char* axis) {
+  if (!c.has(k)) return std::vector<int64_t>(dims, dflt);
+  const std::string expected = fmt::format("a list of {} integers >= {}, one per {}", dims, lo, axis);
+  const json& a = c.b.spec[k];
+  if (!a.is_array() || a.size() != dims) c.fail(k, expected, a.dump());
+  std::vector<int64_t> v;
+  for (const auto& e : a) {
+    if (!e.is_number_integer() || e.get<int64_t>() < lo) c.fail(k, expected, a.dump());
+    v.push_back(e.get<int64_t>());
+  }
+  return v;
+}
+
+std::string per_axis_cpp(const char* name, const std::vector<int64_t>& v, int64_t fill) {
+  std::vector<int64_t> t(3 - v.size(), fill);
+  t.insert(t.end(), v.begin(), v.end());
+  return fmt::format("KHIVE_HD constexpr int64_t {}(int a) {{ return a == 0 ? {} : a == 1 ? {} : {}; }}\n", name, t[0],
+                     t[1], t[2]);
 }
 
 std::string op_text(const Ctx& c, const char* key) {

@@ -31,8 +31,9 @@ struct Ctx {
   void check_keys(std::initializer_list<const char*> allowed) const;
   bool has(const char* k) const;  // present and not null
   std::string str(const char* k, bool required) const;
-  const TensorSpec& input(const char* k) const;   // the task's (non-scalar) input the field names
-  const TensorSpec& output(const char* k) const;  // the task's output the field names
+  bool flag(const char* k, bool dflt = false) const;  // true or false when present, else dflt
+  const TensorSpec& input(const char* k) const;       // the task's (non-scalar) input the field names
+  const TensorSpec& output(const char* k) const;      // the task's output the field names
 };
 
 bool is_float_storage(DType d);
@@ -69,6 +70,12 @@ struct AxisSplit {
 AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what);
 // Records every workload's OUTER, R, INNER and ELEM_BYTES (x's element size).
 void add_split_workloads(BoundTask& bt, const Ctx& c, const AxisSplit& s, const TensorSpec& x);
+// The binding's list field k of `dims` integers >= lo, one per `axis` ("spatial axis"); absent: dims x dflt.
+std::vector<int64_t> axis_ints(const Ctx& c, const char* k, std::size_t dims, int64_t lo, int64_t dflt,
+                               const char* axis);
+// A KHIVE_HD constexpr function `name(int a)` of the 3-D view's axis a (0 = D, 1 = H, 2 = W) for the values of the
+// last v.size() axes, the leading ones `fill`: usable in device code and in constant expressions alike.
+std::string per_axis_cpp(const char* name, const std::vector<int64_t>& v, int64_t fill);
 // The op of a binding: one C++ expression, or one per backend ({"cpu": ..., "cuda": ...}).
 std::string op_text(const Ctx& c, const char* key);
 

@@ -19,22 +19,10 @@ namespace khive::tuner::bind_detail {
 
 namespace {
 
-// The binding's list field of `dims` non-negative integers (>= lo), padded at the front to 3 with `pad`.
-std::vector<int64_t> triple(const Ctx& c, const char* k, std::size_t dims, int64_t lo, int64_t pad, bool required) {
-  std::vector<int64_t> v;
-  if (!c.has(k)) {
-    if (required) c.fail(k, fmt::format("a list of {} integers", dims), "nothing");
-    v.assign(dims, pad);
-  } else {
-    const json& a = c.b.spec[k];
-    if (!a.is_array() || a.size() != dims)
-      c.fail(k, fmt::format("a list of {} integers (one per spatial axis)", dims), a.dump());
-    for (const auto& e : a) {
-      if (!e.is_number_integer() || e.get<int64_t>() < lo)
-        c.fail(k, fmt::format("a list of {} integers >= {}", dims, lo), a.dump());
-      v.push_back(e.get<int64_t>());
-    }
-  }
+// The binding's list field k (one integer >= lo per spatial axis, default `pad`) padded at the front to the 3-D view's
+// three axes with `pad`.
+std::vector<int64_t> triple(const Ctx& c, const char* k, std::size_t dims, int64_t lo, int64_t pad) {
+  std::vector<int64_t> v = axis_ints(c, k, dims, lo, pad, "spatial axis");
   v.insert(v.begin(), 3 - dims, pad);
   return v;
 }
@@ -62,12 +50,9 @@ BoundTask bind_conv(const Ctx& c) {
   if (w.shape.size() != rank) c.fail("weight", fmt::format("{} axes, as x", rank), shape_text(w.shape));
   if (y.shape.size() != rank) c.fail("y", fmt::format("{} axes, as x", rank), shape_text(y.shape));
   if (y.shape[0] != x.shape[0]) c.fail("y", "x's batch axis " + x.shape[0] + " first", shape_text(y.shape));
-  if (c.has("transposed") && !c.b.spec["transposed"].is_boolean())
-    c.fail("transposed", "true or false", c.b.spec["transposed"].dump());
-  const bool transposed = c.has("transposed") && c.b.spec["transposed"].get<bool>();
-  const auto stride = triple(c, "stride", dims, 1, 1, false), padding = triple(c, "padding", dims, 0, 0, false),
-             dilation = triple(c, "dilation", dims, 1, 1, false),
-             out_pad = triple(c, "output_padding", dims, 0, 0, false);
+  const bool transposed = c.flag("transposed");
+  const auto stride = triple(c, "stride", dims, 1, 1), padding = triple(c, "padding", dims, 0, 0),
+             dilation = triple(c, "dilation", dims, 1, 1), out_pad = triple(c, "output_padding", dims, 0, 0);
   if (!transposed && c.has("output_padding"))
     for (auto v : out_pad)
       if (v != 0)
@@ -159,13 +144,8 @@ BoundTask bind_conv(const Ctx& c) {
   p += "// x [N, C_IN, D, H, W], y [N, C_OUT, OD, OH, OW], weight [C_OUT, C_IN / G, KD, KH, KW] (transposed:\n"
        "// [C_IN, C_OUT / G, KD, KH, KW]); fewer spatial axes are leading 1s.\n"
        "struct khive_conv_shape {\n  int64_t n, cin, d, h, w, cout, od, oh, ow, kd, kh, kw;\n};\n";
-  // Per spatial axis (0 = D, 1 = H, 2 = W) as functions: usable in device code and in constant expressions alike.
-  auto per_axis = [](const char* name, const std::vector<int64_t>& v) {
-    return fmt::format("KHIVE_HD constexpr int64_t {}(int a) {{ return a == 0 ? {} : a == 1 ? {} : {}; }}\n", name,
-                       v[0], v[1], v[2]);
-  };
-  p += per_axis("khive_stride", stride) + per_axis("khive_pad", padding) + per_axis("khive_dil", dilation) +
-       per_axis("khive_out_pad", out_pad);
+  p += per_axis_cpp("khive_stride", stride, 1) + per_axis_cpp("khive_pad", padding, 0) +
+       per_axis_cpp("khive_dil", dilation, 1) + per_axis_cpp("khive_out_pad", out_pad, 0);
   p += fmt::format("constexpr int64_t KHIVE_GROUPS = {};\n", groups);
   p += fmt::format("constexpr bool KHIVE_TRANSPOSED = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_VECTOR = {};\n", transposed,
                    bias != nullptr, vec != nullptr);

@@ -43,26 +43,10 @@ BoundTask bind_pool(const Ctx& c) {
   const std::size_t dims = c.b.spec["kernel"].size();
   if (x.shape.size() < dims + 1 || y.shape.size() != x.shape.size())
     c.fail("y", fmt::format("x's rank {} with its last {} axes pooled", x.shape.size(), dims), shape_text(y.shape));
-  auto list = [&](const char* k, int64_t lo, int64_t dflt) {
-    std::vector<int64_t> v;
-    if (!c.has(k)) return std::vector<int64_t>(dims, dflt);
-    const json& a = c.b.spec[k];
-    if (!a.is_array() || a.size() != dims) c.fail(k, fmt::format("a list of {} integers", dims), a.dump());
-    for (const auto& e : a) {
-      if (!e.is_number_integer() || e.get<int64_t>() < lo)
-        c.fail(k, fmt::format("a list of {} integers >= {}", dims, lo), a.dump());
-      v.push_back(e.get<int64_t>());
-    }
-    return v;
-  };
+  auto list = [&](const char* k, int64_t lo, int64_t dflt) { return axis_ints(c, k, dims, lo, dflt, "pooled axis"); };
   const auto kernel = list("kernel", 1, 1), padding = list("padding", 0, 0), dilation = list("dilation", 1, 1);
   const auto stride = c.has("stride") ? list("stride", 1, 1) : kernel;
-  auto flag = [&](const char* k, bool dflt) {
-    if (!c.has(k)) return dflt;
-    if (!c.b.spec[k].is_boolean()) c.fail(k, "true or false", c.b.spec[k].dump());
-    return c.b.spec[k].get<bool>();
-  };
-  const bool ceil = flag("ceil_mode", false), count_pad = flag("count_include_pad", true);
+  const bool ceil = c.flag("ceil_mode"), count_pad = c.flag("count_include_pad", true);
   int64_t divisor = 0;
   if (c.has("divisor_override")) {
     if (!c.b.spec["divisor_override"].is_number_integer() || c.b.spec["divisor_override"].get<int64_t>() < 1)
@@ -118,21 +102,11 @@ BoundTask bind_pool(const Ctx& c) {
   }
 
   bt.op = op + "_pool";
-  auto pad3 = [&](const std::vector<int64_t>& v, int64_t fill) {
-    std::vector<int64_t> r(3 - dims, fill);
-    r.insert(r.end(), v.begin(), v.end());
-    return r;
-  };
   std::string p = typed_prologue(c, x.dtype);
   p += "// x as PLANES planes of [D, H, W], y of [OD, OH, OW] (fewer pooled axes are leading 1s).\n"
        "struct khive_pool_shape {\n  int64_t planes, d, h, w, od, oh, ow;\n};\n";
-  auto per_axis = [&](const char* name, const std::vector<int64_t>& v, int64_t fill) {
-    const auto t = pad3(v, fill);
-    return fmt::format("KHIVE_HD constexpr int64_t {}(int a) {{ return a == 0 ? {} : a == 1 ? {} : {}; }}\n", name,
-                       t[0], t[1], t[2]);
-  };
-  p += per_axis("khive_kernel", kernel, 1) + per_axis("khive_stride", stride, 1) + per_axis("khive_pad", padding, 0) +
-       per_axis("khive_dil", dilation, 1);
+  p += per_axis_cpp("khive_kernel", kernel, 1) + per_axis_cpp("khive_stride", stride, 1) +
+       per_axis_cpp("khive_pad", padding, 0) + per_axis_cpp("khive_dil", dilation, 1);
   p += fmt::format("constexpr bool KHIVE_MAX = {}, KHIVE_CEIL = {}, KHIVE_COUNT_PAD = {};\n", op == "max", ceil,
                    count_pad);
   p += fmt::format("constexpr int64_t KHIVE_DIVISOR = {};   // 0: none (divisor_override)\n", divisor);

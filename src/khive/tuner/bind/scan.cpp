@@ -20,12 +20,7 @@ BoundTask bind_scan(const Ctx& c) {
     c.fail("x", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(x.dtype)));
   const AxisSplit sp = split_at_axis(c, x, "scanned");
   const int dim = sp.dim;
-  auto flag = [&](const char* k) {
-    if (!c.has(k)) return false;
-    if (!c.b.spec[k].is_boolean()) c.fail(k, "true or false", c.b.spec[k].dump());
-    return c.b.spec[k].get<bool>();
-  };
-  const bool reverse = flag("reverse"), exclusive = flag("exclusive");
+  const bool reverse = c.flag("reverse"), exclusive = c.flag("exclusive");
   const TensorSpec* mask = nullptr;
   if (c.has("mask")) {
     mask = &c.input("mask");
