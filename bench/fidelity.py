@@ -18,7 +18,10 @@ the tuner's default point), on the task's perf workloads that run on CUDA (--max
    var axes..., stream)` called on torch tensors of the workload's shapes, drawn from the task's distributions.
    Per sample: a buffer of 2x the L2 size is zeroed (flush), a CUDA event recorded, khive_launch called on the current
    stream, a second event recorded; the median of --samples samples after --warmup calls. Up to 4 input sets are
-   rotated when one set fits in L2. Outputs are pre-filled with NaN (integers: 0xA5 bytes) and checked once per set
+   rotated when one set fits in L2. The sets are made --placements times (default 4), each copy behind a spacer of
+   another size, and the samples go round-robin over the copies: where the tensors land moves a kernel's own time by
+   up to ~5 % on an H100 (a bandwidth-bound kernel's DRAM channels, a small kernel's L2 slices), so the harness
+   median is the kernel's time over placements, not one placement's draw; the row lists each placement's median. Outputs are pre-filled with NaN (integers: 0xA5 bytes) and checked once per set
    to be written and finite, so a broken harness is reported as an error, never as a timing.
 3. One row per (task, kernel, workload): khive's median per seed, the harness median, khive / harness, |diff|,
    within max(3 %, 1 us), and the spread of khive's medians over the seeds ((max - min) / min; flagged above 2 % for
@@ -65,6 +68,13 @@ TOL_REL, TOL_ABS_S = 0.03, 1e-6            # a row agrees when |khive - harness|
 SPREAD_FLAG, SPREAD_MIN_S = 0.02, 20e-6    # seeds spread flagged above 2 %, for kernels of 20 us or more
 ASSUMED_L2 = 50 << 20                      # H100/H200 L2, only for the dry run's rotation estimate
 MAX_SETS = 4
+# Where the harness's tensors land: placement j's sets are made behind a spacer of this many bytes (odd multiples of
+# the 2 MiB granule), all placements alive at once. On the H100 the same kernel in plain torch memory read 1.000 /
+# 1.044 / 1.045 / 1.015 (add_rmsnorm T16384), 1.000 / 0.949 (attention_causal S128) with the spacers of this list
+# (bench/ruler_probe.py torch_s1..s3, docs/results/2026-12-06-h100-s6): a kernel's own time is a distribution over
+# placements, and one placement is one draw from it.
+PLACEMENT_SHIFTS = (0, 2 << 20, 34 << 20, 258 << 20)
+PLACEMENT_MEMORY = 0.6                     # placements take at most this share of the device's free memory
 SENTINEL_BYTE = 0xA5                       # integer outputs are pre-filled with this byte (floats with NaN)
 
 # definition.json dtype -> (CUDA type of khive_launch, bytes per element); docs/task-format.md, "The entry point".
@@ -721,33 +731,47 @@ class Harness:
                 return f"output {a.name}: {inf} of {t.numel()} elements infinite"
         return ""
 
+    def placements(self, case, n_sets, free_b):
+        """How many placements of n_sets sets fit in PLACEMENT_MEMORY of free_b bytes (at least one)."""
+        want = max(1, min(getattr(self.a, "placements", 1), len(PLACEMENT_SHIFTS)))
+        per = max(1, case.set_bytes() * n_sets)
+        fit = 1 + int(max(0.0, PLACEMENT_MEMORY * free_b - per) // (per + PLACEMENT_SHIFTS[-1]))
+        return max(1, min(want, fit))
+
     def measure(self, plan, case, fn, seed, gap_ms=0.0):
         torch, a = self.torch, self.a
         n_sets = MAX_SETS if case.set_bytes() <= self.l2 else 1
-        sets = []
+        groups = []   # per placement: (spacer, sets); every placement holds the same values (same seeds)
         try:
-            sets = [self.make_set(plan, case, seed * 1000 + i) for i in range(n_sets)]
+            n_place = self.placements(case, n_sets, torch.cuda.mem_get_info()[0])
+            for j in range(n_place):
+                spacer = torch.empty(PLACEMENT_SHIFTS[j], dtype=torch.uint8, device="cuda") if PLACEMENT_SHIFTS[j] else None
+                groups.append((spacer, [self.make_set(plan, case, seed * 1000 + i) for i in range(n_sets)]))
             # What the device has left once this workload's sets are made: a kernel whose workspace cudaMalloc fails
             # takes its slower fallback here and not in khive's fresh executor. (kb06's 0.79 on the H100 was another
             # state of this long process: libraries sharing CUTLASS's template statics, fixed by -fno-gnu-unique in
             # khive's builds; docs/results/2026-12-06-h100-s4.)
             free_b = torch.cuda.mem_get_info()[0]
             fn.restype = None
-            fn.argtypes = [type(v) for v in sets[0][0]]
-            for vals, outs, _ in sets:   # the written/finite check, once per set, before any timing
-                fn(*vals)
-                torch.cuda.synchronize()
-                bad = self.check_outputs(outs)
-                if bad:
-                    return {"error": bad}
-            for i in range(a.warmup):
+            fn.argtypes = [type(v) for v in groups[0][1][0][0]]
+            for _, sets in groups:   # the written/finite check, once per set, before any timing
+                for vals, outs, _ in sets:
+                    fn(*vals)
+                    torch.cuda.synchronize()
+                    bad = self.check_outputs(outs)
+                    if bad:
+                        return {"error": bad}
+            order = [(j, i) for i in range(n_sets) for j in range(n_place)]   # round-robin: drift hits every placement
+            for i in range(max(a.warmup, n_place)):
                 self.flush_buf.zero_()
-                fn(*sets[i % n_sets][0])
+                j, k = order[i % len(order)]
+                fn(*groups[j][1][k][0])
             torch.cuda.synchronize()
-            times, host = [], []
+            times, host, by_place = [], [], [[] for _ in range(n_place)]
             t0 = time.monotonic()
-            for i in range(a.samples):
-                vals = sets[i % n_sets][0]
+            for i in range(max(a.samples, n_place)):
+                j, k = order[i % len(order)]
+                vals = groups[j][1][k][0]
                 self.flush_buf.zero_()          # queued first: the GPU is busy while the host calls khive_launch
                 if a.lead_us > 0:               # and longer than the flush alone, for a launch of a few hundred us
                     torch.cuda._sleep(int(a.lead_us * self.clock_ghz * 1e3))
@@ -758,9 +782,10 @@ class Harness:
                 self.stop.record(self.stream)
                 self.stop.synchronize()
                 times.append(self.start.elapsed_time(self.stop) * 1e-3)
+                by_place[j].append(times[-1])
                 if gap_ms > 0:   # the GPU idles between samples, as between khive's batches (power and clocks)
                     time.sleep(gap_ms * 1e-3)
-                if time.monotonic() - t0 > a.harness_cap and len(times) >= 5:
+                if time.monotonic() - t0 > a.harness_cap and len(times) >= max(5, n_place):
                     break
             torch.cuda.synchronize()
         except RuntimeError as e:
@@ -769,10 +794,13 @@ class Harness:
             self.broken = f"{type(e).__name__}: {str(e)[:300]}"   # a CUDA error: this context is unusable from here on
             return {"error": f"CUDA error in the harness: {self.broken}"}
         finally:
-            sets = vals = outs = None
+            groups = vals = None
         s = sorted(times)
+        places = [statistics.median(x) for x in by_place if x]
         return {"median_s": statistics.median(s), "gap_ms": gap_ms, "min_s": s[0], "p10_s": s[len(s) // 10], "p90_s": s[(9 * len(s)) // 10],
-                "samples": len(s), "sets": n_sets, "host_call_s": statistics.median(host),
+                "samples": len(s), "sets": n_sets, "placements": places,
+                "placement_spread": (max(places) - min(places)) / min(places) if places else 0.0,
+                "host_call_s": statistics.median(host),
                 "launch_exposed": statistics.median(host) > 0.8 * (self.flush_s + a.lead_us * 1e-6),
                 "free_gb": free_b / 1e9}
 
@@ -802,6 +830,19 @@ def compare(khive_by_seed, harness_s):
     return row
 
 
+def placement_range(row, h):
+    """The compared rhythm's placements: their [min, max] median, and whether khive's median lies within tolerance of
+    that range (the kernel's own time is a distribution over where its tensors land; see PLACEMENT_SHIFTS)."""
+    pl, k = [x for x in h.get("placements") or [] if x], row.get("khive_s")
+    if not pl:
+        return {}
+    lo, hi = min(pl), max(pl)
+    out = {"placement_range": [lo, hi]}
+    if k:
+        out["within_placements"] = lo - max(TOL_REL * lo, TOL_ABS_S) <= k <= hi + max(TOL_REL * hi, TOL_ABS_S)
+    return out
+
+
 def build_rows(plans, state):
     rows = []
     for p in plans:
@@ -818,6 +859,7 @@ def build_rows(plans, state):
                        "khive_events_s": median(events), "harness": h, "library": st.get("library"),
                        "library_how": st.get("library_how")}
                 row.update(compare(per_seed, [h.get("median_s")] + [x.get("median_s") for x in h.get("rhythms") or []]))
+                row.update(placement_range(row, ([h] + list(h.get("rhythms") or []))[row.get("harness_pick") or 0]))
                 errs = [f"seed {e['seed']}: {e['error']}" for e in evs if e and e.get("error")]
                 errs += [x for x in (k.error, st.get("error"), h.get("error")) if x]
                 if errs:
@@ -842,6 +884,10 @@ def summarize(rows, evals, skipped):
             "eval_wall_s": stat(walls), "eval_seconds": stat(secs), "guard_seconds": stat(guards),
             "within_by_rhythm": [sum(1 for r in both if (r.get("within_by_rhythm") or [])[i:i + 1] == [True])
                                  for i in range(max((len(r.get("within_by_rhythm") or []) for r in both), default=0))],
+            "within_placements": sum(1 for r in both if r.get("within_placements")),
+            "placement_rows": sum(1 for r in both if "within_placements" in r),
+            "placement_spread_max": max((r["placement_range"][1] / r["placement_range"][0] - 1 for r in rows
+                                         if r.get("placement_range")), default=None),
             "errors": sum(1 for r in rows if r.get("errors")), "skipped": skipped}
 
 
@@ -866,7 +912,9 @@ def markdown(meta, plans, rows, summary):
          f"after {meta['warmup']} warm-up calls)"
          + (f", once per idle time (the harness column lists them in that order; * marks the one compared: the nearest to "
             "khive, since a kernel's own time depends on the GPU's duty cycle)" if len(gaps) > 1 else "")
-         + ". Within: |khive - harness| <= max(3 %, 1 us). Seeds spread: (max - min) / min of khive's medians, flagged (!) above 2 % for kernels >= 20 us. "
+         + f". The harness's sets are made {meta.get('placements', 1)} times, each behind a spacer of another size, sampled "
+         "round-robin (placements: the min-max of their medians; in = khive within tolerance of that range). "
+         "Within: |khive - harness| <= max(3 %, 1 us). Seeds spread: (max - min) / min of khive's medians, flagged (!) above 2 % for kernels >= 20 us. "
          "L = the host's khive_launch call outlasted 80 % of the flush, so launch time may be in the harness sample.", ""]
     L += ["## Kernels", "", "| task | kernel | what | from |", "|---|---|---|---|"]
     for p in plans:
@@ -875,7 +923,7 @@ def markdown(meta, plans, rows, summary):
             L.append(f"| {p.key} | {k.label} | {cell(k.what)}{err} | {cell(k.source)} |")
     L += ["", "## Rows", "",
           "| task | kernel | workload | khive per seed (us) | khive events (us) | harness (us) | khive/harness | abs diff (us) "
-          "| within | seeds spread | library | note |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| within | placements (us) | seeds spread | library | note |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         per = " / ".join(us(x) for x in r["khive_median_s"])
         h = r["harness"]
@@ -893,14 +941,21 @@ def markdown(meta, plans, rows, summary):
         hs = [h] + list(h.get("rhythms") or [])
         hcell = " / ".join(us(x.get("median_s")) + ("*" if len(hs) > 1 and i == r.get("harness_pick") else "")
                            for i, x in enumerate(hs))
+        pr = r.get("placement_range")
+        pcell = "-" if not pr else (f"{us(pr[0])}-{us(pr[1])} ({100 * (pr[1] / pr[0] - 1):.1f}%)"
+                                    + ("" if "within_placements" not in r else " in" if r["within_placements"] else " OUT"))
         L.append(f"| {r['task']} | {cell(r['kernel_short'])} | {cell(r['workload'])} | {per} | {us(r.get('khive_events_s'))} | "
-                 f"{hcell} | {ratio} | {diff} | {within} | {spread} | {r.get('library_how') or '-'} | {cell(note)} |")
+                 f"{hcell} | {ratio} | {diff} | {within} | {pcell} | {spread} | {r.get('library_how') or '-'} | {cell(note)} |")
     s = summary
     L += ["", "## Summary", "",
           f"- rows within tolerance: {s['within']} / {s['compared']} compared ({s['rows']} rows, {s['errors']} with errors)"]
     if len(s.get("within_by_rhythm") or []) > 1:
         L.append("- within against one rhythm alone: " + ", ".join(
             f"idle {g:g} ms {n} / {s['compared']}" for g, n in zip(gaps, s["within_by_rhythm"])))
+    if s.get("placement_rows"):
+        L.append(f"- rows within tolerance of the harness's placement range (min-max of its placements' medians): "
+                 f"{s['within_placements']} / {s['placement_rows']}; widest placement range "
+                 f"{100 * (s.get('placement_spread_max') or 0):.1f} %")
     if s["worst"]:
         w = s["worst"]
         L.append(f"- worst ratio: {w['ratio']:.3f} ({w['task']} {w['kernel']} {w['workload']}, |diff| {w['diff_us']:.2f} us)")
@@ -948,6 +1003,10 @@ def parse_args(argv=None):
                    help="harness: a spin of this many us queued after the flush, before the start event, so the host's "
                         "khive_launch is never inside a sample (a CUTLASS GEMM's host side can take a few hundred us, "
                         "longer than the flush's ~35 us). Default 300; 0: none")
+    p.add_argument("--placements", type=int, default=len(PLACEMENT_SHIFTS),
+                   help=f"harness: copies of the input sets, each behind a spacer of another size, sampled round-robin "
+                        f"(1-{len(PLACEMENT_SHIFTS)}, default {len(PLACEMENT_SHIFTS)}; fewer when they would not fit in "
+                        f"{PLACEMENT_MEMORY:.0%} of the free memory)")
     p.add_argument("--harness-cap", type=float, default=10, help="seconds of harness sampling per workload (default 10)")
     p.add_argument("--dry-run", action="store_true", help="no GPU: print the cases, arguments and commands")
     a = p.parse_args(argv)
@@ -966,6 +1025,8 @@ def parse_args(argv=None):
         p.error(str(e))
     if a.samples < 1 or a.max_workloads < 0:
         p.error("--samples must be >= 1 and --max-workloads >= 0")
+    if not 1 <= a.placements <= len(PLACEMENT_SHIFTS):
+        p.error(f"--placements {a.placements}: expected 1 to {len(PLACEMENT_SHIFTS)}")
     return a
 
 
@@ -1100,7 +1161,7 @@ def main(argv=None):
     harness = Harness(torch, a)
     meta = {"date": stamp, "device": harness.device, "torch": torch.__version__, "khive": khive, "cache": str(cache_root()),
             "command": " ".join([pathlib.Path(sys.argv[0]).name] + (sys.argv[1:] if argv is None else list(argv))),
-            "samples": a.samples, "warmup": a.warmup, "time_limit": a.time_limit, "gap_ms": a.gaps, "lead_us": a.lead_us,
+            "samples": a.samples, "warmup": a.warmup, "time_limit": a.time_limit, "gap_ms": a.gaps, "lead_us": a.lead_us, "placements": a.placements,
             "flush_mb": f"{2 * harness.l2 / 1e6:.0f}", "flush_us": f"{harness.flush_s * 1e6:.1f}"}
     state, evals, skipped = {}, [], []
     out.parent.mkdir(parents=True, exist_ok=True)

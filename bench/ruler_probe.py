@@ -54,6 +54,10 @@ each add one of khive's conditions to fidelity.py's method, interleaved round-ro
   ipc_foreign    the same made by the child process and shared by legacy CUDA IPC (cuIpcGetMemHandle /
                  cuIpcOpenMemHandle), as a judge could share cudaMalloc memory instead of VMM regions: does imported
                  cudaMalloc memory read as the calling process's own?
+  malloc_tensors one cuMemAlloc allocation per tensor (torch's pool gives a large tensor a cudaMalloc of its own), here.
+  ipc_tensors    the same made by the child and shared by legacy CUDA IPC: a judge that allocates as torch does.
+  torch_s1..s3   plain's tensors allocated again by torch behind a spacer of 2, 34 or 258 MiB: how far the kernel's own
+                 time moves with where its tensors land (the spread any in-process harness has between two runs).
   judge_tlb      judge_flush, with one byte per 64 KiB of each of the call's own inputs and outputs read before that
                  flush: is it the GPU's address translation (TLB entries of the call's pages), which an in-process
                  harness keeps between samples (its flush touches only its own buffer) and a switch of contexts drops?
@@ -115,7 +119,13 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "judge_tlb": ("foreign", "judge+tlb", True, True), "judge_tlb_nf": ("foreign", "judge+tlbnf", True, True),
     # The arena's packing in cudaMalloc memory: this process's own, and the child's shared by legacy IPC.
     "malloc_arena": ("malloc_arena", "flush", False, False), "ipc_foreign": ("ipc_foreign", "flush", False, False),
+    # One cudaMalloc allocation per tensor, as torch's pool holds large tensors: here, and the child's shared by IPC.
+    "malloc_tensors": ("malloc_tensors", "flush", False, False), "ipc_tensors": ("ipc_tensors", "flush", False, False),
+    # plain's tensors made again by torch behind a spacer of SHIFTS[k] bytes: the kernel's own spread over placement.
+    "torch_s1": ("torch_s1", "flush", False, False), "torch_s2": ("torch_s2", "flush", False, False),
+    "torch_s3": ("torch_s3", "flush", False, False),
 }
+SHIFTS = {"torch_s1": 2 << 20, "torch_s2": 34 << 20, "torch_s3": 258 << 20}   # odd multiples of the 2 MiB granule
 TLB_STRIDE = 64 << 10   # judge_tlb reads one byte per this many of each buffer
 ROTATE = 4
 
@@ -231,7 +241,7 @@ class Stuck(RuntimeError):
 
 
 class _IpcHandle(ctypes.Structure):   # CUipcMemHandle: 64 opaque bytes, passed by value
-    _fields_ = [("reserved", ctypes.c_char * 64)]
+    _fields_ = [("reserved", ctypes.c_ubyte * 64)]   # not c_char: a c_char array stops copying at the first NUL
 
 
 class _AllocFlags(ctypes.Structure):
@@ -337,7 +347,7 @@ class Driver:
     def ipc_open(self, handle, size):
         """Another process's cuMemAlloc memory, opened from its legacy IPC handle (64 bytes)."""
         ptr = ctypes.c_uint64(0)
-        self.ck(self.ipc_open_fn(ctypes.byref(ptr), _IpcHandle(handle), 1), "cuIpcOpenMemHandle")   # LAZY_ENABLE_PEER_ACCESS
+        self.ck(self.ipc_open_fn(ctypes.byref(ptr), _IpcHandle.from_buffer_copy(handle), 1), "cuIpcOpenMemHandle")   # LAZY_ENABLE_PEER_ACCESS
         return Region(ptr=ptr.value, size=size, how="ipc")
 
     def import_fd(self, fd, size):
@@ -480,6 +490,7 @@ class Buffers:
     note: str = ""
     error: str = ""   # making this memory failed: every variant on it reports this
     gate: tuple = None   # foreign: (ready, done) word addresses here, in a region of the child's
+    keep: list = field(default_factory=list)   # torch_s*: the torch tensors (spacer first) that hold this memory
 
     def of(self, kind):
         return [(a, t) for _, a, t in self.slots if a.kind == kind]
@@ -553,10 +564,10 @@ class Probe:
         if kind == "foreign":
             rid, fd, size = self.child.region(nbytes)
             r = self.driver().import_fd(fd, size)
-        elif kind == "ipc_foreign":
+        elif kind in ("ipc_foreign", "ipc_tensors"):
             rid, handle, size = self.child.ipc_region(nbytes)
             r = self.driver().ipc_open(handle, size)
-        elif kind == "malloc_arena":
+        elif kind in ("malloc_arena", "malloc_tensors"):
             r, rid = self.driver().malloc(nbytes), None
         else:
             r, note = self.driver().alloc(nbytes, reimport=kind in ("arena", "arena_2m", "arena_one"))
@@ -574,6 +585,15 @@ class Probe:
                 r, _ = self.driver().alloc(t.nbytes, compress=kind == "vmm_comp")
                 bufs.regions.append(r)
                 ptrs.append(r.ptr)
+        elif kind in ("malloc_tensors", "ipc_tensors"):   # a region of its own per tensor, in argument order
+            for _, _, t in base.slots:
+                ptr, _ = self._region(kind, max(t.nbytes, 1), bufs)
+                ptrs.append(ptr)
+        elif kind in SHIFTS:   # torch's memory again, the spacer made first and kept while the tensors live
+            bufs.keep = [torch.empty(SHIFTS[kind], dtype=torch.uint8, device="cuda")]
+            for _, _, t in base.slots:
+                bufs.keep.append(torch.empty(max(t.nbytes, 1), dtype=torch.uint8, device="cuda"))
+                ptrs.append(bufs.keep[-1].data_ptr())
         elif kind == "arena_one":   # inputs and outputs packed in one region, in argument order
             sizes = [round_up(t.nbytes, ARENA_ALIGN) for _, _, t in base.slots]
             ptr, _ = self._region(kind, max(sum(sizes), 1), bufs)
@@ -748,7 +768,7 @@ class Probe:
 
     def setup(self, st):
         kind = VARIANTS[st.name][0]
-        if (VARIANTS[st.name][3] or kind in ("foreign", "ipc_foreign")) and not isinstance(self.child, OtherContext):
+        if (VARIANTS[st.name][3] or kind in ("foreign", "ipc_foreign", "ipc_tensors")) and not isinstance(self.child, OtherContext):
             if self.child:   # an earlier variant's attempt failed: the same error, no second wait
                 raise RuntimeError(self.child)
             try:

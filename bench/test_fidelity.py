@@ -269,9 +269,58 @@ class Numbers(unittest.TestCase):
         self.assertEqual(s["eval_wall_s"], {"mean": 4.0, "max": 5.0, "n": 2})
         meta = {"date": "d", "khive": "khive", "cache": "c", "command": "fidelity.py", "samples": 60, "warmup": 3, "time_limit": 300}
         md = F.markdown(meta, [plan], rows, s)
-        self.assertIn("| s/t | ref | w1 | 50.00 / - | - | 40.00 | 1.250 | 10.00 | NO | - | khive cache | L seed 12: rejected at check 9 |", md)
+        self.assertIn("| s/t | ref | w1 | 50.00 / - | - | 40.00 | 1.250 | 10.00 | NO | - | - | khive cache | L seed 12: rejected at check 9 |", md)
         self.assertIn("- rows within tolerance: 0 / 1 compared", md)
         self.assertIn("- khive eval s/t best seed 11", md)
+
+    def test_placement_range(self):
+        # add_rmsnorm T16384 on the H100 (docs/results/2026-12-06-h100-s6): placements 371.9 / 388.4 / 388.6 / 377.4 us,
+        # khive 379.9: 2.2 % over the pooled median's lowest placement, inside the range.
+        pl = [371.89e-6, 388.40e-6, 388.61e-6, 377.39e-6]
+        r = {"khive_s": 379.94e-6}
+        out = F.placement_range(r, {"median_s": 383e-6, "placements": pl})
+        self.assertEqual(out["placement_range"], [371.89e-6, 388.61e-6])
+        self.assertTrue(out["within_placements"])
+        self.assertTrue(F.placement_range({"khive_s": 399e-6}, {"placements": pl})["within_placements"])   # 388.61 + 3 %
+        self.assertFalse(F.placement_range({"khive_s": 401e-6}, {"placements": pl})["within_placements"])
+        self.assertFalse(F.placement_range({"khive_s": 359e-6}, {"placements": pl})["within_placements"])  # 371.89 - 3 %
+        self.assertTrue(F.placement_range({"khive_s": 2.4e-6}, {"placements": [1.5e-6, 1.6e-6]})["within_placements"])  # 1 us floor
+        self.assertEqual(F.placement_range(r, {"median_s": 1e-4}), {})                       # an older harness: no range
+        self.assertEqual(F.placement_range({"khive_s": None}, {"placements": pl}), {"placement_range": [pl[0], pl[2]]})
+
+    def test_rows_with_placements(self):
+        task = types.SimpleNamespace(axes={})
+        case = F.Case("w1", "line 1", {"N": 4}, [])
+        plan = F.Plan(key="s/t", dir=pathlib.Path("t"), suite="s", task=task, cases=[case], seeds=[11],
+                      kernels=[F.Kernel("ref", "reference.cu", source="the task's reference")])
+        # Two rhythms; khive (48.5) is nearest the second, whose placements range over 44.2-47.2: within 3 % of 47.2.
+        state = {("s/t", "ref"): {"evals": {11: {"seed": 11, "times": {"w1": {"median_s": 48.5e-6}}}},
+                                  "harness": {"w1": {"median_s": 40e-6, "samples": 60, "placements": [40e-6, 41e-6],
+                                                     "rhythms": [{"median_s": 46.6e-6, "placements": [46.6e-6, 44.2e-6, 47.2e-6]}]}},
+                                  "library_how": "khive cache"}}
+        rows = F.build_rows([plan], state)
+        self.assertEqual(rows[0]["harness_pick"], 1)
+        self.assertEqual(rows[0]["placement_range"], [44.2e-6, 47.2e-6])
+        self.assertTrue(rows[0]["within_placements"])
+        s = F.summarize(rows, [], [])
+        self.assertEqual((s["within_placements"], s["placement_rows"]), (1, 1))
+        self.assertAlmostEqual(s["placement_spread_max"], 47.2 / 44.2 - 1)
+        meta = {"date": "d", "khive": "khive", "cache": "c", "command": "fidelity.py", "samples": 60, "warmup": 3,
+                "time_limit": 300, "placements": 4, "gap_ms": [0, 2]}
+        md = F.markdown(meta, [plan], rows, s)
+        self.assertIn("| 44.20-47.20 (6.8%) in |", md)
+        self.assertIn("placement range (min-max of its placements' medians): 1 / 1; widest placement range 6.8 %", md)
+
+    def test_placements_fit_the_memory(self):
+        h = F.Harness.__new__(F.Harness)
+        h.a = types.SimpleNamespace(placements=4)
+        case = types.SimpleNamespace(set_bytes=lambda: 4 << 30)   # kb09: 4 GB a set
+        self.assertEqual(h.placements(case, 1, 80 << 30), 4)
+        self.assertEqual(h.placements(case, 1, 12 << 30), 1)      # 60 % of 12 GB: one set and no second
+        self.assertEqual(h.placements(case, 1, 16 << 30), 2)
+        self.assertEqual(h.placements(case, 1, 1 << 30), 1)       # never fewer than one (the set may still fail)
+        h.a.placements = 1
+        self.assertEqual(h.placements(case, 1, 80 << 30), 1)
 
 
 if __name__ == "__main__":
