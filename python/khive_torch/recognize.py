@@ -36,6 +36,10 @@ what remains is classified:
                                                                                      dilation, ceil_mode,
                                                                                      count_include_pad,
                                                                                      divisor_override)
+  norm         one batch_norm (training: the batch's statistics) / instance_norm /   op "norm", norm (stat, axes,
+               group_norm / layer_norm of an input, weight and bias inputs or none;  groups, eps, affine_axes),
+               or x / sqrt(mean(x^2, dims) + eps), x * rsqrt(...), x / mean(|x|,     operands (x, weight, bias)
+               dims), x / norm(x, 2, dims) (RMS, L1 and L2 normalisations)
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
@@ -562,6 +566,209 @@ def _pool(graph):
     return {"pool": r}
 
 
+# The ATen ops of torch's normalisation modules whose statistics the norm templates compute (batch norm in training
+# mode: its statistics are the batch's; an instance norm is traced as a batch norm of x viewed [1, N * C, *spatial]).
+BATCH_NORM_ATEN = {"native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_functional"}
+RESHAPES = {"view", "_unsafe_view", "reshape"}
+
+
+def _axes_of(dims, rank):
+    """dims (an int, a list of ints, negative from the end, or None: every axis) as sorted axes in 0..rank-1; None when
+    they are not distinct axes of a rank-`rank` tensor."""
+    dims = list(range(rank)) if dims is None else list(dims) if isinstance(dims, (list, tuple)) else [dims]
+    if not dims or any(isinstance(d, bool) or not isinstance(d, int) or not -rank <= d < rank for d in dims):
+        return None
+    axes = sorted(d % rank for d in dims)
+    return axes if len(set(axes)) == len(axes) else None
+
+
+def _number(v):
+    return None if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 else float(v)
+
+
+def _norm(graph):
+    """{norm, operands} when the graph is one normalisation of an input x over some of its axes; else None.
+    norm: {stat, axes, groups, eps[, affine_axes]}: y = (x - mean) / sqrt(var + eps) (stat "var", the biased variance),
+    x / sqrt(mean(x^2) + eps) ("rms"), x / sqrt(sum(x^2) + eps) ("l2"), x / (mean(|x|) + eps) ("mean_abs"), the
+    statistics taken over `axes` of x (sorted, >= 0) separately for every index of the others, the first of `axes`
+    split into `groups` consecutive groups kept apart (group norm); then * weight + bias, both shaped as x's
+    `affine_axes`. operands: x, weight, bias (placeholders)."""
+    out = _returned(graph)
+    if out is None or not hasattr(out, "op"):
+        return None
+    live = _live(out)
+    calls = [n for n in graph.nodes if n.op == "call_function" and n in live]
+    placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
+    mods = [n for n in calls if _name(n.target) in NORM]
+    r = _norm_module(out, calls, mods) if mods else _norm_chain(out, calls, placeholders)
+    if r is None or set(placeholders) != {v for v in r["operands"].values()}:
+        return None   # an input the normalisation does not read (or one read elsewhere) is not accounted for
+    return r
+
+
+def _norm_module(out, calls, mods):
+    """_norm for one batch / instance / group / layer norm op (its result, element 0 of the op's tuple, returned)."""
+    if len(mods) != 1:
+        return None
+    nm = mods[0]
+    name, a = _name(nm.target), list(nm.args)
+    res = out
+    while hasattr(res, "op") and res.op == "call_function" and _name(res.target) in RESHAPES | SAME_DATA:
+        res = res.args[0]
+    if not (hasattr(res, "op") and _name(res.target) == "getitem" and res.args[0] is nm and res.args[1] == 0):
+        return None
+    if any(n is not nm and _name(n.target) not in LAYOUT | CONSTRUCTION | {"repeat"} for n in calls):
+        return None
+    skip, groups, instance = set(), 1, False
+    if name in BATCH_NORM_ATEN:
+        if name == "_native_batch_norm_legit" and len(a) == 6:    # .no_stats: input, weight, bias, training, ...
+            training, eps = a[3], a[5]
+        elif len(a) >= 8:                                          # input, weight, bias, mean, var, training, m, eps
+            training, eps = a[5], a[7]
+        else:
+            return None
+        if training is not True:
+            return None   # eval mode normalises by the running statistics, not the batch's
+        src = a[0]
+        if hasattr(src, "op") and src.op == "call_function" and _name(src.target) in RESHAPES:
+            x = _as_stored(src.args[0], skip)   # instance norm: x [N, C, *S] as [1, N * C, *S]
+            xs, vs = _shape(x), _shape(src)
+            if x is None or xs is None or len(xs) < 3 or vs != (1, xs[0] * xs[1]) + xs[2:]:
+                return None
+            instance = True
+        else:
+            x = _as_stored(src, skip)
+        w, b = a[1], a[2]
+        xs = _shape(x)
+        if x is None or xs is None or len(xs) < 2:
+            return None
+        axes, affine = (list(range(2, len(xs))) if instance else [0] + list(range(2, len(xs)))), [1]
+        if instance:   # an affine instance norm repeats weight and bias [C] over the batch
+            def unrepeat(v):
+                if v is None:
+                    return None
+                if not (hasattr(v, "op") and _name(v.target) == "repeat" and list(v.args[1]) == [xs[0]]):
+                    return False
+                return v.args[0]
+            w, b = unrepeat(w), unrepeat(b)
+            if w is False or b is False:
+                return None
+    elif name == "native_group_norm":   # input, weight, bias, N, C, HxW, group, eps
+        if len(a) < 8:
+            return None
+        x, w, b, groups, eps = _as_stored(a[0], skip), a[1], a[2], a[6], a[7]
+        xs = _shape(x)
+        if x is None or xs is None or len(xs) < 2 or isinstance(groups, bool) or not isinstance(groups, int):
+            return None
+        axes, affine = list(range(1, len(xs))), [1]
+    elif name == "native_layer_norm":   # input, normalized_shape, weight, bias, eps
+        if len(a) < 5:
+            return None
+        x, w, b, eps = _as_stored(a[0], skip), a[2], a[3], a[4]
+        xs = _shape(x)
+        k = len(a[1]) if isinstance(a[1], (list, tuple)) else 0
+        if x is None or xs is None or not 1 <= k <= len(xs) or tuple(a[1]) != xs[len(xs) - k:]:
+            return None
+        axes = list(range(len(xs) - k, len(xs)))
+        affine = axes
+    else:
+        return None
+    eps = _number(eps)
+    if eps is None or _shape(out) != xs or not (groups >= 1 and xs[axes[0]] % groups == 0):
+        return None
+    operands = {"x": x}
+    for role, v in (("weight", w), ("bias", b)):
+        if v is None:
+            continue
+        p = _as_stored(v, skip)
+        if p is None or p is x or _shape(p) != tuple(xs[i] for i in affine):
+            return None
+        operands[role] = p
+    norm = {"stat": "var", "axes": axes, "groups": groups, "eps": eps}
+    if len(operands) > 1:
+        norm["affine_axes"] = affine
+    return {"norm": norm, "operands": operands}
+
+
+def _norm_chain(out, calls, placeholders):
+    """_norm for a normalisation written out: x / sqrt(mean(x^2, dims, keepdim=True) + eps), x * rsqrt(...) (rms),
+    x / sqrt(sum(x^2, dims) + eps) or x / norm(x, 2, dims) (l2), x / (mean(|x|, dims) + eps) (mean_abs)."""
+    if len(placeholders) != 1:
+        return None
+    x = placeholders[0]
+    xs = _shape(x)
+    if xs is None or not xs or _shape(out) != xs or out.op != "call_function" or len(out.args) != 2:
+        return None
+    seen = {out}
+
+    def through(n, names):   # n read through ops of `names` (each seen)
+        while hasattr(n, "op") and n.op == "call_function" and _name(n.target) in names:
+            seen.add(n)
+            n = n.args[0]
+        return n
+
+    def is_x(n):   # x as stored, read through copies of its shape
+        while hasattr(n, "op") and n.op == "call_function" and _name(n.target) in SAME_DATA and _shape(n) == xs:
+            seen.add(n)
+            n = n.args[0]
+        return n is x
+
+    def op_of(n, *names):
+        return hasattr(n, "op") and n.op == "call_function" and _name(n.target) in names
+    top = _name(out.target)
+    if top not in ("div", "mul") or not is_x(out.args[0]):
+        return None
+    d = through(out.args[1], RESHAPES | {"expand"})
+    root = None
+    if op_of(d, "sqrt", "rsqrt") and len(d.args) == 1:
+        root = _name(d.target)
+        seen.add(d)
+        d = d.args[0]
+    if (top == "mul") != (root == "rsqrt"):
+        return None   # x * rsqrt(s) or x / sqrt(s) or x / s
+    eps = 0.0
+    if op_of(d, "add", "add_") and len(d.args) == 2 and not d.kwargs and _number(d.args[1]) is not None:
+        eps = _number(d.args[1])
+        seen.add(d)
+        d = d.args[0]
+    if not op_of(d, "mean", "sum", "linalg_vector_norm") or d.kwargs.get("dtype") is not None:
+        return None
+    seen.add(d)
+    kind = _name(d.target)
+    if kind == "linalg_vector_norm":   # input, ord=2, dim=None, keepdim=False
+        order = d.args[1] if len(d.args) > 1 else d.kwargs.get("ord", 2)
+        dims = d.args[2] if len(d.args) > 2 else d.kwargs.get("dim")
+        keep = d.args[3] if len(d.args) > 3 else d.kwargs.get("keepdim", False)
+        if order != 2 or root is not None or eps != 0.0 or not is_x(d.args[0]):
+            return None
+        stat = "l2"
+    else:
+        dims = d.args[1] if len(d.args) > 1 else d.kwargs.get("dim")
+        keep = d.args[2] if len(d.args) > 2 else d.kwargs.get("keepdim", False)
+        src = d.args[0]
+        if op_of(src, "pow") and len(src.args) == 2 and src.args[1] == 2 and is_x(src.args[0]):
+            square = True
+        elif op_of(src, "mul") and len(src.args) == 2 and is_x(src.args[0]) and is_x(src.args[1]):
+            square = True
+        elif op_of(src, "abs") and len(src.args) == 1 and is_x(src.args[0]):
+            square = False
+        else:
+            return None
+        seen.add(src)
+        if square and root is not None:
+            stat = "rms" if kind == "mean" else "l2"
+        elif not square and root is None and kind == "mean":
+            stat = "mean_abs"
+        else:
+            return None
+    axes = _axes_of(dims, len(xs))
+    if axes is None or not (keep or len(axes) == len(xs)):
+        return None   # without keepdim the statistic would broadcast against other axes
+    if any(n not in seen and _name(n.target) not in LAYOUT for n in calls):
+        return None
+    return {"norm": {"stat": stat, "axes": axes, "groups": 1, "eps": eps}, "operands": {"x": x}}
+
+
 def _gemm_epilogue(graph):
     """{expression, operands} when the graph is one mm / addmm of two 2-D inputs, then pointwise ops of the product
     with numbers and at most one vector over its columns (a bias: addmm's, or added, subtracted, multiplied anywhere
@@ -659,6 +866,9 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
     if s & set(SOFTMAX):
         return dict(r, op="softmax+epilogue", family="softmax")
     if s & NORM:
+        one = _norm(graph)
+        if one is not None:
+            return dict(r, op="norm", family="norm", **one)
         return dict(r, op="norm", family="norm")
     rms = ["pow", "mean", "add", "rsqrt", "mul"]
     if set(rms) <= s and s <= set(rms) | {"_to_copy"} and n_tensor_inputs == 2:
@@ -682,6 +892,9 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
         if one is not None:
             return dict(r, op=one[0], family="reduce", dim=one[1])
     if s & REDUCTION:
+        one = _norm(graph)
+        if one is not None:
+            return dict(r, op="norm", family="norm", **one)
         return dict(r, op="reduction" if len(s) == 1 else "reduction+elementwise", family="reduction")
     if s <= POINTWISE:
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
@@ -763,7 +976,8 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool") if key in r}
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm")
+                   if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

@@ -256,6 +256,72 @@ class Recognize(unittest.TestCase):
             r, _ = self.recognize(d, {"N": 1})
             self.assertNotIn("pool", r, body)
 
+    def normalisation(self, name, body, shape, params=()):
+        """recognize(run(x, *params) = body) for x of `shape` (axes A0, A1, ... of sizes 2, 6, 3, 4, ...); params:
+        (name, shape as axis indices of x) inputs."""
+        sizes = [2, 6, 3, 4, 5][:len(shape)]
+        axes = {f"A{i}": {"type": "var"} for i in range(len(shape))}
+        inputs = {"x": {"shape": [f"A{i}" for i in range(len(shape))], "dtype": "float32"}}
+        for pname, pax in params:
+            inputs[pname] = {"shape": [f"A{i}" for i in pax], "dtype": "float32"}
+        d = {"name": name, "axes": axes, "inputs": inputs,
+             "outputs": {"y": {"shape": inputs["x"]["shape"], "dtype": "float32"}},
+             "reference": "import torch\nimport torch.nn.functional as F\n\ndef run(" +
+                          ", ".join(["x"] + [p for p, _ in params]) + "):\n    return " + body + "\n"}
+        r, _ = self.recognize(d, {f"A{i}": v for i, v in enumerate(sizes)})
+        return r
+
+    def test_a_normalisation_has_its_statistics_axes_and_affine(self):
+        wb = (("w", [1]), ("b", [1]))
+        cases = [
+            ("F.batch_norm(x, None, None, w, b, training=True, eps=1e-3)", 4, wb,
+             {"stat": "var", "axes": [0, 2, 3], "groups": 1, "eps": 1e-3, "affine_axes": [1]}, ["w", "b"]),
+            ("torch.nn.BatchNorm1d(6)(x)", 3, (),   # the module's own running buffers; its weight is not an input
+             None, None),
+            ("F.instance_norm(x)", 4, (), {"stat": "var", "axes": [2, 3], "groups": 1, "eps": 1e-5}, []),
+            ("F.instance_norm(x, weight=w, bias=b, eps=1e-4)", 5, wb,
+             {"stat": "var", "axes": [2, 3, 4], "groups": 1, "eps": 1e-4, "affine_axes": [1]}, ["w", "b"]),
+            ("F.group_norm(x, 3, w, b)", 4, wb,
+             {"stat": "var", "axes": [1, 2, 3], "groups": 3, "eps": 1e-5, "affine_axes": [1]}, ["w", "b"]),
+            ("F.layer_norm(x, (6, 3, 4), w, b)", 4, (("w", [1, 2, 3]), ("b", [1, 2, 3])),
+             {"stat": "var", "axes": [1, 2, 3], "groups": 1, "eps": 1e-5, "affine_axes": [1, 2, 3]}, ["w", "b"]),
+            ("F.layer_norm(x, (4,), w)", 4, (("w", [3]),),
+             {"stat": "var", "axes": [3], "groups": 1, "eps": 1e-5, "affine_axes": [3]}, ["w"]),
+            ("x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + 1e-5)", 4, (),
+             {"stat": "rms", "axes": [1], "groups": 1, "eps": 1e-5}, []),
+            ("x * torch.rsqrt(x.pow(2).mean((-2, -1), keepdim=True) + 1e-6)", 4, (),
+             {"stat": "rms", "axes": [2, 3], "groups": 1, "eps": 1e-6}, []),
+            ("x / torch.mean(torch.abs(x), dim=1, keepdim=True)", 2, (),
+             {"stat": "mean_abs", "axes": [1], "groups": 1, "eps": 0.0}, []),
+            ("x / torch.norm(x, p=2, dim=1, keepdim=True)", 2, (),
+             {"stat": "l2", "axes": [1], "groups": 1, "eps": 0.0}, []),
+            ("x / torch.norm(x, p='fro')", 4, (), {"stat": "l2", "axes": [0, 1, 2, 3], "groups": 1, "eps": 0.0}, []),
+            ("x / torch.sqrt((x * x).sum(dim=0, keepdim=True) + 0.5)", 3, (),
+             {"stat": "l2", "axes": [0], "groups": 1, "eps": 0.5}, []),
+        ]
+        for i, (body, rank, params, want, operands) in enumerate(cases):
+            r = self.normalisation(f"norm{i}", body, list(range(rank)), params)
+            self.assertEqual(r["family"], "norm", body)
+            self.assertEqual(r.get("norm"), want, body)
+            if want is not None:
+                self.assertEqual(r["op"], "norm", body)
+                self.assertEqual(r["operands"], dict({"x": "x"}, **{k: p for k, p in zip(("weight", "bias"), operands)}),
+                                 body)
+
+    def test_what_the_norm_templates_do_not_compute_is_left_without_a_description(self):
+        wb = (("w", [1]), ("b", [1]))
+        for i, (body, rank, params) in enumerate([
+                ("F.batch_norm(x, torch.zeros(6), torch.ones(6), w, b, training=False)", 4, wb),   # running stats
+                ("F.normalize(x, dim=1)", 2, ()),                                   # max(norm, eps)
+                ("x / torch.mean(torch.abs(x), dim=1)", 2, ()),                     # no keepdim: broadcast elsewhere
+                ("torch.relu(F.group_norm(x, 3, w, b))", 4, wb),                    # an op after it
+                ("F.layer_norm(x, (4,)) + w", 4, (("w", [3]),)),
+                ("x / torch.sqrt(torch.mean(x ** 3, dim=1, keepdim=True) + 1e-5)", 4, ()),
+                ("x * torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True))", 4, ()),
+                ("(x.view(2, -1) / x.view(2, -1).abs().mean(1, keepdim=True)).view(2, 6, 3)", 3, ())]):
+            r = self.normalisation(f"nonorm{i}", body, list(range(rank)), params)
+            self.assertNotIn("norm", r, body)
+
     def test_softmax_and_log_softmax(self):
         r, _ = self.recognize(dict(ROWS, name="sm", reference="import torch\n\ndef run(x):\n    return torch.softmax(x, dim=1)\n"),
                               {"T": 2, "H": 6})

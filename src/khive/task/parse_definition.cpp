@@ -189,8 +189,9 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
   if (k.contains("op") && !k["op"].is_null()) {
     const json& op = c.object(k["op"], "khive.op");
-    c.known_keys(op, "khive.op",
-                 {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool"});
+    c.known_keys(
+        op, "khive.op",
+        {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm"});
     if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
     if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
     if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
@@ -280,6 +281,57 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
         o.divisor_override = pl["divisor_override"].get<int64_t>();
       }
       t.op_pool = o;
+    }
+    if (op.contains("norm")) {
+      const json& nm = c.object(op["norm"], "khive.op.norm");
+      c.known_keys(nm, "khive.op.norm", {"stat", "axes", "groups", "eps", "affine_axes"});
+      Task::NormOptions o;
+      static const std::vector<std::string> stats = {"var", "rms", "l2", "mean_abs"};
+      if (!nm.contains("stat") || !nm["stat"].is_string() ||
+          std::find(stats.begin(), stats.end(), nm["stat"].get<std::string>()) == stats.end())
+        c.fail("khive.op.norm.stat", "\"var\", \"rms\", \"l2\" or \"mean_abs\"",
+               nm.contains("stat") ? nm["stat"].dump() : "nothing");
+      o.stat = nm["stat"].get<std::string>();
+      // The rank of x (operands.x, else the only input), when known: the axes must be its.
+      const TensorSpec* x = t.op_operands.count("x") ? t.find_input(t.op_operands.at("x"))
+                            : t.inputs.size() == 1   ? &t.inputs[0]
+                                                     : nullptr;
+      auto axes = [&](const char* key) {
+        const std::string field = std::string("khive.op.norm.") + key;
+        const std::string expected = "a list of increasing axes of x (integers >= 0" +
+                                     (x ? ", below its rank " + std::to_string(x->shape.size()) : std::string()) + ")";
+        const json& a = nm[key];
+        if (!a.is_array() || a.empty()) c.fail(field, expected, a.dump());
+        std::vector<int64_t> v;
+        for (const auto& e : a) {
+          if (!e.is_number_integer() || e.get<int64_t>() < 0 || (!v.empty() && e.get<int64_t>() <= v.back()) ||
+              (x && e.get<int64_t>() >= static_cast<int64_t>(x->shape.size())))
+            c.fail(field, expected, a.dump());
+          v.push_back(e.get<int64_t>());
+        }
+        return v;
+      };
+      if (!nm.contains("axes")) c.fail("khive.op.norm.axes", "the axes the statistics are taken over", "nothing");
+      o.axes = axes("axes");
+      if (nm.contains("groups")) {
+        if (!nm["groups"].is_number_integer() || nm["groups"].get<int64_t>() < 1)
+          c.fail("khive.op.norm.groups", "an integer >= 1", nm["groups"].dump());
+        o.groups = nm["groups"].get<int64_t>();
+      }
+      if (!nm.contains("eps") || !nm["eps"].is_number() || !(nm["eps"].get<double>() >= 0))
+        c.fail("khive.op.norm.eps", "a number >= 0", nm.contains("eps") ? nm["eps"].dump() : "nothing");
+      o.eps = nm["eps"].get<double>();
+      const bool affine = t.op_operands.count("weight") || t.op_operands.count("bias");
+      if (nm.contains("affine_axes")) {
+        if (!affine)
+          c.fail("khive.op.norm.affine_axes", "nothing without a weight or bias in khive.op.operands",
+                 nm["affine_axes"].dump());
+        o.affine_axes = axes("affine_axes");
+      } else if (affine) {
+        c.fail("khive.op.norm.affine_axes", "the axes of x the weight and bias (khive.op.operands) are shaped as",
+               "nothing");
+      }
+      t.op_norm = o;
     }
   }
 

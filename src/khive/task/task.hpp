@@ -194,6 +194,17 @@ struct Task {
     int64_t divisor_override = 0;
   };
   std::optional<PoolOptions> op_pool;
+  // A normalisation's statistics (khive.op.norm): y = (x - mean) / sqrt(var + eps) ("var"), x / sqrt(mean(x^2) +
+  // eps) ("rms"), x / sqrt(sum(x^2) + eps) ("l2") or x / (mean(|x|) + eps) ("mean_abs"), taken over `axes` of x
+  // (sorted, >= 0) for every index of the others, the first of them split into `groups` groups kept apart; then *
+  // weight + bias (op_operands "weight", "bias"), shaped as x's `affine_axes` (empty: neither).
+  struct NormOptions {
+    std::string stat;
+    std::vector<int64_t> axes, affine_axes;
+    int64_t groups = 1;
+    double eps = 0;
+  };
+  std::optional<NormOptions> op_norm;
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

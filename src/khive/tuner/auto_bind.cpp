@@ -196,6 +196,28 @@ std::optional<Binding> pool(const Task& t, std::string* why) {
   return make(t, "pool", spec);
 }
 
+// A normalisation of one input over some of its axes (batch, instance, group, layer, RMS, L1, L2 norms), recognised
+// from the reference's graph (khive.op.norm, khive.op.operands).
+std::optional<Binding> norm(const Task& t, std::string* why) {
+  if (!t.op_norm) {
+    *why = "no single normalisation of an input was recognised in the reference's graph (khive.op.norm)";
+    return std::nullopt;
+  }
+  const std::string x = t.op_operands.count("x") ? t.op_operands.at("x") : t.inputs.empty() ? "" : t.inputs[0].name;
+  if (t.outputs.size() != 1 || x.empty()) {
+    *why = "the norm templates take an input x (with a weight and a bias or without) and one output";
+    return std::nullopt;
+  }
+  const auto& n = *t.op_norm;
+  ojson spec{{"stat", n.stat}, {"x", x}, {"y", t.outputs[0].name}, {"axes", n.axes}};
+  if (n.groups != 1) spec["groups"] = n.groups;
+  spec["eps"] = n.eps;
+  for (const char* role : {"weight", "bias"})
+    if (t.op_operands.count(role)) spec[role] = t.op_operands.at(role);
+  if (!n.affine_axes.empty()) spec["affine_axes"] = n.affine_axes;
+  return make(t, "norm", spec);
+}
+
 bool unary_float32(const Task& t, std::string* why) {
   if (t.inputs.size() != 1 || t.outputs.size() != 1 || t.inputs[0].scalar || t.inputs[0].shape != t.outputs[0].shape) {
     *why = "expected one input and one output of the same shape";
@@ -268,6 +290,11 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   if (op == "max_pool" || op == "avg_pool" || op == "pool") {
     if (auto b = pool(t, &detail)) return b;
     *why = fmt::format("the reference is a pooling ({}): {}", op, detail);
+    return std::nullopt;
+  }
+  if (op == "norm") {
+    if (auto b = norm(t, &detail)) return b;
+    *why = fmt::format("the reference is a normalisation ({}): {}", op, detail);
     return std::nullopt;
   }
   if (op == "matmul_chain") {
@@ -364,9 +391,9 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
                 ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
   *why = fmt::format(
-      "op '{}' is none the tuner recognises (matrix products, convolutions, poolings, softmax / log_softmax, rmsnorm, "
-      "the "
-      "KernelBench activations, single-input elementwise chains, reductions and scans over one axis) and no "
+      "op '{}' is none the tuner recognises (matrix products, convolutions, poolings, normalisations, softmax / "
+      "log_softmax, rmsnorm, the KernelBench activations, single-input elementwise chains, reductions and scans over "
+      "one axis) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));
   return std::nullopt;

@@ -35,6 +35,8 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
       bt = bind_conv(c);
     else if (binding.family == "pool")
       bt = bind_pool(c);
+    else if (binding.family == "norm")
+      bt = bind_norm(c);
     else
       c.fail("family", known_families_text(), "\"" + binding.family + "\"");
   } catch (const TaskFormatError&) {

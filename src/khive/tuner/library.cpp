@@ -158,7 +158,7 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 namespace {
 const std::vector<std::string>& family_list() {  // in the order error messages name them
   static const std::vector<std::string> f{"elementwise", "gated",  "rowop", "gemm", "attention", "rope",
-                                          "router",      "reduce", "scan",  "conv", "pool"};
+                                          "router",      "reduce", "scan",  "conv", "pool",      "norm"};
   return f;
 }
 }  // namespace
@@ -189,6 +189,8 @@ const std::vector<std::string>& family_variables(const std::string& family) {
       // channels, groups, spatial sizes as products of their axes (KSIZE: the kernel's taps)
       {"conv", {"N", "C_IN", "C_OUT", "GROUPS", "OUT_SPATIAL", "IN_SPATIAL", "KSIZE", "ELEM_BYTES"}},
       {"pool", {"PLANES", "IN_SPATIAL", "OUT_SPATIAL", "WINDOW", "ELEM_BYTES"}},  // x as PLANES pooled planes
+      // x as [OUTER, MID, INNER]; STRIDED 1: a group per (outer, inner) over MID, else a group per MID index
+      {"norm", {"OUTER", "MID", "INNER", "GROUPS", "GROUP_SIZE", "STRIDED", "ELEM_BYTES"}},
       // SQ = 1 for decode; CAUSAL 0/1; GROUP = HQ / HKV (query heads per KV head)
       {"attention", {"BATCH", "SQ", "SKV", "HQ", "HKV", "D", "ELEM_BYTES", "CAUSAL", "GROUP"}},
   };

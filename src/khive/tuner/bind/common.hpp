@@ -92,5 +92,6 @@ BoundTask bind_reduce(const Ctx& c);
 BoundTask bind_scan(const Ctx& c);
 BoundTask bind_conv(const Ctx& c);
 BoundTask bind_pool(const Ctx& c);
+BoundTask bind_norm(const Ctx& c);
 
 }  // namespace khive::tuner::bind_detail
