@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""The norm family's CUDA template (kernels/norm/cuda.cu.in) on the GPU, element by element: for each case (batch,
+instance, group, layer norm, RMS over the channels, L1, L2 over rows, a middle axis and everything; fp32 on data far
+from zero mean, bf16, fp16; weights per channel, per element and in runs), a task written with its khive.op.norm, the
+binding the tuner infers, `khive-tune point` at several points of the path it takes (runs of contiguous elements:
+BLOCK, VEC, WAVES; strided groups: BX, SPLIT), each compiled with nvcc and a host harness that runs it twice (the kept
+workspace reused) and compares every output to a double-precision reference of the same formula over two sizes.
+
+  norm_cuda.py KHIVE_TUNE ROOT [--build-only]
+Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
+"""
+import concurrent.futures
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+tune, root = sys.argv[1], pathlib.Path(sys.argv[2])
+build_only = "--build-only" in sys.argv[3:]
+nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+if not nvcc:
+    print("skipped: no nvcc")
+    sys.exit(77)
+if not build_only and (not shutil.which("nvidia-smi") or
+                       subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0):
+    print("skipped: no GPU")
+    sys.exit(77)
+
+STATS = ["var", "rms", "l2", "mean_abs"]
+# name, stat, two size sets, axes, groups, affine axes, weight, bias, eps, data offset, dtype
+CASES = [
+    ("batch", "var", [[3, 5, 7, 9], [8, 64, 32, 32]], [0, 2, 3], 1, [1], True, True, 1e-5, 300.0, "float32"),
+    ("batch_odd", "var", [[5, 3, 7, 11], [16, 8, 33, 31]], [0, 2, 3], 1, [1], True, True, 1e-5, 3.0, "float32"),
+    ("batch1d", "var", [[7, 5], [3000, 3]], [0], 1, [1], True, True, 1e-3, 2.0, "float32"),
+    ("instance", "var", [[2, 3, 10, 11], [4, 16, 64, 64]], [2, 3], 1, [], False, False, 1e-5, 3.0, "float32"),
+    ("group", "var", [[2, 8, 5, 7], [4, 64, 32, 32]], [1, 2, 3], 8, [1], True, True, 1e-5, 10.0, "float32"),
+    ("group_bf16", "var", [[2, 8, 6, 4], [4, 64, 32, 32]], [1, 2, 3], 4, [1], True, True, 1e-5, 1.0, "bfloat16"),
+    ("layer", "var", [[3, 4, 6, 5], [4, 64, 64, 64]], [1, 2, 3], 1, [1, 2, 3], True, True, 1e-5, 300.0, "float32"),
+    ("layer_bias_f16", "var", [[5, 37], [64, 4096]], [1], 1, [1], False, True, 1e-5, 1.0, "float16"),
+    ("rms_channels", "rms", [[2, 6, 5, 7], [4, 64, 64, 64]], [1], 1, [], False, False, 1e-5, 0.5, "float32"),
+    ("rms_channels_bf16", "rms", [[3, 7, 5, 3], [8, 64, 32, 33]], [1], 1, [], False, False, 1e-5, 0.5, "bfloat16"),
+    ("mean_abs_rows", "mean_abs", [[4, 300], [512, 65535]], [1], 1, [], False, False, 0.0, 0.0, "float32"),
+    ("l2_rows", "l2", [[4, 300], [512, 65535]], [1], 1, [], False, False, 0.0, 0.0, "float32"),
+    ("l2_all", "l2", [[3, 4, 50, 60], [16, 64, 128, 128]], [0, 1, 2, 3], 1, [], False, False, 0.0, 0.25, "float32"),
+    ("l2_middle", "l2", [[3, 40, 6], [5, 7, 100]], [1], 1, [], False, False, 0.5, 0.0, "float32"),
+]
+POINTS_RUNS = [{}, {"VEC": "1"}, {"BLOCK": "1024", "WAVES": "1"}, {"BLOCK": "128", "VEC": "2", "WAVES": "8"}]
+POINTS_STRIDED = [{}, {"BX": "32", "SPLIT": "8"}, {"BX": "256", "SPLIT": "2", "WAVES": "1"}]
+
+# main(): each size set through khive_launch (twice, then 10 timed calls), every element against a double-precision
+# group-by-group reference (groups keyed by the element's kept indices and the group of the first reduced axis).
+HARNESS = r"""
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+#define CK(e) do { cudaError_t err_ = (e); if (err_ != cudaSuccess) { std::printf("CUDA error %s at line %d\n", cudaGetErrorString(err_), __LINE__); return 2; } } while (0)
+int main() {
+  const long sets[NSETS][RANK] = {SIZES};
+  const int red[RANK] = {REDUCED};
+  long bad = 0, total = 0;
+  for (int s = 0; s < NSETS; ++s) {
+    const long* d = sets[s];
+    long numel = 1;
+    for (int a = 0; a < RANK; ++a) numel *= d[a];
+    std::vector<khive_t> x(numel);
+    std::vector<double> xf(numel);
+    for (long e = 0; e < numel; ++e) {   // noise in [-0.5, 0.5) on a sawtooth drift: parts of a group differ
+      const double v = OFFSET + double((e * 7919 + s * 104729) % 61) / 61.0 - 0.5 + 2.0 * double(e % 9973) / 9973.0;
+      x[e] = khive_from_float_t(float(v));
+      xf[e] = khive_to_float_t(x[e]);
+    }
+    long na = 1;
+    for (int a = AFF_LO; a <= AFF_HI; ++a) na *= d[a];
+    std::vector<khive_w_t> w(na), b(na);
+    std::vector<double> wf(na), bf(na);
+    for (long j = 0; j < na; ++j) {
+      w[j] = khive_from_float_w(0.5f + float(j % 7) / 7.0f);
+      b[j] = khive_from_float_w(float(j % 5) / 5.0f - 0.4f);
+      wf[j] = khive_to_float_w(w[j]);
+      bf[j] = khive_to_float_w(b[j]);
+    }
+    std::vector<khive_t> y(numel, khive_from_float_t(-1234.5f));
+    khive_t *dx, *dy;
+    khive_w_t *dw, *db;
+    CK(cudaMalloc(&dx, numel * sizeof(khive_t)));
+    CK(cudaMalloc(&dy, numel * sizeof(khive_t)));
+    CK(cudaMalloc(&dw, na * sizeof(khive_w_t)));
+    CK(cudaMalloc(&db, na * sizeof(khive_w_t)));
+    CK(cudaMemcpy(dx, x.data(), numel * sizeof(khive_t), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dy, y.data(), numel * sizeof(khive_t), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dw, w.data(), na * sizeof(khive_w_t), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, b.data(), na * sizeof(khive_w_t), cudaMemcpyHostToDevice));
+    for (int rep = 0; rep < 2; ++rep) CALL;
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    cudaEventRecord(e0);
+    for (int rep = 0; rep < 10; ++rep) CALL;
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    CK(cudaMemcpy(y.data(), dy, numel * sizeof(khive_t), cudaMemcpyDeviceToHost));
+    cudaFree(dx); cudaFree(dy); cudaFree(dw); cudaFree(db);
+    int first = -1;
+    for (int a = RANK - 1; a >= 0; --a) if (red[a]) first = a;
+    std::vector<long> key(numel), aff(numel);
+    long nkeys = 0, idx[RANK];
+    for (long e = 0; e < numel; ++e) {
+      long r = e;
+      for (int a = RANK - 1; a >= 0; --a) { idx[a] = r % d[a]; r /= d[a]; }
+      long k = 0, ai = 0;
+      for (int a = 0; a < RANK; ++a) if (!red[a]) k = k * d[a] + idx[a];
+      key[e] = k * GROUPS + idx[first] / (d[first] / GROUPS);
+      for (int a = AFF_LO; a <= AFF_HI; ++a) ai = ai * d[a] + idx[a];
+      aff[e] = ai;
+      nkeys = std::max(nkeys, key[e] + 1);
+    }
+    std::vector<double> cnt(nkeys), sum(nkeys), dev(nkeys);
+    for (long e = 0; e < numel; ++e) {
+      cnt[key[e]] += 1;
+      sum[key[e]] += STAT == 0 ? xf[e] : STAT == 3 ? std::fabs(xf[e]) : xf[e] * xf[e];
+    }
+    for (long e = 0; e < numel; ++e)
+      if (STAT == 0) dev[key[e]] += (xf[e] - sum[key[e]] / cnt[key[e]]) * (xf[e] - sum[key[e]] / cnt[key[e]]);
+    long bad_here = 0;
+    for (long e = 0; e < numel; ++e) {
+      const long k = key[e];
+      const double shift = STAT == 0 ? sum[k] / cnt[k] : 0.0;
+      const double scale = STAT == 0 ? 1 / std::sqrt(dev[k] / cnt[k] + EPS) : STAT == 1 ? 1 / std::sqrt(sum[k] / cnt[k] + EPS)
+                         : STAT == 2 ? 1 / std::sqrt(sum[k] + EPS) : 1 / (sum[k] / cnt[k] + EPS);
+      const double want = (xf[e] - shift) * scale * (HAS_W ? wf[aff[e]] : 1.0) + (HAS_B ? bf[aff[e]] : 0.0);
+      const double got = khive_to_float_t(y[e]);
+      ++total;
+      if (!(std::fabs(got - want) <= TOL * (1 + std::fabs(want)))) {
+        ++bad_here;
+        if (bad++ < 5) std::printf("set %d element %ld: got %.8g want %.8g\n", s, e, got, want);
+      }
+    }
+    std::printf("set %d: %ld elements, %ld bad, %.1f us per call\n", s, numel, bad_here, ms * 100.0);
+  }
+  std::printf("bad %ld of %ld\n", bad, total);
+  return bad ? 1 : 0;
+}
+"""
+
+
+def task_dir(base, case):
+    name, stat, sets, axes, groups, affine, w, b, eps, offset, dtype = case
+    shape = [f"A{i}" for i in range(len(sets[0]))]
+    inputs, operands = {"x": {"shape": shape, "dtype": dtype}}, {"x": "x"}
+    for role, given in (("weight", w), ("bias", b)):
+        if given:
+            inputs[role] = {"shape": [f"A{i}" for i in affine], "dtype": dtype}
+            operands[role] = role
+    norm = {"stat": stat, "axes": axes, "groups": groups, "eps": eps}
+    if affine:
+        norm["affine_axes"] = affine
+    d = base / "gpu" / name
+    d.mkdir(parents=True)
+    (d / "definition.json").write_text(json.dumps({
+        "name": name, "axes": {a: {"type": "var"} for a in shape}, "inputs": inputs,
+        "outputs": {"y": {"shape": shape, "dtype": dtype}},
+        "khive": {"op": {"op": "norm", "family": "norm", "norm": norm, "operands": operands}}}))
+    (d / "workload.jsonl").write_text("".join(json.dumps({"uuid": f"w{i}", "axes": dict(zip(shape, s))}) + "\n"
+                                              for i, s in enumerate(sets)))
+    return d
+
+
+def defines(case):
+    name, stat, sets, axes, groups, affine, w, b, eps, offset, dtype = case
+    rank = len(sets[0])
+    call = ("khive_launch(dx" + (", dw" if w else "") + (", db" if b else "") + ", dy" +
+            "".join(f", d[{a}]" for a in range(rank)) + ", 0)")
+    return (f"#define NSETS {len(sets)}\n#define RANK {rank}\n"
+            f"#define SIZES {', '.join('{' + ', '.join(map(str, s)) + '}' for s in sets)}\n"
+            f"#define REDUCED {', '.join('1' if a in axes else '0' for a in range(rank))}\n#define GROUPS {groups}\n"
+            f"#define STAT {STATS.index(stat)}\n#define AFF_LO {affine[0] if affine else 0}\n"
+            f"#define AFF_HI {affine[-1] if affine else -1}\n#define HAS_W {int(w)}\n#define HAS_B {int(b)}\n"
+            f"#define EPS {eps!r}\n#define OFFSET {offset!r}\n"
+            f"#define TOL {'(1e-4 + 1e-6 * OFFSET)' if dtype == 'float32' else '1e-2'}\n#define CALL {call}\n")
+
+
+def main():
+    failures, sources = [], []
+    with tempfile.TemporaryDirectory(prefix="khive-norm-cuda-") as t:
+        tmp = pathlib.Path(t)
+        for case in CASES:
+            d = task_dir(tmp, case)
+
+            def render(point, out):
+                args = [tune, "point", str(d), "--backend", "cuda", "--template", "norm.cuda", "--out", str(out)]
+                for k, v in point.items():
+                    args += ["--set", f"{k}={v}"]
+                r = subprocess.run(args, capture_output=True, text=True)
+                if r.returncode != 0:
+                    failures.append(f"{case[0]} {point}: khive-tune point: {r.stderr.strip()[-500:]}")
+                    return None
+                return out.read_text()
+            first = render({}, tmp / "probe.cu")
+            if first is None:
+                continue
+            strided = "constexpr bool KHIVE_REDUCE_MID = true;" in first
+            for point in POINTS_STRIDED if strided else POINTS_RUNS:
+                tag = "-".join(f"{k}{v}" for k, v in point.items()) or "default"
+                src = render(point, tmp / "k.cu")
+                if src is None:
+                    continue
+                cu = tmp / f"{case[0]}__{tag}.cu"
+                cu.write_text("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+                              "#include <cstdint>\n" + src + "\n" + defines(case) + HARNESS)
+                sources.append(cu)
+
+        def build(cu):
+            r = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90a", "-O3", "-w", "-o", str(cu.with_suffix("")), str(cu)],
+                               capture_output=True, text=True)
+            return cu, r
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            built = list(pool.map(build, sources))
+        for cu, r in built:
+            if r.returncode != 0:
+                failures.append(f"{cu.stem}: nvcc failed: {(r.stdout + r.stderr).strip()[-1500:]}")
+                continue
+            if build_only:
+                print(f"{cu.stem}: built")
+                continue
+            run = subprocess.run([str(cu.with_suffix(""))], capture_output=True, text=True, timeout=300)
+            lines = run.stdout.strip().splitlines()
+            print(f"{cu.stem}: {' | '.join(lines[-3:])}")
+            if run.returncode != 0 or not lines or not lines[-1].startswith("bad 0 "):
+                failures.append(f"{cu.stem}: exit {run.returncode}\n{run.stdout[-1500:]}{run.stderr[-500:]}")
+    print(f"{len(sources)} kernels {'built' if build_only else 'checked'}, {len(failures)} failed")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures or not sources else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
