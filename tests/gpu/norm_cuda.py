@@ -46,6 +46,8 @@ CASES = [
     ("l2_rows", "l2", [[4, 300], [512, 65535]], [1], 1, [], False, False, 0.0, 0.0, "float32"),
     ("l2_all", "l2", [[3, 4, 50, 60], [16, 64, 128, 128]], [0, 1, 2, 3], 1, [], False, False, 0.0, 0.25, "float32"),
     ("l2_middle", "l2", [[3, 40, 6], [5, 7, 100]], [1], 1, [], False, False, 0.5, 0.0, "float32"),
+    ("var_middle", "var", [[4, 30, 7], [3, 1500, 9]], [1], 1, [], False, False, 1e-5, 50.0, "float32"),
+    ("batch1d_bare", "var", [[7, 5], [3000, 3]], [0], 1, [], False, False, 1e-3, 2.0, "float32"),
 ]
 POINTS_RUNS = [{}, {"VEC": "1"}, {"BLOCK": "1024", "WAVES": "1"}, {"BLOCK": "128", "VEC": "2", "WAVES": "8"}]
 POINTS_STRIDED = [{}, {"BX": "32", "SPLIT": "8"}, {"BX": "256", "SPLIT": "2", "WAVES": "1"}]

@@ -205,6 +205,19 @@ const std::vector<NormCase>& cases() {
       // Frobenius: one group of every element, many slices
       {"l2_all", "l2", {{3, 4, 50, 60}, {2, 3, 5, 7}}, {0, 1, 2, 3}, 1, {}, false, false, 0.0, 0.25, "float32"},
       {"l2_middle", "l2", {{3, 40, 6}, {5, 7, 100}}, {1}, 1, {}, false, false, 0.5, 0.0, "float32"},
+      // the mean and variance of strided groups (BatchNorm1d without a weight, an instance norm over a middle axis)
+      {"var_middle", "var", {{4, 30, 7}, {3, 1500, 9}}, {1}, 1, {}, false, false, 1e-5, 50.0, "float32"},
+      {"mean_abs_middle_f16",
+       "mean_abs",
+       {{2, 9, 5, 3}, {2, 33, 4, 70}},
+       {1, 2},
+       1,
+       {},
+       false,
+       false,
+       1e-3,
+       0.25,
+       "float16"},
   };
   return c;
 }
@@ -252,6 +265,7 @@ TEST(NormBinding, TorchsNormalisationsAreViewedAsOuterMidInner) {
       {"rms_channels", {2, 6, 35, 1}},  // a group per (n, h, w) over c
       {"l2_all", {1, 1, 36000, 0}},     // one group
       {"l2_middle", {3, 40, 6, 1}},     // a middle axis with a kept one after it
+      {"mean_abs_middle_f16", {2, 45, 3, 1}},
   };
   for (const auto& k : cases()) {
     if (!want.count(k.name)) continue;
