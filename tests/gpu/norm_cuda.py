@@ -52,105 +52,43 @@ CASES = [
 POINTS_RUNS = [{}, {"VEC": "1"}, {"BLOCK": "1024", "WAVES": "1"}, {"BLOCK": "128", "VEC": "2", "WAVES": "8"}]
 POINTS_STRIDED = [{}, {"BX": "32", "SPLIT": "8"}, {"BX": "256", "SPLIT": "2", "WAVES": "1"}]
 
-# main(): each size set through khive_launch (twice, then 10 timed calls), every element against a double-precision
-# group-by-group reference (groups keyed by the element's kept indices and the group of the first reduced axis).
-HARNESS = r"""
-#include <algorithm>
-#include <cmath>
+# The GPU side of tests/unit/tuner/norm_harness.inc (the element-by-element check, shared with the CPU unit test):
+# the set copied to the device, khive_launch twice (the kept workspace reused), then 10 timed calls, y copied back.
+RUN_SET = r"""
 #include <cstdio>
 #include <vector>
-#define CK(e) do { cudaError_t err_ = (e); if (err_ != cudaSuccess) { std::printf("CUDA error %s at line %d\n", cudaGetErrorString(err_), __LINE__); return 2; } } while (0)
-int main() {
-  const long sets[NSETS][RANK] = {SIZES};
-  const int red[RANK] = {REDUCED};
-  long bad = 0, total = 0;
-  for (int s = 0; s < NSETS; ++s) {
-    const long* d = sets[s];
-    long numel = 1;
-    for (int a = 0; a < RANK; ++a) numel *= d[a];
-    std::vector<khive_t> x(numel);
-    std::vector<double> xf(numel);
-    for (long e = 0; e < numel; ++e) {   // noise in [-0.5, 0.5) on a sawtooth drift: parts of a group differ
-      const double v = OFFSET + double((e * 7919 + s * 104729) % 61) / 61.0 - 0.5 + 2.0 * double(e % 9973) / 9973.0;
-      x[e] = khive_from_float_t(float(v));
-      xf[e] = khive_to_float_t(x[e]);
-    }
-    long na = 1;
-    for (int a = AFF_LO; a <= AFF_HI; ++a) na *= d[a];
-    std::vector<khive_w_t> w(na), b(na);
-    std::vector<double> wf(na), bf(na);
-    for (long j = 0; j < na; ++j) {
-      w[j] = khive_from_float_w(0.5f + float(j % 7) / 7.0f);
-      b[j] = khive_from_float_w(float(j % 5) / 5.0f - 0.4f);
-      wf[j] = khive_to_float_w(w[j]);
-      bf[j] = khive_to_float_w(b[j]);
-    }
-    std::vector<khive_t> y(numel, khive_from_float_t(-1234.5f));
-    khive_t *dx, *dy;
-    khive_w_t *dw, *db;
-    CK(cudaMalloc(&dx, numel * sizeof(khive_t)));
-    CK(cudaMalloc(&dy, numel * sizeof(khive_t)));
-    CK(cudaMalloc(&dw, na * sizeof(khive_w_t)));
-    CK(cudaMalloc(&db, na * sizeof(khive_w_t)));
-    CK(cudaMemcpy(dx, x.data(), numel * sizeof(khive_t), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dy, y.data(), numel * sizeof(khive_t), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dw, w.data(), na * sizeof(khive_w_t), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(db, b.data(), na * sizeof(khive_w_t), cudaMemcpyHostToDevice));
-    for (int rep = 0; rep < 2; ++rep) CALL;
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    cudaEventRecord(e0);
-    for (int rep = 0; rep < 10; ++rep) CALL;
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    CK(cudaMemcpy(y.data(), dy, numel * sizeof(khive_t), cudaMemcpyDeviceToHost));
-    cudaFree(dx); cudaFree(dy); cudaFree(dw); cudaFree(db);
-    int first = -1;
-    for (int a = RANK - 1; a >= 0; --a) if (red[a]) first = a;
-    std::vector<long> key(numel), aff(numel);
-    long nkeys = 0, idx[RANK];
-    for (long e = 0; e < numel; ++e) {
-      long r = e;
-      for (int a = RANK - 1; a >= 0; --a) { idx[a] = r % d[a]; r /= d[a]; }
-      long k = 0, ai = 0;
-      for (int a = 0; a < RANK; ++a) if (!red[a]) k = k * d[a] + idx[a];
-      key[e] = k * GROUPS + idx[first] / (d[first] / GROUPS);
-      for (int a = AFF_LO; a <= AFF_HI; ++a) ai = ai * d[a] + idx[a];
-      aff[e] = ai;
-      nkeys = std::max(nkeys, key[e] + 1);
-    }
-    std::vector<double> cnt(nkeys), sum(nkeys), dev(nkeys);
-    for (long e = 0; e < numel; ++e) {
-      cnt[key[e]] += 1;
-      sum[key[e]] += STAT == 0 ? xf[e] : STAT == 3 ? std::fabs(xf[e]) : xf[e] * xf[e];
-    }
-    for (long e = 0; e < numel; ++e)
-      if (STAT == 0) dev[key[e]] += (xf[e] - sum[key[e]] / cnt[key[e]]) * (xf[e] - sum[key[e]] / cnt[key[e]]);
-    long bad_here = 0;
-    for (long e = 0; e < numel; ++e) {
-      const long k = key[e];
-      const double shift = STAT == 0 ? sum[k] / cnt[k] : 0.0;
-      const double scale = STAT == 0 ? 1 / std::sqrt(dev[k] / cnt[k] + EPS) : STAT == 1 ? 1 / std::sqrt(sum[k] / cnt[k] + EPS)
-                         : STAT == 2 ? 1 / std::sqrt(sum[k] + EPS) : 1 / (sum[k] / cnt[k] + EPS);
-      const double want = (xf[e] - shift) * scale * (HAS_W ? wf[aff[e]] : 1.0) + (HAS_B ? bf[aff[e]] : 0.0);
-      const double got = khive_to_float_t(y[e]);
-      ++total;
-      if (!(std::fabs(got - want) <= TOL * (1 + std::fabs(want)))) {
-        ++bad_here;
-        if (bad++ < 5) std::printf("set %d element %ld: got %.8g want %.8g\n", s, e, got, want);
-      }
-    }
-    std::printf("set %d: %ld elements, %ld bad, %.1f us per call\n", s, numel, bad_here, ms * 100.0);
-  }
-  std::printf("bad %ld of %ld\n", bad, total);
-  return bad ? 1 : 0;
+#define CK(e) do { cudaError_t err_ = (e); if (err_ != cudaSuccess) { std::printf("CUDA error %s at line %d\n", cudaGetErrorString(err_), __LINE__); return false; } } while (0)
+template <class X, class W>
+bool run_set(std::vector<X>& x, std::vector<W>& w, std::vector<W>& b, std::vector<X>& y, const long* d) {
+  X *dx, *dy;
+  W *dw, *db;
+  CK(cudaMalloc(&dx, x.size() * sizeof(X)));
+  CK(cudaMalloc(&dy, y.size() * sizeof(X)));
+  CK(cudaMalloc(&dw, w.size() * sizeof(W)));
+  CK(cudaMalloc(&db, b.size() * sizeof(W)));
+  CK(cudaMemcpy(dx, x.data(), x.size() * sizeof(X), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dy, y.data(), y.size() * sizeof(X), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dw, w.data(), w.size() * sizeof(W), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(db, b.data(), b.size() * sizeof(W), cudaMemcpyHostToDevice));
+  for (int rep = 0; rep < 2; ++rep) CALL;
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventRecord(e0));
+  for (int rep = 0; rep < 10; ++rep) CALL;
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  CK(cudaMemcpy(y.data(), dy, y.size() * sizeof(X), cudaMemcpyDeviceToHost));
+  cudaFree(dx); cudaFree(dy); cudaFree(dw); cudaFree(db);
+  std::printf("%ld elements: %.1f us per call\n", (long)x.size(), ms * 100.0);
+  return true;
 }
 """
+HARNESS = RUN_SET + (root / "tests/unit/tuner/norm_harness.inc").read_text()
 
 
 def task_dir(base, case):

@@ -5,6 +5,9 @@
 // fp32 on data far from zero mean and in bf16 / fp16; two planted bugs must fail it.
 #include <fmt/format.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "tuner_support.hpp"
 
 #include "khive/compile/builder.hpp"
@@ -80,78 +83,21 @@ AxisValues case_vars(const NormCase& k) {
   return bind_task(t, Backend::cpu, case_binding(t, k)).workload_vars.at(0);
 }
 
-// main(): every size set through khive_launch, each element against a double-precision group-by-group reference
-// (groups keyed by the element's kept indices and the group of the first reduced axis); prints "bad B of T". fp32's
-// tolerance grows with the data's offset: float holds x - mean to about an ulp of the offset (4e-4 at 300, where
-// the naive E[x^2] - E[x]^2 is off by ~1 %).
-const char* kHarness = R"(
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <vector>
-int main() {
-  const long sets[NSETS][RANK] = {SIZES};
-  const int red[RANK] = {REDUCED};
-  long bad = 0, total = 0;
-  for (int s = 0; s < NSETS; ++s) {
-    const long* d = sets[s];
-    long numel = 1;
-    for (int a = 0; a < RANK; ++a) numel *= d[a];
-    std::vector<khive_t> x(numel);
-    std::vector<double> xf(numel);
-    for (long e = 0; e < numel; ++e) {   // noise in [-0.5, 0.5) on a sawtooth drift: parts of a group differ
-      const double v = OFFSET + double((e * 7919 + s * 104729) % 61) / 61.0 - 0.5 + 2.0 * double(e % 9973) / 9973.0;
-      x[e] = khive_from_float_t(float(v));
-      xf[e] = khive_to_float_t(x[e]);
-    }
-    long na = 1;
-    for (int a = AFF_LO; a <= AFF_HI; ++a) na *= d[a];
-    std::vector<khive_w_t> w(na), b(na);
-    std::vector<double> wf(na), bf(na);
-    for (long j = 0; j < na; ++j) {
-      w[j] = khive_from_float_w(0.5f + float(j % 7) / 7.0f);
-      b[j] = khive_from_float_w(float(j % 5) / 5.0f - 0.4f);
-      wf[j] = khive_to_float_w(w[j]);
-      bf[j] = khive_to_float_w(b[j]);
-    }
-    std::vector<khive_t> y(numel, khive_from_float_t(-1234.5f));
-    CALL;
-    int first = -1;
-    for (int a = RANK - 1; a >= 0; --a) if (red[a]) first = a;
-    std::vector<long> key(numel), aff(numel);
-    long nkeys = 0, idx[RANK];
-    for (long e = 0; e < numel; ++e) {
-      long r = e;
-      for (int a = RANK - 1; a >= 0; --a) { idx[a] = r % d[a]; r /= d[a]; }
-      long k = 0, ai = 0;
-      for (int a = 0; a < RANK; ++a) if (!red[a]) k = k * d[a] + idx[a];
-      key[e] = k * GROUPS + idx[first] / (d[first] / GROUPS);
-      for (int a = AFF_LO; a <= AFF_HI; ++a) ai = ai * d[a] + idx[a];
-      aff[e] = ai;
-      nkeys = std::max(nkeys, key[e] + 1);
-    }
-    std::vector<double> cnt(nkeys), sum(nkeys), dev(nkeys);
-    for (long e = 0; e < numel; ++e) {
-      cnt[key[e]] += 1;
-      sum[key[e]] += STAT == 0 ? xf[e] : STAT == 3 ? std::fabs(xf[e]) : xf[e] * xf[e];
-    }
-    for (long e = 0; e < numel; ++e)
-      if (STAT == 0) dev[key[e]] += (xf[e] - sum[key[e]] / cnt[key[e]]) * (xf[e] - sum[key[e]] / cnt[key[e]]);
-    for (long e = 0; e < numel; ++e) {
-      const long k = key[e];
-      const double shift = STAT == 0 ? sum[k] / cnt[k] : 0.0;
-      const double scale = STAT == 0 ? 1 / std::sqrt(dev[k] / cnt[k] + EPS) : STAT == 1 ? 1 / std::sqrt(sum[k] / cnt[k] + EPS)
-                         : STAT == 2 ? 1 / std::sqrt(sum[k] + EPS) : 1 / (sum[k] / cnt[k] + EPS);
-      const double want = (xf[e] - shift) * scale * (HAS_W ? wf[aff[e]] : 1.0) + (HAS_B ? bf[aff[e]] : 0.0);
-      const double got = khive_to_float_t(y[e]);
-      ++total;
-      if (!(std::fabs(got - want) <= TOL * (1 + std::fabs(want))) && bad++ < 5)
-        std::printf("set %d element %ld: got %.8g want %.8g\n", s, e, got, want);
-    }
-  }
-  std::printf("bad %ld of %ld\n", bad, total);
+// The CPU side of tests/unit/tuner/norm_harness.inc (the element-by-element check, shared with tests/gpu/norm_cuda.py):
+// khive_launch on the host vectors. fp32's tolerance grows with the data's offset: float holds x - mean to about an
+// ulp of the offset (4e-4 at 300, where the naive E[x^2] - E[x]^2 is off by ~1 %).
+std::string harness() {
+  std::ifstream in(repo() / "tests/unit/tuner/norm_harness.inc");
+  std::stringstream check;
+  check << in.rdbuf();
+  return "#include <vector>\n"
+         "template <class X, class W>\n"
+         "bool run_set(std::vector<X>& x, std::vector<W>& w, std::vector<W>& b, std::vector<X>& y, const long* d) {\n"
+         "  CALL;\n"
+         "  return true;\n"
+         "}\n" +
+         check.str();
 }
-)";
 
 // The harness's #defines for case k.
 std::string case_defines(const NormCase& k) {
@@ -183,7 +129,7 @@ std::string run_case(const NormCase& k, const Point& p, const std::string& tag,
   const BoundTask bt = bind_task(task, Backend::cpu, case_binding(task, k));
   std::string src = render(repo_template("norm.cpu"), bt, p);
   if (plant) plant(src);
-  return run_cpu_kernel(generate_prelude(task, Backend::cpu) + src, case_defines(k) + kHarness, tag);
+  return run_cpu_kernel(generate_prelude(task, Backend::cpu) + src, case_defines(k) + harness(), tag);
 }
 
 const std::vector<NormCase>& cases() {
