@@ -103,6 +103,21 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
     return std::nullopt;
   }
   std::vector<std::string> a = ins[0]->shape, b = ins[1]->shape, c = t.outputs[0].shape;
+  // An N-D tensor times a matrix (N >= 4; torch.matmul, einsum "bijl,lk->bijk"): A's leading axes are C's rows, one
+  // GEMM of M = their product. (3-D operands stay a batch over the first axis, below.)
+  if (c.size() >= 4 && a.size() == c.size() && b.size() == 2 && std::equal(c.begin(), c.end() - 1, a.begin()) &&
+      a.back() == b[0] && c.back() == b[1]) {
+    const std::vector<std::string> rows(c.begin(), c.end() - 1);
+    return make(t, "gemm",
+                ojson{{"A", ins[0]->name},
+                      {"B", ins[1]->name},
+                      {"C", t.outputs[0].name},
+                      {"M", rows},
+                      {"N", b[1]},
+                      {"K", b[0]},
+                      {"layout_a", "row"},
+                      {"layout_b", "row"}});
+  }
   std::string batch;
   if (c.size() == 3) {
     batch = c[0];
@@ -111,7 +126,9 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
       if (s->size() == 3 && (*s)[0] == batch) s->erase(s->begin());
   }
   if (a.size() != 2 || b.size() != 2 || c.size() != 2) {
-    *why = "the gemm templates take 2-D operands, or 3-D ones batched over the output's first axis";
+    *why =
+        "the gemm templates take 2-D operands, 3-D ones batched over the output's first axis, or an N-D tensor whose "
+        "leading axes are the output's times a matrix";
     return std::nullopt;
   }
   const std::string m = c[0], n = c[1];

@@ -191,8 +191,87 @@ TEST(AutoBind, BatchedSharedAndLiteralProducts) {
   EXPECT_NO_THROW(bind_task(mv, Backend::cpu, *b));
   Task four = product("kb1_011_4d_tensor_matrix_multiplication", {"b", "i", "j", "l"}, {"l", "k"}, {"b", "i", "j", "k"},
                       {{"b", v}, {"i", v}, {"j", v}, {"l", v}, {"k", v}});
-  EXPECT_FALSE(infer_binding(four, &why));
-  EXPECT_NE(why.find("3-D ones batched"), std::string::npos) << why;
+  b = infer_binding(four, &why);  // A's leading axes are C's rows: one GEMM of M = b * i * j
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["M"], json::array({"b", "i", "j"}));
+  EXPECT_EQ(b->spec["K"], "l");
+  EXPECT_FALSE(b->spec.contains("batch"));
+  const BoundTask b4 = bind_task(four, Backend::cpu, *b);
+  EXPECT_NE(b4.placeholders.at("ENTRY").find("khive_M = int64_t(1) * b * i * j"), std::string::npos)
+      << b4.placeholders.at("ENTRY");
+  EXPECT_EQ(b4.workload_vars.at(0).at("M"), 64);
+  EXPECT_NE(b4.summary.find("b*i*j"), std::string::npos) << b4.summary;
+  // Leading axes that are not C's, or a 3-D A against a 4-D C: not a product of this kind.
+  Task off = product("kb1_011_off", {"b", "i", "j", "l"}, {"l", "k"}, {"b", "j", "i", "k"},
+                     {{"b", v}, {"i", v}, {"j", v}, {"l", v}, {"k", v}});
+  EXPECT_FALSE(infer_binding(off, &why));
+  EXPECT_NE(why.find("N-D tensor"), std::string::npos) << why;
+  // The binding's own checks of a list M: a column-major A, a batch, a non-string entry, A's axes not C's rows.
+  auto error_for = [&](const std::function<void(json&)>& edit) {
+    Binding bad = *b;
+    edit(bad.spec);
+    try {
+      bind_task(four, Backend::cpu, bad);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string msg = error_for([](json& s) { s["layout_a"] = "col"; });
+  EXPECT_NE(msg.find("row when M is a list of axes"), std::string::npos) << msg;
+  msg = error_for([](json& s) { s["batch"] = "b"; });
+  EXPECT_NE(msg.find("nothing when M is a list of axes"), std::string::npos) << msg;
+  msg = error_for([](json& s) { s["M"] = json::array({"b", 3}); });
+  EXPECT_NE(msg.find("an axis name or a list of axis names"), std::string::npos) << msg;
+  msg = error_for([](json& s) { s["M"] = json::array({"i", "b", "j"}); });
+  EXPECT_NE(msg.find("shape [i, b, j, l]"), std::string::npos) << msg;
+}
+
+// The CPU GEMM on a 4-D A times a matrix (kb1_011's form, M = b * i * j rows), at odd sizes, against a double
+// reference: the rows of C are the flattened leading axes of A.
+TEST(AutoBind, FourDimensionalTensorTimesAMatrixComputes) {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-test") / "imported" / "kb1_011";
+  fs::create_directories(d);
+  const json v = {{"type", "var"}};
+  json def = {{"name", "kb1_011"},
+              {"op_type", "kernelbench"},
+              {"axes", {{"b", v}, {"i", v}, {"j", v}, {"l", v}, {"k", v}}},
+              {"inputs",
+               {{"A", {{"shape", {"b", "i", "j", "l"}}, {"dtype", "float32"}}},
+                {"B", {{"shape", {"l", "k"}}, {"dtype", "float32"}}}}},
+              {"outputs", {{"C", {{"shape", {"b", "i", "j", "k"}}, {"dtype", "float32"}}}}},
+              {"khive", {{"op", {{"op", "matmul"}, {"family", "gemm"}, {"ops", {"bmm"}}}}}}};
+  std::ofstream(d / "definition.json") << def.dump(2);
+  std::ofstream(d / "workload.jsonl")
+      << json{{"uuid", "w"}, {"axes", {{"b", 3}, {"i", 5}, {"j", 7}, {"l", 33}, {"k", 19}}}}.dump() << "\n";
+  const Task task = load_task(d);
+  std::string why;
+  const auto b = infer_binding(task, &why);
+  ASSERT_TRUE(b) << why;
+  const BoundTask bt = bind_task(task, Backend::cpu, *b);
+  const std::string harness = R"(
+#include <cmath>
+#include <cstdio>
+#include <vector>
+int main() {
+  const long b = 3, i = 5, j = 7, l = 33, k = 19, rows = b * i * j;
+  std::vector<float> A(rows * l), B(l * k), C(rows * k, -1.0f);
+  for (long e = 0; e < rows * l; ++e) A[e] = float((e * 7919) % 101) / 50.0f - 1.0f;
+  for (long e = 0; e < l * k; ++e) B[e] = float((e * 104729) % 89) / 44.0f - 1.0f;
+  khive_launch(A.data(), B.data(), C.data(), b, i, j, l, k);
+  long bad = 0;
+  for (long r = 0; r < rows; ++r)
+    for (long c = 0; c < k; ++c) {
+      double want = 0;
+      for (long q = 0; q < l; ++q) want += double(A[r * l + q]) * B[q * k + c];
+      bad += !(std::fabs(C[r * k + c] - want) <= 1e-4 * (1 + std::fabs(want)));
+    }
+  std::printf("bad %ld\n", bad);
+}
+)";
+  const Template& t = repo_template("gemm.cpu_blocked");
+  const std::string out = run_cpu_kernel(render(t, bt, t.default_point()), harness, "gemm-4d");
+  EXPECT_EQ(out, "bad 0\n");
 }
 
 // A Linear with a pointwise epilogue (KernelBench level 2's Gemm_* problems), recognised from the graph with its

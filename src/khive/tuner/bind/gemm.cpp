@@ -131,12 +131,13 @@ std::string symmetric_prologue(const Ctx& c, bool upper) {
 
 // What a gemm binding says, read and checked (bind_gemm's parts share it).
 struct Gemm {
-  std::string tri, sym;        // "triangular", "symmetric": none, upper or lower
-  std::string la, lb;          // the task's layouts of A and B: row or col
-  std::string la_read;         // the layout the kernel reads A in (below)
-  std::string M, N, K, batch;  // axis names (batch: "" for none)
-  std::string act;             // the epilogue's activation ("custom": the epilogue expression)
-  std::string epilogue;        // the binding's epilogue: a float expression of x and b ("" for none)
+  std::string tri, sym;           // "triangular", "symmetric": none, upper or lower
+  std::string la, lb;             // the task's layouts of A and B: row or col
+  std::string la_read;            // the layout the kernel reads A in (below)
+  std::string M, N, K, batch;     // axis names (batch: "" for none); M is "b*i*j" text when rows has several
+  std::vector<std::string> rows;  // C's row axes when M is a list (A [rows..., K], C [rows..., N]); else {M}
+  std::string act;                // the epilogue's activation ("custom": the epilogue expression)
+  std::string epilogue;           // the binding's epilogue: a float expression of x and b ("" for none)
   int act_index = 0;
   const TensorSpec *A = nullptr, *B = nullptr, *C = nullptr, *R = nullptr, *bias = nullptr;
   bool a_batched = false, b_batched = false, r_batched = false;
@@ -187,8 +188,35 @@ Gemm read_forms(const Ctx& c) {
 // The axes, shapes, residual and activation; every task tensor bound.
 void read_shapes(const Ctx& c, Gemm& g) {
   const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C;
-  g.M = c.str("M", true), g.N = c.str("N", true), g.K = c.str("K", true), g.batch = c.str("batch", false);
+  // M: one axis, or a list of C's leading axes (torch.matmul of an N-D tensor and a matrix: A [b, i, j, K] @ B
+  // [K, N] = C [b, i, j, N]), whose product is the GEMM's M; those rows are A's and C's leading axes, row-major.
+  if (c.has("M") && c.b.spec["M"].is_array()) {
+    for (const auto& d : c.b.spec["M"])
+      if (d.is_string() && !d.get<std::string>().empty())
+        g.rows.push_back(d.get<std::string>());
+      else
+        c.fail("M", "an axis name or a list of axis names", c.b.spec["M"].dump());
+    if (g.rows.empty()) c.fail("M", "an axis name or a non-empty list of axis names", "[]");
+    g.M = fmt::format("({})", fmt::join(g.rows, "*"));
+  } else {
+    g.M = c.str("M", true);
+    g.rows = {g.M};
+  }
+  g.N = c.str("N", true), g.K = c.str("K", true), g.batch = c.str("batch", false);
   const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch;
+  if (g.rows.size() > 1) {
+    if (g.la != "row") c.fail("layout_a", "row when M is a list of axes (A is [rows..., K])", "\"" + g.la + "\"");
+    if (!batch.empty())
+      c.fail("batch", "nothing when M is a list of axes (they are C's leading axes)", "\"" + batch + "\"");
+    if (g.tri != "none" || g.sym != "none")
+      c.fail(g.tri != "none" ? "triangular" : "symmetric", "none when M is a list of axes", "square operands");
+  }
+  // dims of a [M, last] operand: C's row axes, then last.
+  auto rows_then = [&](const std::string& last) {
+    std::vector<std::string> d = g.rows;
+    d.push_back(last);
+    return d;
+  };
   for (const auto* t : {&A, &B, &C})
     if (t->dtype != C.dtype || !is_float_storage(t->dtype))
       c.fail(t == &A   ? "A"
@@ -207,13 +235,13 @@ void read_shapes(const Ctx& c, Gemm& g) {
     for (const auto& d : t.shape) got += (got.empty() ? "" : ", ") + d;
     c.fail(key, "shape [" + want + "]", "[" + got + "]");
   };
-  g.a_batched = expect("A", A, g.la == "row" ? std::vector<std::string>{M, K} : std::vector<std::string>{K, M}, true);
+  g.a_batched = expect("A", A, g.la == "row" ? rows_then(K) : std::vector<std::string>{K, M}, true);
   g.b_batched = expect("B", B, g.lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K}, true);
-  expect("C", C, {M, N}, false);
+  expect("C", C, rows_then(N), false);
   if (c.has("residual")) {
     g.R = &c.input("residual");
     if (g.R->dtype != C.dtype) c.fail("residual", "C's dtype", std::string(dtype_name(g.R->dtype)));
-    g.r_batched = expect("residual", *g.R, {M, N}, true);
+    g.r_batched = expect("residual", *g.R, rows_then(N), true);
   }
   // bias: a vector over C's columns ([N]), shared by every row and batch entry.
   if (c.has("bias")) {
@@ -297,7 +325,8 @@ std::string gemm_prologue(const Ctx& c, const Gemm& g) {
 }
 
 std::string gemm_entry(const Ctx& c, const Gemm& g) {
-  const std::string m = axis_cpp(c.task, g.M), n = axis_cpp(c.task, g.N), k = axis_cpp(c.task, g.K);
+  const std::string m = g.rows.size() > 1 ? shape_product_cpp(c.task, g.rows) : axis_cpp(c.task, g.M),
+                    n = axis_cpp(c.task, g.N), k = axis_cpp(c.task, g.K);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k,
                    g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
@@ -367,15 +396,16 @@ BoundTask bind_gemm(const Ctx& c) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
+    int64_t m = 1;  // the product of C's row axes
+    for (const auto& r : g.rows) m *= v(r);
     // Triangular and symmetric operands (never both) are square.
-    if ((tri != "none" || sym != "none") && (v(M) != v(N) || v(K) != v(N)))
-      c.fail(
-          tri != "none" ? "triangular" : "symmetric",
-          tri != "none" ? "square operands (M = N = K) for a triangular product"
-                        : "square operands (M = N = K) for symmetric operands",
-          fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, v(M), N, v(N), K, v(K), c.task.workloads[i].uuid));
+    if ((tri != "none" || sym != "none") && (m != v(N) || v(K) != v(N)))
+      c.fail(tri != "none" ? "triangular" : "symmetric",
+             tri != "none" ? "square operands (M = N = K) for a triangular product"
+                           : "square operands (M = N = K) for symmetric operands",
+             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, m, N, v(N), K, v(K), c.task.workloads[i].uuid));
     add_workload(bt, c, i,
-                 {{"M", v(M)},
+                 {{"M", m},
                   {"N", v(N)},
                   {"K", v(K)},
                   {"BATCH", v(batch)},
