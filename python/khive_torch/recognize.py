@@ -52,6 +52,7 @@ template whose kernels the guard then rejects.
 """
 import json
 import math
+import re
 import sys
 
 __all__ = ["recognize", "classify"]
@@ -830,8 +831,25 @@ def _gemm_epilogue(graph):
     return {"expression": expr, "operands": operands}
 
 
-def classify(graph, n_tensor_inputs, n_inputs=None):
-    """{op, family, ops[, expression][, eps][, dim][, flags]} for an ATen graph (torch.fx) of the reference."""
+# What an input of a multi-input pointwise chain may pass through on its way to the expression: copies, reshapes and
+# broadcasts, which keep its elements' order (the binder aligns a broadcast input by axis name). A transpose, slice or
+# select would make "A * B" mean something else.
+PLAIN_READS = SAME_DATA | {"unsqueeze", "squeeze", "view_as", "expand_as"}
+
+
+def _read_plainly(node):
+    """Every use of node that is a layout op is one of PLAIN_READS, and so are the uses of those, recursively."""
+    for u in node.users:
+        if u.op == "call_function" and _name(u.target) in LAYOUT:
+            if _name(u.target) not in PLAIN_READS or not _read_plainly(u):
+                return False
+    return True
+
+
+def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
+    """{op, family, ops[, expression][, eps][, dim][, flags]} for an ATen graph (torch.fx) of the reference. names: the
+    task's input names in argument order; with them a pointwise chain of several inputs (every one a tensor, read
+    plainly) is an expression over those names, flagged named_inputs (one input alone stays x)."""
     compute, nodes = [], []
     for node in graph.nodes:
         if node.op == "call_function":
@@ -908,6 +926,12 @@ def classify(graph, n_tensor_inputs, n_inputs=None):
             expr = _expression(graph, {placeholders[0]: "x"})
             if expr is not None:
                 return dict(r, op="elementwise", family="elementwise", expression=expr)
+        if (names is not None and n_tensor_inputs >= 2 and n_inputs == n_tensor_inputs == len(placeholders) == len(names)
+                and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names)
+                and all(_read_plainly(p) for p in placeholders)):
+            expr = _expression(graph, dict(zip(placeholders, names)))
+            if expr is not None and len(expr) <= MAX_EXPRESSION:
+                return dict(r, op="elementwise", family="elementwise", expression=expr, flags=["named_inputs"])
         return dict(r, op="elementwise", family="elementwise")
     return dict(r, op="other", family="other")
 
@@ -944,7 +968,25 @@ def recognize(torch, task):
     except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
         return {"op": "unknown", "why": f"tracing run() failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
-    r = classify(gm.graph, n_tensor, len(args))
+    r = classify(gm.graph, n_tensor, len(args), names=list(task.inputs))
+    numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
+    if r.get("family") == "elementwise" and "expression" not in r and any(numbers):
+        # A scalar input was traced as the constant it was here: traced again as a 0-d tensor it stays an input, so
+        # the expression names it instead of baking this workload's value in.
+        # Traced with the workload's value and with another of the other sign: a branch on the value (real tracing
+        # follows the one taken) would give two expressions, and then none is written.
+        try:
+            got = []
+            for flip in (False, True):
+                again = [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32) if num else v
+                         for v, num in zip(args, numbers)]
+                with torch.no_grad():
+                    gm2 = make_fx(lambda *a: fn(*a), tracing_mode="real")(*again)
+                got.append(classify(gm2.graph, len(again), len(again), names=list(task.inputs)))
+            if got[0].get("expression") and got[0].get("expression") == got[1].get("expression"):
+                r = got[0]
+        except Exception:  # noqa: BLE001 - the code wants a number there: the first reading stands
+            pass
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
         names = {p: name for p, name in zip([n for n in gm.graph.nodes if n.op == "placeholder"], task.inputs)}
         r["operands"] = {k: names[v] if hasattr(v, "op") else v for k, v in r["operands"].items()}

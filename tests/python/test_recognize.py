@@ -349,11 +349,34 @@ class Recognize(unittest.TestCase):
         self.expression_matches(r["expression"], lambda t: torch.clamp(t * 2.0 + 1.0, min=-1.0, max=3.0) / (1 + t.abs()))
 
     def test_a_scalar_input_is_never_baked_into_an_expression(self):
-        d = unary("scale", "def run(x, s):\n    return x * s\n")
+        # Traced again with the scalar as a 0-d tensor, the expression names it (kb1_005: A * s).
+        d = unary("scale", "def run(x, s):\n    return x * s + 1.0\n")
+        d["inputs"]["s"] = {"shape": None, "dtype": "float32"}
+        r, _ = self.recognize(d, {"N": 4})
+        self.assertEqual((r["op"], r["expression"], r["flags"]), ("elementwise", "((x * s) + 1.0f)", ["named_inputs"]))
+        # A branch on the scalar's value: the two tracings differ, so nothing is written (nor baked).
+        d = unary("branch", "def run(x, s):\n    return x * s if s > 0 else x - s\n")
         d["inputs"]["s"] = {"shape": None, "dtype": "float32"}
         r, _ = self.recognize(d, {"N": 4})
         self.assertEqual(r["op"], "elementwise")
         self.assertNotIn("expression", r)
+
+    def test_several_tensor_inputs_have_an_expression_over_their_names(self):
+        two = {"name": "rows", "axes": {"N": {"type": "var"}, "M": {"type": "var"}},
+               "inputs": {"A": {"shape": ["N"], "dtype": "float32"}, "B": {"shape": ["N", "M"], "dtype": "float32"}},
+               "outputs": {"C": {"shape": ["N", "M"], "dtype": "float32"}}}
+        # kb1_012's diag(A) @ B as a row scaling: A broadcast along a run of C's axes.
+        r, _ = self.recognize(dict(two, reference="import torch\n\ndef run(A, B):\n    return A.unsqueeze(1) * B + B\n"),
+                              {"N": 3, "M": 5})
+        self.assertEqual((r["op"], r["expression"], r["flags"]), ("elementwise", "((A * B) + B)", ["named_inputs"]))
+        # An input read transposed, sliced or selected is not "A op B" per element: no expression.
+        sq = dict(two, axes={"N": {"type": "var"}}, inputs={"A": {"shape": ["N", "N"], "dtype": "float32"}, "B": {"shape": ["N", "N"], "dtype": "float32"}},
+                  outputs={"C": {"shape": ["N", "N"], "dtype": "float32"}})
+        for i, body in enumerate(["A.t() * B", "A * B.transpose(0, 1)", "A[:, :1] * B", "A.permute(1, 0) + B"]):
+            r, _ = self.recognize(dict(sq, name=f"t{i}", reference=f"import torch\n\ndef run(A, B):\n    return {body}\n"),
+                                  {"N": 4})
+            self.assertEqual(r["op"], "elementwise", body)
+            self.assertNotIn("expression", r, body)
 
     def test_rmsnorm_with_its_eps(self):
         d = {"name": "rms", "axes": {"T": {"type": "var"}, "H": {"type": "var"}},

@@ -207,8 +207,10 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
       t.op_dim = op["dim"].get<int>();
     }
     if (op.contains("flags")) {
-      static const std::vector<std::string> known = {"reverse", "exclusive", "masked", "operands_reinterpreted"};
-      const char* expected = "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\"";
+      static const std::vector<std::string> known = {"reverse", "exclusive", "masked", "operands_reinterpreted",
+                                                     "named_inputs"};
+      const char* expected =
+          "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\", \"named_inputs\"";
       if (!op["flags"].is_array()) c.fail("khive.op.flags", expected, op["flags"].dump());
       for (const auto& f : op["flags"]) {
         if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())

@@ -247,6 +247,31 @@ bool unary_float32(const Task& t, std::string* why) {
   return true;
 }
 
+// y = f(inputs...) of a recognised pointwise chain over several inputs: every tensor float32 like the output (the
+// expression is float arithmetic), every scalar a float.
+std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
+  ojson inputs = ojson::array(), scalars = ojson::array();
+  if (t.outputs.size() != 1 || t.outputs[0].dtype != DType::f32) {
+    *why = "'elementwise' over several inputs: expected one float32 output";
+    return std::nullopt;
+  }
+  for (const auto& in : t.inputs) {
+    if (in.dtype != DType::f32) {
+      *why = fmt::format("'elementwise' over several inputs: {} is {}, the expression is written for float32", in.name,
+                         dtype_name(in.dtype));
+      return std::nullopt;
+    }
+    (in.scalar ? scalars : inputs).push_back(in.name);
+  }
+  if (inputs.empty()) {
+    *why = "'elementwise' over several inputs: no tensor input";
+    return std::nullopt;
+  }
+  ojson spec{{"inputs", inputs}, {"output", t.outputs[0].name}, {"op", t.op_expression}};
+  if (!scalars.empty()) spec["scalars"] = scalars;
+  return make(t, "elementwise", spec);
+}
+
 // The epsilon of an RMSNorm reference: `eps=1e-6` / `EPS = 1e-5` in its source, else nullopt.
 std::optional<double> reference_eps(const Task& t) {
   static const std::regex re(
@@ -349,9 +374,13 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   // A chain of pointwise ops of one input, recognised from the reference's graph with its exact C expression.
   if (op == "elementwise" || (!t.op_expression.empty() && t.op_family == "elementwise")) {
     if (t.op_expression.empty()) {
-      *why = "'elementwise': the reference's ops have no single-input C expression (khive.op.expression)";
+      *why = "'elementwise': the reference's ops have no C expression (khive.op.expression)";
       return std::nullopt;
     }
+    // ... or of several inputs, the expression over their names (khive.op.flags: named_inputs): tensors read at the
+    // output's index or broadcast along a run of its axes (the binder checks which), float scalars by value.
+    if (std::find(t.op_flags.begin(), t.op_flags.end(), "named_inputs") != t.op_flags.end())
+      return named_elementwise(t, why);
     if (!unary_float32(t, &detail)) {
       *why = fmt::format("'{}': {}", op, detail);
       return std::nullopt;
