@@ -125,7 +125,7 @@ VARIANTS = {  # name: (memory, preparation, gated, other context)
     "torch_s1": ("torch_s1", "flush", False, False), "torch_s2": ("torch_s2", "flush", False, False),
     "torch_s3": ("torch_s3", "flush", False, False),
 }
-SHIFTS = {"torch_s1": 2 << 20, "torch_s2": 34 << 20, "torch_s3": 258 << 20}   # odd multiples of the 2 MiB granule
+SHIFTS = {f"torch_s{j}": fidelity.PLACEMENT_SHIFTS[j] for j in (1, 2, 3)}   # fidelity.py's placements 1-3
 TLB_STRIDE = 64 << 10   # judge_tlb reads one byte per this many of each buffer
 ROTATE = 4
 
