@@ -438,7 +438,7 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   }
   *why = fmt::format(
       "op '{}' is none the tuner recognises (matrix products, convolutions, poolings, normalisations, softmax / "
-      "log_softmax, rmsnorm, the KernelBench activations, single-input elementwise chains, reductions and scans over "
+      "log_softmax, rmsnorm, the KernelBench activations, elementwise chains, reductions and scans over "
       "one axis) and no "
       "bindings file names task {}",
       op.empty() ? "(no op_type)" : op, key_of(t));
