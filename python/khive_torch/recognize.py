@@ -959,36 +959,37 @@ def recognize(torch, task):
             total += math.prod(shape)
         return total
     w = min(cands, key=size)
+
+    def graph_of(args):
+        with torch.no_grad():
+            return make_fx(lambda *a: fn(*a), tracing_mode="real")(*args).graph
     try:
         axes = task.resolve_axes(w)
         inputs = make_inputs(torch, task, w, axes, seed=1, device="cpu")
         args = [inputs[n] for n in task.inputs]
-        with torch.no_grad():
-            gm = make_fx(lambda *a: fn(*a), tracing_mode="real")(*args)
+        graph = graph_of(args)
     except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
         return {"op": "unknown", "why": f"tracing run() failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
+    order = list(task.inputs)
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
-    r = classify(gm.graph, n_tensor, len(args), names=list(task.inputs))
+    r = classify(graph, n_tensor, len(args), names=order)
     numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
     if r.get("family") == "elementwise" and "expression" not in r and any(numbers):
         # A scalar input was traced as the constant it was here: traced again as a 0-d tensor it stays an input, so
-        # the expression names it instead of baking this workload's value in.
-        # Traced with the workload's value and with another of the other sign: a branch on the value (real tracing
-        # follows the one taken) would give two expressions, and then none is written.
+        # the expression names it instead of baking this workload's value in. Traced with the workload's value and
+        # with one of the other sign: a branch on the value (real tracing follows the one taken) gives two
+        # expressions, and then none is written.
+        def as_tensors(flip):   # the numbers as 0-d float32 tensors (flip: -v - 1.5 in place of v)
+            return [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32) if num else v
+                    for v, num in zip(args, numbers)]
         try:
-            got = []
-            for flip in (False, True):
-                again = [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32) if num else v
-                         for v, num in zip(args, numbers)]
-                with torch.no_grad():
-                    gm2 = make_fx(lambda *a: fn(*a), tracing_mode="real")(*again)
-                got.append(classify(gm2.graph, len(again), len(again), names=list(task.inputs)))
+            got = [classify(graph_of(as_tensors(flip)), len(args), len(args), names=order) for flip in (False, True)]
             if got[0].get("expression") and got[0].get("expression") == got[1].get("expression"):
                 r = got[0]
         except Exception:  # noqa: BLE001 - the code wants a number there: the first reading stands
             pass
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
-        names = {p: name for p, name in zip([n for n in gm.graph.nodes if n.op == "placeholder"], task.inputs)}
+        names = {p: name for p, name in zip([n for n in graph.nodes if n.op == "placeholder"], order)}
         r["operands"] = {k: names[v] if hasattr(v, "op") else v for k, v in r["operands"].items()}
     return r
 
