@@ -247,10 +247,8 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
       if (!cv.contains("groups") || !cv["groups"].is_number_integer() || cv["groups"].get<int64_t>() < 1)
         c.fail("khive.op.conv.groups", "an integer >= 1", cv.contains("groups") ? cv["groups"].dump() : "nothing");
       o.groups = cv["groups"].get<int64_t>();
-      if (!cv.contains("transposed") || !cv["transposed"].is_boolean())
-        c.fail("khive.op.conv.transposed", "true or false",
-               cv.contains("transposed") ? cv["transposed"].dump() : "nothing");
-      o.transposed = cv["transposed"].get<bool>();
+      if (!cv.contains("transposed")) c.fail("khive.op.conv.transposed", "true or false", "nothing");
+      o.transposed = c.boolean(cv["transposed"], "khive.op.conv.transposed");
       t.op_conv = o;
     }
     if (op.contains("pool")) {
@@ -271,9 +269,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
       o.padding = list("padding", 0);
       o.dilation = list("dilation", 1);
       auto flag = [&](const char* key, bool dflt) {
-        if (!pl.contains(key)) return dflt;
-        if (!pl[key].is_boolean()) c.fail(std::string("khive.op.pool.") + key, "true or false", pl[key].dump());
-        return pl[key].get<bool>();
+        return pl.contains(key) ? c.boolean(pl[key], std::string("khive.op.pool.") + key) : dflt;
       };
       o.ceil_mode = flag("ceil_mode", false);
       o.count_include_pad = flag("count_include_pad", true);
