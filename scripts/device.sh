@@ -45,6 +45,31 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   return $rc
 }
 
+# eval_row REPORT WORKLOAD TASK LABEL RUN: one table row of a khive eval report's judge median, the executor events'
+# median, the calibrated overhead and the gate's time for WORKLOAD.
+eval_row() {
+  python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' "$@"
+}
+
+# with_load SPEC CMD...: CMD while bench/context_load.py holds more CUDA contexts (SPEC: none, idleN or pendingN).
+with_load() {
+  local spec=$1; shift
+  case $spec in
+    none) "$@"; return ;;
+    idle*) set -- --idle "${spec#idle}" -- "$@" ;;
+    pending*) set -- --pending "${spec#pending}" -- "$@" ;;
+    *) log "with_load: '$spec' is not none, idleN or pendingN"; return 2 ;;
+  esac
+  local flag=$1 n=$2; shift 3
+  rm -f /tmp/context-load.txt
+  python3 bench/context_load.py "$flag" "$n" --timeout-s 300 < <(sleep 300) > /tmp/context-load.txt 2>&1 & local lp=$!
+  for _ in $(seq 1 300); do grep -q '^ready' /tmp/context-load.txt 2>/dev/null && break; kill -0 $lp 2>/dev/null || break; sleep 0.1; done
+  grep -q '^ready' /tmp/context-load.txt || { log "with_load $spec: $(cat /tmp/context-load.txt)"; kill $lp 2>/dev/null; return 1; }
+  "$@"; local rc=$?
+  kill $lp 2>/dev/null; wait $lp 2>/dev/null
+  return $rc
+}
+
 # kernel_source TASK KIND: the path of a kernel to evaluate: best (bench/fidelity_kernels.json's tuner point for the
 # task, rendered by khive-tune into /tmp), ref (the task's reference.cu) or KIND itself (a .cu path).
 kernel_source() {
@@ -158,11 +183,39 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                    # exit 0 accepted; anything else: the line says so (the .txt holds khive's output)
                    [ -s "$f" ] || { echo "| $(basename "$t") | $w | primer $p | run $r | khive eval exit $rc, no report |" | tee -a "$out/primer.md"; continue; }
                    [ $rc = 0 ] || echo "| $(basename "$t") | $w | primer $p | run $r | khive eval exit $rc (not accepted) |" | tee -a "$out/primer.md"
-                   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' \
-                     "$f" "$w" "$(basename "$t")" "$pv=$p" "$r" | tee -a "$out/primer.md"
+                   eval_row "$f" "$w" "$(basename "$t")" "$pv=$p" "$r" | tee -a "$out/primer.md"
                  done
                done
              done ;;
+    # What in khive's surroundings slows a kernel (issue 21): ENVPROBE_CASES "task@workload@best|ref|path" evaluated
+    # under each of ENVPROBE_CONDS in turn, ENVPROBE_REPS rounds: base, pin0 (KHIVE_CPU_PIN=0), idleN / pendingN (N more
+    # processes holding a CUDA context, idle or with a stream blocked on a device wait: bench/context_load.py). Then
+    # bench/ruler_probe.py's ENVPROBE_VARIANTS under each load of ENVPROBE_LOADS. All rows in $out/envprobe.md.
+    envprobe) : > "$out/envprobe.md"
+             for c in ${ENVPROBE_CASES:-}; do
+               IFS=@ read -r t w k <<< "$c"; src=$(kernel_source "$t" "$k")
+               for r in $(seq 1 "${ENVPROBE_REPS:-3}"); do
+                 for cond in ${ENVPROBE_CONDS:-base pin0 idle2 pending1}; do
+                   f=/tmp/envprobe-$r-$cond.json; rm -f "$f"; load=none; pin=1
+                   case $cond in base) ;; pin0) pin=0 ;; *) load=$cond ;; esac
+                   KHIVE_CPU_PIN=$pin with_load "$load" timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference \
+                     --no-baselines --no-pytorch --seed 11 --perf-workloads "^$w\$" --out "$f" > /tmp/envprobe-eval.txt 2>&1
+                   rc=$?
+                   [ -s "$f" ] || { echo "| $(basename "$t") | $w | $cond | run $r | khive eval exit $rc, no report: $(tail -c 300 /tmp/envprobe-eval.txt | tr '\n|' '  ') |" | tee -a "$out/envprobe.md"; continue; }
+                   eval_row "$f" "$w" "$(basename "$t")" "$cond" "$r" | tee -a "$out/envprobe.md"
+                 done
+               done
+               [ -s "$f" ] || continue
+               for load in ${ENVPROBE_LOADS:-none idle2 pending1}; do
+                 echo "### ruler_probe with load $load" >> "$out/envprobe.md"
+                 with_load "$load" timeout ${PROBE_T:-120} python3 bench/ruler_probe.py --eval-json "$f" --task "$t" --workload "$w" \
+                   --samples ${ENVPROBE_SAMPLES:-150} --gap-ms 2 --lead-us 300 --variants ${ENVPROBE_VARIANTS:-plain,foreign_judge} \
+                   --out /tmp/envprobe-probe.md > /tmp/envprobe-probe.txt 2>&1 || tail -5 /tmp/envprobe-probe.txt >> "$out/envprobe.md"
+                 grep -E '^\| (variant|---|[a-z_+0-9]+ \|)' /tmp/envprobe-probe.md >> "$out/envprobe.md" 2>/dev/null
+                 grep -E '^khive eval' /tmp/envprobe-probe.md >> "$out/envprobe.md" 2>/dev/null
+               done
+             done
+             cat "$out/envprobe.md" ;;
     # What starting PyTorch costs on this machine, part by part (bench/torch_startup.py: the import cold and warm, the
     # judge's environment, the CUDA context with EAGER and LAZY module loading, khive-jail around it).
     torch_startup) step torch_startup ${TORCH_STARTUP_T:-240} python3 bench/torch_startup.py --jail "$bin/khive-jail" \
