@@ -51,18 +51,20 @@ eval_row() {
   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' "$@"
 }
 
-# with_load SPEC CMD...: CMD while bench/context_load.py holds more CUDA contexts (SPEC: none, idleN or pendingN).
+# with_load SPEC CMD...: CMD while bench/context_load.py holds more CUDA contexts (SPEC: none, idleN or pendingN,
+# with :M for a spacer of M MiB held by the first of them, e.g. idle1:34).
 with_load() {
-  local spec=$1; shift
+  local spec=$1 mib=0; shift
+  case $spec in *:*) mib=${spec#*:}; spec=${spec%%:*} ;; esac
   case $spec in
     none) "$@"; return ;;
     idle*) set -- --idle "${spec#idle}" -- "$@" ;;
     pending*) set -- --pending "${spec#pending}" -- "$@" ;;
-    *) log "with_load: '$spec' is not none, idleN or pendingN"; return 2 ;;
+    *) log "with_load: '$spec' is not none, idleN or pendingN (with :MiB)"; return 2 ;;
   esac
   local flag=$1 n=$2; shift 3
   rm -f /tmp/context-load.txt
-  python3 bench/context_load.py "$flag" "$n" --timeout-s 300 < <(sleep 300) > /tmp/context-load.txt 2>&1 & local lp=$!
+  python3 bench/context_load.py "$flag" "$n" --spacer-mib "$mib" --timeout-s 300 < <(sleep 300) > /tmp/context-load.txt 2>&1 & local lp=$!
   for _ in $(seq 1 300); do grep -q '^ready' /tmp/context-load.txt 2>/dev/null && break; kill -0 $lp 2>/dev/null || break; sleep 0.1; done
   grep -q '^ready' /tmp/context-load.txt || { log "with_load $spec: $(cat /tmp/context-load.txt)"; kill $lp 2>/dev/null; return 1; }
   "$@"; local rc=$?
@@ -189,7 +191,8 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              done ;;
     # What in khive's surroundings slows a kernel (issue 21): ENVPROBE_CASES "task@workload@best|ref|path" evaluated
     # under each of ENVPROBE_CONDS in turn, ENVPROBE_REPS rounds: base, pin0 (KHIVE_CPU_PIN=0), idleN / pendingN (N more
-    # processes holding a CUDA context, idle or with a stream blocked on a device wait: bench/context_load.py). Then
+    # processes holding a CUDA context, idle or with a stream blocked on a device wait: bench/context_load.py; idleN:M also
+    # holds M MiB ahead of the judge's arena, which then lands elsewhere: the place, not the context). Then
     # bench/ruler_probe.py's ENVPROBE_VARIANTS under each load of ENVPROBE_LOADS. All rows in $out/envprobe.md.
     envprobe) : > "$out/envprobe.md"
              for c in ${ENVPROBE_CASES:-}; do
