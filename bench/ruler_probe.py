@@ -156,6 +156,8 @@ sync = f(["cuStreamSynchronize"], P)
 ck(f(["cuInit"], ctypes.c_uint)(0), "cuInit")
 ctx = P(); ck(f(["cuDevicePrimaryCtxRetain"], ctypes.POINTER(P), I)(ctypes.byref(ctx), 0), "cuDevicePrimaryCtxRetain")
 ck(f(["cuCtxSetCurrent"], P)(ctx), "cuCtxSetCurrent")
+if os.environ.get("KHIVE_PROBE_L2_ZERO") == "1":   # --persisting-l2-zero: as the judge's context
+    ck(f(["cuCtxSetLimit"], I, SZ)(6, 0), "cuCtxSetLimit")
 alloc = f(["cuMemAlloc_v2"], ctypes.POINTER(U64), SZ)
 word = U64(); ck(alloc(ctypes.byref(word), 256), "cuMemAlloc")
 ck(f(["cuMemsetD32_v2"], U64, ctypes.c_uint, SZ)(word.value, 0, 64), "cuMemsetD32")
@@ -913,6 +915,9 @@ def parse_args(argv=None):
     p.add_argument("--gate-sleep-ms", type=float, default=1.0, help="gated: host sleep before opening the gate (default 1)")
     p.add_argument("--child-timeout", type=float, default=300.0, help="other context: the child quits after this many "
                                                                       "seconds without a command (default 300)")
+    p.add_argument("--persisting-l2-zero", action="store_true",
+                   help="set the persisting-L2 limit to 0 (cuCtxSetLimit) in this process's context and the child's, as "
+                        "khive's judge and executors do (cudaDeviceSetLimit) before any variant runs")
     p.add_argument("--seed", type=int, default=11000, help="input set seed (default 11000: fidelity.py's first set)")
     p.add_argument("--scratch", default=f"/tmp/khive-ruler-probe-{os.getpid()}", help="folder for --source's build")
     p.add_argument("--out", help="also write the markdown here")
@@ -962,6 +967,12 @@ def main(argv=None):
         return 2
     torch.cuda.init()
     torch.empty(1, device="cuda")   # the primary context, current on this thread for the driver calls
+    if a.persisting_l2_zero:   # CU_LIMIT_PERSISTING_L2_CACHE_SIZE; the child reads the variable (CHILD)
+        os.environ["KHIVE_PROBE_L2_ZERO"] = "1"
+        r = ctypes.CDLL("libcuda.so.1").cuCtxSetLimit(ctypes.c_int(6), ctypes.c_size_t(0))
+        if r:
+            print(f"ruler_probe: cuCtxSetLimit(persisting L2, 0): CUresult {r}", file=sys.stderr)
+            return 2
     try:
         fn = ctypes.CDLL(str(lib), mode=os.RTLD_NOW | os.RTLD_LOCAL).khive_launch
         probe = Probe(torch, a, plan, case, fn)

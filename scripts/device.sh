@@ -190,18 +190,20 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                done
              done ;;
     # What in khive's surroundings slows a kernel (issue 21): ENVPROBE_CASES "task@workload@best|ref|path" evaluated
-    # under each of ENVPROBE_CONDS in turn, ENVPROBE_REPS rounds: base, pin0 (KHIVE_CPU_PIN=0), idleN / pendingN (N more
+    # under each of ENVPROBE_CONDS in turn, ENVPROBE_REPS rounds: base, pin0 (KHIVE_CPU_PIN=0), primer0, trial=WORDS
+    # (KHIVE_EXEC_TRIAL, executor/device_cuda.cu), idleN / pendingN (N more
     # processes holding a CUDA context, idle or with a stream blocked on a device wait: bench/context_load.py; idleN:M also
     # holds M MiB ahead of the judge's arena, which then lands elsewhere: the place, not the context). Then
-    # bench/ruler_probe.py's ENVPROBE_VARIANTS under each load of ENVPROBE_LOADS. All rows in $out/envprobe.md.
+    # bench/ruler_probe.py's ENVPROBE_VARIANTS under each of ENVPROBE_LOADS (a load, +l2zero: --persisting-l2-zero,
+    # +eager: CUDA_MODULE_LOADING=EAGER as khive's executors). All rows in $out/envprobe.md.
     envprobe) : > "$out/envprobe.md"
              for c in ${ENVPROBE_CASES:-}; do
                IFS=@ read -r t w k <<< "$c"; src=$(kernel_source "$t" "$k")
                for r in $(seq 1 "${ENVPROBE_REPS:-3}"); do
                  for cond in ${ENVPROBE_CONDS:-base pin0 idle2 pending1}; do
-                   f=/tmp/envprobe-$r-$cond.json; rm -f "$f"; load=none; pin=1
-                   case $cond in base) ;; pin0) pin=0 ;; *) load=$cond ;; esac
-                   KHIVE_CPU_PIN=$pin with_load "$load" timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference \
+                   f=/tmp/envprobe-$r-$cond.json; rm -f "$f"; load=none; pin=1; trial=; primer=${KHIVE_EXEC_PRIMER:-}
+                   case $cond in base) ;; pin0) pin=0 ;; primer0) primer=0 ;; trial=*) trial=${cond#trial=} ;; *) load=$cond ;; esac
+                   KHIVE_CPU_PIN=$pin KHIVE_EXEC_TRIAL=$trial KHIVE_EXEC_PRIMER=$primer with_load "$load" timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference \
                      --no-baselines --no-pytorch --seed 11 --perf-workloads "^$w\$" --out "$f" > /tmp/envprobe-eval.txt 2>&1
                    rc=$?
                    [ -s "$f" ] || { echo "| $(basename "$t") | $w | $cond | run $r | khive eval exit $rc, no report: $(tail -c 300 /tmp/envprobe-eval.txt | tr '\n|' '  ') |" | tee -a "$out/envprobe.md"; continue; }
@@ -209,13 +211,17 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                  done
                done
                [ -s "$f" ] || continue
-               for load in ${ENVPROBE_LOADS:-none idle2 pending1}; do
-                 echo "### ruler_probe with load $load" >> "$out/envprobe.md"
-                 with_load "$load" timeout ${PROBE_T:-120} python3 bench/ruler_probe.py --eval-json "$f" --task "$t" --workload "$w" \
+               for spec in ${ENVPROBE_LOADS:-none idle2 pending1}; do
+                 load=${spec%%+*}; l2=
+                 case $spec in *+l2zero*) l2=--persisting-l2-zero ;; esac
+                 case $spec in *+eager*) export CUDA_MODULE_LOADING=EAGER ;; esac
+                 echo "### ruler_probe with load $spec" >> "$out/envprobe.md"
+                 with_load "$load" timeout ${PROBE_T:-120} python3 bench/ruler_probe.py $l2 --eval-json "$f" --task "$t" --workload "$w" \
                    --samples ${ENVPROBE_SAMPLES:-150} --gap-ms 2 --lead-us 300 --variants ${ENVPROBE_VARIANTS:-plain,foreign_judge} \
                    --out /tmp/envprobe-probe.md > /tmp/envprobe-probe.txt 2>&1 || tail -5 /tmp/envprobe-probe.txt >> "$out/envprobe.md"
                  grep -E '^\| (variant|---|[a-z_+0-9]+ \|)' /tmp/envprobe-probe.md >> "$out/envprobe.md" 2>/dev/null
                  grep -E '^khive eval' /tmp/envprobe-probe.md >> "$out/envprobe.md" 2>/dev/null
+                 unset CUDA_MODULE_LOADING
                done
              done
              cat "$out/envprobe.md" ;;

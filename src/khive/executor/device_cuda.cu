@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
 
 #include "khive/executor/device.hpp"
 #include "khive/executor/gate.hpp"
@@ -80,6 +81,21 @@ int primer_blocks() {
 
 int touch_blocks() { return 4 * sm_count(); }
 
+// KHIVE_EXEC_TRIAL: comma-separated switches for measuring what in the executor changes a kernel's time (issue 21;
+// bench/ruler_probe.py, scripts/device.sh step envprobe). Not for normal runs: go_after_launch can hold a call whose
+// launch blocks on its own stream until the judge's timeout. keep_l2_limit: no cudaDeviceSetLimit of the persisting
+// L2 size; go_after_launch: `go` signalled after the call's launch instead of before it; lazy_modules (read by the
+// judge, judge/executor_process.cpp): CUDA_MODULE_LOADING=LAZY for this process.
+bool trial(std::string_view what) {
+  const char* v = std::getenv("KHIVE_EXEC_TRIAL");
+  for (std::string_view s(v ? v : ""); !s.empty();) {
+    const std::size_t c = s.find(',');
+    if (s.substr(0, c) == what) return true;
+    s = c == std::string_view::npos ? std::string_view() : s.substr(c + 1);
+  }
+  return false;
+}
+
 void touch_entry_fn(void* const* args, void* stream) {
   const auto* c = static_cast<const TouchCall*>(args[0]);
   TouchParams t{};
@@ -116,7 +132,8 @@ class CudaExecDevice final : public ExecDevice {
     for (auto& ev : events_) init(cudaEventCreate(&ev), "cudaEventCreate");
     // No persisting-L2 carve-out in this context (the judge also resets persisting lines before every flush).
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.persistingL2CacheMaxSize > 0)
+    if (!trial("keep_l2_limit") && cudaGetDeviceProperties(&prop, 0) == cudaSuccess &&
+        prop.persistingL2CacheMaxSize > 0)
       cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
     init(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
@@ -173,14 +190,16 @@ class CudaExecDevice final : public ExecDevice {
     if (!gate_.ptr) throw Fault("bad_request", "call: no gate mapped");
     if (2 * args.size() > events_.size()) throw Fault("bad_request", "call: more calls than events");
     char* g = reinterpret_cast<char*>(gate_.ptr);
+    static const bool go_after_launch = trial("go_after_launch");
     try {
       for (std::size_t i = 0; i < args.size(); ++i) {
         const uint32_t v = first + static_cast<uint32_t>(i);
         stream_wait_geq(stream_, g + kGateReady, v);
         if (const int b = primer_blocks(); b > 0) primer_kernel<<<b, 128, 0, stream_>>>();
         ck(cudaEventRecord(events_[2 * i], stream_), "cudaEventRecord");
-        stream_write(signal_, g + kGateGo, v);
+        if (!go_after_launch) stream_write(signal_, g + kGateGo, v);
         if (f) f(args[i], stream_);
+        if (go_after_launch) stream_write(signal_, g + kGateGo, v);
         ck(cudaEventRecord(events_[2 * i + 1], stream_), "cudaEventRecord");
         stream_write(stream_, g + kGateDone, v);
       }

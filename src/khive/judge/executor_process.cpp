@@ -47,6 +47,13 @@ Reason reason_of(const std::string& r) {
   return Reason::protocol_violation;
 }
 
+// KHIVE_EXEC_TRIAL's lazy_modules (executor/device_cuda.cu lists the trial switches): the executor loads its kernel's
+// modules on first use as an in-process harness does, instead of with its context.
+bool lazy_trial() {
+  const char* v = std::getenv("KHIVE_EXEC_TRIAL");
+  return v && std::string_view(v).find("lazy_modules") != std::string_view::npos;
+}
+
 }  // namespace
 
 ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : spec_(spec), dev_(dev) {
@@ -66,17 +73,18 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
   // CUDA_MODULE_LOADING: a kernel's modules load with its context (EAGER), so no timed call pays for a load; PyTorch's
   // load as its warm-up calls first use them (LAZY): EAGER would load every kernel of libtorch_cuda at start (on the
   // H200, import + context 7.89 s EAGER against 4.34 s LAZY: docs/results/2026-12-04-h200).
-  std::vector<std::string> envs = {"PATH=/usr/bin:/bin",
-                                   "LANG=C",
-                                   "HOME=/nonexistent",
-                                   "OMP_PROC_BIND=false",
-                                   "GOMP_SPINCOUNT=10000",
-                                   "CUDA_CACHE_DISABLE=1",
-                                   spec.pytorch ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
+  std::vector<std::string> envs = {
+      "PATH=/usr/bin:/bin",
+      "LANG=C",
+      "HOME=/nonexistent",
+      "OMP_PROC_BIND=false",
+      "GOMP_SPINCOUNT=10000",
+      "CUDA_CACHE_DISABLE=1",
+      spec.pytorch || lazy_trial() ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
   envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0
                                                          ? spec.omp_threads
                                                          : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));
-  for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_EXEC_PRIMER"})
+  for (const char* v : {"LD_LIBRARY_PATH", "KHIVE_SANDBOX_EXTRA_SYSCALLS", "KHIVE_EXEC_PRIMER", "KHIVE_EXEC_TRIAL"})
     if (const char* x = std::getenv(v)) envs.push_back(std::string(v) + "=" + x);
   envs.insert(envs.end(), spec.env.begin(), spec.env.end());
   if (!spec.cuda_visible_devices.empty())
