@@ -40,6 +40,10 @@ what remains is classified:
                group_norm / layer_norm of an input, weight and bias inputs or none;  groups, eps, affine_axes),
                or x / sqrt(mean(x^2, dims) + eps), x * rsqrt(...), x / mean(|x|,     operands (x, weight, bias)
                dims), x / norm(x, 2, dims) (RMS, L1 and L2 normalisations)
+  chain        what none of the above reads alone, cut into 2-4 stages at its         op "chain", stages (each one of
+               convolutions, products, poolings, normalisation modules, softmaxes    the readings above with "inputs"
+               and reductions; a conv's or product's pointwise tail is its          and "output": khive_t<i>, null
+               epilogue, any other pointwise tail a stage of its own               for the task's output)
   otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
@@ -846,10 +850,249 @@ def _read_plainly(node):
     return True
 
 
+# Ops that start a stage of a chain (a composition the tuner binds stage by stage: tuner/chain.hpp): a product or a
+# convolution, a pooling, a normalisation module, a softmax, a reduction over one axis. The pointwise ops after one
+# belong to its stage when its family fuses them (a product's or convolution's epilogue), else they make a stage of
+# their own (an elementwise one).
+CHAIN_ANCHORS = ({"convolution", "_convolution", "mm", "addmm", "matmul"} | set(POOL_ATEN) | BATCH_NORM_ATEN
+                 | {"native_group_norm", "native_layer_norm", "_softmax", "_log_softmax"} | set(REDUCE_OVER_AXIS))
+EPILOGUE_FAMILIES = {"conv", "gemm"}
+
+
+def _is_anchor(node):
+    n = _name(node.target)
+    if n not in CHAIN_ANCHORS:
+        return False
+    if n in ("max", "min"):   # max.dim / min.dim reduce; max.other / min.other are pointwise
+        return len(node.args) > 1 and isinstance(node.args[1], int) and not isinstance(node.args[1], bool)
+    return True
+
+
+def _segments(graph):
+    """The reference's live ops cut into stages (lists of nodes in graph order), each an anchor with the layout ops
+    that only feed it before it and the ops up to the next anchor after it; None when the ops are not one line of
+    stages (an op before the first anchor that is not its layout, a value used past the next stage)."""
+    out = _returned(graph)
+    if out is None or not hasattr(out, "op"):
+        return None
+    live = _live(out)
+    nodes = [n for n in graph.nodes if n.op == "call_function" and n in live]
+    anchors = [n for n in nodes if _is_anchor(n)]
+    if len(anchors) < 2:
+        return None
+    seg = {a: i for i, a in enumerate(anchors)}
+    # Backwards: a layout op whose users all lie in one later stage is that stage's prefix (a Linear's weight.t());
+    # any other op belongs to the stage of the anchor before it.
+    for n in reversed(nodes):
+        if n in seg:
+            continue
+        users = [u for u in n.users if u in live and u.op == "call_function"]
+        stages = {seg.get(u) for u in users}
+        if _name(n.target) in LAYOUT | {"repeat"} and len(stages) == 1 and None not in stages:
+            seg[n] = stages.pop()
+    current = None
+    for n in nodes:
+        if n in anchors:
+            current = seg[n]
+        elif n not in seg:
+            if current is None:
+                return None
+            seg[n] = current
+    groups = [[n for n in nodes if seg[n] == i] for i in range(len(anchors))]
+    return groups
+
+
+def _stage_graph(graph, nodes, previous, names_of):
+    """A graph of one stage: placeholders for what it reads from outside (the stage before's result first, as
+    previous's name, then the task's inputs), its nodes, its result; with the input names in that order. None when it
+    reads another stage's values."""
+    import torch.fx as fx
+    inside = set(nodes)
+    ext = []
+    for n in nodes:
+        for a in n.all_input_nodes:
+            if a not in inside and a not in ext and a.op != "get_attr":
+                ext.append(a)
+    if previous is not None:
+        if previous[0] not in ext:
+            return None
+        ext.remove(previous[0])
+        ext.insert(0, previous[0])
+    if any(a.op != "placeholder" for a in ext[1 if previous is not None else 0:]):
+        return None
+    g = fx.Graph()
+    env, names = {}, []
+    for a in ext:
+        name = previous[1] if previous is not None and a is previous[0] else names_of[a]
+        p = g.placeholder(name)
+        p.meta = dict(a.meta)
+        env[a] = p
+        names.append(name)
+    for n in graph.nodes:
+        if n.op == "get_attr" and any(n in u.all_input_nodes for u in nodes):
+            env[n] = g.node_copy(n, lambda a: env[a])
+    for n in nodes:
+        env[n] = g.node_copy(n, lambda a: env[a])
+    return g, env, names
+
+
+def _chain(graph, names):
+    """{stages} when the reference is stages the tuner binds one by one (tuner/chain.hpp): each stage a convolution or
+    product with its pointwise epilogue, a pooling, a normalisation, a softmax over the last axis, a reduction over
+    one axis, or a pointwise op of the stage before's result (and inputs); stage i writes "khive_t<i>", the last the
+    task's output. Each stage is what classify() gives for its own graph, with "inputs" (what it reads, in order) and
+    "output". Else None."""
+    import torch.fx as fx
+    if names is None:
+        return None
+    groups = _segments(graph)
+    if groups is None:
+        return None
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(names):
+        return None
+    names_of = dict(zip(placeholders, names))
+    # A pointwise tail of a stage whose family fuses none becomes a stage of its own.
+    stages = []
+    for nodes in groups:
+        anchor = next(n for n in nodes if _is_anchor(n))
+        fuses = _name(anchor.target) in ("convolution", "_convolution", "mm", "addmm", "matmul")
+        if fuses:
+            stages.append(nodes)
+            continue
+        at = nodes.index(anchor)
+        head, tail = nodes[:at + 1], []
+        for n in nodes[at + 1:]:   # its views and tuple picks stay with it, the rest is a pointwise stage
+            (head if not tail and _feeds_only_layout(n, anchor) else tail).append(n)
+        stages.append(head)
+        if tail:
+            stages.append(tail)
+    out = _returned(graph)
+    result, previous = [], None
+    for i, nodes in enumerate(stages):
+        last = i + 1 == len(stages)
+        # The stage's result: the returned value for the last, else its one value the next stage reads.
+        if last:
+            res = out
+        else:
+            nxt = set(stages[i + 1])
+            later = set().union(*stages[i + 1:])
+            used = [n for n in nodes if any(u in later for u in n.users)]
+            if len(used) != 1 or any(u in later - nxt for u in used[0].users):
+                return None
+            res = used[0]
+        if res not in nodes:
+            return None
+        built = _stage_graph(graph, nodes, previous, names_of)
+        if built is None:
+            return None
+        g, env, stage_names = built
+        g.output(env[res])
+        gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else {}, g)
+        stage = _stage(gm.graph, stage_names)
+        if stage is None:
+            return None
+        if "operands" in stage:   # the stage graph's placeholders are its inputs, in stage_names' order
+            ph = {p: name for p, name in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
+            stage["operands"] = {k: ph[v] if hasattr(v, "op") else v for k, v in stage["operands"].items()}
+        stage["inputs"] = stage_names
+        stage["output"] = None if last else f"khive_t{i + 1}"
+        result.append(stage)
+        previous = (res, f"khive_t{i + 1}")
+    return result
+
+
+def _after(n, anchor):
+    """Whether n depends on the anchor (is computed from its result)."""
+    todo, seen = [n], set()
+    while todo:
+        m = todo.pop()
+        if m is anchor:
+            return True
+        if m in seen or not hasattr(m, "all_input_nodes"):
+            continue
+        seen.add(m)
+        todo += list(m.all_input_nodes)
+    return False
+
+
+def _feeds_only_layout(n, anchor):
+    """Whether n is a layout op or tuple pick of the anchor's result (its view / getitem, part of the anchor's own
+    stage: batch norm's getitem and instance norm's view back)."""
+    while hasattr(n, "op") and n.op == "call_function" and _name(n.target) in LAYOUT | {"getitem"}:
+        n = n.args[0] if n.args else None
+        if n is anchor:
+            return True
+    return False
+
+
+def _stage(graph, names):
+    """One stage as classify() reads it, kept only in a form the tuner binds: a convolution or product with its
+    epilogue (its options and operands), a pooling, a normalisation, a softmax over the last axis, a reduction over
+    one axis, a pointwise chain (its expression over the input names)."""
+    n_in = len(names)
+    compute = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    if compute and all(_name(n.target) in POINTWISE for n in compute):
+        if not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
+            return None
+        placeholders = [p for p in graph.nodes if p.op == "placeholder"]
+        if not all(_read_plainly(p) for p in placeholders):
+            return None
+        expr = _expression(graph, dict(zip(placeholders, names)))
+        if expr is None or len(expr) > MAX_EXPRESSION:
+            return None
+        return {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": ["named_inputs"]}
+    r = _classify_one(graph, n_in, n_in, names)
+    r.pop("ops", None)
+    fam = r.get("family")
+    if fam == "conv" and "conv" in r:
+        return r
+    if fam == "gemm" and "operands" in r and r["op"] in ("matmul", "gemm+epilogue"):
+        return r
+    if fam in ("pool", "norm") and (r.get("pool") or r.get("norm")):
+        return r
+    if fam == "reduce":
+        return r
+    if fam == "softmax" and r["op"] in ("softmax", "log_softmax"):
+        sm = next(n for n in compute if _name(n.target) in ("_softmax", "_log_softmax"))
+        rank = len(_shape(sm) or ())
+        if rank and sm.args[1] % rank == rank - 1:
+            return r
+    return None
+
+
+# Families whose single-op reading binds as it is (else a chain is tried): what classify() gives with the details
+# the tuner needs.
+def _bindable(r):
+    fam = r.get("family")
+    if fam == "conv":
+        return "conv" in r
+    if fam == "gemm":
+        return "operands" in r or r.get("op") == "matmul" or "flags" in r
+    if fam == "pool":
+        return "pool" in r
+    if fam == "norm":
+        return "norm" in r
+    if fam in ("reduction", "other") or r.get("op") == "softmax+epilogue":
+        return False
+    return True
+
+
 def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
     """{op, family, ops[, expression][, eps][, dim][, flags]} for an ATen graph (torch.fx) of the reference. names: the
     task's input names in argument order; with them a pointwise chain of several inputs (every one a tensor, read
-    plainly) is an expression over those names, flagged named_inputs (one input alone stays x)."""
+    plainly) is an expression over those names, flagged named_inputs (one input alone stays x). What no single family
+    binds may be a chain of stages: {op "chain", family "chain", stages} (_chain)."""
+    r = _classify_one(graph, n_tensor_inputs, n_inputs, names)
+    if not _bindable(r):
+        stages = _chain(graph, names)
+        if stages is not None:
+            return {"ops": r["ops"], "op": "chain", "family": "chain", "stages": stages}
+    return r
+
+
+def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
+    """classify() of one op (with what follows it), no chains."""
     compute, nodes = [], []
     for node in graph.nodes:
         if node.op == "call_function":
@@ -1019,7 +1262,8 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k = d.setdefault("khive", {})
-    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm")
+    k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
+                                       "stages")
                    if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"

@@ -168,8 +168,8 @@ class Recognize(unittest.TestCase):
                           "v": {"shape": ["M", "1"], "dtype": "float32"}},
                "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
         # Each alone keeps the product from fusing: v only where the case is about v.
-        for i, (args, body) in enumerate([("x, w", "torch.softmax(x @ w, dim=1)"),          # a row op after the product
-                                          ("x, w", "torch.relu(x @ w.reshape(7, 5).t())"),  # the weight's data reinterpreted
+        # (a row op after the product is a chain of two stages: test_a_product_then_a_row_op_is_a_chain)
+        for i, (args, body) in enumerate([("x, w", "torch.relu(x @ w.reshape(7, 5).t())"),  # the weight's data reinterpreted
                                           ("x, w, v", "(x @ w) * v"),                       # a per-row vector, not a bias
                                           ("x, w", "(x @ w) + (x @ w).sum(dim=1, keepdim=True)")]):   # a reduction
             d = dict(two, name=f"unfused{i}", reference=f"import torch\n\ndef run({args}):\n    return {body}\n")
@@ -223,13 +223,75 @@ class Recognize(unittest.TestCase):
         conv = {"name": "cvp", "axes": {"N": {"type": "var"}},
                 "inputs": {"x": {"shape": ["N", "4", "8", "8"], "dtype": "float32"}, "w": {"shape": ["6", "4", "3", "3"], "dtype": "float32"}},
                 "outputs": {"y": {"shape": ["N", "6", "3", "3"], "dtype": "float32"}}}
-        for i, tail in enumerate(["F.max_pool2d(F.conv2d(x, w), 2)", "F.conv2d(x, w) + F.conv2d(x, w).mean()",
+        # (a pool after the convolution is a chain: test_a_convolution_then_a_norm_or_pool_is_a_chain)
+        for i, tail in enumerate(["F.conv2d(x, w)[:, :, :3, :3] * 2", "F.conv2d(x, w) + F.conv2d(x, w).mean()",
                                   "F.conv2d(x, w.reshape(6, 4, 9).reshape(6, 4, 3, 3).flip(2)) * 2"]):
             body = f"import torch\nimport torch.nn.functional as F\n\ndef run(x, w):\n    return {tail}\n"
             out = {"y": {"shape": ["N", "6", "6", "6"] if i else ["N", "6", "3", "3"], "dtype": "float32"}}
             r, _ = self.recognize(dict(conv, name=f"cvp{i}", reference=body, outputs=out), {"N": 1})
             self.assertEqual(r["family"], "conv", tail)
             self.assertNotIn("conv", r, tail)
+
+    CONV = {"name": "ch", "axes": {"N": {"type": "var"}},
+            "inputs": {"x": {"shape": ["N", "4", "9", "9"], "dtype": "float32"},
+                       "w": {"shape": ["6", "4", "3", "3"], "dtype": "float32"}, "b": {"shape": ["6"], "dtype": "float32"}},
+            "outputs": {"y": {"shape": ["N", "6", "7", "7"], "dtype": "float32"}}}
+
+    def test_a_convolution_then_a_norm_or_pool_is_a_chain(self):
+        head = "import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b):\n    t = torch.relu(F.conv2d(x, w, b))\n"
+        for i, (tail, out, families) in enumerate([
+                # an instance norm, then pointwise ops of its result: three stages, the last an elementwise one
+                ("return F.instance_norm(t) / 2.0", ["N", "6", "7", "7"], ["conv", "norm", "elementwise"]),
+                ("return F.max_pool2d(t, 2)", ["N", "6", "3", "3"], ["conv", "pool"]),
+                ("return torch.tanh(F.avg_pool2d(t, 3)) * 2.0", ["N", "6", "2", "2"], ["conv", "pool", "elementwise"])]):
+            d = dict(self.CONV, name=f"ch{i}", reference=head + "    " + tail + "\n",
+                     outputs={"y": {"shape": out, "dtype": "float32"}})
+            r, _ = self.recognize(d, {"N": 2})
+            self.assertEqual((r["op"], r["family"]), ("chain", "chain"), tail)
+            self.assertEqual([s["family"] for s in r["stages"]], families, tail)
+            conv = r["stages"][0]
+            self.assertEqual(conv["operands"], {"x": "x", "weight": "w", "bias": "b"}, tail)
+            self.assertEqual(conv["expression"], "fmaxf(x, 0.0f)", tail)
+            # each stage reads the one before it and writes khive_t<i>; the last writes the task's output (None)
+            self.assertEqual(conv["inputs"], ["x", "w", "b"], tail)
+            for k, s in enumerate(r["stages"][1:], start=1):
+                self.assertEqual(s["inputs"][0], f"khive_t{k}", tail)
+            self.assertEqual([s["output"] for s in r["stages"]],
+                             [f"khive_t{k + 1}" for k in range(len(families) - 1)] + [None], tail)
+        self.assertEqual(r["stages"][1]["pool"]["kernel"], [3, 3])
+        self.assertEqual(r["stages"][2]["flags"], ["named_inputs"])
+        self.assertEqual(r["stages"][2]["expression"], "(tanhf(khive_t2) * 2.0f)")
+
+    def test_a_product_then_a_row_op_is_a_chain(self):
+        lin = {"name": "lin", "axes": {"M": {"type": "var"}},
+               "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["7", "5"], "dtype": "float32"},
+                          "b": {"shape": ["7"], "dtype": "float32"}}}
+        for i, (tail, out, families, second) in enumerate([
+                ("torch.softmax(torch.sigmoid(F.linear(x, w, b)), dim=1)", ["M", "7"], ["gemm", "softmax"], "softmax"),
+                ("F.linear(x, w, b).sum(dim=1, keepdim=True) * 3.0", ["M", "1"], ["gemm", "reduce", "elementwise"], "sum"),
+                ("F.group_norm(F.linear(x, w, b), 7)", ["M", "7"], ["gemm", "norm"], "norm")]):
+            d = dict(lin, name=f"lin{i}", outputs={"y": {"shape": out, "dtype": "float32"}},
+                     reference=f"import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b):\n    return {tail}\n")
+            r, _ = self.recognize(d, {"M": 3})
+            self.assertEqual(r["op"], "chain", tail)
+            self.assertEqual([s["family"] for s in r["stages"]], families, tail)
+            self.assertEqual(r["stages"][1]["op"], second, tail)
+            g = r["stages"][0]
+            self.assertEqual(g["operands"], {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col", "bias": "b"}, tail)
+        self.assertEqual(r["stages"][1]["norm"]["groups"], 7)
+
+    def test_what_no_chain_of_stages_computes_is_left_alone(self):
+        lin = {"name": "nc", "axes": {"M": {"type": "var"}},
+               "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["7", "5"], "dtype": "float32"}},
+               "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
+        for i, body in enumerate([
+                "t = x @ w.t()\n    return torch.softmax(t, dim=1) + t",       # the product read again past the next stage
+                "return torch.softmax(x @ w.t(), dim=0)",                     # a softmax over the rows: no row op
+                "return torch.softmax(torch.softmax(x @ w.t(), dim=1), dim=0)"]):   # ... in a later stage
+            r, _ = self.recognize(dict(lin, name=f"nc{i}", reference=f"import torch\n\ndef run(x, w):\n    {body}\n"),
+                                  {"M": 3})
+            self.assertNotEqual(r["op"], "chain", body)
+            self.assertNotIn("stages", r, body)
 
     def test_a_pooling_has_its_options(self):
         for i, (body, shape, out, want) in enumerate([

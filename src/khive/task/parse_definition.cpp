@@ -177,6 +177,166 @@ std::vector<int64_t> axis_list(const Ctx& c, const json& obj, const std::string&
   return v;
 }
 
+// khive.op (python/khive_torch/recognize.py) into t's op_* fields, its fields named under P ("khive.op",
+// "khive.op.stages[1]" for a chain's stage, whose operands may name the chain's intermediates: t's inputs then).
+void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::string& P) {
+  const json& op = c.object(opj, P);
+  c.known_keys(op, P,
+               {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm",
+                "stages", "inputs", "output"});
+  // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
+  // its stage's tensors (tuner/chain.hpp); here only their form.
+  if (op.contains("stages")) {
+    const std::string f = P + ".stages";
+    if (!op["stages"].is_array() || op["stages"].size() < 2 || op["stages"].size() > 4)
+      c.fail(f, "a list of 2 to 4 stage objects", op["stages"].dump());
+    for (std::size_t i = 0; i < op["stages"].size(); ++i) {
+      const json& st = c.object(op["stages"][i], f + "[" + std::to_string(i) + "]");
+      if (!st.contains("family") || !st["family"].is_string())
+        c.fail(f + "[" + std::to_string(i) + "].family", "the stage's family",
+               st.contains("family") ? st["family"].dump() : "nothing");
+      t.op_stages.push_back(st.dump());
+    }
+  }
+  if (op.contains("op")) t.op_recognized = c.string(op["op"], P + ".op");
+  if (op.contains("family")) t.op_family = c.string(op["family"], P + ".family");
+  if (op.contains("expression")) t.op_expression = c.string(op["expression"], P + ".expression");
+  if (op.contains("eps")) {
+    if (!op["eps"].is_number() || op["eps"].get<double>() < 0) c.fail(P + ".eps", "a number >= 0", op["eps"].dump());
+    t.op_eps = op["eps"].get<double>();
+  }
+  if (op.contains("dim")) {
+    if (!op["dim"].is_number_integer() || op["dim"].get<int64_t>() < -64 || op["dim"].get<int64_t>() > 63)
+      c.fail(P + ".dim", "the reduced axis' index in the input's shape (an integer, negative from the end)",
+             op["dim"].dump());
+    t.op_dim = op["dim"].get<int>();
+  }
+  if (op.contains("flags")) {
+    static const std::vector<std::string> known = {"reverse", "exclusive", "masked", "operands_reinterpreted",
+                                                   "named_inputs"};
+    const char* expected =
+        "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\", \"named_inputs\"";
+    if (!op["flags"].is_array()) c.fail(P + ".flags", expected, op["flags"].dump());
+    for (const auto& f : op["flags"]) {
+      if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())
+        c.fail(P + ".flags", expected, op["flags"].dump());
+      t.op_flags.push_back(f.get<std::string>());
+    }
+  }
+  if (op.contains("operands")) {
+    const json& o = c.object(op["operands"], P + ".operands");
+    c.known_keys(o, P + ".operands", {"A", "B", "bias", "layout_a", "layout_b", "x", "weight", "vector"});
+    for (const auto& [role, v] : o.items()) {
+      const std::string field = P + ".operands." + role;
+      const std::string name = c.string(v, field);
+      if (role.rfind("layout_", 0) == 0) {
+        if (name != "row" && name != "col") c.fail(field, "\"row\" or \"col\"", v.dump());
+      } else if (!t.find_input(name)) {
+        c.fail(field, input_name_expected(t), v.dump());
+      }
+      t.op_operands[role] = name;
+    }
+  }
+  if (op.contains("conv")) {
+    const json& cv = c.object(op["conv"], P + ".conv");
+    c.known_keys(cv, P + ".conv", {"stride", "padding", "dilation", "output_padding", "groups", "transposed"});
+    Task::ConvOptions o;
+    std::size_t dims = 0;
+    auto list = [&](const char* key, int64_t lo) {
+      return axis_list(c, cv, P + ".conv.", key, lo, "spatial axis", dims);
+    };
+    o.stride = list("stride", 1);
+    o.padding = list("padding", 0);
+    o.dilation = list("dilation", 1);
+    o.output_padding = list("output_padding", 0);
+    if (!cv.contains("groups") || !cv["groups"].is_number_integer() || cv["groups"].get<int64_t>() < 1)
+      c.fail(P + ".conv.groups", "an integer >= 1", cv.contains("groups") ? cv["groups"].dump() : "nothing");
+    o.groups = cv["groups"].get<int64_t>();
+    if (!cv.contains("transposed")) c.fail(P + ".conv.transposed", "true or false", "nothing");
+    o.transposed = c.boolean(cv["transposed"], P + ".conv.transposed");
+    t.op_conv = o;
+  }
+  if (op.contains("pool")) {
+    const json& pl = c.object(op["pool"], P + ".pool");
+    c.known_keys(
+        pl, P + ".pool",
+        {"op", "kernel", "stride", "padding", "dilation", "ceil_mode", "count_include_pad", "divisor_override"});
+    Task::PoolOptions o;
+    if (!pl.contains("op") || !pl["op"].is_string() || (pl["op"] != "max" && pl["op"] != "avg"))
+      c.fail(P + ".pool.op", "\"max\" or \"avg\"", pl.contains("op") ? pl["op"].dump() : "nothing");
+    o.op = pl["op"].get<std::string>();
+    std::size_t dims = 0;
+    auto list = [&](const char* key, int64_t lo) {
+      return axis_list(c, pl, P + ".pool.", key, lo, "pooled axis", dims);
+    };
+    o.kernel = list("kernel", 1);
+    o.stride = list("stride", 1);
+    o.padding = list("padding", 0);
+    o.dilation = list("dilation", 1);
+    auto flag = [&](const char* key, bool dflt) {
+      return pl.contains(key) ? c.boolean(pl[key], P + ".pool." + key) : dflt;
+    };
+    o.ceil_mode = flag("ceil_mode", false);
+    o.count_include_pad = flag("count_include_pad", true);
+    if (pl.contains("divisor_override") && !pl["divisor_override"].is_null()) {
+      if (!pl["divisor_override"].is_number_integer() || pl["divisor_override"].get<int64_t>() < 1)
+        c.fail(P + ".pool.divisor_override", "null or an integer >= 1", pl["divisor_override"].dump());
+      o.divisor_override = pl["divisor_override"].get<int64_t>();
+    }
+    t.op_pool = o;
+  }
+  if (op.contains("norm")) {
+    const json& nm = c.object(op["norm"], P + ".norm");
+    c.known_keys(nm, P + ".norm", {"stat", "axes", "groups", "eps", "affine_axes"});
+    Task::NormOptions o;
+    static const std::vector<std::string> stats = {"var", "rms", "l2", "mean_abs"};
+    if (!nm.contains("stat") || !nm["stat"].is_string() ||
+        std::find(stats.begin(), stats.end(), nm["stat"].get<std::string>()) == stats.end())
+      c.fail(P + ".norm.stat", "\"var\", \"rms\", \"l2\" or \"mean_abs\"",
+             nm.contains("stat") ? nm["stat"].dump() : "nothing");
+    o.stat = nm["stat"].get<std::string>();
+    // The rank of x (operands.x, else the only input), when known: the axes must be its.
+    const TensorSpec* x = t.op_operands.count("x") ? t.find_input(t.op_operands.at("x"))
+                          : t.inputs.size() == 1   ? &t.inputs[0]
+                                                   : nullptr;
+    auto axes = [&](const char* key) {
+      const std::string field = P + ".norm." + key;
+      const std::string expected = "a list of increasing axes of x (integers >= 0" +
+                                   (x ? ", below its rank " + std::to_string(x->shape.size()) : std::string()) + ")";
+      const json& a = nm[key];
+      if (!a.is_array() || a.empty()) c.fail(field, expected, a.dump());
+      std::vector<int64_t> v;
+      for (const auto& e : a) {
+        if (!e.is_number_integer() || e.get<int64_t>() < 0 || (!v.empty() && e.get<int64_t>() <= v.back()) ||
+            (x && e.get<int64_t>() >= static_cast<int64_t>(x->shape.size())))
+          c.fail(field, expected, a.dump());
+        v.push_back(e.get<int64_t>());
+      }
+      return v;
+    };
+    if (!nm.contains("axes")) c.fail(P + ".norm.axes", "the axes the statistics are taken over", "nothing");
+    o.axes = axes("axes");
+    if (nm.contains("groups")) {
+      if (!nm["groups"].is_number_integer() || nm["groups"].get<int64_t>() < 1)
+        c.fail(P + ".norm.groups", "an integer >= 1", nm["groups"].dump());
+      o.groups = nm["groups"].get<int64_t>();
+    }
+    if (!nm.contains("eps") || !nm["eps"].is_number() || !(nm["eps"].get<double>() >= 0))
+      c.fail(P + ".norm.eps", "a number >= 0", nm.contains("eps") ? nm["eps"].dump() : "nothing");
+    o.eps = nm["eps"].get<double>();
+    const bool affine = t.op_operands.count("weight") || t.op_operands.count("bias");
+    if (nm.contains("affine_axes")) {
+      if (!affine)
+        c.fail(P + ".norm.affine_axes", "nothing without a weight or bias in khive.op.operands",
+               nm["affine_axes"].dump());
+      o.affine_axes = axes("affine_axes");
+    } else if (affine) {
+      c.fail(P + ".norm.affine_axes", "the axes of x the weight and bias (khive.op.operands) are shaped as", "nothing");
+    }
+    t.op_norm = o;
+  }
+}
+
 void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<std::string>& axis_names,
                        CostGiven& given) {
   if (!root.contains("khive") || root["khive"].is_null()) {
@@ -187,151 +347,7 @@ void parse_khive_block(const Ctx& c, const json& root, Task& t, const std::set<s
   c.known_keys(k, "khive", {"cost", "tolerance", "inputs", "policy", "reference", "baselines", "source", "op"});
 
   // khive.op: what the PyTorch reference computes, recognised from its graph (python/khive_torch/recognize.py).
-  if (k.contains("op") && !k["op"].is_null()) {
-    const json& op = c.object(k["op"], "khive.op");
-    c.known_keys(
-        op, "khive.op",
-        {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm"});
-    if (op.contains("op")) t.op_recognized = c.string(op["op"], "khive.op.op");
-    if (op.contains("family")) t.op_family = c.string(op["family"], "khive.op.family");
-    if (op.contains("expression")) t.op_expression = c.string(op["expression"], "khive.op.expression");
-    if (op.contains("eps")) {
-      if (!op["eps"].is_number() || op["eps"].get<double>() < 0)
-        c.fail("khive.op.eps", "a number >= 0", op["eps"].dump());
-      t.op_eps = op["eps"].get<double>();
-    }
-    if (op.contains("dim")) {
-      if (!op["dim"].is_number_integer() || op["dim"].get<int64_t>() < -64 || op["dim"].get<int64_t>() > 63)
-        c.fail("khive.op.dim", "the reduced axis' index in the input's shape (an integer, negative from the end)",
-               op["dim"].dump());
-      t.op_dim = op["dim"].get<int>();
-    }
-    if (op.contains("flags")) {
-      static const std::vector<std::string> known = {"reverse", "exclusive", "masked", "operands_reinterpreted",
-                                                     "named_inputs"};
-      const char* expected =
-          "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\", \"named_inputs\"";
-      if (!op["flags"].is_array()) c.fail("khive.op.flags", expected, op["flags"].dump());
-      for (const auto& f : op["flags"]) {
-        if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())
-          c.fail("khive.op.flags", expected, op["flags"].dump());
-        t.op_flags.push_back(f.get<std::string>());
-      }
-    }
-    if (op.contains("operands")) {
-      const json& o = c.object(op["operands"], "khive.op.operands");
-      c.known_keys(o, "khive.op.operands", {"A", "B", "bias", "layout_a", "layout_b", "x", "weight", "vector"});
-      for (const auto& [role, v] : o.items()) {
-        const std::string field = "khive.op.operands." + role;
-        const std::string name = c.string(v, field);
-        if (role.rfind("layout_", 0) == 0) {
-          if (name != "row" && name != "col") c.fail(field, "\"row\" or \"col\"", v.dump());
-        } else if (!t.find_input(name)) {
-          c.fail(field, input_name_expected(t), v.dump());
-        }
-        t.op_operands[role] = name;
-      }
-    }
-    if (op.contains("conv")) {
-      const json& cv = c.object(op["conv"], "khive.op.conv");
-      c.known_keys(cv, "khive.op.conv", {"stride", "padding", "dilation", "output_padding", "groups", "transposed"});
-      Task::ConvOptions o;
-      std::size_t dims = 0;
-      auto list = [&](const char* key, int64_t lo) {
-        return axis_list(c, cv, "khive.op.conv.", key, lo, "spatial axis", dims);
-      };
-      o.stride = list("stride", 1);
-      o.padding = list("padding", 0);
-      o.dilation = list("dilation", 1);
-      o.output_padding = list("output_padding", 0);
-      if (!cv.contains("groups") || !cv["groups"].is_number_integer() || cv["groups"].get<int64_t>() < 1)
-        c.fail("khive.op.conv.groups", "an integer >= 1", cv.contains("groups") ? cv["groups"].dump() : "nothing");
-      o.groups = cv["groups"].get<int64_t>();
-      if (!cv.contains("transposed")) c.fail("khive.op.conv.transposed", "true or false", "nothing");
-      o.transposed = c.boolean(cv["transposed"], "khive.op.conv.transposed");
-      t.op_conv = o;
-    }
-    if (op.contains("pool")) {
-      const json& pl = c.object(op["pool"], "khive.op.pool");
-      c.known_keys(
-          pl, "khive.op.pool",
-          {"op", "kernel", "stride", "padding", "dilation", "ceil_mode", "count_include_pad", "divisor_override"});
-      Task::PoolOptions o;
-      if (!pl.contains("op") || !pl["op"].is_string() || (pl["op"] != "max" && pl["op"] != "avg"))
-        c.fail("khive.op.pool.op", "\"max\" or \"avg\"", pl.contains("op") ? pl["op"].dump() : "nothing");
-      o.op = pl["op"].get<std::string>();
-      std::size_t dims = 0;
-      auto list = [&](const char* key, int64_t lo) {
-        return axis_list(c, pl, "khive.op.pool.", key, lo, "pooled axis", dims);
-      };
-      o.kernel = list("kernel", 1);
-      o.stride = list("stride", 1);
-      o.padding = list("padding", 0);
-      o.dilation = list("dilation", 1);
-      auto flag = [&](const char* key, bool dflt) {
-        return pl.contains(key) ? c.boolean(pl[key], std::string("khive.op.pool.") + key) : dflt;
-      };
-      o.ceil_mode = flag("ceil_mode", false);
-      o.count_include_pad = flag("count_include_pad", true);
-      if (pl.contains("divisor_override") && !pl["divisor_override"].is_null()) {
-        if (!pl["divisor_override"].is_number_integer() || pl["divisor_override"].get<int64_t>() < 1)
-          c.fail("khive.op.pool.divisor_override", "null or an integer >= 1", pl["divisor_override"].dump());
-        o.divisor_override = pl["divisor_override"].get<int64_t>();
-      }
-      t.op_pool = o;
-    }
-    if (op.contains("norm")) {
-      const json& nm = c.object(op["norm"], "khive.op.norm");
-      c.known_keys(nm, "khive.op.norm", {"stat", "axes", "groups", "eps", "affine_axes"});
-      Task::NormOptions o;
-      static const std::vector<std::string> stats = {"var", "rms", "l2", "mean_abs"};
-      if (!nm.contains("stat") || !nm["stat"].is_string() ||
-          std::find(stats.begin(), stats.end(), nm["stat"].get<std::string>()) == stats.end())
-        c.fail("khive.op.norm.stat", "\"var\", \"rms\", \"l2\" or \"mean_abs\"",
-               nm.contains("stat") ? nm["stat"].dump() : "nothing");
-      o.stat = nm["stat"].get<std::string>();
-      // The rank of x (operands.x, else the only input), when known: the axes must be its.
-      const TensorSpec* x = t.op_operands.count("x") ? t.find_input(t.op_operands.at("x"))
-                            : t.inputs.size() == 1   ? &t.inputs[0]
-                                                     : nullptr;
-      auto axes = [&](const char* key) {
-        const std::string field = std::string("khive.op.norm.") + key;
-        const std::string expected = "a list of increasing axes of x (integers >= 0" +
-                                     (x ? ", below its rank " + std::to_string(x->shape.size()) : std::string()) + ")";
-        const json& a = nm[key];
-        if (!a.is_array() || a.empty()) c.fail(field, expected, a.dump());
-        std::vector<int64_t> v;
-        for (const auto& e : a) {
-          if (!e.is_number_integer() || e.get<int64_t>() < 0 || (!v.empty() && e.get<int64_t>() <= v.back()) ||
-              (x && e.get<int64_t>() >= static_cast<int64_t>(x->shape.size())))
-            c.fail(field, expected, a.dump());
-          v.push_back(e.get<int64_t>());
-        }
-        return v;
-      };
-      if (!nm.contains("axes")) c.fail("khive.op.norm.axes", "the axes the statistics are taken over", "nothing");
-      o.axes = axes("axes");
-      if (nm.contains("groups")) {
-        if (!nm["groups"].is_number_integer() || nm["groups"].get<int64_t>() < 1)
-          c.fail("khive.op.norm.groups", "an integer >= 1", nm["groups"].dump());
-        o.groups = nm["groups"].get<int64_t>();
-      }
-      if (!nm.contains("eps") || !nm["eps"].is_number() || !(nm["eps"].get<double>() >= 0))
-        c.fail("khive.op.norm.eps", "a number >= 0", nm.contains("eps") ? nm["eps"].dump() : "nothing");
-      o.eps = nm["eps"].get<double>();
-      const bool affine = t.op_operands.count("weight") || t.op_operands.count("bias");
-      if (nm.contains("affine_axes")) {
-        if (!affine)
-          c.fail("khive.op.norm.affine_axes", "nothing without a weight or bias in khive.op.operands",
-                 nm["affine_axes"].dump());
-        o.affine_axes = axes("affine_axes");
-      } else if (affine) {
-        c.fail("khive.op.norm.affine_axes", "the axes of x the weight and bias (khive.op.operands) are shaped as",
-               "nothing");
-      }
-      t.op_norm = o;
-    }
-  }
+  if (k.contains("op") && !k["op"].is_null()) parse_recognised_op(c, k["op"], t, "khive.op");
 
   if (k.contains("source") && !k["source"].is_null()) {
     const json& src = c.object(k["source"], "khive.source");
@@ -488,3 +504,17 @@ void parse_definition(const Ctx& c, const json& root, Task& t) {
 }
 
 }  // namespace khive::task_parse
+
+namespace khive {
+
+void read_recognised_op(const std::string& file, const std::string& field, const std::string& op_json, Task& t) {
+  task_parse::json j;
+  try {
+    j = task_parse::json::parse(op_json);
+  } catch (const task_parse::json::parse_error& e) {
+    khive::throw_task_format_error(file, field, "a JSON object", task_parse::json_error_text(e));
+  }
+  task_parse::parse_recognised_op(task_parse::task_fields(file), j, t, field);
+}
+
+}  // namespace khive

@@ -205,6 +205,10 @@ struct Task {
     double eps = 0;
   };
   std::optional<NormOptions> op_norm;
+  // A chain (op "chain", khive.op.stages): each stage's op object (JSON text) with "inputs" (what it reads: task
+  // inputs or "khive_t<i>", what stage i wrote) and "output" (null: the task's output). The tuner reads each against
+  // its stage's tensors (read_recognised_op).
+  std::vector<std::string> op_stages;
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;
@@ -269,6 +273,10 @@ struct WorkloadCost {
   double flops = 0, bytes = 0;
 };
 WorkloadCost workload_cost(const Task& t, const std::map<std::string, int64_t>& axes);
+
+// khive.op's fields (as a definition's, op_json one op object) into t's op_* fields; errors are TaskFormatErrors
+// naming `file` and fields under `field` ("khive.op.stages[1].conv.stride").
+void read_recognised_op(const std::string& file, const std::string& field, const std::string& op_json, Task& t);
 
 // "extern \"C\" void khive_launch(const float* A, ..., cudaStream_t stream)" for the backend.
 std::string launch_signature(const Task& t, Backend b);

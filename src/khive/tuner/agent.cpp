@@ -306,8 +306,7 @@ class TunerAgent final : public Agent {
         b = nullptr;
       }
       if (b) {
-        for (const auto& t : lib_.templates)
-          if (tuner::template_applies(t, s.bt)) s.templates.push_back(&t);
+        s.templates = tuner::applicable_templates(lib_, s.bt);
         if (!s.templates.empty())
           st = std::move(s);
         else

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "khive/support/text.hpp"
+#include "khive/tuner/chain.hpp"
 
 namespace khive::tuner {
 namespace {
@@ -301,6 +302,70 @@ std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
                     {"eps", *eps}});
 }
 
+// A chain of stages recognised from the reference's graph (khive.op.stages, chain.hpp): each stage's op read against
+// its stage task (the task's inputs it reads and the intermediates before it) and bound as that op alone would be;
+// the intermediates shaped by their stage's family as they are bound.
+std::optional<Binding> chain(const Task& t, std::string* why) {
+  if (t.op_stages.size() < 2 || t.outputs.size() != 1) {
+    *why = "no chain of 2 to 4 stages writing one output was recognised in the reference's graph (khive.op.stages)";
+    return std::nullopt;
+  }
+  const std::string file = (t.dir.filename() / "definition.json").string();
+  ChainLayout layout(t);
+  ojson stages = ojson::array();
+  for (std::size_t i = 0; i < t.op_stages.size(); ++i) {
+    const std::string field = fmt::format("khive.op.stages[{}]", i);
+    const ojson st = ojson::parse(t.op_stages[i]);
+    const bool last = i + 1 == t.op_stages.size();
+    std::vector<std::string> inputs;
+    if (st.contains("inputs") && st["inputs"].is_array())
+      for (const auto& n : st["inputs"])
+        if (n.is_string()) inputs.push_back(n.get<std::string>());
+    const std::string output = last                                                ? t.outputs[0].name
+                               : st.contains("output") && st["output"].is_string() ? st["output"].get<std::string>()
+                                                                                   : "";
+    if (inputs.empty() || inputs.size() != st["inputs"].size() || output.empty()) {
+      *why = fmt::format("{}: expected \"inputs\" (tensor names) and, before the last stage, \"output\"", field);
+      return std::nullopt;
+    }
+    Task s;
+    try {
+      s = layout.stage_task(inputs, output, i);
+      read_recognised_op(file, field, t.op_stages[i], s);
+    } catch (const std::exception& e) {
+      *why = fmt::format("{}: {}", field, e.what());
+      return std::nullopt;
+    }
+    // A product's intermediate is [M, N] (the recognisers check the output against the operands).
+    if (!last && s.op_family == "gemm" && s.op_operands.count("A") && s.op_operands.count("B")) {
+      const TensorSpec *A = s.find_input(s.op_operands.at("A")), *B = s.find_input(s.op_operands.at("B"));
+      const bool arow = !s.op_operands.count("layout_a") || s.op_operands.at("layout_a") == "row",
+                 brow = !s.op_operands.count("layout_b") || s.op_operands.at("layout_b") == "row";
+      if (A && B && A->shape.size() == 2 && B->shape.size() == 2)
+        s.outputs[0].shape = {A->shape[arow ? 0 : 1], B->shape[brow ? 1 : 0]};
+    }
+    std::string detail;
+    auto b = s.op_recognized == "chain" ? std::nullopt : infer_binding(s, &detail);
+    if (!b) {
+      *why =
+          fmt::format("stage {} ({}): {}", i + 1, s.op_recognized, detail.empty() ? "a chain inside a chain" : detail);
+      return std::nullopt;
+    }
+    ojson spec{{"family", b->family}};
+    for (auto it = b->spec.begin(); it != b->spec.end(); ++it) spec[it.key()] = it.value();
+    if (!last) {
+      try {
+        layout.shape_output(b->family, spec, output, i);
+      } catch (const std::exception& e) {
+        *why = fmt::format("stage {} ({}): {}", i + 1, b->family, e.what());
+        return std::nullopt;
+      }
+    }
+    stages.push_back(std::move(spec));
+  }
+  return make(t, "chain", ojson{{"stages", stages}});
+}
+
 }  // namespace
 
 std::string recognised_op_name(const Task& t) {
@@ -322,6 +387,11 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     if (auto b = gemm_epilogue(t, &detail)) return b;
     *why = fmt::format("the reference is a matrix product with further ops ({}): {}",
                        t.op_family.empty() ? "gemm" : t.op_family, detail);
+    return std::nullopt;
+  }
+  if (op == "chain") {
+    if (auto b = chain(t, &detail)) return b;
+    *why = fmt::format("the reference is a chain of stages: {}", detail);
     return std::nullopt;
   }
   if (op == "conv" || op == "conv+epilogue") {

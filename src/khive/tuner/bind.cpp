@@ -37,6 +37,8 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
       bt = bind_pool(c);
     else if (binding.family == "norm")
       bt = bind_norm(c);
+    else if (binding.family == "chain")
+      bt = bind_chain(c);
     else
       c.fail("family", known_families_text(), "\"" + binding.family + "\"");
   } catch (const TaskFormatError&) {
@@ -52,8 +54,45 @@ BoundTask bind_task(const Task& task, Backend backend, const Binding& binding) {
 }
 
 bool template_applies(const Template& t, const BoundTask& bt) {
+  if (!t.stages.empty() || !bt.stages.empty()) {
+    if (t.stages.size() != bt.stages.size() || t.backend != bt.backend) return false;
+    for (std::size_t i = 0; i < t.stages.size(); ++i)
+      if (!template_applies(t.stages[i], bt.stages[i])) return false;
+    return true;
+  }
   return t.family == bt.family && t.backend == bt.backend && t.dtypes.count(bt.dtype) &&
          (t.ops.empty() || t.ops.count(bt.op));
+}
+
+std::vector<const Template*> applicable_templates(const Library& lib, const BoundTask& bt, std::size_t max_chains) {
+  std::vector<const Template*> out;
+  if (bt.stages.empty()) {
+    for (const auto& t : lib.templates)
+      if (template_applies(t, bt)) out.push_back(&t);
+    return out;
+  }
+  // A chain: every combination of the stages' templates, stage 1's varying slowest.
+  std::vector<std::vector<const Template*>> per;
+  for (const auto& st : bt.stages) {
+    per.emplace_back();
+    for (const auto& t : lib.templates)
+      if (template_applies(t, st)) per.back().push_back(&t);
+    if (per.back().empty()) return out;
+  }
+  std::vector<std::size_t> idx(per.size(), 0);
+  while (out.size() < max_chains) {
+    std::vector<const Template*> pick;
+    for (std::size_t i = 0; i < per.size(); ++i) pick.push_back(per[i][idx[i]]);
+    try {
+      out.push_back(&lib.chain_template(pick));
+    } catch (const std::exception&) {  // no glue for the backend: no chain templates at all
+      return out;
+    }
+    std::size_t i = per.size();
+    while (i > 0 && ++idx[i - 1] == per[i - 1].size()) idx[--i] = 0;
+    if (i == 0) break;
+  }
+  return out;
 }
 
 }  // namespace khive::tuner

@@ -29,12 +29,18 @@ struct BoundTask {
   std::vector<AxisValues> workload_vars;            // per workload (all roles), the family's variables
   std::vector<std::string> workload_names;          // their uuids
   std::vector<bool> workload_perf;                  // timed on this backend (role perf or both, runs on it)
+  std::vector<BoundTask> stages;                    // a chain's stages, each bound against its stage task
 };
 
 // Throws TaskFormatError naming the bindings file and the field ("tasks.softmax.weight").
 BoundTask bind_task(const Task& task, Backend backend, const Binding& binding);
 
-// Whether a template can serve a bound task: family, backend, dtype and op.
+// Whether a template can serve a bound task: family, backend, dtype and op (a chain template: each stage's template
+// serves that stage).
 bool template_applies(const Template& t, const BoundTask& bt);
+
+// The templates that serve a bound task: those of the library that apply, or for a chain, the chain templates of
+// every combination of templates that serve its stages (at most `max_chains`).
+std::vector<const Template*> applicable_templates(const Library& lib, const BoundTask& bt, std::size_t max_chains = 64);
 
 }  // namespace khive::tuner

@@ -48,24 +48,19 @@ std::set<std::string> defined_macros(const std::string& text) {
   return out;
 }
 
-struct Body {
-  std::vector<std::string> includes;  // "#include <...>" lines, in order
-  std::string text;                   // everything else, to go inside the variant's namespace
-  std::set<std::string> macros;       // macros it defines
-};
+}  // namespace
 
-// Splits a variant's rendered text (PROLOGUE and ENTRY replaced by the marks) into the includes to hoist and the
+// Splits a rendered text (PROLOGUE and ENTRY possibly replaced by the marks) into the includes to hoist and the
 // body, refusing what cannot live inside a namespace.
-Body split_body(const std::string& rendered, const Template& t, std::size_t index) {
+NamespacedBody namespaced_body(const std::string& rendered, const std::string& what) {
   auto refuse = [&](std::size_t line_no, const std::string& why) -> void {
     throw ComposeError(
-        fmt::format("variant v{} ({}): {}, line {} of its rendered source; it cannot be wrapped in a namespace", index,
-                    t.name, why, line_no));
+        fmt::format("{}: {}, line {} of its rendered source; it cannot be wrapped in a namespace", what, why, line_no));
   };
   static const std::regex kLibNamespace(
       R"(^\s*namespace\s+(std|cute|cutlass|cub|thrust|cooperative_groups|nvcuda)\b[^=]*$)");
   static const std::regex kLibSpecialization(R"(template\s*<\s*>\s*(struct|class)\s+(std|cute|cutlass|cub|thrust)::)");
-  Body b;
+  NamespacedBody b;
   int depth = 0;
   bool continued = false;  // the previous line ended in a backslash: this one belongs to its directive
   std::size_t n = 0;
@@ -104,6 +99,8 @@ Body split_body(const std::string& rendered, const Template& t, std::size_t inde
   }
   return b;
 }
+
+namespace {
 
 // Positions of the call "khive_run(" (not part of a longer name).
 std::vector<std::size_t> run_calls(const std::string& s) {
@@ -167,7 +164,7 @@ std::string variant_bodies(const BoundTask& bt, const std::string& prologue, con
         throw ComposeError(fmt::format("variant v{} ({}): its template must contain {{{{{}}}}} exactly once", i,
                                        v.t->name, m == &kPrologueMark ? "PROLOGUE" : "ENTRY"));
     }
-    Body b = split_body(r, *v.t, i);
+    NamespacedBody b = namespaced_body(r, fmt::format("variant v{} ({})", i, v.t->name));
     for (auto& inc : b.includes)
       if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(inc);
     bodies += fmt::format("\n// ---- variant v{}: {}{}\nnamespace khive_v{} {{\n{}}}  // namespace khive_v{}\n", i,

@@ -13,6 +13,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +30,17 @@ inline constexpr const char* kDispatchTemplate = "tuner.dispatch";
 struct ComposeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// A rendered kernel made ready to live in a namespace: its #include lines (to hoist above every namespace), the
+// rest, and the macros it defines (to #undef after it). Shared by the composites here and the chains' stages
+// (chain.hpp). Throws ComposeError, `what` first, for what cannot be wrapped: an extern "C" declaration, an #include
+// inside #if, #pragma once, a library namespace reopened or a library template specialized.
+struct NamespacedBody {
+  std::vector<std::string> includes;
+  std::string text;
+  std::set<std::string> macros;
+};
+NamespacedBody namespaced_body(const std::string& rendered, const std::string& what);
 
 struct Variant {
   const Template* t = nullptr;

@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <limits>
+#include <mutex>
+
+#include <fmt/format.h>
 
 #include "khive/support/files.hpp"
 #include "khive/support/json_fields.hpp"
 #include "khive/support/text.hpp"
 #include "khive/task/expr.hpp"
+#include "khive/tuner/chain.hpp"
 
 namespace khive::tuner {
 namespace fs = std::filesystem;
@@ -157,8 +162,8 @@ void check_expression(const fs::path& file, const std::string& field, const std:
 
 namespace {
 const std::vector<std::string>& family_list() {  // in the order error messages name them
-  static const std::vector<std::string> f{"elementwise", "gated",  "rowop", "gemm", "attention", "rope",
-                                          "router",      "reduce", "scan",  "conv", "pool",      "norm"};
+  static const std::vector<std::string> f{"elementwise", "gated", "rowop", "gemm", "attention", "rope", "router",
+                                          "reduce",      "scan",  "conv",  "pool", "norm",      "chain"};
   return f;
 }
 }  // namespace
@@ -446,6 +451,11 @@ Library load_library(const fs::path& dir) {
   }
   std::sort(lib.templates.begin(), lib.templates.end(),
             [](const Template& a, const Template& b) { return a.name < b.name; });
+  // The chains' glue (chain.hpp): no manifest, the stages' templates give the parameters.
+  for (const auto& [be, file] : {std::pair{Backend::cpu, "cpu.cpp.in"}, std::pair{Backend::cuda, "cuda.cu.in"}}) {
+    const fs::path p = dir / "chain" / file;
+    if (fs::is_regular_file(p)) lib.chain_glue[be] = {p, expand_includes(p, read_file(p), 0)};
+  }
   for (const auto& f : binding_files)
     for (auto& [k, b] : load_bindings(f)) {
       if (lib.bindings.count(k))
@@ -469,7 +479,44 @@ const Binding* Library::binding_for(const Task& t) const {
 const Template* Library::find_template(std::string_view n) const {
   for (const auto& t : templates)
     if (t.name == n) return &t;
-  return nullptr;
+  const std::string_view prefix = kChainPrefix;
+  if (n.substr(0, prefix.size()) != prefix) return nullptr;
+  std::vector<const Template*> stages;
+  std::vector<std::string> parts;
+  for (std::size_t i = prefix.size(); i <= n.size();) {
+    std::size_t e = n.find('+', i);
+    if (e == std::string_view::npos) e = n.size();
+    parts.emplace_back(n.substr(i, e - i));
+    i = e + 1;
+  }
+  for (const auto& part : parts) {
+    const Template* t = nullptr;
+    for (const auto& x : templates)
+      if (x.name == part) t = &x;
+    if (!t) return nullptr;
+    stages.push_back(t);
+  }
+  try {
+    return &chain_template(stages);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+const Template& Library::chain_template(const std::vector<const Template*>& stages) const {
+  std::string name = kChainPrefix;
+  for (std::size_t i = 0; i < stages.size(); ++i) name += (i ? "+" : "") + stages[i]->name;
+  std::lock_guard<std::mutex> l(chains->mu);
+  for (const auto& t : chains->made)
+    if (t.name == name) return t;
+  if (stages.empty()) throw std::runtime_error("a chain template needs at least one stage");
+  auto g = chain_glue.find(stages.front()->backend);
+  if (g == chain_glue.end())
+    throw std::runtime_error(fmt::format("{}: no chain glue for the {} backend ({}/chain/{})", name,
+                                         backend_name(stages.front()->backend), dir.string(),
+                                         stages.front()->backend == Backend::cuda ? "cuda.cu.in" : "cpu.cpp.in"));
+  chains->made.push_back(make_chain_template(stages, g->second.second, g->second.first));
+  return chains->made.back();
 }
 
 }  // namespace khive::tuner

@@ -7,8 +7,11 @@
 //
 // Errors are khive::TaskFormatError: "<file>: <field>: expected <what>, got <value>".
 #pragma once
+#include <deque>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -60,6 +63,8 @@ struct Template {
   // other calls to its generic path. Evaluated per workload; a point must take at least one perf workload.
   std::vector<Rule> fast_path;
   std::vector<StrategySpec> strategies;
+  // A chain template (chain.hpp): its stage templates, in order (copies); its params are theirs as S<i>_<NAME>.
+  std::vector<Template> stages;
 
   const Param* find_param(std::string_view n) const;
   Point default_point() const;
@@ -76,10 +81,23 @@ struct Binding {
 
 struct Library {
   std::filesystem::path dir;
-  std::vector<Template> templates;                  // sorted by name
-  std::map<std::string, Binding> bindings;          // by key
+  std::vector<Template> templates;          // sorted by name
+  std::map<std::string, Binding> bindings;  // by key
+  // The glue of chain templates per backend (kernels/chain/cpu.cpp.in, cuda.cu.in; chain.hpp), includes expanded.
+  std::map<Backend, std::pair<std::filesystem::path, std::string>> chain_glue;
   const Binding* binding_for(const Task& t) const;  // by the task directory's "<parent>/<name>"
+  // A template by name; "chain:a+b" is the chain of templates a and b, made on first use and kept (nullptr when a
+  // stage is unknown or the chain cannot be made).
   const Template* find_template(std::string_view name) const;
+  // The chain of these stage templates (made on first use; thread-safe). Throws std::runtime_error (no glue for the
+  // backend, mixed backends).
+  const Template& chain_template(const std::vector<const Template*>& stages) const;
+
+  struct ChainCache {
+    std::mutex mu;
+    std::deque<Template> made;  // stable addresses
+  };
+  std::shared_ptr<ChainCache> chains = std::make_shared<ChainCache>();
 };
 
 // The task variables a family's rules may use, besides parameters and derived values (bind.hpp fills them).

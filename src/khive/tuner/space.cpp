@@ -11,6 +11,7 @@
 
 #include "khive/support/hash.hpp"
 #include "khive/task/expr.hpp"
+#include "khive/tuner/chain.hpp"
 
 namespace khive::tuner {
 
@@ -85,6 +86,7 @@ AxisValues point_variables(const Template& t, const Point& p, const AxisValues& 
 }
 
 Validity check_point(const Template& t, const BoundTask& bt, const Point& p) {
+  if (!t.stages.empty()) return check_chain_point(t, bt, p);  // each stage by its own rules
   for (const auto& param : t.params) {
     auto it = p.find(param.name);
     if (it == p.end()) return invalid(fmt::format("{} is not set", param.name));
@@ -159,6 +161,7 @@ std::string fast_path_note(const Validity& v, std::size_t max_listed) {
 }
 
 std::string render(const Template& t, const BoundTask& bt, const Point& p) {
+  if (!t.stages.empty()) return render_chain(t, bt, p);
   std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key,
                                 backend_name(bt.backend), describe_point(p), bt.summary);
   const std::string& s = t.source;

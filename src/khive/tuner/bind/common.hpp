@@ -93,5 +93,6 @@ BoundTask bind_scan(const Ctx& c);
 BoundTask bind_conv(const Ctx& c);
 BoundTask bind_pool(const Ctx& c);
 BoundTask bind_norm(const Ctx& c);
+BoundTask bind_chain(const Ctx& c);  // stages of the other families (chain.hpp)
 
 }  // namespace khive::tuner::bind_detail

@@ -113,8 +113,8 @@ std::string valid_points_text(const tuner::Template& t, const tuner::BoundTask& 
 
 int run_show(const Session& s) {
   std::cout << fmt::format("{}: {}\n", s.bt.key, s.bt.summary);
-  for (const auto& t : s.lib.templates) {
-    if (!tuner::template_applies(t, s.bt)) continue;
+  for (const tuner::Template* tp : tuner::applicable_templates(s.lib, s.bt)) {
+    const tuner::Template& t = *tp;
     const std::string valid = valid_points_text(t, s.bt);
     const auto v = tuner::check_point(t, s.bt, t.default_point());
     std::cout << fmt::format("  template {} ({}); default {}{}\n", t.name, valid,

@@ -1,0 +1,139 @@
+// The chain family's binder (chain.hpp): each stage bound by its own family's binder against its stage task, then
+// the glue: one khive_run that keeps an intermediate buffer per stage boundary and calls the stages in order.
+//
+//   {"family": "chain", "stages": [
+//     {"family": "gemm", "A": "x", "B": "w", "C": "t1", "bias": "b", "M": "batch", "N": "512", "K": "1024",
+//      "layout_a": "row", "layout_b": "col", "epilogue": "x + b"},
+//     {"family": "norm", "stat": "var", "x": "t1", "y": "out", "axes": [1], "eps": 1e-5}]}
+#include <fmt/format.h>
+
+#include "khive/tuner/bind/common.hpp"
+#include "khive/tuner/chain.hpp"
+
+namespace khive::tuner::bind_detail {
+
+namespace {
+
+// "(const float* x, ..., int64_t N[, cudaStream_t stream])" of a launch signature, and its argument names.
+std::string params_of(const std::string& signature) { return signature.substr(signature.find('(')); }
+
+std::vector<std::string> arg_names(const Task& t, Backend b) {
+  std::vector<std::string> n;
+  for (const auto& i : t.inputs) n.push_back(i.name);
+  for (const auto& o : t.outputs) n.push_back(o.name);
+  for (const auto& a : t.axes)
+    if (a.kind == Axis::Kind::var) n.push_back(a.name);
+  if (b == Backend::cuda) n.push_back("stream");
+  return n;
+}
+
+}  // namespace
+
+BoundTask bind_chain(const Ctx& c) {
+  c.check_keys({"description", "stages"});
+  if (!c.has("stages") || !c.b.spec["stages"].is_array() || c.b.spec["stages"].size() < 2 ||
+      c.b.spec["stages"].size() > 4)
+    c.fail("stages", "a list of 2 to 4 stage bindings (" + stage_families_text() + ")",
+           c.has("stages") ? c.b.spec["stages"].dump() : "nothing");
+  if (c.task.outputs.size() != 1) c.fail("stages", "a task with one output (the last stage's)", "more");
+  const TensorSpec& out = c.task.outputs[0];
+  const auto& specs = c.b.spec["stages"];
+  ChainLayout layout(c.task);
+  BoundTask bt;
+  std::set<std::string> read;
+  std::string previous;  // the intermediate the stage before wrote
+  std::string run_calls, ops, summary;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::string f = fmt::format("stages[{}]", i);
+    std::vector<std::string> inputs;
+    std::string output, family;
+    try {
+      inputs = ChainLayout::stage_inputs(specs[i]);
+      output = ChainLayout::stage_output(specs[i]);
+      family = specs[i]["family"].get<std::string>();
+    } catch (const std::exception& e) {
+      c.fail(f, "a stage binding (" + stage_families_text() + ")", e.what());
+    }
+    const bool last = i + 1 == specs.size();
+    for (const auto& n : inputs) {
+      const bool task_input = c.task.find_input(n) != nullptr;
+      if (!task_input && !layout.is_intermediate(n))
+        c.fail(f, "inputs that are the task's or an intermediate an earlier stage wrote", "\"" + n + "\"");
+      read.insert(n);
+    }
+    if (i > 0 && std::find(inputs.begin(), inputs.end(), previous) == inputs.end())
+      c.fail(f, "a stage that reads the intermediate \"" + previous + "\" the stage before wrote", "one that does not");
+    if (last && output != out.name)
+      c.fail(f + "." + stage_tensor_fields(family).output, "the task's output \"" + out.name + "\"",
+             "\"" + output + "\"");
+    if (!last && (c.task.find_input(output) || c.task.find_output(output) || layout.is_intermediate(output)))
+      c.fail(f + "." + stage_tensor_fields(family).output, "a new name for the intermediate (no tensor of the task)",
+             "\"" + output + "\"");
+    try {
+      if (!last) layout.shape_output(family, specs[i], output, i);
+    } catch (const std::exception& e) {
+      c.fail(f, "a stage whose output sizes its family gives", e.what());
+    }
+    Task st = layout.stage_task(inputs, output, i);
+    Binding sb;
+    sb.key = c.b.key + "." + f;
+    sb.family = family;
+    sb.spec = specs[i];
+    sb.file = c.b.file;
+    BoundTask s = bind_task(st, c.backend, sb);  // the family's own checks, errors naming tasks.<task>.stages[i]
+    // The stage's khive_launch becomes an internal function of its namespace, called by the chain's khive_run.
+    const std::string sig = launch_signature(st, c.backend);
+    std::string& entry = s.placeholders["ENTRY"];
+    if (entry.compare(0, sig.size(), sig) != 0)
+      c.fail(f, "a family whose ENTRY starts with the stage's khive_launch", s.family);
+    entry = "static void khive_stage" + params_of(sig) + entry.substr(sig.size());
+    s.placeholders["LAUNCH"] = "static void khive_stage" + params_of(sig);
+    std::string args;
+    for (const auto& a : arg_names(st, c.backend)) args += (args.empty() ? "" : ", ") + a;
+    run_calls += fmt::format("  khive_s{}::khive_stage({});\n", i + 1, args);
+    ops += (ops.empty() ? "" : ">") + s.op;
+    summary += (summary.empty() ? "" : "; then ") + s.summary;
+    previous = output;
+    bt.stages.push_back(std::move(s));
+  }
+  for (const auto& t : c.task.inputs)
+    if (!read.count(t.name)) c.fail("stages", "every input of the task read by a stage", "\"" + t.name + "\" left out");
+
+  // The glue: the fresh sizes, a kept buffer per intermediate, the stages in order.
+  std::string run = "// The stages in order, each intermediate in a buffer kept between calls (kernels/chain/).\n";
+  run += "static void khive_run" + params_of(launch_signature(c.task, c.backend)) + " {\n";
+  for (const auto& [n, cpp] : layout.fresh_axes()) run += fmt::format("  [[maybe_unused]] const int64_t {} = {};\n", n, cpp);
+  int slot = 0;
+  for (const auto& m : layout.intermediates()) {
+    std::string count = "int64_t(1)";
+    for (const auto& a : m.shape) count += " * " + layout.cpp(a);
+    const std::string T = storage_type(m.dtype, c.backend);
+    run += fmt::format("  {0}* {1} = static_cast<{0}*>(khive_chain_buffer<{2}>(size_t({3}) * sizeof({0})));\n", T,
+                       m.name, slot++, count);
+    // No memory for it: the output stays unwritten, and the guard rejects the kernel as wrong (never a wrong result
+    // from a half-run chain).
+    run += fmt::format("  if (!{}) return;\n", m.name);
+  }
+  run += run_calls + "}\n";
+  std::string p = common_prologue(c);
+  p += "#include <cstddef>\n";
+  std::string entry = launch_signature(c.task, c.backend) + " {\n  khive_run(";
+  const auto names = arg_names(c.task, c.backend);
+  for (std::size_t i = 0; i < names.size(); ++i) entry += (i ? ", " : "") + names[i];
+  entry += ");\n}\n";
+  bt.placeholders["PROLOGUE"] = p;
+  bt.placeholders["RUN"] = run;
+  bt.placeholders["ENTRY"] = entry;
+  bt.op = ops;
+  bt.dtype = bt.stages.front().dtype;
+  bt.summary = summary;
+  for (std::size_t w = 0; w < c.task.workloads.size(); ++w) {
+    AxisValues vars;
+    for (std::size_t i = 0; i < bt.stages.size(); ++i)
+      for (const auto& [k, v] : bt.stages[i].workload_vars.at(w)) vars[fmt::format("S{}_{}", i + 1, k)] = v;
+    add_workload(bt, c, w, vars);
+  }
+  return bt;
+}
+
+}  // namespace khive::tuner::bind_detail
