@@ -30,7 +30,8 @@ std::string stage_families_text() { return "conv, gemm, pool, norm, reduce, rowo
 namespace {
 
 bool is_literal(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 std::string family_of(const ojson& spec) {
@@ -69,8 +70,7 @@ bool bool_field(const ojson& spec, const char* k) {
 }
 
 std::string str_field(const ojson& spec, const std::string& k) {
-  if (!spec.contains(k) || !spec[k].is_string())
-    throw std::runtime_error(fmt::format("{}: expected a tensor name", k));
+  if (!spec.contains(k) || !spec[k].is_string()) throw std::runtime_error(fmt::format("{}: expected a tensor name", k));
   return spec[k].get<std::string>();
 }
 
@@ -186,13 +186,13 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
         v.push_back(tr ? (in.value[i] - 1) * stride[a] - 2 * pad[a] + span + opad[a] + 1
                        : (in.value[i] + 2 * pad[a] - span - 1) / stride[a] + 1);
         if (v.back() < 1)
-          throw std::runtime_error(fmt::format("the convolution's spatial axis {} has no output (workload {})", a,
-                                               task_.workloads[i].uuid));
+          throw std::runtime_error(
+              fmt::format("the convolution's spatial axis {} has no output (workload {})", a, task_.workloads[i].uuid));
       }
-      out.push_back(computed(
-          v, tr ? fmt::format("(({} - 1) * {} - {} + {} * ({} - 1) + {} + 1)", in.cpp, stride[a], 2 * pad[a], dil[a],
-                              k.cpp, opad[a])
-                : fmt::format("(({} + {} - {} * ({} - 1) - 1) / {} + 1)", in.cpp, 2 * pad[a], dil[a], k.cpp, stride[a])));
+      out.push_back(computed(v, tr ? fmt::format("(({} - 1) * {} - {} + {} * ({} - 1) + {} + 1)", in.cpp, stride[a],
+                                                 2 * pad[a], dil[a], k.cpp, opad[a])
+                                   : fmt::format("(({} + {} - {} * ({} - 1) - 1) / {} + 1)", in.cpp, 2 * pad[a], dil[a],
+                                                 k.cpp, stride[a])));
     }
   } else if (family == "gemm") {
     const TensorSpec &a = tensor(str_field(spec, "A")), &b = tensor(str_field(spec, "B"));
@@ -228,15 +228,18 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
               fmt::format("the pooling's axis {} has no output (workload {})", a, task_.workloads[i].uuid));
         v.push_back(o);
       }
-      const std::string o = fmt::format("(({} + {}) / {} + 1)", in.cpp, 2 * p[a] - d[a] * (k[a] - 1) - 1 + (ceil ? s[a] - 1 : 0), s[a]);
-      out.push_back(computed(v, ceil ? fmt::format("({0} - (({0} - 1) * {1} >= {2} + {3} ? 1 : 0))", o, s[a], in.cpp, p[a]) : o));
+      const std::string o =
+          fmt::format("(({} + {}) / {} + 1)", in.cpp, 2 * p[a] - d[a] * (k[a] - 1) - 1 + (ceil ? s[a] - 1 : 0), s[a]);
+      out.push_back(
+          computed(v, ceil ? fmt::format("({0} - (({0} - 1) * {1} >= {2} + {3} ? 1 : 0))", o, s[a], in.cpp, p[a]) : o));
     }
   } else if (family == "reduce") {
     const TensorSpec& x = tensor(str_field(spec, "x"));
     dtype = x.dtype;
     const std::string op = spec.contains("op") && spec["op"].is_string() ? spec["op"].get<std::string>() : "";
     if (op == "argmax" || op == "argmin")
-      throw std::runtime_error("op: a reduction whose result feeds another stage (sum, mean, max, min, prod), got " + op);
+      throw std::runtime_error("op: a reduction whose result feeds another stage (sum, mean, max, min, prod), got " +
+                               op);
     int64_t dim = int_field(spec, "dim", 0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (dim < -rank || dim >= rank) throw std::runtime_error(fmt::format("dim: expected an axis of x, got {}", dim));
@@ -396,7 +399,8 @@ std::string render_chain(const Template& t, const BoundTask& bt, const Point& p)
   for (std::size_t i = 0; i < t.stages.size(); ++i) {
     const Template& st = t.stages[i];
     const Point sp = stage_point(t, p, i);
-    const NamespacedBody b = namespaced_body(render(st, bt.stages[i], sp), fmt::format("stage {} ({})", i + 1, st.name));
+    const NamespacedBody b =
+        namespaced_body(render(st, bt.stages[i], sp), fmt::format("stage {} ({})", i + 1, st.name));
     for (const auto& inc : b.includes)
       if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(inc);
     stages += fmt::format("\n// ---- stage {}: {} {}\nnamespace khive_s{} {{\n{}}}  // namespace khive_s{}\n", i + 1,
@@ -422,9 +426,10 @@ std::string render_chain(const Template& t, const BoundTask& bt, const Point& p)
     else if (auto it = bt.placeholders.find(name); it != bt.placeholders.end())
       out += it->second;
     else
-      throw std::runtime_error(fmt::format("{}: unknown placeholder {{{{{}}}}} (the chain glue has STAGES, PROLOGUE, "
-                                           "RUN, ENTRY)",
-                                           t.source_path.string(), name));
+      throw std::runtime_error(
+          fmt::format("{}: unknown placeholder {{{{{}}}}} (the chain glue has STAGES, PROLOGUE, "
+                      "RUN, ENTRY)",
+                      t.source_path.string(), name));
     i = end + 2;
   }
   return out;

@@ -73,16 +73,16 @@ TEST(ChainBinding, EachRefusalNamesTheStageField) {
   one["stages"].erase(1);
   one["stages"].erase(1);
   EXPECT_EQ(has_all(msg(binding_with(task, one)), {(k + "stages").c_str(), "2 to 4 stage bindings"}), "");
-  EXPECT_EQ(has_all(msg(edited(task, 1, "x", "t9")), {(k + "stages[1]").c_str(), "an intermediate an earlier stage wrote",
-                                                       "\"t9\""}),
+  EXPECT_EQ(has_all(msg(edited(task, 1, "x", "t9")),
+                    {(k + "stages[1]").c_str(), "an intermediate an earlier stage wrote", "\"t9\""}),
             "");
   EXPECT_EQ(has_all(msg(edited(task, 2, "inputs", json::array({"x"}))),
                     {(k + "stages[2]").c_str(), "reads the intermediate \"t2\""}),
             "");
-  EXPECT_EQ(has_all(msg(edited(task, 2, "output", "t3")), {(k + "stages[2].output").c_str(), "the task's output \"y\""}),
-            "");
-  EXPECT_EQ(has_all(msg(edited(task, 0, "y", "bias")), {(k + "stages[0].y").c_str(), "a new name for the intermediate"}),
-            "");
+  EXPECT_EQ(
+      has_all(msg(edited(task, 2, "output", "t3")), {(k + "stages[2].output").c_str(), "the task's output \"y\""}), "");
+  EXPECT_EQ(
+      has_all(msg(edited(task, 0, "y", "bias")), {(k + "stages[0].y").c_str(), "a new name for the intermediate"}), "");
   EXPECT_EQ(has_all(msg(edited(task, 1, "family", "scan")), {(k + "stages[1]").c_str(), "conv, gemm, pool"}), "");
   EXPECT_EQ(has_all(msg(edited(task, 0, "bias", nullptr)), {(k + "stages").c_str(), "\"bias\" left out"}), "");
   // a stage's own family checks, its field under the stage: a pool of a window larger than the convolution's output
@@ -96,7 +96,8 @@ TEST(ChainTemplates, TheLibraryMakesThemFromTheirStages) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->family, "chain");
   EXPECT_EQ(t->stages.size(), 2u);
-  EXPECT_EQ(t->params.size(), lib.find_template("conv.cpu")->params.size() + lib.find_template("pool.cpu")->params.size());
+  EXPECT_EQ(t->params.size(),
+            lib.find_template("conv.cpu")->params.size() + lib.find_template("pool.cpu")->params.size());
   EXPECT_NE(t->find_param("S1_OCB"), nullptr);
   EXPECT_NE(t->find_param("S2_ROWS"), nullptr);
   EXPECT_EQ(t->strategies.front().name, "stage1.conv.channel_block");
@@ -132,17 +133,21 @@ TEST(ChainTemplates, TheTunerProposesChainPoints) {
 std::string chain_harness(const std::vector<std::array<long, 3>>& sizes) {
   std::string ref = read_file(kFixture / "reference.cpp");
   const auto at = ref.find("extern \"C\" void khive_launch(");
-  ref = ref.substr(0, at) + "static void reference_launch(" + ref.substr(at + std::string("extern \"C\" void khive_launch(").size());
-  std::string h = ref + "#include <cstdio>\n#include <random>\nint main() {\n  std::mt19937 g(7);\n"
-                        "  std::normal_distribution<float> d(0.5f, 1.0f);\n  int bad = 0;\n";
+  ref = ref.substr(0, at) + "static void reference_launch(" +
+        ref.substr(at + std::string("extern \"C\" void khive_launch(").size());
+  std::string h = ref +
+                  "#include <cstdio>\n#include <random>\nint main() {\n  std::mt19937 g(7);\n"
+                  "  std::normal_distribution<float> d(0.5f, 1.0f);\n  int bad = 0;\n";
   for (const auto& s : sizes)
     h += fmt::format(
         "  {{ const long N = {}, H = {}, W = {};\n"
-        "    std::vector<float> x(N * 4 * H * W), w(288), b(8), y(N * 8 * ((H - 2) / 2) * ((W - 2) / 2), -7.0f), r(y.size());\n"
+        "    std::vector<float> x(N * 4 * H * W), w(288), b(8), y(N * 8 * ((H - 2) / 2) * ((W - 2) / 2), -7.0f), "
+        "r(y.size());\n"
         "    for (auto& v : x) v = d(g); for (auto& v : w) v = 0.3f * d(g); for (auto& v : b) v = 0.2f * d(g);\n"
         "    khive_launch(x.data(), w.data(), b.data(), y.data(), N, H, W);\n"
         "    reference_launch(x.data(), w.data(), b.data(), r.data(), N, H, W);\n"
-        "    for (size_t i = 0; i < y.size(); ++i) if (!(std::fabs(y[i] - r[i]) <= 1e-4f + 1e-4f * std::fabs(r[i]))) ++bad; }}\n",
+        "    for (size_t i = 0; i < y.size(); ++i) if (!(std::fabs(y[i] - r[i]) <= 1e-4f + 1e-4f * std::fabs(r[i]))) "
+        "++bad; }}\n",
         s[0], s[1], s[2]);
   return h + "  std::printf(\"bad %d\\n\", bad);\n  return 0;\n}\n";
 }
@@ -186,7 +191,9 @@ TEST(ChainBinding, AxisFloorDivisionKeepsPythonsMeaning) {
     }
   }
   EXPECT_EQ(run_cpu_kernel("", h + "  return 0;\n}\n", "axis-floordiv"), want) << q;
-  const Task bad = edited_copy(kFixture, [](json& d) { d["axes"]["Q"] = {{"type", "expr"}, {"expression", "H ** 2"}}; });
+  const Task bad = edited_copy(kFixture, [](json& d) {
+    d["axes"]["Q"] = {{"type", "expr"}, {"expression", "H ** 2"}};
+  });
   try {
     bind_detail::axis_cpp(bad, "Q");
     ADD_FAILURE() << "true division accepted";
@@ -203,16 +210,36 @@ TEST(ChainAutoBind, ARecognisedChainBindsAsItsStages) {
       d["khive"]["op"] = {{"op", "chain"}, {"family", "chain"}, {"stages", stages}};
     });
   };
-  json conv = {{"op", "conv"}, {"family", "conv"}, {"inputs", {"x", "weight", "bias"}}, {"output", "khive_t1"},
-               {"conv", {{"stride", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"output_padding", {0, 0}},
-                         {"groups", 1}, {"transposed", false}}},
+  json conv = {{"op", "conv"},
+               {"family", "conv"},
+               {"inputs", {"x", "weight", "bias"}},
+               {"output", "khive_t1"},
+               {"conv",
+                {{"stride", {1, 1}},
+                 {"padding", {0, 0}},
+                 {"dilation", {1, 1}},
+                 {"output_padding", {0, 0}},
+                 {"groups", 1},
+                 {"transposed", false}}},
                {"operands", {{"x", "x"}, {"weight", "weight"}, {"bias", "bias"}}},
                {"expression", "fmaxf(x, 0.0f)"}};
-  json pool = {{"op", "max_pool"}, {"family", "pool"}, {"inputs", {"khive_t1"}}, {"output", "khive_t2"},
-               {"pool", {{"op", "max"}, {"kernel", {2, 2}}, {"stride", {2, 2}}, {"padding", {0, 0}},
-                         {"dilation", {1, 1}}, {"ceil_mode", false}}}};
-  json ew = {{"op", "elementwise"}, {"family", "elementwise"}, {"inputs", {"khive_t2"}}, {"output", nullptr},
-             {"expression", "(2.0f * tanhf(khive_t2))"}, {"flags", {"named_inputs"}}};
+  json pool = {{"op", "max_pool"},
+               {"family", "pool"},
+               {"inputs", {"khive_t1"}},
+               {"output", "khive_t2"},
+               {"pool",
+                {{"op", "max"},
+                 {"kernel", {2, 2}},
+                 {"stride", {2, 2}},
+                 {"padding", {0, 0}},
+                 {"dilation", {1, 1}},
+                 {"ceil_mode", false}}}};
+  json ew = {{"op", "elementwise"},
+             {"family", "elementwise"},
+             {"inputs", {"khive_t2"}},
+             {"output", nullptr},
+             {"expression", "(2.0f * tanhf(khive_t2))"},
+             {"flags", {"named_inputs"}}};
   const Task t = with_stages(json::array({conv, pool, ew}));
   std::string why;
   const auto b = infer_binding(t, &why);

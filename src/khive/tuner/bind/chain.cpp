@@ -102,7 +102,8 @@ BoundTask bind_chain(const Ctx& c) {
   // The glue: the fresh sizes, a kept buffer per intermediate, the stages in order.
   std::string run = "// The stages in order, each intermediate in a buffer kept between calls (kernels/chain/).\n";
   run += "static void khive_run" + params_of(launch_signature(c.task, c.backend)) + " {\n";
-  for (const auto& [n, cpp] : layout.fresh_axes()) run += fmt::format("  [[maybe_unused]] const int64_t {} = {};\n", n, cpp);
+  for (const auto& [n, cpp] : layout.fresh_axes())
+    run += fmt::format("  [[maybe_unused]] const int64_t {} = {};\n", n, cpp);
   int slot = 0;
   for (const auto& m : layout.intermediates()) {
     std::string count = "int64_t(1)";
