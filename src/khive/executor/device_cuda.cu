@@ -81,20 +81,7 @@ int primer_blocks() {
 
 int touch_blocks() { return 4 * sm_count(); }
 
-// KHIVE_EXEC_TRIAL: comma-separated switches for measuring what in the executor changes a kernel's time (issue 21;
-// bench/ruler_probe.py, scripts/device.sh step envprobe). Not for normal runs: go_after_launch can hold a call whose
-// launch blocks on its own stream until the judge's timeout. keep_l2_limit: no cudaDeviceSetLimit of the persisting
-// L2 size; go_after_launch: `go` signalled after the call's launch instead of before it; lazy_modules (read by the
-// judge, judge/executor_process.cpp): CUDA_MODULE_LOADING=LAZY for this process.
-bool trial(std::string_view what) {
-  const char* v = std::getenv("KHIVE_EXEC_TRIAL");
-  for (std::string_view s(v ? v : ""); !s.empty();) {
-    const std::size_t c = s.find(',');
-    if (s.substr(0, c) == what) return true;
-    s = c == std::string_view::npos ? std::string_view() : s.substr(c + 1);
-  }
-  return false;
-}
+bool trial(std::string_view what) { return exec_trial(what); }  // gate.hpp lists the switches
 
 void touch_entry_fn(void* const* args, void* stream) {
   const auto* c = static_cast<const TouchCall*>(args[0]);

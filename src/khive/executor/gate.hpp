@@ -17,6 +17,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 
@@ -48,6 +49,22 @@ constexpr std::optional<int> primer_blocks_per_sm(const char* v) {
     if (n > kPrimerMaxBlocksPerSm) return std::nullopt;
   }
   return n;
+}
+
+// KHIVE_EXEC_TRIAL: comma-separated switches for measuring what in khive's executors changes a kernel's time (issue
+// 21; scripts/device.sh step envprobe). Not for normal runs. keep_l2_limit: the executor sets no persisting-L2 size;
+// go_after_launch: its `go` is signalled after the call's launch, not before (a launch that blocks on its own stream
+// then holds the call until the judge's timeout); lazy_modules: CUDA_MODULE_LOADING=LAZY for the executor (the judge
+// sets it); no_sandbox: the judge asks for no seccomp, Landlock, network namespace or capability drop (the preflight
+// shows each layer off).
+inline bool exec_trial(std::string_view what) {
+  const char* v = std::getenv("KHIVE_EXEC_TRIAL");
+  for (std::string_view s(v ? v : ""); !s.empty();) {
+    const std::size_t c = s.find(',');
+    if (s.substr(0, c) == what) return true;
+    s = c == std::string_view::npos ? std::string_view() : s.substr(c + 1);
+  }
+  return false;
 }
 
 #if defined(KHIVE_WITH_CUDA)

@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "khive/executor/gate.hpp"
 #include "khive/judge/arena.hpp"
 #include "khive/judge/device.hpp"
 #include "khive/support/text.hpp"
@@ -45,13 +46,6 @@ Reason reason_of(const std::string& r) {
   if (r == "cuda_error") return Reason::cuda_error;
   if (r == "load_error") return Reason::load_error;
   return Reason::protocol_violation;
-}
-
-// KHIVE_EXEC_TRIAL's lazy_modules (executor/device_cuda.cu lists the trial switches): the executor loads its kernel's
-// modules on first use as an in-process harness does, instead of with its context.
-bool lazy_trial() {
-  const char* v = std::getenv("KHIVE_EXEC_TRIAL");
-  return v && std::string_view(v).find("lazy_modules") != std::string_view::npos;
 }
 
 }  // namespace
@@ -80,7 +74,7 @@ ExecutorProcess::ExecutorProcess(const ExecutorSpec& spec, JudgeDevice& dev) : s
       "OMP_PROC_BIND=false",
       "GOMP_SPINCOUNT=10000",
       "CUDA_CACHE_DISABLE=1",
-      spec.pytorch || lazy_trial() ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
+      spec.pytorch || exec::exec_trial("lazy_modules") ? "CUDA_MODULE_LOADING=LAZY" : "CUDA_MODULE_LOADING=EAGER"};
   envs.push_back("OMP_NUM_THREADS=" + std::to_string(spec.omp_threads > 0
                                                          ? spec.omp_threads
                                                          : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))));

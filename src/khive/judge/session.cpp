@@ -99,10 +99,11 @@ std::unique_ptr<Executor> Session::start(const std::string& role, const std::str
   spec.setup.backend = job_.backend;
   spec.setup.library = library;
   spec.setup.vendor_libraries = vendor;
-  spec.setup.seccomp = job_.sandbox.seccomp;
-  spec.setup.landlock = job_.sandbox.landlock;
-  spec.setup.new_netns = job_.sandbox.new_netns;
-  spec.setup.drop_capabilities = job_.sandbox.drop_capabilities;
+  const bool bare = exec::exec_trial("no_sandbox");  // a measurement's switch (gate.hpp); the preflight says so
+  spec.setup.seccomp = job_.sandbox.seccomp && !bare;
+  spec.setup.landlock = job_.sandbox.landlock && !bare;
+  spec.setup.new_netns = job_.sandbox.new_netns && !bare;
+  spec.setup.drop_capabilities = job_.sandbox.drop_capabilities && !bare;
   spec.setup.memory_limit = job_.cpu_memory_limit > 0 ? job_.cpu_memory_limit : default_memory_limit();
   // On a GPU both sides poll briefly for each other's message (the host's cores are idle then): wake-ups stay short
   // and steady in the judge's clock. On the CPU the cores belong to the kernel.
