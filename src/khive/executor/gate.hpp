@@ -56,8 +56,8 @@ constexpr std::optional<int> primer_blocks_per_sm(const char* v) {
 // go_after_launch: its `go` is signalled after the call's launch, not before (a launch that blocks on its own stream
 // then holds the call until the judge's timeout); lazy_modules: CUDA_MODULE_LOADING=LAZY for the executor (the judge
 // sets it; with the sandbox on, an H100 evaluation had not ended when its device call did: pair it with no_sandbox);
-// no_sandbox: the
-// judge asks for no seccomp, Landlock, network namespace or capability drop (the preflight shows each layer off).
+// no_sandbox: the judge asks for no seccomp, Landlock, network namespace or capability drop (the preflight shows each
+// layer off).
 inline bool exec_trial(std::string_view what) {
   const char* v = std::getenv("KHIVE_EXEC_TRIAL");
   for (std::string_view s(v ? v : ""); !s.empty();) {
