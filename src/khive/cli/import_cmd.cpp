@@ -200,6 +200,7 @@ int import_solution_file(const ImportCli& c) {
     std::ofstream(out, std::ios::binary | std::ios::trunc) << imp.source;
     std::cout << fmt::format("candidate: {} (from solution '{}'); try it: khive eval {} {}\n", out.string(), imp.name,
                              c.task, out.string());
+    if (!imp.note.empty()) std::cout << "note: " << imp.note << "\n";
     return 0;
   } catch (const SolutionError& e) {
     std::cerr << fmt::format("khive import solution: {}: {}\n", c.path, e.what());

@@ -43,7 +43,10 @@ bool is_pragma_once(std::string_view line) {
   return skip_space(line, i + 4) == line.size();
 }
 
-std::optional<std::string> function_params(std::string_view src, std::string_view fn) {
+namespace {
+
+// Where the first definition of `fn` starts (the position of its name), as function_params finds it.
+std::optional<std::size_t> function_definition(std::string_view src, std::string_view fn) {
   if (fn.empty()) return std::nullopt;
   // The first ')' after the last '(' tried: every later '(' before it shares it, so the scan stays linear.
   std::size_t close = std::string_view::npos;
@@ -58,9 +61,65 @@ std::optional<std::string> function_params(std::string_view src, std::string_vie
     }
     if (close == std::string_view::npos) return std::nullopt;  // no ')' after here: no later match either
     const std::size_t j = skip_space(src, close + 1);
-    if (j < src.size() && src[j] == '{') return std::string(src.substr(i + 1, close - i - 1));
+    if (j < src.size() && src[j] == '{') return p;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> function_params(std::string_view src, std::string_view fn) {
+  auto p = function_definition(src, fn);
+  if (!p) return std::nullopt;
+  const std::size_t open = src.find('(', *p + fn.size());
+  return std::string(src.substr(open + 1, src.find(')', open + 1) - open - 1));
+}
+
+std::optional<std::string> function_return_type(std::string_view src, std::string_view fn) {
+  auto p = function_definition(src, fn);
+  if (!p) return std::nullopt;
+  // Back to the end of the previous declaration, block or preprocessor line.
+  std::size_t b = *p;
+  while (b > 0 && src[b - 1] != ';' && src[b - 1] != '}' && src[b - 1] != '{') --b;
+  std::string out;
+  std::size_t i = b;
+  while (i < *p) {
+    std::size_t eol = src.find('\n', i);
+    if (eol == std::string_view::npos || eol > *p) eol = *p;
+    std::string_view line = src.substr(i, eol - i);
+    const std::size_t k = skip_space(line, 0);
+    if (k < line.size() && line[k] == '#') {  // a preprocessor line: not part of the declaration
+      i = eol + 1;
+      continue;
+    }
+    if (std::size_t c = line.find("//"); c != std::string_view::npos) line = line.substr(0, c);
+    out += std::string(line) + " ";
+    i = eol + 1;
+  }
+  // Drop what qualifies the function rather than its result: linkage, storage, attributes.
+  for (std::string_view w : {"extern \"C\"", "extern", "static", "inline", "constexpr", "__host__", "__forceinline__",
+                             "__attribute__((visibility(\"default\")))", "[[nodiscard]]"}) {
+    for (std::size_t q = out.find(w); q != std::string::npos; q = out.find(w, q)) {
+      const bool left = q == 0 || !word(out[q - 1]);
+      const bool right = q + w.size() >= out.size() || !word(out[q + w.size()]) || !word(w.back());
+      if (left && right)
+        out.replace(q, w.size(), " ");
+      else
+        q += w.size();
+    }
+  }
+  // Collapse white space; none around '*', '&', '<', '>', ','.
+  std::string r;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (space(out[k])) {
+      std::size_t n = skip_space(out, k);
+      if (!r.empty() && n < out.size() && word(r.back()) && word(out[n])) r += ' ';
+      k = n - 1;
+      continue;
+    }
+    r += out[k];
+  }
+  return r;
 }
 
 }  // namespace khive

@@ -7,6 +7,7 @@
 //   is_pragma_once(" #pragma  once ") == true
 //   function_params("void f (int a, float* b) {", "f") == "int a, float* b"
 //   function_params("g(); void f(int);", "f") == nullopt            (a declaration: no body)
+//   function_return_type("int* f(int a) {", "f") == "int*"
 #pragma once
 #include <optional>
 #include <string>
@@ -23,5 +24,10 @@ bool is_pragma_once(std::string_view line);
 // start), white space, '(', the text up to the first ')', white space and '{', as \bfn\s*\(([^)]*)\)\s*\{ found it;
 // nullopt when there is none. fn is an identifier, matched as plain text (never as a pattern).
 std::optional<std::string> function_params(std::string_view src, std::string_view fn);
+// The result type of that definition, white space collapsed (none beside punctuation), without linkage, storage
+// and attribute words and without preprocessor lines or // comments before it:
+//   function_return_type("#include <v>\nextern \"C\" const float *f(int a) {", "f") == "const float*"
+//   function_return_type("static std::vector< float > f() {", "f") == "std::vector<float>"
+std::optional<std::string> function_return_type(std::string_view src, std::string_view fn);
 
 }  // namespace khive

@@ -110,6 +110,196 @@ std::string entry_params(const std::string& src, const std::string& fn) {
   return function_params(src, fn).value_or("");
 }
 
+// The spec's binding: absent or "torch" (the SOL-ExecBench default, also what khive's own exports name) is built
+// as plain C++/CUDA; TVM-FFI and anything else is refused here rather than failing later at the build.
+void check_binding(const nlohmann::json& spec, const std::vector<SourceFile>& files) {
+  std::string binding = "torch";
+  if (spec.contains("binding")) {
+    if (!spec["binding"].is_string())
+      throw SolutionError("spec.binding: expected a string (\"torch\"), got " + spec["binding"].dump());
+    binding = spec["binding"].get<std::string>();
+  }
+  const std::string supported =
+      "khive builds the entry as a plain C++/CUDA function: raw pointers in khive_launch's parameters (`khive "
+      "signature TASK`), destination-passing or returning T* / std::vector<T> (CPU) / a std::tuple of them";
+  if (binding == "tvm-ffi" || binding == "tvm_ffi" || binding == "tvmffi")
+    throw SolutionError("spec.binding: expected \"torch\" or none, got \"" + binding +
+                        "\": khive brings no TVM-FFI headers or runtime (tvm/ffi/...) into its builds and its guard, "
+                        "so a TVM-FFI entry would not build; " +
+                        supported);
+  if (binding != "torch")
+    throw SolutionError("spec.binding: expected \"torch\" or none, got \"" + binding + "\"; " + supported);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (mentions(files[i].content, "tvm/ffi/") || mentions(files[i].content, "tvm::ffi::"))
+      throw SolutionError("sources[" + std::to_string(i) + "] (" + files[i].path +
+                          "): expected no TVM-FFI (it uses tvm/ffi headers or tvm::ffi types, spec.binding \"" +
+                          binding + "\"): khive brings no TVM-FFI headers or runtime; " + supported);
+}
+
+// A C++ expression for an output dimension: a literal, a const axis's value, a var axis (khive_launch's parameter)
+// or an expr axis translated (// floors, the same as C++'s / on the non-negative sizes; other operators refused).
+std::string dim_cpp(const Task& t, const std::string& d, const std::string& field, int depth = 0) {
+  if (!d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; })) return d;
+  if (depth > 16) throw SolutionError(field + ": expected axes that do not refer to themselves, got \"" + d + "\"");
+  for (const auto& a : t.axes) {
+    if (a.name != d) continue;
+    if (a.kind == Axis::Kind::constant) return std::to_string(a.value);
+    if (a.kind == Axis::Kind::var) return a.name;
+    std::string out = "(";
+    const std::string& e = a.expression;
+    for (std::size_t i = 0; i < e.size();) {
+      char c = e[i];
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        std::size_t j = i;
+        while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
+        out += dim_cpp(t, e.substr(i, j - i), field, depth + 1);
+        i = j;
+      } else if (e.compare(i, 2, "//") == 0) {
+        out += " / ";
+        i += 2;
+      } else if (e.compare(i, 2, "**") == 0 || !(std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '+' ||
+                                                 c == '-' || c == '*' || c == '(' || c == ')')) {
+        throw SolutionError(field + ": expected a size khive can compute in C++ (+ - * // and parentheses), got " +
+                            "the axis " + d + " = \"" + e + "\"");
+      } else {
+        out += c;
+        ++i;
+      }
+    }
+    return out + ")";
+  }
+  throw SolutionError(field + ": expected an axis name or a literal size, got \"" + d + "\"");
+}
+
+std::string strip_const(std::string s) {
+  if (s.rfind("const ", 0) == 0) s = s.substr(6);
+  return s;
+}
+
+// How one returned value reaches an output: a pointer to its elements, or (CPU) a std::vector of them.
+enum class Returned { pointer, vector };
+
+Returned classify_one(const std::string& r, const TensorSpec& out, Backend b, const std::string& field) {
+  const std::string want(dtype_c_type(out.dtype, b));
+  std::string elem;
+  Returned kind;
+  if (!r.empty() && r.back() == '*' && r.find('<') == std::string::npos) {
+    elem = strip_const(r.substr(0, r.size() - 1));
+    kind = Returned::pointer;
+  } else if (r.rfind("std::vector<", 0) == 0 && r.back() == '>') {
+    if (b == Backend::cuda)
+      throw SolutionError(field + ": expected a device pointer (T*) for the CUDA backend, got \"" + r +
+                          "\" (a host std::vector)");
+    elem = strip_const(r.substr(12, r.size() - 13));
+    kind = Returned::vector;
+  } else {
+    throw SolutionError(field + ": expected T*, std::vector<T> (CPU) or a std::tuple / std::pair of them, got \"" + r +
+                        "\"");
+  }
+  if (elem != want)
+    throw SolutionError(field + ": expected " + want + " elements (output \"" + out.name + "\" is " +
+                        std::string(dtype_name(out.dtype)) + "), got \"" + r + "\"");
+  return kind;
+}
+
+// The returned type split into one type per output: a tuple/pair's arguments, else the type itself.
+std::vector<std::string> returned_parts(const std::string& r) {
+  std::string inner;
+  for (const char* w : {"std::tuple<", "std::pair<"})
+    if (r.rfind(w, 0) == 0 && r.back() == '>')
+      inner = r.substr(std::string(w).size(), r.size() - std::string(w).size() - 1);
+  if (inner.empty()) return {r};
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::string cur;
+  for (char c : inner) {
+    if (c == '<') ++depth;
+    if (c == '>') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+// A khive_launch around a value-returning entry: call it with the inputs and var axes (and the stream), check what
+// it returned, copy each result into khive's preallocated output.
+std::string value_wrapper(const Task& t, Backend b, const std::string& entry, const std::string& fn,
+                          const std::string& file, const std::string& ret, std::string& note) {
+  const std::string field = "spec.entry_point " + entry + " (" + file + ", destination_passing_style false) returns";
+  if (ret.find("Tensor") != std::string::npos)
+    throw SolutionError(field + " \"" + ret + "\" (a torch tensor): khive loads no libtorch into the guard; " +
+                        "expected T*, std::vector<T> (CPU) or a std::tuple / std::pair of them");
+  if (ret == "void" || ret.empty())
+    throw SolutionError(field + " \"" + (ret.empty() ? std::string("nothing") : ret) +
+                        "\": expected the outputs returned (or destination_passing_style true with outputs as the " +
+                        "last parameters)");
+  std::vector<std::string> parts = returned_parts(ret);
+  if (parts.size() != t.outputs.size())
+    throw SolutionError(fmt::format("{} \"{}\": expected {} value(s), one per output ({}), got {}", field, ret,
+                                    t.outputs.size(), t.outputs.size(), parts.size()));
+  std::vector<std::string> args;
+  for (const auto& x : t.inputs) args.push_back(x.name);
+  for (const auto& a : t.var_axes()) args.push_back(a);
+  if (b == Backend::cuda) args.push_back("stream");
+  const bool single = ret.rfind("std::tuple<", 0) != 0 && ret.rfind("std::pair<", 0) != 0;
+  std::string body;
+  body += fmt::format("  auto khive_r = {}({});\n", fn, fmt::join(args, ", "));
+  std::vector<std::string> copies;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const TensorSpec& out = t.outputs[k];
+    Returned kind = classify_one(parts[k], out, b, field + (single ? "" : fmt::format(" (value {})", k)));
+    const std::string type(dtype_c_type(out.dtype, b));
+    std::vector<std::string> dims;
+    for (const auto& d : out.shape)
+      dims.push_back("static_cast<std::size_t>(" + dim_cpp(t, d, "outputs." + out.name + ".shape") + ")");
+    const std::string n = dims.empty() ? "std::size_t{1}" : fmt::format("{}", fmt::join(dims, " * "));
+    const std::string shape = fmt::format("[{}]", fmt::join(out.shape, ", "));
+    const std::string value = single ? "khive_r" : fmt::format("std::get<{}>(khive_r)", k);
+    body += fmt::format("  {{  // output {} {}\n    const std::size_t khive_n = {};\n", out.name, shape, n);
+    if (kind == Returned::pointer) {
+      body += fmt::format("    const {}* khive_p = {};\n", type, value);
+      body += fmt::format(
+          "    if (khive_p == nullptr) khive_wrap_fail(\"{} returned a null pointer for output {}\");\n", fn, out.name);
+    } else {
+      body += fmt::format("    const std::vector<{}>& khive_v = {};\n", type, value);
+      body += fmt::format(
+          "    if (khive_v.size() != khive_n) {{\n      std::cerr << \"khive: {} returned \" << khive_v.size() "
+          "<< \" elements for output {}, expected \" << khive_n << \" (shape {})\" << std::endl;\n      "
+          "std::abort();\n    }}\n    const {}* khive_p = khive_v.data();\n",
+          fn, out.name, shape, type);
+    }
+    if (b == Backend::cuda)
+      body += fmt::format(
+          "    cudaError_t khive_e = cudaMemcpyAsync({}, khive_p, khive_n * sizeof({}), cudaMemcpyDeviceToDevice, "
+          "stream);\n    if (khive_e != cudaSuccess) {{\n      std::cerr << \"khive: copying output {} from what {} "
+          "returned failed (CUDA error \" << static_cast<int>(khive_e) << \")\" << std::endl;\n      std::abort();\n"
+          "    }}\n",
+          out.name, type, out.name, fn);
+    else
+      body += fmt::format("    std::memcpy({}, khive_p, khive_n * sizeof({}));\n", out.name, type);
+    body += "  }\n";
+    copies.push_back(fmt::format("{} ({} x sizeof({}))", out.name, fmt::join(out.shape, " x "), type));
+  }
+  note = fmt::format(
+      "the entry {} returns its outputs (destination_passing_style false): khive wraps it, copying each returned "
+      "output into its preallocated one ({} on each call), which costs one extra write and one extra read of each "
+      "output: {}",
+      entry, b == Backend::cuda ? "cudaMemcpyAsync on the given stream" : "memcpy", fmt::join(copies, ", "));
+  std::string w = "\n// khive: the value-returning entry " + entry +
+                  " in destination-passing form: each returned output is checked and copied into khive's\n"
+                  "// preallocated output (one extra write and read of each output per call).\n";
+  w += "#include <cstdlib>\n#include <cstring>\n#include <iostream>\n#include <tuple>\n#include <vector>\n";
+  w += "[[noreturn]] static void khive_wrap_fail(const char* why) {\n  std::cerr << \"khive: \" << why << std::endl;\n"
+       "  std::abort();\n}\n";
+  w += launch_signature(t, b) + " {\n" + body + "}\n";
+  return w;
+}
+
 }  // namespace
 
 ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend b) {
@@ -130,9 +320,13 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
   if (!is_identifier(fn))
     throw SolutionError("spec.entry_point: expected \"<file>::<function>\" with a C++ function name, got \"" + entry +
                         "\"");
-  if (spec.contains("destination_passing_style") && spec["destination_passing_style"].is_boolean() &&
-      !spec["destination_passing_style"].get<bool>())
-    throw SolutionError("spec.destination_passing_style: expected true (khive preallocates the outputs), got false");
+  bool dps = true;
+  if (spec.contains("destination_passing_style")) {
+    if (!spec["destination_passing_style"].is_boolean())
+      throw SolutionError("spec.destination_passing_style: expected true or false, got " +
+                          spec["destination_passing_style"].dump());
+    dps = spec["destination_passing_style"].get<bool>();
+  }
   if (!s.contains("sources") || !s["sources"].is_array() || s["sources"].empty())
     throw SolutionError("sources: expected a non-empty array of {path, content}");
   std::vector<SourceFile> files;
@@ -147,6 +341,7 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
     if (sf.path == "khive_prelude.h") sf.content = "// khive_prelude.h: provided by khive's builder\n";
     files.push_back(std::move(sf));
   }
+  check_binding(spec, files);
   auto is_unit = [](const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     return ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c";
@@ -154,7 +349,7 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
   // A source that defines khive_launch itself (khive's exports, kernels written to `khive signature`) is the
   // entry whatever the spec names: the spec's entry is then the torch binding around it, which khive does not need.
   for (const auto& f : files)
-    if (is_unit(f.path) && function_params(f.content, "khive_launch")) {
+    if (dps && is_unit(f.path) && function_params(f.content, "khive_launch")) {
       file = f.path;
       fn = "khive_launch";
     }
@@ -164,17 +359,32 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
   for (const auto& f : files)
     if (f.path != file && is_unit(f.path) && !mentions(f.content, "torch/extension.h")) units.push_back(f.path);
   std::string src = amalgamate_files(files, file, units);
-  if (mentions(src, "torch/extension.h") || mentions(src, "torch::Tensor"))
-    throw SolutionError(
-        "sources: expected a kernel whose entry takes raw pointers (khive_launch's parameters: `khive signature "
-        "TASK`), got a torch "
-        "binding (torch::Tensor); khive loads no libtorch into the guard");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& f = files[i];
+    const bool kept =
+        f.path == file || std::find(units.begin(), units.end(), f.path) != units.end() || !is_unit(f.path);
+    if (kept && (mentions(f.content, "torch/extension.h") || mentions(f.content, "torch::Tensor") ||
+                 mentions(f.content, "at::Tensor")))
+      throw SolutionError(fmt::format(
+          "sources[{}] ({}): expected a kernel whose entry takes raw pointers, got a torch extension (torch::Tensor; "
+          "spec.binding \"torch\", destination_passing_style {}): khive builds without libtorch and loads none into "
+          "the guard, so it would not build; expected khive_launch's parameters (`khive signature TASK`), "
+          "destination-passing, or with destination_passing_style false an entry taking the inputs (then the var "
+          "axes{}) and returning T*, std::vector<T> (CPU) or a std::tuple / std::pair of them",
+          i, f.path, dps ? "true" : "false", b == Backend::cuda ? ", then the stream" : ""));
+  }
   std::string params = entry_params(src, fn);
   if (params.empty() && fn != "khive_launch")
     throw SolutionError("spec.entry_point: expected a definition of " + fn + "(...) in the sources, got none");
   r.ext = b == Backend::cuda ? ".cu" : ".cpp";
   r.source = fmt::format("// Imported by khive from the Solution \"{}\" (entry point {}).\n", r.name, entry) + src;
-  if (fn != "khive_launch") {
+  if (!dps) {
+    if (fn == "khive_launch")
+      throw SolutionError(
+          "spec.destination_passing_style: expected true for an entry named khive_launch (khive's destination-passing "
+          "entry), got false");
+    r.source += value_wrapper(t, b, entry, fn, file, function_return_type(src, fn).value_or(""), r.note);
+  } else if (fn != "khive_launch") {
     // A khive_launch that forwards to the entry: same parameters, same order (checked by the compiler).
     std::string sig = launch_signature(t, b);
     std::vector<std::string> names;

@@ -8,7 +8,13 @@
 //         C/C++/CUDA sources whose entry function takes khive_launch's parameters (khive's own exports, or any
 //         kernel written to `khive signature`): the files are amalgamated into one candidate (local includes
 //         inlined, other .cu/.cpp appended) and, when the entry is not khive_launch itself, a khive_launch that
-//         calls it is added. Python languages and torch-tensor entry points are refused with the reason.
+//         calls it is added. A value-returning entry (destination_passing_style false) takes the inputs (then the
+//         var axes, then the stream on CUDA) and returns T*, std::vector<T> (CPU) or a std::tuple / std::pair of
+//         them, one per output: the khive_launch added calls it, checks each result (element type at import and at
+//         compile time, null pointers and std::vector sizes at run time: std::abort with the reason on stderr) and
+//         copies it into the preallocated output (memcpy; cudaMemcpyAsync on the stream), one extra write and read
+//         of each output per call (ImportedSolution::note says so). Python languages, torch-tensor entries and
+//         spec.binding other than "torch"/none (TVM-FFI) are refused at import with the file and field.
 #pragma once
 #include <string>
 #include <vector>
@@ -40,6 +46,7 @@ struct ImportedSolution {
   std::string name;    // the solution's name
   std::string source;  // one file, ready for the builder
   std::string ext;     // ".cu" or ".cpp"
+  std::string note;    // what the import did that costs something ("" when nothing): the value-returning wrap
 };
 ImportedSolution import_solution(const nlohmann::json& solution, const Task& t, Backend b);
 

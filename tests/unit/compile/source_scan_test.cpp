@@ -85,5 +85,15 @@ TEST(SourceScan, HostileLongInputs) {
   EXPECT_EQ(function_params(many + ") {", "f"), many.substr(2));
 }
 
+TEST(SourceScan, FunctionReturnType) {
+  EXPECT_EQ(function_return_type("#include <v>\nextern \"C\" const float *f(int a) {", "f"), "const float*");
+  EXPECT_EQ(function_return_type("int g();\nstatic std::vector< float > f() {", "f"), "std::vector<float>");
+  EXPECT_EQ(function_return_type("} // done\n// returns the sum\ninline std::tuple<float*, int *>\nf(int) {", "f"),
+            "std::tuple<float*,int*>");
+  EXPECT_EQ(function_return_type("void f(int a) {}", "f"), "void");
+  EXPECT_EQ(function_return_type("f(int a) {}", "f"), "");
+  EXPECT_EQ(function_return_type("float* f(int a);", "f"), std::nullopt);  // a declaration: no body
+}
+
 }  // namespace
 }  // namespace khive

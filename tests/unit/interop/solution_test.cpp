@@ -1,6 +1,7 @@
 // Solutions in and out (issue 14): the Solution JSON khive writes, importing Solutions as candidates (multi-file
 // sources amalgamated; Python and torch-binding entries refused), the torch binding, the KernelBench ModelNew,
 // and the builder's handling of a candidate with a local header.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -177,7 +178,10 @@ TEST(SolutionIn, RefusalsNameTheField) {
       {"spec", {{"languages", {"cuda_cpp"}}, {"entry_point", "main.cpp::run"}}},
       {"sources",
        {{{"path", "main.cpp"}, {"content", "#include <torch/extension.h>\nvoid run(torch::Tensor x) {}\n"}}}}};
-  EXPECT_TRUE(has(why(torch), "sources: expected a kernel whose entry takes raw pointers")) << why(torch);
+  EXPECT_TRUE(has(why(torch),
+                  "sources[0] (main.cpp): expected a kernel whose entry takes raw pointers, got a torch "
+                  "extension"))
+      << why(torch);
   json other = py;
   other["definition"] = "gemm";
   EXPECT_TRUE(has(why(other), "definition: expected \"axpy\"")) << why(other);
@@ -187,6 +191,187 @@ TEST(SolutionIn, RefusalsNameTheField) {
   json no_entry = torch;
   no_entry["spec"]["entry_point"] = "main.cpp";
   EXPECT_TRUE(has(why(no_entry), "spec.entry_point: expected \"<file>::<function>\"")) << why(no_entry);
+}
+
+// A Solution whose entry returns its output (destination_passing_style false), one source file.
+json returning(const std::string& ret, const std::string& body,
+               const std::string& params = "const float* x, float scale, const float* b, int64_t B") {
+  return {
+      {"name", "ret"},
+      {"definition", "axpy"},
+      {"spec",
+       {{"language", "cpp"},
+        {"entry_point", "kernel.cpp::run"},
+        {"destination_passing_style", false},
+        {"binding", "torch"}}},
+      {"sources",
+       {{{"path", "kernel.cpp"},
+         {"content", "#include <cstdint>\n#include <vector>\n" + ret + " run(" + params + ") {\n" + body + "}\n"}}}}};
+}
+
+// Calls the built candidate's khive_entry on x[4, 8] = i, scale 2, b[j] = j; returns y.
+std::vector<float> call_built(const fs::path& so) {
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw std::runtime_error(dlerror());
+  auto entry = reinterpret_cast<void (*)(void* const*, void*)>(dlsym(h, "khive_entry"));
+  if (!entry) throw std::runtime_error("no khive_entry");
+  std::vector<float> x(32), b(8), y(32, -1.0f);
+  for (int i = 0; i < 32; ++i) x[i] = static_cast<float>(i);
+  for (int j = 0; j < 8; ++j) b[j] = static_cast<float>(j);
+  float scale = 2.0f;
+  int64_t B = 4;
+  void* args[] = {x.data(), &scale, b.data(), y.data(), &B};
+  entry(args, nullptr);
+  return y;
+}
+
+TEST(SolutionIn, ValueReturningPointerWrappedBuiltAndCopied) {
+  Dir d;
+  Task t = axpy_task(d);
+  json s = returning("const float*",
+                     "  static float out[1 << 12];\n  for (int64_t i = 0; i < B * 8; ++i) out[i] = scale * x[i] + "
+                     "b[i % 8];\n  return out;\n");
+  ImportedSolution c = import_solution(s, t, Backend::cpu);
+  EXPECT_TRUE(has(c.source, "auto khive_r = run(x, scale, b, B);")) << c.source;
+  EXPECT_TRUE(has(c.source, "const std::size_t khive_n = static_cast<std::size_t>(B) * static_cast<std::size_t>(8);"))
+      << c.source;
+  EXPECT_TRUE(has(c.source, "std::memcpy(y, khive_p, khive_n * sizeof(float));")) << c.source;
+  EXPECT_TRUE(has(c.note, "one extra write and one extra read of each output: y (B x D x sizeof(float))")) << c.note;
+  EXPECT_TRUE(has(c.note, "memcpy")) << c.note;
+  d.write("cand/ret.cpp", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  BuildResult r = build_candidate(t, d.root / "cand/ret.cpp", o);
+  ASSERT_TRUE(r.ok) << r.log << "\n" << c.source;
+  std::vector<float> y = call_built(r.library);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(y[i], 2.0f * i + (i % 8)) << i;
+}
+
+TEST(SolutionIn, ValueReturningVectorAndTuple) {
+  Dir d;
+  Task t = axpy_task(d);
+  json v = returning("std::vector<float>",
+                     "  std::vector<float> out(B * 8);\n  for (int64_t i = 0; i < B * 8; ++i) out[i] = scale * x[i] + "
+                     "b[i % 8];\n  return out;\n");
+  ImportedSolution c = import_solution(v, t, Backend::cpu);
+  EXPECT_TRUE(has(c.source, "if (khive_v.size() != khive_n)")) << c.source;
+  d.write("cand/vec.cpp", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  BuildResult r = build_candidate(t, d.root / "cand/vec.cpp", o);
+  ASSERT_TRUE(r.ok) << r.log << "\n" << c.source;
+  std::vector<float> y = call_built(r.library);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(y[i], 2.0f * i + (i % 8)) << i;
+  // One output in a std::tuple: taken with std::get<0>.
+  json tup = returning("std::tuple<float*>", "  static float out[1 << 12];\n  out[0] = x[0];\n  return {out};\n");
+  tup["sources"][0]["content"] = "#include <tuple>\n" + tup["sources"][0]["content"].get<std::string>();
+  ImportedSolution ct = import_solution(tup, t, Backend::cpu);
+  EXPECT_TRUE(has(ct.source, "const float* khive_p = std::get<0>(khive_r);")) << ct.source;
+  // On CUDA the copy is a cudaMemcpyAsync on khive's stream, and the stream is the entry's last argument.
+  json dev = returning("float*", "  return nullptr;\n",
+                       "const float* x, float scale, const float* b, int64_t B, cudaStream_t stream");
+  dev["spec"]["language"] = "cuda";
+  dev["spec"]["entry_point"] = "kernel.cu::run";
+  dev["sources"][0]["path"] = "kernel.cu";
+  ImportedSolution cd = import_solution(dev, t, Backend::cuda);
+  EXPECT_TRUE(has(cd.source, "auto khive_r = run(x, scale, b, B, stream);")) << cd.source;
+  EXPECT_TRUE(has(cd.source, "cudaMemcpyAsync(y, khive_p, khive_n * sizeof(float), cudaMemcpyDeviceToDevice, stream)"))
+      << cd.source;
+  EXPECT_TRUE(has(cd.note, "cudaMemcpyAsync on the given stream")) << cd.note;
+}
+
+TEST(SolutionInDeathTest, ValueReturningWrongSizeAbortsWithTheReason) {
+  Dir d;
+  Task t = axpy_task(d);
+  json v = returning("std::vector<float>", "  return std::vector<float>(3, x[0]);\n");
+  ImportedSolution c = import_solution(v, t, Backend::cpu);
+  d.write("cand/short.cpp", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  BuildResult r = build_candidate(t, d.root / "cand/short.cpp", o);
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_DEATH(call_built(r.library),
+               "khive: run returned 3 elements for output y, expected 32 \\(shape \\[B, D\\]\\)");
+  json n = returning("float*", "  return nullptr;\n");
+  ImportedSolution cn = import_solution(n, t, Backend::cpu);
+  d.write("cand/null.cpp", cn.source);
+  BuildResult rn = build_candidate(t, d.root / "cand/null.cpp", o);
+  ASSERT_TRUE(rn.ok) << rn.log;
+  EXPECT_DEATH(call_built(rn.library), "khive: run returned a null pointer for output y");
+}
+
+TEST(SolutionIn, ValueReturningRefusalsNameTheFileAndField) {
+  Dir d;
+  Task t = axpy_task(d);
+  auto why = [&](const json& s, Backend b = Backend::cpu) {
+    try {
+      import_solution(s, t, b);
+    } catch (const SolutionError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(imported)");
+  };
+  // A torch extension returning its output (SOL-ExecBench's value-returning C++ form).
+  json torch = returning("torch::Tensor", "  return x;\n", "torch::Tensor x, double scale, torch::Tensor b");
+  torch["sources"][0]["content"] = "#include <torch/extension.h>\n" + torch["sources"][0]["content"].get<std::string>();
+  EXPECT_TRUE(has(why(torch),
+                  "sources[0] (kernel.cpp): expected a kernel whose entry takes raw pointers, got a torch "
+                  "extension (torch::Tensor; spec.binding \"torch\", destination_passing_style false)"))
+      << why(torch);
+  json dbl = returning("double*", "  return nullptr;\n");
+  EXPECT_TRUE(has(why(dbl),
+                  "spec.entry_point kernel.cpp::run (kernel.cpp, destination_passing_style false) returns: "
+                  "expected float elements (output \"y\" is float32), got \"double*\""))
+      << why(dbl);
+  json vd = returning("void", "");
+  EXPECT_TRUE(has(why(vd), "returns \"void\": expected the outputs returned")) << why(vd);
+  json scalar = returning("float", "  return 0;\n");
+  EXPECT_TRUE(has(why(scalar), "expected T*, std::vector<T> (CPU) or a std::tuple / std::pair of them, got \"float\""))
+      << why(scalar);
+  json two = returning("std::pair<float*, float*>", "  return {nullptr, nullptr};\n");
+  EXPECT_TRUE(has(why(two), "expected 1 value(s), one per output (1), got 2")) << why(two);
+  json host = returning("std::vector<float>", "  return {};\n");
+  EXPECT_TRUE(has(why(host, Backend::cuda), "expected a device pointer (T*) for the CUDA backend"))
+      << why(host, Backend::cuda);
+  json dps_flag = returning("float*", "  return nullptr;\n");
+  dps_flag["spec"]["destination_passing_style"] = "no";
+  EXPECT_TRUE(has(why(dps_flag), "spec.destination_passing_style: expected true or false, got \"no\""))
+      << why(dps_flag);
+}
+
+TEST(SolutionIn, TvmFfiRefusedAtImport) {
+  Dir d;
+  Task t = axpy_task(d);
+  auto why = [&](const json& s) {
+    try {
+      import_solution(s, t, Backend::cuda);
+    } catch (const SolutionError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(imported)");
+  };
+  // FlashInfer-Bench's TVM-FFI form: the binding named, TensorView parameters.
+  json s = {
+      {"name", "fi"},
+      {"definition", "axpy"},
+      {"spec",
+       {{"language", "cuda"},
+        {"binding", "tvm-ffi"},
+        {"entry_point", "kernel.cu::run"},
+        {"destination_passing_style", true}}},
+      {"sources",
+       {{{"path", "kernel.cu"},
+         {"content",
+          "#include <tvm/ffi/container/tensor.h>\nvoid run(tvm::ffi::TensorView x, tvm::ffi::TensorView y) {}\n"}}}}};
+  EXPECT_TRUE(has(why(s),
+                  "spec.binding: expected \"torch\" or none, got \"tvm-ffi\": khive brings no TVM-FFI headers "
+                  "or runtime"))
+      << why(s);
+  s["spec"].erase("binding");
+  EXPECT_TRUE(has(why(s), "sources[0] (kernel.cu): expected no TVM-FFI (it uses tvm/ffi headers or tvm::ffi types"))
+      << why(s);
+  s["spec"]["binding"] = "pybind11";
+  EXPECT_TRUE(has(why(s), "spec.binding: expected \"torch\" or none, got \"pybind11\"")) << why(s);
 }
 
 TEST(Amalgamate, SingleFileUnchangedAndLocalHeaderInlined) {
