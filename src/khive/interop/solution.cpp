@@ -353,6 +353,14 @@ ImportedSolution import_solution(const nlohmann::json& s, const Task& t, Backend
       file = f.path;
       fn = "khive_launch";
     }
+  // SOL-ExecBench's C++ samples name the built module, not a source ("benchmark_kernel::run"): the one source that
+  // defines the function is then the entry file.
+  if (std::none_of(files.begin(), files.end(), [&](const SourceFile& f) { return f.path == file; })) {
+    std::vector<std::string> defining;
+    for (const auto& f : files)
+      if (is_unit(f.path) && function_params(f.content, fn)) defining.push_back(f.path);
+    if (defining.size() == 1) file = defining[0];
+  }
   if (std::none_of(files.begin(), files.end(), [&](const SourceFile& f) { return f.path == file; }))
     throw SolutionError("spec.entry_point: expected a file among sources, got \"" + file + "\"");
   std::vector<std::string> units;

@@ -15,6 +15,7 @@
 #include "khive/interop/binding.hpp"
 #include "khive/interop/modelnew.hpp"
 #include "khive/interop/solution.hpp"
+#include "khive/support/subprocess.hpp"
 
 namespace khive {
 namespace {
@@ -280,6 +281,34 @@ TEST(SolutionIn, ValueReturningVectorAndTuple) {
   EXPECT_TRUE(has(cd.note, "cudaMemcpyAsync on the given stream")) << cd.note;
 }
 
+// On CUDA the wrap compiles with nvcc (no GPU needed) and passes the symbol policy: cudaMemcpyAsync on khive's stream.
+TEST(SolutionIn, ValueReturningCudaWrapBuilds) {
+  if (find_program("nvcc").empty() && !fs::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "nvcc not found";
+  Dir d;
+  Task t = axpy_task(d);
+  json dev = returning("float*",
+                       "  static float* out = nullptr;\n  if (!out) cudaMalloc(&out, sizeof(float) * (1 << 20));\n"
+                       "  axpy_kernel<<<(B * 8 + 255) / 256, 256, 0, stream>>>(x, scale, b, out, B * 8);\n"
+                       "  return out;\n",
+                       "const float* x, float scale, const float* b, int64_t B, cudaStream_t stream");
+  dev["spec"]["language"] = "cuda";
+  dev["spec"]["entry_point"] = "kernel.cu::run";
+  dev["sources"][0]["path"] = "kernel.cu";
+  dev["sources"][0]["content"] =
+      "#include <cuda_runtime.h>\n__global__ void axpy_kernel(const float* x, float s, const float* b, float* y, "
+      "int64_t n) {\n  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;\n  if (i < n) y[i] = s * x[i] + "
+      "b[i % 8];\n}\n" +
+      dev["sources"][0]["content"].get<std::string>();
+  ImportedSolution c = import_solution(dev, t, Backend::cuda);
+  d.write("cand/dev.cu", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  o.backend = Backend::cuda;
+  o.cuda_arch = "-gencode arch=compute_90a,code=sm_90a";
+  BuildResult r = build_candidate(t, d.root / "cand/dev.cu", o);
+  EXPECT_TRUE(r.ok) << r.log << "\n" << c.source;
+}
+
 TEST(SolutionInDeathTest, ValueReturningWrongSizeAbortsWithTheReason) {
   Dir d;
   Task t = axpy_task(d);
@@ -318,6 +347,16 @@ TEST(SolutionIn, ValueReturningRefusalsNameTheFileAndField) {
                   "sources[0] (kernel.cpp): expected a kernel whose entry takes raw pointers, got a torch "
                   "extension (torch::Tensor; spec.binding \"torch\", destination_passing_style false)"))
       << why(torch);
+  // SOL-ExecBench's samples name the built module in the entry point: the source defining run is the entry file.
+  torch["spec"]["entry_point"] = "benchmark_kernel::run";
+  EXPECT_TRUE(has(why(torch), "sources[0] (kernel.cpp): expected a kernel whose entry takes raw pointers"))
+      << why(torch);
+  json module = returning("float*", "  return nullptr;\n");
+  module["spec"]["entry_point"] = "benchmark_kernel::run";
+  EXPECT_EQ(why(module), "(imported)");
+  module["spec"]["entry_point"] = "benchmark_kernel::go";
+  EXPECT_TRUE(has(why(module), "spec.entry_point: expected a file among sources, got \"benchmark_kernel\""))
+      << why(module);
   json dbl = returning("double*", "  return nullptr;\n");
   EXPECT_TRUE(has(why(dbl),
                   "spec.entry_point kernel.cpp::run (kernel.cpp, destination_passing_style false) returns: "
