@@ -17,12 +17,15 @@ what remains is classified:
   gemm+        one mm / addmm of two 2-D inputs (either transposed), then         op "gemm+epilogue", expression
   epilogue     pointwise ops of the product with numbers and at most one          (of x, the product, and b, the
                vector over the output's columns (addmm's bias, a "+ bias")        bias's element), operands
-  softmax      one _softmax / _log_softmax                                        op "softmax" | "log_softmax"
+  softmax      one _softmax / _log_softmax                                        op "softmax" | "log_softmax",
+                                                                                  dim (the normalised axis)
   rmsnorm      pow(2), mean, add(eps), rsqrt, mul, mul(weight)                    op "rmsnorm", eps
   activation   one pointwise op of one tensor input                               op its name ("relu", "gelu", ...)
   elementwise  a chain of pointwise ops of one tensor input and Python numbers    op "elementwise", expression
-  reduce       one sum / mean / amax / amin / max / min / prod / argmax / argmin    op "sum" | "mean" | "max" | "min" |
-               over one axis (max.dim's values or indices)                        "prod" | "argmax" | "argmin", dim
+  reduce       one sum / mean / amax / amin / max / min / prod / argmax / argmin /  op "sum" | "mean" | "max" | "min" |
+               logsumexp over one axis (max.dim's values or indices); sum / mean /  "prod" | "argmax" | "argmin" |
+               amax / amin / logsumexp over several (a list of axes), then at most  "logsumexp", dim (a list for
+               squeezes or views of the result                                      several), flags [keepdim]
   scan         one cumsum / cumprod over one axis; flip, scan, flip of that axis    op "cumsum" | "cumprod", dim,
                (reverse); cat(zeros, scan of all but the last) (exclusive);       flags (reverse, exclusive,
                x * mask, then the scan (masked)                                     masked)
@@ -130,34 +133,59 @@ POINTWISE = set(UNARY_C) | set(BINARY_C) | {"clamp", "clamp_min", "clamp_max", "
 
 
 # Reductions the reduce templates compute over one axis, by ATen name (max / min: their .dim overloads, a tuple of
-# values and indices; which one the reference returns decides the op).
+# values and indices; which one the reference returns decides the op). sum, mean, amax, amin and logsumexp also over
+# several axes (a global average pool's mean over H and W).
 REDUCE_OVER_AXIS = {"sum": "sum", "mean": "mean", "amax": "max", "amin": "min", "prod": "prod", "argmax": "argmax",
-                    "argmin": "argmin", "max": "max", "min": "min"}
+                    "argmin": "argmin", "max": "max", "min": "min", "logsumexp": "logsumexp"}
+REDUCE_OVER_AXES = {"sum", "mean", "amax", "amin", "logsumexp"}
 
 
 def _reduce_over_axis(graph, node):
-    """(op, dim) when node reduces its one tensor over exactly one axis with torch's defaults (no dtype, no
-    correction), and the graph returns that result; else None."""
+    """(op, dim, kept) when node reduces its one tensor over one axis, or (REDUCE_OVER_AXES) several, with torch's
+    defaults (no dtype, no correction), and the graph returns that result (or a squeeze or view of it); else None.
+    dim: the axis as written, or the sorted list of the axes (counted from the front) when there are several; kept:
+    the returned value has the input's rank (keepdim, not squeezed after)."""
     n = _name(node.target)
     args = list(node.args)
     if len(args) < 2 or node.kwargs.get("dtype") is not None or set(node.kwargs) - {"keepdim", "dim"}:
         return None
     dim = args[1]
     if isinstance(dim, (list, tuple)):
-        if len(dim) != 1:
+        rank = len(_shape(args[0]) or ()) if hasattr(args[0], "meta") else 0
+        if len(dim) > 1 and n in REDUCE_OVER_AXES and rank and all(
+                isinstance(d, int) and not isinstance(d, bool) and -rank <= d < rank for d in dim):
+            axes = sorted({d % rank for d in dim})
+            if len(axes) != len(dim):
+                return None
+            dim = axes
+        elif len(dim) != 1:
             return None
-        dim = dim[0]
-    if isinstance(dim, bool) or not isinstance(dim, int):
+        else:
+            dim = dim[0]
+    if isinstance(dim, bool) or not isinstance(dim, (int, list)):
+        return None
+    # The axes are of the input as stored: a view of another shape in between (flatten, unsqueeze) would make them
+    # the view's.
+    src = args[0]
+    while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in LAYOUT and src.args:
+        src = src.args[0]
+    if not (hasattr(src, "op") and src.op == "placeholder" and _shape(src) == _shape(args[0])):
         return None
     op = REDUCE_OVER_AXIS[n]
     out = _returned(graph)
+    kept = len(_shape(out) or ()) == len(_shape(args[0]) or ()) if hasattr(out, "meta") else False
+    # Its result may be returned through squeezes or views (adaptive_avg_pool2d(x, 1).squeeze(-1).squeeze(-1)): the
+    # binder checks the output's shape against the reduced one, with or without the kept 1s.
+    while hasattr(out, "op") and out is not node and out.op == "call_function" and _name(out.target) in (
+            "squeeze", "view", "_unsafe_view", "reshape", "flatten") and out.args:
+        out = out.args[0]
     if n in ("max", "min"):   # max.dim / min.dim: (values, indices); the reference returns one of them
         if not (hasattr(out, "op") and _name(out.target) == "getitem" and out.args[0] is node):
             return None
         op = op if out.args[1] == 0 else "arg" + op
     elif out is not node:
         return None
-    return op, dim
+    return op, dim, kept
 
 
 def _returned(graph):
@@ -881,14 +909,16 @@ def _segments(graph):
     if len(anchors) < 2:
         return None
     seg = {a: i for i, a in enumerate(anchors)}
-    # Backwards: a layout op whose users all lie in one later stage is that stage's prefix (a Linear's weight.t());
-    # any other op belongs to the stage of the anchor before it.
+    # Backwards: a layout or construction op whose users all lie in one later stage is that stage's prefix (a
+    # Linear's weight.t(); a training-mode batch norm's running statistics, zeros / ones filled in place, that
+    # native_batch_norm reads and updates); any other op belongs to the stage of the anchor before it.
     for n in reversed(nodes):
         if n in seg:
             continue
         users = [u for u in n.users if u in live and u.op == "call_function"]
         stages = {seg.get(u) for u in users}
-        if _name(n.target) in LAYOUT | {"repeat"} and len(stages) == 1 and None not in stages:
+        if (_name(n.target) in LAYOUT | (CONSTRUCTION - {"getitem"}) | {"repeat"} and len(stages) == 1
+                and None not in stages):   # (a tuple pick stays with the anchor it picks from)
             seg[n] = stages.pop()
     current = None
     for n in nodes:
@@ -938,8 +968,8 @@ def _stage_graph(graph, nodes, previous, names_of):
 
 def _chain(graph, names):
     """{stages} when the reference is stages the tuner binds one by one (tuner/chain.hpp): each stage a convolution or
-    product with its pointwise epilogue, a pooling, a normalisation, a softmax over the last axis, a reduction over
-    one axis, or a pointwise op of the stage before's result (and inputs); stage i writes "khive_t<i>", the last the
+    product with its pointwise epilogue, a pooling, a normalisation, a softmax over any axis, a reduction over
+    one axis or a run of them, or a pointwise op of the stage before's result (and inputs); stage i writes "khive_t<i>", the last the
     task's output. Each stage is what classify() gives for its own graph, with "inputs" (what it reads, in order) and
     "output". Else None."""
     import torch.fx as fx
@@ -1028,8 +1058,8 @@ def _feeds_only_layout(n, anchor):
 
 def _stage(graph, names):
     """One stage as classify() reads it, kept only in a form the tuner binds: a convolution or product with its
-    epilogue (its options and operands), a pooling, a normalisation, a softmax over the last axis, a reduction over
-    one axis, a pointwise chain (its expression over the input names)."""
+    epilogue (its options and operands), a pooling, a normalisation, a softmax over any axis, a reduction over
+    one axis or a run of them, a pointwise chain (its expression over the input names)."""
     n_in = len(names)
     compute = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
     if compute and all(_name(n.target) in POINTWISE for n in compute):
@@ -1053,11 +1083,8 @@ def _stage(graph, names):
         return r
     if fam == "reduce":
         return r
-    if fam == "softmax" and r["op"] in ("softmax", "log_softmax"):
-        sm = next(n for n in compute if _name(n.target) in ("_softmax", "_log_softmax"))
-        rank = len(_shape(sm) or ())
-        if rank and sm.args[1] % rank == rank - 1:
-            return r
+    if fam == "softmax" and r["op"] in ("softmax", "log_softmax") and "dim" in r:
+        return r
     return None
 
 
@@ -1123,6 +1150,11 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
             return dict(r, op="gemm+epilogue", family="gemm", **fused)
         return dict(r, op="gemm+epilogue", family="gemm")
     if len(compute) == 1 and compute[0] in SOFTMAX:
+        # The normalised axis, counted from the front (the rowop templates also walk a non-last one).
+        rank = len(_shape(nodes[0]) or ())
+        dim = nodes[0].args[1] if len(nodes[0].args) > 1 else None
+        if rank and isinstance(dim, int) and not isinstance(dim, bool) and -rank <= dim < rank:
+            return dict(r, op=SOFTMAX[compute[0]], family="softmax", dim=dim % rank)
         return dict(r, op=SOFTMAX[compute[0]], family="softmax")
     if s & set(SOFTMAX):
         return dict(r, op="softmax+epilogue", family="softmax")
@@ -1150,8 +1182,8 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
             return dict(r, op=one[0], family="scan", dim=one[1], flags=one[2])
     if len(compute) == 1 and compute[0] in REDUCE_OVER_AXIS:
         one = _reduce_over_axis(graph, nodes[0])
-        if one is not None:
-            return dict(r, op=one[0], family="reduce", dim=one[1])
+        if one is not None:   # keepdim: the result keeps the reduced axes as 1s (a chain's next stage reads them so)
+            return dict(r, op=one[0], family="reduce", dim=one[1], **({"flags": ["keepdim"]} if one[2] else {}))
     if s & REDUCTION:
         one = _norm(graph)
         if one is not None:

@@ -286,8 +286,7 @@ class Recognize(unittest.TestCase):
                "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
         for i, body in enumerate([
                 "t = x @ w.t()\n    return torch.softmax(t, dim=1) + t",       # the product read again past the next stage
-                "return torch.softmax(x @ w.t(), dim=0)",                     # a softmax over the rows: no row op
-                "return torch.softmax(torch.softmax(x @ w.t(), dim=1), dim=0)"]):   # ... in a later stage
+                "return torch.cumsum(x @ w.t(), dim=0)"]):                   # a scan is no stage
             r, _ = self.recognize(dict(lin, name=f"nc{i}", reference=f"import torch\n\ndef run(x, w):\n    {body}\n"),
                                   {"M": 3})
             self.assertNotEqual(r["op"], "chain", body)
@@ -472,11 +471,68 @@ class Recognize(unittest.TestCase):
             self.assertEqual((r["op"], r["family"], r.get("dim")), (op, "reduce", dim), body)
 
     def test_reductions_the_templates_do_not_compute_stay_a_family(self):
-        for i, body in enumerate(["torch.sum(x, dim=(1, 2))", "torch.sum(x, dim=1, dtype=torch.float64).float()",
-                                  "torch.sum(x)", "torch.sum(x, dim=1) * 2"]):
+        for i, body in enumerate(["torch.prod(x, dim=1).sum(dim=1)", "torch.sum(x, dim=1, dtype=torch.float64).float()",
+                                  "torch.sum(x)", "torch.sum(x, dim=1) * 2", "torch.argmax(x.flatten(1), dim=1)"]):
             r = self.reduction(f"other{i}", body, ["B", "D"])
             self.assertNotEqual(r["family"], "reduce", body)
             self.assertNotIn("dim", r, body)
+
+    def test_a_reduction_over_several_axes_and_logsumexp(self):
+        cases = [("torch.sum(x, dim=(1, 2))", ["B"], "sum", [1, 2], []),
+                 ("torch.mean(x, dim=[-1, -2], keepdim=True)", ["B", "1", "1"], "mean", [1, 2], ["keepdim"]),
+                 ("torch.mean(x, dim=(2, 1), keepdim=True).squeeze(-1).squeeze(-1)", ["B"], "mean", [1, 2], []),
+                 ("torch.amax(x, dim=(0, 1))", ["D"], "max", [0, 1], []),
+                 ("torch.logsumexp(x, dim=1)", ["B", "D"], "logsumexp", 1, []),
+                 ("torch.logsumexp(x, dim=(0, 1), keepdim=True)", ["1", "1", "D"], "logsumexp", [0, 1], ["keepdim"])]
+        for i, (body, shape, op, dim, flags) in enumerate(cases):
+            r = self.reduction(f"axes{i}", body, shape)
+            self.assertEqual((r["op"], r["family"], r.get("dim"), r.get("flags", [])), (op, "reduce", dim, flags), body)
+        # axes that are not neighbours are still recognised (the binder refuses them, saying why); a repeated axis or
+        # prod over several axes is not
+        r = self.reduction("gap", "torch.sum(x, dim=(0, 2))", ["N"])
+        self.assertEqual((r["family"], r["dim"]), ("reduce", [0, 2]))
+        for i, body in enumerate(["torch.prod(x.flatten(1), dim=1)", "torch.argmax(x, dim=1).sum(dim=1)",
+                                  # axes of an unsqueezed view of x: mean over [2, 3] of [B, N, 1, D]
+                                  "torch.nn.functional.adaptive_avg_pool1d(x, 1).squeeze(-1)"]):
+            self.assertNotEqual(self.reduction(f"no{i}", body, ["B"]).get("family"), "reduce", body)
+
+    def test_a_softmax_over_any_axis_has_its_dim(self):
+        d = {"name": "smd", "axes": {"B": {"type": "var"}},
+             "inputs": {"x": {"shape": ["B", "3", "4", "5"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["B", "3", "4", "5"], "dtype": "float32"}}}
+        for i, (call, dim) in enumerate([("torch.softmax(x, dim=1)", 1), ("torch.log_softmax(x, dim=-1)", 3),
+                                         ("torch.softmax(x, dim=-3)", 1)]):
+            r, _ = self.recognize(dict(d, name=f"smd{i}", reference=f"import torch\n\ndef run(x):\n    return {call}\n"),
+                                  {"B": 2})
+            self.assertEqual((r["family"], r["dim"]), ("softmax", dim), call)
+
+    def test_chains_with_global_pools_logsumexp_channel_softmax_and_batch_norm(self):
+        head = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b):\n    z = torch.zeros(6)\n"
+                "    t = F.conv2d(x, w, b)\n")
+        for i, (tail, out, families, second) in enumerate([
+                # a global average pool, squeezed: [N, 6]
+                ("return F.adaptive_avg_pool2d(F.gelu(t), 1).squeeze(-1).squeeze(-1)", ["N", "6"],
+                 ["conv", "reduce"], {"op": "mean", "dim": [2, 3]}),
+                # the pool kept as [N, 6, 1, 1] for the next stage, then logsumexp over the channels
+                ("return torch.logsumexp(t.mean(dim=(2, 3), keepdim=True) * 2.0, dim=1)", ["N", "1", "1"],
+                 ["conv", "reduce", "elementwise", "reduce"], {"op": "mean", "dim": [2, 3], "flags": ["keepdim"]}),
+                # two poolings (their tuple picks stay with them), then a sum over the channels
+                ("return F.max_pool2d(F.max_pool2d(t, 2), 3).sum(dim=1, keepdim=True)", ["N", "1", "1", "1"],
+                 ["conv", "pool", "pool", "reduce"], {"op": "max_pool"}),
+                # a softmax over the channels
+                ("return torch.sigmoid(torch.softmax(t, dim=1))", ["N", "6", "7", "7"], ["conv", "softmax", "elementwise"],
+                 {"op": "softmax", "dim": 1}),
+                # a training-mode batch norm: its running statistics are built (zeros, ones) in the graph, before
+                # the convolution, and updated by it
+                ("return F.batch_norm(t * 2.0, z, torch.ones(6), training=True)",
+                 ["N", "6", "7", "7"], ["conv", "norm"], {"op": "norm"})]):
+            d = dict(self.CONV, name=f"cg{i}", reference=head + "    " + tail + "\n",
+                     outputs={"y": {"shape": out, "dtype": "float32"}})
+            r, _ = self.recognize(d, {"N": 2})
+            self.assertEqual(r["op"], "chain", tail)
+            self.assertEqual([s["family"] for s in r["stages"]], families, tail)
+            self.assertEqual({k: r["stages"][1].get(k) for k in second}, second, tail)
+        self.assertEqual(r["stages"][1]["norm"]["axes"], [0, 2, 3])
 
     def test_a_scan_has_its_op_dim_and_how_it_walks(self):
         two = {"name": "", "axes": {"B": {"type": "var"}, "N": {"type": "var"}},

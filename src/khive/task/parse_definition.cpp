@@ -206,16 +206,27 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
     t.op_eps = op["eps"].get<double>();
   }
   if (op.contains("dim")) {
-    if (!op["dim"].is_number_integer() || op["dim"].get<int64_t>() < -64 || op["dim"].get<int64_t>() > 63)
-      c.fail(P + ".dim", "the reduced axis' index in the input's shape (an integer, negative from the end)",
-             op["dim"].dump());
-    t.op_dim = op["dim"].get<int>();
+    // One axis, or (a reduction over several) a list of 2 or more.
+    const char* expected =
+        "the reduced axis' index in the input's shape (an integer, negative from the end), or a list of 2 or more";
+    auto axis = [&](const json& v) {
+      if (!v.is_number_integer() || v.get<int64_t>() < -64 || v.get<int64_t>() > 63)
+        c.fail(P + ".dim", expected, op["dim"].dump());
+      return v.get<int>();
+    };
+    if (op["dim"].is_array()) {
+      if (op["dim"].size() < 2) c.fail(P + ".dim", expected, op["dim"].dump());
+      for (const auto& v : op["dim"]) t.op_dims.push_back(axis(v));
+    } else {
+      t.op_dim = axis(op["dim"]);
+    }
   }
   if (op.contains("flags")) {
-    static const std::vector<std::string> known = {"reverse", "exclusive", "masked", "operands_reinterpreted",
-                                                   "named_inputs"};
+    static const std::vector<std::string> known = {"reverse",      "exclusive", "masked", "operands_reinterpreted",
+                                                   "named_inputs", "keepdim"};
     const char* expected =
-        "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\", \"named_inputs\"";
+        "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\", \"named_inputs\", "
+        "\"keepdim\"";
     if (!op["flags"].is_array()) c.fail(P + ".flags", expected, op["flags"].dump());
     for (const auto& f : op["flags"]) {
       if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())

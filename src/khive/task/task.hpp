@@ -173,7 +173,9 @@ struct Task {
   std::string op_recognized, op_family, op_expression;
   std::optional<double> op_eps;
   std::optional<int> op_dim;  // a reduction's or scan's axis: its index in the input's shape (< 0: from the end)
-  std::vector<std::string> op_flags;  // how a scan walks: "reverse", "exclusive", "masked" (x * the other input)
+  std::vector<int> op_dims;   // a reduction over several axes (khive.op.dim a list): their indices, as written
+  std::vector<std::string> op_flags;  // how a scan walks: "reverse", "exclusive", "masked" (x * the other input);
+                                      // "keepdim": a reduction's result keeps the reduced axes as 1s
   // A gemm+epilogue's operands: "A", "B", "bias" (input names), "layout_a", "layout_b" ("row" or "col"); its
   // op_expression is then of x (the product) and b (the bias's element of x's column).
   std::map<std::string, std::string> op_operands;

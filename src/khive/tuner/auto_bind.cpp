@@ -428,13 +428,17 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
       *why = fmt::format("'{}': {}", op, detail);
       return std::nullopt;
     }
-    if (t.inputs[0].shape.size() != 2) {
-      *why = fmt::format("'{}': the row-op templates take a 2-D tensor (rows x the reduced last axis)", op);
+    // The axis recognised from the graph (khive.op.dim), any rank; without it only a 2-D tensor's last axis is sure.
+    if (!t.op_dim && t.inputs[0].shape.size() != 2) {
+      *why = fmt::format(
+          "'{}': the row-op templates take a 2-D tensor (rows x the reduced last axis), or the normalised axis "
+          "recognised from the reference's graph (khive.op.dim)",
+          op);
       return std::nullopt;
     }
-    return make(
-        t, "rowop",
-        ojson{{"op", op == "softmax" ? "softmax" : "log_softmax"}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}});
+    ojson spec{{"op", op == "softmax" ? "softmax" : "log_softmax"}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}};
+    if (t.op_dim) spec["dim"] = *t.op_dim;
+    return make(t, "rowop", spec);
   }
   if (op == "rmsnorm" || op == "rms_norm") {
     if (auto b = rmsnorm(t, &detail)) return b;
@@ -459,10 +463,10 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
         t, "elementwise",
         ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", t.op_expression}});
   }
-  // A reduction over one axis, recognised from the graph with that axis (khive.op.dim).
-  static const std::set<std::string> reductions{"sum", "mean", "max", "min", "prod", "argmax", "argmin"};
+  // A reduction over one axis or a run of neighbouring ones, recognised from the graph with them (khive.op.dim).
+  static const std::set<std::string> reductions{"sum", "mean", "max", "min", "prod", "argmax", "argmin", "logsumexp"};
   if (reductions.count(op)) {
-    if (!t.op_dim) {
+    if (!t.op_dim && t.op_dims.empty()) {
       *why =
           fmt::format("'{}': the reduced axis is not known (khive.op.dim, recognised from the reference's graph)", op);
       return std::nullopt;
@@ -471,7 +475,12 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
       *why = fmt::format("'{}': the reduce templates take one tensor input and one output", op);
       return std::nullopt;
     }
-    return make(t, "reduce", ojson{{"op", op}, {"x", t.inputs[0].name}, {"y", t.outputs[0].name}, {"dim", *t.op_dim}});
+    ojson spec{{"op", op},
+               {"x", t.inputs[0].name},
+               {"y", t.outputs[0].name},
+               {"dim", t.op_dims.empty() ? ojson(*t.op_dim) : ojson(t.op_dims)}};
+    if (std::find(t.op_flags.begin(), t.op_flags.end(), "keepdim") != t.op_flags.end()) spec["keepdim"] = true;
+    return make(t, "reduce", spec);
   }
   // A scan over one axis (cumsum, cumprod), recognised from the graph with its axis and how it walks (khive.op).
   if (op == "cumsum" || op == "cumprod") {

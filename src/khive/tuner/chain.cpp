@@ -240,12 +240,29 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
     if (op == "argmax" || op == "argmin")
       throw std::runtime_error("op: a reduction whose result feeds another stage (sum, mean, max, min, prod), got " +
                                op);
-    int64_t dim = int_field(spec, "dim", 0);
+    // One axis or a list of neighbouring ones (the binder checks them; here only what the output keeps).
     const int64_t rank = static_cast<int64_t>(x.shape.size());
-    if (dim < -rank || dim >= rank) throw std::runtime_error(fmt::format("dim: expected an axis of x, got {}", dim));
-    if (dim < 0) dim += rank;
-    out = dims_of(x);
-    out.erase(out.begin() + dim);
+    std::vector<int64_t> dims;
+    if (spec.contains("dim") && spec["dim"].is_array()) {
+      for (const auto& d : spec["dim"])
+        if (d.is_number_integer()) dims.push_back(d.get<int64_t>());
+      if (dims.size() != spec["dim"].size() || dims.empty())
+        throw std::runtime_error("dim: expected an axis of x or a list of axes, got " + spec["dim"].dump());
+    } else {
+      dims.push_back(int_field(spec, "dim", 0));
+    }
+    std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+    for (int64_t d : dims) {
+      if (d < -rank || d >= rank) throw std::runtime_error(fmt::format("dim: expected an axis of x, got {}", d));
+      reduced[static_cast<std::size_t>(d < 0 ? d + rank : d)] = true;
+    }
+    const auto xd = dims_of(x);
+    const bool keep = bool_field(spec, "keepdim");  // the reduced axes stay as 1s
+    for (std::size_t a = 0; a < xd.size(); ++a)
+      if (!reduced[a])
+        out.push_back(xd[a]);
+      else if (keep)
+        out.push_back(dim_of("1"));
   } else if (family == "norm" || family == "rowop") {
     const TensorSpec& x = tensor(str_field(spec, "x"));
     dtype = x.dtype;
@@ -285,6 +302,7 @@ Task ChainLayout::stage_task(const std::vector<std::string>& inputs, const std::
   st.op_expression.clear();
   st.op_eps.reset();
   st.op_dim.reset();
+  st.op_dims.clear();
   st.op_flags.clear();
   st.op_operands.clear();
   st.op_conv.reset();

@@ -253,23 +253,52 @@ std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
   return out;
 }
 
-AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what) {
+AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what, bool run) {
   const int rank = static_cast<int>(x.shape.size());
   if (rank == 0) c.fail("x", "a tensor with at least one dimension", "a 0-D tensor");
-  if (!c.has("dim") || !c.b.spec["dim"].is_number_integer())
-    c.fail("dim", fmt::format("the index of the {} axis in x's shape (negative counts from the end)", what),
-           c.has("dim") ? c.b.spec["dim"].dump() : "nothing");
+  const std::string expected =
+      run ? fmt::format(
+                "the index of the {} axis in x's shape (negative counts from the end), or a list of "
+                "neighbouring axes' indices",
+                what)
+          : fmt::format("the index of the {} axis in x's shape (negative counts from the end)", what);
+  if (!c.has("dim")) c.fail("dim", expected, "nothing");
+  const json& d = c.b.spec["dim"];
+  std::vector<int> dims;
+  if (d.is_number_integer()) {
+    dims.push_back(d.get<int>());
+  } else if (run && d.is_array() && !d.empty()) {
+    for (const auto& e : d) {
+      if (!e.is_number_integer()) c.fail("dim", expected, d.dump());
+      dims.push_back(e.get<int>());
+    }
+  } else {
+    c.fail("dim", expected, d.dump());
+  }
+  for (int& a : dims) {
+    if (a < -rank || a >= rank)
+      c.fail("dim",
+             fmt::format("{} of x {} (-{} to {})", dims.size() == 1 ? "an axis index" : "axis indices",
+                         shape_text(x.shape), rank, rank - 1),
+             d.dump());
+    if (a < 0) a += rank;
+  }
+  std::sort(dims.begin(), dims.end());
+  for (std::size_t i = 1; i < dims.size(); ++i)
+    if (dims[i] != dims[i - 1] + 1)
+      c.fail("dim",
+             fmt::format("neighbouring axes of x {}, each once (the reduce templates view x as [OUTER, R, INNER])",
+                         shape_text(x.shape)),
+             d.dump());
   AxisSplit s;
-  s.dim = c.b.spec["dim"].get<int>();
-  if (s.dim < -rank || s.dim >= rank)
-    c.fail("dim", fmt::format("an axis index of x {} (-{} to {})", shape_text(x.shape), rank, rank - 1),
-           std::to_string(s.dim));
-  if (s.dim < 0) s.dim += rank;
+  s.dim = dims.front();
+  s.last = dims.back();
   s.before.assign(x.shape.begin(), x.shape.begin() + s.dim);
-  s.after.assign(x.shape.begin() + s.dim + 1, x.shape.end());
+  s.after.assign(x.shape.begin() + s.last + 1, x.shape.end());
   s.axis = x.shape[static_cast<std::size_t>(s.dim)];
+  s.axes.assign(x.shape.begin() + s.dim, x.shape.begin() + s.last + 1);
   s.outer_cpp = shape_product_cpp(c.task, s.before);
-  s.r_cpp = axis_cpp(c.task, s.axis);
+  s.r_cpp = s.axes.size() == 1 ? axis_cpp(c.task, s.axis) : shape_product_cpp(c.task, s.axes);
   s.inner_cpp = shape_product_cpp(c.task, s.after);
   return s;
 }
@@ -277,14 +306,13 @@ AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what) {
 void add_split_workloads(BoundTask& bt, const Ctx& c, const AxisSplit& s, const TensorSpec& x) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
-    int64_t outer = 1, inner = 1;
+    int64_t outer = 1, r = 1, inner = 1;
     for (const auto& d : s.before) outer *= axis_value(ax, d);
+    for (const auto& d : s.axes) r *= axis_value(ax, d);
     for (const auto& d : s.after) inner *= axis_value(ax, d);
-    add_workload(bt, c, i,
-                 {{"OUTER", outer},
-                  {"R", axis_value(ax, s.axis)},
-                  {"INNER", inner},
-                  {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
+    add_workload(
+        bt, c, i,
+        {{"OUTER", outer}, {"R", r}, {"INNER", inner}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
 }
 

@@ -61,13 +61,17 @@ void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars);
 std::vector<std::map<std::string, int64_t>> resolved(const Task& t);
 // x viewed as [OUTER, R, INNER] around one of its axes (the reduce and scan families): the binding's "dim" field read
 // and checked (an index into x's shape, negative from the end), the axes before and after it, and C++ for the three.
+// With `run` (the reduce family), "dim" may also be a list of neighbouring axes ([2, 3]: a global average pool's
+// mean over H and W; any order, negative from the end), taken together as R.
 struct AxisSplit {
-  int dim = 0;                              // 0 .. rank - 1
+  int dim = 0;                              // 0 .. rank - 1 (the first of a run)
+  int last = 0;                             // the last axis of the run (dim for one axis)
   std::vector<std::string> before, after;   // x's axes before and after it
   std::string axis;                         // x's axis at dim
+  std::vector<std::string> axes;            // x's axes dim .. last
   std::string outer_cpp, r_cpp, inner_cpp;  // "int64_t(1) * B", "N", "int64_t(1) * D"
 };
-AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what);
+AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what, bool run = false);
 // Records every workload's OUTER, R, INNER and ELEM_BYTES (x's element size).
 void add_split_workloads(BoundTask& bt, const Ctx& c, const AxisSplit& s, const TensorSpec& x);
 // The binding's list field k of `dims` integers >= lo, one per `axis` ("spatial axis"); absent: dims x dflt.

@@ -1,4 +1,7 @@
-// The rowop family's binder: softmax, log_softmax, rmsnorm, layernorm and residual_rmsnorm over each row.
+// The rowop family's binder: softmax, log_softmax, rmsnorm, layernorm and residual_rmsnorm over each row. Softmax and
+// log_softmax may also normalise over another axis than the last ("dim": the channels of an NCDHW tensor): x is then
+// viewed as [OUTER, COLS, INNER] and the op is strided_softmax / strided_log_softmax, served by the templates whose
+// khive_run takes (args, outer, cols, inner).
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
@@ -53,7 +56,7 @@ std::string rowop_prologue(const Ctx& c, DType x, DType w, int op_index, const s
 }  // namespace
 
 BoundTask bind_rowop(const Ctx& c) {
-  c.check_keys({"description", "op", "x", "y", "weight", "bias", "residual", "residual_out", "eps"});
+  c.check_keys({"description", "op", "x", "y", "weight", "bias", "residual", "residual_out", "eps", "dim"});
   static const std::vector<std::string> ops{"softmax", "log_softmax", "rmsnorm", "layernorm", "residual_rmsnorm"};
   BoundTask bt;
   bt.op = c.str("op", true);
@@ -68,8 +71,16 @@ BoundTask bind_rowop(const Ctx& c) {
   if (x.shape.empty()) c.fail("x", "a tensor with at least one dimension (rows are its last one)", "a 0-D tensor");
   if (y.dtype != x.dtype || y.shape != x.shape) c.fail("y", "an output with x's dtype and shape", "\"" + y.name + "\"");
   const bool norm = bt.op == "rmsnorm" || bt.op == "layernorm" || bt.op == "residual_rmsnorm";
-  const std::string col_axis = x.shape.back();
-  std::vector<std::string> row_axes(x.shape.begin(), x.shape.end() - 1);
+  // The normalised axis: the last, or (softmax, log_softmax) the one "dim" names.
+  int dim = static_cast<int>(x.shape.size()) - 1;
+  if (c.has("dim")) {
+    if (norm) c.fail("dim", "no dim for " + bt.op + " (it normalises the last axis)", c.b.spec["dim"].dump());
+    dim = split_at_axis(c, x, "normalised").dim;
+  }
+  const bool strided = dim + 1 < static_cast<int>(x.shape.size());
+  const std::string col_axis = x.shape[static_cast<std::size_t>(dim)];
+  std::vector<std::string> row_axes(x.shape.begin(), x.shape.begin() + dim);
+  const std::vector<std::string> inner_axes(x.shape.begin() + dim + 1, x.shape.end());
 
   const TensorSpec *w = nullptr, *bias = nullptr, *res = nullptr, *res_out = nullptr;
   auto vec_of_cols = [&](const char* k) -> const TensorSpec* {
@@ -119,6 +130,7 @@ BoundTask bind_rowop(const Ctx& c) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     int64_t rows = 1;
     for (const auto& r : row_axes) rows *= axis_value(ax, r);
+    for (const auto& r : inner_axes) rows *= axis_value(ax, r);
     const int64_t cols = axis_value(ax, col_axis);
     add_workload(bt, c, i, {{"ROWS", rows}, {"COLS", cols}, {"ELEM_BYTES", static_cast<int64_t>(dtype_size(x.dtype))}});
   }
@@ -130,12 +142,18 @@ BoundTask bind_rowop(const Ctx& c) {
   e += fmt::format("  const khive_rowargs khive_a{{{}, {}, {}, {}, {}, {}, {}}};\n", x.name,
                    res ? res->name : "nullptr", w ? w->name : "nullptr", bias ? bias->name : "nullptr", y.name,
                    res_out ? res_out->name : "nullptr", eps_decl);
-  e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes),
-                   axis_cpp(c.task, col_axis), launch_args_tail(c.backend));
+  if (strided)
+    e += fmt::format("  khive_run(khive_a, {}, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes),
+                     axis_cpp(c.task, col_axis), shape_product_cpp(c.task, inner_axes), launch_args_tail(c.backend));
+  else
+    e += fmt::format("  khive_run(khive_a, {}, {}{});\n}}\n", shape_product_cpp(c.task, row_axes),
+                     axis_cpp(c.task, col_axis), launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));
-  bt.summary = fmt::format("{} = {}({}) over {} ({})", y.name, bt.op, x.name, col_axis, bt.dtype);
+  bt.summary = fmt::format("{} = {}({}) over {}{} ({})", y.name, bt.op, x.name, col_axis,
+                           strided ? fmt::format(" (axis {} of {})", dim, shape_text(x.shape)) : "", bt.dtype);
+  if (strided) bt.op = "strided_" + bt.op;  // the templates that walk a strided axis
   return bt;
 }
 
