@@ -134,7 +134,8 @@ std::vector<ChainLayout::Dim> ChainLayout::dims_of(const TensorSpec& t) const {
 // A computed size's name in the stage tasks: the task output's axis at that position when the intermediate has the
 // output's rank and the sizes agree on every workload (a normalisation's or softmax's x then has its y's axis names,
 // which their binders compare), else any axis of the task with those sizes, else a new var axis.
-std::string ChainLayout::name_dim(const Dim& d, std::size_t pos, std::size_t rank, std::size_t stage) {
+std::string ChainLayout::name_dim(const Dim& d, std::size_t pos, std::size_t rank, std::size_t stage,
+                                  const std::vector<std::string>& taken) {
   if (!d.name.empty()) return d.name;
   auto same = [&](const std::string& n) {
     for (std::size_t w = 0; w < values_.size(); ++w) {
@@ -145,9 +146,11 @@ std::string ChainLayout::name_dim(const Dim& d, std::size_t pos, std::size_t ran
   };
   if (task_.outputs.size() == 1 && task_.outputs[0].shape.size() == rank && same(task_.outputs[0].shape[pos]))
     return task_.outputs[0].shape[pos];
-  for (const auto kind : {Axis::Kind::var, Axis::Kind::expr, Axis::Kind::constant})
-    for (const auto& a : task_.axes)
-      if (a.kind == kind && same(a.name)) return a.name;
+  for (const bool reuse : {false, true})
+    for (const auto kind : {Axis::Kind::var, Axis::Kind::expr, Axis::Kind::constant})
+      for (const auto& a : task_.axes)
+        if (a.kind == kind && same(a.name) && (reuse || std::find(taken.begin(), taken.end(), a.name) == taken.end()))
+          return a.name;
   const std::string n = fmt::format("khive_m{}_{}", stage + 1, pos);
   for (std::size_t w = 0; w < values_.size(); ++w) values_[w][n] = d.value[w];
   fresh_cpp_.emplace_back(n, d.cpp);
@@ -282,7 +285,7 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
   TensorSpec mid;
   mid.name = output;
   mid.dtype = dtype;
-  for (std::size_t p = 0; p < out.size(); ++p) mid.shape.push_back(name_dim(out[p], p, out.size(), stage));
+  for (std::size_t p = 0; p < out.size(); ++p) mid.shape.push_back(name_dim(out[p], p, out.size(), stage, mid.shape));
   mids_.erase(std::remove_if(mids_.begin(), mids_.end(), [&](const TensorSpec& t) { return t.name == output; }),
               mids_.end());
   mids_.push_back(std::move(mid));

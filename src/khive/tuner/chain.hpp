@@ -80,7 +80,10 @@ class ChainLayout {
   Dim computed(std::vector<int64_t> v, std::string cpp) const { return Dim{"", std::move(v), std::move(cpp)}; }
   const TensorSpec& tensor(const std::string& name) const;
   std::vector<Dim> dims_of(const TensorSpec& t) const;
-  std::string name_dim(const Dim& d, std::size_t pos, std::size_t rank, std::size_t stage);
+  // taken: the names given to the intermediate's axes before pos (an axis of the task is not reused for a second
+  // axis of the same sizes while another one fits: [N, C, H - 2, W - 2] with H == W is [N, C, d0, d1], not d0 twice).
+  std::string name_dim(const Dim& d, std::size_t pos, std::size_t rank, std::size_t stage,
+                       const std::vector<std::string>& taken = {});
 
   const Task& task_;
   std::vector<AxisValues> values_;  // per workload: the task's resolved axes and the new ones

@@ -259,3 +259,46 @@ TEST(ChainAutoBind, ARecognisedChainBindsAsItsStages) {
   EXPECT_FALSE(infer_binding(with_stages(json::array({conv, pool, softmax})), &why));
   EXPECT_EQ(has_all(why, {"stage 3 (softmax)", "2-D tensor"}), "");
 }
+
+// Intermediates are named after the task's axes of the same sizes; two axes of one intermediate with equal sizes on
+// every workload (H == W) get two different names where the task has them, so a later stage that keeps only the
+// second (a reduction over the first, then a softmax over the channels: kb2_024) still reads [N, 8, WC], the output's
+// axes, and binds.
+TEST(ChainAutoBind, EqualSizedAxesOfAnIntermediateKeepDistinctNames) {
+  const Task t = edited_copy(
+      kFixture,
+      [](json& d) {
+        d["op_type"] = "kernelbench";
+        d["axes"]["HC"] = {{"type", "expr"}, {"expression", "H - 2"}};
+        d["axes"]["WC"] = {{"type", "expr"}, {"expression", "W - 2"}};
+        d["outputs"]["y"]["shape"] = json::array({"N", "8", "WC"});
+        json conv = {{"op", "conv"},
+                     {"family", "conv"},
+                     {"inputs", {"x", "weight", "bias"}},
+                     {"output", "khive_t1"},
+                     {"conv",
+                      {{"stride", {1, 1}},
+                       {"padding", {0, 0}},
+                       {"dilation", {1, 1}},
+                       {"output_padding", {0, 0}},
+                       {"groups", 1},
+                       {"transposed", false}}},
+                     {"operands", {{"x", "x"}, {"weight", "weight"}, {"bias", "bias"}}}};
+        json mean = {
+            {"op", "mean"}, {"family", "reduce"}, {"dim", 2}, {"inputs", {"khive_t1"}}, {"output", "khive_t2"}};
+        json softmax = {
+            {"op", "softmax"}, {"family", "softmax"}, {"dim", 1}, {"inputs", {"khive_t2"}}, {"output", nullptr}};
+        d["khive"]["op"] = {{"op", "chain"}, {"family", "chain"}, {"stages", json::array({conv, mean, softmax})}};
+      },
+      [](std::string& w) {  // H == W on every workload
+        w = "{\"uuid\": \"a\", \"axes\": {\"N\": 1, \"H\": 5, \"W\": 5}, \"khive\": {\"role\": \"correctness\"}}\n"
+            "{\"uuid\": \"b\", \"axes\": {\"N\": 2, \"H\": 12, \"W\": 12}, \"khive\": {\"role\": \"both\"}}\n";
+      });
+  std::string why;
+  const auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["stages"][2]["family"], "rowop");
+  const BoundTask bt = bind_task(t, Backend::cpu, *b);
+  ASSERT_EQ(bt.stages.size(), 3u);
+  EXPECT_EQ(bt.stages[2].op, "strided_softmax");
+}

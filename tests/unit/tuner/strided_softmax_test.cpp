@@ -58,7 +58,7 @@ TEST(StridedSoftmaxBinding, AMiddleAxisIsStridedRowsServedByTheStridedTemplates)
       return n;
     };
     EXPECT_EQ(names(bt), (std::set<std::string>{be == Backend::cuda ? "rowop.cuda_softmax_strided"
-                                                                     : "rowop.cpu_softmax_strided"}));
+                                                                    : "rowop.cpu_softmax_strided"}));
     const BoundTask last = bind_task(t, be, rowop_binding(t, softmax_spec("log_softmax", -1)));
     EXPECT_EQ(last.op, "log_softmax");
     EXPECT_FALSE(names(last).count("rowop.cpu_softmax_strided") || names(last).count("rowop.cuda_softmax_strided"));
@@ -70,8 +70,8 @@ TEST(StridedSoftmaxBinding, AMiddleAxisIsStridedRowsServedByTheStridedTemplates)
 TEST(StridedSoftmaxBinding, BadDimsAreErrorsNamingTheField) {
   const Task t = softmax_task();
   auto msg = [&](const json& s) { return std::string(bind_error(t, rowop_binding(t, s)).what()); };
-  EXPECT_EQ(has_all(msg(softmax_spec("softmax", 3)), {"tasks.reduce_argmax_dim1.dim", "an axis index of x [B, N, D]",
-                                                      "(-3 to 2)"}),
+  EXPECT_EQ(has_all(msg(softmax_spec("softmax", 3)),
+                    {"tasks.reduce_argmax_dim1.dim", "an axis index of x [B, N, D]", "(-3 to 2)"}),
             "");
   EXPECT_EQ(has_all(msg(softmax_spec("softmax", json::array({1, 2}))),
                     {"tasks.reduce_argmax_dim1.dim", "the index of the normalised axis"}),
