@@ -70,6 +70,16 @@ const char* kKernel =
     "  for (int64_t i = 0; i < B; ++i)\n    for (int64_t j = 0; j < 8; ++j) y[i * 8 + j] = scale * x[i * 8 + j] + "
     "b[j];\n}\n";
 
+// import_solution's refusal message for s, or "(imported)" when it is accepted.
+std::string refusal(const json& s, const Task& t, Backend b) {
+  try {
+    import_solution(s, t, b);
+  } catch (const SolutionError& e) {
+    return e.what();
+  }
+  return "(imported)";
+}
+
 TEST(SolutionOut, SolExecBenchSchema) {
   Dir d;
   Task t = axpy_task(d);
@@ -160,14 +170,7 @@ TEST(SolutionIn, MultiFileWithAnotherEntryName) {
 TEST(SolutionIn, RefusalsNameTheField) {
   Dir d;
   Task t = axpy_task(d);
-  auto why = [&](const json& s) {
-    try {
-      import_solution(s, t, Backend::cuda);
-    } catch (const SolutionError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(imported)");
-  };
+  auto why = [&](const json& s) { return refusal(s, t, Backend::cuda); };
   json py = {{"name", "p"},
              {"definition", "axpy"},
              {"spec", {{"languages", {"triton"}}, {"entry_point", "k.py::run"}}},
@@ -332,14 +335,7 @@ TEST(SolutionInDeathTest, ValueReturningWrongSizeAbortsWithTheReason) {
 TEST(SolutionIn, ValueReturningRefusalsNameTheFileAndField) {
   Dir d;
   Task t = axpy_task(d);
-  auto why = [&](const json& s, Backend b = Backend::cpu) {
-    try {
-      import_solution(s, t, b);
-    } catch (const SolutionError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(imported)");
-  };
+  auto why = [&](const json& s, Backend b = Backend::cpu) { return refusal(s, t, b); };
   // A torch extension returning its output (SOL-ExecBench's value-returning C++ form).
   json torch = returning("torch::Tensor", "  return x;\n", "torch::Tensor x, double scale, torch::Tensor b");
   torch["sources"][0]["content"] = "#include <torch/extension.h>\n" + torch["sources"][0]["content"].get<std::string>();
@@ -381,14 +377,7 @@ TEST(SolutionIn, ValueReturningRefusalsNameTheFileAndField) {
 TEST(SolutionIn, TvmFfiRefusedAtImport) {
   Dir d;
   Task t = axpy_task(d);
-  auto why = [&](const json& s) {
-    try {
-      import_solution(s, t, Backend::cuda);
-    } catch (const SolutionError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(imported)");
-  };
+  auto why = [&](const json& s) { return refusal(s, t, Backend::cuda); };
   // FlashInfer-Bench's TVM-FFI form: the binding named, TensorView parameters.
   json s = {
       {"name", "fi"},

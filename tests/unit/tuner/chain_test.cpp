@@ -202,6 +202,22 @@ TEST(ChainBinding, AxisFloorDivisionKeepsPythonsMeaning) {
   }
 }
 
+// The fixture's first stage as khive.op.stages records it: a 2-D convolution of x into khive_t1, stride 1, no padding.
+json conv_stage() {
+  return {{"op", "conv"},
+          {"family", "conv"},
+          {"inputs", {"x", "weight", "bias"}},
+          {"output", "khive_t1"},
+          {"conv",
+           {{"stride", {1, 1}},
+            {"padding", {0, 0}},
+            {"dilation", {1, 1}},
+            {"output_padding", {0, 0}},
+            {"groups", 1},
+            {"transposed", false}}},
+          {"operands", {{"x", "x"}, {"weight", "weight"}, {"bias", "bias"}}}};
+}
+
 // A chain the reference's graph recorded (khive.op.stages, as khive_torch.recognize writes it) binds stage by stage.
 TEST(ChainAutoBind, ARecognisedChainBindsAsItsStages) {
   auto with_stages = [](json stages) {
@@ -210,19 +226,8 @@ TEST(ChainAutoBind, ARecognisedChainBindsAsItsStages) {
       d["khive"]["op"] = {{"op", "chain"}, {"family", "chain"}, {"stages", stages}};
     });
   };
-  json conv = {{"op", "conv"},
-               {"family", "conv"},
-               {"inputs", {"x", "weight", "bias"}},
-               {"output", "khive_t1"},
-               {"conv",
-                {{"stride", {1, 1}},
-                 {"padding", {0, 0}},
-                 {"dilation", {1, 1}},
-                 {"output_padding", {0, 0}},
-                 {"groups", 1},
-                 {"transposed", false}}},
-               {"operands", {{"x", "x"}, {"weight", "weight"}, {"bias", "bias"}}},
-               {"expression", "fmaxf(x, 0.0f)"}};
+  json conv = conv_stage();
+  conv["expression"] = "fmaxf(x, 0.0f)";
   json pool = {{"op", "max_pool"},
                {"family", "pool"},
                {"inputs", {"khive_t1"}},
@@ -272,18 +277,7 @@ TEST(ChainAutoBind, EqualSizedAxesOfAnIntermediateKeepDistinctNames) {
         d["axes"]["HC"] = {{"type", "expr"}, {"expression", "H - 2"}};
         d["axes"]["WC"] = {{"type", "expr"}, {"expression", "W - 2"}};
         d["outputs"]["y"]["shape"] = json::array({"N", "8", "WC"});
-        json conv = {{"op", "conv"},
-                     {"family", "conv"},
-                     {"inputs", {"x", "weight", "bias"}},
-                     {"output", "khive_t1"},
-                     {"conv",
-                      {{"stride", {1, 1}},
-                       {"padding", {0, 0}},
-                       {"dilation", {1, 1}},
-                       {"output_padding", {0, 0}},
-                       {"groups", 1},
-                       {"transposed", false}}},
-                     {"operands", {{"x", "x"}, {"weight", "weight"}, {"bias", "bias"}}}};
+        json conv = conv_stage();
         json mean = {
             {"op", "mean"}, {"family", "reduce"}, {"dim", 2}, {"inputs", {"khive_t1"}}, {"output", "khive_t2"}};
         json softmax = {
