@@ -486,6 +486,29 @@ void collect_names(const Node& n, std::vector<std::string>& out) {
   for (const auto& k : n.kids) collect_names(*k, out);
 }
 
+std::string to_cpp(const Node& n, const std::function<std::string(const std::string&)>& name) {
+  switch (n.kind) {
+    case NodeKind::number:
+      if (!n.is_int) break;
+      return "int64_t(" + std::to_string(n.ival) + ")";
+    case NodeKind::name: return name(n.op);
+    case NodeKind::neg: return "(-" + to_cpp(*n.kids[0], name) + ")";
+    case NodeKind::pos: return to_cpp(*n.kids[0], name);
+    case NodeKind::binary: {
+      const std::string a = to_cpp(*n.kids[0], name), b = to_cpp(*n.kids[1], name);
+      if (n.op == "+" || n.op == "-" || n.op == "*") return "(" + a + " " + n.op + " " + b + ")";
+      // floor division: C++ truncates, so step down when the signs differ and it is inexact
+      if (n.op == "//")
+        return "((" + a + ") / (" + b + ") - (((" + a + ") % (" + b + ") != 0) && (((" + a + ") < 0) != ((" + b +
+               ") < 0))))";
+      if (n.op == "%") return "((((" + a + ") % (" + b + ")) + (" + b + ")) % (" + b + "))";
+      break;
+    }
+    default: break;
+  }
+  throw ExprError("not integer axis arithmetic (+ - * // %)", n.pos);
+}
+
 Value evaluate(std::string_view expr, const AxisValues& vars) {
   NodeP tree = Parser(expr).parse();
   return eval(*tree, vars);
@@ -511,6 +534,11 @@ std::vector<std::string> expr_identifiers(std::string_view expr) {
   std::vector<std::string> names;
   collect_names(*tree, names);
   return names;
+}
+
+std::string expr_to_cpp(std::string_view expr, const std::function<std::string(const std::string&)>& name) {
+  NodeP tree = Parser(expr).parse();
+  return to_cpp(*tree, name);
 }
 
 }  // namespace khive

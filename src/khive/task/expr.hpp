@@ -12,6 +12,7 @@
 // comparisons chain as in Python (`0 < M <= 4096`); True / False are 1 / 0.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -34,5 +35,11 @@ bool eval_condition(std::string_view expr, const AxisValues& vars);
 // Identifiers an expression mentions, first occurrence first, without duplicates (for dependency order and
 // "unknown axis" errors before evaluation). Parses the whole expression: throws ExprError on a syntax error.
 std::vector<std::string> expr_identifiers(std::string_view expr);
+// An integer axis expression as C++ over int64_t: integer literals, names (each spelled by `name`), unary + -,
+// + - * and // % with Python's meaning (floor; the divisor's sign) for any operands. Throws ExprError on a syntax
+// error or anything else (real literals, '/', '**', comparisons, and / or / not).
+//   expr_to_cpp("(H - 2) // 4", [](const std::string& n) { return n; })
+//     -> "(((H - int64_t(2))) / (int64_t(4)) - ...)"   the same number as eval_int_expr for every H
+std::string expr_to_cpp(std::string_view expr, const std::function<std::string(const std::string&)>& name);
 
 }  // namespace khive

@@ -162,5 +162,15 @@ TEST(Expr, Identifiers) {
   EXPECT_THROW(expr_identifiers("a $ b"), ExprError);
 }
 
+// The C++ spelling keeps the expression's structure and names; what is not integer axis arithmetic is refused.
+TEST(Expr, ToCppSpellsIntegerArithmeticAndRefusesTheRest) {
+  auto upper = [](const std::string& n) { return "AX_" + n; };
+  EXPECT_EQ(expr_to_cpp("H - 2 * W", upper), "(AX_H - (int64_t(2) * AX_W))");
+  EXPECT_EQ(expr_to_cpp("-(H)", upper), "(-AX_H)");
+  EXPECT_NE(expr_to_cpp("H // 4 + H % 3", upper).find("AX_H"), std::string::npos);
+  for (const char* bad : {"H / 2", "H ** 2", "2.5 * H", "H < 2", "H and W", "not H", "H +"})
+    EXPECT_THROW(expr_to_cpp(bad, upper), ExprError) << bad;
+}
+
 }  // namespace
 }  // namespace khive

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "khive/task/expr.hpp"
+
 namespace khive::tuner::bind_detail {
 
 std::string Ctx::field(const std::string& f) const { return "tasks." + b.key.substr(b.key.find('/') + 1) + "." + f; }
@@ -63,103 +65,6 @@ const TensorSpec& Ctx::output(const char* k) const {
 
 bool is_float_storage(DType d) { return d == DType::f32 || d == DType::bf16 || d == DType::f16; }
 
-namespace {
-
-// An axis expression as C++ (recursive descent over + - * // % and parentheses): `//` and `%` keep Python's
-// meaning (floor, the divisor's sign) for any operands, so an import's "(depth - 2) // 4" is the same number in the
-// kernel as in the task's own arithmetic. True division and powers are refused (not integer axis arithmetic here).
-class AxisCpp {
- public:
-  AxisCpp(const Task& t, const std::string& axis, const std::string& e, int depth)
-      : t_(t), axis_(axis), e_(e), depth_(depth) {}
-  std::string run() {
-    std::string out = sum();
-    skip();
-    if (i_ != e_.size()) refuse();
-    return "(" + out + ")";
-  }
-
- private:
-  [[noreturn]] void refuse() const {
-    throw std::runtime_error("axis '" + axis_ + "' = \"" + e_ +
-                             "\" uses an operator other than + - * // % (not supported by the tuner)");
-  }
-  void skip() {
-    while (i_ < e_.size() && e_[i_] == ' ') ++i_;
-  }
-  bool eat(const char* op) {
-    skip();
-    const std::size_t n = std::char_traits<char>::length(op);
-    if (e_.compare(i_, n, op) != 0) return false;
-    // '*' is not the start of '**', '/' only as '//'
-    if (n == 1 && op[0] == '*' && i_ + 1 < e_.size() && e_[i_ + 1] == '*') refuse();
-    i_ += n;
-    return true;
-  }
-  std::string sum() {
-    std::string a = product();
-    for (;;) {
-      if (eat("+"))
-        a = a + " + " + product();
-      else if (eat("-"))
-        a = a + " - " + product();
-      else
-        return a;
-    }
-  }
-  std::string product() {
-    std::string a = unary();
-    for (;;) {
-      if (eat("//")) {
-        const std::string b = unary();
-        // floor division: C++ truncates, so step down when the signs differ and it is inexact
-        a = fmt::format("(({0}) / ({1}) - ((({0}) % ({1}) != 0) && ((({0}) < 0) != (({1}) < 0))))", a, b);
-      } else if (eat("%")) {
-        const std::string b = unary();
-        a = fmt::format("(((({0}) % ({1})) + ({1})) % ({1}))", a, b);
-      } else if (eat("*")) {
-        a = a + " * " + unary();
-      } else {
-        skip();
-        if (i_ < e_.size() && e_[i_] == '/') refuse();
-        return a;
-      }
-    }
-  }
-  std::string unary() {
-    if (eat("-")) return "(-" + unary() + ")";
-    if (eat("+")) return unary();
-    if (eat("(")) {
-      std::string a = sum();
-      if (!eat(")")) refuse();
-      return "(" + a + ")";
-    }
-    skip();
-    std::size_t j = i_;
-    if (j < e_.size() && std::isdigit(static_cast<unsigned char>(e_[j]))) {
-      while (j < e_.size() && std::isdigit(static_cast<unsigned char>(e_[j]))) ++j;
-      const std::string lit = e_.substr(i_, j - i_);
-      i_ = j;
-      return "int64_t(" + lit + ")";
-    }
-    if (j < e_.size() && (std::isalpha(static_cast<unsigned char>(e_[j])) || e_[j] == '_')) {
-      while (j < e_.size() && (std::isalnum(static_cast<unsigned char>(e_[j])) || e_[j] == '_')) ++j;
-      const std::string id = e_.substr(i_, j - i_);
-      i_ = j;
-      return axis_cpp(t_, id, depth_ + 1);
-    }
-    refuse();
-  }
-
-  const Task& t_;
-  const std::string& axis_;
-  const std::string& e_;
-  int depth_;
-  std::size_t i_ = 0;
-};
-
-}  // namespace
-
 // C++ for an axis: its launch parameter (var), its value (const), or its expression (expr: + - * // %, with
 // Python's meaning, so the C++ integer arithmetic gives the task's own sizes).
 std::string axis_cpp(const Task& t, const std::string& name, int depth) {
@@ -168,7 +73,12 @@ std::string axis_cpp(const Task& t, const std::string& name, int depth) {
     if (a.name != name) continue;
     if (a.kind == Axis::Kind::var) return name;
     if (a.kind == Axis::Kind::constant) return fmt::format("int64_t({})", a.value);
-    return AxisCpp(t, name, a.expression, depth).run();
+    try {
+      return "(" + expr_to_cpp(a.expression, [&](const std::string& id) { return axis_cpp(t, id, depth + 1); }) + ")";
+    } catch (const ExprError&) {
+      throw std::runtime_error("axis '" + name + "' = \"" + a.expression +
+                               "\" uses an operator other than + - * // % (not supported by the tuner)");
+    }
   }
   // A decimal literal in a shape is a fixed size.
   if (!name.empty() &&
