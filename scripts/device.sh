@@ -51,6 +51,13 @@ eval_row() {
   python3 -c 'import json,sys; sys.path.insert(0,"bench"); import fidelity as F; r=json.load(open(sys.argv[1])); t=F.khive_times(r).get(sys.argv[2]) or {}; g=[x for x in (r.get("candidate") or {}).get("timing") or [] if x.get("workload")==sys.argv[2]] or [{}]; m, e, o, q=(1e6*(v or 0) for v in (t.get("median_s"), t.get("events_s"), g[0].get("overhead_s"), g[0].get("gate_s"))); print(f"| {sys.argv[3]} | {sys.argv[2]} | {sys.argv[4]} | run {sys.argv[5]} | judge {m:.2f} us | events {e:.2f} us | overhead {o:.2f} us | gate {q:.2f} us |")' "$@"
 }
 
+# eval_case TASK SOURCE WORKLOAD REPORT [LIMIT_S]: khive eval of SOURCE on one perf workload, seed 11, no reference,
+# baselines or PyTorch timed, its JSON report written to REPORT (within LIMIT_S seconds when given).
+eval_case() {
+  ${5:+timeout "$5"} khive eval "$1" "$2" --backend cuda --json --no-reference --no-baselines --no-pytorch --seed 11 \
+    --perf-workloads "^$3\$" --out "$4"
+}
+
 # with_load SPEC CMD...: CMD while bench/context_load.py holds more CUDA contexts (SPEC: none, idleN or pendingN,
 # with :M for a spacer of M MiB held by the first of them, e.g. idle1:34).
 with_load() {
@@ -159,8 +166,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                # (a failed eval must not leave the previous case's report behind: the probe would time that library)
                if [ "$t@$w@$k" != "$last" ]; then
                  rm -f /tmp/probe-eval.json
-                 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch --seed 11 \
-                   --perf-workloads "^$w\$" --out /tmp/probe-eval.json > "$out/probe-eval-$name.txt" 2>&1
+                 eval_case "$t" "$src" "$w" /tmp/probe-eval.json > "$out/probe-eval-$name.txt" 2>&1
                fi
                last="$t@$w@$k"
                [ -s /tmp/probe-eval.json ] || { log "probe $name: khive eval wrote no report (probe-eval-$name.txt)"; continue; }
@@ -179,8 +185,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                for r in $(seq 1 "${PRIMER_REPS:-2}"); do
                  for p in ${PRIMER_VALUES:-0 ${PRIMER_BLOCKS:-2}}; do
                    f="$out/primer-$(basename "$t")-$r-$p.json"
-                   env "$pv=$p" timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch \
-                     --seed 11 --perf-workloads "^$w\$" --out "$f" > "$out/primer-$(basename "$t")-$r-$p.txt" 2>&1
+                   (export "$pv=$p"; eval_case "$t" "$src" "$w" "$f" 200) > "$out/primer-$(basename "$t")-$r-$p.txt" 2>&1
                    rc=$?
                    # exit 0 accepted; anything else: the line says so (the .txt holds khive's output)
                    [ -s "$f" ] || { echo "| $(basename "$t") | $w | primer $p | run $r | khive eval exit $rc, no report |" | tee -a "$out/primer.md"; continue; }
@@ -191,9 +196,9 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              done ;;
     # What in khive's surroundings slows a kernel (issue 21): ENVPROBE_CASES "task@workload@best|ref|path" evaluated
     # under each of ENVPROBE_CONDS in turn, ENVPROBE_REPS rounds: base, pin0 (KHIVE_CPU_PIN=0), primer0, trial=WORDS
-    # (KHIVE_EXEC_TRIAL, executor/device_cuda.cu), idleN / pendingN (N more
-    # processes holding a CUDA context, idle or with a stream blocked on a device wait: bench/context_load.py; idleN:M also
-    # holds M MiB ahead of the judge's arena, which then lands elsewhere: the place, not the context). Then
+    # (KHIVE_EXEC_TRIAL, executor/gate.hpp), idleN / pendingN (N more processes holding a CUDA context, idle or with a
+    # stream blocked on a device wait: bench/context_load.py; idleN:M also holds M MiB ahead of the judge's arena,
+    # which then lands elsewhere: the place, not the context). Then
     # bench/ruler_probe.py's ENVPROBE_VARIANTS under each of ENVPROBE_LOADS (a load, +l2zero: --persisting-l2-zero,
     # +eager: CUDA_MODULE_LOADING=EAGER as khive's executors). All rows in $out/envprobe.md.
     envprobe) : > "$out/envprobe.md"
@@ -203,8 +208,8 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                  for cond in ${ENVPROBE_CONDS:-base pin0 idle2 pending1}; do
                    f=/tmp/envprobe-$r-$cond.json; rm -f "$f"; load=none; pin=1; trial=; primer=${KHIVE_EXEC_PRIMER:-}
                    case $cond in base) ;; pin0) pin=0 ;; primer0) primer=0 ;; trial=*) trial=${cond#trial=} ;; *) load=$cond ;; esac
-                   KHIVE_CPU_PIN=$pin KHIVE_EXEC_TRIAL=$trial KHIVE_EXEC_PRIMER=$primer with_load "$load" timeout 200 khive eval "$t" "$src" --backend cuda --json --no-reference \
-                     --no-baselines --no-pytorch --seed 11 --perf-workloads "^$w\$" --out "$f" > /tmp/envprobe-eval.txt 2>&1
+                   KHIVE_CPU_PIN=$pin KHIVE_EXEC_TRIAL=$trial KHIVE_EXEC_PRIMER=$primer with_load "$load" eval_case "$t" "$src" "$w" "$f" 200 \
+                     > /tmp/envprobe-eval.txt 2>&1
                    rc=$?
                    [ -s "$f" ] || { echo "| $(basename "$t") | $w | $cond | run $r | khive eval exit $rc, no report: $(tail -c 300 /tmp/envprobe-eval.txt | tr '\n|' '  ') |" | tee -a "$out/envprobe.md"; continue; }
                    eval_row "$f" "$w" "$(basename "$t")" "$cond" "$r" | tee -a "$out/envprobe.md"
