@@ -185,9 +185,7 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
       const Dim &in = xd[2 + a], &k = wd[2 + a];
       std::vector<int64_t> v;
       for (std::size_t i = 0; i < nw; ++i) {
-        const int64_t span = dil[a] * (k.value[i] - 1);
-        v.push_back(tr ? (in.value[i] - 1) * stride[a] - 2 * pad[a] + span + opad[a] + 1
-                       : (in.value[i] + 2 * pad[a] - span - 1) / stride[a] + 1);
+        v.push_back(bind_detail::conv_out(in.value[i], k.value[i], stride[a], pad[a], dil[a], opad[a], tr));
         if (v.back() < 1)
           throw std::runtime_error(
               fmt::format("the convolution's spatial axis {} has no output (workload {})", a, task_.workloads[i].uuid));
@@ -222,10 +220,8 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
     for (std::size_t a = 0; a < dims; ++a) {
       const Dim& in = xd[xd.size() - dims + a];
       std::vector<int64_t> v;
-      for (std::size_t i = 0; i < nw; ++i) {  // torch's pooling_output_shape
-        const int64_t reach = in.value[i] + 2 * p[a] - d[a] * (k[a] - 1) - 1 + (ceil ? s[a] - 1 : 0);
-        int64_t o = reach < 0 ? 0 : reach / s[a] + 1;
-        if (ceil && (o - 1) * s[a] >= in.value[i] + p[a]) --o;
+      for (std::size_t i = 0; i < nw; ++i) {
+        const int64_t o = bind_detail::pool_out(in.value[i], k[a], s[a], p[a], d[a], ceil);
         if (o < 1)
           throw std::runtime_error(
               fmt::format("the pooling's axis {} has no output (workload {})", a, task_.workloads[i].uuid));
@@ -429,31 +425,16 @@ std::string render_chain(const Template& t, const BoundTask& bt, const Point& p)
     // The next stage defines its own (its PROLOGUE's KHIVE_HD, its template's switches).
     for (const auto& m : b.macros) stages += "#undef " + m + "\n";
   }
-  std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key,
-                                backend_name(bt.backend), describe_point(p), bt.summary);
+  std::string out = render_header(t, bt, p);
   for (const auto& inc : includes) out += inc + "\n";
-  const std::string& s = t.source;
-  for (std::size_t i = 0; i < s.size();) {
-    if (s.compare(i, 2, "{{") != 0) {
-      out += s[i++];
-      continue;
-    }
-    const auto end = s.find("}}", i + 2);
-    if (end == std::string::npos)
-      throw std::runtime_error(fmt::format("{}: unterminated {{{{ at offset {}", t.source_path.string(), i));
-    const std::string name = s.substr(i + 2, end - i - 2);
-    if (name == "STAGES")
-      out += stages;
-    else if (auto it = bt.placeholders.find(name); it != bt.placeholders.end())
-      out += it->second;
-    else
-      throw std::runtime_error(
-          fmt::format("{}: unknown placeholder {{{{{}}}}} (the chain glue has STAGES, PROLOGUE, "
-                      "RUN, ENTRY)",
-                      t.source_path.string(), name));
-    i = end + 2;
-  }
-  return out;
+  return out + fill_placeholders(
+                   t,
+                   [&](const std::string& name) -> std::optional<std::string> {
+                     if (name == "STAGES") return stages;
+                     if (auto it = bt.placeholders.find(name); it != bt.placeholders.end()) return it->second;
+                     return std::nullopt;
+                   },
+                   "the chain glue has STAGES, PROLOGUE, RUN, ENTRY");
 }
 
 }  // namespace khive::tuner

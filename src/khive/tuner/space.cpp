@@ -160,10 +160,15 @@ std::string fast_path_note(const Validity& v, std::size_t max_listed) {
   return s;
 }
 
-std::string render(const Template& t, const BoundTask& bt, const Point& p) {
-  if (!t.stages.empty()) return render_chain(t, bt, p);
-  std::string out = fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key,
-                                backend_name(bt.backend), describe_point(p), bt.summary);
+std::string render_header(const Template& t, const BoundTask& bt, const Point& p) {
+  return fmt::format("// khive tuner: template {} for {} ({})\n// point: {}\n// task: {}\n", t.name, bt.key,
+                     backend_name(bt.backend), describe_point(p), bt.summary);
+}
+
+std::string fill_placeholders(const Template& t,
+                              const std::function<std::optional<std::string>(const std::string&)>& value,
+                              std::string_view known) {
+  std::string out;
   const std::string& s = t.source;
   for (std::size_t i = 0; i < s.size();) {
     if (s.compare(i, 2, "{{") == 0) {
@@ -171,22 +176,31 @@ std::string render(const Template& t, const BoundTask& bt, const Point& p) {
       if (end == std::string::npos)
         throw std::runtime_error(fmt::format("{}: unterminated {{{{ at offset {}", t.source_path.string(), i));
       const std::string name = s.substr(i + 2, end - i - 2);
-      if (auto it = p.find(name); it != p.end())
-        out += it->second;
-      else if (auto f = flag_value(t, p, name))
-        out += *f;
-      else if (auto jt = bt.placeholders.find(name); jt != bt.placeholders.end())
-        out += jt->second;
-      else
+      const std::optional<std::string> v = value(name);
+      if (!v)
         throw std::runtime_error(
-            fmt::format("{}: unknown placeholder {{{{{}}}}} (neither a parameter nor a binding value)",
-                        t.source_path.string(), name));
+            fmt::format("{}: unknown placeholder {{{{{}}}}} ({})", t.source_path.string(), name, known));
+      out += *v;
       i = end + 2;
     } else {
       out += s[i++];
     }
   }
   return out;
+}
+
+std::string render(const Template& t, const BoundTask& bt, const Point& p) {
+  if (!t.stages.empty()) return render_chain(t, bt, p);
+  return render_header(t, bt, p) + fill_placeholders(
+                                       t,
+                                       [&](const std::string& name) -> std::optional<std::string> {
+                                         if (auto it = p.find(name); it != p.end()) return it->second;
+                                         if (auto f = flag_value(t, p, name)) return *f;
+                                         if (auto jt = bt.placeholders.find(name); jt != bt.placeholders.end())
+                                           return jt->second;
+                                         return std::nullopt;
+                                       },
+                                       "neither a parameter nor a binding value");
 }
 
 std::vector<Point> subspace_order(const Template& t, const Point& base, const std::vector<std::string>& free,

@@ -6,8 +6,11 @@
 //   auto order = subspace_order(t, base, {"VEC","ITEMS"}, seed);     // base's neighbours first, then further out
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "khive/tuner/bind.hpp"
@@ -41,6 +44,13 @@ AxisValues point_variables(const Template& t, const Point& p, const AxisValues& 
 // parameter (1 or 0), or the binding's placeholder (PROLOGUE, ENTRY, LAUNCH, ...). An unknown placeholder throws
 // std::runtime_error naming the template and the name.
 std::string render(const Template& t, const BoundTask& bt, const Point& p);
+// The parts of render a chain's (chain.hpp) shares: the header comment naming the template, task and point, and
+// t.source with every {{NAME}} replaced by value(NAME); a name value() does not know throws, naming the template's
+// file and `known` (what it may hold).
+std::string render_header(const Template& t, const BoundTask& bt, const Point& p);
+std::string fill_placeholders(const Template& t,
+                              const std::function<std::optional<std::string>(const std::string&)>& value,
+                              std::string_view known);
 
 // Points of the sub-space where the `free` parameters vary and the others keep the base's values, best
 // first: fewest parameters changed, then fewest steps along the value lists, ties broken by a hash of

@@ -163,6 +163,21 @@ std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
   return out;
 }
 
+int64_t conv_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t out_pad, bool transposed) {
+  const int64_t span = dil * (k - 1);
+  if (transposed) return (in - 1) * stride - 2 * pad + span + out_pad + 1;
+  const int64_t reach = in + 2 * pad - span - 1;  // < 0: the kernel does not fit (torch refuses)
+  return reach < 0 ? 0 : reach / stride + 1;
+}
+
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+  const int64_t reach = in + 2 * p - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
+  if (reach < 0) return 0;
+  int64_t out = reach / s + 1;
+  if (ceil && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
 AxisSplit split_at_axis(const Ctx& c, const TensorSpec& x, const char* what, bool run) {
   const int rank = static_cast<int>(x.shape.size());
   if (rank == 0) c.fail("x", "a tensor with at least one dimension", "a 0-D tensor");

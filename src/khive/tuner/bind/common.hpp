@@ -59,6 +59,10 @@ int64_t axis_value(const AxisValues& ax, const std::string& n);
 void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars);
 // Per workload: all resolved axes (for the family's variables).
 std::vector<std::map<std::string, int64_t>> resolved(const Task& t);
+// torch's output size of one spatial axis: a convolution's (aten.convolution; transposed with its output padding)
+// and a pooling's (pooling_output_shape, ceil_mode's last window included); 0 when no window fits.
+int64_t conv_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t out_pad, bool transposed);
+int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil);
 // x viewed as [OUTER, R, INNER] around one of its axes (the reduce and scan families): the binding's "dim" field read
 // and checked (an index into x's shape, negative from the end), the axes before and after it, and C++ for the three.
 // With `run` (the reduce family), "dim" may also be a list of neighbouring axes ([2, 3]: a global average pool's

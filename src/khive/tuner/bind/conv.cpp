@@ -108,10 +108,7 @@ BoundTask bind_conv(const Ctx& c) {
       kern[3 - dims + a] = dim(w, 2 + a);
     }
     for (std::size_t a = 3 - dims; a < 3; ++a) {
-      const int64_t span = dilation[a] * (kern[a] - 1);
-      const int64_t reach = in[a] + 2 * padding[a] - span - 1;  // < 0: the kernel does not fit (torch refuses)
-      const int64_t want = transposed ? (in[a] - 1) * stride[a] - 2 * padding[a] + span + out_pad[a] + 1
-                                      : (reach < 0 ? 0 : reach / stride[a] + 1);
+      const int64_t want = conv_out(in[a], kern[a], stride[a], padding[a], dilation[a], out_pad[a], transposed);
       if (out_pad[a] >= std::max(stride[a], dilation[a]))
         c.fail("output_padding", "values smaller than the stride or the dilation of their axis", list_text(out_pad));
       if (want < 1 || out[a] != want)

@@ -12,19 +12,6 @@
 
 namespace khive::tuner::bind_detail {
 
-namespace {
-
-// torch's pooling_output_shape for one axis (0 when no window fits).
-int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-  const int64_t reach = in + 2 * p - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
-  if (reach < 0) return 0;
-  int64_t out = reach / s + 1;
-  if (ceil && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
-}  // namespace
-
 BoundTask bind_pool(const Ctx& c) {
   c.check_keys({"description", "op", "x", "y", "kernel", "stride", "padding", "dilation", "ceil_mode",
                 "count_include_pad", "divisor_override"});
