@@ -112,6 +112,21 @@ const TensorSpec* Task::find_output(std::string_view n) const {
   return nullptr;
 }
 
+void Task::clear_recognised_op() {
+  op_recognized.clear();
+  op_family.clear();
+  op_expression.clear();
+  op_eps.reset();
+  op_dim.reset();
+  op_dims.clear();
+  op_flags.clear();
+  op_operands.clear();
+  op_conv.reset();
+  op_pool.reset();
+  op_norm.reset();
+  op_stages.clear();
+}
+
 std::vector<std::string> Task::var_axes() const {
   std::vector<std::string> out;
   for (const auto& a : axes)

@@ -211,6 +211,9 @@ struct Task {
   // inputs or "khive_t<i>", what stage i wrote) and "output" (null: the task's output). The tuner reads each against
   // its stage's tensors (read_recognised_op).
   std::vector<std::string> op_stages;
+  // Forgets every op_* field above (what khive.op recognised), keeping op_type: a chain's stage task is what its own
+  // op says, not the whole task (tuner/chain.cpp). Kept beside the fields so a new one is cleared too.
+  void clear_recognised_op();
   std::string custom_inputs_entrypoint;  // SOL-ExecBench: a function of `reference` that makes "custom" inputs
   // No "khive" block: an upstream definition, read with upstream defaults (tolerance, cost derived).
   bool upstream = false;

@@ -293,20 +293,9 @@ Task ChainLayout::stage_task(const std::vector<std::string>& inputs, const std::
   Task st = task_;
   st.name = fmt::format("{} (stage {})", task_.name, stage + 1);
   st.op_type.clear();  // the stage is what its own op says (auto_bind.hpp), not the whole task
-  st.op_stages.clear();
+  st.clear_recognised_op();
   st.inputs.clear();
   st.outputs.clear();
-  st.op_recognized.clear();
-  st.op_family.clear();
-  st.op_expression.clear();
-  st.op_eps.reset();
-  st.op_dim.reset();
-  st.op_dims.clear();
-  st.op_flags.clear();
-  st.op_operands.clear();
-  st.op_conv.reset();
-  st.op_pool.reset();
-  st.op_norm.reset();
   for (const auto& n : inputs) {
     if (std::any_of(st.inputs.begin(), st.inputs.end(), [&](const TensorSpec& t) { return t.name == n; })) continue;
     if (task_.find_output(n)) throw std::runtime_error("\"" + n + "\" is the task's output, not something to read");
