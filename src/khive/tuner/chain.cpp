@@ -320,18 +320,23 @@ Task ChainLayout::stage_task(const std::vector<std::string>& inputs, const std::
   return st;
 }
 
+std::string chain_template_name(const std::vector<const Template*>& stages) {
+  std::string name = kChainPrefix;
+  for (std::size_t i = 0; i < stages.size(); ++i) name += (i ? "+" : "") + stages[i]->name;
+  return name;
+}
+
 Template make_chain_template(const std::vector<const Template*>& stages, const std::string& glue,
                              const std::filesystem::path& glue_path) {
   Template t;
   t.family = kChainFamily;
-  t.name = kChainPrefix;
+  t.name = chain_template_name(stages);
   for (std::size_t i = 0; i < stages.size(); ++i) {
     if (stages[i]->backend != stages[0]->backend)
       throw std::runtime_error(fmt::format("chain: stage {} ({}) is for {}, stage 1 ({}) for {}", i + 1,
                                            stages[i]->name, backend_name(stages[i]->backend), stages[0]->name,
                                            backend_name(stages[0]->backend)));
     if (!stages[i]->stages.empty()) throw std::runtime_error("chain: a stage cannot be a chain");
-    t.name += (i ? "+" : "") + stages[i]->name;
     t.stages.push_back(*stages[i]);
   }
   t.backend = stages.at(0)->backend;

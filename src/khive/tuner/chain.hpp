@@ -92,6 +92,8 @@ class ChainLayout {
   std::map<std::string, bool> shaped_;
 };
 
+// A chain template's name: kChainPrefix and the stages' template names joined by '+' ("chain:conv.cpu+pool.cpu").
+std::string chain_template_name(const std::vector<const Template*>& stages);
 // A chain template of the stage templates (copies inside, so it stands alone): parameters S<i>_<name>, strategies
 // stage<i>.<name>, source the backend's glue. Throws std::runtime_error when the stages' backends differ or there is
 // no glue.

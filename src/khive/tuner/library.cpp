@@ -477,8 +477,12 @@ const Binding* Library::binding_for(const Task& t) const {
 }
 
 const Template* Library::find_template(std::string_view n) const {
-  for (const auto& t : templates)
-    if (t.name == n) return &t;
+  auto named = [&](std::string_view m) -> const Template* {
+    for (const auto& t : templates)
+      if (t.name == m) return &t;
+    return nullptr;
+  };
+  if (const Template* t = named(n)) return t;
   const std::string_view prefix = kChainPrefix;
   if (n.substr(0, prefix.size()) != prefix) return nullptr;
   std::vector<const Template*> stages;
@@ -490,9 +494,7 @@ const Template* Library::find_template(std::string_view n) const {
     i = e + 1;
   }
   for (const auto& part : parts) {
-    const Template* t = nullptr;
-    for (const auto& x : templates)
-      if (x.name == part) t = &x;
+    const Template* t = named(part);
     if (!t) return nullptr;
     stages.push_back(t);
   }
@@ -504,8 +506,7 @@ const Template* Library::find_template(std::string_view n) const {
 }
 
 const Template& Library::chain_template(const std::vector<const Template*>& stages) const {
-  std::string name = kChainPrefix;
-  for (std::size_t i = 0; i < stages.size(); ++i) name += (i ? "+" : "") + stages[i]->name;
+  const std::string name = chain_template_name(stages);
   std::lock_guard<std::mutex> l(chains->mu);
   for (const auto& t : chains->made)
     if (t.name == name) return t;
