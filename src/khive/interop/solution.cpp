@@ -11,6 +11,7 @@
 #include "khive/compile/source_scan.hpp"
 #include "khive/interop/binding.hpp"
 #include "khive/support/text.hpp"
+#include "khive/task/expr.hpp"
 
 namespace khive {
 namespace {
@@ -137,7 +138,8 @@ void check_binding(const nlohmann::json& spec, const std::vector<SourceFile>& fi
 }
 
 // A C++ expression for an output dimension: a literal, a const axis's value, a var axis (khive_launch's parameter)
-// or an expr axis translated (// floors, the same as C++'s / on the non-negative sizes; other operators refused).
+// or an expr axis spelled by the task's expression parser (expr_to_cpp: // floors as in Python; % and other
+// operators refused).
 std::string dim_cpp(const Task& t, const std::string& d, const std::string& field, int depth = 0) {
   if (!d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; })) return d;
   if (depth > 16) throw SolutionError(field + ": expected axes that do not refer to themselves, got \"" + d + "\"");
@@ -145,28 +147,17 @@ std::string dim_cpp(const Task& t, const std::string& d, const std::string& fiel
     if (a.name != d) continue;
     if (a.kind == Axis::Kind::constant) return std::to_string(a.value);
     if (a.kind == Axis::Kind::var) return a.name;
-    std::string out = "(";
-    const std::string& e = a.expression;
-    for (std::size_t i = 0; i < e.size();) {
-      char c = e[i];
-      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        std::size_t j = i;
-        while (j < e.size() && (std::isalnum(static_cast<unsigned char>(e[j])) || e[j] == '_')) ++j;
-        out += dim_cpp(t, e.substr(i, j - i), field, depth + 1);
-        i = j;
-      } else if (e.compare(i, 2, "//") == 0) {
-        out += " / ";
-        i += 2;
-      } else if (e.compare(i, 2, "**") == 0 || !(std::isdigit(static_cast<unsigned char>(c)) || c == ' ' || c == '+' ||
-                                                 c == '-' || c == '*' || c == '(' || c == ')')) {
-        throw SolutionError(field + ": expected a size khive can compute in C++ (+ - * // and parentheses), got " +
-                            "the axis " + d + " = \"" + e + "\"");
-      } else {
-        out += c;
-        ++i;
-      }
+    const auto refuse = [&] {
+      return SolutionError(field + ": expected a size khive can compute in C++ (+ - * // and parentheses), got " +
+                           "the axis " + d + " = \"" + a.expression + "\"");
+    };
+    if (a.expression.find('%') != std::string::npos) throw refuse();
+    try {
+      return "(" + expr_to_cpp(a.expression, [&](const std::string& id) { return dim_cpp(t, id, field, depth + 1); }) +
+             ")";
+    } catch (const ExprError&) {
+      throw refuse();
     }
-    return out + ")";
   }
   throw SolutionError(field + ": expected an axis name or a literal size, got \"" + d + "\"");
 }

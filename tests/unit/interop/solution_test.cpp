@@ -251,6 +251,37 @@ TEST(SolutionIn, ValueReturningPointerWrappedBuiltAndCopied) {
   for (int i = 0; i < 32; ++i) EXPECT_EQ(y[i], 2.0f * i + (i % 8)) << i;
 }
 
+// An output sized by an expr axis: its element count is the task's own arithmetic in C++ (`//` floors as in Python);
+// an operator C++ is not given is refused naming the output's shape and the axis.
+TEST(SolutionIn, ValueReturningOutputSizedByAnExprAxis) {
+  Dir d;
+  auto half_task = [&](const std::string& expr) {
+    json def = json::parse(R"({"name": "half", "op_type": "elementwise",
+      "axes": {"B": {"type": "var"}, "D": {"type": "const", "value": 8}},
+      "inputs": {"x": {"shape": ["B", "D"], "dtype": "float32"}},
+      "outputs": {"y": {"shape": ["H", "D"], "dtype": "float32"}},
+      "reference": "def run(x):\n    return x[: x.shape[0] // 2]\n", "khive": {}})");
+    def["axes"]["H"] = {{"type", "expr"}, {"expression", expr}};
+    d.write("half/definition.json", def.dump(2));
+    d.write("half/workload.jsonl", "{\"uuid\": \"w\", \"axes\": {\"B\": 4}}\n");
+    return load_task(d.root / "half");
+  };
+  json s = returning("float*", "  return const_cast<float*>(x);\n", "const float* x, int64_t B");
+  s["definition"] = "half";
+  ImportedSolution c = import_solution(s, half_task("B // 2"), Backend::cpu);
+  EXPECT_TRUE(has(c.source, "const std::size_t khive_n = static_cast<std::size_t>((")) << c.source;
+  d.write("cand/half.cpp", c.source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  EXPECT_TRUE(build_candidate(half_task("B // 2"), d.root / "cand/half.cpp", o).ok) << c.source;
+  for (const char* bad : {"B ** 2", "B % 3", "B / 2"})
+    EXPECT_TRUE(has(refusal(s, half_task(bad), Backend::cpu),
+                    "outputs.y.shape: expected a size khive can compute in C++ (+ - * // and parentheses), got the "
+                    "axis H = \"" +
+                        std::string(bad) + "\""))
+        << bad << ": " << refusal(s, half_task(bad), Backend::cpu);
+}
+
 TEST(SolutionIn, ValueReturningVectorAndTuple) {
   Dir d;
   Task t = axpy_task(d);
