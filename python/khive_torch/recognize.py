@@ -882,9 +882,9 @@ def _read_plainly(node):
 # convolution, a pooling, a normalisation module, a softmax, a reduction over one axis. The pointwise ops after one
 # belong to its stage when its family fuses them (a product's or convolution's epilogue), else they make a stage of
 # their own (an elementwise one).
-CHAIN_ANCHORS = ({"convolution", "_convolution", "mm", "addmm", "matmul"} | set(POOL_ATEN) | BATCH_NORM_ATEN
+FUSING_ANCHORS = {"convolution", "_convolution", "mm", "addmm", "matmul"}   # their stage takes its pointwise tail
+CHAIN_ANCHORS = (FUSING_ANCHORS | set(POOL_ATEN) | BATCH_NORM_ATEN
                  | {"native_group_norm", "native_layer_norm", "_softmax", "_log_softmax"} | set(REDUCE_OVER_AXIS))
-EPILOGUE_FAMILIES = {"conv", "gemm"}
 
 
 def _is_anchor(node):
@@ -986,8 +986,7 @@ def _chain(graph, names):
     stages = []
     for nodes in groups:
         anchor = next(n for n in nodes if _is_anchor(n))
-        fuses = _name(anchor.target) in ("convolution", "_convolution", "mm", "addmm", "matmul")
-        if fuses:
+        if _name(anchor.target) in FUSING_ANCHORS:
             stages.append(nodes)
             continue
         at = nodes.index(anchor)
@@ -1030,20 +1029,6 @@ def _chain(graph, names):
         result.append(stage)
         previous = (res, f"khive_t{i + 1}")
     return result
-
-
-def _after(n, anchor):
-    """Whether n depends on the anchor (is computed from its result)."""
-    todo, seen = [n], set()
-    while todo:
-        m = todo.pop()
-        if m is anchor:
-            return True
-        if m in seen or not hasattr(m, "all_input_nodes"):
-            continue
-        seen.add(m)
-        todo += list(m.all_input_nodes)
-    return False
 
 
 def _feeds_only_layout(n, anchor):
