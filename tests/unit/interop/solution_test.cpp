@@ -40,6 +40,14 @@ struct Dir {
   }
 };
 
+// source written to d/rel and built for t on the CPU, with the test's own cache.
+BuildResult build_cpu(const Dir& d, const Task& t, const std::string& rel, const std::string& source) {
+  d.write(rel, source);
+  BuildOptions o;
+  o.cache_dir = d.root / "cache";
+  return build_candidate(t, d.root / rel, o);
+}
+
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // y[B, D] = scale * x[B, D] + b[D]; a KernelBench-style source block names the model parameter behind b.
@@ -130,10 +138,7 @@ TEST(SolutionIn, OwnExportRoundTripsAndBuilds) {
   EXPECT_EQ(c.ext, ".cpp");
   EXPECT_TRUE(has(c.source, "extern \"C\" void khive_launch(const float* x, float scale"));
   EXPECT_FALSE(has(c.source, "torch")) << c.source;
-  d.write("cand/imported.cpp", c.source);
-  BuildOptions o;
-  o.cache_dir = d.root / "cache";
-  BuildResult r = build_candidate(t, d.root / "cand/imported.cpp", o);
+  BuildResult r = build_cpu(d, t, "cand/imported.cpp", c.source);
   EXPECT_TRUE(r.ok) << r.log;
 }
 
@@ -160,10 +165,7 @@ TEST(SolutionIn, MultiFileWithAnotherEntryName) {
   ImportedSolution c = import_solution(s, t, Backend::cpu);
   EXPECT_TRUE(has(c.source, "#line 1 \"kernel.h\"")) << c.source;
   EXPECT_TRUE(has(c.source, "axpy_entry(x, scale, b, y, B);")) << c.source;
-  d.write("cand/multi.cpp", c.source);
-  BuildOptions o;
-  o.cache_dir = d.root / "cache";
-  BuildResult r = build_candidate(t, d.root / "cand/multi.cpp", o);
+  BuildResult r = build_cpu(d, t, "cand/multi.cpp", c.source);
   EXPECT_TRUE(r.ok) << r.log << "\n" << c.source;
 }
 
@@ -242,10 +244,7 @@ TEST(SolutionIn, ValueReturningPointerWrappedBuiltAndCopied) {
   EXPECT_TRUE(has(c.source, "std::memcpy(y, khive_p, khive_n * sizeof(float));")) << c.source;
   EXPECT_TRUE(has(c.note, "one extra write and one extra read of each output: y (B x D x sizeof(float))")) << c.note;
   EXPECT_TRUE(has(c.note, "memcpy")) << c.note;
-  d.write("cand/ret.cpp", c.source);
-  BuildOptions o;
-  o.cache_dir = d.root / "cache";
-  BuildResult r = build_candidate(t, d.root / "cand/ret.cpp", o);
+  BuildResult r = build_cpu(d, t, "cand/ret.cpp", c.source);
   ASSERT_TRUE(r.ok) << r.log << "\n" << c.source;
   std::vector<float> y = call_built(r.library);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(y[i], 2.0f * i + (i % 8)) << i;
@@ -270,10 +269,7 @@ TEST(SolutionIn, ValueReturningOutputSizedByAnExprAxis) {
   s["definition"] = "half";
   ImportedSolution c = import_solution(s, half_task("B // 2"), Backend::cpu);
   EXPECT_TRUE(has(c.source, "const std::size_t khive_n = static_cast<std::size_t>((")) << c.source;
-  d.write("cand/half.cpp", c.source);
-  BuildOptions o;
-  o.cache_dir = d.root / "cache";
-  EXPECT_TRUE(build_candidate(half_task("B // 2"), d.root / "cand/half.cpp", o).ok) << c.source;
+  EXPECT_TRUE(build_cpu(d, half_task("B // 2"), "cand/half.cpp", c.source).ok) << c.source;
   for (const char* bad : {"B ** 2", "B % 3", "B / 2"})
     EXPECT_TRUE(has(refusal(s, half_task(bad), Backend::cpu),
                     "outputs.y.shape: expected a size khive can compute in C++ (+ - * // and parentheses), got the "
@@ -290,10 +286,7 @@ TEST(SolutionIn, ValueReturningVectorAndTuple) {
                      "b[i % 8];\n  return out;\n");
   ImportedSolution c = import_solution(v, t, Backend::cpu);
   EXPECT_TRUE(has(c.source, "if (khive_v.size() != khive_n)")) << c.source;
-  d.write("cand/vec.cpp", c.source);
-  BuildOptions o;
-  o.cache_dir = d.root / "cache";
-  BuildResult r = build_candidate(t, d.root / "cand/vec.cpp", o);
+  BuildResult r = build_cpu(d, t, "cand/vec.cpp", c.source);
   ASSERT_TRUE(r.ok) << r.log << "\n" << c.source;
   std::vector<float> y = call_built(r.library);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(y[i], 2.0f * i + (i % 8)) << i;
@@ -348,17 +341,13 @@ TEST(SolutionInDeathTest, ValueReturningWrongSizeAbortsWithTheReason) {
   Task t = axpy_task(d);
   json v = returning("std::vector<float>", "  return std::vector<float>(3, x[0]);\n");
   ImportedSolution c = import_solution(v, t, Backend::cpu);
-  d.write("cand/short.cpp", c.source);
-  BuildOptions o;
-  o.cache_dir = d.root / "cache";
-  BuildResult r = build_candidate(t, d.root / "cand/short.cpp", o);
+  BuildResult r = build_cpu(d, t, "cand/short.cpp", c.source);
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_DEATH(call_built(r.library),
                "khive: run returned 3 elements for output y, expected 32 \\(shape \\[B, D\\]\\)");
   json n = returning("float*", "  return nullptr;\n");
   ImportedSolution cn = import_solution(n, t, Backend::cpu);
-  d.write("cand/null.cpp", cn.source);
-  BuildResult rn = build_candidate(t, d.root / "cand/null.cpp", o);
+  BuildResult rn = build_cpu(d, t, "cand/null.cpp", cn.source);
   ASSERT_TRUE(rn.ok) << rn.log;
   EXPECT_DEATH(call_built(rn.library), "khive: run returned a null pointer for output y");
 }
