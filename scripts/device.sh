@@ -202,15 +202,20 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # bench/ruler_probe.py's ENVPROBE_VARIANTS under each of ENVPROBE_LOADS (a load, +l2zero: --persisting-l2-zero,
     # +eager: CUDA_MODULE_LOADING=EAGER as khive's executors). All rows in $out/envprobe.md.
     envprobe) : > "$out/envprobe.md"
+             # the SM clock alongside (50 ms), and when each evaluation and probe ran, to line the two up
+             nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+               --format=csv -lms 50 > "$out/envprobe-clocks.csv" 2>&1 & smi=$!
+             stamp() { echo "$(date -u +%H:%M:%S.%3N) $*" >> "$out/envprobe-times.txt"; }
              for c in ${ENVPROBE_CASES:-}; do
                IFS=@ read -r t w k <<< "$c"; src=$(kernel_source "$t" "$k")
                for r in $(seq 1 "${ENVPROBE_REPS:-3}"); do
                  for cond in ${ENVPROBE_CONDS:-base pin0 idle2 pending1}; do
                    f=/tmp/envprobe-$r-$cond.json; rm -f "$f"; load=none; pin=1; trial=; primer=${KHIVE_EXEC_PRIMER:-}
                    case $cond in base) ;; pin0) pin=0 ;; primer0) primer=0 ;; trial=*) trial=${cond#trial=} ;; *) load=$cond ;; esac
+                   stamp "eval $cond run $r start"
                    KHIVE_CPU_PIN=$pin KHIVE_EXEC_TRIAL=$trial KHIVE_EXEC_PRIMER=$primer with_load "$load" eval_case "$t" "$src" "$w" "$f" 200 \
                      > /tmp/envprobe-eval.txt 2>&1
-                   rc=$?
+                   rc=$?; stamp "eval $cond run $r end"
                    [ -s "$f" ] || { echo "| $(basename "$t") | $w | $cond | run $r | khive eval exit $rc, no report: $(tail -c 300 /tmp/envprobe-eval.txt | tr '\n|' '  ') |" | tee -a "$out/envprobe.md"; continue; }
                    eval_row "$f" "$w" "$(basename "$t")" "$cond" "$r" | tee -a "$out/envprobe.md"
                  done
@@ -220,16 +225,16 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                  load=${spec%%+*}; l2=
                  case $spec in *+l2zero*) l2=--persisting-l2-zero ;; esac
                  case $spec in *+eager*) export CUDA_MODULE_LOADING=EAGER ;; esac
-                 echo "### ruler_probe with load $spec" >> "$out/envprobe.md"
+                 echo "### ruler_probe with load $spec" >> "$out/envprobe.md"; stamp "probe $spec start"
                  with_load "$load" timeout ${PROBE_T:-120} python3 bench/ruler_probe.py $l2 --eval-json "$f" --task "$t" --workload "$w" \
                    --samples ${ENVPROBE_SAMPLES:-150} --gap-ms 2 --lead-us 300 --variants ${ENVPROBE_VARIANTS:-plain,foreign_judge} \
                    --out /tmp/envprobe-probe.md > /tmp/envprobe-probe.txt 2>&1 || tail -5 /tmp/envprobe-probe.txt >> "$out/envprobe.md"
                  grep -E '^\| (variant|---|[a-z_+0-9]+ \|)' /tmp/envprobe-probe.md >> "$out/envprobe.md" 2>/dev/null
                  grep -E '^khive eval' /tmp/envprobe-probe.md >> "$out/envprobe.md" 2>/dev/null
-                 unset CUDA_MODULE_LOADING
+                 unset CUDA_MODULE_LOADING; stamp "probe $spec end"
                done
              done
-             cat "$out/envprobe.md" ;;
+             kill $smi; cat "$out/envprobe.md" ;;
     # What starting PyTorch costs on this machine, part by part (bench/torch_startup.py: the import cold and warm, the
     # judge's environment, the CUDA context with EAGER and LAZY module loading, khive-jail around it).
     torch_startup) step torch_startup ${TORCH_STARTUP_T:-240} python3 bench/torch_startup.py --jail "$bin/khive-jail" \
