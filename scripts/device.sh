@@ -235,6 +235,35 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
                done
              done
              kill $smi; cat "$out/envprobe.md" ;;
+    # The same kernel profiled by ncu in khive's executor and in ruler_probe's plain variant (issue 21: does the kernel
+    # itself run differently there, cycles and instructions, or only its surroundings?). NCU_CASE "task@workload@kernel";
+    # no cache or clock control, so each process's own surroundings stay; khive's sandbox off (ncu must attach).
+    ncu_compare) IFS=@ read -r t w k <<< "${NCU_CASE:?}"; src=$(kernel_source "$t" "$k"); kn=${NCU_KERNEL:-regex:.}
+             m=gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
+             ncu_run() { timeout ${NCU_T:-200} ncu --target-processes all --cache-control none --clock-control none -k "$kn" \
+                           -c ${NCU_COUNT:-60} --metrics $m --csv "$@"; }
+             rm -f /tmp/ncu-eval.json
+             eval_case "$t" "$src" "$w" /tmp/ncu-eval.json 200 > "$out/ncu-eval-plain.txt" 2>&1
+             [ -s /tmp/ncu-eval.json ] || { log "ncu_compare: khive eval wrote no report"; continue; }
+             KHIVE_EXEC_TRIAL=no_sandbox ncu_run khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines \
+               --no-pytorch --seed 11 --perf-workloads "^$w\$" --out /tmp/ncu-eval2.json > "$out/ncu-khive.csv" 2>&1
+             ncu_run python3 bench/ruler_probe.py --eval-json /tmp/ncu-eval.json --task "$t" --workload "$w" --samples 40 \
+               --gap-ms 2 --variants plain --out /tmp/ncu-probe.md > "$out/ncu-probe.csv" 2>&1
+             python3 - "$out/ncu-khive.csv" "$out/ncu-probe.csv" <<'PY' | tee "$out/ncu-compare.md"
+import csv, statistics, sys
+for path in sys.argv[1:]:
+    rows = [r for r in csv.reader(l for l in open(path, errors="replace") if l.startswith('"'))]
+    if not rows: print(f"{path}: no ncu rows"); continue
+    head, by = rows[0], {}
+    ix = {c: head.index(c) for c in ("Process Name", "Kernel Name", "Metric Name", "Metric Value") if c in head}
+    for r in rows[1:]:
+        key = (r[ix["Process Name"]], r[ix["Kernel Name"]][:40], r[ix["Metric Name"]])
+        by.setdefault(key, []).append(float(r[ix["Metric Value"]].replace(",", "") or 0))
+    print(f"### {path.split('/')[-1]}")
+    for (proc, kern, met), v in sorted(by.items()):
+        print(f"| {proc} | {kern} | {met} | n {len(v)} | median {statistics.median(v):.6g} | min {min(v):.6g} | max {max(v):.6g} |")
+PY
+             ;;
     # What starting PyTorch costs on this machine, part by part (bench/torch_startup.py: the import cold and warm, the
     # judge's environment, the CUDA context with EAGER and LAZY module loading, khive-jail around it).
     torch_startup) step torch_startup ${TORCH_STARTUP_T:-240} python3 bench/torch_startup.py --jail "$bin/khive-jail" \
