@@ -11,6 +11,7 @@
 #include <iostream>
 #include <optional>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -95,9 +96,10 @@ std::vector<std::map<std::string, std::string>> warm_start_points(const std::vec
   return out;
 }
 
-std::vector<std::unique_ptr<Agent>> make_agents(
-    const std::vector<std::string>& specs, int n, const std::filesystem::path& run_dir,
-    const std::vector<std::map<std::string, std::string>>& warm_start = {}) {
+std::vector<std::unique_ptr<Agent>> make_agents(const std::vector<std::string>& specs, int n,
+                                                const std::filesystem::path& run_dir,
+                                                const std::vector<std::map<std::string, std::string>>& warm_start = {},
+                                                const std::set<std::string>& templates = {}) {
   std::vector<std::string> each;
   for (int i = 0; i < n; ++i) each.push_back(specs[static_cast<std::size_t>(i) % specs.size()]);
   std::map<std::string, int> total, seen;
@@ -111,6 +113,7 @@ std::vector<std::unique_ptr<Agent>> make_agents(
       TunerOptions o;
       o.memory = tuner_memory;  // the run's tuners never propose the same point twice
       o.warm_start = warm_start;
+      o.templates = templates;
       out.push_back(make_tuner_agent(o));
     } else if (s.rfind("replay:", 0) == 0) {
       out.push_back(std::make_unique<ReplayAgent>(s.substr(7), seen[s]++, total[s]));
@@ -457,7 +460,8 @@ int run_replay(HiveCli& h) {
   HiveOptions& o = rs.o;
   o.meta["replay"] = fs::absolute(rec.file).string();
   o.lock = std::make_shared<DirLock>(DirLock::acquire(o.run_dir, process_command_line()));
-  auto agents = make_agents(rs.specs, rs.n, o.run_dir, {});
+  // The tuner sees the templates the recording used: ones added to kernels/ since would change its strategies.
+  auto agents = make_agents(rs.specs, rs.n, o.run_dir, {}, recorded_templates(rec));
   Progress progress(fmt::format("{} ({}, replayed)", task.name, backend_name(*backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
   InterruptHandlers interrupts;

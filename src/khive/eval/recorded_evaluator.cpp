@@ -155,6 +155,17 @@ std::string ext_of(const std::filesystem::path& p) {
 
 }  // namespace
 
+std::set<std::string> recorded_templates(const Recording& rec) {
+  std::set<std::string> out;
+  for (const auto& c : rec.candidates)
+    for (const auto& [k, v] : c.params) {
+      const bool variant = k.size() > 1 && k[0] == 'v' && k.find_first_not_of("0123456789", 1) == std::string::npos;
+      if (k == "template" && v != "tuner.dispatch") out.insert(v);
+      if (variant) out.insert(v.substr(0, v.find('|')));  // "T|K=V|...": the point's template
+    }
+  return out;
+}
+
 std::string recorded_point_key(const std::map<std::string, std::string>& params) {
   auto t = params.find("template");
   if (t == params.end() || t->second.empty()) return "";

@@ -33,6 +33,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,10 @@ Recording load_recording(const std::filesystem::path& file);
 
 // The recording's task: root / task_dir loaded, its timed workloads narrowed by the run's pattern.
 Task load_recorded_task(const Recording& rec, const std::filesystem::path& repo_root);
+
+// The templates the recorded candidates were made from (params "template", and each "vI" point of a per-shape
+// composite): a replay's tuner is given these (TunerOptions::templates), the library as the recorded run knew it.
+std::set<std::string> recorded_templates(const Recording& rec);
 
 // The key candidates are matched by: a tuner point "T|K=V|..." (point_key's form, parameters sorted); a composite
 // "tuner.dispatch{UUID=T|K=V|...;...}" (per routed workload, sorted by uuid, the point it runs); "" for neither.

@@ -76,7 +76,7 @@ class TunerAgent final : public Agent {
  public:
   explicit TunerAgent(const TunerOptions& o)
       : lib_(tuner::load_library(o.kernels_dir.empty() ? default_kernels_dir() : o.kernels_dir)),
-        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()), warm_(o.warm_start) {}
+        mem_(o.memory ? o.memory : std::make_shared<TunerMemory>()), warm_(o.warm_start), only_(o.templates) {}
 
   std::string kind() const override { return "tuner"; }
 
@@ -307,6 +307,8 @@ class TunerAgent final : public Agent {
       }
       if (b) {
         s.templates = tuner::applicable_templates(lib_, s.bt);
+        if (!only_.empty())  // TunerOptions::templates: the others are left out (a replay's recorded library)
+          std::erase_if(s.templates, [&](const Template* t) { return !only_.count(t->name); });
         if (!s.templates.empty())
           st = std::move(s);
         else
@@ -446,6 +448,7 @@ class TunerAgent final : public Agent {
   tuner::Library lib_;
   std::shared_ptr<TunerMemory> mem_;
   std::vector<std::map<std::string, std::string>> warm_;
+  std::set<std::string> only_;                              // TunerOptions::templates (empty: all)
   std::string declined_;                                    // why the last propose() found nothing (declined_because)
   mutable std::map<std::string, std::string> no_template_;  // per state key: why the task has no template
   mutable std::mutex mu_;

@@ -46,6 +46,10 @@ struct TunerOptions {
   // to the task, or that the template's rules rule out for it, is skipped; with a shared memory each is proposed
   // once per run.
   std::vector<std::map<std::string, std::string>> warm_start;
+  // When not empty, only these templates of the library serve tasks (by name; a tuner.dispatch composite is made of
+  // them). A replay (khive optimize --replay, tests/recordings) gives the templates its recording used, so templates
+  // added to kernels/ since do not change the round robin of strategies the recorded run had.
+  std::set<std::string> templates;
 };
 
 // Throws std::runtime_error naming the file and field when the template library does not load.

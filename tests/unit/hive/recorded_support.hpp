@@ -156,6 +156,7 @@ inline Replay replay(const Recorded& r, const ReplayOptions& ro) {
   for (int i = 0; i < ro.idle; ++i) agents.push_back(std::make_unique<IdleAgent>());
   TunerOptions to;
   to.kernels_dir = repo() / "kernels";
+  to.templates = recorded_templates(r.rec);  // the library as the recorded run knew it (templates added since: not)
   to.memory = std::make_shared<TunerMemory>();
   for (const auto& k : ro.tried) to.memory->try_mark(k);
   for (int i = 0; i < ro.agents; ++i) agents.push_back(make_tuner_agent(to));
