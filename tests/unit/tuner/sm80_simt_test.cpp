@@ -282,15 +282,15 @@ TEST(TunerSm80Simt, RenderingOfTheRelayout) {
     EXPECT_NE(both.find(part), std::string::npos) << part;
 }
 
-// Both fp32 CUDA templates serve the cutegen26 GEMMs; the strategies of the new one are offered, and an agent on
-// one of them starts from its default (CUTLASS's profiler point).
+// The fp32 CUDA templates serve the cutegen26 GEMMs; the strategies of this one are offered, and an agent on one of
+// them starts from its default (CUTLASS's profiler point).
 TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
   const Task task = load_task(kRepo / "tasks/cutegen26/kb01_matmul_square");
   const BoundTask bt = bind_task(task, Backend::cuda, *lib().binding_for(task));
   std::vector<std::string> names;
   for (const auto& tpl : lib().templates)
     if (template_applies(tpl, bt)) names.push_back(tpl.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_simt"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_3xtf32", "gemm.cuda_sm80_simt"}));
 
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
@@ -299,11 +299,12 @@ TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
   for (const auto& s : agent->strategies(task, Backend::cuda)) strategies.push_back(s.name);
   for (const char* s : {"gemm.tile_shape", "gemm.warp_shape", "gemm.pipeline", "gemm.scheduling"})
     EXPECT_NE(std::find(strategies.begin(), strategies.end(), s), strategies.end()) << s;
-  // The hive deals strategies round robin over the templates: gemm.tile_shape (both), gemm.thread_tile (the
-  // hand-written one's second), gemm.operand_relayout (this one's second); with 3 agents the third starts there,
-  // i.e. from this default.
-  ASSERT_GE(strategies.size(), 3u);
-  EXPECT_EQ(strategies[2], "gemm.operand_relayout");
+  // The hive deals strategies round robin over the templates: gemm.tile_shape (the SIMT ones), gemm.tf32x3_tile
+  // (3xTF32's first), gemm.thread_tile (the hand-written one's second), gemm.tf32x3_warp, gemm.operand_relayout (this
+  // one's second); with 5 agents the fifth starts there, i.e. from this default.
+  ASSERT_GE(strategies.size(), 5u);
+  EXPECT_EQ(strategies[1], "gemm.tf32x3_tile");
+  EXPECT_EQ(strategies[4], "gemm.operand_relayout");
 
   AgentContext ctx;
   ctx.task = &task;

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Issue 23's tensor-core GEMM templates on the GPU, element by element against a CPU fp64 reference over sizes:
+gemm.cuda_tc_gemv (sol/gemm_bf16 and sol/gemm_residual: decode shapes M <= 16 on the fast path, with split-K auto,
+fixed and off; odd M, N, K on the generic path; M > 16 in passes) and gemm.cuda_sm80_3xtf32 (cutegen26 kb02, kb17,
+kb03 layouts, ALIGN 4 and 1, serial split-K). Each point is rendered by `khive-tune point`, compiled with nvcc and a
+host harness that fills the task's distributions, runs the kernel three times (the second and third outputs must be
+bitwise equal: the split combine is deterministic), checks every output (or a sample of a large one) under the task's
+tolerance (|got - ref| <= atol + rtol |ref|; the fp32 tasks' atol = 1e-6 K + 1e-5, rtol = 1e-5), and times 20 calls.
+fp32 cases also run cuBLAS SGEMM (pedantic math: no TF32) on the same inputs and print both errors against fp64 and
+both times: 3xTF32's error must be no worse than a few times SGEMM's, and within the tolerance everywhere.
+
+  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3]
+Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
+"""
+import concurrent.futures
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+tune, root = sys.argv[1], pathlib.Path(sys.argv[2])
+build_only = "--build-only" in sys.argv[3:]
+only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+if not nvcc:
+    print("skipped: no nvcc")
+    sys.exit(77)
+if not build_only and (not shutil.which("nvidia-smi") or
+                       subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0):
+    print("skipped: no GPU")
+    sys.exit(77)
+cutlass = pathlib.Path(os.environ.get("KHIVE_CUTLASS", root / ".deps/cutlass"))
+
+# task: (element, B column-major, residual, batched, call, atol, rtol (None: the fp32 formula), B's std)
+TASKS = {
+    "sol/gemm_bf16": ("bf16", True, False, False, "khive_launch(dA, dB, dC, M, N, K, 0)", 0.02, 0.01, 0.02),
+    "sol/gemm_residual": ("bf16", True, True, False, "khive_launch(dA, dB, dR, dC, M, N, K, 0)", 0.0625, 0.01, 0.02),
+    "cutegen26/kb02_matmul_standard": ("f32", False, False, False, "khive_launch(dA, dB, dC, M, K, N, 0)", None, None, 1.0),
+    "cutegen26/kb17_matmul_transposed_b": ("f32", True, False, False, "khive_launch(dA, dB, dC, M, K, N, 0)", None, None, 1.0),
+    "cutegen26/kb03_matmul_batched": ("f32", False, False, True, "khive_launch(dA, dB, dC, BATCH, M, K, N, 0)", None, None, 1.0),
+}
+GEMV_SIZES = [(1, 6144, 4096), (16, 4096, 14336), (16, 28672, 4096), (8, 2048, 8192), (9, 1000, 1024), (5, 4104, 64),
+              (16, 100, 40), (1, 1, 8), (3, 17, 33), (7, 130, 257), (17, 512, 1024), (33, 300, 512)]
+RES_SIZES = [(1, 4096, 4096), (4, 1024, 4096), (8, 4096, 14336), (1, 8192, 28672), (13, 77, 1024), (3, 17, 33)]
+F32_SIZES = [(2048, 4096, 8192), (257, 511, 2049), (33, 17, 65), (128, 128, 4096), (256, 256, 131072), (1, 7, 3)]
+BATCH_SIZES = [(512, 2048, 1024, 8), (130, 257, 513, 7), (1, 70, 100, 5)]
+# (task, template, point, sizes)
+CASES = [
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {}, GEMV_SIZES),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"SPLIT": "1"}, GEMV_SIZES[:6]),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"SPLIT": "8", "B_LOAD": "ldg"}, GEMV_SIZES[:7]),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"ROW_BLOCKS": "4", "WARPS": "8", "UNROLL": "2"}, GEMV_SIZES[:7]),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"ROW_BLOCKS": "1", "WARPS": "2", "UNROLL": "4", "SPLIT": "32"}, GEMV_SIZES[:7]),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"ROW_BLOCKS": "2", "WARPS": "16", "UNROLL": "1"}, GEMV_SIZES[:7]),
+    ("sol/gemm_residual", "gemm.cuda_tc_gemv", {}, RES_SIZES),
+    ("sol/gemm_residual", "gemm.cuda_tc_gemv", {"SPLIT": "4"}, RES_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {}, F32_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {"ALIGN": "1"}, F32_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {"SPLIT_K": "8", "TB_K": "32", "STAGES": "3"}, F32_SIZES),
+    ("cutegen26/kb17_matmul_transposed_b", "gemm.cuda_sm80_3xtf32", {"W_M": "32", "W_N": "64"}, F32_SIZES[:4]),
+    ("cutegen26/kb03_matmul_batched", "gemm.cuda_sm80_3xtf32", {}, BATCH_SIZES),
+]
+
+HARNESS = r"""
+#include <cublas_v2.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+#define CK(e) do { cudaError_t err_ = (e); if (err_ != cudaSuccess) { std::printf("CUDA error %s at line %d\n", cudaGetErrorString(err_), __LINE__); return 1; } } while (0)
+#if ELEM_BF16
+using E = __nv_bfloat16;
+static E to_e(float v) { return __float2bfloat16_rn(v); }
+static float from_e(E v) { return __bfloat162float(v); }
+#else
+using E = float;
+static E to_e(float v) { return v; }
+static float from_e(E v) { return v; }
+#endif
+struct Size { long M, N, K, BATCH; };
+int main() {
+  const Size sizes[] = {SIZES};
+  long bad_total = 0;
+  cublasHandle_t h = nullptr;
+  if (!ELEM_BF16 && cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
+  for (const Size& s : sizes) {
+    const long M = s.M, N = s.N, K = s.K, BATCH = s.BATCH;
+    std::mt19937_64 rng(1234 + M * 7 + N * 131 + K);
+    std::normal_distribution<float> da(0.5f, 1.0f), db(0.0f, B_STD), dr(0.5f, 1.0f);
+    std::vector<E> A(size_t(BATCH * M * K)), B(size_t(BATCH * K * N)), R(HAS_R ? size_t(M * N) : 1), C(size_t(BATCH * M * N)), C2(C.size());
+    for (auto& x : A) x = to_e(da(rng));
+    for (auto& x : B) x = to_e(db(rng));
+    if (HAS_R) for (auto& x : R) x = to_e(dr(rng));
+    E *dA, *dB, *dR, *dC;
+    CK(cudaMalloc(&dA, A.size() * sizeof(E)));
+    CK(cudaMalloc(&dB, B.size() * sizeof(E)));
+    CK(cudaMalloc(&dR, R.size() * sizeof(E)));
+    CK(cudaMalloc(&dC, C.size() * sizeof(E)));
+    CK(cudaMemcpy(dA, A.data(), A.size() * sizeof(E), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, B.data(), B.size() * sizeof(E), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dR, R.data(), R.size() * sizeof(E), cudaMemcpyHostToDevice));
+    CK(cudaMemset(dC, 0xff, C.size() * sizeof(E)));   // NaN-ish: an output never written fails
+    CALL;
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(C2.data(), dC, C.size() * sizeof(E), cudaMemcpyDeviceToHost));
+    CALL;
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(C.data(), dC, C.size() * sizeof(E), cudaMemcpyDeviceToHost));
+    const bool same = std::memcmp(C.data(), C2.data(), C.size() * sizeof(E)) == 0;
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventRecord(e0));
+    for (int rep = 0; rep < 20; ++rep) CALL;
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    const double us = ms * 1000.0 / 20;
+    // cuBLAS SGEMM (fp32 only, no TF32) on the same inputs: its error against fp64 and its time.
+    std::vector<float> V;
+    double vendor_us = 0;
+#if !ELEM_BF16
+    if (h) {
+      float *dV, one = 1.0f, zero = 0.0f;
+      CK(cudaMalloc(&dV, C.size() * sizeof(float)));
+      auto sgemm = [&] {
+        cublasSgemmStridedBatched(h, B_COL ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K), &one,
+                                  (const float*)dB, int(B_COL ? K : N), K * N, (const float*)dA, int(K), M * K, &zero,
+                                  dV, int(N), M * N, int(BATCH));
+      };
+      sgemm();
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(e0));
+      for (int rep = 0; rep < 20; ++rep) sgemm();
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      vendor_us = ms * 1000.0 / 20;
+      V.resize(C.size());
+      CK(cudaMemcpy(V.data(), dV, V.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      cudaFree(dV);
+    }
+#endif
+    // Every output, or a sample when the fp64 reference would take too long.
+    const long outputs = BATCH * M * N, budget = 1L << 27;
+    const long samples = outputs * K <= budget ? outputs : std::max(64L, budget / K);
+    long bad = 0, bad_vendor = 0;
+    double worst = 0, use = 0, worst_vendor = 0;
+    std::mt19937_64 pick(99);
+    for (long t = 0; t < samples; ++t) {
+      const long e = samples == outputs ? t : long(pick() % uint64_t(outputs));
+      const long b = e / (M * N), i = (e % (M * N)) / N, j = e % N;
+      double ref = 0;
+      for (long k = 0; k < K; ++k) {
+        const double a = from_e(A[size_t(b * M * K + i * K + k)]);
+        const double w = from_e(B[size_t(b * K * N + (B_COL ? j * K + k : k * N + j))]);
+        ref += a * w;
+      }
+      if (HAS_R) ref += from_e(R[size_t(i * N + j)]);
+      const double atol = ATOL < 0 ? 1e-6 * K + 1e-5 : ATOL, rtol = RTOL < 0 ? 1e-5 : RTOL;
+      const double got = from_e(C[size_t(e)]), err = std::fabs(got - ref), bound = atol + rtol * std::fabs(ref);
+      if (!(err <= bound)) {
+        if (bad < 5) std::printf("  bad (%ld, %ld, %ld): got %.7g, ref %.7g, err %.3g > %.3g\n", b, i, j, got, ref, err, bound);
+        ++bad;
+      }
+      worst = std::max(worst, err);
+      use = std::max(use, err / bound);
+      if (!V.empty()) {
+        const double ev = std::fabs(double(V[size_t(e)]) - ref);
+        worst_vendor = std::max(worst_vendor, ev);
+        bad_vendor += !(ev <= bound);
+      }
+    }
+    if (!same) { std::printf("  two calls gave different bits\n"); ++bad; }
+    bad_total += bad;
+    const double bytes = double(sizeof(E)) * (BATCH * (M * K + K * N + M * N) + (HAS_R ? M * N : 0));
+    std::printf("size M=%ld N=%ld K=%ld batch=%ld: %ld of %ld checked bad, max err %.3g (%.3g of the tolerance)%s, "
+                "%.2f us, %.1f GB/s, %.2f TFLOP/s", M, N, K, BATCH, bad, samples, worst, use,
+                same ? ", deterministic" : "", us, bytes / us * 1e-3, 2.0 * BATCH * M * N * K / us * 1e-6);
+    if (!V.empty()) std::printf("; cuBLAS SGEMM: max err %.3g (%ld bad), %.2f us: %.2fx", worst_vendor, bad_vendor, vendor_us, vendor_us / us);
+    std::printf("\n");
+    cudaFree(dA); cudaFree(dB); cudaFree(dR); cudaFree(dC);
+  }
+  std::printf("bad %ld\n", bad_total);
+  return bad_total ? 1 : 0;
+}
+"""
+
+
+def main():
+    failures, sources = [], []
+    with tempfile.TemporaryDirectory(prefix="khive-gemm-cuda-") as t:
+        tmp = pathlib.Path(t)
+        for n, (task, template, point, sizes) in enumerate(CASES):
+            if only and (only == "gemv") != (template == "gemm.cuda_tc_gemv"):
+                continue
+            elem, b_col, has_r, batched, call, atol, rtol, b_std = TASKS[task]
+            out = tmp / f"k{n}.cu"
+            args = [tune, "--kernels", str(root / "kernels"), "point", str(root / "tasks" / task), "--backend", "cuda",
+                    "--template", template, "--out", str(out)]
+            for k, v in point.items():
+                args += ["--set", f"{k}={v}"]
+            r = subprocess.run(args, capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append(f"{task} {template} {point}: khive-tune point: {r.stdout[-300:]}{r.stderr[-500:]}")
+                continue
+            tag = "-".join(f"{k}{v}" for k, v in point.items()) or "default"
+            cu = tmp / f"{n:02d}_{task.split('/')[1]}_{template.split('.')[1]}_{tag}.cu"
+            size_text = ", ".join("{%d, %d, %d, %d}" % (s[0], s[1], s[2], s[3] if len(s) > 3 else 1) for s in sizes)
+            defines = (f"#define ELEM_BF16 {int(elem == 'bf16')}\n#define B_COL {int(b_col)}\n#define HAS_R {int(has_r)}\n"
+                       f"#define ATOL {atol if atol is not None else -1}\n#define RTOL {rtol if rtol is not None else -1}\n"
+                       f"#define B_STD {b_std}f\n#define SIZES {size_text}\n#define CALL {call}\n")
+            cu.write_text("#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cstdint>\n"
+                          + out.read_text() + "\n" + defines + HARNESS)
+            sources.append(cu)
+
+        def build(cu):
+            r = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90a", "-O3", "--expt-relaxed-constexpr", "-w",
+                                f"-I{cutlass / 'include'}", f"-I{cutlass / 'util-include'}", "-o", str(cu.with_suffix("")),
+                                str(cu), "-lcublas"], capture_output=True, text=True)
+            return cu, r
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
+            built = list(pool.map(build, sources))
+        for cu, r in built:
+            if r.returncode != 0:
+                failures.append(f"{cu.stem}: nvcc failed: {(r.stdout + r.stderr).strip()[-1500:]}")
+                continue
+            if build_only:
+                print(f"{cu.stem}: built")
+                continue
+            run = subprocess.run([str(cu.with_suffix(""))], capture_output=True, text=True, timeout=600)
+            print(f"== {cu.stem}\n{run.stdout.strip()}")
+            lines = run.stdout.strip().splitlines()
+            if run.returncode != 0 or not lines or lines[-1] != "bad 0":
+                failures.append(f"{cu.stem}: exit {run.returncode}\n{run.stdout[-1500:]}{run.stderr[-500:]}")
+    print(f"{len(sources)} kernels {'built' if build_only else 'checked'}, {len(failures)} failed")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures or not sources else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
