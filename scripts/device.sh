@@ -5,6 +5,8 @@
 # Here (no GPU):  BUILD_DIR=build-device BUILD_TYPE=Release scripts/build.sh, then copy bin/khive* and tests/unit_numerics
 #                 into .device/ and strip them (a whole build folder is over the device tool's 64 MiB)
 # Then:           device run, carry [.device, .deps/cutlass], command "BUILD_DIR=.device scripts/device.sh"
+# Issue 23's GEMMs (step gemm23, below): DEVICE_STEPS=gemm23 SKIP_CAL=1 SKIP_UNIT=1 SKIP_SANDBOX=1 BUILD_DIR=.device
+#                 scripts/device.sh (the GPU test, then khive bench of the GEMV and 3xTF32 points against the vendors)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -326,6 +328,46 @@ PY
               --agents ${TUNE_AGENTS:-3} --budget ${TUNE_BUDGET:-8} ${TUNE_TIME:+--budget-time $TUNE_TIME} --gpus "$(nvidia-smi -L | wc -l)" \
               ${TUNE_SUITE_TASKS:+--tasks $TUNE_SUITE_TASKS} --out "$out/tune-$s" --md "$out/tune-suite-$s.md"
           done ;;
+    # Issue 23's tensor-core GEMM templates (docs/tuner.md: gemm.cuda_tc_gemv, gemm.cuda_sm80_3xtf32), never run on a
+    # GPU before: tests/gpu/gemm_cuda.py first (ctest gemm_cuda: every checked output against an fp64 reference under the
+    # task's tolerance, two calls bitwise equal, in-process CUDA-event times, 3xTF32's error and time beside cuBLAS SGEMM),
+    # then khive bench with the points rendered into GEMM23_KERNELS (default /tmp/gemm23): the bf16 sol GEMMs
+    # (GEMM23_SOL) with the GEMV default, SPLIT 1, ROW_BLOCKS 4 x WARPS 8 and a tuner.dispatch composite of the sm90
+    # default with the GEMV default on M <= 16, timed on the decode shapes (GEMM23_SOL_PERF, a --perf-workloads regex)
+    # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
+    # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch.
+    # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
+    gemm23) k=${GEMM23_KERNELS:-/tmp/gemm23}; rm -rf "$k"; mkdir -p "$k"
+            TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root"
+            sol=${GEMM23_SOL:-gemm_bf16,gemm_residual,attn_o_proj_residual}
+            for t in ${sol//,/ }; do
+              mkdir -p "$k/$t"
+              tp() { khive-tune --kernels kernels point "tasks/sol/$t" --backend cuda --template gemm.cuda_tc_gemv "$@" > /dev/null; }
+              tp --out "$k/$t/gemv-default.cu"
+              tp --set SPLIT=1 --out "$k/$t/gemv-split1.cu"
+              tp --set ROW_BLOCKS=4 --set WARPS=8 --out "$k/$t/gemv-rb4-w8.cu"
+              # every timed shape routed: M (or T) <= 16 to the GEMV point (v1), the rest to the sm90 default (v0)
+              routes=$(python3 -c 'import json, sys
+for w in map(json.loads, open(sys.argv[1])):
+    k, a = w["khive"], w["axes"]
+    if k["role"] in ("perf", "both") and "cuda" in k.get("backends", ["cuda"]):
+        print("--route", w["uuid"] + "=" + str(int(a.get("M", a.get("T", 99)) <= 16)))' "tasks/sol/$t/workload.jsonl")
+              khive-tune --kernels kernels compose "tasks/sol/$t" --backend cuda --point gemm.cuda_sm90 --point gemm.cuda_tc_gemv \
+                $routes --out "$k/$t/dispatch-sm90-gemv.cu" > /dev/null
+            done
+            TAIL=${TAIL:-60} step bench_gemm23_sol ${GEMM23_SOL_T:-170} khive bench tasks/sol --backend cuda --tasks "$sol" --kernels "$k" \
+              --ab-vendor --seeds 1 --perf-workloads "${GEMM23_SOL_PERF:--M(1|4|8|16)-N|-T(1|8)-H}" --out "$out/bench-gemm23-sol"
+            fp32=${GEMM23_FP32:-kb02_matmul_standard,kb17_matmul_transposed_b,kb06_matmul_large_k,kb08_matmul_irregular}
+            for t in ${fp32//,/ }; do
+              mkdir -p "$k/$t"
+              a=(); [ "$t" = kb08_matmul_irregular ] && a=(--set ALIGN=1)
+              khive-tune --kernels kernels point "tasks/cutegen26/$t" --backend cuda --template gemm.cuda_sm80_3xtf32 "${a[@]}" \
+                --out "$k/$t/tf32x3-default.cu" > /dev/null
+              khive-tune --kernels kernels point "tasks/cutegen26/$t" --backend cuda --template gemm.cuda_sm80_3xtf32 "${a[@]}" \
+                --set SPLIT_K=4 --out "$k/$t/tf32x3-splitk4.cu" > /dev/null
+            done
+            TAIL=${TAIL:-60} step bench_gemm23_fp32 ${GEMM23_FP32_T:-160} khive bench tasks/cutegen26 --backend cuda --tasks "$fp32" \
+              --kernels "$k" --ab-vendor --seeds 1 --out "$out/bench-gemm23-fp32" ;;
   esac
 done
 log "done"
