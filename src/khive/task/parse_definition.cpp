@@ -188,8 +188,8 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
     const std::string f = P + ".stages";
-    if (!op["stages"].is_array() || op["stages"].size() < 2 || op["stages"].size() > 4)
-      c.fail(f, "a list of 2 to 4 stage objects", op["stages"].dump());
+    if (!op["stages"].is_array() || op["stages"].size() < 2 || op["stages"].size() > Task::kMaxStages)
+      c.fail(f, "a list of 2 to " + std::to_string(Task::kMaxStages) + " stage objects", op["stages"].dump());
     for (std::size_t i = 0; i < op["stages"].size(); ++i) {
       const json& st = c.object(op["stages"][i], f + "[" + std::to_string(i) + "]");
       if (!st.contains("family") || !st["family"].is_string())
@@ -222,11 +222,11 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
     }
   }
   if (op.contains("flags")) {
-    static const std::vector<std::string> known = {"reverse",      "exclusive", "masked", "operands_reinterpreted",
-                                                   "named_inputs", "keepdim"};
+    static const std::vector<std::string> known = {
+        "reverse", "exclusive", "masked", "operands_reinterpreted", "named_inputs", "keepdim", "torch_broadcast"};
     const char* expected =
         "a list of \"reverse\", \"exclusive\", \"masked\", \"operands_reinterpreted\", \"named_inputs\", "
-        "\"keepdim\"";
+        "\"keepdim\", \"torch_broadcast\"";
     if (!op["flags"].is_array()) c.fail(P + ".flags", expected, op["flags"].dump());
     for (const auto& f : op["flags"]) {
       if (!f.is_string() || std::find(known.begin(), known.end(), f.get<std::string>()) == known.end())
@@ -236,9 +236,20 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   }
   if (op.contains("operands")) {
     const json& o = c.object(op["operands"], P + ".operands");
-    c.known_keys(o, P + ".operands", {"A", "B", "bias", "layout_a", "layout_b", "x", "weight", "vector"});
+    c.known_keys(o, P + ".operands", {"A", "B", "bias", "layout_a", "layout_b", "x", "weight", "vector", "vectors"});
     for (const auto& [role, v] : o.items()) {
       const std::string field = P + ".operands." + role;
+      if (role == "vectors") {  // b1, b2, ... of the epilogue, after "vector" / "bias" (b)
+        if (!v.is_array() || v.empty()) c.fail(field, "a non-empty list of input names", v.dump());
+        if (!o.contains("vector") && !o.contains("bias"))
+          c.fail(field, "nothing without a \"vector\" or \"bias\" (b, the first vector)", v.dump());
+        for (std::size_t k = 0; k < v.size(); ++k) {
+          const std::string name = c.string(v[k], field + "[" + std::to_string(k) + "]");
+          if (!t.find_input(name)) c.fail(field + "[" + std::to_string(k) + "]", input_name_expected(t), v[k].dump());
+          t.op_vectors.push_back(name);
+        }
+        continue;
+      }
       const std::string name = c.string(v, field);
       if (role.rfind("layout_", 0) == 0) {
         if (name != "row" && name != "col") c.fail(field, "\"row\" or \"col\"", v.dump());

@@ -121,6 +121,7 @@ void Task::clear_recognised_op() {
   op_dims.clear();
   op_flags.clear();
   op_operands.clear();
+  op_vectors.clear();
   op_conv.reset();
   op_pool.reset();
   op_norm.reset();

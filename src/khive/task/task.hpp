@@ -179,6 +179,9 @@ struct Task {
   // A gemm+epilogue's operands: "A", "B", "bias" (input names), "layout_a", "layout_b" ("row" or "col"); its
   // op_expression is then of x (the product) and b (the bias's element of x's column).
   std::map<std::string, std::string> op_operands;
+  // More vectors of a convolution's or product's epilogue (khive.op.operands.vectors), after its "vector" / "bias" (b):
+  // b1, b2, ... in op_expression, each one value per output channel (column) or one value for every element.
+  std::vector<std::string> op_vectors;
   // A convolution's options (aten.convolution's): one entry per spatial axis in each list. Its op_operands are "x",
   // "weight", "bias" (its own, [C_out]) and "vector" (one value per output channel, b in op_expression).
   struct ConvOptions {
@@ -211,6 +214,9 @@ struct Task {
   // inputs or "khive_t<i>", what stage i wrote) and "output" (null: the task's output). The tuner reads each against
   // its stage's tensors (read_recognised_op).
   std::vector<std::string> op_stages;
+  // The most stages a chain has (khive.op.stages and the chain binding's "stages"): KernelBench level 2's longest
+  // composition is 6; the chain glue keeps one buffer per intermediate and renders any number of stages.
+  static constexpr std::size_t kMaxStages = 8;
   // Forgets every op_* field above (what khive.op recognised), keeping op_type: a chain's stage task is what its own
   // op says, not the whole task (tuner/chain.cpp). Kept beside the fields so a new one is cleared too.
   void clear_recognised_op();

@@ -167,6 +167,7 @@ std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
   if (!spec) return std::nullopt;
   (*spec)["epilogue"] = t.op_expression;
   if (t.op_operands.count("bias")) (*spec)["bias"] = t.op_operands.at("bias");
+  if (!t.op_vectors.empty()) (*spec)["vectors"] = t.op_vectors;
   return make(t, "gemm", *spec);
 }
 
@@ -191,6 +192,7 @@ std::optional<Binding> conv(const Task& t, std::string* why) {
              {"groups", c.groups}, {"transposed", c.transposed}, {"output_padding", c.output_padding}};
   if (o.count("bias")) spec["bias"] = o.at("bias");
   if (o.count("vector")) spec["vector"] = o.at("vector");
+  if (!t.op_vectors.empty()) spec["vectors"] = t.op_vectors;
   if (!t.op_expression.empty()) spec["epilogue"] = t.op_expression;
   return make(t, "conv", spec);
 }
@@ -270,6 +272,10 @@ std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
   }
   ojson spec{{"inputs", inputs}, {"output", t.outputs[0].name}, {"op", t.op_expression}};
   if (!scalars.empty()) spec["scalars"] = scalars;
+  // Every input read as stored (khive.op.flags torch_broadcast): torch's rule places them (aligned at the end), as the
+  // reference broadcasts them; else (A.unsqueeze(1) * B) their axis names do.
+  if (std::find(t.op_flags.begin(), t.op_flags.end(), "torch_broadcast") != t.op_flags.end())
+    spec["broadcast"] = "torch";
   return make(t, "elementwise", spec);
 }
 
@@ -307,7 +313,9 @@ std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
 // the intermediates shaped by their stage's family as they are bound.
 std::optional<Binding> chain(const Task& t, std::string* why) {
   if (t.op_stages.size() < 2 || t.outputs.size() != 1) {
-    *why = "no chain of 2 to 4 stages writing one output was recognised in the reference's graph (khive.op.stages)";
+    *why = fmt::format(
+        "no chain of 2 to {} stages writing one output was recognised in the reference's graph (khive.op.stages)",
+        Task::kMaxStages);
     return std::nullopt;
   }
   const std::string file = (t.dir.filename() / "definition.json").string();

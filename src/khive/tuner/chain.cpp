@@ -16,8 +16,8 @@ namespace khive::tuner {
 using ojson = nlohmann::ordered_json;
 
 StageTensorFields stage_tensor_fields(const std::string& family) {
-  if (family == "conv") return {{"x", "weight", "bias", "vector"}, {}, "y"};
-  if (family == "gemm") return {{"A", "B", "bias", "residual"}, {}, "C"};
+  if (family == "conv") return {{"x", "weight", "bias", "vector"}, {"vectors"}, "y"};
+  if (family == "gemm") return {{"A", "B", "bias", "residual"}, {"vectors"}, "C"};
   if (family == "pool" || family == "reduce") return {{"x"}, {}, "y"};
   if (family == "norm") return {{"x", "weight", "bias"}, {}, "y"};
   if (family == "rowop") return {{"x", "weight", "bias", "residual"}, {}, "y"};

@@ -1,7 +1,7 @@
-// Chains (family "chain"): a task computed as 2-4 stages, each one family's binding (a convolution or GEMM with its
-// epilogue, then a pooling, a normalisation, a reduction, a row op or a pointwise op), stage i writing an
-// intermediate tensor that stage i + 1 reads. KernelBench level 2 is mostly such compositions; each stage keeps its
-// own templates and tuning, the chain only carries the intermediates between them.
+// Chains (family "chain"): a task computed as 2 to Task::kMaxStages (8) stages, each one family's binding (a
+// convolution or GEMM with its epilogue, then a pooling, a normalisation, a reduction, a row op or a pointwise op),
+// stage i writing an intermediate tensor that stage i + 1 reads. KernelBench level 2 is mostly such compositions; each
+// stage keeps its own templates and tuning, the chain only carries the intermediates between them.
 //
 //   {"family": "chain", "stages": [
 //     {"family": "conv", "x": "x", "weight": "w", "bias": "b", "y": "t1", "stride": [1, 1]},

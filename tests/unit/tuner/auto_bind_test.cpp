@@ -358,6 +358,90 @@ TEST(AutoBind, ProductWithABiasAndAnEpilogueFromTheGraph) {
   EXPECT_NE(why.find("not one product and a pointwise epilogue"), std::string::npos) << why;
 }
 
+// A Linear followed by `* scale - gain` (KernelBench level 2's Gemm_Scale_* problems): the product's bias is b, the
+// other vectors b1, b2 (khive.op.operands.vectors), one per column or (gain, a 0-d parameter) one for all. The binding
+// the tuner infers renders gemm.cpu_blocked with khive_epi_v over the three, computed against a double reference
+// at sizes with a ragged last tile; the planted read of the scale at [0] fails it. khive.op.operands.vectors is
+// checked at load.
+TEST(AutoBind, ProductWithSeveralVectorsInItsEpilogue) {
+  const fs::path fx = repo() / "tests/tuner-fixtures/gemm_bias_epilogue";
+  const Task t = edited_copy(
+      fx,
+      [](json& d) {
+        d["inputs"]["scale"] = {{"shape", {"N"}}, {"dtype", "float32"}};
+        d["inputs"]["gain"] = {{"shape", json::array()}, {"dtype", "float32"}};
+        d["khive"]["op"]["expression"] = "(((x + b) * b1) - b2)";
+        d["khive"]["op"]["operands"]["vectors"] = {"scale", "gain"};
+      },
+      [](std::string& w) { w = "{\"uuid\": \"w\", \"axes\": {\"M\": 37, \"N\": 70, \"K\": 45}}\n"; });
+  std::string why;
+  const auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["bias"], "bias");
+  EXPECT_EQ(b->spec["vectors"], json::array({"scale", "gain"}));
+  const BoundTask bt = bind_task(t, Backend::cpu, *b);
+  EXPECT_EQ(bt.op, "gemm_epilogue");
+  const std::string& p = bt.placeholders.at("PROLOGUE");
+  for (const char* s :
+       {"const khive_t* vecs[2];", "e.b[0] = khive_to_float_t(g.bias[j]);", "e.b[1] = khive_to_float_t(g.vecs[0][j]);",
+        "e.b[2] = khive_to_float_t(g.vecs[1][0]);", "return (((x + b) * b1) - b2);"})
+    EXPECT_NE(p.find(s), std::string::npos) << s << "\n" << p;
+  EXPECT_NE(bt.placeholders.at("ENTRY").find("khive_g.vecs[1] = gain;"), std::string::npos);
+  const std::string harness = R"(
+#include <cmath>
+#include <cstdio>
+#include <vector>
+int main() {
+  const long M = 37, N = 70, K = 45;
+  std::vector<float> x(M * K), w(N * K), bias(N), scale(N), gain{0.625f}, y(M * N, -1.0f);
+  for (long e = 0; e < M * K; ++e) x[e] = float((e * 7919) % 101) / 50.0f - 1.0f;
+  for (long e = 0; e < N * K; ++e) w[e] = float((e * 104729) % 89) / 44.0f - 1.0f;
+  for (long c = 0; c < N; ++c) bias[c] = float(c % 7) / 3.0f - 1.0f, scale[c] = 0.5f + float(c % 5);
+  khive_launch(x.data(), w.data(), bias.data(), scale.data(), gain.data(), y.data(), M, N, K);
+  long bad = 0;
+  for (long r = 0; r < M; ++r)
+    for (long c = 0; c < N; ++c) {
+      double want = 0;
+      for (long q = 0; q < K; ++q) want += double(x[r * K + q]) * w[c * K + q];
+      want = (want + bias[c]) * scale[c] - gain[0];
+      bad += !(std::fabs(y[r * N + c] - want) <= 1e-4 * (1 + std::fabs(want)));
+    }
+  std::printf("bad %ld\n", bad);
+}
+)";
+  const Template& tp = repo_template("gemm.cpu_blocked");
+  std::string src = render(tp, bt, tp.default_point());
+  EXPECT_EQ(run_cpu_kernel(src, harness, "gemm-vectors"), "bad 0\n");
+  const auto at = src.find("g.vecs[0][j]");
+  ASSERT_NE(at, std::string::npos);
+  src.replace(at, std::string("g.vecs[0][j]").size(), "g.vecs[0][0]");
+  EXPECT_NE(run_cpu_kernel(src, harness, "gemm-vectors-planted"), "bad 0\n");
+
+  // The binder's word: a vector that is neither per column nor one value; vectors without a bias.
+  Binding bad = *b;
+  bad.spec["vectors"] = {"x"};
+  EXPECT_EQ(has_all(bind_error(t, bad).what(), {"tasks.gemm_bias_epilogue.vectors[0]", "one value per column"}), "");
+  bad = *b;
+  bad.spec.erase("bias");
+  EXPECT_EQ(has_all(bind_error(t, bad).what(), {"tasks.gemm_bias_epilogue.vectors", "nothing without \"bias\""}), "");
+  // khive.op.operands.vectors: a list of the task's inputs, after a vector or bias.
+  for (const auto& [value, part] : std::vector<std::pair<json, std::string>>{
+           {json("scale"), "a non-empty list"}, {json::array({"nowhere"}), "khive.op.operands.vectors[0]"}}) {
+    try {
+      edited_copy(t.dir, [&](json& d) { d["khive"]["op"]["operands"]["vectors"] = value; });
+      ADD_FAILURE() << "khive.op.operands.vectors = " << value.dump() << " loaded";
+    } catch (const TaskFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  }
+  try {
+    edited_copy(t.dir, [&](json& d) { d["khive"]["op"]["operands"].erase("bias"); });
+    ADD_FAILURE() << "khive.op.operands.vectors without a bias loaded";
+  } catch (const TaskFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing without a \"vector\" or \"bias\""), std::string::npos) << e.what();
+  }
+}
+
 // A pointwise chain of several inputs recognised with its expression over their names (khive.op.flags:
 // named_inputs): kb1_005's A * s (a float scalar) and kb1_012's row scaling (A [N] broadcast over C [N, M]) bind as
 // elementwise with inputs and scalars from the task; a non-float input is refused by name.

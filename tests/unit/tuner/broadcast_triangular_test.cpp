@@ -149,6 +149,119 @@ int main() {
   }
 }
 
+namespace {
+
+// kb12 reshaped into torch's broadcasting: C [N, K, H] = A * B with A and B of the given shapes, and "broadcast":
+// "torch" (what the tuner infers for a recognised reference whose inputs are read as stored).
+Task torch_task(const json& a, const json& b) {
+  return edited_task(
+      "cutegen26/kb12_matmul_diag",
+      [&](json& d) {
+        d["axes"] = {{"N", {{"type", "var"}}}, {"K", {{"type", "var"}}}, {"H", {{"type", "var"}}}};
+        d["inputs"]["A"]["shape"] = a;
+        d["inputs"]["B"]["shape"] = b;
+        d["outputs"]["C"]["shape"] = json::array({"N", "K", "H"});
+        d["khive"].erase("cost");
+        d.erase("constraints");
+      },
+      [](std::string& w) {
+        w = "{\"uuid\": \"a\", \"axes\": {\"N\": 3, \"K\": 5, \"H\": 7}, \"khive\": {\"role\": \"correctness\"}}\n"
+            "{\"uuid\": \"b\", \"axes\": {\"N\": 2, \"K\": 4, \"H\": 70}, \"khive\": {\"role\": \"both\"}}\n";
+      });
+}
+
+Binding torch_binding(const Task& t) {
+  return binding_with(
+      t,
+      json{
+          {"family", "elementwise"}, {"inputs", {"A", "B"}}, {"output", "C"}, {"op", "A * B"}, {"broadcast", "torch"}});
+}
+
+}  // namespace
+
+// "broadcast": "torch" places each input by torch's rule: aligned at the end, each axis the output's (by name or by
+// size on every workload) or 1, those of the output's one run (1s on both sides count either way); a 0-d tensor or
+// [1] is one value for all. Each map as (i / inner) % extent; what is no run is refused naming the input.
+TEST(ElementwiseBroadcast, TorchsRulePlacesInputsByAlignment) {
+  const json full = json::array({"N", "K", "H"});
+  for (const auto& [a, inner, extent, text] : std::vector<std::tuple<json, std::string, std::string, std::string>>{
+           {json::array({"K", "1"}), "int64_t(1) * H", "int64_t(1) * K", "broadcast [K, 1] over C axes 1..1"},
+           {json::array({"5", "1"}), "int64_t(1) * H", "int64_t(1) * K", "broadcast [5, 1] over C axes 1..1"},
+           {json::array({"N", "1", "1"}), "int64_t(1) * K * H", "int64_t(1) * N", "axes 0..0"},
+           {json::array({"1", "K", "H"}), "int64_t(1)", "int64_t(1) * K * H", "axes 1..2"},
+           {json::array(), "int64_t(1)", "int64_t(1)", "broadcast []: one value for all of C"},
+           {json::array({"1"}), "int64_t(1)", "int64_t(1)", "broadcast [1]: one value for all of C"}}) {
+    // (the first workload's K is 5, the second's 4: "5" is K on one workload only, so it is refused below)
+    if (a == json::array({"5", "1"})) {
+      const std::string msg = bind_error(torch_task(a, full), torch_binding(torch_task(a, full))).what();
+      EXPECT_TRUE(has(msg, "tasks.kb12_matmul_diag.inputs[0]") && has(msg, "neither the output's axis 1 (K) nor 1"))
+          << msg;
+      continue;
+    }
+    const Task t = torch_task(a, full);
+    const BoundTask bt = bind_task(t, Backend::cpu, torch_binding(t));
+    EXPECT_TRUE(
+        has(bt.placeholders.at("ENTRY"), fmt::format("{{A, B}}, {{{}, int64_t(1)}}, {{{}, khive_n}}", inner, extent)))
+        << a.dump() << "\n"
+        << bt.placeholders.at("ENTRY");
+    EXPECT_TRUE(has(bt.summary, text)) << bt.summary;
+  }
+  // Refusals: an axis neither the output's nor 1 (A [N] lines up with H), the output's axes not one run, more axes
+  // than the output, an unknown rule.
+  for (const auto& [a, part] : std::vector<std::pair<json, std::string>>{
+           {json::array({"N"}), "its axis 0 (N) is neither the output's axis 2 (H) nor 1"},
+           {json::array({"N", "1", "H"}), "not one run"},
+           {json::array({"2", "N", "K", "H"}), "more axes than the output"}}) {
+    const Task t = torch_task(a, full);
+    const std::string msg = bind_error(t, torch_binding(t)).what();
+    EXPECT_TRUE(has(msg, "tasks.kb12_matmul_diag.inputs[0]") && has(msg, "by torch's rule") && has(msg, part)) << msg;
+  }
+  const Task t = torch_task(json::array({"K", "1"}), full);
+  Binding b = torch_binding(t);
+  b.spec["broadcast"] = "numpy";
+  const std::string msg = bind_error(t, b).what();
+  EXPECT_TRUE(has(msg, "tasks.kb12_matmul_diag.broadcast") && has(msg, "or \"torch\"")) << msg;
+}
+
+// Both inputs broadcast by torch's rule (A [K, 1] per channel, B [N, 1, 1] per batch entry), rendered
+// elementwise.cpu at VEC 1 and 8 against the formula, exactly; A read at i % K (the planted per-row map) fails it.
+TEST(ElementwiseBroadcast, CpuKernelsComputeTorchsBroadcastExactly) {
+  const Task task = torch_task(json::array({"K", "1"}), json::array({"N", "1", "1"}));
+  const BoundTask bt = bind_task(task, Backend::cpu, torch_binding(task));
+  const Template& t = repo_template("elementwise.cpu");
+  const std::string harness = R"(
+#include <cstdio>
+#include <vector>
+int main() {
+  const long long shapes[][3] = {{1, 1, 1}, {3, 5, 7}, {2, 4, 70}, {5, 33, 1000}};
+  long long bad = 0;
+  for (auto& s : shapes) {
+    const long long N = s[0], K = s[1], H = s[2];
+    std::vector<float> A(K), B(N), C(N * K * H, -1.0f);
+    for (std::size_t i = 0; i < A.size(); ++i) A[i] = 0.5f + float(i % 97) * 0.125f;
+    for (std::size_t i = 0; i < B.size(); ++i) B[i] = float((i * 7919) % 1013) / 7.0f - 50.0f;
+    khive_launch(A.data(), B.data(), C.data(), N, K, H);
+    for (long long n = 0; n < N; ++n)
+      for (long long k = 0; k < K; ++k)
+        for (long long h = 0; h < H; ++h) bad += C[(n * K + k) * H + h] != A[k] * B[n];
+  }
+  std::printf("bad %lld\n", bad);
+}
+)";
+  for (const char* vec : {"1", "8"}) {
+    Point p = t.default_point();
+    p["VEC"] = vec;
+    p["MIN_PAR"] = "0";
+    p["CHUNK"] = "1024";
+    EXPECT_EQ(run_cpu_kernel(render(t, bt, p), harness, fmt::format("ew-torch{}", vec)), "bad 0\n") << vec;
+  }
+  std::string src = render(t, bt, t.default_point());
+  const auto at = src.find("{A, B}, {int64_t(1) * H, ");
+  ASSERT_NE(at, std::string::npos) << src;
+  src.replace(at, std::string("{A, B}, {int64_t(1) * H, ").size(), "{A, B}, {int64_t(1), ");
+  EXPECT_NE(run_cpu_kernel(src, harness, "ew-torch-planted"), "bad 0\n");
+}
+
 TEST(TriangularGemm, Kb14AndKb15BindWithTheirOpAndOnlyTheTemplatesThatRestrictK) {
   for (const auto& [name, op, tri] : std::vector<std::tuple<std::string, std::string, int>>{
            {"cutegen26/kb14_matmul_upper_triangular", "gemm_triu", 1},

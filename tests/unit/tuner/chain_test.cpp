@@ -72,7 +72,10 @@ TEST(ChainBinding, EachRefusalNamesTheStageField) {
   json one = fixture_spec();
   one["stages"].erase(1);
   one["stages"].erase(1);
-  EXPECT_EQ(has_all(msg(binding_with(task, one)), {(k + "stages").c_str(), "2 to 4 stage bindings"}), "");
+  EXPECT_EQ(has_all(msg(binding_with(task, one)), {(k + "stages").c_str(), "2 to 8 stage bindings"}), "");
+  json nine = fixture_spec();  // more than Task::kMaxStages
+  while (nine["stages"].size() < 9) nine["stages"].push_back(nine["stages"][2]);
+  EXPECT_EQ(has_all(msg(binding_with(task, nine)), {(k + "stages").c_str(), "2 to 8 stage bindings"}), "");
   EXPECT_EQ(has_all(msg(edited(task, 1, "x", "t9")),
                     {(k + "stages[1]").c_str(), "an intermediate an earlier stage wrote", "\"t9\""}),
             "");
@@ -295,4 +298,32 @@ TEST(ChainAutoBind, EqualSizedAxesOfAnIntermediateKeepDistinctNames) {
   const BoundTask bt = bind_task(t, Backend::cpu, *b);
   ASSERT_EQ(bt.stages.size(), 3u);
   EXPECT_EQ(bt.stages[2].op, "strided_softmax");
+}
+
+// More than four stages (KernelBench level 2 has chains of 5 and 6): the fixture's computation as six stages, the
+// relu and the 2 tanh each split off as elementwise stages (five intermediates, five kept buffers), binds, names its
+// template after its six stages, and computes the fixture's reference over the sizes above.
+TEST(ChainCpuKernel, SixStagesMatchTheReference) {
+  const Task task = load_task(kFixture);
+  json spec = fixture_spec();
+  spec["stages"] =
+      json::array({{{"family", "conv"}, {"x", "x"}, {"weight", "weight"}, {"bias", "bias"}, {"y", "t1"}},
+                   {{"family", "elementwise"}, {"inputs", {"t1"}}, {"output", "t2"}, {"op", "t1 > 0.0f ? t1 : 0.0f"}},
+                   {{"family", "pool"}, {"op", "max"}, {"x", "t2"}, {"y", "t3"}, {"kernel", {2, 2}}},
+                   {{"family", "elementwise"}, {"inputs", {"t3"}}, {"output", "t4"}, {"op", "tanhf(t3)"}},
+                   {{"family", "elementwise"}, {"inputs", {"t4"}}, {"output", "t5"}, {"op", "0.5f * t4"}},
+                   {{"family", "elementwise"}, {"inputs", {"t5"}}, {"output", "y"}, {"op", "4.0f * t5"}}});
+  const BoundTask bt = bind_task(task, Backend::cpu, binding_with(task, spec));
+  ASSERT_EQ(bt.stages.size(), 6u);
+  EXPECT_EQ(bt.op, "conv>map>max_pool>map>map>map");
+  const auto ts = applicable_templates(repo_library(), bt);
+  ASSERT_FALSE(ts.empty());
+  const Template& t = *ts.front();
+  EXPECT_EQ(t.name, "chain:conv.cpu+elementwise.cpu+pool.cpu+elementwise.cpu+elementwise.cpu+elementwise.cpu");
+  const std::string src = render(t, bt, t.default_point());
+  EXPECT_NE(src.find("khive_chain_buffer<4>"), std::string::npos);
+  EXPECT_NE(src.find("khive_s6::khive_stage("), std::string::npos);
+  EXPECT_EQ(run_cpu_kernel(generate_prelude(task, Backend::cpu) + src,
+                           chain_harness({{1, 4, 4}, {2, 9, 13}, {3, 33, 30}}), "chain-six"),
+            "bad 0\n");
 }

@@ -32,8 +32,8 @@ std::vector<std::string> arg_names(const Task& t, Backend b) {
 BoundTask bind_chain(const Ctx& c) {
   c.check_keys({"description", "stages"});
   if (!c.has("stages") || !c.b.spec["stages"].is_array() || c.b.spec["stages"].size() < 2 ||
-      c.b.spec["stages"].size() > 4)
-    c.fail("stages", "a list of 2 to 4 stage bindings (" + stage_families_text() + ")",
+      c.b.spec["stages"].size() > Task::kMaxStages)
+    c.fail("stages", fmt::format("a list of 2 to {} stage bindings ({})", Task::kMaxStages, stage_families_text()),
            c.has("stages") ? c.b.spec["stages"].dump() : "nothing");
   if (c.task.outputs.size() != 1) c.fail("stages", "a task with one output (the last stage's)", "more");
   const TensorSpec& out = c.task.outputs[0];

@@ -163,6 +163,55 @@ std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
   return out;
 }
 
+std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_field, DType dtype) {
+  std::vector<EpilogueVector> out;
+  const auto axes = resolved(c.task);
+  auto add = [&](const TensorSpec& t, const std::string& field) {
+    if (t.dtype != dtype)
+      c.fail(field, fmt::format("the output's dtype {}", dtype_name(dtype)), std::string(dtype_name(t.dtype)));
+    bool one = true;
+    for (const auto& ax : axes)
+      for (const auto& a : t.shape) one = one && axis_value(ax, a) == 1;
+    out.push_back({&t, field, one});
+  };
+  if (c.has(first_field)) add(c.input(first_field), first_field);
+  if (!c.has("vectors")) return out;
+  const json& v = c.b.spec["vectors"];
+  if (!v.is_array() || v.empty())
+    c.fail("vectors", "a non-empty list of input tensor names (b1, b2, ... in the epilogue)", v.dump());
+  if (out.empty())
+    c.fail("vectors", fmt::format("nothing without \"{}\" (b, the first vector of the epilogue)", first_field),
+           v.dump());
+  if (!c.has("epilogue")) c.fail("vectors", "nothing without an epilogue that reads them (b1, b2, ...)", v.dump());
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::string f = fmt::format("vectors[{}]", k);
+    const TensorSpec* t = v[k].is_string() ? c.task.find_input(v[k].get<std::string>()) : nullptr;
+    if (!t || t->scalar) c.fail(f, "an input tensor of task '" + c.task.name + "'", v[k].dump());
+    for (const auto& e : out)
+      if (e.t == t) c.fail(f, "a tensor no other field of the epilogue names", v[k].dump());
+    add(*t, f);
+  }
+  return out;
+}
+
+std::string epilogue_vals_cpp(const std::vector<EpilogueVector>& vecs) {
+  return fmt::format("struct khive_epi_vals {{ float b[{}]; }};\n", std::max<std::size_t>(vecs.size(), 1));
+}
+
+std::string epilogue_names_cpp(std::size_t n_vecs, const std::string& vals) {
+  std::string s = fmt::format("  const float b = {}.b[0];\n  (void)b;\n", vals);
+  for (std::size_t k = 1; k < n_vecs; ++k)
+    s += fmt::format("  const float b{0} = {1}.b[{0}];\n  (void)b{0};\n", k, vals);
+  return s;
+}
+
+std::string vectors_text(const std::vector<EpilogueVector>& vecs) {
+  std::string s;
+  for (std::size_t k = 0; k < vecs.size(); ++k)
+    s += fmt::format("{}{} = {}", k ? ", " : " with ", k ? "b" + std::to_string(k) : "b", vecs[k].t->name);
+  return s;
+}
+
 int64_t conv_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t out_pad, bool transposed) {
   const int64_t span = dil * (k - 1);
   if (transposed) return (in - 1) * stride - 2 * pad + span + out_pad + 1;

@@ -59,6 +59,23 @@ int64_t axis_value(const AxisValues& ax, const std::string& n);
 void add_workload(BoundTask& bt, const Ctx& c, std::size_t w, AxisValues vars);
 // Per workload: all resolved axes (for the family's variables).
 std::vector<std::map<std::string, int64_t>> resolved(const Task& t);
+// The vectors of a conv's or gemm's epilogue: `first` (the conv's "vector", the gemm's "bias": b in the epilogue, or
+// nullptr) and the binding's "vectors" list (b1, b2, ... after it; the list needs `first`), each of `dtype`. A vector
+// is read per output channel / column, or (every axis 1 on every workload, a 0-d tensor included) as one value for
+// every element. `per_index` checks a vector's shape on one workload (throwing through c.fail with the field).
+struct EpilogueVector {
+  const TensorSpec* t = nullptr;
+  std::string field;  // "vector", "bias", "vectors[0]", ...
+  bool one = false;   // one value for every element (read at [0])
+};
+std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_field, DType dtype);
+// The epilogue's C++: `struct khive_epi_vals { float b[n]; }` of the values at index `index` (an int64_t expression)
+// read from the pointers `ptrs[k]`, and the lines "const float b = v.b[0]; const float b1 = v.b[1]; ..." an
+// epilogue of them starts with. Empty vecs: b = 0.
+std::string epilogue_vals_cpp(const std::vector<EpilogueVector>& vecs);
+std::string epilogue_names_cpp(std::size_t n_vecs, const std::string& vals);
+// " with b = s, b1 = t" for a summary ("" without vectors).
+std::string vectors_text(const std::vector<EpilogueVector>& vecs);
 // torch's output size of one spatial axis: a convolution's (aten.convolution; transposed with its output padding)
 // and a pooling's (pooling_output_shape, ceil_mode's last window included); 0 when no window fits.
 int64_t conv_out(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t out_pad, bool transposed);

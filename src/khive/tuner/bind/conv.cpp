@@ -7,6 +7,8 @@
 //   + "transposed": true, "output_padding": [1, 1]      w[C_in, C_out / groups, kH, kW]
 //   + "bias": "b" ([C_out], added to the sum), "vector": "s" (one value per output channel: b in the epilogue),
 //     "epilogue": "fmaxf(x, 0.0f) * b"         a float expression of x (the sum plus bias) and b
+//   + "vectors": ["t", "u"] (more of them: b1, b2 in the epilogue; KernelBench's `x * scale + bias`); a vector may
+//     also be one value for every element (a 0-d parameter, or [1, 1, 1]), read at [0]
 //
 // The kernels see every shape as 3-D (a 1-D conv is D = H = 1, its kernel 1 x 1 x kW): one code path for the three.
 // Every workload's output size is checked against torch's formula, so a binding that disagrees with the task's
@@ -32,8 +34,8 @@ std::string list_text(const std::vector<int64_t>& v) { return fmt::format("{}, {
 }  // namespace
 
 BoundTask bind_conv(const Ctx& c) {
-  c.check_keys({"description", "x", "weight", "bias", "vector", "y", "stride", "padding", "dilation", "groups",
-                "transposed", "output_padding", "epilogue"});
+  c.check_keys({"description", "x", "weight", "bias", "vector", "vectors", "y", "stride", "padding", "dilation",
+                "groups", "transposed", "output_padding", "epilogue"});
   BoundTask bt;
   const TensorSpec& x = c.input("x");
   const TensorSpec& w = c.input("weight");
@@ -64,7 +66,7 @@ BoundTask bind_conv(const Ctx& c) {
     groups = c.b.spec["groups"].get<int64_t>();
   }
   const TensorSpec* bias = c.has("bias") ? &c.input("bias") : nullptr;
-  const TensorSpec* vec = c.has("vector") ? &c.input("vector") : nullptr;
+  const std::vector<EpilogueVector> vecs = epilogue_vectors(c, "vector", x.dtype);
   std::string epilogue = "x";
   if (c.has("epilogue")) {
     epilogue = op_text(c, "epilogue");
@@ -91,15 +93,19 @@ BoundTask bind_conv(const Ctx& c) {
     // value per channel: [C_out, 1, ...] with an axis per spatial one, or [1, C_out, 1, ...].
     if (bias && (bias->shape.size() != 1 || dim(*bias, 0) != cout))
       c.fail("bias", fmt::format("[C_out = {}]{}", cout, at), shape_text(bias->shape));
-    if (vec) {
-      const std::size_t r = vec->shape.size();
+    for (const auto& v : vecs) {
+      if (v.one) continue;
+      const std::size_t r = v.t->shape.size();
       bool ok = r + 1 >= rank && r <= rank;
-      for (std::size_t j = 0; ok && j < r; ++j) ok = dim(*vec, j) == (j + rank == r + 1 ? cout : 1);
+      for (std::size_t j = 0; ok && j < r; ++j) ok = dim(*v.t, j) == (j + rank == r + 1 ? cout : 1);
       std::string ones;
       for (std::size_t j = 0; j + 2 < rank; ++j) ones += ", 1";
       if (!ok)
-        c.fail("vector", fmt::format("one value per output channel, broadcast over y: [{}{}]{}", cout, ones, at),
-               shape_text(vec->shape));
+        c.fail(v.field,
+               fmt::format("one value per output channel, broadcast over y: [{}{}], or one value for all of y "
+                           "(every axis 1){}",
+                           cout, ones, at),
+               shape_text(v.t->shape));
     }
     std::vector<int64_t> in(3, 1), out(3, 1), kern(3, 1);
     for (std::size_t a = 0; a < dims; ++a) {
@@ -131,8 +137,9 @@ BoundTask bind_conv(const Ctx& c) {
   }
 
   for (const auto& t : c.task.inputs)
-    if (t.name != x.name && t.name != w.name && !(bias && t.name == bias->name) && !(vec && t.name == vec->name))
-      c.fail("x", "every input of the task bound (x, weight, bias, vector)", "\"" + t.name + "\" left out");
+    if (t.name != x.name && t.name != w.name && !(bias && t.name == bias->name) &&
+        std::none_of(vecs.begin(), vecs.end(), [&](const EpilogueVector& v) { return v.t->name == t.name; }))
+      c.fail("x", "every input of the task bound (x, weight, bias, vector, vectors)", "\"" + t.name + "\" left out");
   for (const auto& t : c.task.outputs)
     if (t.name != y.name) c.fail("y", "the task's only output", "\"" + t.name + "\" left out");
 
@@ -145,15 +152,25 @@ BoundTask bind_conv(const Ctx& c) {
        per_axis_cpp("khive_dil", dilation, 1) + per_axis_cpp("khive_out_pad", out_pad, 0);
   p += fmt::format("constexpr int64_t KHIVE_GROUPS = {};\n", groups);
   p += fmt::format("constexpr bool KHIVE_TRANSPOSED = {}, KHIVE_HAS_BIAS = {}, KHIVE_HAS_VECTOR = {};\n", transposed,
-                   bias != nullptr, vec != nullptr);
+                   bias != nullptr, !vecs.empty());
   p += "// torch's output size of an axis of `in` with a kernel of k taps.\n"
        "KHIVE_HD constexpr int64_t khive_conv_out(int64_t in, int64_t k, int a) {\n"
        "  return KHIVE_TRANSPOSED ? (in - 1) * khive_stride(a) - 2 * khive_pad(a) + khive_dil(a) * (k - 1) + "
        "khive_out_pad(a) + 1\n"
        "                          : (in + 2 * khive_pad(a) - khive_dil(a) * (k - 1) - 1) / khive_stride(a) + 1;\n}\n";
-  p += "// y from x = the sum (plus bias) and b = vector[channel] (0 without one).\n"
-       "KHIVE_HD float khive_conv_epi(float x, float b) {\n  (void)x; (void)b;\n  return " +
-       epilogue + ";\n}\n";
+  // The epilogue's values of a channel: b = vector[oc] (0 without one), b1, b2, ... = vectors[k][oc] ([0]: one value
+  // for all); the templates read them once per channel (khive_conv_vals_at) and pass them to every element's epilogue.
+  const std::size_t nv = std::max<std::size_t>(vecs.size(), 1);
+  p += epilogue_vals_cpp(vecs);
+  p += fmt::format("struct khive_conv_vecs {{ const khive_t* p[{}]; }};\n", nv);
+  p += "KHIVE_HD khive_epi_vals khive_conv_vals_at(const khive_conv_vecs& vs, int64_t oc) {\n"
+       "  khive_epi_vals v{};\n  (void)vs; (void)oc;\n";
+  for (std::size_t k = 0; k < vecs.size(); ++k)
+    p += fmt::format("  v.b[{0}] = khive_to_float_t(vs.p[{0}][{1}]);\n", k, vecs[k].one ? "0" : "oc");
+  p += "  return v;\n}\n";
+  p += "// y from x = the sum (plus bias) and the channel's b, b1, ...\n"
+       "KHIVE_HD float khive_conv_epi(float x, const khive_epi_vals& v) {\n  (void)x;\n" +
+       epilogue_names_cpp(vecs.size(), "v") + "  return " + epilogue + ";\n}\n";
   std::vector<std::string> sz(12, "int64_t(1)");
   sz[0] = axis_cpp(c.task, x.shape[0]);
   sz[1] = axis_cpp(c.task, x.shape[1]);
@@ -168,8 +185,11 @@ BoundTask bind_conv(const Ctx& c) {
   }
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const khive_conv_shape s{{{}}};\n", fmt::join(sz, ", "));
-  e += fmt::format("  khive_run({}, {}, {}, {}, {}, s{});\n}}\n", x.name, w.name, bias ? bias->name : "nullptr",
-                   vec ? vec->name : "nullptr", y.name, launch_args_tail(c.backend));
+  std::string vec_list;
+  for (std::size_t k = 0; k < nv; ++k)
+    vec_list += (k ? ", " : "") + (k < vecs.size() ? vecs[k].t->name : std::string("nullptr"));
+  e += fmt::format("  khive_run({}, {}, {}, khive_conv_vecs{{{{{}}}}}, {}, s{});\n}}\n", x.name, w.name,
+                   bias ? bias->name : "nullptr", vec_list, y.name, launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
   bt.dtype = std::string(dtype_name(x.dtype));
@@ -180,7 +200,7 @@ BoundTask bind_conv(const Ctx& c) {
                            transposed ? "conv_transpose" : "conv", dims, x.name, w.name,
                            bias ? ", bias " + bias->name : "", given(stride), given(padding), given(dilation), groups,
                            transposed ? ", output_padding " + given(out_pad) : "",
-                           epilogue == "x" ? "" : ", then " + epilogue, vec ? " with b = " + vec->name : "", bt.dtype);
+                           epilogue == "x" ? "" : ", then " + epilogue, vectors_text(vecs), bt.dtype);
   return bt;
 }
 

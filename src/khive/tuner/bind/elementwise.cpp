@@ -1,8 +1,11 @@
 // The elementwise family's binder: y = f(inputs...) per element, broadcast inputs read along a run of the output's
-// axes.
+// axes: found by axis name, or ("broadcast": "torch", what the tuner infers for a recognised reference) by torch's
+// rule (the input's axes aligned with the output's last ones, each the output's or 1).
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -17,7 +20,54 @@ struct EwInput {
   const TensorSpec* t = nullptr;
   bool broadcast = false;
   std::size_t first = 0;  // broadcast: the output axis its first axis lines up with
+  std::size_t len = 0;    // broadcast: how many output axes the run spans (extent: their product)
 };
+
+// Torch's broadcast of input `in` against output `out` (aligned at the end; an input axis is the output's, by name or
+// by its size on every workload, or 1), as one run of output axes [first, first + len) the input's elements follow
+// (axes that are 1 on both sides count either way). nullopt with `why` when an axis neither matches nor is 1, or the
+// matching axes are not one run (an input [C, 1, W] against [N, C, H, W]).
+std::optional<std::pair<std::size_t, std::size_t>> torch_run(const std::vector<std::string>& in,
+                                                             const std::vector<std::string>& out,
+                                                             const std::vector<AxisValues>& axes, std::string* why) {
+  if (in.size() > out.size()) {
+    *why = "more axes than the output";
+    return std::nullopt;
+  }
+  auto always = [&](const std::string& a, const std::function<bool(int64_t)>& f) {
+    return std::all_of(axes.begin(), axes.end(), [&](const AxisValues& ax) { return f(axis_value(ax, a)); });
+  };
+  auto one = [&](const std::string& a) { return always(a, [](int64_t v) { return v == 1; }); };
+  const std::size_t off = out.size() - in.size();
+  std::optional<std::size_t> lo, hi;
+  bool gap = false;  // a broadcast axis after the run began
+  for (std::size_t p = 0; p < out.size(); ++p) {
+    if (one(out[p]) && (p < off || one(in[p - off]))) continue;  // 1 on both sides (or absent and 1)
+    bool full = false;
+    if (p >= off) {
+      const std::string& a = in[p - off];
+      full = a == out[p] || std::all_of(axes.begin(), axes.end(), [&](const AxisValues& ax) {
+               return axis_value(ax, a) == axis_value(ax, out[p]);
+             });
+      if (!full && !one(a)) {
+        *why = fmt::format("its axis {} ({}) is neither the output's axis {} ({}) nor 1", p - off, a, p, out[p]);
+        return std::nullopt;
+      }
+    }
+    if (!full) {
+      gap = gap || lo.has_value();
+      continue;
+    }
+    if (gap) {
+      *why = "the axes it has of the output's are not one run (a broadcast axis between them)";
+      return std::nullopt;
+    }
+    if (!lo) lo = p;
+    hi = p;
+  }
+  if (!lo) return std::make_pair(out.size(), std::size_t(0));  // one value for every element
+  return std::make_pair(*lo, *hi - *lo + 1);
+}
 
 // Where input t's axes occur as a contiguous run of the output's axes (by axis name).
 std::vector<std::size_t> runs_in(const std::vector<std::string>& in, const std::vector<std::string>& out) {
@@ -66,15 +116,21 @@ std::vector<const TensorSpec*> read_scalars(const Ctx& c, std::set<std::string>&
   return scalars;
 }
 
+// "broadcast": "torch": every input placed by torch's rule (torch_run), not by axis name.
+bool torch_rule(const Ctx& c) { return c.has("broadcast") && c.b.spec["broadcast"] == json("torch"); }
+
 // "broadcast": {"name": first output axis}: only needed where an input's axes occur at more than one place
 // of the output's (A[N] against C[N, N]); otherwise the binder finds the place itself.
 std::map<std::string, std::size_t> read_placements(const Ctx& c, const std::vector<EwInput>& ins,
                                                    const TensorSpec& out) {
   std::map<std::string, std::size_t> placed;
-  if (!c.has("broadcast")) return placed;
+  if (!c.has("broadcast") || torch_rule(c)) return placed;
   const json& bj = c.b.spec["broadcast"];
   if (!bj.is_object())
-    c.fail("broadcast", "an object {input name: index of the output axis its first axis lines up with}", bj.dump());
+    c.fail("broadcast",
+           "an object {input name: index of the output axis its first axis lines up with}, or \"torch\" (torch's "
+           "rule: aligned at the end, each axis the output's or 1)",
+           bj.dump());
   for (auto it = bj.begin(); it != bj.end(); ++it) {
     const std::string f = "broadcast." + it.key();
     if (std::none_of(ins.begin(), ins.end(), [&](const EwInput& e) { return e.t->name == it.key(); }))
@@ -105,6 +161,22 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
                std::to_string(pl->second));
       continue;
     }
+    in.broadcast = true;
+    if (torch_rule(c)) {
+      std::string why;
+      const auto run = torch_run(in.t->shape, out.shape, axes, &why);
+      if (!run)
+        c.fail(f,
+               fmt::format("an input that broadcasts against the output's shape {} by torch's rule (\"broadcast\": "
+                           "\"torch\": aligned at the end, each axis the output's or 1, those of the output's one "
+                           "run)",
+                           shape_text(out.shape)),
+               fmt::format("\"{}\" of shape {}: {}", in.t->name, shape_text(in.t->shape), why));
+      in.first = run->first;
+      in.len = run->second;
+      continue;
+    }
+    in.len = in.t->shape.size();
     const auto at = runs_in(in.t->shape, out.shape);
     if (at.empty())
       c.fail(f,
@@ -132,7 +204,6 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
     } else {
       in.first = at[0];
     }
-    in.broadcast = true;
   }
 }
 
@@ -169,7 +240,7 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
   // after them.
   auto dims = [&](const EwInput& in, bool inner) {
     const auto b = out.shape.begin() + static_cast<std::ptrdiff_t>(in.first);
-    const auto e = b + static_cast<std::ptrdiff_t>(in.t->shape.size());
+    const auto e = b + static_cast<std::ptrdiff_t>(in.len);
     return inner ? std::vector<std::string>(e, out.shape.end()) : std::vector<std::string>(b, e);
   };
   std::string in_list, inner_list, extent_list, sc_list;
@@ -234,9 +305,10 @@ BoundTask bind_elementwise(const Ctx& c) {
   std::string ins_s;
   for (const auto& in : ins)
     ins_s += (ins_s.empty() ? "" : ", ") + in.t->name +
-             (in.broadcast ? fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name,
-                                         in.first, in.first + in.t->shape.size() - 1)
-                           : "");
+             (!in.broadcast ? ""
+              : in.len == 0 ? fmt::format(" (broadcast {}: one value for all of {})", shape_text(in.t->shape), out.name)
+                            : fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name,
+                                          in.first, in.first + in.len - 1));
   bt.summary = fmt::format("{} = f({}) elementwise, f = {} ({})", out.name, ins_s, op, bt.dtype);
   return bt;
 }

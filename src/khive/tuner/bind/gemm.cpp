@@ -1,5 +1,5 @@
 // The gemm family's binder: C = act(A @ B + residual + bias), or an epilogue expression of x = A @ B + residual and
-// b = bias[column], batched, with triangular and symmetric operands.
+// b = bias[column] (and b1, b2, ... = vectors[k][column], "vectors"), batched, with triangular and symmetric operands.
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
@@ -140,6 +140,7 @@ struct Gemm {
   std::string epilogue;           // the binding's epilogue: a float expression of x and b ("" for none)
   int act_index = 0;
   const TensorSpec *A = nullptr, *B = nullptr, *C = nullptr, *R = nullptr, *bias = nullptr;
+  std::vector<EpilogueVector> vecs;  // the bias (b) and the binding's "vectors" (b1, b2, ...)
   bool a_batched = false, b_batched = false, r_batched = false;
 };
 
@@ -243,14 +244,14 @@ void read_shapes(const Ctx& c, Gemm& g) {
     if (g.R->dtype != C.dtype) c.fail("residual", "C's dtype", std::string(dtype_name(g.R->dtype)));
     g.r_batched = expect("residual", *g.R, rows_then(N), true);
   }
-  // bias: a vector over C's columns ([N]), shared by every row and batch entry.
-  if (c.has("bias")) {
-    g.bias = &c.input("bias");
-    if (g.bias->dtype != C.dtype) c.fail("bias", "C's dtype", std::string(dtype_name(g.bias->dtype)));
-    if (g.bias->shape != std::vector<std::string>{N} && g.bias->shape != std::vector<std::string>{"1", N})
-      c.fail("bias", "shape [" + N + "] (one value per column of C)",
-             "[" + fmt::format("{}", fmt::join(g.bias->shape, ", ")) + "]");
-  }
+  // bias: a vector over C's columns ([N]), shared by every row and batch entry; "vectors" (with an epilogue): more
+  // of them, b1, b2, ...; each may also be one value for all of C (every axis 1: a 0-d parameter), read at [0].
+  g.vecs = epilogue_vectors(c, "bias", C.dtype);
+  if (!g.vecs.empty()) g.bias = g.vecs[0].t;
+  for (const auto& v : g.vecs)
+    if (!v.one && v.t->shape != std::vector<std::string>{N} && v.t->shape != std::vector<std::string>{"1", N})
+      c.fail(v.field, "shape [" + N + "] (one value per column of C), or one value for all of C (every axis 1)",
+             "[" + fmt::format("{}", fmt::join(v.t->shape, ", ")) + "]");
   static const std::vector<std::string> acts{"none", "relu", "gelu", "gelu_tanh", "silu"};
   g.act = c.has("activation") ? c.str("activation", true) : "none";
   const auto act_it = std::find(acts.begin(), acts.end(), g.act);
@@ -269,7 +270,7 @@ void read_shapes(const Ctx& c, Gemm& g) {
   }
   std::set<std::string> covered{A.name, B.name, C.name};
   if (g.R) covered.insert(g.R->name);
-  if (g.bias) covered.insert(g.bias->name);
+  for (const auto& v : g.vecs) covered.insert(v.t->name);
   for (const auto& t : c.task.inputs)
     if (!covered.count(t.name))
       c.fail("residual", "every input of the task bound (A, B, residual, bias)", "\"" + t.name + "\" left out");
@@ -297,7 +298,14 @@ std::string gemm_prologue(const Ctx& c, const Gemm& g) {
        "// triangle written as 0. Upper: C[i, j] = sum over i <= k <= j; lower: over j <= k <= i.\n";
   p += "enum { KHIVE_TRI_NONE = 0, KHIVE_TRI_UPPER = 1, KHIVE_TRI_LOWER = 2 };\n";
   p += fmt::format("constexpr int KHIVE_TRI = {};   // {}\n", g.tri == "upper" ? 1 : g.tri == "lower" ? 2 : 0, g.tri);
-  if (!g.epilogue.empty())
+  // With more vectors than the bias, the epilogue takes them as one khive_epi_vals (b, b1, b2, ...).
+  const bool more = g.vecs.size() > 1;
+  if (more)
+    p += epilogue_vals_cpp(g.vecs) +
+         "// The binding's epilogue: C[i, j] from x = acc (+ residual), b = bias[j], b1, ... = vectors[k][j].\n"
+         "KHIVE_HD float khive_epi_v(float x, const khive_epi_vals& v) {\n  (void)x;\n" +
+         epilogue_names_cpp(g.vecs.size(), "v") + "  return " + g.epilogue + ";\n}\n";
+  else if (!g.epilogue.empty())
     p += "// The binding's epilogue: C[i, j] from x = acc (+ residual) and b = bias[j] (0 without a bias).\n"
          "KHIVE_HD float khive_epi(float x, float b) {\n  (void)x; (void)b;\n  return " +
          g.epilogue + ";\n}\n";
@@ -308,18 +316,37 @@ std::string gemm_prologue(const Ctx& c, const Gemm& g) {
        "  else if constexpr (KHIVE_ACT == KHIVE_ACT_GELU_TANH) return 0.5f * v * (1.0f + tanhf(0.79788456080286536f * "
        "(v + 0.044715f * v * v * v)));\n"
        "  else if constexpr (KHIVE_ACT == KHIVE_ACT_SILU) return v / (1.0f + expf(-v));\n";
-  if (!g.epilogue.empty()) p += "  else if constexpr (KHIVE_ACT == KHIVE_ACT_CUSTOM) return khive_epi(v, 0.0f);\n";
+  if (more)  // (unreached: vectors come with a bias, and then every template calls khive_epi_at)
+    p += "  else if constexpr (KHIVE_ACT == KHIVE_ACT_CUSTOM) return khive_epi_v(v, khive_epi_vals{});\n";
+  else if (!g.epilogue.empty())
+    p += "  else if constexpr (KHIVE_ACT == KHIVE_ACT_CUSTOM) return khive_epi(v, 0.0f);\n";
   p += "  else return v;\n}\n";
   if (g.epilogue.empty()) p += "KHIVE_HD float khive_epi(float x, float b) { return khive_act(x + b); }\n";
   p += "// Element (i, k) of A is A[i * a_rs + k * a_cs] (and so on): any layout, one code path.\n"
        "struct khive_gemm_args {\n  const khive_t* A; const khive_t* B; const khive_t* R; khive_t* C;\n"
        "  int64_t M, N, K, batch;\n  int64_t a_rs, a_cs, b_rs, b_cs, ldc;   // strides in elements\n"
        "  int64_t a_bs, b_bs, c_bs, r_bs;       // batch strides (0: shared across the batch)\n"
-       "  const khive_t* bias;                  // [N], or nullptr\n};\n";
+       "  const khive_t* bias;                  // [N], or nullptr\n" +
+       (more ? fmt::format("  const khive_t* vecs[{}];               // b1, b2, ... of the epilogue\n",
+                           g.vecs.size() - 1)
+             : std::string()) +
+       "};\n";
+  // A vector's element of column j ([0]: one value for all of C).
+  auto at = [&](std::size_t k) {
+    return fmt::format("khive_to_float_t({}[{}])", k ? fmt::format("g.vecs[{}]", k - 1) : std::string("g.bias"),
+                       g.vecs[k].one ? "0" : "j");
+  };
   p += "// C[., j] from v = acc (+ residual): what every template stores (j: the column).\n"
-       "KHIVE_HD float khive_epi_at(float v, const khive_gemm_args& g, int64_t j) {\n"
-       "  if constexpr (KHIVE_HAS_BIAS) return khive_epi(v, khive_to_float_t(g.bias[j]));\n"
-       "  else return khive_act(v);\n}\n";
+       "KHIVE_HD float khive_epi_at(float v, const khive_gemm_args& g, int64_t j) {\n";
+  if (more) {
+    p += "  if constexpr (KHIVE_HAS_BIAS) {\n    khive_epi_vals e{};\n";
+    for (std::size_t k = 0; k < g.vecs.size(); ++k) p += fmt::format("    e.b[{}] = {};\n", k, at(k));
+    p += "    return khive_epi_v(v, e);\n  } else {\n    return khive_act(v);\n  }\n}\n";
+  } else {
+    p += fmt::format("  if constexpr (KHIVE_HAS_BIAS) return khive_epi(v, {});\n",
+                     g.vecs.empty() ? std::string("khive_to_float_t(g.bias[j])") : at(0)) +
+         "  else return khive_act(v);\n}\n";
+  }
   if (g.sym != "none") p += symmetric_prologue(c, g.sym == "upper");
   return p;
 }
@@ -333,6 +360,8 @@ std::string gemm_entry(const Ctx& c, const Gemm& g) {
   e += "  khive_gemm_args khive_g{};\n";
   e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {}; khive_g.bias = {};\n", g.A->name,
                    g.B->name, g.R ? g.R->name : "nullptr", g.C->name, g.bias ? g.bias->name : "nullptr");
+  for (std::size_t k = 1; k < g.vecs.size(); ++k)
+    e += fmt::format("  khive_g.vecs[{}] = {};\n", k - 1, g.vecs[k].t->name);
   e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
   e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n"
                           : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
@@ -360,11 +389,12 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
                                     R ? " + " + R->name : std::string());
   const std::string dims = fmt::format("{}x{}x{}{}, {}", M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
   const std::string bias = g.bias ? g.bias->name : std::string();
-  std::string summary =
-      act == "custom" ? fmt::format("{} = epilogue(x = {}{}) ({}): {}", C.name, x,
-                                    bias.empty() ? "" : ", b = " + bias + "[column]", dims, g.epilogue)
-      : act == "none" ? fmt::format("{} = {}{} ({})", C.name, x, bias.empty() ? "" : " + " + bias, dims)
-                      : fmt::format("{} = {}({}{}) ({})", C.name, act, x, bias.empty() ? "" : " + " + bias, dims);
+  std::string summary = act == "custom" ? fmt::format("{} = epilogue(x = {}{}{}) ({}): {}", C.name, x,
+                                                      bias.empty() ? "" : ", b = " + bias + "[column]",
+                                                      g.vecs.size() > 1 ? vectors_text(g.vecs) : "", dims, g.epilogue)
+                        : act == "none"
+                            ? fmt::format("{} = {}{} ({})", C.name, x, bias.empty() ? "" : " + " + bias, dims)
+                            : fmt::format("{} = {}({}{}) ({})", C.name, act, x, bias.empty() ? "" : " + " + bias, dims);
   if (sym != "none")
     summary = fmt::format("{} = {}S({}) @ S({}){}{} of symmetric operands stored as their {} triangles ({}x{}x{}, {})",
                           C.name, act == "none" ? "" : act + "(", A.name, B.name, R ? " + " + R->name : std::string(),
@@ -380,7 +410,7 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
 
 BoundTask bind_gemm(const Ctx& c) {
   c.check_keys({"description", "A", "B", "C", "layout_a", "layout_b", "M", "N", "K", "batch", "residual", "bias",
-                "activation", "epilogue", "triangular", "symmetric"});
+                "vectors", "activation", "epilogue", "triangular", "symmetric"});
   BoundTask bt;
   Gemm g = read_forms(c);
   read_shapes(c, g);
