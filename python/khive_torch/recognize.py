@@ -484,11 +484,24 @@ def _channel_vector(shape, channels, rank):
     return all(d == (channels if j + rank == len(shape) + 1 else 1) for j, d in enumerate(shape))
 
 
+def _one_value(shape):
+    """A shape of one element (a 0-d parameter, [1], [1, 1, 1]): one value for every element it is broadcast to."""
+    return shape is not None and all(d == 1 for d in shape)
+
+
+def _vectors(others, is_vector):
+    """The epilogue's vectors among the other inputs, in order, the first one a full vector where there is one (b;
+    the rest b1, b2, ...): [] when there are none, None when an input is neither a vector nor one value."""
+    if not all(is_vector(_shape(p)) or _one_value(_shape(p)) for p in others):
+        return None
+    return sorted(others, key=lambda p: _one_value(_shape(p)) and not is_vector(_shape(p)))
+
+
 def _conv(graph):
     """{conv, operands[, expression]} when the graph is one aten.convolution of an input x and a weight (and its own
-    bias), then pointwise ops of its result with numbers and at most one vector of one value per output channel;
-    else None. conv: aten.convolution's options; the expression is of x (the convolution with its bias) and b (the
-    vector's value of x's channel)."""
+    bias), then pointwise ops of its result with numbers and vectors of one value per output channel (or one value
+    for all); else None. conv: aten.convolution's options; the expression is of x (the convolution with its bias), b
+    (the first vector's value of x's channel) and b1, b2, ... (the others': operands.vectors)."""
     out = _returned(graph)
     if out is None:
         return None
@@ -513,25 +526,25 @@ def _conv(graph):
         return None
     placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
     others = [p for p in placeholders if p not in (x, w, b)]
-    vector = None
-    if others:
-        if len(others) != 1 or not _channel_vector(_shape(others[0]), channels, rank):
-            return None
-        vector = others[0]
+    vectors = _vectors(others, lambda shp: _channel_vector(shp, channels, rank))
+    if vectors is None:
+        return None
     roots = {cv: "x"}
-    if vector is not None:
-        roots[vector] = "b"
+    for k, v in enumerate(vectors):
+        roots[v] = f"b{k}" if k else "b"
     expr = _expression(graph, roots, skip)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
     if not _pointwise_after(calls, skip, cv, out_shape,
-                            lambda shp: vector is not None and _channel_vector(shp, channels, rank)):
+                            lambda shp: vectors and (_channel_vector(shp, channels, rank) or _one_value(shp))):
         return None
     operands = {"x": x, "weight": w}
     if b is not None:
         operands["bias"] = b
-    if vector is not None:
-        operands["vector"] = vector
+    if vectors:
+        operands["vector"] = vectors[0]
+    if len(vectors) > 1:
+        operands["vectors"] = vectors[1:]
     r = {"conv": {"stride": lists[0], "padding": lists[1], "dilation": lists[2], "output_padding": lists[3],
                   "groups": int(groups), "transposed": bool(transposed)}, "operands": operands}
     if expr != "x":
@@ -804,8 +817,9 @@ def _norm_chain(out, calls, placeholders):
 
 def _gemm_epilogue(graph):
     """{expression, operands} when the graph is one mm / addmm of two 2-D inputs, then pointwise ops of the product
-    with numbers and at most one vector over its columns (a bias: addmm's, or added, subtracted, multiplied anywhere
-    in the chain); else None. The expression is of x (the product) and b (the bias's element of x's column)."""
+    with numbers and vectors over its columns (or of one value for all: a bias, addmm's or added, subtracted,
+    multiplied anywhere in the chain, and more: operands.vectors); else None. The expression is of x (the product), b
+    (the bias's element of x's column: addmm's bias, else the first vector's) and b1, b2, ... (the others')."""
     out = _returned(graph)
     if out is None:
         return None
@@ -826,12 +840,10 @@ def _gemm_epilogue(graph):
     n_cols = out_shape[1]
     placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
     others = [p for p in placeholders if p is not a[0] and p is not b[0]]
-    bias = None
-    if others:
-        # One more input: a vector of the output's columns, broadcast over its rows.
-        if len(others) != 1 or not _column_vector(_shape(others[0]), n_cols):
-            return None
-        bias = others[0]
+    # More inputs: vectors of the output's columns, broadcast over its rows (or one value for all).
+    vectors = _vectors(others, lambda shp: _column_vector(shp, n_cols))
+    if vectors is None:
+        return None
     skip = {n for n in graph.nodes if n.op == "call_function" and n not in live}
 
     def chain(node):   # the product's operand chains: left out of the epilogue
@@ -846,20 +858,24 @@ def _gemm_epilogue(graph):
         while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in SAME_DATA:
             skip.add(src)
             src = src.args[0]
-        if bias is None or src is not bias:
+        if src not in vectors or not _column_vector(_shape(src), n_cols):
             return None
+        vectors = [src] + [v for v in vectors if v is not src]   # addmm's bias is b
         roots[prod] = "(x + b)"
-    if bias is not None:
-        roots[bias] = "b"
+    for k, v in enumerate(vectors):
+        roots[v] = f"b{k}" if k else "b"
     expr = _expression(graph, roots, skip)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
-    if not _pointwise_after(calls, skip, prod, out_shape, lambda shp: bias is not None and _column_vector(shp, n_cols)):
+    if not _pointwise_after(calls, skip, prod, out_shape,
+                            lambda shp: vectors and (_column_vector(shp, n_cols) or _one_value(shp))):
         return None
     # x is A @ B with A [M, K] (a[1]: stored [K, M]) and B [K, N] (stored [N, K]).
     operands = {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row", "layout_b": "col" if b[1] else "row"}
-    if bias is not None:
-        operands["bias"] = bias
+    if vectors:
+        operands["bias"] = vectors[0]
+    if len(vectors) > 1:
+        operands["vectors"] = vectors[1:]
     return {"expression": expr, "operands": operands}
 
 
@@ -876,6 +892,36 @@ def _read_plainly(node):
             if _name(u.target) not in PLAIN_READS or not _read_plainly(u):
                 return False
     return True
+
+
+def _strip_ones(shape):
+    shape = list(shape or ())
+    while shape and shape[0] == 1:
+        shape.pop(0)
+    return shape
+
+
+def _read_as_stored(node, shape=None):
+    """Whether every read of node (through PLAIN_READS) broadcasts as its stored shape does by torch's rule (aligned
+    at the end): a copy or view that only adds or drops leading 1s, or an expand (torch's own broadcast); a view to
+    other axes (A.unsqueeze(1), b.view(1, -1, 1, 1)) lines the elements up elsewhere. Then the binder may place the
+    input by torch's rule ("broadcast": "torch"); else it places it by axis name."""
+    shape = _strip_ones(_shape(node)) if shape is None else shape
+    for u in node.users:
+        if u.op != "call_function" or _name(u.target) not in LAYOUT:
+            continue
+        if _name(u.target) in ("expand", "expand_as"):
+            if not _read_as_stored(u, shape):
+                return False
+        elif _strip_ones(_shape(u)) != shape or not _read_as_stored(u, shape):
+            return False
+    return True
+
+
+def _named_flags(placeholders):
+    """The flags of a pointwise chain over named inputs: named_inputs, and torch_broadcast when every input is read
+    as stored (_read_as_stored)."""
+    return ["named_inputs"] + (["torch_broadcast"] if all(_read_as_stored(p) for p in placeholders) else [])
 
 
 # Ops that start a stage of a chain (a composition the tuner binds stage by stage: tuner/chain.hpp): a product or a
@@ -1023,12 +1069,19 @@ def _chain(graph, names):
             return None
         if "operands" in stage:   # the stage graph's placeholders are its inputs, in stage_names' order
             ph = {p: name for p, name in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
-            stage["operands"] = {k: ph[v] if hasattr(v, "op") else v for k, v in stage["operands"].items()}
+            stage["operands"] = _operand_names(stage["operands"], ph)
         stage["inputs"] = stage_names
         stage["output"] = None if last else f"khive_t{i + 1}"
         result.append(stage)
         previous = (res, f"khive_t{i + 1}")
     return result
+
+
+def _operand_names(operands, names):
+    """operands with its nodes (one, or a list: vectors) replaced by their input names ({node: name})."""
+    def name(v):
+        return names[v] if hasattr(v, "op") else v
+    return {k: [name(e) for e in v] if isinstance(v, list) else name(v) for k, v in operands.items()}
 
 
 def _feeds_only_layout(n, anchor):
@@ -1056,7 +1109,7 @@ def _stage(graph, names):
         expr = _expression(graph, dict(zip(placeholders, names)))
         if expr is None or len(expr) > MAX_EXPRESSION:
             return None
-        return {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": ["named_inputs"]}
+        return {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": _named_flags(placeholders)}
     r = _classify_one(graph, n_in, n_in, names)
     r.pop("ops", None)
     fam = r.get("family")
@@ -1191,7 +1244,7 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
                 and all(_read_plainly(p) for p in placeholders)):
             expr = _expression(graph, dict(zip(placeholders, names)))
             if expr is not None and len(expr) <= MAX_EXPRESSION:
-                return dict(r, op="elementwise", family="elementwise", expression=expr, flags=["named_inputs"])
+                return dict(r, op="elementwise", family="elementwise", expression=expr, flags=_named_flags(placeholders))
         return dict(r, op="elementwise", family="elementwise")
     return dict(r, op="other", family="other")
 
@@ -1250,7 +1303,7 @@ def recognize(torch, task):
             pass
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
         names = {p: name for p, name in zip([n for n in graph.nodes if n.op == "placeholder"], order)}
-        r["operands"] = {k: names[v] if hasattr(v, "op") else v for k, v in r["operands"].items()}
+        r["operands"] = _operand_names(r["operands"], names)
     return r
 
 

@@ -259,7 +259,7 @@ class Recognize(unittest.TestCase):
             self.assertEqual([s["output"] for s in r["stages"]],
                              [f"khive_t{k + 1}" for k in range(len(families) - 1)] + [None], tail)
         self.assertEqual(r["stages"][1]["pool"]["kernel"], [3, 3])
-        self.assertEqual(r["stages"][2]["flags"], ["named_inputs"])
+        self.assertEqual(r["stages"][2]["flags"], ["named_inputs", "torch_broadcast"])
         self.assertEqual(r["stages"][2]["expression"], "(tanhf(khive_t2) * 2.0f)")
 
     def test_a_product_then_a_row_op_is_a_chain(self):
@@ -414,7 +414,8 @@ class Recognize(unittest.TestCase):
         d = unary("scale", "def run(x, s):\n    return x * s + 1.0\n")
         d["inputs"]["s"] = {"shape": None, "dtype": "float32"}
         r, _ = self.recognize(d, {"N": 4})
-        self.assertEqual((r["op"], r["expression"], r["flags"]), ("elementwise", "((x * s) + 1.0f)", ["named_inputs"]))
+        self.assertEqual((r["op"], r["expression"], r["flags"]),
+                         ("elementwise", "((x * s) + 1.0f)", ["named_inputs", "torch_broadcast"]))
         # A branch on the scalar's value: the two tracings differ, so nothing is written (nor baked).
         d = unary("branch", "def run(x, s):\n    return x * s if s > 0 else x - s\n")
         d["inputs"]["s"] = {"shape": None, "dtype": "float32"}
@@ -533,6 +534,64 @@ class Recognize(unittest.TestCase):
             self.assertEqual([s["family"] for s in r["stages"]], families, tail)
             self.assertEqual({k: r["stages"][1].get(k) for k in second}, second, tail)
         self.assertEqual(r["stages"][1]["norm"]["axes"], [0, 2, 3])
+
+    def test_a_convolution_or_product_with_several_vectors(self):
+        # KernelBench level 2's `x * scale + bias` after a convolution: the per-channel vectors b (first, whatever the
+        # argument order), b1, ..., a 0-d parameter one value for all (operands.vectors after operands.vector).
+        conv = {"name": "cvv", "axes": {"N": {"type": "var"}},
+                "inputs": {"x": {"shape": ["N", "4", "6", "6"], "dtype": "float32"},
+                           "w": {"shape": ["6", "4", "3", "3"], "dtype": "float32"}, "b": {"shape": ["6"], "dtype": "float32"},
+                           "g": {"shape": [], "dtype": "float32"}, "s": {"shape": ["6", "1", "1"], "dtype": "float32"},
+                           "t": {"shape": ["1", "6", "1", "1"], "dtype": "float32"}},
+                "outputs": {"y": {"shape": ["N", "6", "4", "4"], "dtype": "float32"}}}
+        body = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b, g, s, t):\n"
+                "    return torch.sigmoid(F.conv2d(x, w, b) * s + t) * g\n")
+        r, _ = self.recognize(dict(conv, reference=body), {"N": 2})
+        self.assertEqual((r["op"], r["family"]), ("conv", "conv"))
+        self.assertEqual(r["operands"], {"x": "x", "weight": "w", "bias": "b", "vector": "s", "vectors": ["t", "g"]})
+        self.assertEqual(r["expression"], "((1.0f / (1.0f + expf(-(((x * b) + b1))))) * b2)")
+        # A Linear (addmm: its bias is b) times a column vector, minus a 0-d parameter; a product without a bias of
+        # its own takes the first column vector (in argument order) as b.
+        lin = {"name": "lv", "axes": {"M": {"type": "var"}},
+               "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["7", "5"], "dtype": "float32"},
+                          "c": {"shape": [], "dtype": "float32"}, "b": {"shape": ["7"], "dtype": "float32"},
+                          "s": {"shape": ["7"], "dtype": "float32"}},
+               "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
+        for i, (tail, operands, expr) in enumerate([
+                ("torch.min(F.linear(x, w, b) * s, c) - c", {"bias": "b", "vectors": ["s", "c"]},
+                 "(fminf(((x + b) * b1), b2) - b2)"),
+                ("(x @ w.t() + s) * c + b", {"bias": "b", "vectors": ["s", "c"]}, "(((x + b1) * b2) + b)")]):
+            r, _ = self.recognize(dict(lin, name=f"lv{i}", reference=f"import torch\nimport torch.nn.functional as F\n\n"
+                                                                   f"def run(x, w, c, b, s):\n    return {tail}\n"), {"M": 3})
+            self.assertEqual((r["op"], r["family"]), ("gemm+epilogue", "gemm"), tail)
+            self.assertEqual({k: r["operands"][k] for k in operands}, operands, tail)
+            self.assertEqual(r["expression"], expr, tail)
+        # Still not fused: a vector of another shape (one value per row).
+        r, _ = self.recognize(dict(lin, name="lv9", inputs=dict(lin["inputs"], s={"shape": ["M", "1"], "dtype": "float32"}),
+                                   reference="import torch\nimport torch.nn.functional as F\n\n"
+                                             "def run(x, w, c, b, s):\n    return F.linear(x, w, b) * s + c\n"), {"M": 3})
+        self.assertNotIn("operands", r)
+
+    def test_chains_of_more_than_four_stages_and_how_their_vectors_broadcast(self):
+        # kb2_008's shape: conv / 2, max pool, global average pool, + bias [6, 1, 1], sum over the channels.
+        d = dict(self.CONV, name="c5", inputs=dict(self.CONV["inputs"], v={"shape": ["6", "1", "1"], "dtype": "float32"}),
+                 outputs={"y": {"shape": ["N", "1", "1"], "dtype": "float32"}},
+                 reference="import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b, v):\n"
+                           "    t = F.max_pool2d(F.conv2d(x, w, b) / 2.0, 2)\n"
+                           "    return torch.sum(F.adaptive_avg_pool2d(t, 1) + v, dim=1)\n")
+        r, _ = self.recognize(d, {"N": 2})
+        self.assertEqual(r["op"], "chain")
+        self.assertEqual([s["family"] for s in r["stages"]], ["conv", "pool", "reduce", "elementwise", "reduce"])
+        ew = r["stages"][3]
+        self.assertEqual((ew["inputs"], ew["expression"]), (["khive_t3", "v"], "(khive_t3 + v)"))
+        # v read as stored ([6, 1, 1] against [N, 6, 1, 1]): torch's rule places it
+        self.assertEqual(ew["flags"], ["named_inputs", "torch_broadcast"])
+        # v [6] viewed [1, 6, 1, 1] lines its values up with another axis than torch's rule on [6] would: no flag,
+        # the binder places it by name
+        d = dict(d, name="c5v", inputs=dict(d["inputs"], v={"shape": ["6"], "dtype": "float32"}),
+                 reference=d["reference"].replace("+ v,", "+ v.view(1, -1, 1, 1),"))
+        r, _ = self.recognize(d, {"N": 2})
+        self.assertEqual(r["stages"][3]["flags"], ["named_inputs"])
 
     def test_a_scan_has_its_op_dim_and_how_it_walks(self):
         two = {"name": "", "axes": {"B": {"type": "var"}, "N": {"type": "var"}},
