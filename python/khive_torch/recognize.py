@@ -1188,9 +1188,16 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
             return dict(r, op="gemm+epilogue", family="gemm", **fused)
         return dict(r, op="gemm+epilogue", family="gemm")
     if len(compute) == 1 and compute[0] in SOFTMAX:
-        # The normalised axis, counted from the front (the rowop templates also walk a non-last one).
+        # The normalised axis, counted from the front (the rowop templates also walk a non-last one) -- of the input
+        # as stored: a softmax of a view to other axes (x.view(b, c, -1) over the merged spatial axes, kb2_038) has
+        # no such axis of the input, so no dim is written.
         rank = len(_shape(nodes[0]) or ())
         dim = nodes[0].args[1] if len(nodes[0].args) > 1 else None
+        src = nodes[0].args[0] if nodes[0].args else None
+        while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in LAYOUT:
+            src = src.args[0] if src.args else None
+        if _shape(src) != _shape(nodes[0]):
+            dim = None
         if rank and isinstance(dim, int) and not isinstance(dim, bool) and -rank <= dim < rank:
             return dict(r, op=SOFTMAX[compute[0]], family="softmax", dim=dim % rank)
         return dict(r, op=SOFTMAX[compute[0]], family="softmax")

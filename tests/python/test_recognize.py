@@ -506,6 +506,12 @@ class Recognize(unittest.TestCase):
             r, _ = self.recognize(dict(d, name=f"smd{i}", reference=f"import torch\n\ndef run(x):\n    return {call}\n"),
                                   {"B": 2})
             self.assertEqual((r["family"], r["dim"]), ("softmax", dim), call)
+        # Over a view to other axes (kb2_038: the spatial axes merged): no axis of x is the normalised one, no dim.
+        r, _ = self.recognize(dict(d, name="smv", reference="import torch\n\ndef run(x):\n"
+                                                           "    return torch.softmax(x.view(x.shape[0], 3, -1), dim=2).view(x.shape)\n"),
+                              {"B": 2})
+        self.assertEqual(r["family"], "softmax")
+        self.assertNotIn("dim", r)
 
     def test_chains_with_global_pools_logsumexp_channel_softmax_and_batch_norm(self):
         head = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b):\n    z = torch.zeros(6)\n"

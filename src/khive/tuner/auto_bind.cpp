@@ -155,12 +155,12 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
 }
 
 // A product and its epilogue, recognised from the reference's graph (khive.op.operands, khive.op.expression): C =
-// epilogue(x = A @ B, b = bias[column]).
+// epilogue(x = A @ B, b = bias[column], b1, b2, ... = the vectors').
 std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
   if (!has_operands(t) || t.op_expression.empty()) {
     *why =
-        "a matrix product with further ops, not one product and a pointwise epilogue (with at most a bias vector) "
-        "of the kind the gemm templates fuse";
+        "a matrix product with further ops, not one product and a pointwise epilogue (with vectors over its columns "
+        "or single values) of the kind the gemm templates fuse";
     return std::nullopt;
   }
   auto spec = recognised_product(t, why);
@@ -172,14 +172,14 @@ std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
 }
 
 // A convolution and its pointwise epilogue, recognised from the reference's graph (khive.op.conv: aten.convolution's
-// options; khive.op.operands: x, weight, its bias, the per-channel vector; khive.op.expression of x and b). The
+// options; khive.op.operands: x, weight, its bias, the per-channel vectors; khive.op.expression of x, b, b1, ...). The
 // binder checks the shapes against the options on every workload.
 std::optional<Binding> conv(const Task& t, std::string* why) {
   const auto& o = t.op_operands;
   if (!t.op_conv || !o.count("x") || !o.count("weight")) {
     *why =
-        "no single convolution followed only by pointwise ops (with at most one per-channel vector) was recognised "
-        "in the reference's graph (khive.op.conv, khive.op.operands)";
+        "no single convolution followed only by pointwise ops (with per-channel vectors or single values) was "
+        "recognised in the reference's graph (khive.op.conv, khive.op.operands)";
     return std::nullopt;
   }
   if (t.outputs.size() != 1) {
