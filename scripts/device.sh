@@ -7,6 +7,9 @@
 # Then:           device run, carry [.device, .deps/cutlass], command "BUILD_DIR=.device scripts/device.sh"
 # Issue 23's GEMMs (step gemm23, below): DEVICE_STEPS=gemm23 SKIP_CAL=1 SKIP_UNIT=1 SKIP_SANDBOX=1 BUILD_DIR=.device
 #                 scripts/device.sh (the GPU test, then khive bench of the GEMV and 3xTF32 points against the vendors)
+# Issue 22's Hopper attention (step attn22, below): DEVICE_STEPS=attn22 SKIP_CAL=1 SKIP_UNIT=1 SKIP_SANDBOX=1
+#                 BUILD_DIR=.device scripts/device.sh (tests/gpu/attention_sm90.py, then khive bench of attention.cuda_sm90's
+#                 points beside attention.cuda_flash's default on sol/attention and attention_causal against PyTorch)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -368,6 +371,29 @@ for w in map(json.loads, open(sys.argv[1])):
             done
             TAIL=${TAIL:-60} step bench_gemm23_fp32 ${GEMM23_FP32_T:-160} khive bench tasks/cutegen26 --backend cuda --tasks "$fp32" \
               --kernels "$k" --ab-vendor --seeds 1 --out "$out/bench-gemm23-fp32" ;;
+    # Issue 22's Hopper attention template (docs/tuner.md: attention.cuda_sm90, TMA + wgmma, FlashAttention-3 style),
+    # never run on a GPU before: tests/gpu/attention_sm90.py first (ctest attention_sm90: 7 points x non-causal/causal,
+    # bf16 and fp16, odd S, GQA 1-4, D 64/128/96, sampled rows against an fp64 softmax, two calls bitwise equal; perf
+    # shapes timed with the L2 flushed, beside PyTorch SDPA when torch imports). A failing point says which switch to
+    # suspect: default (OVERLAP 0, the simple schedule), overlap, n176-overlap, one-wg (no setmaxnreg), stages3, fp16;
+    # ATTN22_ONLY=SUBSTRING runs only the matching cases (e.g. default-full). Then khive bench with the points rendered
+    # into ATTN22_KERNELS (default /tmp/attn22): the sm90 default, OVERLAP 1, OVERLAP 1 with 176-key tiles, and
+    # attention.cuda_flash's default (the FA2 template, for the comparison), on the perf workloads of sol/attention and
+    # attention_causal (ATTN22_PERF: a --perf-workloads regex, default all) against PyTorch.
+    # Limits: ATTN22_TEST_T, ATTN22_BENCH_T (seconds; the defaults fit one 600 s call).
+    attn22) k=${ATTN22_KERNELS:-/tmp/attn22}; rm -rf "$k"; mkdir -p "$k"
+            TAIL=${TAIL:-90} step attention_sm90 ${ATTN22_TEST_T:-300} env PYTHONPATH="$root/.deps/torch${PYTHONPATH:+:$PYTHONPATH}" \
+              python3 tests/gpu/attention_sm90.py "$bin/khive-tune" "$root" ${ATTN22_ONLY:+--only "$ATTN22_ONLY"}
+            for t in attention attention_causal; do
+              mkdir -p "$k/$t"
+              tp() { khive-tune --kernels kernels point "tasks/sol/$t" --backend cuda "$@" > /dev/null; }
+              tp --template attention.cuda_sm90 --out "$k/$t/sm90-default.cu"
+              tp --template attention.cuda_sm90 --set OVERLAP=1 --out "$k/$t/sm90-overlap.cu"
+              tp --template attention.cuda_sm90 --set OVERLAP=1 --set BLOCK_N=176 --out "$k/$t/sm90-n176-overlap.cu"
+              tp --template attention.cuda_flash --out "$k/$t/flash-default.cu"
+            done
+            TAIL=${TAIL:-60} step bench_attn22 ${ATTN22_BENCH_T:-280} khive bench tasks/sol --backend cuda --tasks attention,attention_causal \
+              --kernels "$k" --seeds 1 ${ATTN22_PERF:+--perf-workloads "$ATTN22_PERF"} --out "$out/bench-attn22" ;;
   esac
 done
 log "done"
