@@ -185,7 +185,7 @@ int main() {
 
 def as_fp16(src):
     """The bf16 binding's PROLOGUE and ENTRY with __half as the storage type (the kernel body is type-generic)."""
-    head, sep, rest = src.partition("#include <cstdint>\n")
+    head, sep, rest = src.partition("namespace {\n")   # the PROLOGUE comes before the template's namespace
     body, sep2, entry = rest.rpartition("}  // namespace\n")
     swap = {"__nv_bfloat16": "__half", "__bfloat162float": "__half2float", "__float2bfloat16_rn": "__float2half_rn",
             "#define KHIVE_ELEM_BF16 1": "#define KHIVE_ELEM_BF16 0"}

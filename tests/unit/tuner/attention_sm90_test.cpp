@@ -106,8 +106,10 @@ TEST(AttentionSm90, ConsumerRegistersBoundTheFragments) {
   EXPECT_TRUE(check_point(sm90(), bt, with(d, {{"BLOCK_N", "176"}})).ok);
   // Without the reallocation two consumer warpgroups keep the launch's 168 registers: 160 + 40 is too many.
   EXPECT_NE(refusal(bt, with(d, {{"REGS", "0"}})).find("> 168"), std::string::npos);
-  // One consumer warpgroup (256 threads) has 255: REGS changes nothing there.
-  EXPECT_TRUE(check_point(sm90(), bt, with(d, {{"BLOCK_M", "64"}, {"CONSUMER_WG", "1"}, {"REGS", "0"}})).ok);
+  // One consumer warpgroup (256 threads) has 255 and no reallocation: REGS 0 there would only repeat the REGS 1 kernel.
+  EXPECT_TRUE(check_point(sm90(), bt, with(d, {{"BLOCK_M", "64"}, {"CONSUMER_WG", "1"}})).ok);
+  EXPECT_NE(refusal(bt, with(d, {{"BLOCK_M", "64"}, {"CONSUMER_WG", "1"}, {"REGS", "0"}})).find("a duplicate point"),
+            std::string::npos);
   // 128 rows per warpgroup fit at D 64 with 64-key tiles: 128 x (64 + 64 + 32) / 128 = 160.
   const BoundTask d64 = synthetic(false, {{4096, 4096, 32, 8, 64, 1}});
   EXPECT_TRUE(check_point(sm90(), d64, with(d, {{"BLOCK_M", "256"}, {"BLOCK_N", "64"}})).ok);
