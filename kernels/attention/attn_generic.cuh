@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(128) khive_attn_generic(const khive_t* __restr
   }
 }
 
-// The generic path's launch: a warp per output row, grid-stride beyond 2^31 blocks.
+// The generic path's launch: a warp per output row; the grid-stride loop covers rows beyond 2^31 blocks' worth.
 inline void khive_attn_generic_launch(const khive_t* q, const khive_t* k, const khive_t* v, khive_t* o, int64_t B, int64_t Sq,
                                       int64_t Skv, int64_t Hq, int64_t Hkv, int64_t D, float scale_log2, cudaStream_t stream) {
   const int64_t warps = B * Sq * Hq;
