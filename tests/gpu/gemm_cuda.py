@@ -15,22 +15,16 @@ Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-on
 import concurrent.futures
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import tempfile
 
-tune, root = sys.argv[1], pathlib.Path(sys.argv[2])
-build_only = "--build-only" in sys.argv[3:]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from gpu_harness import NORMAL, check_macro, start  # noqa: E402
+
+tune, root, build_only, nvcc = start()
+
 only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
-nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
-if not nvcc:
-    print("skipped: no nvcc")
-    sys.exit(77)
-if not build_only and (not shutil.which("nvidia-smi") or
-                       subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0):
-    print("skipped: no GPU")
-    sys.exit(77)
 cutlass = pathlib.Path(os.environ.get("KHIVE_CUTLASS", root / ".deps/cutlass"))
 
 # task: (element, B column-major, residual, batched, call, atol, rtol (None: the fp32 formula), B's std)
@@ -71,7 +65,7 @@ HARNESS = r"""
 #include <cstring>
 #include <random>
 #include <vector>
-#define CK(e) do { cudaError_t err_ = (e); if (err_ != cudaSuccess) { std::printf("CUDA error %s at line %d\n", cudaGetErrorString(err_), __LINE__); return 1; } } while (0)
+""" + check_macro("1") + r"""
 #if ELEM_BF16
 using E = __nv_bfloat16;
 static E to_e(float v) { return __float2bfloat16_rn(v); }
@@ -82,21 +76,7 @@ static E to_e(float v) { return v; }
 static float from_e(E v) { return v; }
 #endif
 struct Size { long M, N, K, BATCH; };
-// A fast approximately normal generator (xorshift64*, Irwin-Hall over 4 uniforms, unit variance): the large shapes
-// need hundreds of millions of inputs, which std::normal_distribution makes in tens of seconds.
-struct Normal {
-  uint64_t s;
-  float mean, sd;
-  float operator()() {
-    float u = 0;
-    for (int i = 0; i < 4; ++i) {
-      s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
-      u += float((s * 2685821657736338717ull) >> 40) * (1.0f / 16777216.0f);
-    }
-    return mean + sd * (u - 2.0f) * 1.7320508f;
-  }
-};
-int main() {
+""" + NORMAL + r"""int main() {
   const Size sizes[] = {SIZES};
   long bad_total = 0;
   cublasHandle_t h = nullptr;

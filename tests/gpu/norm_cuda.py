@@ -13,21 +13,15 @@ import concurrent.futures
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import tempfile
 
-tune, root = sys.argv[1], pathlib.Path(sys.argv[2])
-build_only = "--build-only" in sys.argv[3:]
-nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
-if not nvcc:
-    print("skipped: no nvcc")
-    sys.exit(77)
-if not build_only and (not shutil.which("nvidia-smi") or
-                       subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode != 0):
-    print("skipped: no GPU")
-    sys.exit(77)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from gpu_harness import check_macro, start  # noqa: E402
+
+tune, root, build_only, nvcc = start()
+
 
 STATS = ["var", "rms", "l2", "mean_abs"]
 # name, stat, two size sets, axes, groups, affine axes, weight, bias, eps, data offset, dtype
@@ -57,7 +51,7 @@ POINTS_STRIDED = [{}, {"BX": "32", "SPLIT": "8"}, {"BX": "256", "SPLIT": "2", "W
 RUN_SET = r"""
 #include <cstdio>
 #include <vector>
-#define CK(e) do { cudaError_t err_ = (e); if (err_ != cudaSuccess) { std::printf("CUDA error %s at line %d\n", cudaGetErrorString(err_), __LINE__); return false; } } while (0)
+""" + check_macro("false") + r"""
 template <class X, class W>
 bool run_set(std::vector<X>& x, std::vector<W>& w, std::vector<W>& b, std::vector<X>& y, const long* d) {
   X *dx, *dy;
