@@ -19,23 +19,6 @@ BoundTask bound(const char* name) {
   return bind_task(task, Backend::cuda, *lib().binding_for(task));
 }
 
-// An attention task described by its workloads only: (SQ, SKV, HQ, HKV, D, perf) each, batch 1, bf16.
-BoundTask synthetic(bool causal, std::vector<std::array<int64_t, 6>> ws) {
-  std::vector<std::pair<AxisValues, bool>> vars;
-  for (const auto& w : ws)
-    vars.push_back({{{"BATCH", 1},
-                     {"SQ", w[0]},
-                     {"SKV", w[1]},
-                     {"HQ", w[2]},
-                     {"HKV", w[3]},
-                     {"D", w[4]},
-                     {"ELEM_BYTES", 2},
-                     {"CAUSAL", causal ? 1 : 0},
-                     {"GROUP", w[2] / w[3]}},
-                    w[5] != 0});
-  return synthetic_task("attention", "bfloat16", vars, causal ? "causal" : "prefill", Backend::cuda);
-}
-
 Point with(Point p, std::initializer_list<std::pair<const char*, const char*>> changes) {
   for (const auto& [k, v] : changes) p[k] = v;
   return p;
@@ -99,9 +82,9 @@ TEST(AttentionSm90, ConsumerRegistersBoundTheFragments) {
                 .find("256 registers per consumer thread of O, S and P fragments at D 64"),
             std::string::npos)
       << refusal(bt, with(d, {{"BLOCK_M", "256"}}));
-  EXPECT_NE(
-      refusal(synthetic(false, {{4096, 4096, 32, 8, 128, 1}}), with(d, {{"BLOCK_M", "256"}})).find("320 registers"),
-      std::string::npos);
+  EXPECT_NE(refusal(synthetic_attention(false, {{4096, 4096, 32, 8, 128, 1}}), with(d, {{"BLOCK_M", "256"}}))
+                .find("320 registers"),
+            std::string::npos);
   // 176-key tiles: 64 x (128 + 176 + 88) / 128 = 196 (+ 40 <= 240 with setmaxnreg), FlashAttention-3's hdim-128 tile.
   EXPECT_TRUE(check_point(sm90(), bt, with(d, {{"BLOCK_N", "176"}})).ok);
   // Without the reallocation two consumer warpgroups keep the launch's 168 registers: 160 + 40 is too many.
@@ -111,7 +94,7 @@ TEST(AttentionSm90, ConsumerRegistersBoundTheFragments) {
   EXPECT_NE(refusal(bt, with(d, {{"BLOCK_M", "64"}, {"CONSUMER_WG", "1"}, {"REGS", "0"}})).find("a duplicate point"),
             std::string::npos);
   // 128 rows per warpgroup fit at D 64 with 64-key tiles: 128 x (64 + 64 + 32) / 128 = 160.
-  const BoundTask d64 = synthetic(false, {{4096, 4096, 32, 8, 64, 1}});
+  const BoundTask d64 = synthetic_attention(false, {{4096, 4096, 32, 8, 64, 1}});
   EXPECT_TRUE(check_point(sm90(), d64, with(d, {{"BLOCK_M", "256"}, {"BLOCK_N", "64"}})).ok);
   EXPECT_FALSE(check_point(sm90(), d64, with(d, {{"BLOCK_M", "256"}, {"BLOCK_N", "128"}})).ok);
 }
@@ -124,17 +107,20 @@ TEST(AttentionSm90, SharedMemoryBoundsTheStages) {
   EXPECT_NE(refusal(bt, with(d, {{"STAGES", "4"}})).find("295936 B of shared memory at D 128"), std::string::npos);
   EXPECT_NE(refusal(bt, with(d, {{"STAGES", "3"}, {"BLOCK_N", "176"}})).find("304128 B"), std::string::npos);
   // D 64 only: four stages fit.
-  EXPECT_TRUE(check_point(sm90(), synthetic(false, {{4096, 4096, 32, 8, 64, 1}}), with(d, {{"STAGES", "4"}})).ok);
+  EXPECT_TRUE(
+      check_point(sm90(), synthetic_attention(false, {{4096, 4096, 32, 8, 64, 1}}), with(d, {{"STAGES", "4"}})).ok);
 }
 
 TEST(AttentionSm90, OtherHeadDimsGoGeneric) {
-  const Validity g = check_point(sm90(), synthetic(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}),
-                                 sm90().default_point());
+  const Validity g =
+      check_point(sm90(), synthetic_attention(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}),
+                  sm90().default_point());
   ASSERT_TRUE(g.ok) << g.message;
   ASSERT_EQ(g.generic.size(), 1u);
   EXPECT_NE(g.generic[0].find("head dim 96"), std::string::npos) << g.generic[0];
   // No perf shape on the fast path: the point is out.
-  EXPECT_FALSE(check_point(sm90(), synthetic(false, {{4096, 4096, 32, 8, 96, 1}}), sm90().default_point()).ok);
+  EXPECT_FALSE(
+      check_point(sm90(), synthetic_attention(false, {{4096, 4096, 32, 8, 96, 1}}), sm90().default_point()).ok);
 }
 
 TEST(AttentionSm90, RendersTheParamsTheBindingAndTheGenericPath) {

@@ -19,23 +19,6 @@ Task edited(const char* name, const std::function<void(json&)>& edit,
   return edited_task(std::string("sol/") + name, edit, edit_workloads);
 }
 
-// An attention task described by its workloads only: (SQ, SKV, HQ, HKV, D, perf) each, batch 1, bf16.
-BoundTask synthetic(bool causal, std::vector<std::array<int64_t, 6>> ws, Backend be = Backend::cuda) {
-  std::vector<std::pair<AxisValues, bool>> vars;
-  for (const auto& w : ws)
-    vars.push_back({{{"BATCH", 1},
-                     {"SQ", w[0]},
-                     {"SKV", w[1]},
-                     {"HQ", w[2]},
-                     {"HKV", w[3]},
-                     {"D", w[4]},
-                     {"ELEM_BYTES", 2},
-                     {"CAUSAL", causal ? 1 : 0},
-                     {"GROUP", w[2] / w[3]}},
-                    w[5] != 0});
-  return synthetic_task("attention", "bfloat16", vars, causal ? "causal" : "prefill", be);
-}
-
 }  // namespace
 
 TEST(AttentionBinding, TheThreeSolTasksBindWithTheirVariables) {
@@ -198,12 +181,12 @@ TEST(AttentionRules, CpuWorkingSetBoundsTheBlocks) {
   // The same block is fine for head dim 64 with one query head per item and a small query block.
   big["GQA_SHARE"] = "0";
   big["QUERY_BLOCK"] = "4";
-  EXPECT_TRUE(check_point(t, synthetic(false, {{256, 256, 4, 2, 64, 1}}, Backend::cpu), big).ok);
+  EXPECT_TRUE(check_point(t, synthetic_attention(false, {{256, 256, 4, 2, 64, 1}}, Backend::cpu), big).ok);
   // GQA sharing multiplies the queries of an item by GROUP: 32 rows x 8 heads x D 128 is too many.
   Point wide = t.default_point();
   wide["QUERY_BLOCK"] = "32";
-  EXPECT_TRUE(check_point(t, synthetic(false, {{512, 512, 8, 8, 128, 1}}, Backend::cpu), wide).ok);
-  EXPECT_FALSE(check_point(t, synthetic(false, {{512, 512, 64, 8, 128, 1}}, Backend::cpu), wide).ok);
+  EXPECT_TRUE(check_point(t, synthetic_attention(false, {{512, 512, 8, 8, 128, 1}}, Backend::cpu), wide).ok);
+  EXPECT_FALSE(check_point(t, synthetic_attention(false, {{512, 512, 64, 8, 128, 1}}, Backend::cpu), wide).ok);
 }
 
 TEST(AttentionTemplates, CpuRendersTheBindingAndTheTunerOffersItsStrategies) {
@@ -264,14 +247,14 @@ TEST(AttentionRules, CudaFlashWarpRowsRegistersAndSharedMemory) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("243712 B of shared memory at D 128"), std::string::npos) << r.message;
   // Only D 64 tasks: the same point fits.
-  EXPECT_TRUE(check_point(t, synthetic(false, {{4096, 4096, 32, 8, 64, 1}}), p).ok);
+  EXPECT_TRUE(check_point(t, synthetic_attention(false, {{4096, 4096, 32, 8, 64, 1}}), p).ok);
   // A head dim the MMA path is not compiled for goes generic; with no perf shape on the fast path the point is out.
-  const Validity g =
-      check_point(t, synthetic(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}), t.default_point());
+  const Validity g = check_point(t, synthetic_attention(true, {{300, 300, 4, 2, 96, 0}, {4096, 4096, 32, 8, 128, 1}}),
+                                 t.default_point());
   ASSERT_TRUE(g.ok) << g.message;
   ASSERT_EQ(g.generic.size(), 1u);
   EXPECT_NE(g.generic[0].find("head dim 96"), std::string::npos) << g.generic[0];
-  EXPECT_FALSE(check_point(t, synthetic(false, {{4096, 4096, 32, 8, 96, 1}}), t.default_point()).ok);
+  EXPECT_FALSE(check_point(t, synthetic_attention(false, {{4096, 4096, 32, 8, 96, 1}}), t.default_point()).ok);
 }
 
 TEST(AttentionTemplates, CudaFlashServesPrefillAndCausalNotDecode) {

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -123,6 +125,25 @@ inline BoundTask synthetic_task(const std::string& family, const std::string& dt
     bt.workload_perf.push_back(workloads[i].second);
   }
   return bt;
+}
+
+// An attention task (prefill, or causal) described by its workloads only: (SQ, SKV, HQ, HKV, D, perf) each, batch 1,
+// bf16 (the attention templates' tests).
+inline BoundTask synthetic_attention(bool causal, const std::vector<std::array<int64_t, 6>>& ws,
+                                     Backend be = Backend::cuda) {
+  std::vector<std::pair<AxisValues, bool>> vars;
+  for (const auto& w : ws)
+    vars.push_back({{{"BATCH", 1},
+                     {"SQ", w[0]},
+                     {"SKV", w[1]},
+                     {"HQ", w[2]},
+                     {"HKV", w[3]},
+                     {"D", w[4]},
+                     {"ELEM_BYTES", 2},
+                     {"CAUSAL", causal ? 1 : 0},
+                     {"GROUP", w[2] / w[3]}},
+                    w[5] != 0});
+  return synthetic_task("attention", "bfloat16", vars, causal ? "causal" : "prefill", be);
 }
 
 // Compiles a rendered CPU kernel followed by a harness (its main) with g++ and OpenMP, runs it and returns what it
