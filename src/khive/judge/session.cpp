@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -99,6 +103,11 @@ std::unique_ptr<Executor> Session::start(const std::string& role, const std::str
   spec.setup.backend = job_.backend;
   spec.setup.library = library;
   spec.setup.vendor_libraries = vendor;
+  if (const auto w = exec::unknown_exec_trial(std::getenv("KHIVE_EXEC_TRIAL"))) {
+    std::string known;
+    for (std::string_view k : exec::kExecTrials) known += (known.empty() ? "" : ", ") + std::string(k);
+    throw std::runtime_error("KHIVE_EXEC_TRIAL has '" + *w + "': expected comma-separated switches from " + known);
+  }
   const bool bare = exec::exec_trial("no_sandbox");  // a measurement's switch (gate.hpp); the preflight says so
   spec.setup.seccomp = job_.sandbox.seccomp && !bare;
   spec.setup.landlock = job_.sandbox.landlock && !bare;

@@ -35,3 +35,14 @@ TEST(Gate, PrimerCountParsesStrictly) {
     EXPECT_FALSE(primer_blocks_per_sm(bad).has_value()) << bad;
   static_assert(primer_blocks_per_sm("3") == 3, "usable at compile time");
 }
+
+TEST(Gate, TrialSwitchesAreKnownWordsOnly) {
+  EXPECT_FALSE(unknown_exec_trial(nullptr)) << "unset";
+  EXPECT_FALSE(unknown_exec_trial(""));
+  EXPECT_FALSE(unknown_exec_trial("no_sandbox"));
+  EXPECT_FALSE(unknown_exec_trial("keep_l2_limit,go_after_launch,lazy_modules,no_sandbox"));
+  EXPECT_EQ(unknown_exec_trial("no_sandbx"), "no_sandbx") << "a misspelt switch is named";
+  EXPECT_EQ(unknown_exec_trial("no_sandbox,lazy"), "lazy") << "the first unknown word, wherever it is";
+  EXPECT_EQ(unknown_exec_trial(",no_sandbox"), "") << "an empty word is not a switch";
+  EXPECT_EQ(unknown_exec_trial("NO_SANDBOX"), "NO_SANDBOX") << "case matters";
+}
