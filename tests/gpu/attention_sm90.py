@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from gpu_harness import NORMAL, check_macro, start  # noqa: E402
+from gpu_harness import NORMAL, check_macro, finish, start  # noqa: E402
 
 tune, root, build_only, nvcc = start()
 
@@ -275,10 +275,7 @@ def main():
                         print(f"VS_TORCH {stem} B={s[0]} S={s[1]} Hq={s[2]} Hkv={s[3]} D={s[4]}: {us:.1f} us "
                               f"({flops / us * 1e-6:.0f} TFLOP/s) vs SDPA {ref[s]:.1f} us ({flops / ref[s] * 1e-6:.0f} "
                               f"TFLOP/s): {ref[s] / us:.2f}x")
-    print(f"{len(sources)} kernels {'built' if build_only else 'checked'}, {len(failures)} failed")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures or not sources else 0
+    return finish(sources, failures, build_only)
 
 
 if __name__ == "__main__":

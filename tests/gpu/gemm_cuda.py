@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from gpu_harness import NORMAL, check_macro, start  # noqa: E402
+from gpu_harness import NORMAL, check_macro, finish, start  # noqa: E402
 
 tune, root, build_only, nvcc = start()
 
@@ -233,10 +233,7 @@ def main():
             lines = run.stdout.strip().splitlines()
             if run.returncode != 0 or not lines or lines[-1] != "bad 0":
                 failures.append(f"{cu.stem}: exit {run.returncode}\n{run.stdout[-1500:]}{run.stderr[-500:]}")
-    print(f"{len(sources)} kernels {'built' if build_only else 'checked'}, {len(failures)} failed")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures or not sources else 0
+    return finish(sources, failures, build_only)
 
 
 if __name__ == "__main__":

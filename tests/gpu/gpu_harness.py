@@ -46,3 +46,11 @@ struct Normal {
   }
 };
 """
+
+
+def finish(sources, failures, build_only):
+    """The summary line and each failure; the exit status (1 when anything failed or nothing was built)."""
+    print(f"{len(sources)} kernels {'built' if build_only else 'checked'}, {len(failures)} failed")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures or not sources else 0

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from gpu_harness import check_macro, start  # noqa: E402
+from gpu_harness import check_macro, finish, start  # noqa: E402
 
 tune, root, build_only, nvcc = start()
 
@@ -169,10 +169,7 @@ def main():
             print(f"{cu.stem}: {' | '.join(lines[-3:])}")
             if run.returncode != 0 or not lines or not lines[-1].startswith("bad 0 "):
                 failures.append(f"{cu.stem}: exit {run.returncode}\n{run.stdout[-1500:]}{run.stderr[-500:]}")
-    print(f"{len(sources)} kernels {'built' if build_only else 'checked'}, {len(failures)} failed")
-    for f in failures:
-        print("FAIL", f)
-    return 1 if failures or not sources else 0
+    return finish(sources, failures, build_only)
 
 
 if __name__ == "__main__":
