@@ -19,3 +19,35 @@ void* khive_workspace(size_t bytes) {
   }
   return ptr;
 }
+
+// Split partials and their counters (the last CTA of a group to finish combines the partials in split order and
+// resets its counter): one allocation, `counters` ints (256-byte aligned) then `part_bytes`, grown on demand and kept
+// like khive_workspace; the counters are zeroed on the call's stream when it is (re)allocated and stay zero between
+// calls because the kernels reset them. False when memory cannot be had (the caller runs unsplit).
+inline bool khive_split_workspace(size_t counters, size_t part_bytes, cudaStream_t stream, int** cnt, float** part) {
+  static void* ptr = nullptr;
+  static size_t counter_bytes = 0, bytes = 0;
+  const size_t cb = (counters * sizeof(int) + 255) / 256 * 256;
+  if (cb > counter_bytes || cb + part_bytes > bytes) {
+    const size_t ncb = cb > counter_bytes ? cb : counter_bytes;
+    const size_t npart = part_bytes > bytes - counter_bytes ? part_bytes : bytes - counter_bytes;
+    if (ptr) cudaFree(ptr);   // synchronizes: no kernel still uses the old buffer
+    ptr = nullptr;
+    counter_bytes = bytes = 0;
+    void* q = nullptr;
+    if (cudaMalloc(&q, ncb + npart) != cudaSuccess) {
+      (void)cudaGetLastError();   // not the kernel's error: the caller runs unsplit
+      return false;
+    }
+    if (cudaMemsetAsync(q, 0, ncb, stream) != cudaSuccess) {
+      cudaFree(q);
+      return false;
+    }
+    ptr = q;
+    counter_bytes = ncb;
+    bytes = ncb + npart;
+  }
+  *cnt = static_cast<int*>(ptr);
+  *part = reinterpret_cast<float*>(static_cast<char*>(ptr) + counter_bytes);
+  return true;
+}
