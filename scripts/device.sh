@@ -244,7 +244,7 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
     # itself run differently there, cycles and instructions, or only its surroundings?). NCU_CASE "task@workload@kernel";
     # no cache or clock control, so each process's own surroundings stay; khive's sandbox off (ncu must attach).
     ncu_compare) IFS=@ read -r t w k <<< "${NCU_CASE:?}"; src=$(kernel_source "$t" "$k"); kn=${NCU_KERNEL:-regex:.}
-             m=gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum
+             m=gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,dram__bytes_write.sum,sm__cycles_active.avg,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__shared_mem_config_size
              ncu_run() { timeout ${NCU_T:-200} ncu --target-processes all --cache-control none --clock-control none -k "$kn" \
                            -c ${NCU_COUNT:-60} --metrics $m --csv "$@"; }
              rm -f /tmp/ncu-eval.json
@@ -263,9 +263,11 @@ for path in sys.argv[1:]:
     ix = {c: head.index(c) for c in ("Process Name", "Kernel Name", "Metric Name", "Metric Value") if c in head}
     for r in rows[1:]:
         key = (r[ix["Process Name"]], r[ix["Kernel Name"]][:40], r[ix["Metric Name"]])
-        by.setdefault(key, []).append(float(r[ix["Metric Value"]].replace(",", "") or 0))
+        try: by.setdefault(key, []).append(float(r[ix["Metric Value"]].replace(",", "") or 0))
+        except ValueError: by.setdefault(key, [])  # a metric this GPU or ncu does not give: "n/a"
     print(f"### {path.split('/')[-1]}")
     for (proc, kern, met), v in sorted(by.items()):
+        if not v: print(f"| {proc} | {kern} | {met} | n/a |"); continue
         print(f"| {proc} | {kern} | {met} | n {len(v)} | median {statistics.median(v):.6g} | min {min(v):.6g} | max {max(v):.6g} |")
 PY
              ;;
