@@ -365,9 +365,10 @@ std::string summary_text(const std::filesystem::path& run_dir) {
   double wall = v.meta.count("wall_s") ? std::atof(v.meta["wall_s"].c_str()) : 0;
   if (slots.is_array())
     for (auto& s : slots)
-      out += fmt::format("device slot {}: busy {:.1f} s of {:.1f} s ({:.0f}%), {} runs\n", s.value("name", "?"),
-                         s.value("busy_s", 0.0), wall, wall > 0 ? 100 * s.value("busy_s", 0.0) / wall : 0.0,
-                         s.value("evaluations", 0));
+      out += fmt::format("device slot {}: busy {:.1f} s of {:.1f} s ({:.0f}%), {} runs ({:.1f} per minute)\n",
+                         s.value("name", "?"), s.value("busy_s", 0.0), wall,
+                         wall > 0 ? 100 * s.value("busy_s", 0.0) / wall : 0.0, s.value("evaluations", 0),
+                         wall > 0 ? 60 * s.value("evaluations", 0) / wall : 0.0);
   out +=
       fmt::format("strategy switches: {}; board entries: {}\n", v.switches.size(),
                   std::count_if(v.board.begin(), v.board.end(), [](const StoredBoardEntry& b) { return !b.evicted; }));

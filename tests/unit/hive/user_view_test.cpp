@@ -279,6 +279,31 @@ TEST(UserView, ALeaderScoringBelowABackupIsExplainedAndChartedAsTheLeader) {
   EXPECT_GT(leader_pt.second, pts.front().second);
 }
 
+// The summary's slot line says how busy the device was and how many evaluations it ran per minute of the run
+// (issue 23: a search that keeps the GPU busy reports both).
+TEST(UserView, SummarySaysSlotBusyShareAndEvaluationsPerMinute) {
+  struct SlotEvaluator : AbEvaluator {
+    std::vector<SlotUsage> slot_usage() const override { return {{"cuda:0", 1.5, 3}}; }
+  };
+  Fixture f;
+  SlotEvaluator ev;
+  Hive h(f.task, Backend::cpu, agents(std::make_unique<ListAgent>(std::vector<std::string>{"solo=0.5 ab=0.5"})), ev,
+         f.opts());
+  h.run();
+  const std::string sum = summary_text(f.dir / "run");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      sum, m,
+      std::regex(R"(device slot cuda:0: busy 1\.5 s of ([0-9.]+) s \([0-9]+%\), 3 runs \(([0-9.]+) per minute\))")))
+      << sum;
+  // The rate is over the run's recorded wall time (the line shows it rounded to 0.1 s).
+  auto wall = RunStore(f.dir / "run" / "run.db").meta("wall_s");
+  ASSERT_TRUE(wall);
+  const double rate = std::stod(m[2].str()), expect = 180 / std::stod(*wall);
+  EXPECT_NEAR(rate, expect, 0.05 + expect * 1e-3) << sum;
+  EXPECT_NEAR(std::stod(m[1].str()), std::stod(*wall), 0.05) << sum;
+}
+
 TEST(UserView, DeferredSummaryCountsNothingPendingAsEvaluated) {
   Fixture f;
   AbEvaluator ev;
