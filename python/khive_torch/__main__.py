@@ -66,8 +66,7 @@ def main(argv=None):
         try:
             task = load_task(a.out)
             op = recognize(torch, task)
-            if op.get("op") != "unknown":
-                write(task, op)
+            write(task, op)   # {op: "unknown", why} too: the tuner's refusal says why
             result["op"] = op.get("op")
             if op.get("why"):
                 result["op_why"] = op["why"]

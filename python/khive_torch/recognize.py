@@ -55,7 +55,13 @@ element of x's column), and "operands" names the inputs: {"A", "B", "layout_a", 
 template whose kernels the guard then rejects.
 
   python3 -m khive_torch.recognize TASK_DIR [--write]     prints the result; --write records it in definition.json
-                                                          (op_type, and khive.op with the details)
+                                                          (op_type, and khive.op with the details; a reference
+                                                          not recognised as khive.op = {op: "unknown", why})
+
+Tracing keeps every intermediate tensor alive: the command caps its address space at what it maps plus a budget
+(KHIVE_RECOGNIZE_MAX_GB, default half of the machine's memory), so a trace over it ends in an allocation error,
+reported with the definition and the workload, instead of the kernel's OOM killer (exit 137, no message); a
+workload whose inputs and outputs alone exceed the budget is not traced.
 """
 import json
 import math
@@ -1256,8 +1262,57 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
     return dict(r, op="other", family="other")
 
 
-def recognize(torch, task):
-    """Traces the task's reference on its smallest correctness workload; {op, family, ops, ...} or {op: "unknown", why}."""
+def memory_budget():
+    """The bytes recognition may take (KHIVE_RECOGNIZE_MAX_GB, default half of this machine's memory): tracing keeps
+    every intermediate tensor of the reference alive, and a trace that took all of a machine's memory was killed by
+    the kernel's OOM killer without a word (exit 137)."""
+    import os
+    v = os.environ.get("KHIVE_RECOGNIZE_MAX_GB")
+    if v:
+        try:
+            gb = float(v)
+        except ValueError:
+            raise SystemExit(f"KHIVE_RECOGNIZE_MAX_GB: expected a number of GB, got {v!r}") from None
+        if not gb > 0:
+            raise SystemExit(f"KHIVE_RECOGNIZE_MAX_GB: expected a number of GB above 0, got {v!r}")
+        return int(gb * 2**30)
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError):
+        return 8 * 2**30
+
+
+def limit_memory(budget):
+    """Caps this process' address space at what it maps now plus budget (RLIMIT_AS), so that a trace over the budget
+    fails with an allocation error recognize() reports, instead of the OOM killer ending the process. Returns
+    whether the cap was set (Linux)."""
+    try:
+        import resource
+        with open("/proc/self/status") as f:
+            vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = vm + budget
+        if hard != resource.RLIM_INFINITY:
+            want = min(want, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+        return True
+    except (OSError, ValueError, StopIteration, ImportError):
+        return False
+
+
+def _out_of_memory(e):
+    """Whether e is an allocation that failed (torch's allocator or Python's)."""
+    text = str(e).lower()
+    return isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and (
+        "can't allocate memory" in text or "not enough memory" in text or "out of memory" in text
+        or "std::bad_alloc" in text))
+
+
+def recognize(torch, task, budget=None):
+    """Traces the task's reference on its smallest correctness workload; {op, family, ops, ...} or {op: "unknown", why}.
+    budget: the bytes the trace may take (memory_budget()); a workload whose inputs and outputs alone are more is not
+    traced, and a trace that runs out of memory (limit_memory()) is reported, both naming the definition and the
+    workload."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
     from .inputs import make_inputs
@@ -1279,16 +1334,27 @@ def recognize(torch, task):
             total += math.prod(shape)
         return total
     w = min(cands, key=size)
+    where = f"{task.def_file} on workload {w.get('uuid')}"
 
     def graph_of(args):
         with torch.no_grad():
             return make_fx(lambda *a: fn(*a), tracing_mode="real")(*args).graph
     try:
         axes = task.resolve_axes(w)
+        if budget is not None:
+            need = _tensor_bytes(task, axes)
+            if need > budget:
+                return {"op": "unknown", "why": (
+                    f"not traced: {where} ({_axes_text(w)}) has {need / 2**30:.1f} GB of inputs and outputs, over "
+                    f"the recognition budget of {budget / 2**30:.1f} GB (KHIVE_RECOGNIZE_MAX_GB)")}
         inputs = make_inputs(torch, task, w, axes, seed=1, device="cpu")
         args = [inputs[n] for n in task.inputs]
         graph = graph_of(args)
     except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
+        if _out_of_memory(e):
+            return {"op": "unknown", "why": (
+                f"tracing run() ran out of memory: {where} ({_axes_text(w)}) needs more than the recognition budget"
+                + (f" of {budget / 2**30:.1f} GB (KHIVE_RECOGNIZE_MAX_GB)" if budget is not None else ""))}
         return {"op": "unknown", "why": f"tracing run() failed: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"}
     order = list(task.inputs)
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
@@ -1314,6 +1380,22 @@ def recognize(torch, task):
     return r
 
 
+def _tensor_bytes(task, axes):
+    """The bytes of a workload's inputs and outputs."""
+    sizes = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2, "int16": 2}
+    total = 0
+    for group in (task.inputs, task.outputs):
+        for spec in group.values():
+            shape = task.shape(spec, axes)
+            if shape is not None:
+                total += math.prod(shape) * sizes.get(spec.get("dtype"), 1)
+    return total
+
+
+def _axes_text(w):
+    return ", ".join(f"{k}={v}" for k, v in (w.get("axes") or {}).items()) or "no var axes"
+
+
 def main(argv=None):
     import argparse
 
@@ -1323,25 +1405,36 @@ def main(argv=None):
     p.add_argument("--write", action="store_true", help="record it in definition.json (op_type, khive.op)")
     a = p.parse_args(argv)
     import torch
+    budget = memory_budget()
+    limit_memory(budget)   # after torch's own mappings: the budget is for the trace
     task = load_task(a.task_dir)
-    r = recognize(torch, task)
+    r = recognize(torch, task, budget=budget)
     print(json.dumps(r))
-    if a.write and r.get("op") not in ("unknown", None):
+    if r.get("op") in ("unknown", None) or r.get("why"):
+        print(f"recognize: {task.def_file}: {r.get('op') or 'unknown'}: {r.get('why', 'no op')}", file=sys.stderr)
+    if a.write:
         write(task, r)
     return 0
 
 
 def write(task, r):
-    """op_type (when the definition has none) and khive.op = {op, family, expression?, eps?, ops} in definition.json."""
+    """op_type (when the definition has none and an op was recognised) and khive.op = {op, family, expression?, eps?,
+    ..., ops} in definition.json; a reference that was not recognised is recorded as {op: "unknown", why}, so the
+    tuner's refusal can say why."""
     import pathlib
     path = pathlib.Path(task.dir) / "definition.json"
     d = json.loads(path.read_text())
+    k = d.setdefault("khive", {})
+    if r.get("op") in ("unknown", None):
+        k["op"] = {"op": "unknown", "why": r.get("why") or "no op was recognised",
+                   "from": "the PyTorch reference's ATen graph (khive_torch.recognize)"}
+        path.write_text(json.dumps(d, indent=2) + "\n")
+        return
     if not d.get("op_type"):
         d["op_type"] = r["op"]
-    k = d.setdefault("khive", {})
     k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
                                        "stages")
-                   if key in r}
+               if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

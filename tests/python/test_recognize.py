@@ -625,6 +625,39 @@ class Recognize(unittest.TestCase):
                                   {"B": 2, "N": 5})
             self.assertNotEqual(r["family"], "scan", body)
 
+    def test_a_trace_over_the_memory_budget_is_refused_naming_the_definition_and_the_workload(self):
+        from khive_torch.recognize import recognize
+        r, d = self.recognize(unary("big", "def run(x):\n    return torch.relu(x)\n"), {"N": 1 << 20})
+        r = recognize(torch, load_task(d), budget=1 << 20)
+        self.assertEqual(r["op"], "unknown")
+        self.assertIn("big/definition.json on workload w", r["why"])
+        self.assertIn("over the recognition budget", r["why"])
+        # A trace whose intermediates outgrow the budget: an allocation error under RLIMIT_AS, reported (exit 0
+        # and the record), where the OOM killer would have ended the process with 137 and no word.
+        import os
+        import subprocess
+        import sys
+        body = "def run(x):\n    big = torch.ones(1 << 31, dtype=torch.float32)\n    return x + big[:1]\n"
+        _, d = self.recognize(unary("huge", body), {"N": 3})
+        env = dict(os.environ, KHIVE_RECOGNIZE_MAX_GB="1")
+        p = subprocess.run([sys.executable, "-m", "khive_torch.recognize", str(d), "--write"], env=env,
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ran out of memory", p.stderr)
+        self.assertIn("huge/definition.json on workload w", p.stderr)
+        op = json.loads((d / "definition.json").read_text())["khive"]["op"]
+        self.assertEqual(op["op"], "unknown")
+        self.assertIn("1.0 GB (KHIVE_RECOGNIZE_MAX_GB)", op["why"])
+
+    def test_write_records_why_a_reference_was_not_recognised(self):
+        from khive_torch.recognize import write
+        r, d = self.recognize(unary("bad2", "def run(x):\n    raise ValueError('no')\n"), {"N": 3})
+        write(load_task(d), r)
+        defn = json.loads((d / "definition.json").read_text())
+        self.assertNotIn("op_type", defn)
+        self.assertEqual(defn["khive"]["op"]["op"], "unknown")
+        self.assertIn("ValueError", defn["khive"]["op"]["why"])
+
     def test_a_reference_that_does_not_trace_says_why(self):
         r, _ = self.recognize(unary("bad", "def run(x):\n    raise ValueError('no')\n"), {"N": 3})
         self.assertEqual(r["op"], "unknown")

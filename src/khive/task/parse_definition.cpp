@@ -183,7 +183,7 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   const json& op = c.object(opj, P);
   c.known_keys(op, P,
                {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm",
-                "stages", "inputs", "output"});
+                "stages", "inputs", "output", "why"});
   // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
@@ -201,6 +201,7 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   if (op.contains("op")) t.op_recognized = c.string(op["op"], P + ".op");
   if (op.contains("family")) t.op_family = c.string(op["family"], P + ".family");
   if (op.contains("expression")) t.op_expression = c.string(op["expression"], P + ".expression");
+  if (op.contains("why")) t.op_why = c.string(op["why"], P + ".why");
   if (op.contains("eps")) {
     if (!op["eps"].is_number() || op["eps"].get<double>() < 0) c.fail(P + ".eps", "a number >= 0", op["eps"].dump());
     t.op_eps = op["eps"].get<double>();

@@ -126,6 +126,7 @@ void Task::clear_recognised_op() {
   op_pool.reset();
   op_norm.reset();
   op_stages.clear();
+  op_why.clear();
 }
 
 std::vector<std::string> Task::var_axes() const {

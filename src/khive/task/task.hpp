@@ -214,6 +214,8 @@ struct Task {
   // inputs or "khive_t<i>", what stage i wrote) and "output" (null: the task's output). The tuner reads each against
   // its stage's tensors (read_recognised_op).
   std::vector<std::string> op_stages;
+  // khive.op.why: why the reference was not recognised (op "unknown").
+  std::string op_why;
   // The most stages a chain has (khive.op.stages and the chain binding's "stages"): KernelBench level 2's longest
   // composition is 6; the chain glue keeps one buffer per intermediate and renders any number of stages.
   static constexpr std::size_t kMaxStages = 8;

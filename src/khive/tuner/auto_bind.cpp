@@ -377,7 +377,9 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
 }  // namespace
 
 std::string recognised_op_name(const Task& t) {
-  if (!t.op_recognized.empty() && (t.op_type.empty() || lower(t.op_type) == "kernelbench"))
+  // "unknown": the graph said nothing (khive.op.why says why); op_type or the name may still.
+  if (!t.op_recognized.empty() && t.op_recognized != "unknown" &&
+      (t.op_type.empty() || lower(t.op_type) == "kernelbench"))
     return lower(t.op_recognized);
   std::string op = lower(t.op_type);
   if (!op.empty() && op != "kernelbench") return op;
@@ -523,12 +525,19 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     return make(t, "elementwise",
                 ojson{{"inputs", ojson::array({t.inputs[0].name})}, {"output", t.outputs[0].name}, {"op", it->second}});
   }
-  *why = fmt::format(
-      "op '{}' is none the tuner recognises (matrix products, convolutions, poolings, normalisations, softmax / "
-      "log_softmax, rmsnorm, the KernelBench activations, elementwise chains, reductions and scans over "
-      "one axis) and no "
-      "bindings file names task {}",
-      op.empty() ? "(no op_type)" : op, key_of(t));
+  const std::string known =
+      "matrix products, convolutions, poolings, normalisations, softmax / log_softmax, rmsnorm, the KernelBench "
+      "activations, elementwise chains, reductions and scans over one axis";
+  if (t.op_recognized == "unknown") {  // the graph said nothing: why it did not, before what the name does not say
+    *why = fmt::format(
+        "the reference was not recognised ({}), and {} '{}' is no op the tuner recognises either ({}); no bindings "
+        "file names task {}",
+        t.op_why.empty() ? "khive.op says op \"unknown\"" : t.op_why, t.op_type.empty() ? "the task's name" : "op_type",
+        op, known, key_of(t));
+    return std::nullopt;
+  }
+  *why = fmt::format("op '{}' is none the tuner recognises ({}) and no bindings file names task {}",
+                     op.empty() ? "(no op_type)" : op, known, key_of(t));
   return std::nullopt;
 }
 

@@ -528,6 +528,34 @@ TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
 
 namespace {
 
+// A reference recognition could not read is recorded as khive.op = {op: "unknown", why}: the refusal says why,
+// where it used to name the definition as the op; a name the tuner knows still binds.
+TEST(AutoBind, UnrecognisedReferenceSaysWhy) {
+  json unknown = {{"op", "unknown"}, {"why", "tracing run() failed: RuntimeError: aten._local_scalar_dense (.item())"}};
+  Task t = imported("kb19_relu", "006_multimodal_rope_position_calculation", [&](json& d) {
+    d.erase("op_type");
+    d["khive"]["op"] = unknown;
+  });
+  EXPECT_EQ(recognised_op_name(t), "006_multimodal_rope_position_calculation");
+  std::string why;
+  EXPECT_FALSE(infer_binding(t, &why));
+  EXPECT_NE(why.find("the reference was not recognised (tracing run() failed: RuntimeError: "
+                     "aten._local_scalar_dense (.item())), and the task's name "
+                     "'006_multimodal_rope_position_calculation' is no op the tuner recognises either"),
+            std::string::npos)
+      << why;
+  TunerOptions o;
+  o.kernels_dir = repo() / "kernels";
+  const std::string said = make_tuner_agent(o)->idle_because(t, Backend::cpu);
+  EXPECT_NE(said.find("tracing run() failed"), std::string::npos) << said;
+  Task relu = imported("kb19_relu", "kb1_019_relu", [&](json& d) {
+    d["op_type"] = "kernelbench";
+    d["khive"]["op"] = unknown;
+  });
+  EXPECT_EQ(recognised_op_name(relu), "relu");
+  EXPECT_TRUE(infer_binding(relu, &why)) << why;
+}
+
 TEST(AutoBind, RmsnormWithEpsFromTheReference) {
   Task t = edited_task("sol/rmsnorm", [](json& d) {
     d["op_type"] = "rmsnorm";
