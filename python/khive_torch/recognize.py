@@ -47,7 +47,12 @@ what remains is classified:
                convolutions, products, poolings, normalisation modules, softmaxes    the readings above with "inputs"
                and reductions; a conv's or product's pointwise tail is its          and "output": khive_t<i>, null
                epilogue, any other pointwise tail a stage of its own               for the task's output)
-  otherwise    the family it belongs to, for the report (conv, norm, reduction, attention, gemm+epilogue, ...)
+  attention    one SDPA call, or a softmax over the last axis between two products   op "attention", and either
+               (q·k^T, then p·v): read further by recognize_attention.py            attention (q, k, v, layout, gqa,
+                                                                                     causal, scale, head_dim) when it
+                                                                                     is one attention of three inputs
+                                                                                     and nothing else, or why it is not
+  otherwise    the family it belongs to, for the report (conv, norm, reduction, gemm+epilogue, ...)
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
 has an exact float32 counterpart; for a gemm+epilogue it is of x (the product, A @ B) and b (the bias vector's
@@ -1377,7 +1382,37 @@ def recognize(torch, task, budget=None):
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
         names = {p: name for p, name in zip([n for n in graph.nodes if n.op == "placeholder"], order)}
         r["operands"] = _operand_names(r["operands"], names)
+    if r.get("family") == "attention":
+        r.update(_attention(torch, task, fn, graph, w, cands, size, graph_of, budget))
     return r
+
+
+def _attention(torch, task, fn, graph, w, cands, size, graph_of, budget, tries=4):
+    """Whether the traced attention is exactly what the attention templates compute, and the facts to bind them by
+    (recognize_attention.py), else why not. A workload whose shapes do not tell a fact (one head, one query, one KV
+    head) is traced again on the next larger ones, up to `tries` in all."""
+    from .inputs import make_inputs
+    from .recognize_attention import read_attention
+    left = sorted((c for c in cands if c is not w), key=size)
+    for attempt in range(tries):
+        try:
+            got = read_attention(torch, graph, fn, task, w, budget=budget)
+        except Exception as e:  # noqa: BLE001 - the task's code runs again there: say why the reading stopped
+            return {"why": "reading the attention failed: " + (
+                "out of memory" if _out_of_memory(e) else
+                f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")}
+        if not got.pop("retry", False) or not left or attempt + 1 == tries:
+            return got
+        w = left.pop(0)
+        try:
+            axes = task.resolve_axes(w)
+            if budget is not None and _tensor_bytes(task, axes) > budget:
+                return got
+            inputs = make_inputs(torch, task, w, axes, seed=1, device="cpu")
+            graph = graph_of([inputs[n] for n in task.inputs])
+        except Exception:  # noqa: BLE001 - the reading on the first workload stands, with its reason
+            return got
+    return got
 
 
 def _tensor_bytes(task, axes):
@@ -1433,7 +1468,7 @@ def write(task, r):
     if not d.get("op_type"):
         d["op_type"] = r["op"]
     k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
-                                       "stages")
+                                       "stages", "attention", "why")
                if key in r}
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"

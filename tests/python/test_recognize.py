@@ -625,6 +625,133 @@ class Recognize(unittest.TestCase):
                                   {"B": 2, "N": 5})
             self.assertNotEqual(r["family"], "scan", body)
 
+    def attention(self, name, body, q=("B", "S", "Hq", "D"), kv=("B", "S", "Hkv", "D"), o=None, extra=None,
+                  workloads=None, dtype="bfloat16", axes=None):
+        """recognize() of an attention reference over q, k, v (and extra inputs): (result, task folder)."""
+        inputs = {"q": {"shape": list(q), "dtype": dtype}, "k": {"shape": list(kv), "dtype": dtype},
+                  "v": {"shape": list(kv), "dtype": dtype}}
+        inputs.update(extra or {})
+        names = sorted({a for s in [q, kv, o or q] for a in s if not a.isdigit()} - set((axes or {}).keys()))
+        d = {"name": name, "axes": dict({a: {"type": "var"} for a in names}, **(axes or {})), "inputs": inputs,
+             "outputs": {"o": {"shape": list(o or q), "dtype": dtype}},
+             "reference": "import math\nimport torch\nimport torch.nn.functional as F\n\n" + body}
+        from khive_torch.recognize import recognize
+        p = self.root / name
+        p.mkdir()
+        (p / "definition.json").write_text(json.dumps(d))
+        ws = workloads or [{"B": 2, "S": 6, "Hq": 4, "Hkv": 2, "D": 8}]
+        (p / "workload.jsonl").write_text("".join(json.dumps({"uuid": f"w{i}", "axes": a}) + "\n"
+                                                  for i, a in enumerate(ws)))
+        return recognize(torch, load_task(p)), p
+
+    MANUAL = """def run(q, k, v):
+    B, S, Hq, D = q.shape
+    Hkv = k.shape[2]
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    k = k[:, :, None].expand(B, Hkv, Hq // Hkv, S, D).reshape(B, Hq, S, D)
+    v = v.repeat_interleave(Hq // Hkv, dim=1)
+    s = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(D)
+    s = s.masked_fill(torch.triu(torch.ones(S, S, dtype=torch.bool), diagonal=1), float("-inf"))
+    p = F.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(p, v).transpose(1, 2).contiguous()
+"""
+    PLAIN = {"q": "q", "k": "k", "v": "v", "layout": {"q": "bshd", "k": "bshd", "v": "bshd", "o": "bshd"},
+             "gqa": "interleave", "causal": "bottom_right", "scale": "1/sqrt(D)", "head_dim": 8}
+
+    def test_a_plain_causal_gqa_attention_has_the_facts_the_templates_bind_by(self):
+        # Written out (two products, a softmax, a triu mask, the KV heads expanded) and as SDPA: the same facts, but
+        # SDPA's is_causal is top-left aligned (on these workloads, Sq = Skv, the same mask).
+        r, _ = self.attention("manual", self.MANUAL)
+        self.assertEqual((r["op"], r["family"]), ("attention", "attention"))
+        self.assertNotIn("why", r)
+        self.assertEqual(r["attention"], self.PLAIN)
+        r, _ = self.attention("sdpa", "def run(q, k, v):\n    return F.scaled_dot_product_attention(q.transpose(1, 2), "
+                                      "k.transpose(1, 2), v.transpose(1, 2), is_causal=True, enable_gqa=True)"
+                                      ".transpose(1, 2).contiguous()\n")
+        self.assertEqual(r["attention"], dict(self.PLAIN, causal="top_left"))
+        # Non-causal, and decode (q and o [B, Hq, D]).
+        r, _ = self.attention("nomask", self.MANUAL.replace("    s = s.masked_fill", "    # s = s.masked_fill"))
+        self.assertEqual(r["attention"]["causal"], False)
+        r, _ = self.attention("decode", "def run(q, k, v):\n    return F.scaled_dot_product_attention(q.unsqueeze(2), "
+                                        "k.transpose(1, 2), v.transpose(1, 2), enable_gqa=True).squeeze(2)\n",
+                              q=("B", "Hq", "D"))
+        self.assertEqual(r["attention"]["layout"], {"q": "bhd", "k": "bshd", "v": "bshd", "o": "bhd"})
+        self.assertEqual(r["attention"]["causal"], False)
+
+    def test_the_suites_attention_tasks_read_as_their_bindings_say(self):
+        # tasks/sol/attention, attention_causal, attention_decode (SDPA references) against kernels/bindings/sol.json:
+        # the facts recorded are those the hand-written bindings state. Their smallest workloads have one head or one
+        # query, so the reading is traced again on larger ones.
+        from khive_torch.recognize import recognize
+        repo = pathlib.Path(__file__).resolve().parents[2]
+        bindings = json.loads((repo / "kernels/bindings/sol.json").read_text())["tasks"]
+        for name in ("attention", "attention_causal", "attention_decode"):
+            r = recognize(torch, load_task(repo / "tasks/sol" / name))
+            a, b = r["attention"], bindings[name]
+            self.assertEqual((a["q"], a["k"], a["v"]), (b["q"], b["k"], b["v"]), name)
+            self.assertEqual(a["layout"]["q"] == "bhd", b["decode"], name)
+            self.assertEqual(a["causal"] is not False, b["causal"], name)
+            self.assertEqual((a["gqa"], a["scale"]), ("interleave", "1/sqrt(D)"), name)
+
+    def test_an_attention_with_more_ops_says_what_they_are(self):
+        rope_in = {"cos": {"shape": ["B", "S", "1", "D"], "dtype": "bfloat16"},
+                   "sin": {"shape": ["B", "S", "1", "D"], "dtype": "bfloat16"}}
+        body = self.MANUAL.replace("def run(q, k, v):\n", "def run(q, k, v, cos, sin):\n    q = q * cos + torch.cat("
+                                   "(-q[..., 4:], q[..., :4]), dim=-1) * sin\n")
+        r, _ = self.attention("rope", body, extra=rope_in)
+        self.assertEqual(r["op"], "attention")
+        self.assertNotIn("attention", r)
+        self.assertIn("q is computed from q, cos, sin by", r["why"])
+        self.assertIn("(rope)", r["why"])
+        r, _ = self.attention("residual", self.MANUAL.replace(".contiguous()\n", ".contiguous() + q.transpose(1, 2)\n"))
+        self.assertIn("the attention's result goes through add before the output", r["why"])
+        mask = {"mask": {"shape": ["B", "1", "S", "S"], "dtype": "bfloat16"}}
+        r, _ = self.attention("masked", self.MANUAL.replace("(q, k, v)", "(q, k, v, mask)").replace(
+            "    s = s.masked_fill", "    s = s + mask\n    # s = s.masked_fill"), extra=mask)
+        self.assertIn("mask is added to the scores (an additive mask or bias input", r["why"])
+        r, _ = self.attention("softcap", self.MANUAL.replace("/ math.sqrt(D)", "/ math.sqrt(D)\n    s = 30.0 * torch.tanh(s / 30.0)"))
+        self.assertIn("the scores go through div, tanh before the softmax", r["why"])
+
+    def test_an_attention_in_another_layout_or_head_order_says_so(self):
+        r, _ = self.attention("bhsd", "def run(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v, "
+                                      "enable_gqa=True)\n", q=("B", "Hq", "S", "D"), kv=("B", "Hkv", "S", "D"))
+        self.assertEqual(r["attention"]["layout"], {"q": "bhsd", "k": "bhsd", "v": "bhsd", "o": "bhsd"})
+        tiled = self.MANUAL.replace("k[:, :, None].expand(B, Hkv, Hq // Hkv, S, D).reshape(B, Hq, S, D)",
+                                    "k.repeat(1, Hq // Hkv, 1, 1)").replace("v.repeat_interleave(Hq // Hkv, dim=1)",
+                                                                            "v.repeat(1, Hq // Hkv, 1, 1)")
+        r, _ = self.attention("tiled", tiled)
+        self.assertEqual(r["attention"]["gqa"], "tile")
+        r, _ = self.attention("scaled", self.MANUAL.replace("/ math.sqrt(D)", "* 0.1"))
+        self.assertEqual(r["attention"]["scale"], 0.1)
+        r, _ = self.attention("merged", self.MANUAL.replace(".transpose(1, 2).contiguous()\n",
+                                                            ".transpose(1, 2).reshape(B, S, Hq * D)\n"),
+                              o=("B", "S", "HD"), axes={"HD": {"type": "expr", "expression": "Hq * D"}})
+        self.assertEqual(r["attention"]["layout"]["o"], "bs(hd)")
+
+    def test_the_causal_alignment_is_pinned_on_a_workload_that_tells_it(self):
+        # Traced with as many queries as keys, where torch's top-left mask and the templates' bottom-right one agree;
+        # the second workload (Sq 3, Skv 7) tells them apart.
+        sdpa = ("def run(q, k, v):\n    return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), "
+                "v.transpose(1, 2), is_causal=True, enable_gqa=True).transpose(1, 2).contiguous()\n")
+        manual_br = """def run(q, k, v):
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2).repeat_interleave(2, dim=1), v.transpose(1, 2).repeat_interleave(2, dim=1)
+    sq, skv = q.shape[2], k.shape[2]
+    s = torch.matmul(q, k.transpose(2, 3)) * (q.shape[-1] ** -0.5)
+    s = s.masked_fill(torch.ones(sq, skv, dtype=torch.bool).triu(skv - sq + 1), float("-inf"))
+    return torch.matmul(torch.softmax(s.float(), dim=-1).to(q.dtype), v).transpose(1, 2)
+"""
+        ws = [{"B": 1, "Sq": 4, "Skv": 4, "Hq": 4, "Hkv": 2, "D": 8}, {"B": 1, "Sq": 3, "Skv": 7, "Hq": 4, "Hkv": 2, "D": 8}]
+        for name, body, want in (("sdpa_tl", sdpa, "top_left"), ("manual_br", manual_br, "bottom_right")):
+            r, _ = self.attention(name, body, q=("B", "Sq", "Hq", "D"), kv=("B", "Skv", "Hkv", "D"), workloads=ws)
+            self.assertEqual(r["attention"]["causal"], want, name)
+        # A scale fixed at 1/sqrt(8) is not 1/sqrt(D) on a workload of D 16.
+        fixed = self.MANUAL.replace("/ math.sqrt(D)", "* 0.35355339059327373")
+        ws = [{"B": 1, "S": 4, "Hq": 2, "Hkv": 1, "D": 8}, {"B": 1, "S": 4, "Hq": 2, "Hkv": 1, "D": 16}]
+        r, _ = self.attention("fixed", fixed, workloads=ws)
+        self.assertEqual(r["attention"]["scale"], 0.35355339059327373)
+        r, _ = self.attention("follows", self.MANUAL, workloads=ws)
+        self.assertEqual(r["attention"]["scale"], "1/sqrt(D)")
+
     def test_a_trace_over_the_memory_budget_is_refused_naming_the_definition_and_the_workload(self):
         from khive_torch.recognize import recognize
         r, d = self.recognize(unary("big", "def run(x):\n    return torch.relu(x)\n"), {"N": 1 << 20})

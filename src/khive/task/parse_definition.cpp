@@ -177,13 +177,59 @@ std::vector<int64_t> axis_list(const Ctx& c, const json& obj, const std::string&
   return v;
 }
 
+// khive.op.attention (python/khive_torch/recognize_attention.py) into t.op_attention.
+void parse_attention_reading(const Ctx& c, const json& aj, Task& t, const std::string& P) {
+  const json& a = c.object(aj, P);
+  c.known_keys(a, P, {"q", "k", "v", "layout", "gqa", "causal", "scale", "head_dim"});
+  Task::AttentionReading r;
+  auto input = [&](const char* key) {
+    if (!a.contains(key)) c.fail(P + "." + key, input_name_expected(t), "nothing");
+    const std::string name = c.string(a[key], P + "." + key);
+    if (!t.find_input(name)) c.fail(P + "." + key, input_name_expected(t), a[key].dump());
+    return name;
+  };
+  r.q = input("q");
+  r.k = input("k");
+  r.v = input("v");
+  auto one_of = [&](const json& v, const std::string& field, const std::vector<std::string>& allowed) {
+    std::string expected;
+    for (const auto& s : allowed) expected += (expected.empty() ? "" : ", ") + quote(s);
+    if (!v.is_string() || std::find(allowed.begin(), allowed.end(), v.get<std::string>()) == allowed.end())
+      c.fail(field, "one of " + expected, v.dump());
+    return v.get<std::string>();
+  };
+  if (!a.contains("layout")) c.fail(P + ".layout", "the layouts of q, k, v and o", "nothing");
+  const json& lay = c.object(a["layout"], P + ".layout");
+  c.known_keys(lay, P + ".layout", {"q", "k", "v", "o"});
+  for (const char* role : {"q", "k", "v", "o"}) {
+    if (!lay.contains(role)) c.fail(P + ".layout." + role, "its layout", "nothing");
+    r.layout[role] = one_of(lay[role], P + ".layout." + role, {"bshd", "bhsd", "bhd", "bsd", "bs(hd)"});
+  }
+  if (a.contains("gqa")) r.gqa = one_of(a["gqa"], P + ".gqa", {"none", "interleave", "tile"});
+  if (a.contains("causal")) {
+    if (a["causal"].is_boolean() && !a["causal"].get<bool>())
+      r.causal = "none";
+    else
+      r.causal = one_of(a["causal"], P + ".causal", {"bottom_right", "top_left"});
+  }
+  if (!a.contains("scale") || (!a["scale"].is_number() && a["scale"] != "1/sqrt(D)") ||
+      (a["scale"].is_number() && !(a["scale"].get<double>() > 0)))
+    c.fail(P + ".scale", "\"1/sqrt(D)\" or a number > 0", a.contains("scale") ? a["scale"].dump() : "nothing");
+  if (a["scale"].is_number()) r.scale = a["scale"].get<double>();
+  if (!a.contains("head_dim") || !a["head_dim"].is_number_integer() || a["head_dim"].get<int64_t>() < 1)
+    c.fail(P + ".head_dim", "the head dim where the reading was traced (an integer >= 1)",
+           a.contains("head_dim") ? a["head_dim"].dump() : "nothing");
+  r.head_dim = a["head_dim"].get<int64_t>();
+  t.op_attention = r;
+}
+
 // khive.op (python/khive_torch/recognize.py) into t's op_* fields, its fields named under P ("khive.op",
 // "khive.op.stages[1]" for a chain's stage, whose operands may name the chain's intermediates: t's inputs then).
 void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::string& P) {
   const json& op = c.object(opj, P);
   c.known_keys(op, P,
                {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm",
-                "stages", "inputs", "output", "why"});
+                "stages", "inputs", "output", "attention", "why"});
   // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
@@ -202,6 +248,7 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   if (op.contains("family")) t.op_family = c.string(op["family"], P + ".family");
   if (op.contains("expression")) t.op_expression = c.string(op["expression"], P + ".expression");
   if (op.contains("why")) t.op_why = c.string(op["why"], P + ".why");
+  if (op.contains("attention")) parse_attention_reading(c, op["attention"], t, P + ".attention");
   if (op.contains("eps")) {
     if (!op["eps"].is_number() || op["eps"].get<double>() < 0) c.fail(P + ".eps", "a number >= 0", op["eps"].dump());
     t.op_eps = op["eps"].get<double>();

@@ -126,6 +126,7 @@ void Task::clear_recognised_op() {
   op_pool.reset();
   op_norm.reset();
   op_stages.clear();
+  op_attention.reset();
   op_why.clear();
 }
 

@@ -214,7 +214,21 @@ struct Task {
   // inputs or "khive_t<i>", what stage i wrote) and "output" (null: the task's output). The tuner reads each against
   // its stage's tensors (read_recognised_op).
   std::vector<std::string> op_stages;
-  // khive.op.why: why the reference was not recognised (op "unknown").
+  // An attention that is exactly what the attention templates' kind computes, o = softmax(q·k^T·scale [+ causal
+  // mask])·v of three inputs (khive.op.attention, python/khive_torch/recognize_attention.py): the facts as the graph
+  // and the reference's outputs showed them; the tuner binds the templates only when each is theirs.
+  struct AttentionReading {
+    std::string q, k, v;                        // the task's input names
+    std::map<std::string, std::string> layout;  // "q", "k", "v", "o" -> "bshd" ([B, S, H, D]), "bhsd", "bhd" (decode's
+                                                // [B, H, D]), "bsd" (one head), "bs(hd)" (o as [B, S, H*D])
+    std::string gqa = "none";     // query head h reads KV head: "interleave" h / (Hq / Hkv), "tile" h % Hkv
+    std::string causal = "none";  // "none", "bottom_right" (j <= i + Skv - Sq), "top_left" (j <= i: torch's is_causal)
+    std::optional<double> scale;  // the scores' scale; nullopt: 1/sqrt(D) on every workload
+    int64_t head_dim = 0;         // D where the reading was traced
+  };
+  std::optional<AttentionReading> op_attention;
+  // khive.op.why: why the reference was not recognised (op "unknown"), or why a recognised attention is not one the
+  // templates compute (no khive.op.attention then).
   std::string op_why;
   // The most stages a chain has (khive.op.stages and the chain binding's "stages"): KernelBench level 2's longest
   // composition is 6; the chain glue keeps one buffer per intermediate and renders any number of stages.

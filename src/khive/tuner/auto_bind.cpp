@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <regex>
@@ -238,6 +239,123 @@ std::optional<Binding> norm(const Task& t, std::string* why) {
   return make(t, "norm", spec);
 }
 
+// What a layout of khive.op.attention.layout is, in words.
+std::string layout_text(const std::string& l) {
+  static const std::map<std::string, std::string> m = {{"bshd", "[B, S, H, D]"},
+                                                       {"bhsd", "[B, H, S, D] (heads before the sequence)"},
+                                                       {"bhd", "[B, H, D] (decode: one query per sequence)"},
+                                                       {"bsd", "[B, S, D] (one head, no head axis)"},
+                                                       {"bs(hd)", "[B, S, H*D] (the heads merged)"}};
+  auto it = m.find(l);
+  return it == m.end() ? l : it->second;
+}
+
+// An attention the reference's graph showed to be exactly one of three inputs (khive.op.attention,
+// python/khive_torch/recognize_attention.py), bound to the attention templates only when every fact is theirs: q and o
+// [B, Sq, Hq, D] (decode: [B, Hq, D]), k and v [B, Skv, Hkv, D], query head h reading KV head h / (Hq / Hkv), the
+// scale 1/sqrt(D), no mask or the causal one aligned bottom-right (query i sees keys j <= i + Skv - Sq), bf16 or fp16.
+// Anything else is refused, each fact that differs said.
+std::optional<Binding> attention(const Task& t, std::string* why) {
+  if (!t.op_attention) {
+    *why = !t.op_why.empty() ? t.op_why
+                             : "no attention of three inputs was read from its graph (khive.op.attention; `python3 -m "
+                               "khive_torch.recognize TASK --write` records it)";
+    return std::nullopt;
+  }
+  const auto& a = *t.op_attention;
+  const TensorSpec *q = t.find_input(a.q), *k = t.find_input(a.k), *v = t.find_input(a.v);
+  std::vector<std::string> differs;
+  if (t.inputs.size() != 3 || t.outputs.size() != 1 || !q || !k || !v) {
+    *why = fmt::format("the templates take three inputs q, k, v and one output; the task has {} inputs and {} outputs",
+                       t.inputs.size(), t.outputs.size());
+    return std::nullopt;
+  }
+  const bool decode = a.layout.at("q") == "bhd";
+  // The tensors not in the templates' layout, grouped by the layout they are in.
+  std::map<std::string, std::vector<std::string>> by_layout;
+  const std::pair<const char*, std::string> roles[] = {{"q", a.q}, {"k", a.k}, {"v", a.v}, {"o", t.outputs[0].name}};
+  for (const auto& [role, name] : roles) {
+    const std::string want = role == std::string("k") || role == std::string("v") ? "bshd" : decode ? "bhd" : "bshd";
+    const std::string& got = a.layout.at(role);
+    if (got != want) by_layout[got].push_back(name == role ? name : fmt::format("{} ({})", role, name));
+  }
+  if (!by_layout.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [layout, names] : by_layout)
+      parts.push_back(
+          fmt::format("{} {} {}", fmt::join(names, ", "), names.size() > 1 ? "are" : "is", layout_text(layout)));
+    differs.push_back(fmt::format(
+        "{}; the templates take q and o as [B, Sq, Hq, D] (decode: [B, Hq, D]) and k and v as [B, Skv, Hkv, D]",
+        fmt::join(parts, ", ")));
+  }
+  if (a.gqa == "tile")
+    differs.push_back(
+        "query head h reads KV head h % Hkv (the KV heads tiled, k.repeat(1, G, 1, 1)); the templates read KV head h / "
+        "(Hq / Hkv) (repeat_interleave, SDPA's enable_gqa)");
+  for (const TensorSpec* s : {q, k, v, &t.outputs[0]})
+    if (s->dtype != DType::bf16 && s->dtype != DType::f16) {
+      differs.push_back(
+          fmt::format("{} is {}; the attention templates compute bfloat16 and float16", s->name, dtype_name(s->dtype)));
+      break;
+    }
+  // The axes per workload, read where the layouts put them: Sq, Skv and D.
+  auto axis_at = [](const TensorSpec& s, const std::string& layout, char what) -> std::string {
+    const auto& d = s.shape;
+    if (layout == "bshd" && d.size() == 4) return what == 's' ? d[1] : d[3];
+    if (layout == "bhsd" && d.size() == 4) return what == 's' ? d[2] : d[3];
+    if (layout == "bhd" && d.size() == 3) return what == 's' ? "1" : d[2];
+    if (layout == "bsd" && d.size() == 3) return what == 's' ? d[1] : d[2];
+    return "";
+  };
+  const std::string sq_axis = axis_at(*q, a.layout.at("q"), 's'), skv_axis = axis_at(*k, a.layout.at("k"), 's'),
+                    d_axis = axis_at(*q, a.layout.at("q"), 'd');
+  if (sq_axis.empty() || skv_axis.empty() || d_axis.empty()) {
+    differs.push_back(fmt::format("q and k's shapes ({}, {}) are not of their recorded layouts",
+                                  fmt::join(q->shape, ","), fmt::join(k->shape, ",")));
+  } else {
+    bool scale_said = false, causal_said = false;
+    const double ideal = 1.0 / std::sqrt(static_cast<double>(a.head_dim));
+    if (a.scale && std::abs(*a.scale - ideal) > 1e-6 * ideal) {
+      differs.push_back(fmt::format(
+          "the scores are scaled by {:.6g}, not by 1/sqrt(D) = {:.6g} (D = {}), the scale the templates fix", *a.scale,
+          ideal, a.head_dim));
+      scale_said = true;
+    }
+    for (const auto& w : t.workloads) {
+      std::map<std::string, int64_t> ax;
+      try {
+        ax = resolve_axes(t, w);
+      } catch (const std::exception&) {
+        continue;  // the loader has said so
+      }
+      const int64_t sq = dim_size(*q, sq_axis, ax), skv = dim_size(*k, skv_axis, ax), d = dim_size(*q, d_axis, ax);
+      if (a.scale && !scale_said && d != a.head_dim) {
+        differs.push_back(fmt::format(
+            "the scores are scaled by the number {:.6g} (1/sqrt(D) where the reference was traced, D = {}), and "
+            "workload {} has D = {}; the templates scale by 1/sqrt(D) on every workload",
+            *a.scale, a.head_dim, w.uuid, d));
+        scale_said = true;
+      }
+      if (a.causal == "top_left" && !causal_said && sq != skv) {
+        differs.push_back(fmt::format(
+            "the causal mask is aligned top-left (query i sees keys j <= i, torch's is_causal) and workload {} has Sq "
+            "= {} != Skv = {}; the templates align it bottom-right (j <= i + Skv - Sq)",
+            w.uuid, sq, skv));
+        causal_said = true;
+      }
+    }
+  }
+  if (!differs.empty()) {
+    *why = fmt::format("{}", fmt::join(differs, "; "));
+    return std::nullopt;
+  }
+  // Causal on decode (one query, the last one): every cached key is seen, as without a mask.
+  const bool causal = !decode && a.causal != "none";
+  return make(
+      t, "attention",
+      ojson{{"q", a.q}, {"k", a.k}, {"v", a.v}, {"o", t.outputs[0].name}, {"causal", causal}, {"decode", decode}});
+}
+
 bool unary_float32(const Task& t, std::string* why) {
   if (t.inputs.size() != 1 || t.outputs.size() != 1 || t.inputs[0].scalar || t.inputs[0].shape != t.outputs[0].shape) {
     *why = "expected one input and one output of the same shape";
@@ -399,6 +517,11 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
                        t.op_family.empty() ? "gemm" : t.op_family, detail);
     return std::nullopt;
   }
+  if (op == "attention") {
+    if (auto b = attention(t, &detail)) return b;
+    *why = fmt::format("the reference is an attention, not one the attention templates compute: {}", detail);
+    return std::nullopt;
+  }
   if (op == "chain") {
     if (auto b = chain(t, &detail)) return b;
     *why = fmt::format("the reference is a chain of stages: {}", detail);
@@ -527,7 +650,7 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
   }
   const std::string known =
       "matrix products, convolutions, poolings, normalisations, softmax / log_softmax, rmsnorm, the KernelBench "
-      "activations, elementwise chains, reductions and scans over one axis";
+      "activations, elementwise chains, reductions and scans over one axis, attention of three inputs";
   if (t.op_recognized == "unknown") {  // the graph said nothing: why it did not, before what the name does not say
     *why = fmt::format(
         "the reference was not recognised ({}), and {} '{}' is no op the tuner recognises either ({}); no bindings "

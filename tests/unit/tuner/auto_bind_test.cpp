@@ -528,6 +528,167 @@ TEST(AutoBind, UnrecognisedOpIsSaidPlainly) {
 
 namespace {
 
+// A copy of tasks/sol/attention_causal (q [B, S, Hq, D], k and v [B, S, Hkv, D], bf16, D 64 and 128) under a suite no
+// bindings file knows, without its op_type, with khive.op = op (as khive_torch.recognize --write records it).
+// workloads: in place of the task's (one JSON object a line), when given.
+Task attention_import(const std::string& as, const json& op, const std::function<void(json&)>& edit = nullptr,
+                      const std::vector<json>& workloads = {}) {
+  const fs::path src = repo() / "tasks/sol/attention_causal";
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-attn") / "imported" / as;
+  fs::create_directories(d);
+  for (const auto& e : fs::directory_iterator(src))
+    if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
+  auto def = json::parse(read_file(d / "definition.json"));
+  def["name"] = as;
+  def.erase("op_type");
+  def["khive"]["op"] = op;
+  if (edit) edit(def);
+  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
+  if (!workloads.empty()) {
+    std::ofstream wl(d / "workload.jsonl", std::ios::trunc);
+    for (const auto& w : workloads) wl << w.dump() << "\n";
+  }
+  return load_task(d);
+}
+
+// khive.op.attention as recognize_attention.py records a plain causal GQA attention (flash layout, SDPA's head
+// mapping, 1/sqrt(D), the mask bottom-right aligned), with `changes` applied.
+json attention_op(const json& changes = json::object()) {
+  json a = {{"q", "q"},
+            {"k", "k"},
+            {"v", "v"},
+            {"layout", {{"q", "bshd"}, {"k", "bshd"}, {"v", "bshd"}, {"o", "bshd"}}},
+            {"gqa", "interleave"},
+            {"causal", "bottom_right"},
+            {"scale", "1/sqrt(D)"},
+            {"head_dim", 64}};
+  if (changes.is_object()) a.merge_patch(changes);
+  return {{"op", "attention"}, {"family", "attention"}, {"attention", a}, {"ops", {"_softmax", "bmm"}}};
+}
+
+// An attention the reference's graph showed to be exactly the templates' (khive.op.attention) binds to them: a
+// plain causal GQA attention on both backends, non-causal, torch's top-left causal mask where every workload has
+// as many queries as keys (the alignments agree), and decode.
+TEST(AutoBind, RecognisedAttentionBindsTheAttentionTemplates) {
+  Task t = attention_import("gqa_causal", attention_op());
+  ASSERT_EQ(repo_library().binding_for(t), nullptr);
+  EXPECT_EQ(recognised_op_name(t), "attention");
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "attention");
+  EXPECT_EQ(b->spec, json::parse(R"({"q": "q", "k": "k", "v": "v", "o": "o", "causal": true, "decode": false})"));
+  for (Backend be : {Backend::cpu, Backend::cuda}) {
+    const BoundTask bt = bind_task(t, be, *b);
+    EXPECT_EQ(bt.op, "causal");
+    std::vector<std::string> names;
+    for (const Template* tp : applicable_templates(repo_library(), bt)) names.push_back(tp->name);
+    if (be == Backend::cpu)
+      EXPECT_EQ(names, std::vector<std::string>{"attention.cpu"});
+    else
+      EXPECT_NE(std::find(names.begin(), names.end(), "attention.cuda_flash"), names.end()) << names.size();
+  }
+  TunerOptions o;
+  o.kernels_dir = repo() / "kernels";
+  auto agent = make_tuner_agent(o);
+  EXPECT_FALSE(agent->strategies(t, Backend::cpu).empty());
+
+  b = infer_binding(attention_import("gqa", attention_op({{"causal", false}})), &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["causal"], false);
+  b = infer_binding(attention_import("gqa_top_left", attention_op({{"causal", "top_left"}})), &why);
+  ASSERT_TRUE(b) << why;  // attention_causal's workloads have Sq = Skv: top-left and bottom-right agree
+  EXPECT_EQ(b->spec["causal"], true);
+  // A number equal to 1/sqrt(D) binds while every workload has that D.
+  b = infer_binding(
+      attention_import("gqa_scale", attention_op({{"scale", 0.125}}), nullptr,
+                       {{{"uuid", "d64"}, {"axes", {{"B", 2}, {"S", 9}, {"Hq", 4}, {"Hkv", 2}, {"D", 64}}}}}),
+      &why);
+  ASSERT_TRUE(b) << why;
+
+  Task dec = attention_import("decode", attention_op({{"layout", {{"q", "bhd"}, {"o", "bhd"}}}, {"causal", false}}),
+                              [](json& d) {
+                                d["inputs"]["q"]["shape"] = {"B", "Hq", "D"};
+                                d["outputs"]["o"]["shape"] = {"B", "Hq", "D"};
+                              });
+  b = infer_binding(dec, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["decode"], true);
+  EXPECT_EQ(bind_task(dec, Backend::cuda, *b).op, "decode");
+}
+
+// Anything the templates do not compute is refused, each difference said: ops beyond the attention (recorded by
+// recognize as khive.op.why, no reading), another layout, the KV heads tiled, another scale, a top-left mask where
+// queries and keys differ in number, fp32; a malformed reading is a task format error naming the field.
+TEST(AutoBind, RecognisedAttentionThatDiffersIsRefusedWithTheReason) {
+  std::string why;
+  json rope = {{"op", "attention"},
+               {"family", "attention"},
+               {"why", "q is computed from q, cos, sin by mul, add, slice, neg, cat (rope), not read from an input"}};
+  EXPECT_FALSE(infer_binding(attention_import("rope", rope), &why));
+  EXPECT_NE(why.find("the reference is an attention, not one the attention templates compute: q is computed from q, "
+                     "cos, sin"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("(rope)"), std::string::npos) << why;
+  json bare = {{"op", "attention"}, {"family", "attention"}};
+  EXPECT_FALSE(infer_binding(attention_import("bare", bare), &why));
+  EXPECT_NE(why.find("no attention of three inputs was read from its graph"), std::string::npos) << why;
+
+  auto refused = [&](const std::string& as, const json& changes, const std::string& says,
+                     const std::function<void(json&)>& edit = nullptr, const std::vector<json>& workloads = {}) {
+    Task t = attention_import(as, attention_op(changes), edit, workloads);
+    std::string w;
+    EXPECT_FALSE(infer_binding(t, &w)) << as;
+    EXPECT_NE(w.find("the reference is an attention, not one the attention templates compute: "), std::string::npos)
+        << w;
+    EXPECT_NE(w.find(says), std::string::npos) << w;
+    TunerOptions o;
+    o.kernels_dir = repo() / "kernels";
+    EXPECT_TRUE(make_tuner_agent(o)->strategies(t, Backend::cpu).empty()) << as;
+  };
+  refused("bhsd", {{"layout", {{"q", "bhsd"}, {"k", "bhsd"}, {"v", "bhsd"}, {"o", "bhsd"}}}},
+          "q, k, v, o are [B, H, S, D] (heads before the sequence); the templates take q and o as [B, Sq, Hq, D] "
+          "(decode: [B, Hq, D]) and k and v as [B, Skv, Hkv, D]");
+  refused("bhsd_kv", {{"layout", {{"k", "bhsd"}}}}, ": k is [B, H, S, D] (heads before the sequence); the templates");
+  refused("merged_o", {{"layout", {{"o", "bs(hd)"}}}}, ": o is [B, S, H*D] (the heads merged); the templates");
+  refused("tiled", {{"gqa", "tile"}}, "query head h reads KV head h % Hkv");
+  refused("scale", {{"scale", 0.1}}, "the scores are scaled by 0.1, not by 1/sqrt(D) = 0.125 (D = 64)");
+  // 1/sqrt(64) as a number, and a workload of another head dim: that number is not 1/sqrt(D) there.
+  refused("scale_d", {{"scale", 0.125}},
+          "1/sqrt(D) where the reference was traced, D = 64), and workload "
+          "attention_causal-B2-S33-Hq4-Hkv2-D128 has D = 128");
+  refused("fp32", {}, "q is float32; the attention templates compute bfloat16 and float16", [](json& d) {
+    for (const char* n : {"q", "k", "v"}) d["inputs"][n]["dtype"] = "float32";
+    d["outputs"]["o"]["dtype"] = "float32";
+  });
+  // torch's is_causal aligns the mask top-left; with fewer queries than keys the templates' bottom-right one differs.
+  refused(
+      "top_left", {{"causal", "top_left"}},
+      "the causal mask is aligned top-left (query i sees keys j <= i, torch's is_causal) and workload kv-longer has "
+      "Sq = 3 != Skv = 8",
+      [](json& d) {
+        d["axes"]["Skv"] = {{"type", "var"}};
+        d["inputs"]["k"]["shape"] = {"B", "Skv", "Hkv", "D"};
+        d["inputs"]["v"]["shape"] = {"B", "Skv", "Hkv", "D"};
+      },
+      {{{"uuid", "kv-equal"}, {"axes", {{"B", 1}, {"S", 4}, {"Skv", 4}, {"Hq", 2}, {"Hkv", 1}, {"D", 64}}}},
+       {{"uuid", "kv-longer"}, {"axes", {{"B", 1}, {"S", 3}, {"Skv", 8}, {"Hq", 2}, {"Hkv", 1}, {"D", 64}}}}});
+
+  try {
+    attention_import("bad", attention_op({{"layout", {{"q", "bsdh"}}}}));
+    ADD_FAILURE() << "khive.op.attention.layout.q = bsdh loaded";
+  } catch (const TaskFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("khive.op.attention.layout.q"), std::string::npos) << e.what();
+  }
+  try {
+    attention_import("bad_name", attention_op({{"v", "value"}}));
+    ADD_FAILURE() << "khive.op.attention.v = value loaded";
+  } catch (const TaskFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("khive.op.attention.v"), std::string::npos) << e.what();
+  }
+}
+
 // A reference recognition could not read is recorded as khive.op = {op: "unknown", why}: the refusal says why,
 // where it used to name the definition as the op; a name the tuner knows still binds.
 TEST(AutoBind, UnrecognisedReferenceSaysWhy) {
