@@ -270,7 +270,10 @@ def _probs_path(sm):
     while True:
         users = list(n.users)
         if len(users) != 1:
-            return None, "the probabilities are used more than once (the templates use them once, for p·v)"
+            if any(u.op == "output" for u in users):
+                return None, "the probabilities are also an output of the reference (the templates write o only)"
+            used = ", ".join(sorted({_name(u.target) for u in users if u.op == "call_function"}))
+            return None, f"the probabilities are used more than once ({used}; the templates use them once, for p·v)"
         u = users[0]
         nm = _name(u.target) if u.op == "call_function" else u.op
         if nm in PRODUCTS:

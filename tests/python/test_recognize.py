@@ -709,6 +709,9 @@ class Recognize(unittest.TestCase):
         r, _ = self.attention("masked", self.MANUAL.replace("(q, k, v)", "(q, k, v, mask)").replace(
             "    s = s.masked_fill", "    s = s + mask\n    # s = s.masked_fill"), extra=mask)
         self.assertIn("mask is added to the scores (an additive mask or bias input", r["why"])
+        r, _ = self.attention("weights_too", self.MANUAL.replace("    return torch.matmul(p, v).transpose(1, 2).contiguous()\n",
+                                                                 "    return torch.matmul(p, v).transpose(1, 2).contiguous(), p\n"))
+        self.assertIn("the probabilities are also an output of the reference", r["why"])
         r, _ = self.attention("softcap", self.MANUAL.replace("/ math.sqrt(D)", "/ math.sqrt(D)\n    s = 30.0 * torch.tanh(s / 30.0)"))
         self.assertIn("the scores go through div, tanh before the softmax", r["why"])
 
