@@ -110,6 +110,15 @@ class Agent {
   virtual std::vector<Strategy> strategies(const Task& task, Backend backend) const = 0;
   // One candidate under ctx.strategy, or nullopt when the strategy is exhausted (the hive then switches).
   virtual std::optional<Proposal> propose(const AgentContext& ctx) = 0;
+  // Up to n proposals this agent would make next if the verdict on its last one changed nothing (the same leader, the
+  // same context): the hive builds them ahead on spare cores while that verdict is awaited (hive/prebuild.hpp) and
+  // never judges them from here. Called on the agent's thread after propose(); must not change what propose()
+  // returns next (nothing is marked tried). Default: none (an LLM cannot say what it will write).
+  virtual std::vector<Proposal> peek(const AgentContext& ctx, std::size_t n) {
+    (void)ctx;
+    (void)n;
+    return {};
+  }
   // The guard's verdict on the last proposal; the returned entry (if any) is posted to the board.
   virtual std::optional<BoardEntry> observe(const AgentContext& ctx, const Proposal& p, const Outcome& o) = 0;
   // Why the last propose() returned nullopt, when the agent knows more than "nothing left" (one phrase, for the

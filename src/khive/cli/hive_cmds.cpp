@@ -319,6 +319,7 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
   o.budget_tokens = pick("--budget-tokens", h.budget_tokens, "budget_tokens");
   o.budget_cost_usd = pick("--budget-cost", h.budget_cost, "budget_cost_usd");
   o.plateau = pick("--plateau", h.plateau, "plateau");
+  o.prebuild_jobs = pick("--prebuild", h.prebuild, "prebuild");
   o.board_capacity = pick("--board-capacity", h.board_capacity, "board_capacity");
   o.board = !pick("--no-board", h.no_board, "no_board");
   o.max_backups = pick("--max-backups", h.max_backups, "max_backups");
@@ -344,6 +345,7 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
             {"budget_tokens", o.budget_tokens},
             {"budget_cost_usd", o.budget_cost_usd},
             {"plateau", o.plateau},
+            {"prebuild", o.prebuild_jobs},
             {"board_capacity", o.board_capacity},
             {"no_board", !o.board},
             {"max_backups", o.max_backups},
@@ -573,6 +575,10 @@ void add_hive_commands(CLI::App& app, HiveCli& h) {
   op->add_option("--plateau", h.plateau,
                  "evaluated candidates in a row without a new leader before an agent switches strategy")
       ->check(int_range(1, 100000));
+  op->add_option("--prebuild", h.prebuild,
+                 "build this many proposals ahead at a time, the ones the tuner would try next, while verdicts are "
+                 "awaited (0 = off; default: the spare cores on cuda, at most 8, and 0 on cpu)")
+      ->check(int_range(0, 256));
   op->add_option("--board-capacity", h.board_capacity,
                  "keep at most K board entries, evicting the least informative (0 = unlimited)")
       ->check(int_range(0, 1000000000));

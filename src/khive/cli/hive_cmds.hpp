@@ -34,6 +34,7 @@ struct HiveCli {
   double budget_time = 0, budget_cost = 0, time_cap = 0, timeout = 0;
   int64_t budget_tokens = 0;
   int plateau = 6, board_capacity = 0, max_backups = 8, per_family = 2, seeds = 3;
+  int prebuild = -1;  // speculative builds at a time (-1: default_prebuild_jobs)
   bool no_board = false, quiet = false, all = false;
   bool defer_eval = false;        // build here, evaluate on a GPU later (automatic: cuda backend, no GPU visible)
   std::string replay;             // optimize --replay RECORDING: the recorded evaluator answers instead of the guard

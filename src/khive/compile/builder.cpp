@@ -312,6 +312,7 @@ ProcessResult compile_in(const fs::path& scratch, const std::string& name, const
   p.argv = jailed(compiler_jail(scratch, r.command), r.command);
   p.cwd = scratch;
   p.timeout_s = o.timeout_s;
+  p.cancel = o.cancel;
   p.env = compiler_env();
   (*p.env)["TMPDIR"] = (*p.env)["HOME"] = fs::absolute(scratch).string();
   p.capture_limit = 8u << 20;
@@ -391,7 +392,34 @@ BuildResult publish(BuildResult r, const fs::path& scratch, const fs::path& shar
 
 }  // namespace
 
+namespace {
+
+// What the compiler saw as `name` is shown as `shown`: the diagnostics and the log of a build (or of a cache entry made
+// by another file with the same content) name the file the caller gave.
+BuildResult shown_as(BuildResult r, const std::string& name, const std::string& shown) {
+  if (name == shown) return r;
+  for (auto& d : r.diagnostics)
+    if (d.file == name) d.file = shown;
+  replace_all(r.log, name, shown);
+  return r;
+}
+
+BuildResult build_named(const Task& t, const fs::path& source, const std::string& name, const BuildOptions& o);
+
+}  // namespace
+
+// The compiler sees every candidate under one name (candidate.cu / candidate.cpp), so the key is the content's and
+// the task's, never the file's: the same kernel written by another run (its id is in the file name), a warm start,
+// `khive eval` of a copy or a speculative build (hive/prebuild.hpp) finds the entry built before. The caller's file
+// name is put back into the diagnostics and the log.
 BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOptions& o) {
+  const std::string name = o.backend == Backend::cuda ? "candidate.cu" : "candidate.cpp";
+  return shown_as(build_named(t, source, name, o), name, safe_file_name(source, o.backend));
+}
+
+namespace {
+
+BuildResult build_named(const Task& t, const fs::path& source, const std::string& name, const BuildOptions& o) {
   BuildResult r;
   const Backend b = o.backend;
   std::string src;
@@ -401,7 +429,6 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     r.diagnostics.push_back(khive_error(std::string("cannot read the candidate: ") + e.what()));
     return r;
   }
-  const std::string name = safe_file_name(source, b);
   const fs::path cache = o.cache_dir.empty() ? cache_root() / "build" : o.cache_dir;
   r.command = build_command(t, o);
 
@@ -449,6 +476,12 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
     discard();
     return r;
   }
+  if (pr.cancelled) {
+    r.cancelled = true;
+    r.diagnostics.push_back(khive_error("the build was cancelled"));
+    discard();
+    return r;
+  }
   if (pr.timed_out) {
     r.timed_out = true;
     r.diagnostics.insert(r.diagnostics.begin(),
@@ -486,5 +519,7 @@ BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOp
   if (!damaged.empty()) out.log = "[khive: " + damaged + "; built again]\n" + out.log;
   return out;
 }
+
+}  // namespace
 
 }  // namespace khive

@@ -28,6 +28,7 @@
 //   CUTLASS's TMA descriptors otherwise come through cudaGetDriverEntryPoint, which the symbol policy
 //   forbids (dynamic loading); with the define they call cuTensorMapEncodeTiled from libcuda directly.
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -76,6 +77,9 @@ struct BuildOptions {
   std::vector<std::string> extra_flags;   // appended after the source file; part of the cache key
   // false: neither read nor fill the cache; the build lands in <cache>/uncached/b-XXXXXX (left there).
   bool use_cache = true;
+  // When set and it becomes true, the compiler is killed and nothing is cached (a speculative build the run no longer
+  // needs: hive/prebuild.hpp). Not part of the key.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // What ptxas reported (-Xptxas -v) for one entry function (kernel) and architecture.
@@ -102,6 +106,7 @@ struct BuildResult {
   bool ok = false;
   bool cached = false;
   bool timed_out = false;
+  bool cancelled = false;            // BuildOptions::cancel stopped it (nothing cached)
   std::filesystem::path library;     // the built .so (inside the cache)
   std::string key;                   // sha256(source, prelude+shim, flags, toolchain version)
   std::vector<std::string> command;  // the compiler command line

@@ -15,4 +15,6 @@ Evaluation Evaluator::build_only(const std::filesystem::path& source) {
   throw std::runtime_error("this evaluator cannot defer evaluation (no build-only check) for " + source.string());
 }
 
+Prebuilt Evaluator::prebuild(const std::filesystem::path&, const std::atomic<bool>*) { return {}; }
+
 }  // namespace khive

@@ -2,6 +2,7 @@
 // and the judging. GuardEvaluator (guard_evaluator.hpp) runs the guard; RecordedEvaluator (recorded_evaluator.hpp)
 // answers from a run recorded on a GPU; unit tests script their own.
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -33,6 +34,16 @@ struct Evaluation {
   std::string score_basis;               // prepare(): where the scores' T_b and T_sol come from (kept in the run)
 };
 
+// What a speculative build gave (Evaluator::prebuild).
+struct Prebuilt {
+  bool built = false;      // the evaluator builds (false: it has nothing to build, e.g. a recording)
+  bool ok = false;         // it compiled (a failed build is cached too: a later proposal of it is answered at once)
+  bool cached = false;     // the cache had it already
+  bool cancelled = false;  // stopped by the cancel flag: nothing cached
+  std::string key;         // the build's content key
+  double seconds = 0;      // compile time (0 when cached)
+};
+
 struct SlotUsage {
   std::string name;   // "cpu", "cuda:0"
   double busy_s = 0;  // time the slot was held
@@ -58,6 +69,10 @@ class Evaluator {
   // Deferred evaluation (no GPU here): check 1 only, the build and the symbol policy. Returns the
   // rejection ("rejected", check "build"), or status "built" with build_key set. Thread-safe.
   virtual Evaluation build_only(const std::filesystem::path& source);
+  // A speculative build: `source` compiled into the build cache (keyed by content, compile/builder.hpp) so that a
+  // later evaluation of the same text starts at once; nothing is judged or recorded. Outside the device slots; the
+  // compiler is killed when *cancel becomes true. Thread-safe. Default: nothing built.
+  virtual Prebuilt prebuild(const std::filesystem::path& source, const std::atomic<bool>* cancel);
 };
 
 }  // namespace khive

@@ -263,9 +263,10 @@ Evaluation GuardEvaluator::prepared(const EvalReport& r, bool candidate_is_pytor
 
 // Builds outside the device slots (content-hash cache); on the CPU, builds share the cores among themselves but wait
 // while a judge times.
-BuildResult GuardEvaluator::build(const std::filesystem::path& source) {
+BuildResult GuardEvaluator::build(const std::filesystem::path& source, const std::atomic<bool>* cancel) {
   BuildOptions bo = base_.build;
   bo.backend = backend_;
+  bo.cancel = cancel;
   report_phase("building");
   std::shared_lock<std::shared_mutex> cpu(cpu_, std::defer_lock);
   if (backend_ == Backend::cpu) cpu.lock();
@@ -283,6 +284,18 @@ Evaluation GuardEvaluator::build_only(const std::filesystem::path& source) {
     return rejection(*rej, e);
   e.status = EvalStatus::built;
   return e;
+}
+
+Prebuilt GuardEvaluator::prebuild(const std::filesystem::path& source, const std::atomic<bool>* cancel) {
+  const BuildResult b = build(source, cancel);
+  Prebuilt p;
+  p.built = true;
+  p.ok = b.ok;
+  p.cached = b.cached;
+  p.cancelled = b.cancelled;
+  p.key = b.key;
+  p.seconds = b.seconds;
+  return p;
 }
 
 Evaluation GuardEvaluator::evaluate(const std::filesystem::path& source,

@@ -29,11 +29,12 @@ class GuardEvaluator : public Evaluator {
   std::vector<SlotUsage> slot_usage() const override;
   // Check 1 without a device: the build (cached by content) and the symbol policy, as the guard applies them.
   Evaluation build_only(const std::filesystem::path& source) override;
+  Prebuilt prebuild(const std::filesystem::path& source, const std::atomic<bool>* cancel) override;
   void stop_evaluating(bool in_flight) override;
 
  private:
   Evaluation from_report(const EvalReport& r) const;
-  BuildResult build(const std::filesystem::path& source);
+  BuildResult build(const std::filesystem::path& source, const std::atomic<bool>* cancel = nullptr);
   // prepare()'s and prepare_pytorch()'s: the runs kept for every later evaluation; `reference` is r's candidate, or
   // r's PyTorch when that was the kernel under test.
   Evaluation prepared(const EvalReport& r, bool candidate_is_pytorch);

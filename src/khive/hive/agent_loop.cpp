@@ -90,9 +90,11 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
     if (build_deferred(a, c, *file, preset)) return false;  // it waits for a GPU verdict
   }
   subject = c.id;
+  if (!preset) prebuild_next(a, ctx);
   report_phase("evaluating");
   const Evaluation ev = judge(c, *file, preset, true);
   report_phase("");
+  if (prebuilder) prebuilder->used(ev.build_key);
   {
     std::lock_guard<std::mutex> lk(mu);
     --reserved;
@@ -102,6 +104,30 @@ bool Hive::Impl::agent_step(AgentSlot& a, std::string& subject) {
   }
   conclude(a, ctx, *p, c);
   return true;
+}
+
+// While this agent's proposal is judged: what it would propose next if that verdict changed nothing, built ahead on
+// spare cores (prebuild.hpp). Texts the run has already judged or awaits are not offered. A peek that fails changes
+// nothing (the agent proposes as always).
+void Hive::Impl::prebuild_next(AgentSlot& a, const AgentContext& ctx) {
+  if (!prebuilder || !prebuilder->enabled() || stop) return;
+  const std::size_t n = 2;  // one to build now, one more queued: the next proposal and the one after
+  std::vector<Proposal> next;
+  try {
+    next = a.agent->peek(ctx, n);
+  } catch (const std::exception&) {
+    return;
+  }
+  for (auto& q : next) {
+    if (q.ext.empty()) q.ext = ext;
+    if (q.ext != ext) continue;
+    const std::string hash = candidate_hash(q.ext, q.source);
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (known.count(hash) || awaiting.count(hash)) continue;
+    }
+    prebuilder->offer(hash, q.ext, q.source);
+  }
 }
 
 // The agent proposed nothing: it failed (its provider could not be used) -> false, it stops; or its strategy is

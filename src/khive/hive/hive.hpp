@@ -51,6 +51,9 @@ struct HiveOptions {
   // machine with a GPU) gives the verdicts; a resumed run hands them to the agents. The reference is
   // deferred too (it is measured there).
   bool defer_eval = false;
+  // Speculative builds (hive/prebuild.hpp): while a proposal waits for its verdict, what its agent would propose next
+  // is built ahead on this many cores. -1: default_prebuild_jobs (CUDA: the spare cores, at most 8; CPU: 0).
+  int prebuild_jobs = -1;
   uint64_t seed = 0;                                        // per run; agents get seed + index
   const std::atomic<bool>* external_stop = nullptr;         // Ctrl-C
   std::function<void(const struct HiveStatus&)> on_update;  // progress; called from the hive's main thread

@@ -9,6 +9,7 @@
 //   deferred.cpp    deferred evaluation: build-only candidates, delivering verdicts on resume, evaluate-pending
 //   setup.cpp       a run's setup and restore: the lock, the records, the agents' strategies, the reference, resume
 //   loop.cpp        the run: the agents' threads, the watch loop (stop conditions, progress), the end
+//   prebuild.cpp    speculative builds of what agents would propose next (prebuild.hpp; used by agent_loop.cpp)
 //
 // Private to src/khive/hive: nothing outside the hive's own files includes it.
 #pragma once
@@ -27,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "khive/hive/hive.hpp"
+#include "khive/hive/prebuild.hpp"
 #include "khive/hive/standings.hpp"
 #include "khive/record/event_log.hpp"
 #include "khive/record/store.hpp"
@@ -87,6 +89,7 @@ struct Hive::Impl {
   bool told_no_backup = false;
   std::vector<std::string> lines;
   std::string reference_id;
+  std::unique_ptr<Prebuilder> prebuilder;  // speculative builds while verdicts are awaited (agent_loop.cpp)
 
   Impl(const Task& t, Backend b, Evaluator& e, HiveOptions opt)
       : task(t), backend(b), ext(backend_ext(b)), eval(e), o(std::move(opt)) {}
@@ -141,6 +144,7 @@ struct Hive::Impl {
   std::optional<std::filesystem::path> new_candidate(AgentSlot& a, const AgentContext& ctx, const Proposal& p,
                                                      const std::string& hash, CandidateRecord& c);
   void conclude(AgentSlot& a, const AgentContext& ctx, const Proposal& p, const CandidateRecord& c);
+  void prebuild_next(AgentSlot& a, const AgentContext& ctx);
   bool budget_usage_spent();  // callers hold mu
 
   // ---- deferred.cpp

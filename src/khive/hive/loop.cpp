@@ -49,6 +49,10 @@ HiveResult Hive::Impl::run() {
   std::vector<AgentSlot*> starting;
   for (auto& a : agents)
     if (!a.st.done) starting.push_back(&a);
+  const int jobs = o.prebuild_jobs >= 0 ? o.prebuild_jobs
+                                        : default_prebuild_jobs(backend, static_cast<int>(starting.size()),
+                                                                std::thread::hardware_concurrency());
+  prebuilder = std::make_unique<Prebuilder>(eval, o.run_dir / ".prebuild", jobs);
   running_agents =
       static_cast<int>(starting.size());  // counted before any agent thread runs (each decrements under mu)
   std::vector<std::thread> threads;
@@ -58,6 +62,7 @@ HiveResult Hive::Impl::run() {
   stop_evaluations(lk);
   lk.unlock();
   for (auto& t : threads) t.join();
+  prebuilder->stop();  // what is still compiling ahead is of no use now
   lk.lock();
   return finish(lk);
 }
@@ -130,6 +135,7 @@ HiveResult Hive::Impl::finish(std::unique_lock<std::mutex>& lk) {
   db->set_meta("stop_reason", stop_reason);
   nlohmann::json slots_j = slots_json();
   db->set_meta("slots", slots_j.dump());
+  if (prebuilder && prebuilder->enabled()) db->set_meta("prebuild", prebuilder->stats().to_json().dump());
   const auto& leader = standings.leader();
   event({{"type", "end"},
          {"reason", stop_reason},

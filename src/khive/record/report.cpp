@@ -71,8 +71,8 @@ struct RunView {
 RunView load(const std::filesystem::path& run_dir) {
   auto db = open_run(run_dir);
   RunView v;
-  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "wall_s",
-                 "options", "score_basis", "agent_failures"})
+  for (auto k : {"task", "task_dir", "backend", "seed", "leader", "reference", "stop_reason", "slots", "prebuild",
+                 "wall_s", "options", "score_basis", "agent_failures"})
     if (auto m = db->meta(k)) v.meta[k] = *m;
   for (auto k : {"task", "backend", "reference"}) v.meta.try_emplace(k, "");
   v.cands = db->candidates();
@@ -369,6 +369,15 @@ std::string summary_text(const std::filesystem::path& run_dir) {
                          s.value("name", "?"), s.value("busy_s", 0.0), wall,
                          wall > 0 ? 100 * s.value("busy_s", 0.0) / wall : 0.0, s.value("evaluations", 0),
                          wall > 0 ? 60 * s.value("evaluations", 0) / wall : 0.0);
+  if (v.meta.count("prebuild")) {
+    auto pb = nlohmann::json::parse(v.meta["prebuild"], nullptr, false);
+    if (pb.is_object() && pb.value("jobs", 0) > 0)
+      out += fmt::format(
+          "speculative builds ({} at a time): {} built ahead ({} failed), {} of them evaluated later; {} already "
+          "cached, {} dropped, {} cancelled at the end; {:.1f} s of compiling ahead\n",
+          pb.value("jobs", 0), pb.value("built", 0), pb.value("failed", 0), pb.value("used", 0), pb.value("cached", 0),
+          pb.value("dropped", 0), pb.value("cancelled", 0), pb.value("compile_s", 0.0));
+  }
   out +=
       fmt::format("strategy switches: {}; board entries: {}\n", v.switches.size(),
                   std::count_if(v.board.begin(), v.board.end(), [](const StoredBoardEntry& b) { return !b.evicted; }));

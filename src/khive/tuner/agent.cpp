@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -107,9 +108,24 @@ class TunerAgent final : public Agent {
 
   std::optional<Proposal> propose(const AgentContext& ctx) override {
     declined_.clear();
+    return search(ctx, nullptr, 1);
+  }
+
+  // The points propose() would try next, in its order, without marking them tried: what the hive builds ahead.
+  // Composites are left out (they are made from measured variants, and their proposal marks state).
+  std::vector<Proposal> peek(const AgentContext& ctx, std::size_t n) override {
+    std::vector<Proposal> out;
+    if (n > 0) search(ctx, &out, n);
+    return out;
+  }
+
+  // propose()'s search. peeked == nullptr: the first valid untried point, marked tried. Else up to `want` valid
+  // untried points are collected into *peeked in the same order and nothing is marked or declined.
+  std::optional<Proposal> search(const AgentContext& ctx, std::vector<Proposal>* peeked, std::size_t want) {
     if (ctx.stopping() || !ctx.task) return std::nullopt;
     const State* st = state(*ctx.task, ctx.backend);
     if (!st) {
+      if (peeked) return std::nullopt;
       std::lock_guard<std::mutex> l(mu_);
       auto it = no_template_.find(ctx.task->hash + "|" + ctx.task->dir.string() + "|" +
                                   std::string(backend_name(ctx.backend)));
@@ -135,6 +151,7 @@ class TunerAgent final : public Agent {
     const uint64_t seed = ctx.seed ^ std::hash<std::string>{}(ctx.strategy.name);
     std::vector<std::string> invalid;
     std::size_t invalid_count = 0;
+    std::set<std::string> peeked_keys;
 
     auto try_point = [&](const Template& t, const Point& p, const Point& base,
                          bool from_leader) -> std::optional<Proposal> {
@@ -146,7 +163,7 @@ class TunerAgent final : public Agent {
         if (invalid.size() < 2) invalid.push_back(tuner::describe_change(base, p) + ": " + v.message);
         return std::nullopt;
       }
-      if (!mem_->try_mark(key)) return std::nullopt;
+      if (peeked ? !peeked_keys.insert(key).second : !mem_->try_mark(key)) return std::nullopt;
       Proposal prop;
       prop.source = tuner::render(t, st->bt, p);
       prop.ext = t.backend == Backend::cuda ? "cu" : "cpp";
@@ -165,6 +182,10 @@ class TunerAgent final : public Agent {
         prop.note += fmt::format("; {} invalid point{} skipped unbuilt: {}", invalid_count,
                                  invalid_count == 1 ? "" : "s", fmt::join(invalid, "; "));
       prop.label = short_label(t, p);
+      if (peeked) {
+        peeked->push_back(prop);
+        if (peeked->size() < want) return std::nullopt;  // go on collecting
+      }
       return prop;
     };
 
@@ -193,12 +214,13 @@ class TunerAgent final : public Agent {
         return prop;
       }
     }
-    if (ctx.strategy.name == tuner::kDispatchTemplate) return compose(ctx, *st);
+    if (ctx.strategy.name == tuner::kDispatchTemplate) return peeked ? std::nullopt : compose(ctx, *st);
     // A composite the measurements already say is clearly faster (expected weighted time 5% or more below the
     // leader's) is proposed by whichever tuner agent asks first, whatever strategy it holds: waiting for an agent
     // to switch to tuner.dispatch can leave the gain unused for the rest of a short budget (measured on the H200:
     // 24 candidates, three agents, never reached it). Proposed once; the guard judges it like any candidate.
-    if (auto p = compose(ctx, *st, kOpportunisticGain)) return p;
+    if (!peeked)
+      if (auto p = compose(ctx, *st, kOpportunisticGain)) return p;
     if (leader_t && std::find(st->templates.begin(), st->templates.end(), leader_t) != st->templates.end())
       if (auto p = explore(*leader_t, leader_point, true)) return p;
     std::vector<std::string> dominated;
@@ -211,6 +233,7 @@ class TunerAgent final : public Agent {
       if (auto p = explore(*t, start_point(*t, st->bt, seed), false)) return p;
     }
     // This strategy has nothing valid left to try here, or only on templates the leader leaves far behind.
+    if (peeked) return std::nullopt;
     declined_ = dominated.empty() ? "" : fmt::format("{}", fmt::join(dominated, "; "));
     return std::nullopt;
   }

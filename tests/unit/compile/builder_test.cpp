@@ -262,10 +262,16 @@ TEST_F(Builder, BuildsCachesAndRunsThroughKhiveEntry) {
   EXPECT_EQ(again.command, r.command);
   EXPECT_EQ(again.summary(), "ok (cached)");
 
-  // The same source at another path hits the same entry; a changed byte does not.
+  // The same source at another path hits the same entry, under another file name too (a run's c0007-label.cpp, a
+  // warm start's or a speculative build's copy); a changed byte does not.
   fs::path elsewhere = root_ / "other" / "axpb.cpp";
   write_file_atomic(elsewhere, kAxpb);
   EXPECT_TRUE(build_candidate(t, elsewhere, opts_).cached);
+  fs::path renamed = root_ / "run" / "c0007-simt_4x4.cpp";
+  write_file_atomic(renamed, kAxpb);
+  BuildResult by_name = build_candidate(t, renamed, opts_);
+  EXPECT_TRUE(by_name.cached);
+  EXPECT_EQ(by_name.key, r.key);
   write_file_atomic(elsewhere, std::string(kAxpb) + "\n");
   BuildResult changed = build_candidate(t, elsewhere, opts_);
   EXPECT_FALSE(changed.cached);
@@ -368,6 +374,18 @@ extern "C" void khive_launch(const float* x, float alpha, double bias, float* y,
   EXPECT_EQ(again.diagnostics[0].column, 27);
   EXPECT_TRUE(again.diagnostics[0].in_candidate);
   EXPECT_EQ(again.summary(), r.summary() + " (cached)");
+
+  // The same broken text under another name: the cached entry, shown with that name.
+  fs::path other = write("c0003-x.cpp", read_file(src));
+  BuildResult renamed = build_candidate(t, other, opts_);
+  EXPECT_TRUE(renamed.cached);
+  ASSERT_GE(renamed.error_count(), 1u);
+  EXPECT_EQ(renamed.diagnostics[0].file, "c0003-x.cpp");
+  EXPECT_TRUE(renamed.diagnostics[0].in_candidate);
+  EXPECT_EQ(renamed.summary(),
+            "1 error; first: c0003-x.cpp:5:27: error: 'undeclared_thing' was not declared in this scope (cached)");
+  EXPECT_NE(renamed.log.find("c0003-x.cpp:5:27: error:"), std::string::npos) << renamed.log;
+  EXPECT_EQ(renamed.log.find("broken.cpp"), std::string::npos) << renamed.log;
 }
 
 TEST_F(Builder, NonUtf8SourceLineIsCachedToo) {

@@ -295,6 +295,42 @@ TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
   EXPECT_EQ(q->parent, "c0007") << q->note;
 }
 
+// peek (the hive's speculative builds): the next proposals in propose()'s own order, nothing marked tried, so the
+// following proposals are exactly the peeked texts (the build cache then has them); a second peek says the same.
+TEST(TunerSearch, PeekShowsTheNextProposalsWithoutTakingThem) {
+  TunerOptions o;
+  o.kernels_dir = toy_library();
+  auto agent = make_tuner_agent(o);
+  const Task task = vector_add();
+  AgentContext ctx;
+  ctx.task = &task;
+  for (const auto& s : agent->strategies(task, Backend::cpu))
+    if (s.name != "tuner.dispatch" && ctx.strategy.name.empty()) ctx.strategy = s;
+  MeasuredKernel leader;
+  leader.id = "c0001";
+  leader.params = {{"template", "elementwise.toy"}, {"X", "4"}, {"Y", "4"}, {"MODE", "fast"}};
+  leader.time_s = 1.0;
+  ctx.leader = leader;
+  auto first = agent->propose(ctx);
+  ASSERT_TRUE(first);
+  const auto peeked = agent->peek(ctx, 3);
+  ASSERT_EQ(peeked.size(), 3u);
+  EXPECT_EQ(agent->peek(ctx, 3).size(), 3u);
+  std::set<std::string> texts;
+  for (const auto& q : peeked) {
+    EXPECT_NE(q.source, first->source) << "the proposal under evaluation is not peeked again";
+    EXPECT_TRUE(texts.insert(q.source).second) << "peeked twice: " << describe_point(q.params);
+    EXPECT_NE(std::stoi(q.params.at("X")) + std::stoi(q.params.at("Y")), 9) << "an invalid point was peeked";
+  }
+  for (const auto& q : peeked) {
+    auto next = agent->propose(ctx);
+    ASSERT_TRUE(next);
+    EXPECT_EQ(next->source, q.source) << describe_point(next->params) << " vs " << describe_point(q.params);
+    EXPECT_EQ(next->params, q.params);
+  }
+  EXPECT_TRUE(agent->peek(ctx, 0).empty());
+}
+
 // --warm-start: the given points come first, in order, whatever the strategy; a point of a template that does not
 // apply, one the rules rule out (X + Y = 9) and one already proposed are skipped; then the search goes on as usual.
 TEST(TunerSearch, WarmStartPointsComeFirstValidOnesOnlyOnce) {
