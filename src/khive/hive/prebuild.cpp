@@ -2,21 +2,17 @@
 
 #include <algorithm>
 
-
 #include "khive/support/files.hpp"
 
 namespace khive {
 
 nlohmann::json PrebuildStats::to_json() const {
-  return {{"jobs", jobs},       {"offered", offered}, {"built", built},         {"cached", cached},
-          {"failed", failed},   {"dropped", dropped}, {"cancelled", cancelled}, {"used", used},
-          {"compile_s", compile_s}};
+  return {{"jobs", jobs},       {"offered", offered},     {"built", built}, {"cached", cached},      {"failed", failed},
+          {"dropped", dropped}, {"cancelled", cancelled}, {"used", used},   {"compile_s", compile_s}};
 }
 
 Prebuilder::Prebuilder(Evaluator& eval, std::filesystem::path scratch, int jobs, std::size_t max_queue)
-    : eval_(eval),
-      scratch_(std::move(scratch)),
-      jobs_(std::max(0, jobs)),
+    : eval_(eval), scratch_(std::move(scratch)), jobs_(std::max(0, jobs)),
       max_queue_(max_queue ? max_queue : static_cast<std::size_t>(4 * std::max(1, jobs))) {
   st_.jobs = jobs_;
   if (jobs_ == 0) return;

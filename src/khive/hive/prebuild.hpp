@@ -30,15 +30,15 @@
 namespace khive {
 
 struct PrebuildStats {
-  int jobs = 0;          // builds at a time
-  int offered = 0;       // distinct texts offered
-  int built = 0;         // compiled here (ok or failed)
-  int cached = 0;        // already in the cache when their turn came
-  int failed = 0;        // of built: did not compile
-  int dropped = 0;       // left in the queue (pushed out by newer offers, or the run ended)
-  int cancelled = 0;     // compilers killed at the end of the run
-  int used = 0;          // later evaluated candidates whose build this made
-  double compile_s = 0;  // summed compile time of the builds made here
+  int jobs = 0;                    // builds at a time
+  int offered = 0;                 // distinct texts offered
+  int built = 0;                   // compiled here (ok or failed)
+  int cached = 0;                  // already in the cache when their turn came
+  int failed = 0;                  // of built: did not compile
+  int dropped = 0;                 // left in the queue (pushed out by newer offers, or the run ended)
+  int cancelled = 0;               // compilers killed at the end of the run
+  int used = 0;                    // later evaluated candidates whose build this made
+  double compile_s = 0;            // summed compile time of the builds made here
   nlohmann::json to_json() const;  // run.db's meta "prebuild" (the summary's line: record/report.cpp)
 };
 

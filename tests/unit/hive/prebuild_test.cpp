@@ -172,7 +172,7 @@ TEST(Prebuilder, NewestFirstBoundedQueueAndStopCancels) {
   const auto st = pb.stats();
   EXPECT_EQ(st.built, 3);
   EXPECT_EQ(st.cancelled, 1);
-  EXPECT_EQ(st.dropped, 2);  // "b", and "g" left in the queue at the end
+  EXPECT_EQ(st.dropped, 2);   // "b", and "g" left in the queue at the end
   pb.offer("h", "cpp", "h");  // after stop: ignored
   EXPECT_EQ(pb.stats().offered, 6);
 }
