@@ -10,6 +10,8 @@
 # Issue 22's Hopper attention (step attn22, below): DEVICE_STEPS=attn22 SKIP_CAL=1 SKIP_UNIT=1 SKIP_SANDBOX=1
 #                 BUILD_DIR=.device scripts/device.sh (tests/gpu/attention_sm90.py, then khive bench of attention.cuda_sm90's
 #                 points beside attention.cuda_flash's default on sol/attention and attention_causal against PyTorch)
+# Issue 23's speculative builds (step prebuild_ab, below): DEVICE_STEPS=prebuild_ab SKIP_CAL=1 SKIP_UNIT=1 SKIP_SANDBOX=1
+#                 BUILD_DIR=.device scripts/device.sh (the tuner from scratch on gemm_bf16 4096^3, --prebuild 0 against 8)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -307,6 +309,20 @@ PY
               --out "$out/tune/$n" ${pat:+--perf-workloads "$pat"}
             python3 bench/run_workloads.py "$out/tune/$n" --md "$out/tune/$n-workloads.md" > /dev/null 2>&1
           done ;;
+    # Speculative builds against none (issue 23): the tuner from scratch on PREBUILD_TASK ("suite/task@perf-regex"),
+    # twice with the same seed, agents and time budget, each with its own empty build cache: --prebuild 0, then
+    # --prebuild PREBUILD_JOBS. The summaries' lines (candidates, slot busy and per minute, builds ahead, leader) go to
+    # prebuild-ab.md.
+    prebuild_ab) spec=${PREBUILD_TASK:-sol/gemm_bf16@M4096-N4096-K4096\$}; t=${spec%%@*}; pat=${spec#*@}
+                 : > "$out/prebuild-ab.md"
+                 for j in 0 ${PREBUILD_JOBS:-8}; do
+                   KHIVE_CACHE=/tmp/khive-cache-pb$j TAIL=14 step prebuild_ab_$j $(( ${PREBUILD_TIME:-150} + 60 )) khive optimize "tasks/$t" \
+                     --backend cuda --agent tuner --agents ${PREBUILD_AGENTS:-4} --prebuild $j --budget-time ${PREBUILD_TIME:-150} \
+                     --time-cap 0.5 --seed ${TUNE_SEED:-41} --quiet --out /tmp/prebuild-ab-$j ${pat:+--perf-workloads "$pat"}
+                   { echo "### --prebuild $j (tasks/$t, perf workloads '$pat', ${PREBUILD_AGENTS:-4} agents, ${PREBUILD_TIME:-150} s)"
+                     grep -E "^run |^leader |^device slot|^speculative" "$out/prebuild_ab_$j.txt"; echo; } >> "$out/prebuild-ab.md"
+                 done
+                 cat "$out/prebuild-ab.md" ;;
     # Fidelity of khive's timing (bench/fidelity.py): khive eval's medians against the same library timed in-process
     # (CUDA events, L2 flushed per sample). FIDELITY_SUITES are suite names; no new evaluation starts after
     # FIDELITY_T - 60 s, so the report is written before the step's limit (docs/bench.md, "Fidelity of the ruler").
