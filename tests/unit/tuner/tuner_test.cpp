@@ -260,13 +260,23 @@ TEST(TunerSearch, ObserveReportsRejectionsWithTheirReason) {
   EXPECT_FALSE(agent->observe(ctx, *p, out).has_value());
 }
 
-// After a hive-wide plateau the hive restarts an agent from a backup (ctx.start): the tuner's next point is a
-// neighbour of that backup's point, and the proposal names the backup as its parent, not the leader.
-TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
+// A tuner over the toy library, with ctx on `task` and its first strategy other than tuner.dispatch.
+std::unique_ptr<Agent> toy_tuner_on_first_strategy(const Task& task, AgentContext& ctx) {
   TunerOptions o;
   o.kernels_dir = toy_library();
   auto agent = make_tuner_agent(o);
+  ctx.task = &task;
+  for (const auto& s : agent->strategies(task, Backend::cpu))
+    if (s.name != "tuner.dispatch" && ctx.strategy.name.empty()) ctx.strategy = s;
+  return agent;
+}
+
+// After a hive-wide plateau the hive restarts an agent from a backup (ctx.start): the tuner's next point is a
+// neighbour of that backup's point, and the proposal names the backup as its parent, not the leader.
+TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
   const Task task = vector_add();
+  AgentContext ctx;
+  auto agent = toy_tuner_on_first_strategy(task, ctx);
   auto kernel = [](const std::string& id, const std::string& x, const std::string& y, double t) {
     MeasuredKernel k;
     k.id = id;
@@ -274,10 +284,6 @@ TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
     k.time_s = t;
     return k;
   };
-  AgentContext ctx;
-  ctx.task = &task;
-  for (const auto& s : agent->strategies(task, Backend::cpu))
-    if (s.name != "tuner.dispatch" && ctx.strategy.name.empty()) ctx.strategy = s;
   ctx.leader = kernel("c0007", "6", "2", 1.0);
   const MeasuredKernel backup = kernel("c0003", "1", "7", 2.0);
   ctx.backups = {backup};
@@ -298,14 +304,9 @@ TEST(TunerSearch, ARestartFromABackupDerivesFromTheBackupNotTheLeader) {
 // peek (the hive's speculative builds): the next proposals in propose()'s own order, nothing marked tried, so the
 // following proposals are exactly the peeked texts (the build cache then has them); a second peek says the same.
 TEST(TunerSearch, PeekShowsTheNextProposalsWithoutTakingThem) {
-  TunerOptions o;
-  o.kernels_dir = toy_library();
-  auto agent = make_tuner_agent(o);
   const Task task = vector_add();
   AgentContext ctx;
-  ctx.task = &task;
-  for (const auto& s : agent->strategies(task, Backend::cpu))
-    if (s.name != "tuner.dispatch" && ctx.strategy.name.empty()) ctx.strategy = s;
+  auto agent = toy_tuner_on_first_strategy(task, ctx);
   MeasuredKernel leader;
   leader.id = "c0001";
   leader.params = {{"template", "elementwise.toy"}, {"X", "4"}, {"Y", "4"}, {"MODE", "fast"}};
