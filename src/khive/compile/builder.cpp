@@ -390,10 +390,6 @@ BuildResult publish(BuildResult r, const fs::path& scratch, const fs::path& shar
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 // What the compiler saw as `name` is shown as `shown`: the diagnostics and the log of a build (or of a cache entry made
 // by another file with the same content) name the file the caller gave.
 BuildResult shown_as(BuildResult r, const std::string& name, const std::string& shown) {
@@ -404,21 +400,7 @@ BuildResult shown_as(BuildResult r, const std::string& name, const std::string& 
   return r;
 }
 
-BuildResult build_named(const Task& t, const fs::path& source, const std::string& name, const BuildOptions& o);
-
-}  // namespace
-
-// The compiler sees every candidate under one name (candidate.cu / candidate.cpp), so the key is the content's and
-// the task's, never the file's: the same kernel written by another run (its id is in the file name), a warm start,
-// `khive eval` of a copy or a speculative build (hive/prebuild.hpp) finds the entry built before. The caller's file
-// name is put back into the diagnostics and the log.
-BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOptions& o) {
-  const std::string name = o.backend == Backend::cuda ? "candidate.cu" : "candidate.cpp";
-  return shown_as(build_named(t, source, name, o), name, safe_file_name(source, o.backend));
-}
-
-namespace {
-
+// The build (or the cache entry) of `source` compiled under the file name `name`.
 BuildResult build_named(const Task& t, const fs::path& source, const std::string& name, const BuildOptions& o) {
   BuildResult r;
   const Backend b = o.backend;
@@ -521,5 +503,14 @@ BuildResult build_named(const Task& t, const fs::path& source, const std::string
 }
 
 }  // namespace
+
+// The compiler sees every candidate under one name (candidate.cu / candidate.cpp), so the key is the content's and
+// the task's, never the file's: the same kernel written by another run (its id is in the file name), a warm start,
+// `khive eval` of a copy or a speculative build (hive/prebuild.hpp) finds the entry built before. The caller's file
+// name is put back into the diagnostics and the log.
+BuildResult build_candidate(const Task& t, const fs::path& source, const BuildOptions& o) {
+  const std::string name = o.backend == Backend::cuda ? "candidate.cu" : "candidate.cpp";
+  return shown_as(build_named(t, source, name, o), name, safe_file_name(source, o.backend));
+}
 
 }  // namespace khive
