@@ -39,6 +39,8 @@ attention templates at all, and says why not.
 """
 import math
 
+from .recognize import _name
+
 __all__ = ["read_attention"]
 
 # Ops that only move or cast data between an input and the attention's operand (replayed on index tensors).
@@ -62,13 +64,6 @@ LAYOUT_TEXT = {"bshd": "[B, S, H, D]", "bhsd": "[B, H, S, D]", "bhd": "[B, H, D]
 # How long a numerical check may take: the scores' elements times the head dim (about 2^31 multiply-adds is a few
 # seconds on two cores).
 MAX_CHECK_MACS = 1 << 31
-
-
-def _name(target):
-    packet = getattr(target, "overloadpacket", None)
-    if packet is not None:
-        return packet.__name__
-    return getattr(target, "__name__", str(target))
 
 
 def _shape(node):
@@ -98,27 +93,26 @@ def _node_args(node):
     return out
 
 
-def _ancestors(node):
-    """Every node node is computed from (itself included)."""
+def _closure(node, step):
+    """node and every node reached from it by step (a node -> its neighbours)."""
     seen, todo = set(), [node]
     while todo:
         n = todo.pop()
         if n in seen:
             continue
         seen.add(n)
-        todo.extend(_node_args(n))
+        todo.extend(step(n))
     return seen
+
+
+def _ancestors(node):
+    """Every node node is computed from (itself included)."""
+    return _closure(node, _node_args)
 
 
 def _descendants(node):
-    seen, todo = set(), [node]
-    while todo:
-        n = todo.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        todo.extend(n.users)
-    return seen
+    """Every node computed from node (itself included)."""
+    return _closure(node, lambda n: n.users)
 
 
 def _number(a):
