@@ -301,6 +301,12 @@ bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& 
   return 1.25 * scale / std::sqrt(static_cast<double>(absl.size())) < r.target_noise;
 }
 
+double ab_retry_cap_scale(std::size_t fewest_pairs, const AbRule& rule) {
+  if (fewest_pairs == 0) return 8.0;
+  const double want = 1.5 * static_cast<double>(std::max<std::size_t>(rule.min_pairs, 2));
+  return std::clamp(want / static_cast<double>(fewest_pairs), 1.5, 8.0);
+}
+
 LeaderDecision decide_on_both_clocks(const std::vector<AbTest>& judge, const std::vector<AbTest>& on_events,
                                      const std::vector<double>& weights, const AbRule& rule) {
   bool events_usable = on_events.size() == judge.size() && !judge.empty();

@@ -129,4 +129,10 @@ bool is_slower(const AbTest& t, const AbRule& rule);
 bool should_stop_pairs(const std::vector<double>& a, const std::vector<double>& b, double elapsed_s,
                        const StoppingRule& r);
 
+// should_stop_pairs ends at 4x its time cap with as few as 3 pairs, and below rule.min_pairs check 11 cannot say
+// "faster". When a candidate that looked faster everywhere ran out of time that way, the evaluator measures again
+// with its time cap scaled by this: enough for 1.5x min_pairs at the pace seen (fewest_pairs in the old 4x cap), at
+// least 1.5x and at most 8x. Example: min_pairs 20, 12 pairs seen -> 2.5x (30 pairs expected); 2 pairs -> 8x.
+double ab_retry_cap_scale(std::size_t fewest_pairs, const AbRule& rule);
+
 }  // namespace khive

@@ -489,5 +489,36 @@ TEST(ShouldStopPairs, StopsOnSpreadNotOnSign) {
   EXPECT_TRUE(should_stop_pairs(a, b, r.time_cap_s + 0.1, r));
 }
 
+// The evaluator's second A/B after one that stopped short of min_pairs (guard_evaluator.cpp): at any pace whose first
+// A/B stopped between 3 and min_pairs - 1 pairs, the scaled cap reaches min_pairs with room to spare. Pairs are
+// simulated at a fixed pace on 20 % noise, so only the cap can stop them before max_samples.
+TEST(AbRetryCapScale, TheSecondAbReachesMinPairsAtThePaceOfTheFirst) {
+  AbRule rule;
+  StoppingRule cap;
+  cap.min_samples = rule.min_pairs;
+  cap.time_cap_s = 0.4;
+  auto pairs_until_stop = [&](double pair_s, double time_cap_s) {
+    StoppingRule r = cap;
+    r.time_cap_s = time_cap_s;
+    std::vector<double> a, b;
+    for (std::size_t n = 1;; ++n) {
+      pairs(7, n, 1e-3, 1e-3, 0.2, a, b);
+      if (should_stop_pairs(a, b, static_cast<double>(n) * pair_s, r)) return n;
+    }
+  };
+  for (std::size_t first = 3; first < rule.min_pairs; ++first) {
+    const double pair_s = 4 * cap.time_cap_s / static_cast<double>(first) + 1e-9;  // the pace that stops at `first`
+    ASSERT_EQ(pairs_until_stop(pair_s, cap.time_cap_s), first);
+    const double scale = ab_retry_cap_scale(first, rule);
+    EXPECT_GE(scale, 1.5);
+    EXPECT_LE(scale, 8.0);
+    EXPECT_GE(pairs_until_stop(pair_s, cap.time_cap_s * scale), rule.min_pairs) << "first A/B: " << first;
+  }
+  EXPECT_DOUBLE_EQ(ab_retry_cap_scale(12, rule), 2.5);  // min_pairs 20: 30 pairs wanted at the pace of 12
+  EXPECT_DOUBLE_EQ(ab_retry_cap_scale(2, rule), 8.0);   // capped
+  EXPECT_DOUBLE_EQ(ab_retry_cap_scale(0, rule), 8.0);
+  EXPECT_DOUBLE_EQ(ab_retry_cap_scale(40, rule), 1.5);  // never less than half as much time again
+}
+
 }  // namespace
 }  // namespace khive
