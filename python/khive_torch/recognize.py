@@ -78,7 +78,7 @@ __all__ = ["recognize", "classify"]
 # Ops that move, view or cast data: not what the kernel computes.
 LAYOUT = {"view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "clone", "contiguous", "detach",
           "alias", "_to_copy", "to", "unsqueeze", "squeeze", "slice", "select", "lift_fresh_copy", "as_strided",
-          "copy", "copy_", "empty_like", "zeros_like", "_reshape_alias", "unbind", "split", "chunk", "flatten",
+          "copy", "copy_", "empty_like", "zeros_like", "_reshape_alias", "unbind", "split", "split_with_sizes", "chunk", "flatten",
           "squeeze_", "unsqueeze_", "type_as", "view_as", "expand_as", "sym_size", "sym_stride", "sym_numel", "lift"}
 # Ops of building the module inside run() (a KernelBench reference constructs Model on every call) or of picking a
 # tuple's element: not what the kernel computes either.
@@ -277,10 +277,11 @@ def _c_float(v):
     return repr(float(v)) + "f" if "e" not in repr(float(v)) else f"{float(v):.9g}f"
 
 
-def _expression(graph, roots, skip=()):
+def _expression(graph, roots, skip=(), through=None):
     """The C expression the graph's output is, when every op is a unary or scalar op of the roots ({node: C
     expression}: the one tensor input as x; or a product as x and a bias as b); else None. skip: nodes left out (the
-    product's operands)."""
+    product's operands); through: {node: one of its operands} for nodes that pass that operand on (a residual's add,
+    the residual being in x already)."""
     expr = dict(roots)
     out = None
     for node in graph.nodes:
@@ -291,6 +292,11 @@ def _expression(graph, roots, skip=()):
                 expr[node] = _c_float(float(v.reshape(-1)[0]))
             continue
         if node.op == "placeholder" or node in skip or node in roots:
+            continue
+        if through and node in through:   # a node that passes one operand on ({node: operand})
+            if through[node] not in expr:
+                return None
+            expr[node] = expr[through[node]]
             continue
         if node.op == "output":
             args = node.args[0]
@@ -312,6 +318,12 @@ def _expression(graph, roots, skip=()):
             expr[node] = expr[src]
         elif n in CONSTRUCTION:
             continue
+        elif n == "gelu" and len(node.args) == 1 and node.kwargs in ({"approximate": "tanh"}, {"approximate": "none"}):
+            a = arg(node.args[0])   # gelu(x, approximate=...): torch's tanh form, or the erf one spelled out
+            if a is None:
+                return None
+            expr[node] = (f"(0.5f * ({a}) * (1.0f + tanhf(0.79788456080286536f * (({a}) + 0.044715f * ({a}) * ({a}) * "
+                          f"({a})))))" if node.kwargs["approximate"] == "tanh" else UNARY_C["gelu"](a))
         elif n in UNARY_C and len(node.args) == 1 and not node.kwargs:
             a = arg(node.args[0])
             if a is None:
@@ -432,6 +444,114 @@ def _operand(node):
     return node, transposed
 
 
+def _row_operand(node):
+    """The placeholder when node is an input of rank >= 3, [*rows, K], read as the 2-D [prod(rows), K] through
+    copies and views (torch.matmul / F.linear of a batch of rows: its leading axes are the product's rows, row-major,
+    as stored); else None."""
+    src = node
+    while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in SAME_DATA - {"expand"}:
+        src = src.args[0] if src.args else None
+    shape, flat = _shape(src), _shape(node)
+    if getattr(src, "op", None) != "placeholder" or shape is None or len(shape) < 3 or flat is None:
+        return None
+    return src if flat == (math.prod(shape[:-1]), shape[-1]) else None
+
+
+def _halves(node):
+    """(x, which) when node is half of a placeholder x's last axis: getitem 0 / 1 of split(x, C, -1) (torch's
+    chunk(2, -1)) or split_with_sizes(x, [C, C], -1), or slice(x, -1, 0, C) / slice(x, -1, C, 2C); which is 0 for the
+    first half (the gate), 1 for the second (up). Else None."""
+    n = _name(node.target) if getattr(node, "op", None) == "call_function" else None
+    if n == "getitem" and len(node.args) == 2 and node.args[1] in (0, 1):
+        sp = node.args[0]
+        if getattr(sp, "op", None) != "call_function" or _name(sp.target) not in ("split", "split_with_sizes"):
+            return None
+        x = sp.args[0] if sp.args else None
+        shape = _shape(x)
+        if getattr(x, "op", None) != "placeholder" or not shape or shape[-1] % 2:
+            return None
+        size = sp.args[1] if len(sp.args) > 1 else None
+        dim = sp.args[2] if len(sp.args) > 2 else sp.kwargs.get("dim", 0)
+        c = shape[-1] // 2
+        if dim % len(shape) != len(shape) - 1 or not (size == c or list(size or []) == [c, c]):
+            return None
+        return x, node.args[1]
+    if n == "slice" and len(node.args) >= 4:
+        x = node.args[0]
+        shape = _shape(x)
+        if getattr(x, "op", None) != "placeholder" or not shape or shape[-1] % 2:
+            return None
+        dim, start, end = node.args[1], node.args[2], node.args[3]
+        step = node.args[4] if len(node.args) > 4 else 1
+        c = shape[-1] // 2
+        if dim % len(shape) != len(shape) - 1 or step != 1:
+            return None
+        if start == 0 and end == c:
+            return x, 0
+        if start == c and end in (2 * c, shape[-1], sys.maxsize):
+            return x, 1
+    return None
+
+
+def _gated(graph):
+    """{expression} of gate and up when the graph reads one input x [..., 2C] as its two halves along the last axis
+    (gate the first, up the second: torch's chunk(2, -1), vLLM's SiluAndMul) and returns a pointwise function of them,
+    [..., C]: what the gated family computes (SwiGLU, GeGLU). Else None."""
+    out = _returned(graph)
+    if out is None or not hasattr(out, "op"):
+        return None
+    live = _live(out)
+    placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
+    if len(placeholders) != 1:
+        return None
+    x = placeholders[0]
+    roots, skip = {}, set()
+    for n in graph.nodes:
+        if n.op != "call_function" or n not in live:
+            continue
+        h = _halves(n)
+        if h is not None and h[0] is x:
+            roots[n] = "up" if h[1] else "gate"
+            if _name(n.target) == "getitem":
+                skip.add(n.args[0])
+        elif x in n.all_input_nodes and _name(n.target) not in ("split", "split_with_sizes"):
+            return None   # x read other than as its halves
+    if sorted(roots.values()) != ["gate", "up"] or _shape(out) != _shape(x)[:-1] + (_shape(x)[-1] // 2,):
+        return None
+    if not all(_shape(n) == _shape(out) or _shape(n) == () for n in live
+               if n.op == "call_function" and n not in roots and n not in skip and _name(n.target) not in CONSTRUCTION):
+        return None
+    expr = _expression(graph, roots, skip)
+    if expr is None or len(expr) > MAX_EXPRESSION or "gate" not in expr or "up" not in expr:
+        return None
+    return {"expression": expr}
+
+
+def _sums_from(node, x):
+    """Whether node is x, or x plus / minus other values through adds and subtractions only (x on the left of each
+    minus), each of them used once: a value to which adding one more term equals adding it to x first."""
+    while node is not x:
+        if getattr(node, "op", None) != "call_function" or len(node.users) != 1 or node.kwargs or len(node.args) != 2:
+            return False
+        n = _name(node.target)
+        left, right = node.args
+        if n == "add" and hasattr(right, "op") and x in _live(right) and not (hasattr(left, "op") and x in _live(left)):
+            left, right = right, left
+        if n not in ("add", "sub") or not hasattr(left, "op") or (hasattr(right, "op") and x in _live(right)):
+            return False
+        node = left
+    return len(x.users) == 1
+
+
+def _view_back(prod, rows_shape, n_cols):
+    """The one use of a product of rows read by _row_operand when it views the product back to [*rows, N] (what
+    torch.matmul / F.linear return), else None."""
+    users = [u for u in prod.users if u.op == "call_function"]
+    if len(users) != 1 or _name(users[0].target) not in SAME_DATA - {"expand", "_to_copy"}:
+        return None
+    return users[0] if _shape(users[0]) == tuple(rows_shape) + (n_cols,) else None
+
+
 def _stored(node):
     """The placeholder node is read from through copies and layout ops, or None."""
     while hasattr(node, "op") and node.op == "call_function" and _name(node.target) in SAME_DATA | TRANSPOSE:
@@ -441,12 +561,17 @@ def _stored(node):
 
 def _product_operands(prod):
     """Of one mm / matmul: {"operands": {A, B, layout_a, layout_b}} when both operands are 2-D inputs as stored or
-    transposed (so the binder need not guess a square operand's layout from its shape); {"flags":
+    transposed (so the binder need not guess a square operand's layout from its shape), or A is [*rows, K] read as
+    [M, K] (_row_operand) and the product is viewed back to [*rows, N]; {"flags":
     ["operands_reinterpreted"]} when one is a 2-D input reshaped to other dimensions (x @ w.reshape(K, N) is no
     layout of w that a template reads); else {} (3-D inputs, a batch: the binder reads the shapes)."""
     if _name(prod.target) not in ("mm", "matmul") or len(prod.args) < 2 or len(_shape(prod) or ()) != 2:
         return {}
     a, b = _operand(prod.args[0]), _operand(prod.args[1])
+    if a is None and b is not None:   # [*rows, K] viewed to [M, K], the product viewed back to [*rows, N]
+        rows = _row_operand(prod.args[0])
+        if rows is not None and _view_back(prod, _shape(rows)[:-1], _shape(prod)[1]) is not None:
+            a = (rows, False)
     if a is not None and b is not None and a[0] is not b[0]:
         return {"operands": {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row",
                              "layout_b": "col" if b[1] else "row"}}
@@ -846,16 +971,49 @@ def _gemm_epilogue(graph):
     a_arg, b_arg = (prod.args[1], prod.args[2]) if name == "addmm" else (prod.args[0], prod.args[1])
     a, b = _operand(a_arg), _operand(b_arg)
     out_shape = _shape(prod)
-    if a is None or b is None or a[0] is b[0] or out_shape is None or len(out_shape) != 2:
+    if out_shape is None or len(out_shape) != 2:
         return None
     n_cols = out_shape[1]
+    # A batch of rows [*rows, K] times a matrix (torch.matmul, F.linear of a 3-D input): viewed to [M, K] for the
+    # product, whose [M, N] result is viewed back to [*rows, N]; the epilogue works on that view (x).
+    x_node = prod
+    if a is None:
+        rows_in = _row_operand(a_arg)
+        back = _view_back(prod, _shape(rows_in)[:-1], n_cols) if rows_in is not None else None
+        if back is not None:
+            a, x_node, out_shape = (rows_in, False), back, _shape(back)
+    if a is None or b is None or a[0] is b[0]:
+        return None
     placeholders = [p for p in graph.nodes if p.op == "placeholder" and p in live]
     others = [p for p in placeholders if p is not a[0] and p is not b[0]]
+    skip = {n for n in graph.nodes if n.op == "call_function" and n not in live}
+    if x_node is not prod:
+        skip.add(prod)
+    # A residual: an input of the output's whole shape added to the product itself (x = A @ B + R, what the gemm
+    # binding's "residual" is); added anywhere else it is not that, and the product is not bound.
+    # Added after other sums ((x + b) + R) it is still one: sums commute, so x carries R and that add passes its other
+    # operand through (one rounding apart); after anything else ((x * s) + R, act(x) + R) it is not.
+    residual, x_root, through = None, x_node, {}
+    full = [p for p in others if _shape(p) == out_shape and not _column_vector(out_shape, n_cols)]
+    if len(full) > 1:
+        return None
+    if full:
+        for u in graph.nodes:
+            if u.op != "call_function" or _name(u.target) != "add" or u.kwargs or len(u.args) != 2:
+                continue
+            for mine, other in ((u.args[1], u.args[0]), (u.args[0], u.args[1])):
+                copies = set()
+                if _as_stored(mine, copies) is full[0] and len(full[0].users) == 1 and _sums_from(other, x_node):
+                    residual, through = full[0], {u: other}
+                    skip |= copies
+                    break
+        if residual is None:
+            return None
+        others = [p for p in others if p is not residual]
     # More inputs: vectors of the output's columns, broadcast over its rows (or one value for all).
     vectors = _vectors(others, lambda shp: _column_vector(shp, n_cols))
     if vectors is None:
         return None
-    skip = {n for n in graph.nodes if n.op == "call_function" and n not in live}
 
     def chain(node):   # the product's operand chains: left out of the epilogue
         while hasattr(node, "op") and node.op == "call_function":
@@ -863,7 +1021,7 @@ def _gemm_epilogue(graph):
             node = node.args[0] if node.args else None
     chain(a_arg)
     chain(b_arg)
-    roots = {prod: "x"}
+    roots = {x_root: "x"}
     if name == "addmm":
         src = prod.args[0]
         while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in SAME_DATA:
@@ -872,17 +1030,19 @@ def _gemm_epilogue(graph):
         if src not in vectors or not _column_vector(_shape(src), n_cols):
             return None
         vectors = [src] + [v for v in vectors if v is not src]   # addmm's bias is b
-        roots[prod] = "(x + b)"
+        roots[x_root] = "(x + b)"   # with a residual, (acc + b) + R read as (acc + R) + b: one rounding apart
     for k, v in enumerate(vectors):
         roots[v] = f"b{k}" if k else "b"
-    expr = _expression(graph, roots, skip)
+    expr = _expression(graph, roots, skip, through)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
-    if not _pointwise_after(calls, skip, prod, out_shape,
+    if not _pointwise_after(calls, skip, x_root, out_shape,
                             lambda shp: vectors and (_column_vector(shp, n_cols) or _one_value(shp))):
         return None
-    # x is A @ B with A [M, K] (a[1]: stored [K, M]) and B [K, N] (stored [N, K]).
+    # x is A @ B with A [M, K] (a[1]: stored [K, M]; or [*rows, K]) and B [K, N] (stored [N, K]), (+ R).
     operands = {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row", "layout_b": "col" if b[1] else "row"}
+    if residual is not None:
+        operands["residual"] = residual
     if vectors:
         operands["bias"] = vectors[0]
     if len(vectors) > 1:
@@ -1044,7 +1204,14 @@ def _chain(graph, names):
     for nodes in groups:
         anchor = next(n for n in nodes if _is_anchor(n))
         if _name(anchor.target) in FUSING_ANCHORS:
-            stages.append(nodes)
+            # A product whose result is then split in two halves (a gated MLP's gate and up projections in one
+            # weight): the product with what comes before the split is one stage, the split and the rest a gated one.
+            cut = next((i for i, n in enumerate(nodes) if _name(n.target) in ("split", "split_with_sizes", "slice")
+                        and i > nodes.index(anchor)), None)
+            if cut is not None:
+                stages += [nodes[:cut], nodes[cut:]]
+            else:
+                stages.append(nodes)
             continue
         at = nodes.index(anchor)
         head, tail = nodes[:at + 1], []
@@ -1112,6 +1279,9 @@ def _stage(graph, names):
     n_in = len(names)
     compute = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
     if compute and all(_name(n.target) in POINTWISE for n in compute):
+        gated = _gated(graph)
+        if gated is not None:
+            return {"op": "gated", "family": "gated", **gated}
         if not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
             return None
         placeholders = [p for p in graph.nodes if p.op == "placeholder"]
@@ -1246,6 +1416,9 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
             return dict(r, op="norm", family="norm", **one)
         return dict(r, op="reduction" if len(s) == 1 else "reduction+elementwise", family="reduction")
     if s <= POINTWISE:
+        gated = _gated(graph)
+        if gated is not None:
+            return dict(r, op="gated", family="gated", **gated)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         # One tensor input and nothing else: a scalar input was traced as the constant it was on this workload, so
         # an expression would bake that one value in.
@@ -1460,16 +1633,25 @@ def write(task, r):
     path = pathlib.Path(task.dir) / "definition.json"
     d = json.loads(path.read_text())
     k = d.setdefault("khive", {})
+    # An op_type an earlier --write recorded (khive.op.wrote_op_type; before that flag, one equal to that run's
+    # khive.op.op) is this module's, not the author's: it follows the new reading, so recognising again after an
+    # upgrade does not keep the old op.
+    earlier = k.get("op") if isinstance(k.get("op"), dict) else {}
+    if d.get("op_type") and (earlier.get("wrote_op_type") or d.get("op_type") == earlier.get("op")):
+        del d["op_type"]
     if r.get("op") in ("unknown", None):
         k["op"] = {"op": "unknown", "why": r.get("why") or "no op was recognised",
                    "from": "the PyTorch reference's ATen graph (khive_torch.recognize)"}
         path.write_text(json.dumps(d, indent=2) + "\n")
         return
-    if not d.get("op_type"):
+    wrote = not d.get("op_type")
+    if wrote:
         d["op_type"] = r["op"]
     k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
                                        "stages", "attention", "why")
                if key in r}
+    if wrote:
+        k["op"]["wrote_op_type"] = True
     k["op"]["ops"] = sorted(set(r.get("ops", [])))
     k["op"]["from"] = "the PyTorch reference's ATen graph (khive_torch.recognize)"
     path.write_text(json.dumps(d, indent=2) + "\n")

@@ -162,6 +162,74 @@ class Recognize(unittest.TestCase):
         self.assertEqual(r["operands"]["layout_b"], "row")
         self.assertEqual(r["expression"], "fmaxf((x + b), 0.0f)")
 
+    def test_rows_times_a_matrix_with_a_residual(self):
+        # SOL-ExecBench's o_proj + residual: x [B, S, K] read as [B*S, K] rows, the product viewed back to [B, S, N]
+        # and the residual (the output's whole shape) added to it: operands A (rank 3), B, residual; x is A @ B + R.
+        rows = {"name": "rows", "axes": {"B": {"type": "var"}},
+                "inputs": {"x": {"shape": ["B", "3", "6"], "dtype": "float32"}, "w": {"shape": ["5", "6"], "dtype": "float32"},
+                           "b": {"shape": ["5"], "dtype": "float32"}, "r": {"shape": ["B", "3", "5"], "dtype": "float32"}},
+                "outputs": {"y": {"shape": ["B", "3", "5"], "dtype": "float32"}}}
+        head = "import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b, r):\n"
+        r, _ = self.recognize(dict(rows, reference=head + "    return torch.matmul(x, w.t()) + b + r\n"), {"B": 2})
+        self.assertEqual(r["op"], "gemm+epilogue")
+        self.assertEqual(r["operands"], {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col", "residual": "r",
+                                         "bias": "b"})
+        self.assertEqual(r["expression"], "(x + b)")   # (A @ B + r) + b: the residual is in x
+        r, _ = self.recognize(dict(rows, name="rows2", reference=head + "    return r + F.linear(x, w, b)\n"), {"B": 2})
+        self.assertEqual((r["operands"]["residual"], r["operands"]["bias"], r["expression"]), ("r", "b", "(x + b)"))
+        # A residual added after the activation is not A @ B + R: not fused (the gemm binding adds R to the product).
+        r, _ = self.recognize(dict(rows, name="rows3", reference=head + "    return torch.relu(F.linear(x, w, b)) + r\n"),
+                              {"B": 2})
+        self.assertEqual(r["op"], "gemm+epilogue")
+        self.assertNotIn("operands", r)
+        # A bare product of rows: its operands (the binder reads A's leading axes as M).
+        bare = dict(rows, name="rows4", inputs={k: v for k, v in rows["inputs"].items() if k in ("x", "w")},
+                    reference="import torch\n\ndef run(x, w):\n    return x @ w.t()\n")
+        r, _ = self.recognize(bare, {"B": 2})
+        self.assertEqual((r["op"], r["operands"]), ("matmul", {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col"}))
+
+    def test_a_gated_activation_and_a_gated_mlp(self):
+        import math
+        gated = {"name": "gated", "axes": {"T": {"type": "var"}},
+                 "inputs": {"x": {"shape": ["T", "8"], "dtype": "float32"}},
+                 "outputs": {"y": {"shape": ["T", "4"], "dtype": "float32"}}}
+        head = "import torch\nimport torch.nn.functional as F\n\ndef run(x):\n"
+        silu = lambda g: g / (1 + math.exp(-g))   # noqa: E731
+        gelu = lambda g: 0.5 * g * (1 + math.erf(g / math.sqrt(2)))   # noqa: E731
+        for i, (body, fn) in enumerate([("    g, u = x.chunk(2, dim=-1)\n    return F.silu(g) * u\n", silu),
+                                        ("    return F.gelu(x[..., :4]) * x[..., 4:]\n", gelu),
+                                        ("    g, u = torch.split(x, [4, 4], dim=1)\n    return u * torch.sigmoid(g) * g\n", silu)]):
+            r, _ = self.recognize(dict(gated, name=f"gated{i}", reference=head + body), {"T": 3})
+            self.assertEqual((r["op"], r["family"]), ("gated", "gated"), body)
+            py = r["expression"].replace("expf", "math.exp").replace("erff", "math.erf")
+            import re
+            py = re.sub(r"(\d)f\b", r"\1", py)
+            for gv, uv in ((-1.5, 0.5), (0.3, -2.0), (2.0, 1.25)):
+                self.assertAlmostEqual(eval(py, {"math": math, "gate": gv, "up": uv}), fn(gv) * uv, places=5,  # noqa: S307
+                                       msg=r["expression"])
+        # Halves of another axis, or unequal parts, are not gate and up.
+        for i, body in enumerate(["    g, u = x.chunk(2, dim=0)\n    return g * u\n",
+                                  "    return x[..., :3].sum(-1, keepdim=True) * x[..., 4:]\n"]):
+            d = dict(gated, name=f"notgated{i}", reference=head + body)
+            if i == 0:
+                d["outputs"] = {"y": {"shape": ["1", "8"], "dtype": "float32"}}
+            r, _ = self.recognize(d, {"T": 2})
+            self.assertNotEqual(r["op"], "gated", body)
+        # A gated MLP: one gate-and-up projection of [B, S, H] rows, SwiGLU, the down projection: three stages.
+        mlp = {"name": "mlp", "axes": {"B": {"type": "var"}},
+               "inputs": {"x": {"shape": ["B", "3", "6"], "dtype": "float32"},
+                          "w_gu": {"shape": ["8", "6"], "dtype": "float32"}, "w_d": {"shape": ["6", "4"], "dtype": "float32"}},
+               "outputs": {"y": {"shape": ["B", "3", "6"], "dtype": "float32"}}}
+        body = ("import torch\nimport torch.nn.functional as F\n\ndef run(x, w_gu, w_d):\n"
+                "    gate, up = F.linear(x, w_gu).chunk(2, dim=-1)\n    return F.linear(F.silu(gate) * up, w_d)\n")
+        r, _ = self.recognize(dict(mlp, reference=body), {"B": 2})
+        self.assertEqual(r["op"], "chain")
+        self.assertEqual([(s["op"], s["family"]) for s in r["stages"]],
+                         [("matmul", "gemm"), ("gated", "gated"), ("matmul", "gemm")])
+        self.assertEqual(r["stages"][0]["operands"], {"A": "x", "B": "w_gu", "layout_a": "row", "layout_b": "col"})
+        self.assertEqual(r["stages"][1]["inputs"], ["khive_t1"])
+        self.assertEqual(r["stages"][2]["operands"]["A"], "khive_t2")
+
     def test_what_a_gemm_epilogue_cannot_fuse_is_left_unfused(self):
         two = {"name": "two", "axes": {"M": {"type": "var"}},
                "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["5", "7"], "dtype": "float32"},

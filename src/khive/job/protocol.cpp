@@ -9,16 +9,18 @@ namespace khive {
 std::string InputSpec::key() const {
   std::string k = "s" + std::to_string(seed);
   if (perturb_seed) k += "p" + std::to_string(perturb_seed);
+  if (centered) k += "c";
   return k;
 }
 
 void to_json(nlohmann::json& j, const InputSpec& s) {
-  j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}};
+  j = {{"seed", s.seed}, {"perturb_seed", s.perturb_seed}, {"fraction", s.fraction}, {"centered", s.centered}};
 }
 void from_json(const nlohmann::json& j, InputSpec& s) {
   s.seed = j.at("seed").get<uint64_t>();
   s.perturb_seed = j.value("perturb_seed", uint64_t{0});
   s.fraction = j.value("fraction", 0.01);
+  s.centered = j.value("centered", false);
 }
 
 Job parse_job(const nlohmann::json& j) {

@@ -103,14 +103,18 @@ class Session {
 
   // A set's inputs: the kernels' view (reveal) or the reference's (for its goldens).
   void fill_inputs(Arena& a, int set, const Workload& w, const InputSpec& s, bool for_reference = false);
+  // Whether input t is a float tensor on the default distribution (normal(0.5, 1): none given by the task or the
+  // workload), which an InputSpec::centered draw makes with mean 0.
+  bool on_default_normal(const Workload& w, const TensorSpec& t) const;
   void scrub_inputs(Arena& a, int first, int count);
   std::vector<uint64_t> hashes(Arena& a, int set);
   void check_inputs(Arena& a, int set, const std::vector<uint64_t>& before, const Workload& w,
                     const std::string& context);
   void poison_outputs(Arena& a, int first, int count, Poison p);
   Exchange call(Kernel& k, Arena& a, int first, int count, const std::string& context);
+  // at_output_scale: atol widened by rtol x the golden's rms (the zero-mean draw: see check_outputs).
   void check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check,
-                     const std::string& context, const Kernel& k);
+                     const std::string& context, const Kernel& k, bool at_output_scale = false);
 
   void correctness(const Workload& w);
   void calibrate(Kernel& k);

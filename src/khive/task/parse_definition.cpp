@@ -229,7 +229,7 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   const json& op = c.object(opj, P);
   c.known_keys(op, P,
                {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm",
-                "stages", "inputs", "output", "attention", "why"});
+                "stages", "inputs", "output", "attention", "why", "wrote_op_type"});
   // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
@@ -284,7 +284,8 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   }
   if (op.contains("operands")) {
     const json& o = c.object(op["operands"], P + ".operands");
-    c.known_keys(o, P + ".operands", {"A", "B", "bias", "layout_a", "layout_b", "x", "weight", "vector", "vectors"});
+    c.known_keys(o, P + ".operands",
+                 {"A", "B", "bias", "residual", "layout_a", "layout_b", "x", "weight", "vector", "vectors"});
     for (const auto& [role, v] : o.items()) {
       const std::string field = P + ".operands." + role;
       if (role == "vectors") {  // b1, b2, ... of the epilogue, after "vector" / "bias" (b)

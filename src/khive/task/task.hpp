@@ -176,8 +176,9 @@ struct Task {
   std::vector<int> op_dims;   // a reduction over several axes (khive.op.dim a list): their indices, as written
   std::vector<std::string> op_flags;  // how a scan walks: "reverse", "exclusive", "masked" (x * the other input);
                                       // "keepdim": a reduction's result keeps the reduced axes as 1s
-  // A gemm+epilogue's operands: "A", "B", "bias" (input names), "layout_a", "layout_b" ("row" or "col"); its
-  // op_expression is then of x (the product) and b (the bias's element of x's column).
+  // A gemm+epilogue's operands: "A", "B", "bias", "residual" (input names), "layout_a", "layout_b" ("row" or "col");
+  // its op_expression is then of x (the product, + the residual: an input of the output's shape added to it) and b
+  // (the bias's element of x's column). A of rank >= 3 is [*rows, K] (its leading axes the output's rows).
   std::map<std::string, std::string> op_operands;
   // More vectors of a convolution's or product's epilogue (khive.op.operands.vectors), after its "vector" / "bias" (b):
   // b1, b2, ... in op_expression, each one value per output channel (column) or one value for every element.

@@ -58,14 +58,34 @@ Binding make(const Task& t, const std::string& family, ojson spec) {
 // The product's operands as the reference's graph recorded them (khive.op.operands: which input is A and B, and
 // which is read transposed; a Linear's weight is stored [N, K]), so a square operand's layout is not guessed from its
 // shape: the gemm spec of C = A @ B with M, N, K from the shapes, which must agree.
+// A of rank >= 3 is a batch of rows [*rows, K] (torch.matmul / F.linear of a 3-D input): the output is [*rows, N] and
+// M is the list of those axes (one GEMM over their product, row-major as stored).
 std::optional<ojson> recognised_product(const Task& t, std::string* why) {
   const auto& o = t.op_operands;
   const TensorSpec *A = t.find_input(o.at("A")), *B = t.find_input(o.at("B"));
   const std::string la = o.count("layout_a") ? o.at("layout_a") : "row",
                     lb = o.count("layout_b") ? o.at("layout_b") : "row";
+  if (A && B && t.outputs.size() == 1 && A->shape.size() >= 3 && B->shape.size() == 2 && la == "row") {
+    const auto& c = t.outputs[0].shape;
+    const std::vector<std::string> rows(A->shape.begin(), A->shape.end() - 1);
+    const std::string k = A->shape.back();
+    const bool b_ok = c.size() == A->shape.size() && std::equal(rows.begin(), rows.end(), c.begin()) &&
+                      (lb == "row" ? B->shape == std::vector<std::string>{k, c.back()}
+                                   : B->shape == std::vector<std::string>{c.back(), k});
+    if (!b_ok) {
+      *why = fmt::format("shapes {}[{}], {}[{}] ({}) -> {}[{}] are not the recognised product of rows", A->name,
+                         fmt::join(A->shape, ","), B->name, fmt::join(B->shape, ","), lb, t.outputs[0].name,
+                         fmt::join(c, ","));
+      return std::nullopt;
+    }
+    ojson spec{{"A", A->name}, {"B", B->name},   {"C", t.outputs[0].name}, {"N", c.back()},
+               {"K", k},       {"layout_a", la}, {"layout_b", lb}};
+    spec["M"] = rows.size() == 1 ? ojson(rows[0]) : ojson(rows);
+    return spec;
+  }
   if (!A || !B || t.outputs.size() != 1 || A->shape.size() != 2 || B->shape.size() != 2 ||
       t.outputs[0].shape.size() != 2) {
-    *why = "the gemm templates take 2-D operands and one 2-D output";
+    *why = "the gemm templates take 2-D operands (or an [*rows, K] batch of rows times a matrix) and one output";
     return std::nullopt;
   }
   const std::string m = t.outputs[0].shape[0], n = t.outputs[0].shape[1];
@@ -168,6 +188,7 @@ std::optional<Binding> gemm_epilogue(const Task& t, std::string* why) {
   if (!spec) return std::nullopt;
   (*spec)["epilogue"] = t.op_expression;
   if (t.op_operands.count("bias")) (*spec)["bias"] = t.op_operands.at("bias");
+  if (t.op_operands.count("residual")) (*spec)["residual"] = t.op_operands.at("residual");
   if (!t.op_vectors.empty()) (*spec)["vectors"] = t.op_vectors;
   return make(t, "gemm", *spec);
 }
@@ -469,6 +490,10 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
                  brow = !s.op_operands.count("layout_b") || s.op_operands.at("layout_b") == "row";
       if (A && B && A->shape.size() == 2 && B->shape.size() == 2)
         s.outputs[0].shape = {A->shape[arow ? 0 : 1], B->shape[brow ? 1 : 0]};
+      else if (A && B && A->shape.size() >= 3 && B->shape.size() == 2 && arow) {  // [*rows, K] @ B: [*rows, N]
+        s.outputs[0].shape.assign(A->shape.begin(), A->shape.end() - 1);
+        s.outputs[0].shape.push_back(B->shape[brow ? 1 : 0]);
+      }
     }
     std::string detail;
     auto b = s.op_recognized == "chain" ? std::nullopt : infer_binding(s, &detail);
@@ -577,6 +602,15 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     if (auto b = rmsnorm(t, &detail)) return b;
     *why = fmt::format("'{}': {}", op, detail);
     return std::nullopt;
+  }
+  // op(gate, up) of the two halves of one input's last axis (SwiGLU, GeGLU), recognised from the graph with its C
+  // expression of gate and up; the gated binder checks the shapes (y is x with its last axis halved).
+  if (op == "gated" && t.op_family == "gated") {
+    if (t.op_expression.empty() || t.inputs.size() != 1 || t.inputs[0].scalar || t.outputs.size() != 1) {
+      *why = "'gated': expected one tensor input, one output and the expression of gate and up (khive.op.expression)";
+      return std::nullopt;
+    }
+    return make(t, "gated", ojson{{"input", t.inputs[0].name}, {"output", t.outputs[0].name}, {"op", t.op_expression}});
   }
   // A chain of pointwise ops of one input, recognised from the reference's graph with its exact C expression.
   if (op == "elementwise" || (!t.op_expression.empty() && t.op_family == "elementwise")) {

@@ -22,10 +22,11 @@ StageTensorFields stage_tensor_fields(const std::string& family) {
   if (family == "norm") return {{"x", "weight", "bias"}, {}, "y"};
   if (family == "rowop") return {{"x", "weight", "bias", "residual"}, {}, "y"};
   if (family == "elementwise") return {{}, {"inputs", "scalars"}, "output"};
+  if (family == "gated") return {{"input"}, {}, "output"};
   return {};
 }
 
-std::string stage_families_text() { return "conv, gemm, pool, norm, reduce, rowop or elementwise"; }
+std::string stage_families_text() { return "conv, gemm, pool, norm, reduce, rowop, gated or elementwise"; }
 
 namespace {
 
@@ -198,12 +199,20 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
   } else if (family == "gemm") {
     const TensorSpec &a = tensor(str_field(spec, "A")), &b = tensor(str_field(spec, "B"));
     dtype = a.dtype;
-    if (spec.contains("batch") || (spec.contains("M") && spec["M"].is_array()) || a.shape.size() != 2 ||
-        b.shape.size() != 2)
-      throw std::runtime_error("A, B: a chain's GEMM stage takes 2-D operands (no batch)");
     const bool arow = !spec.contains("layout_a") || spec["layout_a"] == "row",
                brow = !spec.contains("layout_b") || spec["layout_b"] == "row";
-    out = {dim_of(a.shape[arow ? 0 : 1]), dim_of(b.shape[brow ? 1 : 0])};
+    // [*rows, K] @ B (M the list of A's leading axes): the product is [*rows, N], as torch.matmul returns it.
+    const bool rows = spec.contains("M") && spec["M"].is_array() && arow && a.shape.size() >= 3;
+    if (spec.contains("batch") || (spec.contains("M") && spec["M"].is_array() && !rows) ||
+        (a.shape.size() != 2 && !rows) || b.shape.size() != 2)
+      throw std::runtime_error("A, B: a chain's GEMM stage takes 2-D operands, or [*rows, K] rows times a matrix");
+    if (rows) {
+      const auto ad = dims_of(a);
+      out.assign(ad.begin(), ad.end() - 1);
+      out.push_back(dim_of(b.shape[brow ? 1 : 0]));
+    } else {
+      out = {dim_of(a.shape[arow ? 0 : 1]), dim_of(b.shape[brow ? 1 : 0])};
+    }
   } else if (family == "pool") {
     const TensorSpec& x = tensor(str_field(spec, "x"));
     dtype = x.dtype;
@@ -266,6 +275,23 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
     const TensorSpec& x = tensor(str_field(spec, "x"));
     dtype = x.dtype;
     out = dims_of(x);
+  } else if (family == "gated") {  // op(gate, up) of the two halves of x's last axis: [*rows, last / 2]
+    const TensorSpec& x = tensor(str_field(spec, "input"));
+    dtype = x.dtype;
+    if (x.shape.empty()) throw std::runtime_error("input: expected a tensor whose last axis holds gate and up");
+    const auto xd = dims_of(x);
+    std::vector<int64_t> v;
+    for (std::size_t i = 0; i < nw; ++i) {
+      if (xd.back().value[i] % 2 != 0)
+        throw std::runtime_error(
+            fmt::format("input: a last axis of even size (gate and up halves), got {} (workload {})",
+                        xd.back().value[i], task_.workloads[i].uuid));
+      v.push_back(xd.back().value[i] / 2);
+    }
+    out.assign(xd.begin(), xd.end() - 1);
+    // Half of a literal size is a literal, as a later stage's operand writes it ([6, 4] after an [.., 8]).
+    out.push_back(is_literal(xd.back().name) ? dim_of(std::to_string(std::stoll(xd.back().name) / 2))
+                                             : computed(v, fmt::format("({} / 2)", xd.back().cpp)));
   } else if (family == "elementwise") {
     const TensorSpec* widest = nullptr;
     for (const auto& n : stage_inputs(spec)) {

@@ -222,7 +222,9 @@ class SessionChecks : public ::testing::Test {
 TEST_F(SessionChecks, AnHonestKernelIsAccepted) {
   const JudgeResult r = run(Script{});
   EXPECT_TRUE(r.accepted()) << (r.rejection ? r.rejection->message : r.error);
-  EXPECT_EQ(r.correctness_calls, 3 * (2 + 1 + 3));  // per workload: 2 seeds, the repeat, check 7's three variants
+  // per workload: 2 seeds, the repeat, check 7's three variants (no zero-mean draw: vector_add names its inputs'
+  // distributions; Check5RightOnlyOnPositiveMeanData has one)
+  EXPECT_EQ(r.correctness_calls, 3 * (2 + 1 + 3));
   EXPECT_EQ(r.preflight.at("sandbox").at("candidate").at("scripted"), true);
 }
 
@@ -265,6 +267,35 @@ TEST_F(SessionChecks, Check5AWrongOutput) {
     c.c()[c.n() / 2] += 1e-3f;  // one element, far beyond atol = rtol = 1e-6
   };
   expect_rejected(run(s), Check::correctness, Reason::wrong_output);
+}
+
+TEST_F(SessionChecks, Check5RightOnlyOnPositiveMeanData) {
+  // Right on every draw with the default distribution's mean 0.5 (vector_add's own distributions taken away), wrong
+  // where the data is centred: the kind of kernel a sum over K of products hides (all positive, every activation
+  // saturated). The zero-mean draw after check 7 finds it; workloads of 1000+ elements, so no mean-0.5 draw comes
+  // near 0.25.
+  task_.distributions.clear();
+  job_.only_workloads = {"vector_add-n1000", "vector_add-n65537"};
+  Script s;
+  s.run = [](const ScriptedCall& c) {
+    double mean = 0;
+    for (int64_t i = 0; i < c.n(); ++i) mean += c.a()[i];
+    c.add();
+    if (mean / static_cast<double>(c.n()) < 0.25) c.c()[0] += 1;
+  };
+  const JudgeResult r = run(s);
+  expect_rejected(r, Check::correctness, Reason::wrong_output);
+  EXPECT_NE(r.rejection->message.find("zero-mean inputs"), std::string::npos) << r.rejection->message;
+  // With the task's own distribution for a (mean 0.5), a's draw stays where the task puts it and b's alone is
+  // centred: the same kernel is right everywhere, and accepted.
+  Distribution d;
+  d.mean = 0.5;
+  task_.distributions["a"] = d;
+  job_.golden_dir = (goldens_ / "a-named").string();  // (goldens are kept per definition; this one changed in memory)
+  const JudgeResult ok = run(s);
+  EXPECT_TRUE(ok.error.empty()) << ok.error;
+  EXPECT_FALSE(ok.rejection) << ok.rejection->message;
+  EXPECT_EQ(ok.correctness_calls, 2 * (2 + 1 + 3 + 1));  // the zero-mean draw is one more call per workload
 }
 
 TEST_F(SessionChecks, Check6ADifferentAnswerToTheSameInputs) {

@@ -268,6 +268,94 @@ TEST(ChainAutoBind, ARecognisedChainBindsAsItsStages) {
   EXPECT_EQ(has_all(why, {"stage 3 (softmax)", "2-D tensor"}), "");
 }
 
+// SOL-ExecBench's Linear layers read [batch, seq, hidden] rows: a product of rows (M the list of A's leading axes) with
+// a residual (recognize.py: operands.residual), and a gated MLP of rows, gemm -> gated -> gemm, the gated stage's
+// output named after the task's axis of half the gate-and-up size.
+TEST(ChainAutoBind, RowsOfAProductWithAResidualAndAGatedMlp) {
+  auto rows_task = [](const std::function<void(json&)>& more) {
+    return edited_copy(
+        kFixture,
+        [&](json& d) {
+          d["op_type"] = "kernelbench";
+          d.erase("constraints");
+          d["axes"] = {{"B", {{"type", "var"}}}, {"S", {{"type", "var"}}}};
+          d["khive"].erase("cost");
+          d["khive"].erase("inputs");
+          more(d);
+        },
+        [](std::string& w) {
+          w = R"({"uuid": "b1s3", "axes": {"B": 1, "S": 3}, "khive": {"role": "both"}})"
+              "\n"
+              R"({"uuid": "b2s5", "axes": {"B": 2, "S": 5}, "khive": {"role": "correctness"}})"
+              "\n";
+        });
+  };
+  // o_proj + residual: x [B, S, 6] @ w^T + r, w [5, 6], r and y [B, S, 5].
+  const Task o = rows_task([](json& d) {
+    d["inputs"] = {{"x", {{"shape", {"B", "S", "6"}}, {"dtype", "float32"}}},
+                   {"w", {{"shape", {"5", "6"}}, {"dtype", "float32"}}},
+                   {"r", {{"shape", {"B", "S", "5"}}, {"dtype", "float32"}}}};
+    d["outputs"] = {{"y", {{"shape", {"B", "S", "5"}}, {"dtype", "float32"}}}};
+    d["khive"]["tolerance"] = {{"y", {{"atol", 1e-4}, {"rtol", 1e-4}}}};
+    d["khive"]["op"] = {
+        {"op", "gemm+epilogue"},
+        {"family", "gemm"},
+        {"expression", "x"},
+        {"operands", {{"A", "x"}, {"B", "w"}, {"layout_a", "row"}, {"layout_b", "col"}, {"residual", "r"}}}};
+  });
+  std::string why;
+  auto b = infer_binding(o, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "gemm");
+  EXPECT_EQ(b->spec["M"], json::array({"B", "S"}));
+  EXPECT_EQ(b->spec["residual"], "r");
+  EXPECT_NE(bind_task(o, Backend::cpu, *b).summary.find("x @ w^T + r"), std::string::npos);
+  // A gated MLP: gate_up [8, 6], down [6, 4]: t1 [B, S, 8], t2 = silu(gate) * up [B, S, 4], y = t2 @ down^T [B, S, 6].
+  const Task mlp = rows_task([](json& d) {
+    d["inputs"] = {{"x", {{"shape", {"B", "S", "6"}}, {"dtype", "float32"}}},
+                   {"w_gu", {{"shape", {"8", "6"}}, {"dtype", "float32"}}},
+                   {"w_d", {{"shape", {"6", "4"}}, {"dtype", "float32"}}}};
+    d["outputs"] = {{"y", {{"shape", {"B", "S", "6"}}, {"dtype", "float32"}}}};
+    d["khive"]["tolerance"] = {{"y", {{"atol", 1e-4}, {"rtol", 1e-4}}}};
+    json gemm1 = {{"op", "matmul"},
+                  {"family", "gemm"},
+                  {"operands", {{"A", "x"}, {"B", "w_gu"}, {"layout_a", "row"}, {"layout_b", "col"}}},
+                  {"inputs", {"w_gu", "x"}},
+                  {"output", "khive_t1"}};
+    json gated = {{"op", "gated"},
+                  {"family", "gated"},
+                  {"expression", "(up * (gate / (1.0f + expf(-(gate)))))"},
+                  {"inputs", {"khive_t1"}},
+                  {"output", "khive_t2"}};
+    json gemm2 = {{"op", "matmul"},
+                  {"family", "gemm"},
+                  {"operands", {{"A", "khive_t2"}, {"B", "w_d"}, {"layout_a", "row"}, {"layout_b", "col"}}},
+                  {"inputs", {"khive_t2", "w_d"}},
+                  {"output", nullptr}};
+    d["khive"]["op"] = {{"op", "chain"}, {"family", "chain"}, {"stages", json::array({gemm1, gated, gemm2})}};
+  });
+  b = infer_binding(mlp, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "chain");
+  ASSERT_EQ(b->spec["stages"].size(), 3u);
+  EXPECT_EQ(b->spec["stages"][0]["M"], json::array({"B", "S"}));
+  EXPECT_EQ(b->spec["stages"][1]["family"], "gated");
+  EXPECT_EQ(b->spec["stages"][2]["K"], "4");  // the gated stage's [B, S, 8 / 2]
+  const BoundTask bt = bind_task(mlp, Backend::cpu, *b);
+  EXPECT_EQ(bt.stages.size(), 3u);
+  // A gate-and-up of odd size has no halves: refused with the stage named.
+  const Task odd = rows_task([&](json& d) {
+    d["inputs"] = {{"x", {{"shape", {"B", "S", "6"}}, {"dtype", "float32"}}},
+                   {"w_gu", {{"shape", {"7", "6"}}, {"dtype", "float32"}}},
+                   {"w_d", {{"shape", {"6", "4"}}, {"dtype", "float32"}}}};
+    d["outputs"] = {{"y", {{"shape", {"B", "S", "6"}}, {"dtype", "float32"}}}};
+    d["khive"]["tolerance"] = {{"y", {{"atol", 1e-4}, {"rtol", 1e-4}}}};
+    d["khive"]["op"] = json::parse(read_file(mlp.dir / "definition.json"))["khive"]["op"];
+  });
+  EXPECT_FALSE(infer_binding(odd, &why));
+  EXPECT_EQ(has_all(why, {"stage", "even size"}), "") << why;
+}
+
 // Intermediates are named after the task's axes of the same sizes; two axes of one intermediate with equal sizes on
 // every workload (H == W) get two different names where the task has them, so a later stage that keeps only the
 // second (a reduction over the first, then a softmax over the channels: kb2_024) still reads [N, 8, WC], the output's
