@@ -371,6 +371,23 @@ void Session::check_outputs(Arena& a, int set, const std::vector<Golden>& gold, 
 
 // ---------------------------------------------------------------------------------------------- checks 3-7
 
+std::vector<uint64_t> Session::checked_call(Arena& a, int set, const Workload& w, const InputSpec& spec, Check check,
+                                            const std::string& ctx, bool at_output_scale) {
+  std::vector<Golden> gold;
+  {
+    PhaseTimer pt(*this, "goldens");
+    gold = goldens_.ensure(a, set, w, spec, false, true);
+  }
+  fill_inputs(a, set, w, spec);
+  auto before = hashes(a, set);
+  poison_outputs(a, set, 1, Poison::a);
+  call(cand_, a, set, 1, ctx);
+  ++correctness_calls_;
+  check_inputs(a, set, before, w, ctx);
+  check_outputs(a, set, gold, w, Poison::a, check, ctx, cand_, at_output_scale);
+  return before;
+}
+
 void Session::correctness(const Workload& w) {
   current_ = w.uuid;
   Arena a(dev_, task_, w, 2);
@@ -379,18 +396,7 @@ void Session::correctness(const Workload& w) {
     const InputSpec spec{job_.seed_base + static_cast<uint64_t>(si) + 1};
     const std::string ctx = fmt::format("workload {} (seed {})", w.uuid, spec.seed);
     progress_(Check::correctness, w.uuid, ctx);
-    std::vector<Golden> gold;
-    {
-      PhaseTimer pt(*this, "goldens");
-      gold = goldens_.ensure(a, 0, w, spec, false, true);
-    }
-    fill_inputs(a, 0, w, spec);
-    auto before = hashes(a, 0);
-    poison_outputs(a, 0, 1, Poison::a);
-    call(cand_, a, 0, 1, ctx);
-    ++correctness_calls_;
-    check_inputs(a, 0, before, w, ctx);
-    check_outputs(a, 0, gold, w, Poison::a, Check::correctness, ctx, cand_);
+    const auto before = checked_call(a, 0, w, spec, Check::correctness, ctx);
     if (si != 0) continue;
 
     // Check 6: the same inputs again (outputs poisoned with the other sentinel) give the same outputs.
@@ -424,21 +430,8 @@ void Session::correctness(const Workload& w) {
         {{spec.seed, job_.seed_base + 202, 0.01}, "a few input elements changed at the same addresses", 0},
         {{job_.seed_base + 101}, "new input data at the same addresses", 0},
         {spec, "the same input data at new addresses", 1}};
-    for (const auto& v : vs) {
-      const std::string vctx = fmt::format("workload {} ({})", w.uuid, v.what);
-      std::vector<Golden> vg;
-      {
-        PhaseTimer pt(*this, "goldens");
-        vg = goldens_.ensure(a, v.set, w, v.spec, false, true);
-      }
-      fill_inputs(a, v.set, w, v.spec);
-      auto vb = hashes(a, v.set);
-      poison_outputs(a, v.set, 1, Poison::a);
-      call(cand_, a, v.set, 1, vctx);
-      ++correctness_calls_;
-      check_inputs(a, v.set, vb, w, vctx);
-      check_outputs(a, v.set, vg, w, Poison::a, Check::anti_caching, vctx, cand_);
-    }
+    for (const auto& v : vs)
+      checked_call(a, v.set, w, v.spec, Check::anti_caching, fmt::format("workload {} ({})", w.uuid, v.what));
 
     // Check 5 once more on zero-mean inputs, where some input is on the default normal(0.5, 1): its mean catches
     // kernels right only on zero-mean data, and this draw those right only where its positive bias holds (a sum
@@ -449,18 +442,7 @@ void Session::correctness(const Workload& w) {
     const InputSpec zero{job_.seed_base + 303, 0, 0.01, true};
     const std::string zctx = fmt::format("workload {} (seed {}, zero-mean inputs)", w.uuid, zero.seed);
     progress_(Check::correctness, w.uuid, zctx);
-    std::vector<Golden> zg;
-    {
-      PhaseTimer pt(*this, "goldens");
-      zg = goldens_.ensure(a, 0, w, zero, false, true);
-    }
-    fill_inputs(a, 0, w, zero);
-    auto zb = hashes(a, 0);
-    poison_outputs(a, 0, 1, Poison::a);
-    call(cand_, a, 0, 1, zctx);
-    ++correctness_calls_;
-    check_inputs(a, 0, zb, w, zctx);
-    check_outputs(a, 0, zg, w, Poison::a, Check::correctness, zctx, cand_, true);
+    checked_call(a, 0, w, zero, Check::correctness, zctx, true);
   }
 }
 

@@ -116,6 +116,10 @@ class Session {
   void check_outputs(Arena& a, int set, const std::vector<Golden>& gold, const Workload& w, Poison p, Check check,
                      const std::string& context, const Kernel& k, bool at_output_scale = false);
 
+  // One correctness call of the candidate on set `set` with spec's inputs (checks 3-5, or 7 as `check` says), against
+  // goldens made for them; the inputs' hashes before the call (check 6 compares a repeat with them).
+  std::vector<uint64_t> checked_call(Arena& a, int set, const Workload& w, const InputSpec& spec, Check check,
+                                     const std::string& ctx, bool at_output_scale = false);
   void correctness(const Workload& w);
   void calibrate(Kernel& k);
   // The gated calls of one calibration on k's gate (before load): `calls` per exchange, `exchanges` times, with
