@@ -466,31 +466,26 @@ def _halves(node):
         sp = node.args[0]
         if getattr(sp, "op", None) != "call_function" or _name(sp.target) not in ("split", "split_with_sizes"):
             return None
-        x = sp.args[0] if sp.args else None
-        shape = _shape(x)
-        if getattr(x, "op", None) != "placeholder" or not shape or shape[-1] % 2:
-            return None
-        size = sp.args[1] if len(sp.args) > 1 else None
+        x, which = (sp.args[0] if sp.args else None), node.args[1]
         dim = sp.args[2] if len(sp.args) > 2 else sp.kwargs.get("dim", 0)
-        c = shape[-1] // 2
-        if dim % len(shape) != len(shape) - 1 or not (size == c or list(size or []) == [c, c]):
-            return None
-        return x, node.args[1]
-    if n == "slice" and len(node.args) >= 4:
-        x = node.args[0]
-        shape = _shape(x)
-        if getattr(x, "op", None) != "placeholder" or not shape or shape[-1] % 2:
-            return None
-        dim, start, end = node.args[1], node.args[2], node.args[3]
+        size = sp.args[1] if len(sp.args) > 1 else None
+
+        def fits(c):   # split(x, C) or split_with_sizes(x, [C, C])
+            return size == c or list(size or []) == [c, c]
+    elif n == "slice" and len(node.args) >= 4:
+        x, dim, start, end = node.args[:4]
         step = node.args[4] if len(node.args) > 4 else 1
-        c = shape[-1] // 2
-        if dim % len(shape) != len(shape) - 1 or step != 1:
-            return None
-        if start == 0 and end == c:
-            return x, 0
-        if start == c and end in (2 * c, shape[-1], sys.maxsize):
-            return x, 1
-    return None
+        which = 0 if start == 0 else 1
+
+        def fits(c):   # [0, C) or [C, 2C) (the end may be written as "to the end")
+            return step == 1 and ((start, end) == (0, c) or (start == c and end in (2 * c, sys.maxsize)))
+    else:
+        return None
+    shape = _shape(x)
+    if (getattr(x, "op", None) != "placeholder" or not shape or shape[-1] % 2
+            or dim % len(shape) != len(shape) - 1 or not fits(shape[-1] // 2)):
+        return None
+    return x, which
 
 
 def _gated(graph):
@@ -993,7 +988,7 @@ def _gemm_epilogue(graph):
     # binding's "residual" is); added anywhere else it is not that, and the product is not bound.
     # Added after other sums ((x + b) + R) it is still one: sums commute, so x carries R and that add passes its other
     # operand through (one rounding apart); after anything else ((x * s) + R, act(x) + R) it is not.
-    residual, x_root, through = None, x_node, {}
+    residual, through = None, {}
     full = [p for p in others if _shape(p) == out_shape and not _column_vector(out_shape, n_cols)]
     if len(full) > 1:
         return None
@@ -1021,7 +1016,7 @@ def _gemm_epilogue(graph):
             node = node.args[0] if node.args else None
     chain(a_arg)
     chain(b_arg)
-    roots = {x_root: "x"}
+    roots = {x_node: "x"}
     if name == "addmm":
         src = prod.args[0]
         while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in SAME_DATA:
@@ -1030,13 +1025,13 @@ def _gemm_epilogue(graph):
         if src not in vectors or not _column_vector(_shape(src), n_cols):
             return None
         vectors = [src] + [v for v in vectors if v is not src]   # addmm's bias is b
-        roots[x_root] = "(x + b)"   # with a residual, (acc + b) + R read as (acc + R) + b: one rounding apart
+        roots[x_node] = "(x + b)"   # with a residual, (acc + b) + R read as (acc + R) + b: one rounding apart
     for k, v in enumerate(vectors):
         roots[v] = f"b{k}" if k else "b"
     expr = _expression(graph, roots, skip, through)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
-    if not _pointwise_after(calls, skip, x_root, out_shape,
+    if not _pointwise_after(calls, skip, x_node, out_shape,
                             lambda shp: vectors and (_column_vector(shp, n_cols) or _one_value(shp))):
         return None
     # x is A @ B with A [M, K] (a[1]: stored [K, M]; or [*rows, K]) and B [K, N] (stored [N, K]), (+ R).
@@ -1206,8 +1201,9 @@ def _chain(graph, names):
         if _name(anchor.target) in FUSING_ANCHORS:
             # A product whose result is then split in two halves (a gated MLP's gate and up projections in one
             # weight): the product with what comes before the split is one stage, the split and the rest a gated one.
-            cut = next((i for i, n in enumerate(nodes) if _name(n.target) in ("split", "split_with_sizes", "slice")
-                        and i > nodes.index(anchor)), None)
+            at = nodes.index(anchor)
+            cut = next((i for i, n in enumerate(nodes) if i > at
+                        and _name(n.target) in ("split", "split_with_sizes", "slice")), None)
             if cut is not None:
                 stages += [nodes[:cut], nodes[cut:]]
             else:

@@ -8,16 +8,13 @@ namespace {
 
 // A copy of tasks/cutegen26/<name> under a suite no bindings file knows, with its definition edited.
 Task imported(const std::string& name, const std::string& as, const std::function<void(json&)>& edit) {
-  const fs::path src = repo() / "tasks/cutegen26" / name;
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-test") / "imported" / as;
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(src))
-    if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
-  auto def = json::parse(read_file(d / "definition.json"));
-  def["name"] = as;
-  edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  return load_task(d);
+  return edited_copy(
+      repo() / "tasks/cutegen26" / name,
+      [&](json& def) {
+        def["name"] = as;
+        edit(def);
+      },
+      {}, "imported/" + as);
 }
 
 TEST(AutoBind, KernelBenchActivationByName) {
@@ -533,22 +530,21 @@ namespace {
 // workloads: in place of the task's (one JSON object a line), when given.
 Task attention_import(const std::string& as, const json& op, const std::function<void(json&)>& edit = nullptr,
                       const std::vector<json>& workloads = {}) {
-  const fs::path src = repo() / "tasks/sol/attention_causal";
-  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-attn") / "imported" / as;
-  fs::create_directories(d);
-  for (const auto& e : fs::directory_iterator(src))
-    if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
-  auto def = json::parse(read_file(d / "definition.json"));
-  def["name"] = as;
-  def.erase("op_type");
-  def["khive"]["op"] = op;
-  if (edit) edit(def);
-  std::ofstream(d / "definition.json", std::ios::trunc) << def.dump(2);
-  if (!workloads.empty()) {
-    std::ofstream wl(d / "workload.jsonl", std::ios::trunc);
-    for (const auto& w : workloads) wl << w.dump() << "\n";
-  }
-  return load_task(d);
+  std::function<void(std::string&)> replace_workloads;
+  if (!workloads.empty())
+    replace_workloads = [&](std::string& text) {
+      text.clear();
+      for (const auto& w : workloads) text += w.dump() + "\n";
+    };
+  return edited_copy(
+      repo() / "tasks/sol/attention_causal",
+      [&](json& def) {
+        def["name"] = as;
+        def.erase("op_type");
+        def["khive"]["op"] = op;
+        if (edit) edit(def);
+      },
+      replace_workloads, "imported/" + as);
 }
 
 // khive.op.attention as recognize_attention.py records a plain causal GQA attention (flash layout, SDPA's head

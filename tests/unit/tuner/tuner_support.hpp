@@ -58,12 +58,13 @@ inline const Template& repo_template(const std::string& name) {
 inline Task repo_task(const std::string& suite_task) { return load_task(repo() / "tasks" / suite_task); }
 
 // A copy of the task folder `src` in a fresh temporary <suite>/<task> folder (the same key, so the repository's
-// binding applies) with its definition edited and, when given, its workload.jsonl text edited.
+// binding applies; `as`: another "<suite>/<task>", e.g. one no bindings file names) with its definition edited and,
+// when given, its workload.jsonl text edited.
 inline Task edited_copy(const std::filesystem::path& src, const std::function<void(nlohmann::ordered_json&)>& edit,
-                        const std::function<void(std::string&)>& edit_workloads = {}) {
+                        const std::function<void(std::string&)>& edit_workloads = {}, const std::string& as = "") {
   namespace fs = std::filesystem;
-  const fs::path d =
-      make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / src.parent_path().filename() / src.filename();
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") /
+                     (as.empty() ? src.parent_path().filename() / src.filename() : fs::path(as));
   fs::create_directories(d);
   for (const auto& e : fs::directory_iterator(src))
     if (e.is_regular_file()) fs::copy_file(e.path(), d / e.path().filename());
