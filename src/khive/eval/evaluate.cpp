@@ -419,7 +419,7 @@ void check_plausibility(const Task& task, const EvalOptions& o, EvalReport& r) {
     wr.cost = workload_cost(task, resolve_axes(task, w));
     wr.t_sol = sol_seconds(wr.cost, task.cost.unit, r.profile, true);
     wr.t_floor = sol_seconds(wr.cost, task.cost.unit, r.profile, false);
-    floors[w.uuid] = sol_seconds(wr.cost, task.cost.unit, floor_profile, false) * (1.0 - margin);
+    floors[w.uuid] = floor_seconds(wr.cost, floor_profile) * (1.0 - margin);
     r.workloads.push_back(wr);
   }
   if (r.candidate.verdict.accepted)

@@ -175,16 +175,32 @@ void save_profile(const HardwareProfile& p, const std::filesystem::path& path) {
   }
 }
 
-double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h, bool measured) {
+double sol_rate(const HardwareProfile& h, ComputeUnit unit, bool measured) {
+  double rate = h.flops_for(unit, measured);
+  if (unit == ComputeUnit::fp32) rate = std::max(rate, h.flops_for(ComputeUnit::tc_tf32, measured) / 3.0);
+  return rate;
+}
+
+namespace {
+double roofline_seconds(const WorkloadCost& c, double rate, double bw) {
   const double flops = std::isfinite(c.flops) && c.flops > 0 ? c.flops : 0.0;
   const double bytes = std::isfinite(c.bytes) && c.bytes > 0 ? c.bytes : 0.0;
-  const double rate = h.flops_for(unit, measured);
-  const double bw = h.bandwidth(measured);
   if (flops > 0 && rate <= 0) return 0;
   if (bytes > 0 && bw <= 0) return 0;
   const double t_compute = flops > 0 ? flops / rate : 0.0;
   const double t_memory = bytes > 0 ? bytes / bw : 0.0;
   return std::max(t_compute, t_memory);
+}
+}  // namespace
+
+double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h, bool measured) {
+  return roofline_seconds(c, sol_rate(h, unit, measured), h.bandwidth(measured));
+}
+
+double floor_seconds(const WorkloadCost& c, const HardwareProfile& h) {
+  double rate = 0;
+  for (const auto& [unit, r] : h.peak_flops) rate = std::max(rate, h.flops_for(unit, false));
+  return roofline_seconds(c, rate, h.bandwidth(false));
 }
 
 double sol_seconds(const WorkloadCost& c, const HardwareProfile& h, bool measured) {

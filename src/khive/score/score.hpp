@@ -1,6 +1,6 @@
 // Speed of light and score (docs/architecture.md, glossary: T_sol, score).
 //
-//   T_sol = max(flops / peak(unit), bytes / bandwidth)
+//   T_sol = max(flops / sol_rate(unit), bytes / bandwidth)      sol_rate(fp32) counts 3xTF32 on tensor cores
 //   S     = (T_b - T_sol) / ((T_k - T_sol) + (T_b - T_sol))     0.5 = as fast as the baseline, 1 = SOL
 //
 //   HardwareProfile h = builtin_profile("NVIDIA H200").value();
@@ -46,10 +46,23 @@ HardwareProfile load_profile(const std::filesystem::path& json);
 void save_profile(const HardwareProfile& p, const std::filesystem::path& json);  // atomic (tmp + rename)
 std::string profile_to_json(const HardwareProfile& p);
 
-// Seconds at the speed of light for one workload: max(flops / rate(unit), bytes / bandwidth), measured
+// The fastest rate at which a kernel can compute the unit's products to the unit's accuracy: the unit's own rate,
+// and for fp32 also a third of the TF32 tensor rate, because 3xTF32 (each operand split into a TF32 high and low
+// part, three tensor-core products) is fp32-accurate. Measured on the H100, 2026-12-07: a 3xTF32 GEMM of 2048 x
+// 4096 x 8192 ran at 71 TFLOP/s, above the 67 TFLOP/s fp32 datasheet peak (docs/results/2026-12-07-h100-s11).
+// 0 when the profile has no rate for it.
+double sol_rate(const HardwareProfile& h, ComputeUnit unit, bool measured);
+
+// Seconds at the speed of light for one workload: max(flops / sol_rate(unit), bytes / bandwidth), measured
 // ceilings where present (measured = true), else datasheet. 0 when the profile lacks the needed rate
 // (flops > 0 without a rate for the unit, or bytes > 0 without a bandwidth).
 double sol_seconds(const WorkloadCost& c, ComputeUnit unit, const HardwareProfile& h, bool measured);
+
+// Check 10's floor, the least time any kernel can take: the FLOPs at the chip's fastest datasheet rate of any unit
+// (products of one precision can be carried by another's tensor cores: 3xTF32 and bf16x9 for fp32, Ozaki-style int8
+// splits for fp64, and a task's tolerance may admit cheaper splits still), the bytes at the datasheet bandwidth.
+// A floor from the task's own unit rejected an honest 3xTF32 GEMM (2026-12-07). 0 when the profile lacks a rate.
+double floor_seconds(const WorkloadCost& c, const HardwareProfile& h);
 // The task's cost formulas at resolved axes, with the task's unit.
 double sol_seconds(const Task& t, const std::map<std::string, int64_t>& axes, const HardwareProfile& h, bool measured);
 // WorkloadCost carries no unit: this form assumes CostModel's default unit (fp32). Prefer the forms above.

@@ -95,6 +95,44 @@ TEST(SolSeconds, MissingRateGivesZero) {
   EXPECT_EQ(sol_seconds(WorkloadCost{0, 0}, ComputeUnit::fp32, h, true), 0.0);
 }
 
+// fp32 products are fp32-accurate through 3xTF32: the fp32 rate is at least a third of the TF32 rate.
+TEST(SolRate, Fp32ThroughThreeTf32) {
+  HardwareProfile h = toy();
+  EXPECT_DOUBLE_EQ(sol_rate(h, ComputeUnit::fp32, false), 100.0);  // no TF32 rate: the fp32 one
+  h.peak_flops[ComputeUnit::tc_tf32] = 600.0;
+  EXPECT_DOUBLE_EQ(sol_rate(h, ComputeUnit::fp32, false), 200.0);
+  EXPECT_DOUBLE_EQ(sol_rate(h, ComputeUnit::fp32, true), 200.0);  // no measured TF32: its peak, over fp32's 80
+  h.measured_flops[ComputeUnit::tc_tf32] = 150.0;
+  EXPECT_DOUBLE_EQ(sol_rate(h, ComputeUnit::fp32, true), 80.0);        // measured 150 / 3 = 50 < 80
+  EXPECT_DOUBLE_EQ(sol_rate(h, ComputeUnit::tc_bf16, false), 1000.0);  // other units: their own rate
+  EXPECT_DOUBLE_EQ(sol_seconds(WorkloadCost{8000, 40}, ComputeUnit::fp32, h, false), 40.0);
+}
+
+// The H100's datasheet: an fp32 GEMM at 71 TFLOP/s (the 3xTF32 kernel of 2026-12-07) is above the fp32 peak but
+// under T_sol, and far above check 10's floor.
+TEST(SolRate, H100ThreeTf32GemmUnderTheSpeedOfLight) {
+  const auto h = builtin_profile("NVIDIA H100 80GB HBM3").value();
+  const WorkloadCost c{2.0 * 2048 * 4096 * 8192, 4.0 * (2048 * 8192 + 8192 * 4096 + 2048 * 4096)};
+  const double t_kernel = c.flops / 71e12;
+  EXPECT_GT(c.flops / h.flops_for(ComputeUnit::fp32, false), t_kernel);  // the fp32 peak alone is beaten
+  EXPECT_GT(t_kernel, sol_seconds(c, ComputeUnit::fp32, h, false));
+  EXPECT_NEAR(sol_seconds(c, ComputeUnit::fp32, h, false), c.flops / (494.7e12 / 3), 1e-9);
+  EXPECT_GT(t_kernel, 10 * floor_seconds(c, h));
+}
+
+// Check 10's floor: the fastest rate of any unit, the datasheet bandwidth, never the measured ceilings.
+TEST(FloorSeconds, FastestUnitAndDatasheet) {
+  HardwareProfile h = toy();
+  EXPECT_DOUBLE_EQ(floor_seconds(WorkloadCost{8000, 40}, h), 8.0);  // 8000 / 1000 (bf16) > 40 / 50
+  EXPECT_DOUBLE_EQ(floor_seconds(WorkloadCost{10, 400}, h), 8.0);   // 400 / 50, not the measured 40
+  EXPECT_LE(floor_seconds(WorkloadCost{8000, 40}, h),
+            sol_seconds(WorkloadCost{8000, 40}, ComputeUnit::tc_bf16, h, false));
+  HardwareProfile none;
+  none.peak_bandwidth = 50.0;
+  EXPECT_EQ(floor_seconds(WorkloadCost{8000, 40}, none), 0.0);  // flops without any rate: no floor
+  EXPECT_DOUBLE_EQ(floor_seconds(WorkloadCost{0, 400}, none), 8.0);
+}
+
 TEST(SolSeconds, H200Gemm) {
   auto h = builtin_profile("NVIDIA H200").value();
   const double n = 8192;
