@@ -20,6 +20,9 @@ what remains is classified:
   softmax      one _softmax / _log_softmax                                        op "softmax" | "log_softmax",
                                                                                   dim (the normalised axis)
   rmsnorm      pow(2), mean, add(eps), rsqrt, mul, mul(weight)                    op "rmsnorm", eps
+               of the last axis of an input, or of the sum of two inputs            ("residual_rmsnorm"), operands
+               (residual_rmsnorm), through dtype copies                             (x, weight[, residual][, eps: a
+                                                                                  scalar input of eps's value])
   activation   one pointwise op of one tensor input                               op its name ("relu", "gelu", ...)
   elementwise  a chain of pointwise ops of one tensor input and Python numbers    op "elementwise", expression
   reduce       one sum / mean / amax / amin / max / min / prod / argmax / argmin /  op "sum" | "mean" | "max" | "min" |
@@ -763,6 +766,86 @@ def _number(v):
     return None if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 else float(v)
 
 
+def _rms_rows(graph):
+    """An RMSNorm of the last axis written out with its weight, as the rowop templates compute it:
+    w * (x * rsqrt(mean(x^2, -1, keepdim=True) + eps)) (or x / sqrt(...)), either side through dtype copies, where x
+    is an input (op "rmsnorm") or the sum of two inputs of one shape (op "residual_rmsnorm", the residual added
+    before the norm). {op, eps, operands {x, weight[, residual]}} (nodes), or None. eps is the number traced; a
+    scalar input with that value is named by recognize()."""
+    out = _returned(graph)
+    calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    seen = set()
+
+    def strip(n):   # through dtype copies and views of the same shape
+        while (hasattr(n, "op") and n.op == "call_function" and _name(n.target) in SAME_DATA | {"_to_copy", "to"}
+               and n.args and _shape(n.args[0]) == _shape(n)):
+            n = n.args[0]
+        return n
+
+    def op_of(n, *names):
+        return hasattr(n, "op") and n.op == "call_function" and _name(n.target) in names and not n.kwargs
+
+    def placeholder(n):
+        return getattr(n, "op", None) == "placeholder"
+
+    out = strip(out)
+    xs = _shape(out)
+    if not xs or not op_of(out, "mul") or len(out.args) != 2:
+        return None
+    seen.add(out)
+    a, b = (strip(v) for v in out.args)
+    if placeholder(b) and _shape(b) == (xs[-1],):
+        weight, n = b, a
+    elif placeholder(a) and _shape(a) == (xs[-1],):
+        weight, n = a, b
+    else:
+        return None
+    if not (op_of(n, "mul", "div") and len(n.args) == 2):
+        return None
+    seen.add(n)
+    x1, r = strip(n.args[0]), strip(n.args[1])
+    if _name(n.target) == "mul" and op_of(x1, "rsqrt"):   # rsqrt(...) * x
+        x1, r = r, x1
+    want = "rsqrt" if _name(n.target) == "mul" else "sqrt"
+    if not (op_of(r, want) and len(r.args) == 1):
+        return None
+    seen.add(r)
+    d = strip(r.args[0])
+    if not (op_of(d, "add") and len(d.args) == 2 and _number(d.args[1]) is not None):
+        return None
+    seen.add(d)
+    eps = _number(d.args[1])
+    m = strip(d.args[0])
+    if not (hasattr(m, "op") and m.op == "call_function" and _name(m.target) == "mean" and len(m.args) >= 2):
+        return None
+    keep = m.args[2] if len(m.args) > 2 else m.kwargs.get("keepdim", False)
+    if m.kwargs.get("dtype") is not None or _axes_of(m.args[1], len(xs)) != [len(xs) - 1] or not keep:
+        return None
+    seen.add(m)
+    sq = strip(m.args[0])
+    if op_of(sq, "pow") and len(sq.args) == 2 and sq.args[1] == 2:
+        x2 = strip(sq.args[0])
+    elif op_of(sq, "mul") and len(sq.args) == 2 and strip(sq.args[0]) is strip(sq.args[1]):
+        x2 = strip(sq.args[0])
+    else:
+        return None
+    seen.add(sq)
+    if x1 is not x2 or _shape(x1) != xs:
+        return None
+    if placeholder(x1):
+        operands, op = {"x": x1, "weight": weight}, "rmsnorm"
+    elif op_of(x1, "add") and len(x1.args) == 2 and all(placeholder(strip(v)) and _shape(strip(v)) == xs for v in x1.args):
+        seen.add(x1)
+        operands, op = {"x": strip(x1.args[0]), "residual": strip(x1.args[1]), "weight": weight}, "residual_rmsnorm"
+        if operands["x"] is operands["residual"]:
+            return None
+    else:
+        return None
+    if any(c not in seen for c in calls):
+        return None
+    return {"op": op, "eps": eps, "operands": operands}
+
+
 def _norm(graph):
     """{norm, operands} when the graph is one normalisation of an input x over some of its axes; else None.
     norm: {stat, axes, groups, eps[, affine_axes]}: y = (x - mean) / sqrt(var + eps) (stat "var", the biased variance),
@@ -1385,6 +1468,9 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
         if one is not None:
             return dict(r, op="norm", family="norm", **one)
         return dict(r, op="norm", family="norm")
+    rows = _rms_rows(graph) if s <= {"pow", "mean", "add", "rsqrt", "sqrt", "mul", "div"} else None
+    if rows is not None:
+        return dict(r, family="rowop", **rows)
     rms = ["pow", "mean", "add", "rsqrt", "mul"]
     if set(rms) <= s and s <= set(rms) | {"_to_copy"} and n_tensor_inputs == 2:
         eps = None
@@ -1551,6 +1637,12 @@ def recognize(torch, task, budget=None):
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
         names = {p: name for p, name in zip([n for n in graph.nodes if n.op == "placeholder"], order)}
         r["operands"] = _operand_names(r["operands"], names)
+    if r.get("family") == "rowop" and r.get("eps") is not None and "operands" in r:
+        # eps traced as the number it was: a scalar input of that value (the only one) is the eps, named so the
+        # binding reads it per call instead of this workload's value.
+        same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == r["eps"]]
+        if len(same) == 1:
+            r["operands"]["eps"] = same[0]
     if r.get("family") == "attention":
         r.update(_attention(torch, task, fn, graph, w, cands, size, graph_of, budget))
     return r

@@ -517,6 +517,44 @@ class Recognize(unittest.TestCase):
         self.assertEqual(r["op"], "rmsnorm")
         self.assertEqual(r["eps"], 1e-5)
 
+    def test_rmsnorm_of_a_residual_sum_names_its_operands_and_a_scalar_eps(self):
+        # SOL L1 069 / FlashInfer's fused_add_rmsnorm: the sum rounded to bf16 or taken in fp32, weight on either side.
+        ins = {"h": {"shape": ["B", "S", "H"], "dtype": "bfloat16"}, "res": {"shape": ["B", "S", "H"], "dtype": "bfloat16"},
+               "w": {"shape": ["H"], "dtype": "bfloat16"}}
+        out = {"y": {"shape": ["B", "S", "H"], "dtype": "bfloat16"}}
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "var"}}
+        bodies = {
+            "bf16sum": ("h, res, w, eps", "    x = (res + h).float()\n"
+                        "    v = x.pow(2).mean(-1, keepdim=True)\n"
+                        "    return w * (x * torch.rsqrt(v + eps)).to(torch.bfloat16)\n"),
+            "fp32sum": ("h, res, w", "    x = h.to(torch.float32) + res.to(torch.float32)\n"
+                        "    y = (x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6)) * w.to(torch.float32)\n"
+                        "    return y.to(h.dtype)\n"),
+        }
+        for name, (args, body) in bodies.items():
+            inputs = dict(ins, **({"eps": {"shape": None, "dtype": "float32"}} if "eps" in args else {}))
+            d = {"name": name, "axes": axes, "inputs": inputs, "outputs": out,
+                 "reference": f"import torch\n\ndef run({args}):\n{body}"}
+            r, _ = self.recognize(d, {"B": 2, "S": 3, "H": 8} if "eps" not in args else {"B": 2, "S": 3, "H": 8})
+            self.assertEqual((r["op"], r["family"]), ("residual_rmsnorm", "rowop"), name)
+            self.assertEqual({r["operands"]["x"], r["operands"]["residual"]}, {"h", "res"}, name)
+            self.assertEqual(r["operands"]["weight"], "w", name)
+            self.assertEqual(r["operands"].get("eps"), "eps" if "eps" in args else None, name)
+
+    def test_what_is_not_an_rmsnorm_of_the_last_axis_is_not_bound_as_one(self):
+        d = {"axes": {"T": {"type": "var"}, "H": {"type": "var"}},
+             "inputs": {"x": {"shape": ["T", "H"], "dtype": "float32"}, "r": {"shape": ["T", "H"], "dtype": "float32"},
+                        "w": {"shape": ["H"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["T", "H"], "dtype": "float32"}}}
+        for i, body in enumerate([
+                "s = x + r\n    return s * torch.rsqrt(s.pow(2).mean(0, keepdim=True) + 1e-5) * w",   # over the rows
+                "s = x + r\n    return x * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + 1e-5) * w",  # scales another
+                "s = x + x\n    return s * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + 1e-5) * w + r",  # more ops
+                "s = x - r\n    return s * torch.rsqrt(s.pow(2).mean(-1, keepdim=True) + 1e-5) * w"]):  # not a sum
+            r, _ = self.recognize(dict(d, name=f"n{i}", reference=f"import torch\n\ndef run(x, r, w):\n    {body}\n"),
+                                  {"T": 3, "H": 8})
+            self.assertNotIn(r["op"], ("rmsnorm", "residual_rmsnorm"), body)
+
     def reduction(self, name, body, out_shape, out_dtype="float32"):
         d = {"name": name, "axes": {"B": {"type": "var"}, "N": {"type": "var"}, "D": {"type": "var"}},
              "inputs": {"x": {"shape": ["B", "N", "D"], "dtype": "float32"}},

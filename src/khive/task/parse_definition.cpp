@@ -285,7 +285,7 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
   if (op.contains("operands")) {
     const json& o = c.object(op["operands"], P + ".operands");
     c.known_keys(o, P + ".operands",
-                 {"A", "B", "bias", "residual", "layout_a", "layout_b", "x", "weight", "vector", "vectors"});
+                 {"A", "B", "bias", "residual", "layout_a", "layout_b", "x", "weight", "vector", "vectors", "eps"});
     for (const auto& [role, v] : o.items()) {
       const std::string field = P + ".operands." + role;
       if (role == "vectors") {  // b1, b2, ... of the epilogue, after "vector" / "bias" (b)

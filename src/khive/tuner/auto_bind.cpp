@@ -427,24 +427,40 @@ std::optional<double> reference_eps(const Task& t) {
   return std::stod(m[1].str());
 }
 
-// x[T, H], weight[H] -> y[T, H] (an eps scalar input is not supported: the rowop family takes eps as a number).
-std::optional<Binding> rmsnorm(const Task& t, std::string* why) {
-  if (t.inputs.size() != 2 || t.outputs.size() != 1 || t.inputs[0].shape.size() != 2 || t.inputs[1].shape.size() != 1 ||
-      t.outputs[0].shape != t.inputs[0].shape || t.inputs[1].shape[0] != t.inputs[0].shape[1]) {
-    *why = "expected x[T, H] and weight[H] -> y[T, H]";
+// rmsnorm: x[*rows, H], weight[H] -> y of x's shape; residual_rmsnorm: the same of x + residual (an input of x's
+// shape, added before the norm). The operands recognised from the reference's graph (khive.op.operands: x, weight,
+// residual, eps), else x and weight in the task's order. eps: the scalar input named there, else the recognised
+// number (khive.op.eps), else "eps = <number>" in the reference.
+std::optional<Binding> rmsnorm(const Task& t, const std::string& op, std::string* why) {
+  const bool residual = op == "residual_rmsnorm";
+  auto operand = [&](const char* role) -> const TensorSpec* {
+    auto it = t.op_operands.find(role);
+    return it == t.op_operands.end() ? nullptr : t.find_input(it->second);
+  };
+  const TensorSpec* x = operand("x");
+  const TensorSpec* w = operand("weight");
+  const TensorSpec* res = operand("residual");
+  if (!x && !w && !residual && t.inputs.size() == 2) x = &t.inputs[0], w = &t.inputs[1];
+  const std::string want = residual ? "x[*rows, H], residual of x's shape and weight[H] -> y of x's shape"
+                                    : "x[*rows, H] and weight[H] -> y of x's shape";
+  if (!x || !w || (residual && !res) || t.outputs.size() != 1 || x->scalar || x->shape.empty() ||
+      w->shape.size() != 1 || w->shape[0] != x->shape.back() || t.outputs[0].shape != x->shape ||
+      (res && res->shape != x->shape)) {
+    *why = "expected " + want + " (khive.op.operands x, weight" + (residual ? ", residual" : "") + ")";
     return std::nullopt;
   }
-  auto eps = t.op_eps ? t.op_eps : reference_eps(t);
-  if (!eps) {
-    *why = "no eps = <number> in the reference";
+  ojson spec{
+      {"op", residual ? "residual_rmsnorm" : "rmsnorm"}, {"x", x->name}, {"weight", w->name}, {"y", t.outputs[0].name}};
+  if (res) spec["residual"] = res->name;
+  if (const TensorSpec* e = operand("eps"); e && e->scalar) {
+    spec["eps"] = e->name;
+  } else if (auto eps = t.op_eps ? t.op_eps : reference_eps(t)) {
+    spec["eps"] = *eps;
+  } else {
+    *why = "no eps: neither a scalar input (khive.op.operands.eps) nor eps = <number> in the reference";
     return std::nullopt;
   }
-  return make(t, "rowop",
-              ojson{{"op", "rmsnorm"},
-                    {"x", t.inputs[0].name},
-                    {"weight", t.inputs[1].name},
-                    {"y", t.outputs[0].name},
-                    {"eps", *eps}});
+  return make(t, "rowop", spec);
 }
 
 // A chain of stages recognised from the reference's graph (khive.op.stages, chain.hpp): each stage's op read against
@@ -598,8 +614,8 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     if (t.op_dim) spec["dim"] = *t.op_dim;
     return make(t, "rowop", spec);
   }
-  if (op == "rmsnorm" || op == "rms_norm") {
-    if (auto b = rmsnorm(t, &detail)) return b;
+  if (op == "rmsnorm" || op == "rms_norm" || op == "residual_rmsnorm") {
+    if (auto b = rmsnorm(t, op, &detail)) return b;
     *why = fmt::format("'{}': {}", op, detail);
     return std::nullopt;
   }

@@ -2,6 +2,8 @@
 // recognised op, and the tuner then offers its templates; anything else is said plainly.
 #include "tuner_support.hpp"
 
+#include <sstream>
+
 #include "khive/tuner/auto_bind.hpp"
 
 namespace {
@@ -728,7 +730,50 @@ TEST(AutoBind, RmsnormWithEpsFromTheReference) {
   EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
   Task no_eps = edited_task("sol/rmsnorm", [](json& d) { d["reference"] = "def run(x, weight):\n    return x\n"; });
   EXPECT_FALSE(infer_binding(no_eps, &why));
-  EXPECT_NE(why.find("no eps = <number> in the reference"), std::string::npos) << why;
+  EXPECT_NE(why.find("nor eps = <number> in the reference"), std::string::npos) << why;
+}
+
+// SOL L1 069 and FlashInfer's fused_add_rmsnorm: recognise writes residual_rmsnorm with its operands (the residual
+// added before the norm) and a scalar input of eps's value as the eps; the binding reads them, over N-D rows.
+TEST(AutoBind, ResidualRmsnormFromTheRecognisedOperands) {
+  auto edit = [](const nlohmann::ordered_json& operands) {
+    return [operands](nlohmann::ordered_json& d) {
+      d["op_type"] = "residual_rmsnorm";
+      d["axes"]["B"] = {{"type", "const"}, {"value", 2}};
+      for (const char* t : {"x", "residual"}) d["inputs"][t]["shape"] = {"B", "T", "H"};
+      d["inputs"]["eps"] = {{"shape", nullptr}, {"dtype", "float32"}};
+      d["outputs"].erase("residual_out");
+      if (d["khive"].contains("tolerance")) d["khive"]["tolerance"].erase("residual_out");
+      d["outputs"]["y"]["shape"] = {"B", "T", "H"};
+      d["khive"]["op"] = {{"op", "residual_rmsnorm"}, {"family", "rowop"}, {"eps", 1e-5}, {"operands", operands}};
+    };
+  };
+  auto scalar_eps = [](std::string& w) {
+    std::string out;
+    std::istringstream in(w);
+    for (std::string line; std::getline(in, line);) {
+      auto j = nlohmann::ordered_json::parse(line);
+      j["inputs"]["eps"] = {{"type", "scalar"}, {"value", 1e-5}};
+      out += j.dump() + "\n";
+    }
+    w = out;
+  };
+  Task t = edited_task("sol/add_rmsnorm",
+                       edit({{"x", "residual"}, {"residual", "x"}, {"weight", "weight"}, {"eps", "eps"}}), scalar_eps);
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "rowop");
+  EXPECT_EQ(b->spec["op"], "residual_rmsnorm");
+  EXPECT_EQ(b->spec["x"], "residual");
+  EXPECT_EQ(b->spec["residual"], "x");
+  EXPECT_EQ(b->spec["eps"], "eps");  // the input, read per call
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+  // A residual of another shape than x is refused, naming what was expected.
+  Task bad = edited_task("sol/add_rmsnorm", edit({{"x", "residual"}, {"residual", "weight"}, {"weight", "weight"}}),
+                         scalar_eps);
+  EXPECT_FALSE(infer_binding(bad, &why));
+  EXPECT_EQ(has_all(why, {"residual of x's shape", "khive.op.operands x, weight, residual"}), "");
 }
 
 }  // namespace
