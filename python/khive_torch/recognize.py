@@ -772,15 +772,43 @@ def _rms_rows(graph):
     is an input (op "rmsnorm") or the sum of two inputs of one shape (op "residual_rmsnorm", the residual added
     before the norm). {op, eps, operands {x, weight[, residual]}} (nodes), or None. eps is the number traced; a
     scalar input with that value is named by recognize()."""
-    out = _returned(graph)
     calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
-    seen = set()
+    found = _rms_rows_at(_returned(graph))
+    if found is None or any(c not in found[1] for c in calls):
+        return None
+    return found[0]
 
-    def strip(n):   # through dtype copies and views of the same shape
-        while (hasattr(n, "op") and n.op == "call_function" and _name(n.target) in SAME_DATA | {"_to_copy", "to"}
-               and n.args and _shape(n.args[0]) == _shape(n)):
-            n = n.args[0]
-        return n
+
+def _strip_copies(n):
+    """n read through dtype copies and views of its own shape."""
+    while (hasattr(n, "op") and n.op == "call_function" and _name(n.target) in SAME_DATA | {"_to_copy", "to"}
+           and n.args and _shape(n.args[0]) == _shape(n)):
+        n = n.args[0]
+    return n
+
+
+def _rms_then_residual(graph):
+    """rmsnorm(x) * w + residual (a post-norm residual, SOL L1 033): (the _rms_rows reading of the norm, the residual
+    input), or None. The residual is an input of the output's shape added after the norm and its weight."""
+    calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    out = _strip_copies(_returned(graph))
+    if not (hasattr(out, "op") and out.op == "call_function" and _name(out.target) == "add" and len(out.args) == 2
+            and not out.kwargs):
+        return None
+    for res, rest in ((out.args[0], out.args[1]), (out.args[1], out.args[0])):
+        res = _strip_copies(res)
+        if getattr(res, "op", None) != "placeholder" or _shape(res) != _shape(out):
+            continue
+        found = _rms_rows_at(rest)
+        if found is not None and found[0]["op"] == "rmsnorm" and all(c in found[1] | {out} for c in calls):
+            return found[0], res
+    return None
+
+
+def _rms_rows_at(root):
+    """_rms_rows of the value at root: (its reading, the op nodes it covers), or None."""
+    seen = set()
+    strip = _strip_copies
 
     def op_of(n, *names):
         return hasattr(n, "op") and n.op == "call_function" and _name(n.target) in names and not n.kwargs
@@ -788,7 +816,7 @@ def _rms_rows(graph):
     def placeholder(n):
         return getattr(n, "op", None) == "placeholder"
 
-    out = strip(out)
+    out = strip(root)
     xs = _shape(out)
     if not xs or not op_of(out, "mul") or len(out.args) != 2:
         return None
@@ -811,10 +839,12 @@ def _rms_rows(graph):
         return None
     seen.add(r)
     d = strip(r.args[0])
-    if not (op_of(d, "add") and len(d.args) == 2 and _number(d.args[1]) is not None):
+    # eps: any finite number here (a scalar input traced as the value this workload drew; the binder checks a number)
+    e = d.args[1] if op_of(d, "add") and len(d.args) == 2 else None
+    if isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e):
         return None
     seen.add(d)
-    eps = _number(d.args[1])
+    eps = float(e)
     m = strip(d.args[0])
     if not (hasattr(m, "op") and m.op == "call_function" and _name(m.target) == "mean" and len(m.args) >= 2):
         return None
@@ -841,9 +871,7 @@ def _rms_rows(graph):
             return None
     else:
         return None
-    if any(c not in seen for c in calls):
-        return None
-    return {"op": op, "eps": eps, "operands": operands}
+    return {"op": op, "eps": eps, "operands": operands}, seen
 
 
 def _norm(graph):
@@ -1409,6 +1437,18 @@ def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
     plainly) is an expression over those names, flagged named_inputs (one input alone stays x). What no single family
     binds may be a chain of stages: {op "chain", family "chain", stages} (_chain)."""
     r = _classify_one(graph, n_tensor_inputs, n_inputs, names)
+    if not _bindable(r) and names is not None:
+        post = _rms_then_residual(graph)
+        if post is not None:   # rowop rmsnorm, then the residual added: a chain of two stages
+            by = dict(zip([n for n in graph.nodes if n.op == "placeholder"], names))
+            (norm, res), name = post, lambda v: by[v]
+            operands = {k: name(v) for k, v in norm["operands"].items()}
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name(res)):
+                return {"ops": r["ops"], "op": "chain", "family": "chain", "stages": [
+                    {"op": "rmsnorm", "family": "rowop", "eps": norm["eps"], "operands": operands,
+                     "inputs": list(dict.fromkeys(operands.values())), "output": "khive_t1"},
+                    {"op": "elementwise", "family": "elementwise", "expression": f"(khive_t1 + {name(res)})",
+                     "flags": ["named_inputs"], "inputs": ["khive_t1", name(res)], "output": None}]}
     if not _bindable(r):
         stages = _chain(graph, names)
         if stages is not None:
@@ -1637,12 +1677,15 @@ def recognize(torch, task, budget=None):
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
         names = {p: name for p, name in zip([n for n in graph.nodes if n.op == "placeholder"], order)}
         r["operands"] = _operand_names(r["operands"], names)
-    if r.get("family") == "rowop" and r.get("eps") is not None and "operands" in r:
-        # eps traced as the number it was: a scalar input of that value (the only one) is the eps, named so the
-        # binding reads it per call instead of this workload's value.
-        same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == r["eps"]]
-        if len(same) == 1:
-            r["operands"]["eps"] = same[0]
+    for one in [r] + list(r.get("stages") or []):
+        if one.get("family") == "rowop" and one.get("eps") is not None and "operands" in one:
+            # eps traced as the number it was: a scalar input of that value (the only one) is the eps, named so the
+            # binding reads it per call instead of this workload's value.
+            same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == one["eps"]]
+            if len(same) == 1:
+                one["operands"]["eps"] = same[0]
+                if "inputs" in one and same[0] not in one["inputs"]:
+                    one["inputs"].append(same[0])
     if r.get("family") == "attention":
         r.update(_attention(torch, task, fn, graph, w, cands, size, graph_of, budget))
     return r

@@ -541,6 +541,29 @@ class Recognize(unittest.TestCase):
             self.assertEqual(r["operands"]["weight"], "w", name)
             self.assertEqual(r["operands"].get("eps"), "eps" if "eps" in args else None, name)
 
+    def test_a_post_norm_residual_is_a_chain_of_the_norm_and_the_add(self):
+        # SOL L1 033: rmsnorm(x) * w, rounded to bf16, then + residual: rowop rmsnorm -> elementwise add.
+        d = {"name": "post", "axes": {"B": {"type": "var"}, "H": {"type": "var"}},
+             "inputs": {"s": {"shape": ["B", "H"], "dtype": "bfloat16"}, "res": {"shape": ["B", "H"], "dtype": "bfloat16"},
+                        "w": {"shape": ["H"], "dtype": "bfloat16"}, "eps": {"shape": None, "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["B", "H"], "dtype": "bfloat16"}},
+             "reference": "import torch\n\ndef run(s, res, w, eps):\n    x = s.float()\n"
+                          "    n = w.float() * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))\n"
+                          "    return res + n.to(s.dtype)\n"}
+        r, _ = self.recognize(d, {"B": 3, "H": 8})
+        self.assertEqual(r["op"], "chain")
+        norm, add = r["stages"]
+        self.assertEqual((norm["op"], norm["family"]), ("rmsnorm", "rowop"))
+        self.assertEqual(norm["operands"], {"x": "s", "weight": "w", "eps": "eps"})
+        self.assertEqual(norm["inputs"], ["s", "w", "eps"])
+        self.assertEqual((add["family"], add["expression"], add["inputs"]), ("elementwise", "(khive_t1 + res)",
+                                                                               ["khive_t1", "res"]))
+        # A residual-added norm followed by more than the add is not this chain.
+        d2 = dict(d, name="post2", reference=d["reference"].replace("return res + n.to(s.dtype)",
+                                                                     "return (res + n.to(s.dtype)) * 2"))
+        r2, _ = self.recognize(d2, {"B": 3, "H": 8})
+        self.assertFalse(r2["op"] == "chain" and r2["stages"][0].get("family") == "rowop")
+
     def test_what_is_not_an_rmsnorm_of_the_last_axis_is_not_bound_as_one(self):
         d = {"axes": {"T": {"type": "var"}, "H": {"type": "var"}},
              "inputs": {"x": {"shape": ["T", "H"], "dtype": "float32"}, "r": {"shape": ["T", "H"], "dtype": "float32"},

@@ -389,18 +389,21 @@ bool unary_float32(const Task& t, std::string* why) {
   return true;
 }
 
-// y = f(inputs...) of a recognised pointwise chain over several inputs: every tensor float32 like the output (the
-// expression is float arithmetic), every scalar a float.
+// y = f(inputs...) of a recognised pointwise chain over several inputs: every tensor of the output's float storage
+// type (float32, bfloat16, float16; the template computes the expression in float and rounds once, where a bf16
+// reference of several ops rounds after each: the guard judges the difference), every scalar a float.
 std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
   ojson inputs = ojson::array(), scalars = ojson::array();
-  if (t.outputs.size() != 1 || t.outputs[0].dtype != DType::f32) {
-    *why = "'elementwise' over several inputs: expected one float32 output";
+  const auto storage = [](DType d) { return d == DType::f32 || d == DType::bf16 || d == DType::f16; };
+  if (t.outputs.size() != 1 || !storage(t.outputs[0].dtype)) {
+    *why = "'elementwise' over several inputs: expected one float32, bfloat16 or float16 output";
     return std::nullopt;
   }
+  const DType out = t.outputs[0].dtype;
   for (const auto& in : t.inputs) {
-    if (in.dtype != DType::f32) {
-      *why = fmt::format("'elementwise' over several inputs: {} is {}, the expression is written for float32", in.name,
-                         dtype_name(in.dtype));
+    if (in.scalar ? !dtype_is_float(in.dtype) : in.dtype != out) {
+      *why = fmt::format("'elementwise' over several inputs: {} is {}, expected {}", in.name, dtype_name(in.dtype),
+                         in.scalar ? std::string("a float scalar") : "the output's " + std::string(dtype_name(out)));
       return std::nullopt;
     }
     (in.scalar ? scalars : inputs).push_back(in.name);
@@ -441,12 +444,20 @@ std::optional<Binding> rmsnorm(const Task& t, const std::string& op, std::string
   const TensorSpec* w = operand("weight");
   const TensorSpec* res = operand("residual");
   if (!x && !w && !residual && t.inputs.size() == 2) x = &t.inputs[0], w = &t.inputs[1];
+  auto shape = [](const TensorSpec& s) {
+    std::string r;
+    for (const auto& d : s.shape) r += (r.empty() ? "" : ", ") + d;
+    return s.name + "[" + r + "]";
+  };
   const std::string want = residual ? "x[*rows, H], residual of x's shape and weight[H] -> y of x's shape"
                                     : "x[*rows, H] and weight[H] -> y of x's shape";
   if (!x || !w || (residual && !res) || t.outputs.size() != 1 || x->scalar || x->shape.empty() ||
       w->shape.size() != 1 || w->shape[0] != x->shape.back() || t.outputs[0].shape != x->shape ||
       (res && res->shape != x->shape)) {
-    *why = "expected " + want + " (khive.op.operands x, weight" + (residual ? ", residual" : "") + ")";
+    *why = "expected " + want + " (khive.op.operands x, weight" + (residual ? ", residual" : "") + "), got " +
+           (x ? shape(*x) : std::string("no x")) + ", " + (w ? shape(*w) : std::string("no weight")) +
+           (res ? ", " + shape(*res) : std::string()) + " -> " +
+           (t.outputs.empty() ? std::string("nothing") : shape(t.outputs[0]));
     return std::nullopt;
   }
   ojson spec{
@@ -511,6 +522,13 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
         s.outputs[0].shape.push_back(B->shape[brow ? 1 : 0]);
       }
     }
+    // A row op's intermediate is x's shape (the rowop binder checks y against x).
+    if (!last && s.op_family == "rowop" && s.op_operands.count("x"))
+      if (const TensorSpec* x = s.find_input(s.op_operands.at("x"))) {
+        s.outputs[0].shape = x->shape;
+        s.outputs[0].dtype = x->dtype;
+        s.outputs[0].scalar = false;
+      }
     std::string detail;
     auto b = s.op_recognized == "chain" ? std::nullopt : infer_binding(s, &detail);
     if (!b) {

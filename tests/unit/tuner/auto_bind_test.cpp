@@ -776,4 +776,42 @@ TEST(AutoBind, ResidualRmsnormFromTheRecognisedOperands) {
   EXPECT_EQ(has_all(why, {"residual of x's shape", "khive.op.operands x, weight, residual"}), "");
 }
 
+// SOL L1 033, a post-norm residual: recognise writes the chain rowop rmsnorm (eps a scalar input) -> elementwise add
+// of the residual over bf16 tensors; the chain binds with the eps input read by stage 1.
+TEST(AutoBind, PostNormResidualChainWithAnEpsInput) {
+  Task t = edited_task(
+      "sol/add_rmsnorm",
+      [](nlohmann::ordered_json& d) {
+        d["op_type"] = "chain";
+        d["inputs"]["eps"] = {{"shape", nullptr}, {"dtype", "float32"}};
+        d["outputs"].erase("residual_out");
+        if (d["khive"].contains("tolerance")) d["khive"]["tolerance"].erase("residual_out");
+        d["khive"]["op"] = nlohmann::ordered_json::parse(R"J({"op": "chain", "family": "chain", "stages": [
+          {"op": "rmsnorm", "family": "rowop", "eps": 1e-5, "operands": {"x": "x", "weight": "weight", "eps": "eps"},
+           "inputs": ["x", "weight", "eps"], "output": "khive_t1"},
+          {"op": "elementwise", "family": "elementwise", "expression": "(khive_t1 + residual)",
+           "flags": ["named_inputs"], "inputs": ["khive_t1", "residual"], "output": null}]})J");
+      },
+      [](std::string& w) {
+        std::string out;
+        std::istringstream in(w);
+        for (std::string line; std::getline(in, line);) {
+          auto j = nlohmann::ordered_json::parse(line);
+          j["inputs"]["eps"] = {{"type", "scalar"}, {"value", 1e-5}};
+          out += j.dump() + "\n";
+        }
+        w = out;
+      });
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "chain");
+  ASSERT_EQ(b->spec["stages"].size(), 2u);
+  EXPECT_EQ(b->spec["stages"][0]["eps"], "eps");
+  EXPECT_EQ(b->spec["stages"][0]["y"], "khive_t1");
+  EXPECT_EQ(b->spec["stages"][1]["op"], "(khive_t1 + residual)");
+  EXPECT_NO_THROW(bind_task(t, Backend::cpu, *b));
+  EXPECT_NO_THROW(bind_task(t, Backend::cuda, *b));
+}
+
 }  // namespace
