@@ -6,11 +6,18 @@
 # candidates/ when it has one.
 # Per task: a run directory under $KHIVE_OUT (default .khive/main) with best.<ext>, run.db, events.jsonl,
 # report.html. Knobs: KHIVE_SUITE (a folder of tasks, instead of the default list), KHIVE_BUDGET (candidates per
-# task), KHIVE_AGENTS (tuner agents).
+# task), KHIVE_AGENTS (tuner agents), KHIVE_PREBUILT (no setup or build: below).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+# KHIVE_PREBUILT=1: the binaries are already in $BUILD_DIR/bin (the lent GPU machine, which has no network for the
+# packages the build needs, runs binaries built here: scripts/device.sh step main): no setup, no build.
+if [ -z "${KHIVE_PREBUILT:-}" ]; then
+  "$root/scripts/setup.sh"
+  "$root/scripts/build.sh"
+elif [ ! -x "${BUILD_DIR:-$root/build}/bin/khive" ]; then
+  echo "main.sh: KHIVE_PREBUILT is set but ${BUILD_DIR:-$root/build}/bin/khive is not there: build it first (scripts/build.sh)" >&2
+  exit 2
+fi
 khive="${BUILD_DIR:-$root/build}/bin/khive"
 # The tasks, one "FOLDER PERF-REGEX BUDGET-S" line each ("-" for none): a list file's lines, or every task of a folder.
 tasks=()
