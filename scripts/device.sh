@@ -389,26 +389,39 @@ for w in map(json.loads, open(sys.argv[1])):
             done
             TAIL=${TAIL:-60} step bench_gemm23_fp32 ${GEMM23_FP32_T:-160} khive bench tasks/cutegen26 --backend cuda --tasks "$fp32" \
               --kernels "$k" --ab-vendor --seeds 1 --out "$out/bench-gemm23-fp32" ;;
-    # Issue 22's Hopper attention template (docs/tuner.md: attention.cuda_sm90, TMA + wgmma, FlashAttention-3 style),
-    # never run on a GPU before: tests/gpu/attention_sm90.py first (ctest attention_sm90: 7 points x non-causal/causal,
-    # bf16 and fp16, odd S, GQA 1-4, D 64/128/96, sampled rows against an fp64 softmax, two calls bitwise equal; perf
-    # shapes timed with the L2 flushed, beside PyTorch SDPA when torch imports). A failing point says which switch to
-    # suspect: default (OVERLAP 0, the simple schedule), overlap, n176-overlap, one-wg (no setmaxnreg), stages3, fp16;
-    # ATTN22_ONLY=SUBSTRING runs only the matching cases (e.g. default-full). Then khive bench with the points rendered
-    # into ATTN22_KERNELS (default /tmp/attn22): the sm90 default, OVERLAP 1, OVERLAP 1 with 176-key tiles, and
-    # attention.cuda_flash's default (the FA2 template, for the comparison), on the perf workloads of sol/attention and
-    # attention_causal (ATTN22_PERF: a --perf-workloads regex, default all) against PyTorch.
-    # Limits: ATTN22_TEST_T, ATTN22_BENCH_T (seconds; the defaults fit one 600 s call).
+    # Issue 22's Hopper attention template (docs/tuner.md: attention.cuda_sm90, TMA + wgmma, FlashAttention-3 style):
+    # tests/gpu/attention_sm90.py first (ctest attention_sm90: 11 points x non-causal/causal, bf16 and fp16, odd S,
+    # GQA 1-4, D 64/128/96, sampled rows against an fp64 softmax, two calls bitwise equal; perf shapes timed with the
+    # L2 flushed, beside PyTorch SDPA when torch imports). A failing point says which switch to suspect: default
+    # (OVERLAP 0, the simple schedule), overlap, n176-overlap, one-wg (no setmaxnreg), stages3, fp16, and the SCHEDULE
+    # persistent points (persistent, persistent-overlap, persistent-n176-overlap, persistent-stages3: one CTA per SM
+    # looping over items, barrier phases carried across items; never run on a GPU before: a hang is a phase mistake,
+    # ATTN22_RUN_T bounds each binary, default 120 s); ATTN22_ONLY=SUBSTRING runs only the matching cases (e.g.
+    # persistent, default-full). Then khive bench with the points rendered into ATTN22_KERNELS (default /tmp/attn22):
+    # the sm90 default, OVERLAP 1, OVERLAP 1 with 176-key tiles, the same three with SCHEDULE persistent
+    # (sm90-persistent*), and attention.cuda_flash's default (the FA2 template, for the comparison), on the perf
+    # workloads of sol/attention and attention_causal (ATTN22_PERF: a --perf-workloads regex, default all) against
+    # PyTorch; ATTN22_POINTS (a grep -E regex over those file names, default all) keeps only the matching kernels.
+    # Limits: ATTN22_TEST_T, ATTN22_BENCH_T (seconds; the defaults fit one 600 s call with ATTN22_ONLY or
+    # ATTN22_POINTS narrowing the work: all 22 test kernels and 7 bench kernels need two calls).
     attn22) k=${ATTN22_KERNELS:-/tmp/attn22}; rm -rf "$k"; mkdir -p "$k"
             TAIL=${TAIL:-90} step attention_sm90 ${ATTN22_TEST_T:-300} env PYTHONPATH="$root/.deps/torch${PYTHONPATH:+:$PYTHONPATH}" \
-              python3 tests/gpu/attention_sm90.py "$bin/khive-tune" "$root" ${ATTN22_ONLY:+--only "$ATTN22_ONLY"}
+              python3 tests/gpu/attention_sm90.py "$bin/khive-tune" "$root" ${ATTN22_ONLY:+--only "$ATTN22_ONLY"} \
+              --timeout "${ATTN22_RUN_T:-120}"
             for t in attention attention_causal; do
               mkdir -p "$k/$t"
               tp() { khive-tune --kernels kernels point "tasks/sol/$t" --backend cuda "$@" > /dev/null; }
               tp --template attention.cuda_sm90 --out "$k/$t/sm90-default.cu"
               tp --template attention.cuda_sm90 --set OVERLAP=1 --out "$k/$t/sm90-overlap.cu"
               tp --template attention.cuda_sm90 --set OVERLAP=1 --set BLOCK_N=176 --out "$k/$t/sm90-n176-overlap.cu"
+              tp --template attention.cuda_sm90 --set SCHEDULE=persistent --out "$k/$t/sm90-persistent.cu"
+              tp --template attention.cuda_sm90 --set SCHEDULE=persistent --set OVERLAP=1 --out "$k/$t/sm90-persistent-overlap.cu"
+              tp --template attention.cuda_sm90 --set SCHEDULE=persistent --set OVERLAP=1 --set BLOCK_N=176 \
+                --out "$k/$t/sm90-persistent-n176-overlap.cu"
               tp --template attention.cuda_flash --out "$k/$t/flash-default.cu"
+              if [ -n "${ATTN22_POINTS:-}" ]; then
+                for f in "$k/$t"/*.cu; do basename "$f" .cu | grep -Eq "$ATTN22_POINTS" || rm -f "$f"; done
+              fi
             done
             TAIL=${TAIL:-60} step bench_attn22 ${ATTN22_BENCH_T:-280} khive bench tasks/sol --backend cuda --tasks attention,attention_causal \
               --kernels "$k" --seeds 1 ${ATTN22_PERF:+--perf-workloads "$ATTN22_PERF"} --out "$out/bench-attn22" ;;

@@ -6,12 +6,15 @@ range without the running max), runs the kernel twice (bitwise equal: no data ra
 checks every output row of the small sizes and 256 sampled (batch, row, head) rows of the large ones against an fp64
 softmax of the same bf16/fp16 inputs (|got - ref| <= 1e-2 + 1e-2 |ref|, the task's tolerance). Sizes cover S not a
 multiple of any tile (1, 7, 33, 65, 130, 1000), GQA ratios 1, 2, 4, D 64 and 128, and D 96 (the generic path).
+SCHEDULE persistent points also run MULTI: sizes with several items per CTA (one CTA per SM), so the K/V ring and Q
+buffer phases carry across items (1-3 tiles per item, causal items of different lengths); a phase mistake shows as
+wrong rows, a difference between the two calls, or a hang (each binary runs under --timeout, default 600 s).
 Timing (sizes with S >= 512): each call is preceded by a 256 MB memset that flushes the L2, timed alone by CUDA
 events, median of 15; PyTorch's F.scaled_dot_product_attention (enable_gqa, the tasks' reference) is timed the same
 way in this process when torch imports (PYTHONPATH=.deps/torch), and the ratio printed: TFLOP/s counts
 4·B·Hq·S²·D, half of it causal.
 
-  attention_sm90.py KHIVE_TUNE ROOT [--build-only] [--only SUBSTRING] [--no-torch]
+  attention_sm90.py KHIVE_TUNE ROOT [--build-only] [--only SUBSTRING] [--no-torch] [--timeout SECONDS]
 Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
 """
 import concurrent.futures
@@ -25,17 +28,24 @@ import tempfile
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from gpu_harness import NORMAL, check_macro, finish, start  # noqa: E402
 
+if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
 tune, root, build_only, nvcc = start()
 
 no_torch = "--no-torch" in sys.argv[3:]
 only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+run_timeout = float(sys.argv[sys.argv.index("--timeout") + 1]) if "--timeout" in sys.argv else 600.0
 cutlass = pathlib.Path(os.environ.get("KHIVE_CUTLASS", root / ".deps/cutlass"))
 
 # (B, S, Hq, Hkv, D, big scores)
 SMALL = [(1, 1, 1, 1, 64, 0), (1, 7, 2, 1, 64, 0), (2, 33, 4, 2, 128, 1), (1, 130, 8, 2, 128, 0), (3, 65, 6, 3, 64, 0),
          (1, 200, 4, 1, 128, 0), (1, 1000, 8, 2, 64, 0), (2, 300, 4, 4, 96, 0), (1, 129, 8, 8, 128, 0)]
 PERF = [(1, 512, 32, 8, 128, 0), (1, 2048, 32, 8, 128, 0), (1, 4096, 32, 8, 128, 0), (1, 8192, 32, 8, 128, 0),
-        (2, 4096, 32, 8, 64, 0), (4, 2048, 64, 8, 128, 0)]
+        (2, 4096, 32, 8, 64, 0), (4, 2048, 64, 8, 128, 0), (16, 512, 32, 8, 64, 0)]
+# Many items per CTA for SCHEDULE persistent (132 SMs): 400 / 296 one-tile items, every row checked; 576 / 1536 items
+# of 1-3 (non-causal 3) tiles at D 128 / 64, sampled rows.
+MULTI = [(50, 7, 8, 2, 64, 0), (37, 9, 8, 4, 128, 1), (4, 300, 48, 8, 128, 0), (16, 300, 32, 8, 64, 0)]
 # (name, point, storage type, sizes): every point runs on both tasks (non-causal, causal).
 CASES = [
     ("default", {}, "bf16", SMALL + PERF),
@@ -45,6 +55,10 @@ CASES = [
     ("stages3", {"STAGES": "3", "OVERLAP": "1"}, "bf16", SMALL + PERF[2:4]),
     ("fp16", {}, "fp16", SMALL + PERF[2:3]),
     ("fp16-overlap", {"OVERLAP": "1"}, "fp16", SMALL[:6]),
+    ("persistent", {"SCHEDULE": "persistent"}, "bf16", SMALL + MULTI + PERF),
+    ("persistent-overlap", {"SCHEDULE": "persistent", "OVERLAP": "1"}, "bf16", SMALL + MULTI + PERF),
+    ("persistent-n176-overlap", {"SCHEDULE": "persistent", "BLOCK_N": "176", "OVERLAP": "1"}, "bf16", SMALL + MULTI + PERF),
+    ("persistent-stages3", {"SCHEDULE": "persistent", "STAGES": "3", "OVERLAP": "1"}, "bf16", SMALL + MULTI + PERF[4:]),
 ]
 TASKS = ["sol/attention", "sol/attention_causal"]
 
@@ -258,7 +272,13 @@ def main():
             if build_only:
                 print(f"{cu.stem}: built ({ptxas}){' WARNINGS: ' + '; '.join(warn[:3]) if warn else ''}")
                 continue
-            run = subprocess.run([str(cu.with_suffix(""))], capture_output=True, text=True, timeout=900)
+            try:
+                run = subprocess.run([str(cu.with_suffix(""))], capture_output=True, text=True, timeout=run_timeout)
+            except subprocess.TimeoutExpired as e:   # a barrier phase mistake hangs the kernel
+                out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+                print(f"== {cu.stem} ({ptxas})\n{out.strip()}\n  TIMED OUT after {run_timeout:.0f} s (hang?)")
+                failures.append(f"{cu.stem}: timed out after {run_timeout:.0f} s (a hang?)\n{out[-1500:]}")
+                continue
             print(f"== {cu.stem} ({ptxas})\n{run.stdout.strip()}")
             lines = run.stdout.strip().splitlines()
             if run.returncode != 0 or not lines or lines[-1] != "bad 0":
