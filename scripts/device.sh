@@ -282,6 +282,13 @@ PY
     # more options, e.g. --first-seed to extend an earlier run with new seeds).
     power)   step power_cuda ${POWER_T:-400} python3 bench/null_ab.py "$bin/khive" "$root" cuda --mode power --seeds ${POWER_SEEDS:-10} \
                --classes ${POWER_CLASSES:-20us,500us,5ms} --time-limit $(( ${POWER_T:-400} - 40 )) ${POWER_ARGS:-} --out "$out/power-cuda.md" ;;
+    # The README's main job on the GPU (scripts/main.sh: tasks/main-cuda.txt through `khive optimize` with the tuner),
+    # with the carried binaries (KHIVE_PREBUILT: the device cannot reach the package registries to set up and build).
+    main)    KHIVE_PREBUILT=1 BUILD_DIR="${BUILD_DIR:-$root/build-device}" KHIVE_OUT=/tmp/khive-main TAIL=${TAIL:-30} \
+               step main_job ${MAIN_T:-540} scripts/main.sh
+             for r in /tmp/khive-main/*/; do
+               [ -d "$r" ] && khive report "$r" > "$out/main-$(basename "$r").txt" 2>&1
+             done ;;
     honest)  HONEST_JOBS=${HONEST_JOBS:-1} step honest_cuda ${HONEST_T:-900} python3 tests/guard_cases.py honest "$bin/khive" "$root" cuda tasks/demo-cpu ;;
     redteam) REDTEAM_JOBS=${REDTEAM_JOBS:-1} step redteam_cuda ${REDTEAM_T:-900} python3 tests/guard_cases.py redteam "$bin/khive" "$root" cuda --table "$out/redteam-cuda.md" ;;
     bench)   step bench_cuda ${BENCH_T:-900} python3 bench/guard_overhead.py "$bin/khive" "$root" cuda --reps ${BENCH_REPS:-5} --out "$out/bench-cuda.md" ;;
