@@ -733,6 +733,18 @@ TEST(AutoBind, RmsnormWithEpsFromTheReference) {
   EXPECT_NE(why.find("nor eps = <number> in the reference"), std::string::npos) << why;
 }
 
+// Every workload line of a task given eps = 1e-5 as a scalar input (the definitions below add the input).
+void scalar_eps(std::string& w) {
+  std::string out;
+  std::istringstream in(w);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::ordered_json::parse(line);
+    j["inputs"]["eps"] = {{"type", "scalar"}, {"value", 1e-5}};
+    out += j.dump() + "\n";
+  }
+  w = out;
+}
+
 // SOL L1 069 and FlashInfer's fused_add_rmsnorm: recognise writes residual_rmsnorm with its operands (the residual
 // added before the norm) and a scalar input of eps's value as the eps; the binding reads them, over N-D rows.
 TEST(AutoBind, ResidualRmsnormFromTheRecognisedOperands) {
@@ -747,16 +759,6 @@ TEST(AutoBind, ResidualRmsnormFromTheRecognisedOperands) {
       d["outputs"]["y"]["shape"] = {"B", "T", "H"};
       d["khive"]["op"] = {{"op", "residual_rmsnorm"}, {"family", "rowop"}, {"eps", 1e-5}, {"operands", operands}};
     };
-  };
-  auto scalar_eps = [](std::string& w) {
-    std::string out;
-    std::istringstream in(w);
-    for (std::string line; std::getline(in, line);) {
-      auto j = nlohmann::ordered_json::parse(line);
-      j["inputs"]["eps"] = {{"type", "scalar"}, {"value", 1e-5}};
-      out += j.dump() + "\n";
-    }
-    w = out;
   };
   Task t = edited_task("sol/add_rmsnorm",
                        edit({{"x", "residual"}, {"residual", "x"}, {"weight", "weight"}, {"eps", "eps"}}), scalar_eps);
@@ -792,16 +794,7 @@ TEST(AutoBind, PostNormResidualChainWithAnEpsInput) {
           {"op": "elementwise", "family": "elementwise", "expression": "(khive_t1 + residual)",
            "flags": ["named_inputs"], "inputs": ["khive_t1", "residual"], "output": null}]})J");
       },
-      [](std::string& w) {
-        std::string out;
-        std::istringstream in(w);
-        for (std::string line; std::getline(in, line);) {
-          auto j = nlohmann::ordered_json::parse(line);
-          j["inputs"]["eps"] = {{"type", "scalar"}, {"value", 1e-5}};
-          out += j.dump() + "\n";
-        }
-        w = out;
-      });
+      scalar_eps);
   std::string why;
   auto b = infer_binding(t, &why);
   ASSERT_TRUE(b) << why;
