@@ -202,6 +202,11 @@ def _reduce_over_axis(graph, node):
     return op, dim, kept
 
 
+def _compute_nodes(graph):
+    """The graph's calls that compute (not layout ops, not building the module or picking a tuple's element)."""
+    return [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+
+
 def _returned(graph):
     """The node the graph returns (its one result; None when it returns several or none)."""
     outs = [o for o in graph.nodes if o.op == "output"]
@@ -218,7 +223,7 @@ def _scan(graph, n_tensor_inputs):
     """(op, dim, flags) when the graph is one cumsum / cumprod of its input over one axis, in one of the forms the scan
     templates compute: plain; flip(d), scan(d), flip(d) (reverse); cat([zeros, scan(d) of all but the last], d)
     (exclusive); x * mask, then the scan (masked). Else None."""
-    calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    calls = _compute_nodes(graph)
     names = [_name(n.target) for n in calls]
     scans = [n for n in calls if _name(n.target) in SCAN]
     if len(scans) != 1 or scans[0].kwargs.get("dtype") is not None:
@@ -772,7 +777,7 @@ def _rms_rows(graph):
     is an input (op "rmsnorm") or the sum of two inputs of one shape (op "residual_rmsnorm", the residual added
     before the norm). {op, eps, operands {x, weight[, residual]}} (nodes), or None. eps is the number traced; a
     scalar input with that value is named by recognize()."""
-    calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    calls = _compute_nodes(graph)
     found = _rms_rows_at(_returned(graph))
     if found is None or any(c not in found[1] for c in calls):
         return None
@@ -790,7 +795,7 @@ def _strip_copies(n):
 def _rms_then_residual(graph):
     """rmsnorm(x) * w + residual (a post-norm residual, SOL L1 033): (the _rms_rows reading of the norm, the residual
     input), or None. The residual is an input of the output's shape added after the norm and its weight."""
-    calls = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    calls = _compute_nodes(graph)
     out = _strip_copies(_returned(graph))
     if not (hasattr(out, "op") and out.op == "call_function" and _name(out.target) == "add" and len(out.args) == 2
             and not out.kwargs):
@@ -1384,7 +1389,7 @@ def _stage(graph, names):
     epilogue (its options and operands), a pooling, a normalisation, a softmax over any axis, a reduction over
     one axis or a run of them, a pointwise chain (its expression over the input names)."""
     n_in = len(names)
-    compute = [n for n in graph.nodes if n.op == "call_function" and _name(n.target) not in LAYOUT | CONSTRUCTION]
+    compute = _compute_nodes(graph)
     if compute and all(_name(n.target) in POINTWISE for n in compute):
         gated = _gated(graph)
         if gated is not None:
@@ -1440,15 +1445,14 @@ def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
     if not _bindable(r) and names is not None:
         post = _rms_then_residual(graph)
         if post is not None:   # rowop rmsnorm, then the residual added: a chain of two stages
-            by = dict(zip([n for n in graph.nodes if n.op == "placeholder"], names))
-            (norm, res), name = post, lambda v: by[v]
-            operands = {k: name(v) for k, v in norm["operands"].items()}
-            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name(res)):
+            (norm, res), by = post, dict(zip([n for n in graph.nodes if n.op == "placeholder"], names))
+            operands, res = _operand_names(norm["operands"], by), by[res]
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", res):
                 return {"ops": r["ops"], "op": "chain", "family": "chain", "stages": [
                     {"op": "rmsnorm", "family": "rowop", "eps": norm["eps"], "operands": operands,
                      "inputs": list(dict.fromkeys(operands.values())), "output": "khive_t1"},
-                    {"op": "elementwise", "family": "elementwise", "expression": f"(khive_t1 + {name(res)})",
-                     "flags": ["named_inputs"], "inputs": ["khive_t1", name(res)], "output": None}]}
+                    {"op": "elementwise", "family": "elementwise", "expression": f"(khive_t1 + {res})",
+                     "flags": ["named_inputs"], "inputs": ["khive_t1", res], "output": None}]}
     if not _bindable(r):
         stages = _chain(graph, names)
         if stages is not None:
@@ -1458,13 +1462,8 @@ def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
 
 def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
     """classify() of one op (with what follows it), no chains."""
-    compute, nodes = [], []
-    for node in graph.nodes:
-        if node.op == "call_function":
-            n = _name(node.target)
-            if n not in LAYOUT and n not in CONSTRUCTION:
-                compute.append(n)
-                nodes.append(node)
+    nodes = _compute_nodes(graph)
+    compute = [_name(n.target) for n in nodes]
     r = {"ops": compute}
     s = set(compute)
     if not compute:

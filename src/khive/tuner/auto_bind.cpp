@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "khive/support/text.hpp"
+#include "khive/tuner/bind/common.hpp"
 #include "khive/tuner/chain.hpp"
 
 namespace khive::tuner {
@@ -394,8 +395,7 @@ bool unary_float32(const Task& t, std::string* why) {
 // reference of several ops rounds after each: the guard judges the difference), every scalar a float.
 std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
   ojson inputs = ojson::array(), scalars = ojson::array();
-  const auto storage = [](DType d) { return d == DType::f32 || d == DType::bf16 || d == DType::f16; };
-  if (t.outputs.size() != 1 || !storage(t.outputs[0].dtype)) {
+  if (t.outputs.size() != 1 || !bind_detail::is_float_storage(t.outputs[0].dtype)) {
     *why = "'elementwise' over several inputs: expected one float32, bfloat16 or float16 output";
     return std::nullopt;
   }
@@ -444,11 +444,7 @@ std::optional<Binding> rmsnorm(const Task& t, const std::string& op, std::string
   const TensorSpec* w = operand("weight");
   const TensorSpec* res = operand("residual");
   if (!x && !w && !residual && t.inputs.size() == 2) x = &t.inputs[0], w = &t.inputs[1];
-  auto shape = [](const TensorSpec& s) {
-    std::string r;
-    for (const auto& d : s.shape) r += (r.empty() ? "" : ", ") + d;
-    return s.name + "[" + r + "]";
-  };
+  auto shape = [](const TensorSpec& s) { return s.name + bind_detail::shape_text(s.shape); };
   const std::string want = residual ? "x[*rows, H], residual of x's shape and weight[H] -> y of x's shape"
                                     : "x[*rows, H] and weight[H] -> y of x's shape";
   if (!x || !w || (residual && !res) || t.outputs.size() != 1 || x->scalar || x->shape.empty() ||
