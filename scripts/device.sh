@@ -396,6 +396,29 @@ for w in map(json.loads, open(sys.argv[1])):
             done
             TAIL=${TAIL:-60} step bench_gemm23_fp32 ${GEMM23_FP32_T:-160} khive bench tasks/cutegen26 --backend cuda --tasks "$fp32" \
               --kernels "$k" --ab-vendor --seeds 1 --out "$out/bench-gemm23-fp32" ;;
+    # Issue 23's decode GEMMs outside khive (bench/gemv_profile.py): gemm.cuda_tc_gemv points (GEMV_POINTS: lines of
+    # NAME:KEY=VALUE ...) against torch F.linear (cuBLASLt) in one process, L2 flushed, against the HBM floor; then
+    # (unless GEMV_NCU=0) ncu's throughput, occupancy and stall sections for the default point and cuBLASLt on the
+    # three gemm_bf16 decode shapes (GEMV_NCU_SHAPES): why ours streams below cuBLASLt.
+    gemv_profile) k=/tmp/gemv-profile; rm -rf "$k"; mkdir -p "$k"
+              while IFS=: read -r name sets; do
+                [ -z "$name" ] && continue
+                a=(); for kv in $sets; do a+=(--set "$kv"); done
+                khive-tune --kernels kernels point tasks/sol/gemm_bf16 --backend cuda --template gemm.cuda_tc_gemv "${a[@]}" \
+                  --out "$k/$name.cu" > /dev/null || echo "gemv_profile: point $name ($sets) refused" | tee -a "$out/device.log"
+              done <<< "${GEMV_POINTS:-default:
+rb4-w8:ROW_BLOCKS=4 WARPS=8
+rb2-w8-u4:WARPS=8 UNROLL=4
+rb1-w4-u4:ROW_BLOCKS=1 UNROLL=4
+rb2-w16:WARPS=16
+rb2-w4-ldg:B_LOAD=ldg}"
+              TAIL=${TAIL:-40} step gemv_profile ${GEMV_T:-240} python3 bench/gemv_profile.py "$k"/*.cu \
+                --samples ${GEMV_SAMPLES:-40} --out "$out/gemv-profile.md"
+              if [ "${GEMV_NCU:-1}" = 1 ] && command -v ncu > /dev/null; then
+                TAIL=${TAIL:-20} step gemv_ncu ${GEMV_NCU_T:-240} ncu --target-processes all --section SpeedOfLight \
+                  --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
+                  python3 bench/gemv_profile.py "$k/default.cu" --once --shapes "${GEMV_NCU_SHAPES:-16x28672x4096,16x4096x14336,1x6144x4096}"
+              fi ;;
     # Issue 22's Hopper attention template (docs/tuner.md: attention.cuda_sm90, TMA + wgmma, FlashAttention-3 style):
     # tests/gpu/attention_sm90.py first (ctest attention_sm90: 11 points x non-causal/causal, bf16 and fp16, odd S,
     # GQA 1-4, D 64/128/96, sampled rows against an fp64 softmax, two calls bitwise equal; perf shapes timed with the
