@@ -20,10 +20,12 @@ Exit: 0 measured, 1 a kernel failed to build or was wrong, 2 bad arguments, 77 n
 """
 import argparse
 import ctypes
+import os
 import pathlib
 import statistics
 import sys
 import types
+from concurrent.futures import ThreadPoolExecutor
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
@@ -81,8 +83,9 @@ def main(argv=None):
 
     impls = [("torch F.linear", None)]
     failed = []
-    for k in a.kernels:
-        lib, how = build(task, k.resolve(), a.scratch)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:   # nvcc is the slow part: all at once
+        built = list(pool.map(lambda k: build(task, k.resolve(), a.scratch), a.kernels))
+    for k, (lib, how) in zip(a.kernels, built):
         if lib is None:
             print(f"gemv_profile.py: {k}: {how}", file=sys.stderr)
             failed.append(k.name)

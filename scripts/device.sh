@@ -415,7 +415,7 @@ rb2-w4-ldg:B_LOAD=ldg}"
               TAIL=${TAIL:-40} step gemv_profile ${GEMV_T:-240} python3 bench/gemv_profile.py "$k"/*.cu \
                 --samples ${GEMV_SAMPLES:-40} --out "$out/gemv-profile.md"
               if [ "${GEMV_NCU:-1}" = 1 ] && command -v ncu > /dev/null; then
-                TAIL=${TAIL:-20} step gemv_ncu ${GEMV_NCU_T:-240} ncu --target-processes all --section SpeedOfLight \
+                TAIL=${TAIL:-20} step gemv_ncu ${GEMV_NCU_T:-240} ncu --target-processes all --kernel-name "regex:khive_gemv|gemm|gemv|nvjet|xmma|cutlass|splitK" --section SpeedOfLight \
                   --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
                   python3 bench/gemv_profile.py "$k/default.cu" --once --shapes "${GEMV_NCU_SHAPES:-16x28672x4096,16x4096x14336,1x6144x4096}"
               fi ;;
