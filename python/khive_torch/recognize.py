@@ -1367,6 +1367,220 @@ def _chain(graph, names):
     return result
 
 
+def _viewed_pointwise(graph, placeholders, names):
+    """{op elementwise, expression, flags [named_inputs], views} of a pointwise chain over named inputs some of which
+    are read through layout ops (a transpose, heads split or merged, an expand, a slice: recognize_view.py), each
+    input through one view (every read of it the same) of the output's index; None when one is not a view, or is
+    read through two different ones."""
+    from .recognize_view import VIEW_OPS, is_plain, view_of
+    out = _returned(graph)
+    out_shape = _shape(out) if out is not None else None
+    if out_shape is None or not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
+        return None
+    if any(_name(n.target) in VIEW_OPS for n in [out] if getattr(n, "op", None) == "call_function"):
+        return None   # the result itself viewed: a copy stage after this one (_layout_stages)
+    views = {}
+    for p, name in zip(placeholders, names):
+        # the reads of p: the first op past its layout ops, each reached through one chain
+        reads, todo = [], [p]
+        while todo:
+            n = todo.pop()
+            for u in n.users:
+                if u.op == "call_function" and _name(u.target) in VIEW_OPS:
+                    todo.append(u)
+                elif u.op != "output":
+                    reads.append((n, u))
+        specs = set()
+        for n, _ in reads:
+            v = view_of(n)
+            if v is None or v.placeholder is not p:
+                return None
+            if n is p and _shape(p) == out_shape:
+                specs.add(None)
+                continue
+            if is_plain(v) and _shape(n) == out_shape:
+                specs.add(None)
+                continue
+            spec = v.spec(out_shape)
+            if spec is None:
+                return None
+            specs.add(json.dumps(spec))
+        if len(specs) > 1:
+            return None
+        if specs and None not in specs:
+            views[name] = json.loads(specs.pop())
+    expr = _expression(graph, dict(zip(placeholders, names)))
+    if expr is None or len(expr) > MAX_EXPRESSION:
+        return None
+    return {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": ["named_inputs"],
+            "views": views}
+
+
+def _tail_view(graph):
+    """(node, its value's nodes back to the first that is no layout op) when the graph returns a layout op's result
+    that is not its source's elements in order (a product's heads split and transposed): the reading then ends with
+    a copy stage; else None."""
+    from .recognize_view import VIEW_OPS, is_plain, view_of
+    out = _returned(graph)
+    walk = [out]
+    while getattr(walk[-1], "op", None) == "call_function" and _name(walk[-1].target) in VIEW_OPS - {"getitem"}:
+        walk.append(walk[-1].args[0])
+    if len(walk) < 2 or not hasattr(walk[-1], "op"):
+        return None
+    v = view_of(out, stop=walk[-1])
+    if v is None or is_plain(v):
+        return None
+    return walk
+
+
+def _copy_stage(name, spec, output, shape=None):
+    """A stage that writes `output` (None: the task's output) as the input `name` read through a view."""
+    st = {"op": "elementwise", "family": "elementwise", "expression": name, "flags": ["named_inputs"],
+          "views": {name: spec}, "inputs": [name], "output": output}
+    if shape is not None:
+        st["shape"] = shape
+    return st
+
+
+def _layout_stages(graph, names):
+    """What the graph computes with its layout ops made copy stages (issue 24): an input of the product read through
+    a view that the gemm templates do not read (attn.transpose(1, 2).reshape(B, S, H * D) @ W^T) is first copied
+    contiguous, and a result returned through one (a projection's heads split and transposed) is copied last from
+    the product's; each copy an elementwise stage reading through its view (recognize_view.py). {op chain, stages},
+    or {op elementwise, views} for a graph of layout ops alone; None when no copy is needed or the rest is no stage.
+    """
+    import torch.fx as fx
+
+    from .recognize_view import VIEW_OPS, is_plain, view_of
+    out = _returned(graph)
+    if out is None or not hasattr(out, "op"):
+        return None
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(names) or not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
+        return None
+    names_of = dict(zip(placeholders, names))
+    live = _live(out)
+    nodes = [n for n in graph.nodes if n.op == "call_function" and n in live]
+    tail = _tail_view(graph)
+    if tail is not None and tail[-1].op == "placeholder":   # layout ops of one input and nothing else
+        v = view_of(out)
+        spec = v.spec(_shape(out)) if v is not None else None
+        if spec is None:
+            return None
+        name = names_of[tail[-1]]
+        return {"op": "elementwise", "family": "elementwise", "expression": name, "flags": ["named_inputs"],
+                "views": {name: spec}}
+
+    def stage_of(stage_nodes, result, previous, output):
+        """The stage of stage_nodes (result: its value) as _stage reads it, with inputs and output; or None."""
+        built = _stage_graph(graph, stage_nodes, previous, names_of)
+        if built is None:
+            return None
+        g, env, stage_names = built
+        g.output(env[result])
+        gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else {}, g)
+        st = _stage(gm.graph, stage_names)
+        if st is None:
+            return None
+        if "operands" in st:
+            ph = {p: n for p, n in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
+            st["operands"] = _operand_names(st["operands"], ph)
+        st["inputs"], st["output"] = stage_names, output
+        return st
+
+    def core(core_nodes, result, output):
+        """[stages] of the nodes up to result: one stage as it is, or a copy of one operand of its product (read
+        through a view the gemm templates do not take) then the product's stage; None."""
+        st = stage_of(core_nodes, result, None, output)
+        if st is not None and not (st.get("family") == "gemm" and _head_view_needed(core_nodes)):
+            return [st]
+        anchors = [n for n in core_nodes if _name(n.target) in ("mm", "bmm", "matmul", "addmm")]
+        if len(anchors) != 1:
+            return None
+        for arg in anchors[0].args:
+            walk = [arg]
+            while getattr(walk[-1], "op", None) == "call_function" and _name(walk[-1].target) in VIEW_OPS - {"getitem"}:
+                walk.append(walk[-1].args[0])
+            if getattr(walk[-1], "op", None) != "placeholder" or len(walk) < 2:
+                continue
+            for cut in reversed(walk[:-1]):   # from the input's side: the fewest layout ops copied
+                if any(u not in walk for n in walk[walk.index(cut):-1] for u in n.users if u is not anchors[0]
+                       and u in live):
+                    continue
+                v = view_of(cut)
+                if v is None or is_plain(v):
+                    continue
+                chain_nodes = set(walk[walk.index(cut):-1])
+                rest = [n for n in core_nodes if n not in chain_nodes]
+                st = stage_of(rest, result, (cut, "khive_t1"), output)
+                if st is None or (st.get("family") == "gemm" and "operands" not in st):
+                    continue
+                spec = v.spec(_shape(cut))
+                if spec is None:
+                    continue
+                copy = _copy_stage(names_of[walk[-1]], spec, "khive_t1", v.sizes_text())
+                return [copy, st]
+        return None
+
+    if tail is None:
+        stages = core(nodes, out, None)
+        return {"op": "chain", "family": "chain", "stages": stages} if stages and len(stages) > 1 else None
+    # the result viewed: the core up to a node of the tail (the fewest layout ops in the core first), then a copy
+    for cut in reversed(tail[1:]):
+        v = view_of(out, stop=cut)
+        if v is None or is_plain(v):
+            continue
+        spec = v.spec(_shape(out))
+        if spec is None:
+            continue
+        tail_nodes = set(tail[:tail.index(cut)])
+        core_nodes = [n for n in nodes if n not in tail_nodes]
+        stages = core(core_nodes, cut, "khive_tX")
+        if not stages:
+            continue
+        k = len(stages)
+        for i, st in enumerate(stages):   # number the intermediates in order
+            if st["output"] is not None:
+                old = st["output"]
+                st["output"] = f"khive_t{i + 1}"
+                for later in stages[i + 1:]:
+                    later["inputs"] = [f"khive_t{i + 1}" if n == old else n for n in later["inputs"]]
+                    if "operands" in later:
+                        later["operands"] = {r: f"khive_t{i + 1}" if n == old else n for r, n in later["operands"].items()}
+                    if later.get("expression") == old:
+                        later["expression"] = f"khive_t{i + 1}"
+                    if "views" in later and old in later["views"]:
+                        later["views"] = {f"khive_t{i + 1}": later["views"][old]}
+        name = f"khive_t{k}"
+        stages.append(_copy_stage(name, spec, None))
+        if len(stages) > 8:
+            return None
+        return {"op": "chain", "family": "chain", "stages": stages}
+    return None
+
+
+def _head_view_needed(nodes):
+    """Whether the one product among nodes reads an input through a view that is neither as stored, transposed (a
+    2-D input, or the last two axes of a batch) nor rows [*rows, K] read as [M, K]: one the gemm templates do not
+    take."""
+    from .recognize_view import VIEW_OPS, is_plain, view_of
+    anchors = [n for n in nodes if _name(n.target) in ("mm", "bmm", "matmul")]
+    if len(anchors) != 1:
+        return False
+    for arg in anchors[0].args[:2]:
+        if _operand(arg) is not None or _row_operand(arg) is not None:
+            continue
+        v = view_of(arg)
+        if v is None or is_plain(v):
+            continue
+        if len(v.axes) == 3 and len(_shape(v.placeholder) or ()) == 3:   # a batch read with its last axes swapped
+            ph = _shape(v.placeholder)
+            if _shape(arg) in (ph, (ph[0], ph[2], ph[1])):
+                continue
+        return True
+    return False
+
+
 def _operand_names(operands, names):
     """operands with its nodes (one, or a list: vectors) replaced by their input names ({node: name})."""
     def name(v):
@@ -1398,7 +1612,7 @@ def _stage(graph, names):
             return None
         placeholders = [p for p in graph.nodes if p.op == "placeholder"]
         if not all(_read_plainly(p) for p in placeholders):
-            return None
+            return _viewed_pointwise(graph, placeholders, names)
         expr = _expression(graph, dict(zip(placeholders, names)))
         if expr is None or len(expr) > MAX_EXPRESSION:
             return None
@@ -1442,6 +1656,11 @@ def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
     plainly) is an expression over those names, flagged named_inputs (one input alone stays x). What no single family
     binds may be a chain of stages: {op "chain", family "chain", stages} (_chain)."""
     r = _classify_one(graph, n_tensor_inputs, n_inputs, names)
+    if names is not None and (not _bindable(r) or _tail_view(graph) is not None
+                              or (r.get("family") == "gemm" and "operands" not in r)):
+        laid = _layout_stages(graph, names)
+        if laid is not None:
+            return dict(laid, ops=r["ops"])
     if not _bindable(r) and names is not None:
         post = _rms_then_residual(graph)
         if post is not None:   # rowop rmsnorm, then the residual added: a chain of two stages
@@ -1543,6 +1762,12 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         # One tensor input and nothing else: a scalar input was traced as the constant it was on this workload, so
         # an expression would bake that one value in.
+        if (n_tensor_inputs == 1 and (n_inputs is None or n_inputs == 1) and len(placeholders) == 1 and names
+                and not _read_plainly(placeholders[0])):
+            # read through a transpose, a slice, ...: the expression over its name, the input through its view
+            viewed = _viewed_pointwise(graph, placeholders, names)
+            if viewed is not None:
+                return dict(r, **viewed)
         if n_tensor_inputs == 1 and (n_inputs is None or n_inputs == 1) and len(placeholders) >= 1:
             # One activation with its default parameters is known by name; with others (selu is elu with a scale,
             # gelu(approximate='tanh'), leaky_relu's slope) its exact expression is written instead.
@@ -1552,11 +1777,16 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
             if expr is not None:
                 return dict(r, op="elementwise", family="elementwise", expression=expr)
         if (names is not None and n_tensor_inputs >= 2 and n_inputs == n_tensor_inputs == len(placeholders) == len(names)
-                and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names)
-                and all(_read_plainly(p) for p in placeholders)):
-            expr = _expression(graph, dict(zip(placeholders, names)))
-            if expr is not None and len(expr) <= MAX_EXPRESSION:
-                return dict(r, op="elementwise", family="elementwise", expression=expr, flags=_named_flags(placeholders))
+                and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names)):
+            if all(_read_plainly(p) for p in placeholders):
+                expr = _expression(graph, dict(zip(placeholders, names)))
+                if expr is not None and len(expr) <= MAX_EXPRESSION:
+                    return dict(r, op="elementwise", family="elementwise", expression=expr,
+                                flags=_named_flags(placeholders))
+            else:
+                viewed = _viewed_pointwise(graph, placeholders, names)
+                if viewed is not None:
+                    return dict(r, **viewed)
         return dict(r, op="elementwise", family="elementwise")
     return dict(r, op="other", family="other")
 
@@ -1778,7 +2008,7 @@ def write(task, r):
     if wrote:
         d["op_type"] = r["op"]
     k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
-                                       "stages", "attention", "why")
+                                       "stages", "views", "attention", "why")
                if key in r}
     if wrote:
         k["op"]["wrote_op_type"] = True

@@ -1,5 +1,6 @@
 """khive_torch.recognize: what a reference computes, read from its ATen graph (issue 24), on references written here."""
 import json
+import math
 import pathlib
 import tempfile
 import unittest
@@ -499,14 +500,20 @@ class Recognize(unittest.TestCase):
         r, _ = self.recognize(dict(two, reference="import torch\n\ndef run(A, B):\n    return A.unsqueeze(1) * B + B\n"),
                               {"N": 3, "M": 5})
         self.assertEqual((r["op"], r["expression"], r["flags"]), ("elementwise", "((A * B) + B)", ["named_inputs"]))
-        # An input read transposed, sliced or selected is not "A op B" per element: no expression.
+        # An input read transposed, sliced or selected is not "A op B" at the same index: it is read through its view
+        # (recognize_view.py), each such input's own; the others as stored.
         sq = dict(two, axes={"N": {"type": "var"}}, inputs={"A": {"shape": ["N", "N"], "dtype": "float32"}, "B": {"shape": ["N", "N"], "dtype": "float32"}},
                   outputs={"C": {"shape": ["N", "N"], "dtype": "float32"}})
-        for i, body in enumerate(["A.t() * B", "A * B.transpose(0, 1)", "A[:, :1] * B", "A.permute(1, 0) + B"]):
+        for i, (body, viewed, want) in enumerate([
+                ("A.t() * B", "A", lambda x: x.t()), ("A * B.transpose(0, 1)", "B", lambda x: x.t()),
+                ("A[:, :1] * B", "A", lambda x: x[:, :1].expand(-1, x.shape[1])),
+                ("A.permute(1, 0) + B", "A", lambda x: x.t())]):
             r, _ = self.recognize(dict(sq, name=f"t{i}", reference=f"import torch\n\ndef run(A, B):\n    return {body}\n"),
                                   {"N": 4})
-            self.assertEqual(r["op"], "elementwise", body)
-            self.assertNotIn("expression", r, body)
+            self.assertEqual((r["op"], r["flags"], list(r["views"])), ("elementwise", ["named_inputs"], [viewed]), body)
+            for n in (4, 7):
+                x = torch.randn(n, n)
+                self.assertTrue(torch.equal(self.read_view(r["views"][viewed], x, (n, n)), want(x)), body)
 
     def test_rmsnorm_with_its_eps(self):
         d = {"name": "rms", "axes": {"T": {"type": "var"}, "H": {"type": "var"}},
@@ -930,6 +937,104 @@ class Recognize(unittest.TestCase):
         self.assertEqual(defn["op_type"], "relu")
         self.assertEqual(defn["khive"]["op"]["family"], "activation")
         self.assertEqual(defn["khive"]["op"]["ops"], ["relu"])
+
+
+    # -- layout ops as views (issue 24: recognize_view.py) -----------------------------------------------------------
+    def read_view(self, spec, x, out_shape):
+        """x read through a view spec (khive.op.views) at every element of out_shape, as the elementwise templates
+        read it: offset + sum c_d * stride_d, c the flat index's coordinates in the view's shape."""
+        sym = {f"in{k}": n for k, n in enumerate(x.shape)}
+        sym.update({f"out{d}": n for d, n in enumerate(out_shape)})
+        ev = [eval(e, {}, dict(sym)) for e in spec["shape"]]   # noqa: S307 - test-only: expressions recognize wrote
+        st = [eval(e, {}, dict(sym)) for e in spec["strides"]]  # noqa: S307
+        idx = torch.full(ev, eval(spec["offset"], {}, dict(sym)), dtype=torch.long)   # noqa: S307
+        for d, (n, s) in enumerate(zip(ev, st)):
+            shape = [1] * len(ev)
+            shape[d] = n
+            idx = idx + torch.arange(n).view(shape) * s
+        self.assertEqual(idx.numel(), math.prod(out_shape))
+        return x.reshape(-1)[idx.reshape(-1)].reshape(out_shape)
+
+    def test_heads_split_and_transposed_after_a_projection_are_a_copy_stage(self):
+        # a Linear of [B, S, hidden], its result viewed as [B, S, H, D] and transposed to [B, H, S, D]
+        d = {"name": "vproj", "axes": {"B": {"type": "var"}, "S": {"type": "var"}, "HID": {"type": "const", "value": 8},
+                                       "H": {"type": "const", "value": 2}, "D": {"type": "const", "value": 3},
+                                       "HD": {"type": "expr", "expression": "H * D"}},
+             "inputs": {"x": {"shape": ["B", "S", "HID"], "dtype": "float32"},
+                        "w": {"shape": ["HD", "HID"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["B", "H", "S", "D"], "dtype": "float32"}},
+             "reference": "import torch\nimport torch.nn.functional as F\n\ndef run(x, w):\n"
+                          "    b, s, _ = x.shape\n    return F.linear(x, w).view(b, s, 2, 3).transpose(1, 2).contiguous()\n"}
+        r, _ = self.recognize(d, {"B": 2, "S": 4})
+        self.assertEqual(r["op"], "chain")
+        g, copy = r["stages"]
+        self.assertEqual((g["family"], g["operands"]["A"], g["operands"]["B"], g["output"]), ("gemm", "x", "w", "khive_t1"))
+        self.assertEqual((copy["family"], copy["expression"], copy["inputs"], copy["output"]),
+                         ("elementwise", "khive_t1", ["khive_t1"], None))
+        # the view holds on other sizes than the traced ones
+        for b, s in ((2, 4), (3, 7), (1, 1)):
+            t = torch.randn(b, s, 6)
+            want = t.view(b, s, 2, 3).transpose(1, 2)
+            self.assertTrue(torch.equal(self.read_view(copy["views"]["khive_t1"], t, tuple(want.shape)), want))
+
+    def test_an_input_transposed_and_merged_before_a_projection_is_copied_first(self):
+        d = {"name": "oproj", "axes": {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 2},
+                                       "D": {"type": "const", "value": 3}, "N": {"type": "const", "value": 5},
+                                       "HD": {"type": "expr", "expression": "H * D"}},
+             "inputs": {"a": {"shape": ["B", "H", "S", "D"], "dtype": "float32"},
+                        "w": {"shape": ["N", "HD"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["B", "S", "N"], "dtype": "float32"}},
+             "reference": "import torch\n\ndef run(a, w):\n    b, h, s, d = a.shape\n"
+                          "    return torch.matmul(a.transpose(1, 2).reshape(b, s, h * d), w.t())\n"}
+        r, _ = self.recognize(d, {"B": 2, "S": 4})
+        self.assertEqual(r["op"], "chain")
+        copy, g = r["stages"]
+        self.assertEqual((copy["inputs"], copy["output"], copy["shape"]), (["a"], "khive_t1", ["in0", "in2", "in1 * in3"]))
+        self.assertEqual((g["operands"]["A"], g["operands"]["layout_a"], g["output"]), ("khive_t1", "row", None))
+        for b, s in ((2, 4), (3, 5)):
+            a = torch.randn(b, 2, s, 3)
+            want = a.transpose(1, 2).reshape(b, s, 6)
+            self.assertTrue(torch.equal(self.read_view(copy["views"]["a"], a, tuple(want.shape)), want))
+
+    def test_pointwise_inputs_read_through_transposes_expands_and_slices_have_views(self):
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 4},
+                "KV": {"type": "const", "value": 2}, "D": {"type": "const", "value": 3}, "S2": {"type": "expr", "expression": "S + 2"}}
+        cases = [
+            # repeat_kv: [B, KV, S, D] -> [B, KV * 2, S, D] (expand of an inserted axis, then merged), alone
+            ({"k": ["B", "KV", "S", "D"]}, ["B", "H", "S", "D"],
+             "k[:, :, None, :, :].expand(k.shape[0], 2, 2, k.shape[2], 3).reshape(k.shape[0], 4, k.shape[2], 3)",
+             lambda k: k[:, :, None].expand(-1, -1, 2, -1, -1).reshape(k.shape[0], 4, k.shape[2], 3)),
+            # a transposed input times one as stored
+            ({"a": ["B", "S", "H", "D"], "b": ["B", "H", "S", "D"]}, ["B", "H", "S", "D"],
+             "a.transpose(1, 2) * b", None),
+            # the last S rows of a longer input (a slice from the end), scaled
+            ({"x": ["B", "S2", "D"]}, ["B", "S", "D"], "x[:, 2:, :] * 2.0", None),
+        ]
+        for i, (ins, out, body, alone) in enumerate(cases):
+            d = {"name": f"pv{i}", "axes": axes, "inputs": {n: {"shape": s, "dtype": "float32"} for n, s in ins.items()},
+                 "outputs": {"y": {"shape": out, "dtype": "float32"}},
+                 "reference": f"import torch\n\ndef run({', '.join(ins)}):\n    return {body}\n"}
+            r, _ = self.recognize(d, {"B": 2, "S": 5})
+            self.assertEqual((r["op"], r["family"]), ("elementwise", "elementwise"), body)
+            self.assertEqual(r["flags"], ["named_inputs"], body)
+            viewed = next(iter(ins))
+            self.assertEqual(list(r["views"]), [viewed], body)
+            for b, s in ((2, 5), (3, 2)):   # traced at (2, 5); the view holds on other sizes too
+                sizes = {"B": b, "S": s, "H": 4, "KV": 2, "D": 3, "S2": s + 2}
+                x = torch.randn(*[sizes[a] for a in ins[viewed]])
+                want = (alone(x) if alone else x.transpose(1, 2) if i == 1 else x[:, 2:, :])
+                got = self.read_view(r["views"][viewed], x, tuple(sizes[a] for a in out))
+                self.assertTrue(torch.equal(got, want), body)
+
+    def test_a_plain_read_needs_no_view(self):
+        # as stored, or viewed back to its own order: no views, the broadcast flags as before
+        d = {"name": "plain", "axes": {"N": {"type": "var"}, "M": {"type": "var"}},
+             "inputs": {"a": {"shape": ["N", "M"], "dtype": "float32"}, "b": {"shape": ["N", "M"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["N", "M"], "dtype": "float32"}},
+             "reference": "import torch\n\ndef run(a, b):\n    return a.reshape(-1).view(a.shape) * b.contiguous()\n"}
+        r, _ = self.recognize(d, {"N": 3, "M": 4})
+        self.assertEqual(r["op"], "elementwise")
+        self.assertNotIn("views", r)
 
 
 if __name__ == "__main__":

@@ -227,9 +227,9 @@ void parse_attention_reading(const Ctx& c, const json& aj, Task& t, const std::s
 // "khive.op.stages[1]" for a chain's stage, whose operands may name the chain's intermediates: t's inputs then).
 void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::string& P) {
   const json& op = c.object(opj, P);
-  c.known_keys(op, P,
-               {"op", "family", "expression", "eps", "dim", "flags", "operands", "ops", "from", "conv", "pool", "norm",
-                "stages", "inputs", "output", "attention", "why", "wrote_op_type"});
+  c.known_keys(op, P, {"op",     "family",    "expression", "eps",           "dim",   "flags",  "operands",
+                       "ops",    "from",      "conv",       "pool",          "norm",  "stages", "inputs",
+                       "output", "attention", "why",        "wrote_op_type", "views", "shape"});
   // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
@@ -243,6 +243,24 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
                st.contains("family") ? st["family"].dump() : "nothing");
       t.op_stages.push_back(st.dump());
     }
+  }
+  if (op.contains("views")) {  // {input: {shape, strides, offset}}: the elementwise binder checks the expressions
+    const json& v = c.object(op["views"], P + ".views");
+    for (const auto& [name, view] : v.items()) {
+      const std::string field = P + ".views." + name;
+      if (!t.find_input(name)) c.fail(field, input_name_expected(t), "\"" + name + "\"");
+      const json& o = c.object(view, field);
+      c.known_keys(o, field, {"shape", "strides", "offset"});
+      for (const char* k : {"shape", "strides"})
+        if (!o.contains(k) || !o[k].is_array())
+          c.fail(field + "." + k, "a list of axis expressions", o.contains(k) ? o[k].dump() : "nothing");
+    }
+    t.op_views = v.dump();
+  }
+  if (op.contains("shape")) {
+    if (!op["shape"].is_array()) c.fail(P + ".shape", "a list of axis expressions", op["shape"].dump());
+    for (std::size_t i = 0; i < op["shape"].size(); ++i)
+      t.op_shape.push_back(c.string(op["shape"][i], P + ".shape[" + std::to_string(i) + "]"));
   }
   if (op.contains("op")) t.op_recognized = c.string(op["op"], P + ".op");
   if (op.contains("family")) t.op_family = c.string(op["family"], P + ".family");

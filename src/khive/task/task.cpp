@@ -126,6 +126,8 @@ void Task::clear_recognised_op() {
   op_pool.reset();
   op_norm.reset();
   op_stages.clear();
+  op_views.clear();
+  op_shape.clear();
   op_attention.reset();
   op_why.clear();
 }

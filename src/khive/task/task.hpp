@@ -215,6 +215,12 @@ struct Task {
   // inputs or "khive_t<i>", what stage i wrote) and "output" (null: the task's output). The tuner reads each against
   // its stage's tensors (read_recognised_op).
   std::vector<std::string> op_stages;
+  // An elementwise op's inputs read through a strided view of the output's flat index (khive.op.views: {input name:
+  // {"shape", "strides", "offset"}}, axis expressions of in0.. (the input's axes) and out0.. (the output's); the
+  // elementwise binding's "views", as JSON text); a chain's copy stage that writes an intermediate has its sizes
+  // (khive.op.shape: axis expressions of its input's in0..).
+  std::string op_views;
+  std::vector<std::string> op_shape;
   // An attention that is exactly what the attention templates' kind computes, o = softmax(q·k^T·scale [+ causal
   // mask])·v of three inputs (khive.op.attention, python/khive_torch/recognize_attention.py): the facts as the graph
   // and the reference's outputs showed them; the tuner binds the templates only when each is theirs.

@@ -418,6 +418,9 @@ std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
   // reference broadcasts them; else (A.unsqueeze(1) * B) their axis names do.
   if (std::find(t.op_flags.begin(), t.op_flags.end(), "torch_broadcast") != t.op_flags.end())
     spec["broadcast"] = "torch";
+  // Inputs read through a strided view of the output's index (khive.op.views: a transpose, heads split or merged,
+  // an expand or a slice of the stored tensor): the binder checks the view on every workload.
+  if (!t.op_views.empty()) spec["views"] = ojson::parse(t.op_views);
   return make(t, "elementwise", spec);
 }
 
@@ -499,7 +502,15 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
       return std::nullopt;
     }
     Task s;
+    // A copy stage that writes an intermediate (a view of its input made contiguous for the next stage) has its
+    // sizes recorded (khive.op.stages[i].shape): shaped before it is bound, as its views are of that shape.
+    const bool preshaped = !last && st.contains("shape") && st["shape"].is_array() && inputs.size() == 1;
     try {
+      if (preshaped) {
+        std::vector<std::string> exprs;
+        for (const auto& e : st["shape"]) exprs.push_back(e.is_string() ? e.get<std::string>() : e.dump());
+        layout.shape_as(output, inputs[0], exprs, i);
+      }
       s = layout.stage_task(inputs, output, i);
       read_recognised_op(file, field, t.op_stages[i], s);
     } catch (const std::exception& e) {
@@ -534,7 +545,8 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
     }
     ojson spec{{"family", b->family}};
     for (auto it = b->spec.begin(); it != b->spec.end(); ++it) spec[it.key()] = it.value();
-    if (!last) {
+    if (preshaped && b->family == "elementwise") spec["shape"] = st["shape"];
+    if (!last && !preshaped) {
       try {
         layout.shape_output(b->family, spec, output, i);
       } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -295,6 +296,14 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
     // Half of a literal size is a literal, as a later stage's operand writes it ([6, 4] after an [.., 8]).
     out.push_back(is_literal(xd.back().name) ? dim_of(std::to_string(std::stoll(xd.back().name) / 2))
                                              : computed(v, fmt::format("({} / 2)", xd.back().cpp)));
+  } else if (family == "elementwise" && spec.contains("shape")) {  // a copy stage: its sizes as written
+    const auto ins = stage_inputs(spec);
+    if (!spec["shape"].is_array() || ins.size() != 1)
+      throw std::runtime_error("shape: expected a list of axis expressions of in0.. (the one input's axes)");
+    std::vector<std::string> exprs;
+    for (const auto& e : spec["shape"]) exprs.push_back(e.is_string() ? e.get<std::string>() : e.dump());
+    shape_as(output, ins[0], exprs, stage);
+    return;
   } else if (family == "elementwise") {
     const TensorSpec* widest = nullptr;
     for (const auto& n : stage_inputs(spec)) {
@@ -310,6 +319,50 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
   TensorSpec mid;
   mid.name = output;
   mid.dtype = dtype;
+  for (std::size_t p = 0; p < out.size(); ++p) mid.shape.push_back(name_dim(out[p], p, out.size(), stage, mid.shape));
+  mids_.erase(std::remove_if(mids_.begin(), mids_.end(), [&](const TensorSpec& t) { return t.name == output; }),
+              mids_.end());
+  mids_.push_back(std::move(mid));
+  shaped_[output] = true;
+}
+
+void ChainLayout::shape_as(const std::string& output, const std::string& input, const std::vector<std::string>& exprs,
+                           std::size_t stage) {
+  const TensorSpec& in = tensor(input);
+  const auto ind = dims_of(in);
+  std::vector<Dim> out;
+  for (std::size_t p = 0; p < exprs.size(); ++p) {
+    const std::string& e = exprs[p];
+    std::optional<std::size_t> alone;  // the expression is one of the input's axes
+    for (std::size_t k = 0; k < ind.size(); ++k)
+      if (e == fmt::format("in{}", k)) alone = k;
+    if (alone) {
+      out.push_back(ind[*alone]);
+      continue;
+    }
+    std::vector<int64_t> v;
+    for (std::size_t w = 0; w < values_.size(); ++w) {
+      AxisValues sym;
+      for (std::size_t k = 0; k < ind.size(); ++k) sym[fmt::format("in{}", k)] = ind[k].value[w];
+      try {
+        v.push_back(eval_int_expr(e, sym));
+      } catch (const std::exception& ex) {
+        throw std::runtime_error(fmt::format(
+            "shape[{}]: expected an axis expression of in0.. ({}'s axes), got \"{}\" ({})", p, input, e, ex.what()));
+      }
+      if (v.back() < 1)
+        throw std::runtime_error(
+            fmt::format("shape[{}]: \"{}\" is {} on workload {}", p, e, v.back(), task_.workloads[w].uuid));
+    }
+    out.push_back(computed(v, expr_to_cpp(e, [&](const std::string& n) -> std::string {
+                             for (std::size_t k = 0; k < ind.size(); ++k)
+                               if (n == fmt::format("in{}", k)) return "(" + ind[k].cpp + ")";
+                             throw std::runtime_error("shape: unknown name " + n);
+                           })));
+  }
+  TensorSpec mid;
+  mid.name = output;
+  mid.dtype = in.dtype;
   for (std::size_t p = 0; p < out.size(); ++p) mid.shape.push_back(name_dim(out[p], p, out.size(), stage, mid.shape));
   mids_.erase(std::remove_if(mids_.begin(), mids_.end(), [&](const TensorSpec& t) { return t.name == output; }),
               mids_.end());

@@ -63,6 +63,10 @@ class ChainLayout {
   void shape_output(const std::string& family, const nlohmann::ordered_json& spec, const std::string& output,
                     std::size_t stage);
 
+  // A copy stage's intermediate of the sizes `exprs` (axis expressions of in0.., its input's axes: a view of
+  // `input` made contiguous), shaped before the stage is bound; each size named as shape_output names them.
+  void shape_as(const std::string& output, const std::string& input, const std::vector<std::string>& exprs,
+                std::size_t stage);
   bool is_intermediate(const std::string& name) const;
   const std::vector<TensorSpec>& intermediates() const { return mids_; }
   // The new var axes and their C++ (over the task's launch parameters), in the order they were made.

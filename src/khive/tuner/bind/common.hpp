@@ -104,6 +104,21 @@ std::string per_axis_cpp(const char* name, const std::vector<int64_t>& v, int64_
 // The op of a binding: one C++ expression, or one per backend ({"cpu": ..., "cuda": ...}).
 std::string op_text(const Ctx& c, const char* key);
 
+// An elementwise input read through a strided view (bind/elementwise.cpp, "views"): the output's flat index i as
+// coordinates c of `shape` (row-major), the input's element offset + sum c_d * strides[d]. The binding writes each
+// as an axis expression of in0.. (the input's axes), out0.. (the output's) and the task's axes; eval_view evaluates
+// them on one workload and fails (through c, naming `field`) when a size or stride is negative, the shape's product
+// is not the output's element count, or the view reads outside the input.
+constexpr int kMaxViewRank = 8;
+struct ViewOnWorkload {
+  std::vector<int64_t> shape, strides;
+  int64_t offset = 0;
+};
+AxisValues view_symbols(const TensorSpec& in, const TensorSpec& out, const AxisValues& ax);
+ViewOnWorkload eval_view(const Ctx& c, const std::string& field, const TensorSpec& in, const TensorSpec& out,
+                         const std::vector<std::string>& shape, const std::vector<std::string>& strides,
+                         const std::string& offset, const AxisValues& ax, const std::string& workload);
+
 // The family binders (bind/<family>.cpp): each checks the binding's fields against the task and fills op, dtype,
 // summary, PROLOGUE, ENTRY and the workloads' family variables.
 BoundTask bind_elementwise(const Ctx& c);

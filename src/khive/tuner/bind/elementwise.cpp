@@ -1,6 +1,7 @@
 // The elementwise family's binder: y = f(inputs...) per element, broadcast inputs read along a run of the output's
 // axes: found by axis name, or ("broadcast": "torch", what the tuner infers for a recognised reference) by torch's
-// rule (the input's axes aligned with the output's last ones, each the output's or 1).
+// rule (the input's axes aligned with the output's last ones, each the output's or 1); an input with a "views" entry
+// read through a strided view of the output's flat index (transposes, heads split or merged, expands, slices).
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <set>
 
 #include <fmt/format.h>
+
+#include "khive/task/expr.hpp"
 
 namespace khive::tuner::bind_detail {
 
@@ -21,7 +24,69 @@ struct EwInput {
   bool broadcast = false;
   std::size_t first = 0;  // broadcast: the output axis its first axis lines up with
   std::size_t len = 0;    // broadcast: how many output axes the run spans (extent: their product)
+  bool viewed = false;    // "views" names it (read at i when the view is the identity on every workload)
+  bool view = false;      // read through its view: the output's flat index as `shape` (row-major), `strides`, `offset`
+  std::vector<std::string> shape, strides;  // view: axis expressions (in0.., out0.., task axes)
+  std::string offset = "0";
 };
+
+}  // namespace
+
+// The view's symbols on one workload: in<k> = the input's axis k, out<d> = the output's axis d, and the task's axes.
+AxisValues view_symbols(const TensorSpec& in, const TensorSpec& out, const AxisValues& ax) {
+  AxisValues v = ax;
+  for (std::size_t k = 0; k < in.shape.size(); ++k) v[fmt::format("in{}", k)] = axis_value(ax, in.shape[k]);
+  for (std::size_t d = 0; d < out.shape.size(); ++d) v[fmt::format("out{}", d)] = axis_value(ax, out.shape[d]);
+  return v;
+}
+
+// One workload's view: the element of the input that output element (c_0, .., c_{r-1}) of the view's shape reads is
+// offset + sum c_d * strides[d]; fails (through c) naming the field when it is malformed, does not cover the output's
+// elements exactly, or reads outside the input.
+ViewOnWorkload eval_view(const Ctx& c, const std::string& field, const TensorSpec& in, const TensorSpec& out,
+                         const std::vector<std::string>& shape, const std::vector<std::string>& strides,
+                         const std::string& offset, const AxisValues& ax, const std::string& workload) {
+  const AxisValues sym = view_symbols(in, out, ax);
+  auto value = [&](const std::string& f, const std::string& e) {
+    try {
+      return eval_int_expr(e, sym);
+    } catch (const std::exception& ex) {
+      c.fail(f, "an integer expression of in0.. (the input's axes), out0.. (the output's) and the task's axes",
+             fmt::format("\"{}\" ({})", e, ex.what()));
+    }
+  };
+  ViewOnWorkload v;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    v.shape.push_back(value(fmt::format("{}.shape[{}]", field, d), shape[d]));
+    if (v.shape.back() < 0)
+      c.fail(fmt::format("{}.shape[{}]", field, d), "a size >= 0",
+             fmt::format("{} = {} on workload {}", shape[d], v.shape.back(), workload));
+  }
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    v.strides.push_back(value(fmt::format("{}.strides[{}]", field, d), strides[d]));
+    if (v.strides.back() < 0)
+      c.fail(fmt::format("{}.strides[{}]", field, d), "a stride >= 0",
+             fmt::format("{} = {} on workload {}", strides[d], v.strides.back(), workload));
+  }
+  v.offset = value(field + ".offset", offset);
+  if (v.offset < 0)
+    c.fail(field + ".offset", "an offset >= 0", fmt::format("{} = {} on workload {}", offset, v.offset, workload));
+  int64_t count = 1, last = v.offset;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    count *= v.shape[d];
+    last += (v.shape[d] - 1) * v.strides[d];
+  }
+  const int64_t n_out = element_count(out, ax), n_in = element_count(in, ax);
+  if (count != n_out)
+    c.fail(field + ".shape", fmt::format("sizes whose product is {}'s element count {}", out.name, n_out),
+           fmt::format("{} (product {}) on workload {}", shape_text(shape), count, workload));
+  if (count > 0 && last >= n_in)
+    c.fail(field, fmt::format("a view inside {}'s {} elements", in.name, n_in),
+           fmt::format("its last element at {} on workload {}", last, workload));
+  return v;
+}
+
+namespace {
 
 // Torch's broadcast of input `in` against output `out` (aligned at the end; an input axis is the output's, by name or
 // by its size on every workload, or 1), as one run of output axes [first, first + len) the input's elements follow
@@ -94,7 +159,9 @@ std::vector<EwInput> read_inputs(const Ctx& c, const TensorSpec& out, std::set<s
     if (t->dtype != out.dtype)
       c.fail(f, std::string("the output's dtype ") + std::string(dtype_name(out.dtype)),
              std::string(dtype_name(t->dtype)));
-    ins.push_back({t});
+    EwInput e;
+    e.t = t;
+    ins.push_back(std::move(e));
     covered.insert(t->name);
   }
   return ins;
@@ -145,6 +212,65 @@ std::map<std::string, std::size_t> read_placements(const Ctx& c, const std::vect
   return placed;
 }
 
+// "views": {"name": {"shape": [...], "strides": [...], "offset": ...}}: the inputs read through a strided view of the
+// output's flat index (checked on every workload: eval_view); a view that is the plain row-major read on every
+// workload reads the input at i.
+void read_views(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out, const std::vector<AxisValues>& axes) {
+  if (!c.has("views")) return;
+  const json& vj = c.b.spec["views"];
+  if (!vj.is_object())
+    c.fail("views",
+           "an object {input name: {\"shape\": [sizes], \"strides\": [one per size], \"offset\": number}} of "
+           "axis expressions",
+           vj.dump());
+  auto exprs = [&](const std::string& f, const json& j, bool list) {
+    std::vector<std::string> v;
+    for (const json& e : list ? j : json::array({j})) {
+      if (e.is_number_integer())
+        v.push_back(std::to_string(e.get<int64_t>()));
+      else if (e.is_string())
+        v.push_back(e.get<std::string>());
+      else
+        c.fail(f, "an integer or an axis expression (a string)", e.dump());
+    }
+    return v;
+  };
+  for (auto it = vj.begin(); it != vj.end(); ++it) {
+    const std::string f = "views." + it.key();
+    auto in = std::find_if(ins.begin(), ins.end(), [&](const EwInput& e) { return e.t->name == it.key(); });
+    if (in == ins.end()) c.fail(f, "the name of one of the binding's inputs", "\"" + it.key() + "\"");
+    const json& v = it.value();
+    if (!v.is_object() || !v.contains("shape") || !v.contains("strides") || !v["shape"].is_array() ||
+        !v["strides"].is_array())
+      c.fail(f, "an object with \"shape\" and \"strides\" (lists of axis expressions) and an optional \"offset\"",
+             v.dump());
+    for (auto k = v.begin(); k != v.end(); ++k)
+      if (k.key() != "shape" && k.key() != "strides" && k.key() != "offset")
+        c.fail(f + "." + k.key(), "no such key (shape, strides, offset)", k.value().dump());
+    in->shape = exprs(f + ".shape", v["shape"], true);
+    in->strides = exprs(f + ".strides", v["strides"], true);
+    if (v.contains("offset")) in->offset = exprs(f + ".offset", v["offset"], false)[0];
+    if (in->shape.empty() || in->shape.size() > static_cast<std::size_t>(kMaxViewRank))
+      c.fail(f + ".shape", fmt::format("1 to {} sizes", kMaxViewRank), v["shape"].dump());
+    if (in->strides.size() != in->shape.size())
+      c.fail(f + ".strides", fmt::format("{} strides, one per size of the shape", in->shape.size()),
+             v["strides"].dump());
+    in->viewed = true;
+    bool plain = true;  // the row-major read at i on every workload
+    for (std::size_t w = 0; w < axes.size(); ++w) {
+      const ViewOnWorkload vw =
+          eval_view(c, f, *in->t, out, in->shape, in->strides, in->offset, axes[w], c.task.workloads[w].uuid);
+      int64_t step = 1;
+      plain = plain && vw.offset == 0;
+      for (std::size_t d = vw.shape.size(); d-- > 0;) {
+        plain = plain && (vw.shape[d] == 1 || vw.strides[d] == step);
+        step *= vw.shape[d];
+      }
+    }
+    in->view = !plain;
+  }
+}
+
 // Each input: the output's shape (or, as before broadcasting, its element count on every workload) is read at i;
 // otherwise its axes must be a contiguous run of the output's, and it is marked broadcast at that run.
 void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out, const std::vector<AxisValues>& axes,
@@ -152,6 +278,12 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
   for (std::size_t k = 0; k < ins.size(); ++k) {
     EwInput& in = ins[k];
     const std::string f = "inputs[" + std::to_string(k) + "]";
+    if (in.viewed) {
+      if (placed.count(in.t->name))
+        c.fail("broadcast." + in.t->name, "nothing for an input read through its view (views." + in.t->name + ")",
+               std::to_string(placed.at(in.t->name)));
+      continue;
+    }
     bool same_count = true;
     for (const auto& ax : axes) same_count = same_count && element_count(*in.t, ax) == element_count(out, ax);
     const auto pl = placed.find(in.t->name);
@@ -214,14 +346,33 @@ std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std:
   std::string p = typed_prologue(c, out.dtype);
   p += fmt::format("constexpr int KHIVE_NIN = {};\n", ins.size());
   p += "// Input k is read at the output's flat index i, or (khive_bcast(k), a broadcast input) at (i / inner[k]) % "
-       "extent[k].\n";
+       "extent[k],\n// or (khive_view(k)) through its strided view.\n";
   p += "// A bit mask, not a constexpr array: device code can use constexpr scalars only.\n";
   uint64_t mask = 0;
   for (std::size_t k = 0; k < ins.size(); ++k) mask |= uint64_t(ins[k].broadcast) << k;
   p += fmt::format("constexpr unsigned long long KHIVE_BCAST_MASK = 0x{:x}ull;\nconstexpr bool KHIVE_ANY_BCAST = {};\n",
                    mask, nbcast > 0);
   p += "KHIVE_HD constexpr bool khive_bcast(int k) { return ((KHIVE_BCAST_MASK >> k) & 1ull) != 0; }\n";
-  p += "struct khive_ins { const khive_t* p[KHIVE_NIN]; int64_t inner[KHIVE_NIN]; int64_t extent[KHIVE_NIN]; };\n";
+  // Inputs read through a view (khive_view(k)): slot khive_vslot(k) of vdim / vstride / voff; the output's flat index
+  // i as coordinates of vdim (row-major), the element offset + sum c_d * vstride[d].
+  uint64_t vmask = 0;
+  std::size_t nview = 0, vrank = 1;
+  for (std::size_t k = 0; k < ins.size(); ++k)
+    if (ins[k].view) {
+      vmask |= uint64_t(1) << k;
+      ++nview;
+      vrank = std::max(vrank, ins[k].shape.size());
+    }
+  p += fmt::format(
+      "constexpr unsigned long long KHIVE_VIEW_MASK = 0x{:x}ull;\nconstexpr bool KHIVE_ANY_VIEW = {};\n"
+      "constexpr int KHIVE_NVIEW = {}, KHIVE_VRANK = {};\n",
+      vmask, nview > 0, std::max<std::size_t>(nview, 1), vrank);
+  p += "KHIVE_HD constexpr bool khive_view(int k) { return ((KHIVE_VIEW_MASK >> k) & 1ull) != 0; }\n";
+  p += "KHIVE_HD constexpr int khive_vslot(int k) {\n  int s = 0;\n  for (int j = 0; j < k; ++j) s += khive_view(j);\n"
+       "  return s;\n}\n";
+  p += "struct khive_ins {\n  const khive_t* p[KHIVE_NIN];\n  int64_t inner[KHIVE_NIN];\n  int64_t extent[KHIVE_NIN];\n"
+       "  int64_t vdim[KHIVE_NVIEW][KHIVE_VRANK];\n  int64_t vstride[KHIVE_NVIEW][KHIVE_VRANK];\n"
+       "  int64_t voff[KHIVE_NVIEW];\n};\n";
   p += "struct khive_scalars { ";
   for (const auto* s : scalars) p += fmt::format("float {}; ", s->name);
   p += scalars.empty() ? "int unused_; };\n" : "};\n";
@@ -253,9 +404,41 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
   for (const auto* s : scalars)
     sc_list += (sc_list.empty() ? "" : ", ") + fmt::format("static_cast<float>({})", s->name);
   if (scalars.empty()) sc_list = "0";
+  // The views (padded to the widest with leading size-1 axes): their sizes, strides and offsets in C++.
+  std::size_t vrank = 1;
+  for (const auto& in : ins)
+    if (in.view) vrank = std::max(vrank, in.shape.size());
+  std::string vdim_list, vstride_list, voff_list;
+  for (const auto& in : ins) {
+    if (!in.view) continue;
+    auto cpp = [&](const std::string& e) {
+      return expr_to_cpp(e, [&](const std::string& n) {
+        for (std::size_t k = 0; k < in.t->shape.size(); ++k)
+          if (n == fmt::format("in{}", k)) return "(" + axis_cpp(c.task, in.t->shape[k]) + ")";
+        for (std::size_t d = 0; d < out.shape.size(); ++d)
+          if (n == fmt::format("out{}", d)) return "(" + axis_cpp(c.task, out.shape[d]) + ")";
+        return "(" + axis_cpp(c.task, n) + ")";
+      });
+    };
+    std::string dims, strides;
+    for (std::size_t d = 0; d < vrank; ++d) {
+      const bool pad = d < vrank - in.shape.size();
+      const std::size_t at = d - (vrank - in.shape.size());
+      dims += (d ? ", " : "") + (pad ? std::string("int64_t(1)") : cpp(in.shape[at]));
+      strides += (d ? ", " : "") + (pad ? std::string("int64_t(0)") : cpp(in.strides[at]));
+    }
+    const char* sep = vdim_list.empty() ? "" : ", ";
+    vdim_list += sep + ("{" + dims + "}");
+    vstride_list += sep + ("{" + strides + "}");
+    voff_list += sep + cpp(in.offset);
+  }
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_n = {};\n", shape_product_cpp(c.task, out.shape));
-  e += fmt::format("  const khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}} }};\n", in_list, inner_list, extent_list);
+  if (vdim_list.empty())
+    e += fmt::format("  const khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}} }};\n", in_list, inner_list, extent_list);
+  else
+    e += fmt::format("  const khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}} }};\n", in_list,
+                     inner_list, extent_list, vdim_list, vstride_list, voff_list);
   e += fmt::format("  const khive_scalars khive_sc{{{}}};\n", sc_list);
   e += fmt::format("  khive_run(khive_in, {}, khive_n, khive_sc{});\n}}\n", out.name, launch_args_tail(c.backend));
   return e;
@@ -264,7 +447,7 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
 }  // namespace
 
 BoundTask bind_elementwise(const Ctx& c) {
-  c.check_keys({"description", "inputs", "output", "scalars", "op", "broadcast"});
+  c.check_keys({"description", "inputs", "output", "scalars", "op", "broadcast", "views", "shape"});
   BoundTask bt;
   bt.op = "map";
   const TensorSpec& out = c.output("output");
@@ -281,14 +464,40 @@ BoundTask bind_elementwise(const Ctx& c) {
   const std::string op = op_text(c, "op");
   const auto placed = read_placements(c, ins, out);
   const auto axes = resolved(c.task);
+  read_views(c, ins, out, axes);
+  // "shape" (a chain's copy stage: the intermediate's sizes, axis expressions of in0.. of its one input, by which the
+  // chain shaped it): each the output's size on every workload.
+  if (c.has("shape")) {
+    const json& sj = c.b.spec["shape"];
+    if (!sj.is_array() || sj.size() != out.shape.size() || ins.size() != 1)
+      c.fail("shape", fmt::format("a list of {} axis expressions of in0.. (the one input's axes)", out.shape.size()),
+             sj.dump());
+    for (std::size_t w = 0; w < axes.size(); ++w) {
+      const AxisValues sym = view_symbols(*ins[0].t, out, axes[w]);
+      for (std::size_t d = 0; d < sj.size(); ++d) {
+        const std::string e = sj[d].is_string() ? sj[d].get<std::string>() : sj[d].dump();
+        int64_t v = -1;
+        try {
+          v = eval_int_expr(e, sym);
+        } catch (const std::exception& ex) {
+          c.fail(fmt::format("shape[{}]", d), "an integer axis expression of in0..",
+                 fmt::format("\"{}\" ({})", e, ex.what()));
+        }
+        if (v != axis_value(axes[w], out.shape[d]))
+          c.fail(fmt::format("shape[{}]", d),
+                 fmt::format("{}'s axis {} ({} = {})", out.name, d, out.shape[d], axis_value(axes[w], out.shape[d])),
+                 fmt::format("\"{}\" = {} on workload {}", e, v, c.task.workloads[w].uuid));
+      }
+    }
+  }
   place_inputs(c, ins, out, axes, placed);
 
-  int nbcast = 0;
-  for (const auto& in : ins) nbcast += in.broadcast;
+  int nbcast = 0, nview = 0;
+  for (const auto& in : ins) nbcast += in.broadcast, nview += in.view;
   for (std::size_t w = 0; w < axes.size(); ++w) {
     const int64_t n = element_count(out, axes[w]);
     for (const auto& in : ins)
-      if (!in.broadcast && element_count(*in.t, axes[w]) != n)
+      if (!in.broadcast && !in.viewed && element_count(*in.t, axes[w]) != n)
         c.fail("inputs", "inputs with the output's element count",
                fmt::format("\"{}\" has {} elements, the output {} on workload {}", in.t->name,
                            element_count(*in.t, axes[w]), n, c.task.workloads[w].uuid));
@@ -296,6 +505,7 @@ BoundTask bind_elementwise(const Ctx& c) {
                  {{"COUNT", n},
                   {"NIN", static_cast<int64_t>(ins.size())},
                   {"NBCAST", nbcast},
+                  {"NVIEW", nview},
                   {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
   }
 
@@ -305,7 +515,9 @@ BoundTask bind_elementwise(const Ctx& c) {
   std::string ins_s;
   for (const auto& in : ins)
     ins_s += (ins_s.empty() ? "" : ", ") + in.t->name +
-             (!in.broadcast ? ""
+             (in.view ? fmt::format(" (view {} strides {} offset {})", shape_text(in.shape), shape_text(in.strides),
+                                    in.offset)
+              : !in.broadcast ? ""
               : in.len == 0 ? fmt::format(" (broadcast {}: one value for all of {})", shape_text(in.t->shape), out.name)
                             : fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name,
                                           in.first, in.first + in.len - 1));
