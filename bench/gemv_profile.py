@@ -60,6 +60,7 @@ def main(argv=None):
     p.add_argument("kernels", nargs="*", type=pathlib.Path, help="kernel sources for tasks/sol/gemm_bf16 (.cu)")
     p.add_argument("--shapes", default=DEFAULT_SHAPES, help=f"MxNxK list (default {DEFAULT_SHAPES})")
     p.add_argument("--samples", type=int, default=50, help="timed calls per implementation and shape (default 50)")
+    p.add_argument("--lead-us", type=float, default=200, help="spin kernel queued before each timed call (default 200)")
     p.add_argument("--once", action="store_true", help="one call each, no flush: for ncu")
     p.add_argument("--scratch", type=pathlib.Path, default=pathlib.Path("/tmp/khive-gemv-profile"))
     p.add_argument("--out", type=pathlib.Path, help="also write the markdown table here")
@@ -101,6 +102,7 @@ def main(argv=None):
     l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20) or (50 << 20))
     flush = torch.empty(2 * l2, dtype=torch.uint8, device=dev)
     stream = torch.cuda.current_stream()
+    lead = int(a.lead_us * 1e-6 * torch.cuda.get_device_properties(0).clock_rate * 1e3)   # clock_rate is in kHz
     gen = torch.Generator(device=dev).manual_seed(23)
     rows = []
     for (m, n, k) in shapes:
@@ -140,6 +142,7 @@ def main(argv=None):
                 if label in bad:
                     continue
                 flush.zero_()
+                torch.cuda._sleep(lead)   # the GPU is busy while Python launches the call: its host cost is not timed
                 e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 e0.record(stream)
                 call(label, fn)

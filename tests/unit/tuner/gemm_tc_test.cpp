@@ -99,7 +99,7 @@ TEST(TunerTcGemv, RulesRefuseWhatWouldSpillOrNotLaunch) {
   const Template& t = gemv();
   const BoundTask bt = bound("sol/gemm_bf16");
   const Point d = t.default_point();
-  EXPECT_EQ(describe_point(d), "B_LOAD=stream ROW_BLOCKS=2 SPLIT=0 UNROLL=2 WARPS=4");
+  EXPECT_EQ(describe_point(d), "B_LOAD=stream ROW_BLOCKS=2 SPLIT=0 UNROLL=1 WARPS=8");
   expect_invalid(t, bt, with(d, {{"ROW_BLOCKS", "4"}, {"UNROLL", "4"}}),
                  "ROW_BLOCKS 4 x UNROLL 4: about 240 registers per thread");
   expect_invalid(t, bt, with(d, {{"WARPS", "16"}, {"ROW_BLOCKS", "4"}, {"UNROLL", "2"}}),
