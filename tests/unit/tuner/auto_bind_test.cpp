@@ -808,3 +808,94 @@ TEST(AutoBind, PostNormResidualChainWithAnEpsInput) {
 }
 
 }  // namespace
+
+namespace {
+
+// A projection whose result (or input) passes through layout ops (SOL L1 010, L1 063), as recognize.py writes it:
+// x [B, S, 8] times w [6, 8]^T, the heads H = 2 of D = 3; axes B and S vary over two workloads.
+Task heads_task(const std::string& as, const json& inputs, const json& outputs, const json& op) {
+  return edited_copy(
+      repo() / "tasks/cutegen26/kb12_matmul_diag",
+      [&](json& d) {
+        d = json{{"name", as},
+                 {"axes",
+                  {{"B", {{"type", "var"}}},
+                   {"S", {{"type", "var"}}},
+                   {"HID", {{"type", "const"}, {"value", 8}}},
+                   {"H", {{"type", "const"}, {"value", 2}}},
+                   {"D", {{"type", "const"}, {"value", 3}}},
+                   {"HD", {{"type", "expr"}, {"expression", "H * D"}}}}},
+                 {"inputs", inputs},
+                 {"outputs", outputs},
+                 {"khive", {{"op", op}}}};
+      },
+      [](std::string& w) {
+        w = "{\"uuid\": \"a\", \"axes\": {\"B\": 2, \"S\": 4}}\n{\"uuid\": \"b\", \"axes\": {\"B\": 1, \"S\": 7}}\n";
+      },
+      "imported/" + as);
+}
+
+json bf16(std::initializer_list<const char*> shape) {
+  return json{{"shape", json(std::vector<std::string>(shape.begin(), shape.end()))}, {"dtype", "bfloat16"}};
+}
+
+}  // namespace
+
+// gemm -> copy: the product's [B, S, HD] result read as [B, H, S, D] (heads split, then transposed) by an elementwise
+// stage through its view; a view that reads past the product is refused naming the stage's field.
+TEST(AutoBind, AProductsResultReadThroughAViewIsAChainWithACopyStage) {
+  const json op = json::parse(R"J({"op": "chain", "family": "chain", "stages": [
+    {"op": "matmul", "family": "gemm", "operands": {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col"},
+     "inputs": ["w", "x"], "output": "khive_t1"},
+    {"op": "elementwise", "family": "elementwise", "expression": "khive_t1", "flags": ["named_inputs"],
+     "views": {"khive_t1": {"shape": ["out0", "out1", "out2", "out3"], "strides": ["in1 * in2", "out3", "in2", "1"],
+                            "offset": "0"}}, "inputs": ["khive_t1"], "output": null}]})J");
+  const json ins = {{"x", bf16({"B", "S", "HID"})}, {"w", bf16({"HD", "HID"})}};
+  const json outs = {{"y", bf16({"B", "H", "S", "D"})}};
+  Task t = heads_task("vproj", ins, outs, op);
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  ASSERT_EQ(b->spec["stages"].size(), 2u);
+  EXPECT_EQ(b->spec["stages"][0]["M"], json::array({"B", "S"}));
+  EXPECT_EQ(b->spec["stages"][1]["views"]["khive_t1"]["strides"][1], "out3");
+  for (Backend be : {Backend::cpu, Backend::cuda}) {
+    const BoundTask bt = bind_task(t, be, *b);
+    ASSERT_EQ(bt.stages.size(), 2u);
+    EXPECT_NE(bt.stages[1].placeholders.at("ENTRY").find("{{(B), (int64_t(2)), (S), (int64_t(3))}}"), std::string::npos)
+        << bt.stages[1].placeholders.at("ENTRY");
+  }
+  json bad = op;
+  bad["stages"][1]["views"]["khive_t1"]["offset"] = "1";
+  Task off = heads_task("vproj_off", ins, outs, bad);
+  auto b2 = infer_binding(off, &why);
+  ASSERT_TRUE(b2) << why;
+  EXPECT_EQ(has_all(bind_error(off, *b2).what(),
+                    {"stages[1].views.khive_t1", "a view inside khive_t1's 48 elements", "workload a"}),
+            "");
+}
+
+// copy -> gemm: attn [B, H, S, D] transposed and merged to [B, S, HD] by a copy stage whose sizes (khive.op.shape)
+// shape the intermediate, then the product of its rows.
+TEST(AutoBind, AnInputReadThroughAViewIsCopiedBeforeTheProduct) {
+  const json op = json::parse(R"J({"op": "chain", "family": "chain", "stages": [
+    {"op": "elementwise", "family": "elementwise", "expression": "a", "flags": ["named_inputs"],
+     "views": {"a": {"shape": ["out0", "out1", "in1", "in3"], "strides": ["in1 * in2 * in3", "in3", "in2 * in3", "1"],
+                     "offset": "0"}}, "inputs": ["a"], "output": "khive_t1", "shape": ["in0", "in2", "in1 * in3"]},
+    {"op": "matmul", "family": "gemm", "operands": {"A": "khive_t1", "B": "w", "layout_a": "row", "layout_b": "col"},
+     "inputs": ["khive_t1", "w"], "output": null}]})J");
+  Task t = heads_task("oproj", {{"a", bf16({"B", "H", "S", "D"})}, {"w", bf16({"HID", "HD"})}},
+                      {{"y", bf16({"B", "S", "HID"})}}, op);
+  std::string why;
+  auto b = infer_binding(t, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["stages"][0]["shape"], json::array({"in0", "in2", "in1 * in3"}));
+  EXPECT_EQ(b->spec["stages"][1]["K"], "HD");  // the intermediate's merged axis named as the task's HD
+  for (Backend be : {Backend::cpu, Backend::cuda}) EXPECT_NO_THROW(bind_task(t, be, *b));
+  // sizes that are not the output's are refused naming the field
+  json bad = b->spec;
+  bad["stages"][0]["shape"][2] = "in1";
+  Binding wrong = *b;
+  wrong.spec = bad;
+  EXPECT_EQ(has_all(bind_error(t, wrong).what(), {"stages[0]"}), "");
+}
