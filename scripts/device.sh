@@ -399,7 +399,8 @@ for w in map(json.loads, open(sys.argv[1])):
     # Issue 23's decode GEMMs outside khive (bench/gemv_profile.py): gemm.cuda_tc_gemv points (GEMV_POINTS: lines of
     # NAME:KEY=VALUE ...) against torch F.linear (cuBLASLt) in one process, L2 flushed, against the HBM floor; then
     # (unless GEMV_NCU=0) ncu's throughput, occupancy and stall sections for the default point and cuBLASLt on the
-    # three gemm_bf16 decode shapes (GEMV_NCU_SHAPES): why ours streams below cuBLASLt.
+    # three gemm_bf16 decode shapes (GEMV_NCU_SHAPES): why ours streams below cuBLASLt (GEMV_NCU_POINT: another of the
+    # points, e.g. bulk).
     gemv_profile) k=/tmp/gemv-profile; rm -rf "$k"; mkdir -p "$k"
               while IFS=: read -r name sets; do
                 [ -z "$name" ] && continue
@@ -407,17 +408,19 @@ for w in map(json.loads, open(sys.argv[1])):
                 khive-tune --kernels kernels point tasks/sol/gemm_bf16 --backend cuda --template gemm.cuda_tc_gemv "${a[@]}" \
                   --out "$k/$name.cu" > /dev/null || echo "gemv_profile: point $name ($sets) refused" | tee -a "$out/device.log"
               done <<< "${GEMV_POINTS:-default:
-rb4-w8:ROW_BLOCKS=4 WARPS=8
-rb2-w8-u4:WARPS=8 UNROLL=4
-rb1-w4-u4:ROW_BLOCKS=1 UNROLL=4
-rb2-w16:WARPS=16
-rb2-w4-ldg:B_LOAD=ldg}"
+rb1-w8:ROW_BLOCKS=1
+w16:WARPS=16
+bulk:B_LOAD=bulk
+bulk-s8:B_LOAD=bulk STAGES=8
+bulk-k512:B_LOAD=bulk KSTAGE=512
+bulk-rb4-w4:B_LOAD=bulk ROW_BLOCKS=4 WARPS=4
+bulk-rb1-s8-k512:B_LOAD=bulk ROW_BLOCKS=1 STAGES=8 KSTAGE=512}"
               TAIL=${TAIL:-40} step gemv_profile ${GEMV_T:-240} python3 bench/gemv_profile.py "$k"/*.cu \
                 --samples ${GEMV_SAMPLES:-40} --out "$out/gemv-profile.md"
               if [ "${GEMV_NCU:-1}" = 1 ] && command -v ncu > /dev/null; then
                 TAIL=${TAIL:-20} step gemv_ncu ${GEMV_NCU_T:-240} ncu --target-processes all --kernel-name "regex:khive_gemv|gemm|gemv|nvjet|xmma|cutlass|splitK" --section SpeedOfLight \
                   --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
-                  python3 bench/gemv_profile.py "$k/default.cu" --once --shapes "${GEMV_NCU_SHAPES:-16x28672x4096,16x4096x14336,1x6144x4096}"
+                  python3 bench/gemv_profile.py "$k/${GEMV_NCU_POINT:-default}.cu" --once --shapes "${GEMV_NCU_SHAPES:-16x28672x4096,16x4096x14336,1x6144x4096}"
               fi ;;
     # Issue 22's Hopper attention template (docs/tuner.md: attention.cuda_sm90, TMA + wgmma, FlashAttention-3 style):
     # tests/gpu/attention_sm90.py first (ctest attention_sm90: 11 points x non-causal/causal, bf16 and fp16, odd S,

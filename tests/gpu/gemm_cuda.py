@@ -48,8 +48,14 @@ CASES = [
     ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"ROW_BLOCKS": "4", "WARPS": "8", "UNROLL": "2"}, GEMV_SIZES[:7]),
     ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"ROW_BLOCKS": "1", "WARPS": "2", "UNROLL": "4", "SPLIT": "32"}, GEMV_SIZES[:7]),
     ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"ROW_BLOCKS": "2", "WARPS": "16", "UNROLL": "1"}, GEMV_SIZES[:7]),
+    # B_LOAD=bulk (the producer warp's cp.async.bulk ring): every size, a deep ring of short stages (K = 14336 wraps
+    # it many times), one-row-block CTAs with long stages, split fixed.
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"B_LOAD": "bulk"}, GEMV_SIZES),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"B_LOAD": "bulk", "STAGES": "8", "KSTAGE": "128", "WARPS": "4"}, GEMV_SIZES[:7]),
+    ("sol/gemm_bf16", "gemm.cuda_tc_gemv", {"B_LOAD": "bulk", "ROW_BLOCKS": "1", "KSTAGE": "512", "SPLIT": "8"}, GEMV_SIZES[:7]),
     ("sol/gemm_residual", "gemm.cuda_tc_gemv", {}, RES_SIZES),
     ("sol/gemm_residual", "gemm.cuda_tc_gemv", {"SPLIT": "4"}, RES_SIZES),
+    ("sol/gemm_residual", "gemm.cuda_tc_gemv", {"B_LOAD": "bulk", "STAGES": "6"}, RES_SIZES),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {}, F32_SIZES),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {"ALIGN": "1"}, F32_SIZES),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {"SPLIT_K": "8", "TB_K": "32", "STAGES": "3"}, F32_SIZES),

@@ -99,7 +99,7 @@ TEST(TunerTcGemv, RulesRefuseWhatWouldSpillOrNotLaunch) {
   const Template& t = gemv();
   const BoundTask bt = bound("sol/gemm_bf16");
   const Point d = t.default_point();
-  EXPECT_EQ(describe_point(d), "B_LOAD=stream ROW_BLOCKS=2 SPLIT=0 UNROLL=1 WARPS=8");
+  EXPECT_EQ(describe_point(d), "B_LOAD=stream KSTAGE=256 ROW_BLOCKS=2 SPLIT=0 STAGES=4 UNROLL=1 WARPS=8");
   expect_invalid(t, bt, with(d, {{"ROW_BLOCKS", "4"}, {"UNROLL", "4"}}),
                  "ROW_BLOCKS 4 x UNROLL 4: about 240 registers per thread");
   expect_invalid(t, bt, with(d, {{"WARPS", "16"}, {"ROW_BLOCKS", "4"}, {"UNROLL", "2"}}),
@@ -109,6 +109,14 @@ TEST(TunerTcGemv, RulesRefuseWhatWouldSpillOrNotLaunch) {
   for (const auto& p : {with(d, {{"WARPS", "16"}, {"ROW_BLOCKS", "2"}, {"UNROLL", "1"}}),
                         with(d, {{"WARPS", "8"}, {"ROW_BLOCKS", "4"}, {"UNROLL", "2"}}),
                         with(d, {{"ROW_BLOCKS", "1"}, {"UNROLL", "4"}, {"SPLIT", "32"}, {"B_LOAD", "ldg"}})})
+    EXPECT_TRUE(check_point(t, bt, p).ok) << describe_point(p) << ": " << check_point(t, bt, p).message;
+  // B_LOAD=bulk: the ring (STAGES x ROWS x (2 KSTAGE + 16) B) and the warps' sums within a CTA's 226 KB; STAGES
+  // and KSTAGE cost nothing on the other load paths.
+  expect_invalid(t, bt, with(d, {{"B_LOAD", "bulk"}, {"ROW_BLOCKS", "4"}, {"STAGES", "8"}}),
+                 "a ring of 8 stages x 64 rows x (2 x 256 + 16) B = 270336 B plus 34816 B for the warps' sums exceed");
+  for (const auto& p : {with(d, {{"B_LOAD", "bulk"}}),
+                        with(d, {{"B_LOAD", "bulk"}, {"STAGES", "8"}, {"KSTAGE", "512"}, {"ROW_BLOCKS", "1"}}),
+                        with(d, {{"ROW_BLOCKS", "4"}, {"STAGES", "8"}, {"KSTAGE", "512"}})})
     EXPECT_TRUE(check_point(t, bt, p).ok) << describe_point(p) << ": " << check_point(t, bt, p).message;
   // A task with no decode shape among its timed workloads has no use for the template's fast path.
   const BoundTask big = synthetic_task("gemm", "bfloat16",
@@ -154,6 +162,15 @@ TEST(TunerTcGemv, RenderedSource) {
         "if constexpr (KHIVE_HAS_RESIDUAL) v += khive_to_float_t(g.R[m * g.N + n]);"})
     EXPECT_NE(src.find(part), std::string::npos) << part;
   EXPECT_EQ(src.find("{{"), std::string::npos);
+  EXPECT_NE(src.find("constexpr bool kBulk = 0;"), std::string::npos);
+  // B_LOAD=bulk: the producer warp, the ring in dynamic shared memory (its opt-in) and the two barriers per stage.
+  const std::string bulk = render(t, bound("sol/gemm_residual"), with(t.default_point(), {{"B_LOAD", "bulk"}}));
+  for (const char* part :
+       {"constexpr bool kBulk = 1;", "constexpr int kStages = 4;", "constexpr int kKStage = 256;",
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes", "khive_mbar_wait(&empty[s], (round - 1) & 1u);",
+        "khive_mbar_wait(&full[s], uint32_t(i / kStages) & 1u);"})
+    EXPECT_NE(bulk.find(part), std::string::npos) << part;
   // fp16 tasks get the same source with khive_t = __half.
   const Task f16 = edited_task("sol/gemm_bf16", [](json& d) {
     d["khive"].erase("baselines");  // the copy has no baselines/ folder
