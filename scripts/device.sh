@@ -432,7 +432,8 @@ bulk-rb1-s8-k512:B_LOAD=bulk ROW_BLOCKS=1 STAGES=8 KSTAGE=512}"
     # ATTN22_RUN_T bounds each binary, default 120 s); ATTN22_ONLY=SUBSTRING runs only the matching cases (e.g.
     # persistent, default-full). Then khive bench with the points rendered into ATTN22_KERNELS (default /tmp/attn22):
     # the sm90 default, OVERLAP 1, OVERLAP 1 with 176-key tiles, the same three with SCHEDULE persistent
-    # (sm90-persistent*), and attention.cuda_flash's default (the FA2 template, for the comparison), on the perf
+    # (sm90-persistent*), a tuner.dispatch composite of grid n176-overlap (S >= 8192) and persistent-overlap (the rest),
+    # and attention.cuda_flash's default (the FA2 template, for the comparison), on the perf
     # workloads of sol/attention and attention_causal (ATTN22_PERF: a --perf-workloads regex, default all) against
     # PyTorch; ATTN22_POINTS (a grep -E regex over those file names, default all) keeps only the matching kernels.
     # Limits: ATTN22_TEST_T, ATTN22_BENCH_T (seconds; the defaults fit one 600 s call with ATTN22_ONLY or
@@ -452,6 +453,16 @@ bulk-rb1-s8-k512:B_LOAD=bulk ROW_BLOCKS=1 STAGES=8 KSTAGE=512}"
               tp --template attention.cuda_sm90 --set SCHEDULE=persistent --set OVERLAP=1 --set BLOCK_N=176 \
                 --out "$k/$t/sm90-persistent-n176-overlap.cu"
               tp --template attention.cuda_flash --out "$k/$t/flash-default.cu"
+              # Per shape (session 12, H100): grid n176-overlap on the long sequences (S >= 8192: 0.97-0.98x SDPA, where
+              # persistent loses 2-5 %), persistent-overlap on the rest (0.80-0.99x, the many-CTA shapes +0.1-0.3x).
+              routes=$(python3 -c 'import json, sys
+for w in map(json.loads, open(sys.argv[1])):
+    k, a = w["khive"], w["axes"]
+    if k["role"] in ("perf", "both") and "cuda" in k.get("backends", ["cuda"]):
+        print("--route", w["uuid"] + "=" + str(int(a.get("S", 0) < 8192)))' "tasks/sol/$t/workload.jsonl")
+              khive-tune --kernels kernels compose "tasks/sol/$t" --backend cuda \
+                --point attention.cuda_sm90:OVERLAP=1,BLOCK_N=176 --point attention.cuda_sm90:SCHEDULE=persistent,OVERLAP=1 \
+                $routes --out "$k/$t/sm90-dispatch.cu" > /dev/null || echo "attn22: the dispatch composite for $t failed" | tee -a "$out/device.log"
               if [ -n "${ATTN22_POINTS:-}" ]; then
                 for f in "$k/$t"/*.cu; do basename "$f" .cu | grep -Eq "$ATTN22_POINTS" || rm -f "$f"; done
               fi
