@@ -1294,13 +1294,33 @@ def _stage_graph(graph, nodes, previous, names_of):
     return g, env, names
 
 
+def _stage_of(graph, nodes, result, previous, names_of):
+    """The stage that nodes (result: its value) make as _stage reads it, with its operands and inputs named as the
+    chain names them (the stage graph's placeholders are its inputs, in their order); None when it is no stage."""
+    import torch.fx as fx
+
+    built = _stage_graph(graph, nodes, previous, names_of)
+    if built is None:
+        return None
+    g, env, stage_names = built
+    g.output(env[result])
+    gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else {}, g)
+    stage = _stage(gm.graph, stage_names)
+    if stage is None:
+        return None
+    if "operands" in stage:
+        ph = {p: name for p, name in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
+        stage["operands"] = _operand_names(stage["operands"], ph)
+    stage["inputs"] = stage_names
+    return stage
+
+
 def _chain(graph, names):
     """{stages} when the reference is stages the tuner binds one by one (tuner/chain.hpp): each stage a convolution or
     product with its pointwise epilogue, a pooling, a normalisation, a softmax over any axis, a reduction over
     one axis or a run of them, or a pointwise op of the stage before's result (and inputs); stage i writes "khive_t<i>", the last the
     task's output. Each stage is what classify() gives for its own graph, with "inputs" (what it reads, in order) and
     "output". Else None."""
-    import torch.fx as fx
     if names is None:
         return None
     groups = _segments(graph)
@@ -1348,19 +1368,9 @@ def _chain(graph, names):
             res = used[0]
         if res not in nodes:
             return None
-        built = _stage_graph(graph, nodes, previous, names_of)
-        if built is None:
-            return None
-        g, env, stage_names = built
-        g.output(env[res])
-        gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else {}, g)
-        stage = _stage(gm.graph, stage_names)
+        stage = _stage_of(graph, nodes, res, previous, names_of)
         if stage is None:
             return None
-        if "operands" in stage:   # the stage graph's placeholders are its inputs, in stage_names' order
-            ph = {p: name for p, name in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
-            stage["operands"] = _operand_names(stage["operands"], ph)
-        stage["inputs"] = stage_names
         stage["output"] = None if last else f"khive_t{i + 1}"
         result.append(stage)
         previous = (res, f"khive_t{i + 1}")
@@ -1449,8 +1459,6 @@ def _layout_stages(graph, names):
     the product's; each copy an elementwise stage reading through its view (recognize_view.py). {op chain, stages},
     or {op elementwise, views} for a graph of layout ops alone; None when no copy is needed or the rest is no stage.
     """
-    import torch.fx as fx
-
     from .recognize_view import VIEW_OPS, is_plain, view_of
     out = _returned(graph)
     if out is None or not hasattr(out, "op"):
@@ -1473,19 +1481,9 @@ def _layout_stages(graph, names):
 
     def stage_of(stage_nodes, result, previous, output):
         """The stage of stage_nodes (result: its value) as _stage reads it, with inputs and output; or None."""
-        built = _stage_graph(graph, stage_nodes, previous, names_of)
-        if built is None:
-            return None
-        g, env, stage_names = built
-        g.output(env[result])
-        gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else {}, g)
-        st = _stage(gm.graph, stage_names)
-        if st is None:
-            return None
-        if "operands" in st:
-            ph = {p: n for p, n in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
-            st["operands"] = _operand_names(st["operands"], ph)
-        st["inputs"], st["output"] = stage_names, output
+        st = _stage_of(graph, stage_nodes, result, previous, names_of)
+        if st is not None:
+            st["output"] = output
         return st
 
     def core(core_nodes, result, output):
