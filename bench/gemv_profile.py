@@ -108,14 +108,14 @@ def main(argv=None):
     for (m, n, k) in shapes:
         x = (torch.randn(m, k, device=dev, generator=gen) + 0.5).to(torch.bfloat16)
         w = (torch.randn(n, k, device=dev, generator=gen) * 0.02).to(torch.bfloat16)
-        ys = {}
+        # Our kernels' outputs, made once per shape (never inside the timed window), NaN until a call writes them.
+        ys = {label: torch.full((m, n), float("nan"), dtype=torch.bfloat16, device=dev) for label, fn in impls if fn}
 
         def call(label, fn):
             if fn is None:
                 ys[label] = F.linear(x, w)
             else:
-                y = ys.setdefault(label, torch.empty(m, n, dtype=torch.bfloat16, device=dev))
-                fn(x.data_ptr(), w.data_ptr(), y.data_ptr(), m, n, k, stream.cuda_stream)
+                fn(x.data_ptr(), w.data_ptr(), ys[label].data_ptr(), m, n, k, stream.cuda_stream)
 
         ref = F.linear(x, w).float()
         bad = {}

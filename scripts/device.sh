@@ -52,6 +52,16 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   return $rc
 }
 
+# compose_routes WORKLOAD_JSONL PREDICATE: `khive-tune compose`'s --route arguments for every timed CUDA workload,
+# variant 1 where the Python PREDICATE over the workload's axes `a` holds, else 0.
+compose_routes() {
+  python3 -c 'import json, sys
+for w in map(json.loads, open(sys.argv[1])):
+    k, a = w["khive"], w["axes"]
+    if k["role"] in ("perf", "both") and "cuda" in k.get("backends", ["cuda"]):
+        print("--route", w["uuid"] + "=" + str(int(bool(eval(sys.argv[2], {}, {"a": a})))))' "$1" "$2"
+}
+
 # eval_row REPORT WORKLOAD TASK LABEL RUN: one table row of a khive eval report's judge median, the executor events'
 # median, the calibrated overhead and the gate's time for WORKLOAD.
 eval_row() {
@@ -375,11 +385,7 @@ PY
               tp --set SPLIT=1 --out "$k/$t/gemv-split1.cu"
               tp --set ROW_BLOCKS=4 --set WARPS=8 --out "$k/$t/gemv-rb4-w8.cu"
               # every timed shape routed: M (or T) <= 16 to the GEMV point (v1), the rest to the sm90 default (v0)
-              routes=$(python3 -c 'import json, sys
-for w in map(json.loads, open(sys.argv[1])):
-    k, a = w["khive"], w["axes"]
-    if k["role"] in ("perf", "both") and "cuda" in k.get("backends", ["cuda"]):
-        print("--route", w["uuid"] + "=" + str(int(a.get("M", a.get("T", 99)) <= 16)))' "tasks/sol/$t/workload.jsonl")
+              routes=$(compose_routes "tasks/sol/$t/workload.jsonl" 'a.get("M", a.get("T", 99)) <= 16')
               khive-tune --kernels kernels compose "tasks/sol/$t" --backend cuda --point gemm.cuda_sm90 --point gemm.cuda_tc_gemv \
                 $routes --out "$k/$t/dispatch-sm90-gemv.cu" > /dev/null
             done
@@ -455,11 +461,7 @@ bulk-rb1-s8-k512:B_LOAD=bulk ROW_BLOCKS=1 STAGES=8 KSTAGE=512}"
               tp --template attention.cuda_flash --out "$k/$t/flash-default.cu"
               # Per shape (session 12, H100): grid n176-overlap on the long sequences (S >= 8192: 0.97-0.98x SDPA, where
               # persistent loses 2-5 %), persistent-overlap on the rest (0.80-0.99x, the many-CTA shapes +0.1-0.3x).
-              routes=$(python3 -c 'import json, sys
-for w in map(json.loads, open(sys.argv[1])):
-    k, a = w["khive"], w["axes"]
-    if k["role"] in ("perf", "both") and "cuda" in k.get("backends", ["cuda"]):
-        print("--route", w["uuid"] + "=" + str(int(a.get("S", 0) < 8192)))' "tasks/sol/$t/workload.jsonl")
+              routes=$(compose_routes "tasks/sol/$t/workload.jsonl" 'a.get("S", 0) < 8192')
               khive-tune --kernels kernels compose "tasks/sol/$t" --backend cuda \
                 --point attention.cuda_sm90:OVERLAP=1,BLOCK_N=176 --point attention.cuda_sm90:SCHEDULE=persistent,OVERLAP=1 \
                 $routes --out "$k/$t/sm90-dispatch.cu" > /dev/null || echo "attn22: the dispatch composite for $t failed" | tee -a "$out/device.log"

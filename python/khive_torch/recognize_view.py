@@ -22,24 +22,13 @@ the kernel.
 """
 import sys
 
+from .recognize import _name, _shape   # an fx target's op name; a node's traced shape
+
 # Layout ops replayed here; every other op ends the walk back from a value.
 COPIES = {"clone", "contiguous", "detach", "alias", "lift_fresh_copy", "_to_copy", "copy", "lift", "type_as"}
 RESHAPES = {"view", "_unsafe_view", "reshape", "_reshape_alias", "view_as", "flatten", "unflatten"}
 VIEW_OPS = COPIES | RESHAPES | {"t", "transpose", "permute", "unsqueeze", "squeeze", "unsqueeze_", "squeeze_",
                                 "expand", "expand_as", "slice", "select", "getitem"}
-
-
-def _name(target):
-    packet = getattr(target, "overloadpacket", None)
-    if packet is not None:
-        return packet.__name__
-    return getattr(target, "__name__", str(target))
-
-
-def _shape(node):
-    val = node.meta.get("val") if hasattr(node, "meta") else None
-    shape = getattr(val, "shape", None)
-    return tuple(int(d) for d in shape) if shape is not None else None
 
 
 class Poly:

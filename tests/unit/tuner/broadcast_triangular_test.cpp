@@ -153,22 +153,7 @@ namespace {
 
 // kb12 reshaped into torch's broadcasting: C [N, K, H] = A * B with A and B of the given shapes, and "broadcast":
 // "torch" (what the tuner infers for a recognised reference whose inputs are read as stored).
-Task torch_task(const json& a, const json& b) {
-  return edited_task(
-      "cutegen26/kb12_matmul_diag",
-      [&](json& d) {
-        d["axes"] = {{"N", {{"type", "var"}}}, {"K", {{"type", "var"}}}, {"H", {{"type", "var"}}}};
-        d["inputs"]["A"]["shape"] = a;
-        d["inputs"]["B"]["shape"] = b;
-        d["outputs"]["C"]["shape"] = json::array({"N", "K", "H"});
-        d["khive"].erase("cost");
-        d.erase("constraints");
-      },
-      [](std::string& w) {
-        w = "{\"uuid\": \"a\", \"axes\": {\"N\": 3, \"K\": 5, \"H\": 7}, \"khive\": {\"role\": \"correctness\"}}\n"
-            "{\"uuid\": \"b\", \"axes\": {\"N\": 2, \"K\": 4, \"H\": 70}, \"khive\": {\"role\": \"both\"}}\n";
-      });
-}
+Task torch_task(const json& a, const json& b) { return nkh_elementwise_task(a, b); }
 
 Binding torch_binding(const Task& t) {
   return binding_with(

@@ -15,23 +15,7 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 // C [N, K, H] = A * B with A stored as `a` (axes N, K, H and K2 = K + 2, for a slice) and B of C's
 // shape, on two workloads.
 Task view_task(const json& a) {
-  return edited_task(
-      "cutegen26/kb12_matmul_diag",
-      [&](json& d) {
-        d["axes"] = {{"N", {{"type", "var"}}},
-                     {"K", {{"type", "var"}}},
-                     {"H", {{"type", "var"}}},
-                     {"K2", {{"type", "expr"}, {"expression", "K + 2"}}}};
-        d["inputs"]["A"]["shape"] = a;
-        d["inputs"]["B"]["shape"] = json::array({"N", "K", "H"});
-        d["outputs"]["C"]["shape"] = json::array({"N", "K", "H"});
-        d["khive"].erase("cost");
-        d.erase("constraints");
-      },
-      [](std::string& w) {
-        w = "{\"uuid\": \"a\", \"axes\": {\"N\": 3, \"K\": 5, \"H\": 7}, \"khive\": {\"role\": \"correctness\"}}\n"
-            "{\"uuid\": \"b\", \"axes\": {\"N\": 2, \"K\": 4, \"H\": 70}, \"khive\": {\"role\": \"both\"}}\n";
-      });
+  return nkh_elementwise_task(a, json::array({"N", "K", "H"}), {{"K2", {{"type", "expr"}, {"expression", "K + 2"}}}});
 }
 
 Binding view_binding(const Task& t, const json& view) {

@@ -85,6 +85,27 @@ inline Task edited_task(const std::string& suite_task, const std::function<void(
   return edited_copy(repo() / "tasks" / suite_task, edit, edit_workloads);
 }
 
+// cutegen26/kb12 reshaped into an elementwise task C [N, K, H] = f(A, B), A and B stored with the given shapes, on two
+// workloads (N K H = 3 5 7, correctness; 2 4 70, both); `more_axes` (expressions of N, K, H) follow H.
+inline Task nkh_elementwise_task(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b,
+                                 const nlohmann::ordered_json& more_axes = nlohmann::ordered_json::object()) {
+  return edited_task(
+      "cutegen26/kb12_matmul_diag",
+      [&](nlohmann::ordered_json& d) {
+        d["axes"] = {{"N", {{"type", "var"}}}, {"K", {{"type", "var"}}}, {"H", {{"type", "var"}}}};
+        for (auto it = more_axes.begin(); it != more_axes.end(); ++it) d["axes"][it.key()] = it.value();
+        d["inputs"]["A"]["shape"] = a;
+        d["inputs"]["B"]["shape"] = b;
+        d["outputs"]["C"]["shape"] = nlohmann::ordered_json::array({"N", "K", "H"});
+        d["khive"].erase("cost");
+        d.erase("constraints");
+      },
+      [](std::string& w) {
+        w = "{\"uuid\": \"a\", \"axes\": {\"N\": 3, \"K\": 5, \"H\": 7}, \"khive\": {\"role\": \"correctness\"}}\n"
+            "{\"uuid\": \"b\", \"axes\": {\"N\": 2, \"K\": 4, \"H\": 70}, \"khive\": {\"role\": \"both\"}}\n";
+      });
+}
+
 // The repository's binding of `task` with its spec replaced.
 inline Binding binding_with(const Task& task, const nlohmann::ordered_json& spec) {
   Binding b = *repo_library().binding_for(task);
