@@ -370,7 +370,7 @@ PY
     # GPU before: tests/gpu/gemm_cuda.py first (ctest gemm_cuda: every checked output against an fp64 reference under the
     # task's tolerance, two calls bitwise equal, in-process CUDA-event times, 3xTF32's error and time beside cuBLAS SGEMM),
     # then khive bench with the points rendered into GEMM23_KERNELS (default /tmp/gemm23): the bf16 sol GEMMs
-    # (GEMM23_SOL) with the GEMV default, SPLIT 1, ROW_BLOCKS 4 x WARPS 8 and a tuner.dispatch composite of the sm90
+    # (GEMM23_SOL) with the GEMV default, SPLIT 1, ROW_BLOCKS 4 x WARPS 8, B_LOAD bulk and a tuner.dispatch composite of the sm90
     # default with the GEMV default on M <= 16, timed on the decode shapes (GEMM23_SOL_PERF, a --perf-workloads regex)
     # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
     # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch.
@@ -384,6 +384,7 @@ PY
               tp --out "$k/$t/gemv-default.cu"
               tp --set SPLIT=1 --out "$k/$t/gemv-split1.cu"
               tp --set ROW_BLOCKS=4 --set WARPS=8 --out "$k/$t/gemv-rb4-w8.cu"
+              tp --set B_LOAD=bulk --out "$k/$t/gemv-bulk.cu"
               # every timed shape routed: M (or T) <= 16 to the GEMV point (v1), the rest to the sm90 default (v0)
               routes=$(compose_routes "tasks/sol/$t/workload.jsonl" 'a.get("M", a.get("T", 99)) <= 16')
               khive-tune --kernels kernels compose "tasks/sol/$t" --backend cuda --point gemm.cuda_sm90 --point gemm.cuda_tc_gemv \
