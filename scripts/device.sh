@@ -254,7 +254,8 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              kill $smi; cat "$out/envprobe.md" ;;
     # The same kernel profiled by ncu in khive's executor and in ruler_probe's plain variant (issue 21: does the kernel
     # itself run differently there, cycles and instructions, or only its surroundings?). NCU_CASE "task@workload@kernel";
-    # no cache or clock control, so each process's own surroundings stay; khive's sandbox off (ncu must attach).
+    # no cache or clock control, so each process's own surroundings stay; khive's sandbox off (ncu must attach), ncu
+    # around khive's executor only (KHIVE_EXEC_PROFILER).
     ncu_compare) IFS=@ read -r t w k <<< "${NCU_CASE:?}"; src=$(kernel_source "$t" "$k"); kn=${NCU_KERNEL:-regex:.}
              m=gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,dram__bytes_write.sum,sm__cycles_active.avg,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,launch__shared_mem_config_size
              ncu_run() { timeout ${NCU_T:-200} ncu --target-processes all --cache-control none --clock-control none -k "$kn" \
@@ -262,8 +263,14 @@ for s in ${DEVICE_STEPS:-honest redteam null_ab bench}; do
              rm -f /tmp/ncu-eval.json
              eval_case "$t" "$src" "$w" /tmp/ncu-eval.json 200 > "$out/ncu-eval-plain.txt" 2>&1
              [ -s /tmp/ncu-eval.json ] || { log "ncu_compare: khive eval wrote no report"; continue; }
-             KHIVE_EXEC_TRIAL=no_sandbox ncu_run khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines \
-               --no-pytorch --seed 11 --perf-workloads "^$w\$" --out /tmp/ncu-eval2.json > "$out/ncu-khive.csv" 2>&1
+             # ncu around the executor alone (KHIVE_EXEC_PROFILER, executor/gate.hpp): following the whole `khive eval`
+             # crashed the judge (session 11). The CSV goes to a file: the executor's stdout is the judge's log pipe.
+             rm -f /tmp/ncu-khive-exec.csv
+             KHIVE_EXEC_TRIAL=no_sandbox KHIVE_EXEC_PROFILER="$(command -v ncu) --target-processes all --cache-control none \
+               --clock-control none -k $kn -c ${NCU_COUNT:-60} --metrics $m --csv --log-file /tmp/ncu-khive-exec.csv" \
+               timeout ${NCU_T:-200} khive eval "$t" "$src" --backend cuda --json --no-reference --no-baselines --no-pytorch \
+               --seed 11 --perf-workloads "^$w\$" --timeout ${NCU_EVAL_TIMEOUT:-150} --out /tmp/ncu-eval2.json > "$out/ncu-khive-eval.txt" 2>&1
+             tail -5 "$out/ncu-khive-eval.txt"; cp /tmp/ncu-khive-exec.csv "$out/ncu-khive.csv" 2>/dev/null || log "ncu_compare: no CSV from the executor's ncu"
              ncu_run python3 bench/ruler_probe.py --eval-json /tmp/ncu-eval.json --task "$t" --workload "$w" --samples 40 \
                --gap-ms 2 --variants plain --out /tmp/ncu-probe.md > "$out/ncu-probe.csv" 2>&1
              python3 - "$out/ncu-khive.csv" "$out/ncu-probe.csv" <<'PY' | tee "$out/ncu-compare.md"

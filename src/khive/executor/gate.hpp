@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace khive::exec {
 
@@ -84,6 +85,32 @@ inline bool exec_trial(std::string_view what) {
     s = c == std::string_view::npos ? std::string_view() : s.substr(c + 1);
   }
   return false;
+}
+
+// KHIVE_EXEC_PROFILER: a command line (words split on spaces, the first an absolute path) that the judge puts in
+// front of every native executor's own, so that a profiler (ncu) sees the kernels inside khive's executor and nothing
+// of the judge (ncu following the whole `khive eval` crashes the judge: docs/results/2026-12-07-h100-s11). Issue 21's
+// measurement of one kernel in the executor against an in-process harness; not for normal runs: the judge refuses it
+// unless KHIVE_EXEC_TRIAL has no_sandbox (a profiler's injection needs system calls outside the executor's allowlist).
+// No words when unset or blank; an error naming what is wrong when it is not such a command line.
+struct ProfilerArgv {
+  std::vector<std::string> words;  // empty: no profiler
+  std::string error;               // non-empty: refuse, with this message
+};
+inline ProfilerArgv profiler_argv(const char* v) {
+  ProfilerArgv r;
+  for (std::string_view s(v ? v : ""); !s.empty();) {
+    const std::size_t b = s.find_first_not_of(' ');
+    if (b == std::string_view::npos) break;
+    s.remove_prefix(b);
+    const std::size_t e = s.find(' ');
+    r.words.emplace_back(s.substr(0, e));
+    s = e == std::string_view::npos ? std::string_view() : s.substr(e);
+  }
+  if (!r.words.empty() && r.words.front().front() != '/')
+    r.error = "KHIVE_EXEC_PROFILER starts with '" + r.words.front() +
+              "': expected the profiler's absolute path (the executor's PATH is /usr/bin:/bin)";
+  return r;
 }
 
 #if defined(KHIVE_WITH_CUDA)

@@ -47,9 +47,9 @@ JudgeOutcome launch_judge(const Job& job_in, const JudgeOptions& opt) {
   ::close(keyp[1]);
 
   std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C"}};
-  for (const char* v :
-       {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS",
-        "KHIVE_TRACE_EXCHANGES", "KHIVE_CPU_PIN", "KHIVE_ALLOW_MPS", "KHIVE_EXEC_PRIMER", "KHIVE_EXEC_TRIAL"})
+  for (const char* v : {"HOME", "LD_LIBRARY_PATH", "KHIVE_CACHE", "XDG_CACHE_HOME", "KHIVE_SANDBOX_EXTRA_SYSCALLS",
+                        "KHIVE_TRACE_EXCHANGES", "KHIVE_CPU_PIN", "KHIVE_ALLOW_MPS", "KHIVE_EXEC_PRIMER",
+                        "KHIVE_EXEC_TRIAL", "KHIVE_EXEC_PROFILER"})
     if (const char* x = std::getenv(v)) env[v] = x;
   if (!opt.cuda_visible_devices.empty())
     env["CUDA_VISIBLE_DEVICES"] = opt.cuda_visible_devices;

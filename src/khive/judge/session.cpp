@@ -109,6 +109,16 @@ std::unique_ptr<Executor> Session::start(const std::string& role, const std::str
     throw std::runtime_error("KHIVE_EXEC_TRIAL has '" + *w + "': expected comma-separated switches from " + known);
   }
   const bool bare = exec::exec_trial("no_sandbox");  // a measurement's switch (gate.hpp); the preflight says so
+  if (const auto prof = exec::profiler_argv(std::getenv("KHIVE_EXEC_PROFILER")); !prof.words.empty()) {
+    if (!prof.error.empty()) throw std::runtime_error(prof.error);
+    if (!bare)
+      throw std::runtime_error(
+          "KHIVE_EXEC_PROFILER is set: a profiler runs the executor only with KHIVE_EXEC_TRIAL=no_sandbox (its "
+          "injection makes system calls outside the sandbox's allowlist)");
+    spec.args.insert(spec.args.begin(), spec.path);
+    spec.args.insert(spec.args.begin(), prof.words.begin() + 1, prof.words.end());
+    spec.path = prof.words.front();
+  }
   spec.setup.seccomp = job_.sandbox.seccomp && !bare;
   spec.setup.landlock = job_.sandbox.landlock && !bare;
   spec.setup.new_netns = job_.sandbox.new_netns && !bare;

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "khive/executor/gate.hpp"
 
@@ -45,4 +47,21 @@ TEST(Gate, TrialSwitchesAreKnownWordsOnly) {
   EXPECT_EQ(unknown_exec_trial("no_sandbox,lazy"), "lazy") << "the first unknown word, wherever it is";
   EXPECT_EQ(unknown_exec_trial(",no_sandbox"), "") << "an empty word is not a switch";
   EXPECT_EQ(unknown_exec_trial("NO_SANDBOX"), "NO_SANDBOX") << "case matters";
+}
+
+TEST(Gate, ProfilerCommandLineSplitsOnSpaces) {
+  EXPECT_TRUE(profiler_argv(nullptr).words.empty()) << "unset: no profiler";
+  EXPECT_TRUE(profiler_argv("   ").words.empty()) << "blank: no profiler";
+  const auto p = profiler_argv("  /usr/local/cuda/bin/ncu  --cache-control none -k regex:ref_attention --csv ");
+  EXPECT_TRUE(p.error.empty()) << p.error;
+  const std::vector<std::string> want = {
+      "/usr/local/cuda/bin/ncu", "--cache-control", "none", "-k", "regex:ref_attention", "--csv"};
+  EXPECT_EQ(p.words, want);
+}
+
+TEST(Gate, ProfilerMustBeAnAbsolutePath) {
+  const auto p = profiler_argv("ncu --csv");
+  ASSERT_FALSE(p.error.empty()) << "the executor's PATH would not find it";
+  EXPECT_NE(p.error.find("'ncu'"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("absolute path"), std::string::npos) << p.error;
 }
