@@ -17,8 +17,9 @@ __global__ void __launch_bounds__(256) khive_gemm_generic(khive_gemm_args g) {
   for (int64_t bz = blockIdx.z; bz < g.batch; bz += gridDim.z)
     for (int64_t ty = blockIdx.y; ty < mt; ty += gridDim.y) {
       const int64_t m0 = ty * kGenT, n0 = int64_t(blockIdx.x) * kGenT;
-      const khive_t* A = g.A + bz * g.a_bs;
-      const khive_t* B = g.B + bz * g.b_bs;
+      const khive_boffs bo = khive_batch_at(g, bz);   // batch entry bz's matrices
+      const khive_t* A = g.A + bo.a;
+      const khive_t* B = g.B + bo.b;
       float acc[4][4] = {};
       for (int64_t k0 = 0; k0 < g.K; k0 += kGenK) {
         for (int e = threadIdx.x; e < kGenK * kGenT; e += 256) {
@@ -43,8 +44,8 @@ __global__ void __launch_bounds__(256) khive_gemm_generic(khive_gemm_args g) {
           const int64_t gj = n0 + tc * 4 + j;
           if (gj >= g.N) continue;
           float v = acc[i][j];
-          if constexpr (KHIVE_HAS_RESIDUAL) v += khive_to_float_t(g.R[bz * g.r_bs + gi * g.N + gj]);
-          g.C[bz * g.c_bs + gi * g.ldc + gj] = khive_from_float_t(khive_epi_at(v, g, gj));
+          if constexpr (KHIVE_HAS_RESIDUAL) v += khive_to_float_t(g.R[bo.r + gi * g.N + gj]);
+          g.C[bo.c + gi * g.ldc + gj] = khive_from_float_t(khive_epi_at(v, g, gj));
         }
       }
     }

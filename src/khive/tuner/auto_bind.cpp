@@ -60,7 +60,9 @@ Binding make(const Task& t, const std::string& family, ojson spec) {
 // which is read transposed; a Linear's weight is stored [N, K]), so a square operand's layout is not guessed from its
 // shape: the gemm spec of C = A @ B with M, N, K from the shapes, which must agree.
 // A of rank >= 3 is a batch of rows [*rows, K] (torch.matmul / F.linear of a 3-D input): the output is [*rows, N] and
-// M is the list of those axes (one GEMM over their product, row-major as stored).
+// M is the list of those axes (one GEMM over their product, row-major as stored). Otherwise an output of rank >= 3 is
+// a batch of products over its leading axes (torch.matmul of N-D operands, bmm): each operand [*lead, rows, cols],
+// its leading axes broadcast against the batch as torch.matmul does (the binder checks them on every workload).
 std::optional<ojson> recognised_product(const Task& t, std::string* why) {
   const auto& o = t.op_operands;
   const TensorSpec *A = t.find_input(o.at("A")), *B = t.find_input(o.at("B"));
@@ -82,6 +84,26 @@ std::optional<ojson> recognised_product(const Task& t, std::string* why) {
     ojson spec{{"A", A->name}, {"B", B->name},   {"C", t.outputs[0].name}, {"N", c.back()},
                {"K", k},       {"layout_a", la}, {"layout_b", lb}};
     spec["M"] = rows.size() == 1 ? ojson(rows[0]) : ojson(rows);
+    return spec;
+  }
+  if (A && B && t.outputs.size() == 1 && t.outputs[0].shape.size() >= 3 && A->shape.size() >= 2 &&
+      B->shape.size() >= 2) {
+    const auto& c = t.outputs[0].shape;
+    const std::vector<std::string> batch(c.begin(), c.end() - 2);
+    const std::string m = c[c.size() - 2], n = c.back();
+    const auto& a = A->shape;
+    const auto& b = B->shape;
+    const std::string a_m = la == "row" ? a[a.size() - 2] : a.back(), k = la == "row" ? a.back() : a[a.size() - 2];
+    const bool ok = a_m == m && a.size() - 2 <= batch.size() && b.size() - 2 <= batch.size() &&
+                    (lb == "row" ? b[b.size() - 2] == k && b.back() == n : b[b.size() - 2] == n && b.back() == k);
+    if (!ok) {
+      *why = fmt::format("shapes {}[{}] ({}), {}[{}] ({}) -> {}[{}] are not the recognised batched product", A->name,
+                         fmt::join(a, ","), la, B->name, fmt::join(b, ","), lb, t.outputs[0].name, fmt::join(c, ","));
+      return std::nullopt;
+    }
+    ojson spec{{"A", A->name}, {"B", B->name}, {"C", t.outputs[0].name}, {"M", m},
+               {"N", n},       {"K", k},       {"layout_a", la},         {"layout_b", lb}};
+    spec["batch"] = batch.size() == 1 ? ojson(batch[0]) : ojson(batch);
     return spec;
   }
   if (!A || !B || t.outputs.size() != 1 || A->shape.size() != 2 || B->shape.size() != 2 ||
@@ -106,8 +128,33 @@ std::optional<ojson> recognised_product(const Task& t, std::string* why) {
 
 bool has_operands(const Task& t) { return t.op_operands.count("A") && t.op_operands.count("B"); }
 
-// C[b?, M, N] = A[b?, M, K] (or [K, M]) . B[b?, K, N] (or [N, K]): 2-D operands, or 3-D ones whose first axis is
-// C's (a batch; an operand without it is shared across the batch). A literal size ("1": a matrix-vector product)
+// The result of a batched product A @ B (either read transposed) of t's tensors, as torch.matmul shapes it: the
+// operands' leading axes broadcast (aligned at the end; where both have one, the axis whose size is the larger on
+// every workload, the other being 1 or the same there: the binder checks it), then [M, N].
+std::vector<std::string> batched_product_shape(const Task& t, const TensorSpec& A, const TensorSpec& B, bool arow,
+                                               bool brow) {
+  const std::vector<std::string> la(A.shape.begin(), A.shape.end() - 2), lb(B.shape.begin(), B.shape.end() - 2);
+  const std::size_t n = std::max(la.size(), lb.size());
+  const auto axes = bind_detail::resolved(t);
+  auto at_least = [&](const std::string& x, const std::string& y) {  // x's size >= y's on every workload
+    return std::all_of(axes.begin(), axes.end(), [&](const AxisValues& ax) {
+      return bind_detail::axis_value(ax, x) >= bind_detail::axis_value(ax, y);
+    });
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string x = i + la.size() >= n ? la[i + la.size() - n] : "",
+                      y = i + lb.size() >= n ? lb[i + lb.size() - n] : "";
+    out.push_back(y.empty() || (!x.empty() && at_least(x, y)) ? x : y);
+  }
+  out.push_back(A.shape[A.shape.size() - (arow ? 2 : 1)]);
+  out.push_back(B.shape[B.shape.size() - (brow ? 1 : 2)]);
+  return out;
+}
+
+// C[*b, M, N] = A[*b?, M, K] (or [K, M]) . B[*b?, K, N] (or [N, K]): 2-D operands, or N-D ones batched over C's
+// leading axes (their leading axes aligned at the end of C's, torch.matmul's broadcast: missing, of size 1, or the
+// batch axis; an operand without them is shared across the batch). A literal size ("1": a matrix-vector product)
 // stands for itself; the gemm binder checks the rest.
 std::optional<Binding> gemm(const Task& t, std::string* why) {
   if (has_operands(t)) {  // the graph says which input is which and how it is read
@@ -127,7 +174,7 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
   }
   std::vector<std::string> a = ins[0]->shape, b = ins[1]->shape, c = t.outputs[0].shape;
   // An N-D tensor times a matrix (N >= 4; torch.matmul, einsum "bijl,lk->bijk"): A's leading axes are C's rows, one
-  // GEMM of M = their product. (3-D operands stay a batch over the first axis, below.)
+  // GEMM of M = their product. (Other N-D operands are a batch over C's leading axes, below.)
   if (c.size() >= 4 && a.size() == c.size() && b.size() == 2 && std::equal(c.begin(), c.end() - 1, a.begin()) &&
       a.back() == b[0] && c.back() == b[1]) {
     const std::vector<std::string> rows(c.begin(), c.end() - 1);
@@ -141,17 +188,18 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
                       {"layout_a", "row"},
                       {"layout_b", "row"}});
   }
-  std::string batch;
-  if (c.size() == 3) {
-    batch = c[0];
-    c.erase(c.begin());
+  std::vector<std::string> batch;
+  if (c.size() >= 3) {
+    batch.assign(c.begin(), c.end() - 2);
+    c.erase(c.begin(), c.end() - 2);
     for (auto* s : {&a, &b})
-      if (s->size() == 3 && (*s)[0] == batch) s->erase(s->begin());
+      if (s->size() > 2 && s->size() - 2 <= batch.size()) s->erase(s->begin(), s->end() - 2);
   }
+  const char* forms =
+      "the gemm templates take 2-D operands, N-D ones batched over the output's leading axes (torch.matmul's "
+      "broadcast), or an N-D tensor whose leading axes are the output's times a matrix";
   if (a.size() != 2 || b.size() != 2 || c.size() != 2) {
-    *why =
-        "the gemm templates take 2-D operands, 3-D ones batched over the output's first axis, or an N-D tensor whose "
-        "leading axes are the output's times a matrix";
+    *why = forms;
     return std::nullopt;
   }
   const std::string m = c[0], n = c[1];
@@ -165,14 +213,15 @@ std::optional<Binding> gemm(const Task& t, std::string* why) {
   else if (b[1] == k && b[0] == n)
     layout_b = "col";
   if (layout_a.empty() || layout_b.empty()) {
-    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product", ins[0]->name,
+    *why = fmt::format("shapes {}[{}], {}[{}] -> {}[{}] are not a matrix product ({})", ins[0]->name,
                        fmt::join(ins[0]->shape, ","), ins[1]->name, fmt::join(ins[1]->shape, ","), t.outputs[0].name,
-                       fmt::join(t.outputs[0].shape, ","));
+                       fmt::join(t.outputs[0].shape, ","), forms);
     return std::nullopt;
   }
   ojson spec{{"A", ins[0]->name},    {"B", ins[1]->name},   {"C", t.outputs[0].name}, {"M", m}, {"N", n}, {"K", k},
              {"layout_a", layout_a}, {"layout_b", layout_b}};
-  if (!batch.empty()) spec["batch"] = batch;
+  if (batch.size() == 1) spec["batch"] = batch[0];
+  if (batch.size() > 1) spec["batch"] = batch;
   return make(t, "gemm", spec);
 }
 
@@ -527,6 +576,9 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
       else if (A && B && A->shape.size() >= 3 && B->shape.size() == 2 && arow) {  // [*rows, K] @ B: [*rows, N]
         s.outputs[0].shape.assign(A->shape.begin(), A->shape.end() - 1);
         s.outputs[0].shape.push_back(B->shape[brow ? 1 : 0]);
+      } else if (A && B && A->shape.size() >= 2 && B->shape.size() >= 2 &&
+                 (A->shape.size() >= 3 || B->shape.size() >= 3)) {  // a batch: [*batch, M, N]
+        s.outputs[0].shape = batched_product_shape(s, *A, *B, arow, brow);
       }
     }
     // A row op's intermediate is x's shape (the rowop binder checks y against x).

@@ -207,10 +207,26 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
                brow = !spec.contains("layout_b") || spec["layout_b"] == "row";
     // [*rows, K] @ B (M the list of A's leading axes): the product is [*rows, N], as torch.matmul returns it.
     const bool rows = spec.contains("M") && spec["M"].is_array() && arow && a.shape.size() >= 3;
-    if (spec.contains("batch") || (spec.contains("M") && spec["M"].is_array() && !rows) ||
-        (a.shape.size() != 2 && !rows) || b.shape.size() != 2)
-      throw std::runtime_error("A, B: a chain's GEMM stage takes 2-D operands, or [*rows, K] rows times a matrix");
-    if (rows) {
+    // A batch (one axis or a list of them, the product's leading axes): [*batch, M, N].
+    std::vector<std::string> batch;
+    if (spec.contains("batch") && spec["batch"].is_string()) batch.push_back(spec["batch"].get<std::string>());
+    if (spec.contains("batch") && spec["batch"].is_array())
+      for (const auto& e : spec["batch"])
+        if (e.is_string()) batch.push_back(e.get<std::string>());
+    if (spec.contains("batch") && (batch.empty() || rows || a.shape.size() < 2 || b.shape.size() < 2))
+      throw std::runtime_error(
+          "batch: expected C's leading axes (a name or a list of names) of a product of [*batch, "
+          "M, K] and [*batch, K, N] operands, got " +
+          spec["batch"].dump());
+    if (!batch.empty()) {
+      for (const auto& n : batch) out.push_back(dim_of(n));
+      out.push_back(dim_of(a.shape[a.shape.size() - (arow ? 2 : 1)]));
+      out.push_back(dim_of(b.shape[b.shape.size() - (brow ? 1 : 2)]));
+    } else if ((spec.contains("M") && spec["M"].is_array() && !rows) || (a.shape.size() != 2 && !rows) ||
+               b.shape.size() != 2) {
+      throw std::runtime_error(
+          "A, B: a chain's GEMM stage takes 2-D operands, [*rows, K] rows times a matrix, or a batch of products");
+    } else if (rows) {
       const auto ad = dims_of(a);
       out.assign(ad.begin(), ad.end() - 1);
       out.push_back(dim_of(b.shape[brow ? 1 : 0]));

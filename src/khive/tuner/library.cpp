@@ -186,7 +186,10 @@ const std::vector<std::string>& family_variables(const std::string& family) {
       {"elementwise", {"COUNT", "NIN", "ELEM_BYTES"}},
       {"rowop", {"ROWS", "COLS", "ELEM_BYTES"}},
       {"gated", {"ROWS", "COLS", "ELEM_BYTES"}},  // COLS: the output's row length (half the input's)
-      {"gemm", {"M", "N", "K", "BATCH", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
+      // BATCH: the batch entries (the product of its axes); BATCH_AXES: the axes the kernels index them by (1: one
+      // batch stride per tensor; more: an operand broadcast along an inner batch axis, per-axis strides)
+      {"gemm",
+       {"M", "N", "K", "BATCH", "BATCH_AXES", "ELEM_BYTES", "A_ROW", "B_ROW", "HAS_RESIDUAL", "HAS_ACTIVATION"}},
       {"router", {"TOKENS", "HIDDEN", "EXPERTS", "TOPK", "ELEM_BYTES"}},  // TOPK: experts chosen per token
       {"rope", {"TOKENS", "HQ", "HKV", "D", "ELEM_BYTES"}},  // D: the head dim (D / 2 rotation pairs per head)
       {"reduce", {"OUTER", "R", "INNER", "ELEM_BYTES"}},     // x as [OUTER, R, INNER], R the reduced axis

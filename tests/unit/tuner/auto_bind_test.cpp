@@ -3,6 +3,7 @@
 #include "tuner_support.hpp"
 
 #include <sstream>
+#include <tuple>
 
 #include "khive/tuner/auto_bind.hpp"
 
@@ -146,7 +147,8 @@ TEST(AutoBind, MatrixProductOperandsFromTheGraph) {
 }
 
 // KernelBench's batched product (A[b, m, k] . B[b, k, n]), its 3-D tensor times a matrix (B shared across the batch)
-// and its matrix-vector product (a literal 1) bind as gemm with a batch axis or the literal; 4-D does not.
+// and its matrix-vector product (a literal 1) bind as gemm with a batch axis or the literal; a 4-D tensor times a
+// matrix as rows (M a list); leading axes that are not C's do not bind.
 TEST(AutoBind, BatchedSharedAndLiteralProducts) {
   // A task written here: fp32 A, B -> C of these shapes, recognised as a matmul, one workload with every axis 4.
   auto product = [](const char* name, json a, json b, json c, json axes) {
@@ -898,4 +900,102 @@ TEST(AutoBind, AnInputReadThroughAViewIsCopiedBeforeTheProduct) {
   Binding wrong = *b;
   wrong.spec = bad;
   EXPECT_EQ(has_all(bind_error(t, wrong).what(), {"stages[0]"}), "");
+}
+
+namespace {
+
+// An attention product as SOL-ExecBench writes it (L1 031/049, 032/083), in bf16: inputs and one output of these
+// shapes over axes B, S (var) and H = 4, D = 8 (HD = H * D), khive.op as recognize.py writes it, two workloads; a
+// float32 scalar input "scaling" where `inputs` has one.
+Task attention_product(const std::string& as, const json& inputs, const json& outputs, const json& op) {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-autobind-test") / "imported" / as;
+  fs::create_directories(d);
+  const json def = {{"name", as},
+                    {"axes",
+                     {{"B", {{"type", "var"}}},
+                      {"S", {{"type", "var"}}},
+                      {"H", {{"type", "const"}, {"value", 4}}},
+                      {"D", {{"type", "const"}, {"value", 8}}},
+                      {"HD", {{"type", "expr"}, {"expression", "H * D"}}}}},
+                    {"inputs", inputs},
+                    {"outputs", outputs},
+                    {"khive", {{"op", op}}}};
+  std::ofstream(d / "definition.json") << def.dump(2);
+  std::string w;
+  for (const auto& [uuid, b, s] : {std::tuple{"a", 2, 5}, std::tuple{"b", 1, 9}}) {
+    json one = {{"uuid", uuid}, {"axes", {{"B", b}, {"S", s}}}};
+    if (inputs.contains("scaling")) one["inputs"] = {{"scaling", {{"type", "scalar"}, {"value", 0.125}}}};
+    w += one.dump() + "\n";
+  }
+  std::ofstream(d / "workload.jsonl") << w;
+  return load_task(d);
+}
+
+}  // namespace
+
+// torch.matmul of 4-D operands: from the shapes alone (no operands recorded) a batch over C's two leading axes; from
+// the graph, q @ k^T with K of one head read for every query head (GQA's repeat_kv of one KV head) and a float32
+// scalar input in the epilogue (SOL L1 049); and p @ v with the result's heads transposed and merged by a copy stage
+// (SOL L1 032, 083), the intermediate [B, H, S, D].
+TEST(AutoBind, ProductsBatchedOverTwoAxes) {
+  std::string why;
+  const json shapes_only = {{"op", "matmul"}, {"family", "gemm"}, {"ops", {"bmm"}}};
+  Task plain = attention_product("bhsd_matmul", {{"q", bf16({"B", "H", "S", "D"})}, {"k", bf16({"B", "H", "D", "S"})}},
+                                 {{"s", bf16({"B", "H", "S", "S"})}}, shapes_only);
+  auto b = infer_binding(plain, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["batch"], json::array({"B", "H"}));
+  EXPECT_EQ(b->spec["K"], "D");
+  EXPECT_EQ(b->spec["layout_b"], "row");
+  for (Backend be : {Backend::cpu, Backend::cuda}) {
+    const BoundTask bt = bind_task(plain, be, *b);
+    EXPECT_NE(bt.placeholders.at("ENTRY").find("khive_batch = int64_t(1) * B * int64_t(4);"), std::string::npos)
+        << bt.placeholders.at("ENTRY");
+    EXPECT_EQ(bt.workload_vars[0].at("BATCH_AXES"), 1);
+  }
+
+  const json qk = json::parse(R"J({"op": "gemm+epilogue", "family": "gemm", "ops": ["bmm", "mul"],
+    "expression": "(x * b)", "operands": {"A": "q", "B": "k", "layout_a": "row", "layout_b": "col", "bias": "scaling"}})J");
+  Task gqa = attention_product("gqa_qk",
+                               {{"q", bf16({"B", "H", "S", "D"})},
+                                {"k", bf16({"B", "1", "S", "D"})},
+                                {"scaling", {{"shape", nullptr}, {"dtype", "float32"}}}},
+                               {{"s", bf16({"B", "H", "S", "S"})}}, qk);
+  b = infer_binding(gqa, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->spec["batch"], json::array({"B", "H"}));
+  EXPECT_EQ(b->spec["bias"], "scaling");
+  for (Backend be : {Backend::cpu, Backend::cuda}) {
+    const BoundTask bt = bind_task(gqa, be, *b);
+    EXPECT_EQ(bt.op, "gemm_epilogue");
+    const std::string &p = bt.placeholders.at("PROLOGUE"), &e = bt.placeholders.at("ENTRY");
+    EXPECT_NE(p.find("return khive_epi(v, g.scal[0]);"), std::string::npos) << p;
+    EXPECT_NE(e.find("khive_g.bias = nullptr;\n  khive_g.scal[0] = float(scaling);"), std::string::npos) << e;
+    EXPECT_NE(e.find("khive_g.bdim[1] = int64_t(4); khive_g.a_bst[1] = khive_M * khive_K; khive_g.b_bst[1] = 0;"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(bt.summary.find("b = scaling)"), std::string::npos) << bt.summary;
+  }
+
+  const json pv = json::parse(R"J({"op": "chain", "family": "chain", "ops": ["bmm"], "stages": [
+    {"op": "matmul", "family": "gemm", "operands": {"A": "p", "B": "v", "layout_a": "row", "layout_b": "row"},
+     "inputs": ["p", "v"], "output": "khive_t1"},
+    {"op": "elementwise", "family": "elementwise", "expression": "khive_t1", "flags": ["named_inputs"],
+     "views": {"khive_t1": {"shape": ["out0", "out1", "in1", "in3"], "strides": ["in1 * in2 * in3", "in3", "in2 * in3",
+               "1"], "offset": "0"}}, "inputs": ["khive_t1"], "output": null}]})J");
+  Task merged = attention_product("pv_merged", {{"p", bf16({"B", "H", "S", "S"})}, {"v", bf16({"B", "H", "S", "D"})}},
+                                  {{"o", bf16({"B", "S", "HD"})}}, pv);
+  b = infer_binding(merged, &why);
+  ASSERT_TRUE(b) << why;
+  ASSERT_EQ(b->spec["stages"].size(), 2u);
+  EXPECT_EQ(b->spec["stages"][0]["batch"], json::array({"B", "H"}));
+  EXPECT_EQ(b->spec["stages"][0]["C"], "khive_t1");
+  for (Backend be : {Backend::cpu, Backend::cuda}) {
+    const BoundTask bt = bind_task(merged, be, *b);
+    ASSERT_EQ(bt.stages.size(), 2u);
+    EXPECT_NE(bt.stages[0].summary.find("batch [B, H]"), std::string::npos) << bt.stages[0].summary;
+    // the copy reads the product's [B, H, S, D] (in0..in3) with the heads after the sequence
+    EXPECT_NE(bt.stages[1].placeholders.at("ENTRY").find("{{(B), (S), (int64_t(4)), (int64_t(8))}}"), std::string::npos)
+        << bt.stages[1].placeholders.at("ENTRY");
+  }
 }

@@ -29,6 +29,7 @@ BoundTask synthetic(bool a_row, bool b_row, std::vector<std::pair<int64_t, bool>
                                 {"N", 1024},
                                 {"K", 1024},
                                 {"BATCH", batches_perf[i].first},
+                                {"BATCH_AXES", 1},
                                 {"ELEM_BYTES", 4},
                                 {"A_ROW", a_row},
                                 {"B_ROW", b_row},

@@ -163,10 +163,16 @@ std::vector<std::map<std::string, int64_t>> resolved(const Task& t) {
   return out;
 }
 
-std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_field, DType dtype) {
+std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_field, DType dtype, bool scalars) {
   std::vector<EpilogueVector> out;
   const auto axes = resolved(c.task);
   auto add = [&](const TensorSpec& t, const std::string& field) {
+    if (t.scalar) {
+      if (t.dtype != DType::f32)
+        c.fail(field, "a float32 scalar input (one value for all of the output)", std::string(dtype_name(t.dtype)));
+      out.push_back({&t, field, true, true});
+      return;
+    }
     if (t.dtype != dtype)
       c.fail(field, fmt::format("the output's dtype {}", dtype_name(dtype)), std::string(dtype_name(t.dtype)));
     bool one = true;
@@ -174,7 +180,14 @@ std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_fie
       for (const auto& a : t.shape) one = one && axis_value(ax, a) == 1;
     out.push_back({&t, field, one});
   };
-  if (c.has(first_field)) add(c.input(first_field), first_field);
+  // The input a field names: a tensor, or with `scalars` also a scalar input.
+  auto named = [&](const std::string& f, const json& v) -> const TensorSpec& {
+    const TensorSpec* t = v.is_string() ? c.task.find_input(v.get<std::string>()) : nullptr;
+    if (!t || (t->scalar && !scalars))
+      c.fail(f, std::string(scalars ? "an input" : "an input tensor") + " of task '" + c.task.name + "'", v.dump());
+    return *t;
+  };
+  if (c.has(first_field)) add(named(first_field, c.b.spec[first_field]), first_field);
   if (!c.has("vectors")) return out;
   const json& v = c.b.spec["vectors"];
   if (!v.is_array() || v.empty())
@@ -185,8 +198,7 @@ std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_fie
   if (!c.has("epilogue")) c.fail("vectors", "nothing without an epilogue that reads them (b1, b2, ...)", v.dump());
   for (std::size_t k = 0; k < v.size(); ++k) {
     const std::string f = fmt::format("vectors[{}]", k);
-    const TensorSpec* t = v[k].is_string() ? c.task.find_input(v[k].get<std::string>()) : nullptr;
-    if (!t || t->scalar) c.fail(f, "an input tensor of task '" + c.task.name + "'", v[k].dump());
+    const TensorSpec* t = &named(f, v[k]);
     for (const auto& e : out)
       if (e.t == t) c.fail(f, "a tensor no other field of the epilogue names", v[k].dump());
     add(*t, f);

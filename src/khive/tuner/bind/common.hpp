@@ -63,12 +63,14 @@ std::vector<std::map<std::string, int64_t>> resolved(const Task& t);
 // nullptr) and the binding's "vectors" list (b1, b2, ... after it; the list needs `first`), each of `dtype`. A vector
 // is read per output channel / column, or (every axis 1 on every workload, a 0-d tensor included) as one value for
 // every element. `per_index` checks a vector's shape on one workload (throwing through c.fail with the field).
+// With `scalars`, a field may also name a float32 scalar input (one value, passed by value: SOL's `scaling: float`).
 struct EpilogueVector {
   const TensorSpec* t = nullptr;
-  std::string field;  // "vector", "bias", "vectors[0]", ...
-  bool one = false;   // one value for every element (read at [0])
+  std::string field;    // "vector", "bias", "vectors[0]", ...
+  bool one = false;     // one value for every element (read at [0])
+  bool scalar = false;  // a scalar input (one value, by value)
 };
-std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_field, DType dtype);
+std::vector<EpilogueVector> epilogue_vectors(const Ctx& c, const char* first_field, DType dtype, bool scalars = false);
 // The epilogue's C++: `struct khive_epi_vals { float b[n]; }` of the values at index `index` (an int64_t expression)
 // read from the pointers `ptrs[k]`, and the lines "const float b = v.b[0]; const float b1 = v.b[1]; ..." an
 // epilogue of them starts with. Empty vecs: b = 0.

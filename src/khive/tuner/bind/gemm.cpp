@@ -1,5 +1,6 @@
 // The gemm family's binder: C = act(A @ B + residual + bias), or an epilogue expression of x = A @ B + residual and
-// b = bias[column] (and b1, b2, ... = vectors[k][column], "vectors"), batched, with triangular and symmetric operands.
+// b = bias[column] (and b1, b2, ... = vectors[k][column], "vectors"), batched over one axis or a list of C's leading
+// axes (torch.matmul's broadcast of the operands' leading axes), with triangular and symmetric operands.
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
@@ -129,19 +130,37 @@ std::string symmetric_prologue(const Ctx& c, bool upper) {
   return p + (c.backend == Backend::cpu ? kSymmetricCpu : kSymmetricCuda);
 }
 
+// The most batch axes a binding lists ("batch": [...]).
+constexpr std::size_t kMaxBatchAxes = 8;
+
+// One tensor's strides along the binding's batch axes: C++ (over the ENTRY's khive_M, khive_N, khive_K and the
+// launch parameters) and their values on each workload. 0 along an axis the tensor lacks or holds once (size 1):
+// torch.matmul's broadcast.
+struct BatchStrides {
+  std::vector<std::string> cpp;             // per batch axis
+  std::vector<std::vector<int64_t>> value;  // [workload][batch axis]
+};
+
 // What a gemm binding says, read and checked (bind_gemm's parts share it).
 struct Gemm {
-  std::string tri, sym;           // "triangular", "symmetric": none, upper or lower
-  std::string la, lb;             // the task's layouts of A and B: row or col
-  std::string la_read;            // the layout the kernel reads A in (below)
-  std::string M, N, K, batch;     // axis names (batch: "" for none); M is "b*i*j" text when rows has several
-  std::vector<std::string> rows;  // C's row axes when M is a list (A [rows..., K], C [rows..., N]); else {M}
-  std::string act;                // the epilogue's activation ("custom": the epilogue expression)
-  std::string epilogue;           // the binding's epilogue: a float expression of x and b ("" for none)
+  std::string tri, sym;                 // "triangular", "symmetric": none, upper or lower
+  std::string la, lb;                   // the task's layouts of A and B: row or col
+  std::string la_read;                  // the layout the kernel reads A in (below)
+  std::string M, N, K;                  // axis names; M is "b*i*j" text when rows has several
+  std::string batch;                    // "" for none, the axis ("b"), or the list as text ("[b, h]")
+  std::vector<std::string> rows;        // C's row axes when M is a list (A [rows..., K], C [rows..., N]); else {M}
+  std::vector<std::string> batch_axes;  // C's leading axes the batch runs over (row-major), or none
+  std::vector<std::vector<int64_t>> batch_sizes;  // [workload][batch axis]
+  BatchStrides sa, sb, sc, sr;                    // A's, B's, C's and the residual's strides along them
+  // The batch axes the kernels index, as groups of neighbours folded into one axis (their product, the innermost
+  // member's strides); axes of size 1 on every workload are in none. One group (or none): the kernels' single batch
+  // stride per operand; more: KHIVE_BATCH_AXES > 1, per-axis strides.
+  std::vector<std::vector<std::size_t>> batch_groups;
+  std::string act;       // the epilogue's activation ("custom": the epilogue expression)
+  std::string epilogue;  // the binding's epilogue: a float expression of x and b ("" for none)
   int act_index = 0;
   const TensorSpec *A = nullptr, *B = nullptr, *C = nullptr, *R = nullptr, *bias = nullptr;
   std::vector<EpilogueVector> vecs;  // the bias (b) and the binding's "vectors" (b1, b2, ...)
-  bool a_batched = false, b_batched = false, r_batched = false;
 };
 
 // The operands, their layouts and the triangular / symmetric forms.
@@ -203,7 +222,27 @@ void read_shapes(const Ctx& c, Gemm& g) {
     g.M = c.str("M", true);
     g.rows = {g.M};
   }
-  g.N = c.str("N", true), g.K = c.str("K", true), g.batch = c.str("batch", false);
+  g.N = c.str("N", true), g.K = c.str("K", true);
+  // batch: one axis of C, or a list of C's leading axes (torch.matmul of N-D operands: [*batch, M, K] @
+  // [*batch, K, N] = [*batch, M, N]).
+  if (c.has("batch") && c.b.spec["batch"].is_array()) {
+    const json& bl = c.b.spec["batch"];
+    if (bl.empty() || bl.size() > kMaxBatchAxes)
+      c.fail("batch", fmt::format("an axis name or a list of 1 to {} axis names (C's leading axes)", kMaxBatchAxes),
+             bl.dump());
+    for (std::size_t i = 0; i < bl.size(); ++i) {
+      const std::string f = fmt::format("batch[{}]", i);
+      if (!bl[i].is_string() || bl[i].get<std::string>().empty()) c.fail(f, "an axis name", bl[i].dump());
+      const std::string a = bl[i].get<std::string>();
+      if (std::find(g.batch_axes.begin(), g.batch_axes.end(), a) != g.batch_axes.end())
+        c.fail(f, "an axis not listed before in batch", "\"" + a + "\"");
+      g.batch_axes.push_back(a);
+    }
+    g.batch = shape_text(g.batch_axes);
+  } else {
+    g.batch = c.str("batch", false);
+    if (!g.batch.empty()) g.batch_axes = {g.batch};
+  }
   const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch;
   if (g.rows.size() > 1) {
     if (g.la != "row") c.fail("layout_a", "row when M is a list of axes (A is [rows..., K])", "\"" + g.la + "\"");
@@ -224,29 +263,112 @@ void read_shapes(const Ctx& c, Gemm& g) {
              : t == &B ? "B"
                        : "C",
              "float32, bfloat16 or float16 tensors of one dtype", std::string(dtype_name(t->dtype)));
-  // Shapes: [batch?, rows, cols]; A and B may be shared across the batch (no batch dimension).
-  auto expect = [&](const char* key, const TensorSpec& t, std::vector<std::string> dims, bool batch_optional) -> bool {
-    std::vector<std::string> with = dims;
-    if (!batch.empty()) with.insert(with.begin(), batch);
-    if (t.shape == with) return !batch.empty();
-    if ((batch.empty() || batch_optional) && t.shape == dims) return false;
-    std::string want;
-    for (const auto& d : with) want += (want.empty() ? "" : ", ") + d;
-    std::string got;
-    for (const auto& d : t.shape) got += (got.empty() ? "" : ", ") + d;
-    c.fail(key, "shape [" + want + "]", "[" + got + "]");
+  const std::size_t nb = g.batch_axes.size();
+  const auto axes = resolved(c.task);
+  const std::size_t nw = axes.size();
+  for (const auto& ax : axes) {
+    std::vector<int64_t> sizes;
+    for (const auto& b : g.batch_axes) sizes.push_back(axis_value(ax, b));
+    g.batch_sizes.push_back(std::move(sizes));
+  }
+  // The elements of one matrix of A, B and C (or the residual) per workload, and in the ENTRY's C++.
+  std::vector<int64_t> mk, kn, mn;
+  for (const auto& ax : axes) {
+    int64_t m = 1;
+    for (const auto& r : g.rows) m *= axis_value(ax, r);
+    mk.push_back(m * axis_value(ax, K));
+    kn.push_back(axis_value(ax, K) * axis_value(ax, N));
+    mn.push_back(m * axis_value(ax, N));
+  }
+  // An operand [*lead, dims...]: lead aligned at the end of the batch axes (torch.matmul's rule), each lead axis the
+  // batch axis itself, or one of size 1 (read again for every index of the batch axis: stride 0) or of the batch
+  // axis' size on every workload; the batch axes before lead are ones the operand lacks (shared along them).
+  auto operand = [&](const char* key, const TensorSpec& t, const std::vector<std::string>& dims,
+                     const std::string& mat_cpp, const std::vector<int64_t>& mat) {
+    std::vector<std::string> want = g.batch_axes;
+    want.insert(want.end(), dims.begin(), dims.end());
+    const std::string expected =
+        "shape " + shape_text(want) +
+        (nb ? " (its leading batch axes may be left out, or be of size 1 or the batch axis' size on every workload, "
+              "as torch.matmul broadcasts)"
+            : "");
+    if (t.shape.size() < dims.size() || t.shape.size() > dims.size() + nb ||
+        !std::equal(dims.rbegin(), dims.rend(), t.shape.rbegin()))
+      c.fail(key, expected, shape_text(t.shape));
+    const std::size_t lead = t.shape.size() - dims.size(), first = nb - lead;  // lead axis p is batch axis first + p
+    BatchStrides s;
+    s.cpp.assign(nb, "0");
+    s.value.assign(nw, std::vector<int64_t>(nb, 0));
+    for (std::size_t j = first; j < nb; ++j) {
+      const std::size_t p = j - first;
+      const std::string& name = t.shape[p];
+      // Its stride as stored: the operand's later lead axes times one matrix.
+      std::string natural;
+      for (std::size_t q = p + 1; q < lead; ++q) natural += axis_cpp(c.task, t.shape[q]) + " * ";
+      natural += mat_cpp;
+      bool same = true, one = true;
+      for (std::size_t w = 0; w < nw; ++w) {
+        const int64_t vt = axis_value(axes[w], name), vb = g.batch_sizes[w][j];
+        if (vt != vb && vt != 1)
+          c.fail(key, expected,
+                 fmt::format("{} ({} = {} where batch axis {} is {}, workload {})", shape_text(t.shape), name, vt,
+                             g.batch_axes[j], vb, c.task.workloads[w].uuid));
+        same = same && vt == vb;
+        one = one && vt == 1;
+      }
+      const bool by_name = name == g.batch_axes[j];
+      s.cpp[j] = by_name || same ? natural
+                 : one           ? "0"
+                                 : fmt::format("({} == 1 ? int64_t(0) : {})", axis_cpp(c.task, name), natural);
+      for (std::size_t w = 0; w < nw; ++w) {
+        int64_t nat = mat[w];
+        for (std::size_t q = p + 1; q < lead; ++q) nat *= axis_value(axes[w], t.shape[q]);
+        s.value[w][j] = by_name || same ? nat : one || axis_value(axes[w], name) == 1 ? 0 : nat;
+      }
+    }
+    return s;
   };
-  g.a_batched = expect("A", A, g.la == "row" ? rows_then(K) : std::vector<std::string>{K, M}, true);
-  g.b_batched = expect("B", B, g.lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K}, true);
-  expect("C", C, rows_then(N), false);
+  g.sa = operand("A", A, g.la == "row" ? rows_then(K) : std::vector<std::string>{K, M}, "khive_M * khive_K", mk);
+  g.sb = operand("B", B, g.lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K},
+                 "khive_K * khive_N", kn);
+  // C is [*batch, rows, N], row-major.
+  std::vector<std::string> c_want = g.batch_axes;
+  for (const auto& d : rows_then(N)) c_want.push_back(d);
+  if (C.shape != c_want) c.fail("C", "shape " + shape_text(c_want), shape_text(C.shape));
+  g.sc = operand("C", C, rows_then(N), "khive_M * khive_N", mn);
   if (c.has("residual")) {
     g.R = &c.input("residual");
     if (g.R->dtype != C.dtype) c.fail("residual", "C's dtype", std::string(dtype_name(g.R->dtype)));
-    g.r_batched = expect("residual", *g.R, rows_then(N), true);
+    g.sr = operand("residual", *g.R, rows_then(N), "khive_M * khive_N", mn);
+  }
+  // The kernels' batch axes: neighbours folded where every tensor reads them as one run (the outer's stride the
+  // inner's times the inner's size, wherever the outer's size is not 1), axes of size 1 everywhere dropped (one
+  // axis alone is kept as it is).
+  std::vector<const BatchStrides*> tensors{&g.sa, &g.sb, &g.sc};
+  if (g.R) tensors.push_back(&g.sr);
+  auto joins = [&](const std::vector<std::size_t>& grp, std::size_t j) {
+    for (std::size_t w = 0; w < nw; ++w)
+      for (const std::size_t k : grp) {
+        int64_t span = 1;  // the sizes of the axes after k up to j
+        for (std::size_t l = k + 1; l <= j; ++l) span *= g.batch_sizes[w][l];
+        if (g.batch_sizes[w][k] == 1) continue;
+        for (const auto* t : tensors)
+          if (t->value[w][k] != t->value[w][j] * span) return false;
+      }
+    return true;
+  };
+  for (std::size_t j = 0; j < nb; ++j) {
+    const bool ones = std::all_of(g.batch_sizes.begin(), g.batch_sizes.end(),
+                                  [&](const std::vector<int64_t>& sz) { return sz[j] == 1; });
+    if (ones && nb > 1) continue;
+    if (!g.batch_groups.empty() && joins(g.batch_groups.back(), j))
+      g.batch_groups.back().push_back(j);
+    else
+      g.batch_groups.push_back({j});
   }
   // bias: a vector over C's columns ([N]), shared by every row and batch entry; "vectors" (with an epilogue): more
   // of them, b1, b2, ...; each may also be one value for all of C (every axis 1: a 0-d parameter), read at [0].
-  g.vecs = epilogue_vectors(c, "bias", C.dtype);
+  g.vecs = epilogue_vectors(c, "bias", C.dtype, true);
   if (!g.vecs.empty()) g.bias = g.vecs[0].t;
   for (const auto& v : g.vecs)
     if (!v.one && v.t->shape != std::vector<std::string>{N} && v.t->shape != std::vector<std::string>{"1", N})
@@ -287,6 +409,8 @@ void read_shapes(const Ctx& c, Gemm& g) {
 }
 
 std::string gemm_prologue(const Ctx& c, const Gemm& g) {
+  const std::size_t axes = std::max<std::size_t>(g.batch_groups.size(), 1);
+  const bool scalars = std::any_of(g.vecs.begin(), g.vecs.end(), [](const EpilogueVector& v) { return v.scalar; });
   std::string p = typed_prologue(c, g.C->dtype);
   p += fmt::format("constexpr bool KHIVE_A_ROW = {}, KHIVE_B_ROW = {}, KHIVE_HAS_RESIDUAL = {}, KHIVE_HAS_BIAS = {};\n",
                    g.la_read == "row", g.lb == "row", g.R != nullptr, g.bias != nullptr);
@@ -330,9 +454,33 @@ std::string gemm_prologue(const Ctx& c, const Gemm& g) {
        (more ? fmt::format("  const khive_t* vecs[{}];               // b1, b2, ... of the epilogue\n",
                            g.vecs.size() - 1)
              : std::string()) +
+       (scalars ? fmt::format("  float scal[{}];                        // the epilogue's scalar inputs (b, b1, ...)\n",
+                              g.vecs.size())
+                : std::string()) +
+       (axes > 1 ? fmt::format("  int64_t bdim[{0}], a_bst[{0}], b_bst[{0}], c_bst[{0}], r_bst[{0}];   // the batch's "
+                               "axes (row-major), each tensor's strides along them\n",
+                               axes)
+                 : std::string()) +
        "};\n";
+  // Where batch entry z's matrices start: one batch axis (or several folded into one), z times each tensor's batch
+  // stride; a batch over several axes that do not fold (an operand broadcast along an inner one: GQA's K read for
+  // every query head), z's coordinates over bdim times each tensor's strides along them.
+  p += fmt::format("constexpr int KHIVE_BATCH_AXES = {};   // the batch's axes as the kernels index them\n", axes);
+  p += "// Batch entry z's first elements in A, B, C and R.\nstruct khive_boffs { int64_t a, b, c, r; };\n"
+       "KHIVE_HD khive_boffs khive_batch_at(const khive_gemm_args& g, int64_t z) {\n";
+  if (axes > 1)
+    p += "  khive_boffs o{0, 0, 0, 0};\n"
+         "  for (int d = KHIVE_BATCH_AXES - 1; d >= 0; --d) {\n"
+         "    const int64_t i = z % g.bdim[d];\n"
+         "    z /= g.bdim[d];\n"
+         "    o.a += i * g.a_bst[d];\n    o.b += i * g.b_bst[d];\n    o.c += i * g.c_bst[d];\n    o.r += i * "
+         "g.r_bst[d];\n"
+         "  }\n  return o;\n}\n";
+  else
+    p += "  return khive_boffs{z * g.a_bs, z * g.b_bs, z * g.c_bs, z * g.r_bs};\n}\n";
   // A vector's element of column j ([0]: one value for all of C).
   auto at = [&](std::size_t k) {
+    if (g.vecs[k].scalar) return fmt::format("g.scal[{}]", k);
     return fmt::format("khive_to_float_t({}[{}])", k ? fmt::format("g.vecs[{}]", k - 1) : std::string("g.bias"),
                        g.vecs[k].one ? "0" : "j");
   };
@@ -356,21 +504,47 @@ std::string gemm_entry(const Ctx& c, const Gemm& g) {
                     n = axis_cpp(c.task, g.N), k = axis_cpp(c.task, g.K);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k,
-                   g.batch.empty() ? "int64_t(1)" : axis_cpp(c.task, g.batch));
+                   g.batch_axes.empty()       ? "int64_t(1)"
+                   : g.batch_axes.size() == 1 ? axis_cpp(c.task, g.batch_axes[0])
+                                              : shape_product_cpp(c.task, g.batch_axes));
   e += "  khive_gemm_args khive_g{};\n";
   e += fmt::format("  khive_g.A = {}; khive_g.B = {}; khive_g.R = {}; khive_g.C = {}; khive_g.bias = {};\n", g.A->name,
-                   g.B->name, g.R ? g.R->name : "nullptr", g.C->name, g.bias ? g.bias->name : "nullptr");
+                   g.B->name, g.R ? g.R->name : "nullptr", g.C->name,
+                   g.bias && !g.vecs[0].scalar ? g.bias->name : "nullptr");
   for (std::size_t k = 1; k < g.vecs.size(); ++k)
-    e += fmt::format("  khive_g.vecs[{}] = {};\n", k - 1, g.vecs[k].t->name);
+    e += fmt::format("  khive_g.vecs[{}] = {};\n", k - 1, g.vecs[k].scalar ? "nullptr" : g.vecs[k].t->name);
+  for (std::size_t k = 0; k < g.vecs.size(); ++k)  // a scalar input of the epilogue: its value
+    if (g.vecs[k].scalar) e += fmt::format("  khive_g.scal[{}] = float({});\n", k, g.vecs[k].t->name);
   e += "  khive_g.M = khive_M; khive_g.N = khive_N; khive_g.K = khive_K; khive_g.batch = khive_batch;\n";
   e += g.la_read == "row" ? "  khive_g.a_rs = khive_K; khive_g.a_cs = 1;\n"
                           : "  khive_g.a_rs = 1; khive_g.a_cs = khive_M;\n";
   e +=
       g.lb == "row" ? "  khive_g.b_rs = khive_N; khive_g.b_cs = 1;\n" : "  khive_g.b_rs = 1; khive_g.b_cs = khive_K;\n";
   e += "  khive_g.ldc = khive_N;\n";
-  e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = khive_M * khive_N; khive_g.r_bs = {};\n",
-                   g.a_batched ? "khive_M * khive_K" : "0", g.b_batched ? "khive_K * khive_N" : "0",
-                   g.r_batched ? "khive_M * khive_N" : "0");
+  // A tensor's stride along batch axis j (C++), "0" for a residual the binding lacks.
+  auto at = [&](const BatchStrides& s, std::size_t j) { return s.cpp.empty() ? std::string("0") : s.cpp[j]; };
+  if (g.batch_groups.size() <= 1) {
+    // One batch axis: each tensor's stride along it (its innermost axis' for several folded into one).
+    const bool one = g.batch_groups.size() == 1;
+    const std::size_t j = one ? g.batch_groups[0].back() : 0;
+    e += fmt::format("  khive_g.a_bs = {}; khive_g.b_bs = {}; khive_g.c_bs = {}; khive_g.r_bs = {};\n",
+                     one ? at(g.sa, j) : "0", one ? at(g.sb, j) : "0", one ? at(g.sc, j) : "khive_M * khive_N",
+                     one && g.R ? at(g.sr, j) : "0");
+  } else {
+    e += "  // the batch over axes that do not fold into one: per-axis strides (khive_batch_at)\n";
+    e += "  khive_g.a_bs = 0; khive_g.b_bs = 0; khive_g.c_bs = 0; khive_g.r_bs = 0;\n";
+    for (std::size_t d = 0; d < g.batch_groups.size(); ++d) {
+      const auto& grp = g.batch_groups[d];
+      std::vector<std::string> names;
+      for (const std::size_t j : grp) names.push_back(g.batch_axes[j]);
+      const std::size_t j = grp.back();
+      e += fmt::format(
+          "  khive_g.bdim[{0}] = {1}; khive_g.a_bst[{0}] = {2}; khive_g.b_bst[{0}] = {3}; khive_g.c_bst[{0}] = {4}; "
+          "khive_g.r_bst[{0}] = {5};\n",
+          d, names.size() == 1 ? axis_cpp(c.task, names[0]) : shape_product_cpp(c.task, names), at(g.sa, j),
+          at(g.sb, j), at(g.sc, j), g.R ? at(g.sr, j) : "0");
+    }
+  }
   if (g.sym != "none")
     e += c.backend == Backend::cuda
              ? "  if (!khive_symm_prepare(khive_g, stream)) return;   // no buffer: C computed directly through S\n"
@@ -387,10 +561,17 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
   // x = A @ B (+ R); C = act(x + bias), or the binding's epilogue of x and b = bias[column].
   const std::string x = fmt::format("{}{} @ {}{}{}", A.name, la == "col" ? "^T" : "", B.name, lb == "col" ? "^T" : "",
                                     R ? " + " + R->name : std::string());
-  const std::string dims = fmt::format("{}x{}x{}{}, {}", M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+  const std::string batched =
+      batch.empty() ? ""
+                    : ", batch " + batch +
+                          (g.batch_groups.size() > 1 ? fmt::format(" over {} strided axes", g.batch_groups.size())
+                                                     : std::string());
+  const std::string dims = fmt::format("{}x{}x{}{}, {}", M, N, K, batched, dtype);
   const std::string bias = g.bias ? g.bias->name : std::string();
   std::string summary = act == "custom" ? fmt::format("{} = epilogue(x = {}{}{}) ({}): {}", C.name, x,
-                                                      bias.empty() ? "" : ", b = " + bias + "[column]",
+                                                      bias.empty()    ? ""
+                                                      : g.vecs[0].one ? ", b = " + bias
+                                                                      : ", b = " + bias + "[column]",
                                                       g.vecs.size() > 1 ? vectors_text(g.vecs) : "", dims, g.epilogue)
                         : act == "none"
                             ? fmt::format("{} = {}{} ({})", C.name, x, bias.empty() ? "" : " + " + bias, dims)
@@ -402,7 +583,7 @@ std::string gemm_summary(const Gemm& g, const std::string& dtype) {
   if (tri != "none")
     summary = fmt::format("{} = {}({}{} @ {}{}) of {} triangular operands ({}x{}x{}{}, {})", C.name,
                           tri == "upper" ? "triu" : "tril", A.name, la == "col" ? "^T" : "", B.name,
-                          lb == "col" ? "^T" : "", tri, M, N, K, batch.empty() ? "" : ", batch " + batch, dtype);
+                          lb == "col" ? "^T" : "", tri, M, N, K, batched, dtype);
   return summary;
 }
 
@@ -420,7 +601,7 @@ BoundTask bind_gemm(const Ctx& c) {
           : g.tri == "lower"              ? "gemm_tril"
           : g.bias || !g.epilogue.empty() ? "gemm_epilogue"
                                           : "gemm";
-  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch, &tri = g.tri, &sym = g.sym, &act = g.act;
+  const std::string &M = g.M, &N = g.N, &K = g.K, &tri = g.tri, &sym = g.sym, &act = g.act;
   const std::string &la_read = g.la_read, &lb = g.lb;
   const TensorSpec &C = *g.C, *R = g.R;
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
@@ -428,6 +609,8 @@ BoundTask bind_gemm(const Ctx& c) {
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
     int64_t m = 1;  // the product of C's row axes
     for (const auto& r : g.rows) m *= v(r);
+    int64_t nbatch = 1;  // the batch entries: the product of its axes
+    for (const int64_t s : g.batch_sizes[i]) nbatch *= s;
     // Triangular and symmetric operands (never both) are square.
     if ((tri != "none" || sym != "none") && (m != v(N) || v(K) != v(N)))
       c.fail(tri != "none" ? "triangular" : "symmetric",
@@ -438,7 +621,8 @@ BoundTask bind_gemm(const Ctx& c) {
                  {{"M", m},
                   {"N", v(N)},
                   {"K", v(K)},
-                  {"BATCH", v(batch)},
+                  {"BATCH", nbatch},
+                  {"BATCH_AXES", static_cast<int64_t>(std::max<std::size_t>(g.batch_groups.size(), 1))},
                   {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
                   {"A_ROW", la_read == "row"},
                   {"B_ROW", lb == "row"},
