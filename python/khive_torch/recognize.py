@@ -11,12 +11,15 @@ what remains is classified:
 
   matmul       one mm / bmm / matmul (2-D operands for the gemm templates)        op "matmul"; operands when
                                                                                   both are 2-D inputs (either
-                                                                                  transposed), flags
+                                                                                  transposed), or a bmm's inputs
+                                                                                  read by torch.matmul's rule (N-D,
+                                                                                  batched), flags
                                                                                   [operands_reinterpreted] when one
                                                                                   is a 2-D input reshaped
-  gemm+        one mm / addmm of two 2-D inputs (either transposed), then         op "gemm+epilogue", expression
-  epilogue     pointwise ops of the product with numbers and at most one          (of x, the product, and b, the
-               vector over the output's columns (addmm's bias, a "+ bias")        bias's element), operands
+  gemm+        one mm / addmm of two 2-D inputs (either transposed), or one       op "gemm+epilogue", expression
+  epilogue     bmm of N-D ones, then pointwise ops of the product with numbers    (of x, the product, and b, the
+               and at most one vector over the output's columns (addmm's bias,    bias's element or a scalar
+               a "+ bias") or a scalar input                                      input's value), operands
   softmax      one _softmax / _log_softmax                                        op "softmax" | "log_softmax",
                                                                                   dim (the normalised axis)
   rmsnorm      pow(2), mean, add(eps), rsqrt, mul, mul(weight)                    op "rmsnorm", eps
@@ -562,12 +565,65 @@ def _stored(node):
     return node if getattr(node, "op", None) == "placeholder" else None
 
 
+def _batched_operand(node, batch):
+    """(placeholder, transposed) when node, an operand of a batched product ([prod(batch), rows, cols], what
+    torch.matmul hands bmm), is an input read by torch.matmul's rule: its leading axes aligned at the end of batch,
+    each missing or of size 1 (read again for every index) or the batch axis, its last two as stored or swapped
+    (transposed); else None. Checked exactly where traced: the layout ops replayed on the input's element indices
+    (recognize_view.py) against the same broadcast of them. (GQA's repeat_kv of more than one KV head, h -> h //
+    n_rep, is no such broadcast: the operand is then a copy stage's, _layout_stages.)"""
+    import torch
+
+    from .recognize_view import indices, view_of
+    v = view_of(node)
+    shape = _shape(v.placeholder) if v is not None else None
+    if v is None or getattr(v.placeholder, "op", None) != "placeholder" or shape is None or len(shape) < 2 \
+            or len(shape) - 2 > len(batch) or len(_shape(node) or ()) != 3:
+        return None
+    got = indices(v, torch)
+    stored = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
+    for transposed in (False, True):
+        p = stored.transpose(-1, -2) if transposed else stored
+        try:
+            want = p.broadcast_to(tuple(batch) + tuple(p.shape[-2:])).reshape(math.prod(batch), *p.shape[-2:])
+        except RuntimeError:   # the leading axes do not broadcast against the batch
+            return None
+        if tuple(want.shape) == tuple(got.shape) and torch.equal(want, got):
+            return v.placeholder, transposed
+    return None
+
+
+def _batched_product(prod):
+    """(a, b, x, batch) of one bmm of two inputs each read by torch.matmul's rule (_batched_operand; a and b are
+    (placeholder, transposed)): x the product as the reference has it, [*batch, M, N] (the bmm's [Z, M, N] viewed
+    back to the batch's axes, or the bmm itself: batch (Z,)); else None."""
+    if _name(prod.target) != "bmm" or len(prod.args) < 2 or len(_shape(prod) or ()) != 3:
+        return None
+    z, m, n = _shape(prod)
+    x, batch = prod, (z,)
+    users = [u for u in prod.users if u.op == "call_function"]
+    if len(users) == 1 and _name(users[0].target) in SAME_DATA - {"expand", "_to_copy"}:
+        back = _shape(users[0]) or ()
+        if len(back) >= 3 and tuple(back[-2:]) == (m, n) and math.prod(back[:-2]) == z:
+            x, batch = users[0], tuple(back[:-2])
+    a, b = _batched_operand(prod.args[0], batch), _batched_operand(prod.args[1], batch)
+    if a is None or b is None or a[0] is b[0]:
+        return None
+    return a, b, x, batch
+
+
 def _product_operands(prod):
     """Of one mm / matmul: {"operands": {A, B, layout_a, layout_b}} when both operands are 2-D inputs as stored or
     transposed (so the binder need not guess a square operand's layout from its shape), or A is [*rows, K] read as
-    [M, K] (_row_operand) and the product is viewed back to [*rows, N]; {"flags":
+    [M, K] (_row_operand) and the product is viewed back to [*rows, N]; of one bmm, the same when both are inputs
+    read by torch.matmul's rule (_batched_product: the binder's batch is the output's leading axes); {"flags":
     ["operands_reinterpreted"]} when one is a 2-D input reshaped to other dimensions (x @ w.reshape(K, N) is no
-    layout of w that a template reads); else {} (3-D inputs, a batch: the binder reads the shapes)."""
+    layout of w that a template reads); else {} (the binder reads the shapes)."""
+    batched = _batched_product(prod)
+    if batched is not None:
+        a, b = batched[:2]
+        return {"operands": {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row",
+                             "layout_b": "col" if b[1] else "row"}}
     if _name(prod.target) not in ("mm", "matmul") or len(prod.args) < 2 or len(_shape(prod) or ()) != 2:
         return {}
     a, b = _operand(prod.args[0]), _operand(prod.args[1])
@@ -1072,7 +1128,7 @@ def _gemm_epilogue(graph):
         return None
     live = _live(out)
     calls = [n for n in graph.nodes if n.op == "call_function" and n in live]
-    products = [n for n in calls if _name(n.target) in ("mm", "addmm", "matmul")]
+    products = [n for n in calls if _name(n.target) in ("mm", "addmm", "matmul", "bmm")]
     if len(products) != 1:
         return None
     prod = products[0]
@@ -1080,14 +1136,19 @@ def _gemm_epilogue(graph):
     if name == "addmm" and (prod.kwargs.get("beta", 1) != 1 or prod.kwargs.get("alpha", 1) != 1):
         return None
     a_arg, b_arg = (prod.args[1], prod.args[2]) if name == "addmm" else (prod.args[0], prod.args[1])
-    a, b = _operand(a_arg), _operand(b_arg)
-    out_shape = _shape(prod)
-    if out_shape is None or len(out_shape) != 2:
+    # A batch of products (torch.matmul of N-D operands, traced as a bmm): the epilogue works on the result viewed
+    # back to [*batch, M, N] (x).
+    batched = _batched_product(prod) if name == "bmm" else None
+    if name == "bmm" and batched is None:
         return None
-    n_cols = out_shape[1]
+    a, b = (batched[0], batched[1]) if batched else (_operand(a_arg), _operand(b_arg))
+    out_shape = _shape(batched[2]) if batched else _shape(prod)
+    if out_shape is None or (len(out_shape) != 2 and not batched):
+        return None
+    n_cols = out_shape[-1]
     # A batch of rows [*rows, K] times a matrix (torch.matmul, F.linear of a 3-D input): viewed to [M, K] for the
     # product, whose [M, N] result is viewed back to [*rows, N]; the epilogue works on that view (x).
-    x_node = prod
+    x_node = batched[2] if batched else prod
     if a is None:
         rows_in = _row_operand(a_arg)
         back = _view_back(prod, _shape(rows_in)[:-1], n_cols) if rows_in is not None else None
@@ -1563,7 +1624,7 @@ def _head_view_needed(nodes):
     take."""
     from .recognize_view import VIEW_OPS, is_plain, view_of
     anchors = [n for n in nodes if _name(n.target) in ("mm", "bmm", "matmul")]
-    if len(anchors) != 1:
+    if len(anchors) != 1 or _batched_product(anchors[0]) is not None:   # a batch read by torch.matmul's rule
         return False
     for arg in anchors[0].args[:2]:
         if _operand(arg) is not None or _row_operand(arg) is not None:
@@ -1887,18 +1948,22 @@ def recognize(torch, task, budget=None):
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
     r = classify(graph, n_tensor, len(args), names=order)
     numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
-    if r.get("family") == "elementwise" and "expression" not in r and any(numbers):
+    if any(numbers) and ((r.get("family") == "elementwise" and "expression" not in r)
+                         or (r.get("op") == "gemm+epilogue" and "operands" in r)):
         # A scalar input was traced as the constant it was here: traced again as a 0-d tensor it stays an input, so
-        # the expression names it instead of baking this workload's value in. Traced with the workload's value and
-        # with one of the other sign: a branch on the value (real tracing follows the one taken) gives two
-        # expressions, and then none is written.
+        # the expression names it instead of baking this workload's value in (a product's epilogue reads it as one
+        # value for all of the output: SOL's `attn * scaling`). Traced with the workload's value and with one of the
+        # other sign: a branch on the value (real tracing follows the one taken) gives two expressions, and then
+        # none is written.
         def as_tensors(flip):   # the numbers as 0-d float32 tensors (flip: -v - 1.5 in place of v)
             return [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32) if num else v
                     for v, num in zip(args, numbers)]
         try:
-            got = [classify(graph_of(as_tensors(flip)), len(args), len(args), names=order) for flip in (False, True)]
-            if got[0].get("expression") and got[0].get("expression") == got[1].get("expression"):
-                r = got[0]
+            graphs = [graph_of(as_tensors(flip)) for flip in (False, True)]
+            got = [classify(g, len(args), len(args), names=order) for g in graphs]
+            if got[0].get("expression") and got[0].get("expression") == got[1].get("expression") \
+                    and (r.get("family") == "elementwise" or "operands" in got[0]):
+                r, graph = got[0], graphs[0]
         except Exception:  # noqa: BLE001 - the code wants a number there: the first reading stands
             pass
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order

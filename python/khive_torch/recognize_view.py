@@ -427,6 +427,21 @@ def _value(p, values):
     return total
 
 
+def indices(v, torch):
+    """The flat index of the stored element that each element of the view reads where it was traced: an int64
+    tensor of the view's sizes (exact, for comparing a reading with what torch computes)."""
+    sizes, strides = [], []
+    for ax in v.axes:
+        for _size, stride, n in ax:
+            sizes.append(n)
+            strides.append(_value(stride, v.values))
+    total = 1
+    for n in _shape(v.placeholder):
+        total *= n
+    base = torch.arange(max(total, 1), dtype=torch.int64)
+    return torch.as_strided(base, sizes, strides, _value(v.offset, v.values)).reshape(v.sizes())
+
+
 def is_plain(v):
     """Whether the view reads its stored tensor row-major at the result's flat index where it was traced (no offset,
     each piece's stride the product of the sizes after it): no view needed."""

@@ -1037,5 +1037,94 @@ class Recognize(unittest.TestCase):
         self.assertNotIn("views", r)
 
 
+    # -- products batched over several axes (issue 24: the gemm binding's "batch" list) ------------------------------
+    ATTN_AXES = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 4},
+                 "KV": {"type": "const", "value": 1}, "D": {"type": "const", "value": 3},
+                 "HD": {"type": "expr", "expression": "H * D"}}
+
+    def reading(self, r, ins):
+        """What the recognised product computes, as the gemm binding reads it: torch.matmul of the operands (each
+        transposed where its layout is col) broadcast over their leading axes, then the epilogue of x (and b, the
+        bias or scalar)."""
+        import re
+        o = r["operands"]
+        a, b = ins[o["A"]], ins[o["B"]]
+        x = torch.matmul(a.transpose(-1, -2) if o["layout_a"] == "col" else a,
+                         b.transpose(-1, -2) if o["layout_b"] == "col" else b)
+        if "expression" not in r:
+            return x
+        env = {"x": x}
+        if "bias" in o:
+            env["b"] = ins[o["bias"]]
+        return eval(re.sub(r"(\d)f\b", r"\1", r["expression"]), {}, env)   # noqa: S307 - test-only
+
+    def attention_product(self, name, ins, out, body, sizes=((2, 5), (3, 2), (1, 7))):
+        """Recognised on B = 2, S = 5; r, and the reference's run() against `check` on each of `sizes`."""
+        d = {"name": name, "axes": self.ATTN_AXES, "inputs": {n: {"shape": s, "dtype": "float32"} for n, s in ins.items()},
+             "outputs": {"y": {"shape": out, "dtype": "float32"}},
+             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        for n, s in ins.items():
+            if s is None:
+                d["inputs"][n]["shape"] = None
+        r, _ = self.recognize(d, {"B": 2, "S": 5})
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        runs = []
+        for b, s in sizes:
+            dims = {"B": b, "S": s, "H": 4, "KV": 1, "D": 3, "HD": 12}
+            args = {n: torch.tensor(0.375) if shape is None else torch.randn(*[dims[a] for a in shape])
+                    for n, shape in ins.items()}
+            runs.append((args, scope["run"](*args.values())))
+        return r, runs
+
+    def test_a_product_batched_over_two_axes_has_its_operands(self):
+        # [B, H, S, D] @ [B, H, D, S] (torch.matmul of 4-D tensors, traced as expand + view + bmm + view)
+        r, runs = self.attention_product("qk", {"q": ["B", "H", "S", "D"], "k": ["B", "H", "S", "D"]},
+                                         ["B", "H", "S", "S"], "    return torch.matmul(q, k.transpose(2, 3))\n")
+        self.assertEqual((r["op"], r["family"]), ("matmul", "gemm"))
+        self.assertEqual(r["operands"], {"A": "q", "B": "k", "layout_a": "row", "layout_b": "col"})
+        for ins, want in runs:   # the reading holds on other sizes than the traced one
+            self.assertTrue(torch.allclose(self.reading(r, ins), want, atol=1e-5), tuple(want.shape))
+
+    def test_a_gqa_product_with_one_kv_head_and_a_scalar_is_a_broadcast_with_an_epilogue(self):
+        # SOL L1 049: K's one KV head repeated for the H query heads (repeat_kv: expand, reshape), then * scaling
+        body = ("    b, kv, s, d = k.shape\n"
+                "    k = k[:, :, None, :, :].expand(b, kv, 4, s, d).reshape(b, kv * 4, s, d)\n"
+                "    return torch.matmul(q, k.transpose(2, 3)) * scaling\n")
+        r, runs = self.attention_product("gqa", {"q": ["B", "H", "S", "D"], "k": ["B", "KV", "S", "D"], "scaling": None},
+                                         ["B", "H", "S", "S"], body)
+        self.assertEqual((r["op"], r["family"], r["expression"]), ("gemm+epilogue", "gemm", "(x * b)"))
+        self.assertEqual(r["operands"], {"A": "q", "B": "k", "layout_a": "row", "layout_b": "col", "bias": "scaling"})
+        for ins, want in runs:
+            self.assertTrue(torch.allclose(self.reading(r, ins), want, atol=1e-5), tuple(want.shape))
+        # two KV heads each read by two query heads (h -> h // 2) is no broadcast: K is not read as stored
+        two = dict(self.ATTN_AXES, KV={"type": "const", "value": 2})
+        d = {"name": "gqa2", "axes": two, "inputs": {"q": {"shape": ["B", "H", "S", "D"], "dtype": "float32"},
+                                                     "k": {"shape": ["B", "KV", "S", "D"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["B", "H", "S", "S"], "dtype": "float32"}},
+             "reference": "import torch\n\ndef run(q, k):\n    b, kv, s, d = k.shape\n"
+                          "    k = k[:, :, None, :, :].expand(b, kv, 2, s, d).reshape(b, kv * 2, s, d)\n"
+                          "    return torch.matmul(q, k.transpose(2, 3))\n"}
+        r, _ = self.recognize(d, {"B": 2, "S": 5})
+        self.assertNotEqual(r.get("operands", {}).get("B"), "k")
+        if r["op"] == "chain":   # K copied out first, then the product of the copy
+            copy, g = r["stages"]
+            self.assertEqual((copy["inputs"], g["operands"]["B"]), (["k"], "khive_t1"))
+
+    def test_a_batched_products_heads_merged_after_it_are_a_copy_stage(self):
+        # SOL L1 032 / 083: p @ v, then [B, H, S, D] -> [B, S, H * D]
+        body = "    o = torch.matmul(p, v).transpose(1, 2).contiguous()\n    return o.reshape(o.shape[0], o.shape[1], 12)\n"
+        r, runs = self.attention_product("pv", {"p": ["B", "H", "S", "S"], "v": ["B", "H", "S", "D"]}, ["B", "S", "HD"],
+                                         body)
+        self.assertEqual(r["op"], "chain")
+        g, copy = r["stages"]
+        self.assertEqual((g["family"], g["operands"], g["output"]),
+                         ("gemm", {"A": "p", "B": "v", "layout_a": "row", "layout_b": "row"}, "khive_t1"))
+        self.assertEqual((copy["family"], copy["inputs"], copy["output"]), ("elementwise", ["khive_t1"], None))
+        for ins, want in runs:   # the product's [B, H, S, D] read through the copy's view is the reference's output
+            got = self.read_view(copy["views"]["khive_t1"], self.reading(g, ins), tuple(want.shape))
+            self.assertTrue(torch.allclose(got, want, atol=1e-5), tuple(want.shape))
+
+
 if __name__ == "__main__":
     unittest.main()
