@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Fidelity of khive's ruler: khive eval's medians against an independent in-process timing of the same kernel.
 
-  fidelity.py [SUITE ...] [--tasks REGEX] [--kernels ref,best] [--seeds N|SUITE=N,...,*=N] [--max-workloads N]
-              [--time-limit S] [--out FILE.md] [--dry-run]
+  fidelity.py [SUITE ...] [--tasks REGEX] [--kernels ref,best|none] [--file LABEL=PATH ...] [--seeds N|SUITE=N,...,*=N]
+              [--max-workloads N] [--time-limit S] [--out FILE.md] [--dry-run]
 
 For every task of the suites (default tasks/sol tasks/cutegen26) and every kernel to measure (`ref`: the task's
 reference.cu; `best`: the best tuner point on record, bench/fidelity_kernels.json, rendered with khive-tune, else
-the tuner's default point), on the task's perf workloads that run on CUDA (--max-workloads picks evenly spaced ones):
+the tuner's default point; `--file LABEL=PATH`: any kernel file, `{task}` in PATH standing for the task's directory
+name, e.g. a composite rendered elsewhere, to see whether a time khive reports is the kernel's own), on the task's
+perf workloads that run on CUDA (--max-workloads picks evenly spaced ones):
 
 1. khive's number: `khive eval TASK KERNEL --backend cuda --json --no-reference --no-baselines --no-pytorch --seed S
    --perf-workloads ^(picked)$` once per seed; per workload `workloads[].kernel.median_s` (else the median of
@@ -131,7 +133,7 @@ class Case:
 
 @dataclass
 class Kernel:
-    label: str               # "ref" or "best"
+    label: str               # "ref", "best" or a --file label
     what: str                # the whole kernel, for the kernel table: "reference.cu", "recorded gemm.cuda_sm90 TILE_M=..."
     path: pathlib.Path = None
     source: str = ""         # where the point comes from
@@ -398,13 +400,17 @@ def make_best(plan, best_points, tune, kernels_dir, scratch, render):
     return k
 
 
-def plan_kernels(plan, want, best_points, tune, kernels_dir, scratch, render):
+def plan_kernels(plan, want, best_points, tune, kernels_dir, scratch, render, files=None):
     if "ref" in want:
         ref = reference_cu(plan.task)
         plan.kernels.append(Kernel("ref", ref.name if ref else "reference.cu", path=ref, source="the task's reference",
                                    error="" if ref else "the task has no CUDA reference", short="ref"))
     if "best" in want:
         plan.kernels.append(make_best(plan, best_points, tune, kernels_dir, scratch, render))
+    for label, pattern in files or []:
+        path = pathlib.Path(pattern.replace("{task}", plan.dir.name))
+        plan.kernels.append(Kernel(label, path.name, path=path if path.is_file() else None, source=f"--file {label}={pattern}",
+                                   error="" if path.is_file() else f"--file {label}: no file {path}", short=label))
 
 
 # ---------------------------------------------------------------- khive's side: build, eval, JSON
@@ -978,7 +984,9 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("suites", nargs="*", help="suite or task directories (default tasks/sol tasks/cutegen26)")
     p.add_argument("--tasks", help="regex over <suite>/<task directory> and the definition name (re.search)")
-    p.add_argument("--kernels", default="ref,best", help="which kernels: ref, best or both (default ref,best)")
+    p.add_argument("--kernels", default="ref,best", help="which kernels: ref, best, both or none (default ref,best)")
+    p.add_argument("--file", action="append", default=[], metavar="LABEL=PATH",
+                   help="also measure this kernel file on every task ({task} in PATH: the task's directory name); repeatable")
     p.add_argument("--seeds", default="sol=3,*=1", help="khive evals per kernel: N, or SUITE=N,...,*=N (default sol=3,*=1)")
     p.add_argument("--seed-base", type=int, default=11, help="first --seed passed to khive eval (then +1, +2, ...)")
     p.add_argument("--max-workloads", type=int, default=2, help="perf workloads per task, evenly spaced (0 = all; default 2)")
@@ -1016,9 +1024,20 @@ def parse_args(argv=None):
         p.error(f"--gap-ms {a.gap_ms!r}: expected milliseconds, or a comma-separated list of them (0,2)")
     if not a.gaps or any(g < 0 or g > 1000 for g in a.gaps):
         p.error(f"--gap-ms {a.gap_ms!r}: expected one or more idle times from 0 to 1000 ms")
-    a.want = [k.strip() for k in a.kernels.split(",") if k.strip()]
-    if not a.want or any(k not in ("ref", "best") for k in a.want):
-        p.error(f"--kernels: expected ref, best or ref,best, got {a.kernels!r}")
+    words = [k.strip() for k in a.kernels.split(",") if k.strip()]
+    a.want = [] if words == ["none"] else words
+    if not words or any(k not in ("ref", "best") for k in a.want):
+        p.error(f"--kernels: expected ref, best, ref,best or none, got {a.kernels!r}")
+    a.files = []
+    for f in a.file:
+        label, eq, path = f.partition("=")
+        label = label.strip()
+        if not eq or not path or not label.replace("-", "").replace("_", "").isalnum() or label in ("ref", "best") \
+                or label in [x for x, _ in a.files]:
+            p.error(f"--file {f!r}: expected LABEL=PATH with a new label of letters, digits, - and _ (not ref or best)")
+        a.files.append((label, path))
+    if not a.want and not a.files:
+        p.error("nothing to measure: --kernels none and no --file")
     try:
         a.seeds_by_suite = parse_seeds(a.seeds)
     except ValueError as e:
@@ -1063,7 +1082,7 @@ def make_plans(a, tune, scratch, render):
                     continue
             p = plan_task(d, suite, a, a.seeds_by_suite)
             if not p.error:
-                plan_kernels(p, a.want, best_points, tune, a.kernels_dir, scratch, render)
+                plan_kernels(p, a.want, best_points, tune, a.kernels_dir, scratch, render, a.files)
             plans.append(p)
     return plans
 

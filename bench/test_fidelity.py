@@ -159,6 +159,32 @@ class Suites(unittest.TestCase):
                     rank = [{"input": 0, "scalar": 0, "output": 1, "axis": 2, "stream": 3}[k] for k in kinds]
                     self.assertEqual(rank, sorted(rank), p.key)   # inputs, outputs, var axes, stream
 
+    def test_file_kernels_per_task(self):
+        # --file LABEL=PATH: {task} is each task's directory name; a missing file is that row's error, not a crash.
+        with tempfile.TemporaryDirectory() as d:
+            (pathlib.Path(d) / "attention").mkdir()
+            (pathlib.Path(d) / "attention" / "k.cu").write_text("// a kernel\n")
+            a = F.parse_args(["--dry-run", "--kernels", "none", "--tasks", "sol/attention(_causal)?$", "--file", f"disp={d}/{{task}}/k.cu",
+                              str(REPO / "tasks" / "sol")])
+            plans = F.make_plans(a, tune=None, scratch=pathlib.Path(d), render=False)
+            by = {p.key: p for p in plans}
+            self.assertEqual(set(by), {"sol/attention", "sol/attention_causal"})
+            found, missing = by["sol/attention"].kernels, by["sol/attention_causal"].kernels
+            self.assertEqual([(k.label, k.error) for k in found], [("disp", "")])
+            self.assertEqual(found[0].path, pathlib.Path(d) / "attention" / "k.cu")
+            self.assertIsNone(missing[0].path)
+            self.assertIn("no file", missing[0].error)
+
+    def test_file_arguments_checked(self):
+        for bad in (["--file", "ref=/x.cu"], ["--file", "nolabel"], ["--file", "a=/x", "--file", "a=/y"],
+                    ["--kernels", "none"], ["--kernels", "ref,none"], ["--file", "sp ace=/x"]):
+            with self.assertRaises(SystemExit, msg=str(bad)), open("/dev/null", "w") as null:
+                old, sys.stderr = sys.stderr, null
+                try:
+                    F.parse_args(["--dry-run", *bad])
+                finally:
+                    sys.stderr = old
+
     def test_recorded_points_name_existing_tasks(self):
         points = json.loads((HERE / "fidelity_kernels.json").read_text())["tasks"]
         for key, e in points.items():
