@@ -50,8 +50,12 @@ std::set<std::string> defined_macros(const std::string& text) {
 
 }  // namespace
 
-// Splits a rendered text (PROLOGUE and ENTRY possibly replaced by the marks) into the includes to hoist and the
-// body, refusing what cannot live inside a namespace.
+// Splits a rendered text (PROLOGUE and ENTRY possibly replaced by the marks) into what is hoisted above the
+// namespaces (its #includes, and each guarded block of directives before its last #include: a configuration default
+// such as `#ifndef CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED / #define ... / #endif`, which must be in effect when the
+// headers are read: left in the body, it came after the hoisted headers and a BLOCK_N 176 attention variant lost its
+// m64n176 wgmma atom, 0.71x of SDPA where the same point alone read 0.98x, 2026-12-07) and the body, refusing what
+// cannot live inside a namespace. Unconditional #defines stay in the body: they are the variant's own switches.
 NamespacedBody namespaced_body(const std::string& rendered, const std::string& what) {
   auto refuse = [&](std::size_t line_no, const std::string& why) -> void {
     throw ComposeError(
@@ -60,24 +64,51 @@ NamespacedBody namespaced_body(const std::string& rendered, const std::string& w
   static const std::regex kLibNamespace(
       R"(^\s*namespace\s+(std|cute|cutlass|cub|thrust|cooperative_groups|nvcuda)\b[^=]*$)");
   static const std::regex kLibSpecialization(R"(template\s*<\s*>\s*(struct|class)\s+(std|cute|cutlass|cub|thrust)::)");
-  NamespacedBody b;
-  int depth = 0;
-  bool continued = false;  // the previous line ended in a backslash: this one belongs to its directive
-  std::size_t n = 0;
-  for (const auto& raw : split_lines(rendered)) {
-    ++n;
-    std::string line = raw;
+  std::vector<std::string> lines = split_lines(rendered);
+  for (auto& line : lines)
     for (const std::string* m : {&kPrologueMark, &kEntryMark})
       if (auto at = line.find(*m); at != std::string::npos) line.erase(at, m->size());
-    const bool was_continued = continued;
-    continued = !line.empty() && line.back() == '\\';
-    if (was_continued) {
+  // Which lines continue the directive of the line before (a trailing backslash), and where the last #include is.
+  std::vector<bool> cont(lines.size(), false);
+  std::size_t last_include = 0;  // 1-based; 0: none
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    cont[i] = i > 0 && !lines[i - 1].empty() && lines[i - 1].back() == '\\';
+    if (!cont[i] && directive(lines[i]).first == "include") last_include = i + 1;
+  }
+  // A guarded block of directives alone, from the #if* at `i` to its #endif, before the last #include: its end, else 0.
+  auto config_block_end = [&](std::size_t i) -> std::size_t {
+    int depth = 0;
+    for (std::size_t j = i; j < lines.size() && j + 1 < last_include; ++j) {
+      if (cont[j]) continue;
+      const auto [d, rest] = directive(lines[j]);
+      const std::string t = trim(lines[j]);
+      if (d.empty() && !t.empty() && t.rfind("//", 0) != 0) return 0;  // code inside: the block stays in the body
+      if (d == "include") return 0;                                    // refused below
+      if (d == "if" || d == "ifdef" || d == "ifndef") ++depth;
+      if (d == "endif" && --depth == 0) return j + 1;
+    }
+    return 0;
+  };
+  NamespacedBody b;
+  int depth = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t n = i + 1;
+    const std::string& line = lines[i];
+    if (cont[i]) {
       b.text += line + "\n";
       continue;
     }
     const std::string tl = trim(line);
     const bool comment = tl.rfind("//", 0) == 0;
     const auto [d, rest] = directive(line);
+    if (depth == 0 && (d == "if" || d == "ifdef" || d == "ifndef"))
+      if (const std::size_t end = config_block_end(i)) {
+        std::string unit;
+        for (std::size_t j = i; j < end; ++j) unit += lines[j] + (j + 1 < end ? "\n" : "");
+        b.includes.push_back(unit);
+        i = end - 1;
+        continue;
+      }
     if (d == "if" || d == "ifdef" || d == "ifndef")
       ++depth;
     else if (d == "endif")
@@ -98,6 +129,22 @@ NamespacedBody namespaced_body(const std::string& rendered, const std::string& w
     b.text += line + "\n";
   }
   return b;
+}
+
+// Adds a body's hoisted units to `hoisted` (once each, in first-use order), refusing two variants whose configuration
+// blocks for one macro differ: they cannot share one reading of the headers.
+void merge_hoisted(std::vector<std::string>& hoisted, const NamespacedBody& b, const std::string& what) {
+  for (const auto& unit : b.includes) {
+    if (std::find(hoisted.begin(), hoisted.end(), unit) != hoisted.end()) continue;
+    for (const auto& m : defined_macros(unit))
+      for (const auto& h : hoisted)
+        if (defined_macros(h).count(m))
+          throw ComposeError(
+              fmt::format("{} configures {} before its headers differently from an earlier variant "
+                          "(\"{}\" against \"{}\"): one translation unit reads the headers once",
+                          what, m, unit, h));
+    hoisted.push_back(unit);
+  }
 }
 
 namespace {
@@ -164,9 +211,9 @@ std::string variant_bodies(const BoundTask& bt, const std::string& prologue, con
         throw ComposeError(fmt::format("variant v{} ({}): its template must contain {{{{{}}}}} exactly once", i,
                                        v.t->name, m == &kPrologueMark ? "PROLOGUE" : "ENTRY"));
     }
-    NamespacedBody b = namespaced_body(r, fmt::format("variant v{} ({})", i, v.t->name));
-    for (auto& inc : b.includes)
-      if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(inc);
+    const std::string what = fmt::format("variant v{} ({})", i, v.t->name);
+    NamespacedBody b = namespaced_body(r, what);
+    merge_hoisted(includes, b, what);
     bodies += fmt::format("\n// ---- variant v{}: {}{}\nnamespace khive_v{} {{\n{}}}  // namespace khive_v{}\n", i,
                           point_text(v), v.candidate.empty() ? "" : " (candidate " + v.candidate + ")", i, b.text, i);
     // A macro of this variant must not leak into the next one (the next defines its own value); the PROLOGUE's

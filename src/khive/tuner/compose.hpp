@@ -31,16 +31,19 @@ struct ComposeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A rendered kernel made ready to live in a namespace: its #include lines (to hoist above every namespace), the
-// rest, and the macros it defines (to #undef after it). Shared by the composites here and the chains' stages
-// (chain.hpp). Throws ComposeError, `what` first, for what cannot be wrapped: an extern "C" declaration, an #include
-// inside #if, #pragma once, a library namespace reopened or a library template specialized.
+// A rendered kernel made ready to live in a namespace: its #include lines and the guarded configuration blocks
+// before them (to hoist above every namespace), the rest, and the macros it defines (to #undef after it). Shared by the
+// composites here and the chains' stages (chain.hpp). Throws ComposeError, `what` first, for what cannot be wrapped: an
+// extern "C" declaration, an #include inside #if, #pragma once, a library namespace reopened or a library template
+// specialized.
 struct NamespacedBody {
-  std::vector<std::string> includes;
+  std::vector<std::string> includes;  // hoisted above the namespaces: #include lines and guarded configuration blocks
   std::string text;
   std::set<std::string> macros;
 };
 NamespacedBody namespaced_body(const std::string& rendered, const std::string& what);
+// Adds a body's hoisted units once each; two different configuration blocks of one macro are a ComposeError.
+void merge_hoisted(std::vector<std::string>& hoisted, const NamespacedBody& b, const std::string& what);
 
 struct Variant {
   const Template* t = nullptr;

@@ -199,6 +199,27 @@ TEST(TunerCompose, GlobalScopeConstructsAreHandledOrRefused) {
   EXPECT_EQ(src.find("#include <algorithm>", inc + 1), std::string::npos);
   EXPECT_LT(inc, src.find("namespace khive_v0 {"));
   EXPECT_NE(src.find("khive_dispatch::run(khive_dispatch::pick(B, D), "), std::string::npos) << src;
+
+  // A guarded configuration block before a variant's #include is read with the headers: hoisted above them, once.
+  const std::string guard = "#ifndef KHIVE_TOY_CFG\n#define KHIVE_TOY_CFG 1\n#endif";
+  const std::string cfg = compose(lib_with(guard + "\n#include <vector>\nconstexpr int kX = {{X}} + KHIVE_TOY_CFG;"));
+  const auto g = cfg.find(guard);
+  ASSERT_NE(g, std::string::npos) << cfg;
+  EXPECT_EQ(cfg.find(guard, g + 1), std::string::npos) << "once";
+  EXPECT_LT(g, cfg.find("#include <vector>"));
+  EXPECT_LT(cfg.find("#include <vector>"), cfg.find("namespace khive_v0 {"));
+  EXPECT_EQ(cfg.find("#undef KHIVE_TOY_CFG"), std::string::npos) << "hoisted, not the variant's own";
+  // Two variants that configure one macro differently cannot share the headers' one reading.
+  const std::string clash = refusal("#ifndef KHIVE_TOY_CFG\n#define KHIVE_TOY_CFG {{X}}\n#endif\n#include <vector>");
+  EXPECT_NE(clash.find("variant v1 (rowop.toy) configures KHIVE_TOY_CFG before its headers differently"),
+            std::string::npos)
+      << clash;
+  // After the last #include, or with code inside, a guarded block is the variant's own: it stays in its namespace.
+  const std::string late = compose(lib_with("#include <vector>\n#ifndef KHIVE_TOY_LATE\n#define KHIVE_TOY_LATE {{X}}\n#endif"));
+  EXPECT_GT(late.find("#define KHIVE_TOY_LATE 1"), late.find("namespace khive_v0 {"));
+  EXPECT_NE(late.find("#undef KHIVE_TOY_LATE"), std::string::npos);
+  const std::string code = compose(lib_with("#if 1\nconstexpr int kY = {{X}};\n#endif\n#include <vector>"));
+  EXPECT_GT(code.find("constexpr int kY = 2;"), code.find("namespace khive_v1 {"));
 }
 
 // Two rowop.cpu_softmax points composed for demo-cpu/softmax: the real builder compiles the composite, and a harness
@@ -308,6 +329,25 @@ TEST(TunerCompose, CudaCompositesHoistIncludesAboveTheVariants) {
       EXPECT_LT(src.find("#include \"cutlass/cutlass.h\""), v0);
     }
   }
+  // attention.cuda_sm90 with 176-key tiles needs CuTe's extended wgmma shapes: the switch that enables them must
+  // come before CuTe's headers, as in the point rendered alone (it did not: 0.71x of SDPA, 2026-12-07).
+  const Task task = repo_task("sol/attention");
+  const BoundTask bt = bound(task, Backend::cuda);
+  const Template& t = repo_template("attention.cuda_sm90");
+  Point n176 = t.default_point(), persistent = t.default_point();
+  n176["BLOCK_N"] = "176";
+  n176["OVERLAP"] = "1";
+  persistent["SCHEDULE"] = "persistent";
+  ASSERT_TRUE(check_point(t, bt, n176).ok);
+  ASSERT_TRUE(check_point(t, bt, persistent).ok);
+  std::vector<Route> routes;
+  for (std::size_t w = 0; w < task.workloads.size() && routes.size() < 2; ++w)
+    if (bt.workload_perf[w]) routes.push_back({{task.workloads[w].uuid}, task.workloads[w].axes, int(routes.size())});
+  const std::string src = render_composite(task, bt, {{&t, n176, ""}, {&t, persistent, ""}}, routes);
+  const auto sw = src.find("#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
+  ASSERT_NE(sw, std::string::npos);
+  EXPECT_LT(sw, src.find("#include \"cute/tensor.hpp\"")) << src.substr(0, 3000);
+  EXPECT_EQ(src.find("#undef CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"), std::string::npos);
 }
 
 // The agent: tuner.dispatch is offered with two or more timed shapes; it proposes a composite once and again when
