@@ -10,9 +10,11 @@ and the repository is not written). Asserts the rows of bench.json, the live tab
 import json
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 khive, root = sys.argv[1], pathlib.Path(sys.argv[2])
 sys.path.insert(0, str(root / "bench"))
@@ -95,6 +97,32 @@ with tempfile.TemporaryDirectory(prefix="khive_bench_it_") as tmp:
     md = (out / "bench.md").read_text()
     check("| vector_add |" in md and "## Where the time went" in md and "candidate:wrong.cpp" in md, "bench.md rows")
     check(j["pytorch"] and j["pytorch"]["torch"] == "synthetic", "bench.json names the PyTorch file")
+
+    check(j["partial"] is False, "a finished run's bench.json is not partial")
+
+    # Cut short (a time limit's SIGTERM, Ctrl-C): bench.json is rewritten after every task, the task in hand
+    # finishes, the rest are not started, and the exit code is 130 with every finished row kept.
+    cut = tmp / "cut"
+    p = subprocess.Popen([khive, "bench", str(suite), "--backend", "cpu", "--out", str(cut), "--time-cap", "0.2",
+                          "--seeds", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            if json.loads((cut / "bench.json").read_text())["rows"]:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.02)
+    p.send_signal(signal.SIGTERM)
+    out_text, err_text = p.communicate(timeout=300)
+    check(p.returncode == 130, f"SIGTERM after the first task: exit 130, got {p.returncode}: {err_text[-500:]}")
+    jc = json.loads((cut / "bench.json").read_text())
+    check(jc["partial"] is True and 1 <= len(jc["rows"]) < 4,
+          f"the cut run keeps its finished rows and says partial, got {len(jc['rows'])} rows, partial {jc['partial']}")
+    check(all(row["error"] is None and any(m["kind"] == "reference" and m["accepted"] for m in row["impls"])
+              for row in jc["rows"]), "every kept row is complete")
+    check("**partial**" in (cut / "bench.md").read_text(), "bench.md says partial")
+    check("interrupted after" in err_text, f"the run says it was interrupted: {err_text[-300:]}")
 
 print(f"bench_demo_cpu: {len(failures)} of the checks failed" if failures else "bench_demo_cpu: all checks passed")
 sys.exit(1 if failures else 0)

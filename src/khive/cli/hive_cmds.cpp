@@ -27,41 +27,11 @@
 #include "khive/record/run_records.hpp"
 #include "khive/record/store.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/interrupt.hpp"
 #include "khive/tuner/tuner.hpp"
 
 namespace khive {
 namespace {
-
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_interrupts{0};
-
-void on_interrupt(int) {
-  // First Ctrl-C (or SIGTERM, SIGHUP): stop cleanly (in-flight evaluations finish and are recorded). Second:
-  // leave now; run.db and events.jsonl are consistent at every write, so nothing recorded is lost, and the
-  // children die with khive (support/subprocess.hpp).
-  if (g_interrupts.fetch_add(1) >= 1) std::_Exit(130);
-  g_stop.store(true);
-}
-
-// Ctrl-C, SIGTERM and SIGHUP stop the run cleanly while it lives; the previous handlers come back after.
-class InterruptHandlers {
- public:
-  InterruptHandlers() {
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    for (std::size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
-  }
-  ~InterruptHandlers() {
-    for (std::size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
-  }
-  InterruptHandlers(const InterruptHandlers&) = delete;
-  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3]{};
-};
 
 std::string ms(double s) { return s > 0 ? fmt::format("{:.3f} ms", s * 1e3) : std::string("-"); }
 
@@ -329,7 +299,7 @@ RunSettings run_settings(HiveCli& h, const nlohmann::json& stored, const Task& t
   o.resume = !h.resume.empty();
   o.run_dir = o.resume ? run_dir
                        : (h.out.empty() ? fs::path(".khive/runs") / (task.name + "-" + timestamp()) : fs::path(h.out));
-  o.external_stop = &g_stop;
+  o.external_stop = &interrupt_requested();
   rs.input_secret = run_input_secret(stored);
   rs.time_cap = pick("--time-cap", h.time_cap, "time_cap_s");
   rs.timeout = pick("--timeout", h.timeout, "timeout_s");
@@ -382,7 +352,7 @@ int report_run(const HiveResult& r, const std::filesystem::path& run_dir, Backen
     std::cout << r.status.stop_reason << "\n";
     return exit_code::paused;  // candidates await GPU evaluation (docs/hive.md)
   }
-  if (g_stop.load()) {
+  if (interrupt_requested().load()) {
     std::cout << fmt::format("interrupted; what was recorded is kept: khive optimize --resume {}\n", run_dir.string());
     return exit_code::interrupted;
   }
@@ -466,7 +436,7 @@ int run_replay(HiveCli& h) {
   auto agents = make_agents(rs.specs, rs.n, o.run_dir, {}, recorded_templates(rec));
   Progress progress(fmt::format("{} ({}, replayed)", task.name, backend_name(*backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
-  InterruptHandlers interrupts;
+  InterruptGuard interrupts;  // Ctrl-C: stop cleanly (in-flight evaluations finish and are recorded)
   std::cout << fmt::format(
       "khive optimize {} on {}, replayed from {} ({}; {} candidates recorded): {} agent(s) [{}], seed {}, run "
       "directory {}\n",
@@ -545,7 +515,7 @@ int run_optimize(HiveCli& h) {
   auto agents = make_agents(rs.specs, rs.n, o.run_dir, warm);
   Progress progress(fmt::format("{} ({})", task.name, backend_name(backend)), h.quiet);
   o.on_update = [&](const HiveStatus& s) { progress.update(s); };
-  InterruptHandlers interrupts;
+  InterruptGuard interrupts;  // Ctrl-C: stop cleanly (in-flight evaluations finish and are recorded)
   std::cout << fmt::format("khive optimize {} on {}: {} agent(s) [{}], run directory {}{}\n", task.name,
                            backend_name(backend), rs.n, fmt::join(rs.specs, ", "), o.run_dir.string(),
                            o.resume ? " (resumed)" : "");

@@ -19,6 +19,7 @@
 #include "khive/eval/pytorch_baselines.hpp"
 #include "khive/guard/stats.hpp"
 #include "khive/support/files.hpp"
+#include "khive/support/interrupt.hpp"
 #include "khive/support/text.hpp"
 
 namespace khive {
@@ -374,6 +375,10 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
   }
 
   for (const auto& dir : dirs) {
+    if (o.stop && o.stop->load()) {
+      rep.partial = true;  // the tasks not started are not listed
+      break;
+    }
     BenchRow row;
     row.dir = dir.string();
     row.task = dir.filename().string();
@@ -383,6 +388,12 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
       finish_row(row);
       if (on_row) on_row(row);
       rep.rows.push_back(std::move(row));
+      if (o.on_progress) {
+        rep.seconds = since(t_all);
+        rep.partial = true;
+        o.on_progress(rep);
+        rep.partial = false;
+      }
     };
     Task task;
     try {
@@ -407,7 +418,7 @@ BenchReport run_bench(const std::filesystem::path& suite, const BenchOptions& o,
     finish();
   }
   for (const auto& name : o.only)
-    if (!seen.count(name)) {
+    if (!seen.count(name) && !rep.partial) {
       BenchRow row;
       row.task = name;
       row.error = "no such task in " + suite.string();
@@ -444,7 +455,8 @@ nlohmann::json bench_json(const BenchReport& r) {
                       {"command", r.command},      {"date", r.date},
                       {"profile", r.profile},      {"clocks", r.clocks},
                       {"pytorch", r.pytorch},      {"seed_base", r.seed_base},
-                      {"seconds", r.seconds},      {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}}};
+                      {"seconds", r.seconds},      {"prebuild", {{"seconds", r.prebuild_s}, {"sources", r.prebuilt}}},
+                      {"partial", r.partial}};
   j["rows"] = nlohmann::json::array();
   for (const auto& row : r.rows) {
     nlohmann::json jr = {{"task", row.task}, {"dir", row.dir}, {"seconds", row.seconds}};
@@ -553,6 +565,9 @@ std::string bench_markdown(const BenchReport& r) {
                    : r.pytorch.is_object() ? fmt::format("{} (torch {}, {})", r.pytorch.value("file", ""),
                                                          r.pytorch.value("torch", ""), r.pytorch.value("date", ""))
                                            : std::string("none for this device"));
+  if (r.partial)
+    o << fmt::format("- **partial**: written after {} task(s); the run was cut short or is still going\n",
+                     r.rows.size());
   o << fmt::format("- seed base {}; total wall time {:.1f} s", r.seed_base, r.seconds);
   if (r.prebuilt)
     o << fmt::format(", of which {:.1f} s building {} sources in parallel before timing", r.prebuild_s, r.prebuilt);
@@ -656,16 +671,25 @@ int bench_command(const BenchCommand& c) {
     if (b > a) o.only.push_back(c.tasks.substr(a, b - a));
     a = b + 1;
   }
-  std::ostream& live = c.json ? std::cerr : std::cout;
-  live << bench_table_header() << std::flush;
-  auto r = run_bench(c.suite, o, [&](const BenchRow& row) { live << bench_row_line(row) << std::flush; });
-  r.command = c.command_line;
   std::string suite_name = std::filesystem::absolute(c.suite).lexically_normal().filename().string();
   if (suite_name.empty())
     suite_name = std::filesystem::absolute(c.suite).lexically_normal().parent_path().filename().string();
   std::filesystem::path out =
       c.out.empty() ? std::filesystem::path(".khive/bench") / (suite_name + "-" + utc_now("%Y%m%d-%H%M%S"))
                     : std::filesystem::path(c.out);
+  // The report is rewritten after every task (atomically): a run cut short keeps what it measured. The first Ctrl-C
+  // or SIGTERM finishes the task in hand and stops; the second leaves at once (support/interrupt.hpp).
+  InterruptGuard interrupts;
+  o.stop = &interrupt_requested();
+  o.on_progress = [&](const BenchReport& so_far) {
+    BenchReport w = so_far;
+    w.command = c.command_line;
+    write_bench(w, out);
+  };
+  std::ostream& live = c.json ? std::cerr : std::cout;
+  live << bench_table_header() << std::flush;
+  auto r = run_bench(c.suite, o, [&](const BenchRow& row) { live << bench_row_line(row) << std::flush; });
+  r.command = c.command_line;
   write_bench(r, out);
   if (c.json) {
     std::cout << bench_json(r).dump(2) << "\n";
@@ -677,6 +701,11 @@ int bench_command(const BenchCommand& c) {
                                o.build_jobs);
     std::cout << fmt::format("\n{} task(s) in {:.1f} s on {}; wrote {} and {}\n", r.rows.size(), r.seconds, r.device,
                              (out / "bench.json").string(), (out / "bench.md").string());
+  }
+  if (r.partial) {
+    std::cerr << fmt::format("khive bench: interrupted after {} task(s); what was measured is kept in {}\n",
+                             r.rows.size(), out.string());
+    return 130;  // cli/conventions.hpp: interrupted
   }
   return r.failed() ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 // per task and shared by every kernel of it. T_b per workload: PyTorch on this device (the suite's
 // baselines/pytorch-<gpu>.json), else the fastest accepted vendor baseline, else the reference.
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -24,6 +25,8 @@
 
 namespace khive {
 
+struct BenchReport;
+
 struct BenchOptions {
   EvalOptions eval;                              // backend, timing, runner, profile; seed: one per bench run
   std::optional<std::filesystem::path> kernels;  // DIR/<task name>/*.cu (cuda) or *.cpp (cpu)
@@ -36,6 +39,11 @@ struct BenchOptions {
   // processes and calls that separate medians carry.
   bool ab_vendor = false;
   std::string perf_workloads;  // time only the perf workloads whose uuid matches this regex (checks stay)
+  // Checked before each task: once set, the remaining tasks are not started and the report says it was cut short.
+  const std::atomic<bool>* stop = nullptr;
+  // After each task's row: the report so far (rows, seconds), e.g. to write it, so that a run cut short (Ctrl-C, a
+  // time limit's SIGTERM) keeps every finished task.
+  std::function<void(const BenchReport&)> on_progress;
 };
 
 // One implementation of a task (reference, PyTorch, a vendor baseline, a candidate) over its perf workloads.
@@ -86,6 +94,8 @@ struct BenchReport {
   int prebuilt = 0;       // sources it built or found cached
   std::vector<BenchRow> rows;
   double seconds = 0;
+  // Written before the last task finished: cut short by BenchOptions::stop, or a report in progress (on_progress).
+  bool partial = false;
   bool failed() const;  // a task with an error or a rejected reference
 };
 

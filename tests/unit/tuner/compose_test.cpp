@@ -215,7 +215,8 @@ TEST(TunerCompose, GlobalScopeConstructsAreHandledOrRefused) {
             std::string::npos)
       << clash;
   // After the last #include, or with code inside, a guarded block is the variant's own: it stays in its namespace.
-  const std::string late = compose(lib_with("#include <vector>\n#ifndef KHIVE_TOY_LATE\n#define KHIVE_TOY_LATE {{X}}\n#endif"));
+  const std::string late =
+      compose(lib_with("#include <vector>\n#ifndef KHIVE_TOY_LATE\n#define KHIVE_TOY_LATE {{X}}\n#endif"));
   EXPECT_GT(late.find("#define KHIVE_TOY_LATE 1"), late.find("namespace khive_v0 {"));
   EXPECT_NE(late.find("#undef KHIVE_TOY_LATE"), std::string::npos);
   const std::string code = compose(lib_with("#if 1\nconstexpr int kY = {{X}};\n#endif\n#include <vector>"));

@@ -14,8 +14,8 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 
 // cutegen26/kb03 (its binding's key) as C [Z, H, M, N] = A @ B of fp32 tensors stored with the given shapes, `more`
 // inputs after them (a scalar "s", a residual "R"), axes Z, H, M, N, K and `extra` ones; two workloads.
-Task batch_task(const json& a, const json& b, const json& more = json::object(),
-                const json& extra = json::object(), const std::string& w = "") {
+Task batch_task(const json& a, const json& b, const json& more = json::object(), const json& extra = json::object(),
+                const std::string& w = "") {
   return edited_task(
       "cutegen26/kb03_matmul_batched",
       [&](json& d) {
@@ -39,8 +39,8 @@ Task batch_task(const json& a, const json& b, const json& more = json::object(),
 }
 
 json gemm_spec(const std::string& la, const std::string& lb, const json& batch = json::array({"Z", "H"})) {
-  return {{"family", "gemm"}, {"A", "A"},         {"B", "B"},         {"C", "C"},    {"M", "M"},
-          {"N", "N"},         {"K", "K"},         {"layout_a", la},   {"layout_b", lb}, {"batch", batch}};
+  return {{"family", "gemm"}, {"A", "A"}, {"B", "B"},       {"C", "C"},       {"M", "M"},
+          {"N", "N"},         {"K", "K"}, {"layout_a", la}, {"layout_b", lb}, {"batch", batch}};
 }
 
 }  // namespace
@@ -56,8 +56,9 @@ TEST(GemmBatch, AContiguousBatchFoldsIntoOneAxis) {
     EXPECT_TRUE(has(p, "return khive_boffs{z * g.a_bs, z * g.b_bs, z * g.c_bs, z * g.r_bs};")) << p;
     EXPECT_FALSE(has(p, "bdim")) << p;
     EXPECT_TRUE(has(e, "khive_batch = int64_t(1) * Z * H;")) << e;
-    EXPECT_TRUE(has(e, "khive_g.a_bs = khive_M * khive_K; khive_g.b_bs = khive_K * khive_N; khive_g.c_bs = khive_M * "
-                       "khive_N; khive_g.r_bs = 0;"))
+    EXPECT_TRUE(has(e,
+                    "khive_g.a_bs = khive_M * khive_K; khive_g.b_bs = khive_K * khive_N; khive_g.c_bs = khive_M * "
+                    "khive_N; khive_g.r_bs = 0;"))
         << e;
     EXPECT_TRUE(has(bt.summary, "batch [Z, H], float32")) << bt.summary;
     ASSERT_EQ(bt.workload_vars.size(), 2u);
@@ -89,8 +90,9 @@ TEST(GemmBatch, ABroadcastAlongAnInnerAxisKeepsPerAxisStrides) {
     const std::string &p = bt.placeholders.at("PROLOGUE"), &e = bt.placeholders.at("ENTRY");
     EXPECT_TRUE(has(p, "constexpr int KHIVE_BATCH_AXES = 2;")) << p;
     EXPECT_TRUE(has(p, "int64_t bdim[2], a_bst[2], b_bst[2], c_bst[2], r_bst[2];")) << p;
-    EXPECT_TRUE(has(e, "khive_g.bdim[0] = Z; khive_g.a_bst[0] = H * khive_M * khive_K; khive_g.b_bst[0] = int64_t(1) * "
-                       "khive_K * khive_N; khive_g.c_bst[0] = H * khive_M * khive_N;"))
+    EXPECT_TRUE(has(e,
+                    "khive_g.bdim[0] = Z; khive_g.a_bst[0] = H * khive_M * khive_K; khive_g.b_bst[0] = int64_t(1) * "
+                    "khive_K * khive_N; khive_g.c_bst[0] = H * khive_M * khive_N;"))
         << e;
     EXPECT_TRUE(has(e, "khive_g.bdim[1] = H; khive_g.a_bst[1] = khive_M * khive_K; khive_g.b_bst[1] = 0;")) << e;
     EXPECT_TRUE(has(bt.summary, "batch [Z, H] over 2 strided axes")) << bt.summary;
@@ -106,8 +108,8 @@ TEST(GemmBatch, ABroadcastAlongAnInnerAxisKeepsPerAxisStrides) {
   // The CUTLASS templates take one batch stride: a batch of two axes is their generic path, which the tuner sees.
   for (const char* name : {"gemm.cuda_sm80_simt", "gemm.cuda_sm80_3xtf32"}) {
     const Template& tp = repo_template(name);
-    const Validity v = check_point(tp, bind_task(t, Backend::cuda, binding_with(t, gemm_spec("row", "col"))),
-                                   tp.default_point());
+    const Validity v =
+        check_point(tp, bind_task(t, Backend::cuda, binding_with(t, gemm_spec("row", "col"))), tp.default_point());
     EXPECT_FALSE(v.ok) << name;
     EXPECT_TRUE(has(v.message, "strided axes")) << name << ": " << v.message;
   }
@@ -124,8 +126,8 @@ TEST(GemmBatch, BadBatchesAreRefusedNamingTheFieldAndWhatWasExpected) {
   EXPECT_EQ(has_all(with("batch", json::array()), {"tasks.kb03_matmul_batched.batch", "a list of 1 to 8"}), "");
   EXPECT_EQ(has_all(with("batch", {"Z", 3}), {"batch[1]", "an axis name", "3"}), "");
   EXPECT_EQ(has_all(with("batch", {"Z", "Z"}), {"batch[1]", "an axis not listed before"}), "");
-  EXPECT_EQ(has_all(with("batch", {"H", "Z"}), {"tasks.kb03_matmul_batched.A", "shape [H, Z, M, K]",
-                                                 "Z = 2 where batch axis H is 3, workload a"}),
+  EXPECT_EQ(has_all(with("batch", {"H", "Z"}),
+                    {"tasks.kb03_matmul_batched.A", "shape [H, Z, M, K]", "Z = 2 where batch axis H is 3, workload a"}),
             "");
   const Task heads = batch_task({"H", "M", "K"}, {"H", "K", "N"});  // C [Z, H, M, N] is not [H, M, N]
   EXPECT_EQ(has_all(bind_error(heads, binding_with(heads, gemm_spec("row", "row", {"H"}))).what(),
@@ -134,9 +136,10 @@ TEST(GemmBatch, BadBatchesAreRefusedNamingTheFieldAndWhatWasExpected) {
   EXPECT_EQ(has_all(with("batch", {"H"}), {".A:", "shape [H, M, K]", "as torch.matmul broadcasts", "[Z, H, M, K]"}),
             "");
   // An operand's leading axis of another size than the batch axis' (and not 1) on a workload.
-  const Task off = batch_task({"Z", "H", "M", "K"}, {"Z", "G", "K", "N"}, json::object(), {{"G", {{"type", "var"}}}},
-                              "{\"uuid\": \"a\", \"axes\": {\"Z\": 2, \"H\": 3, \"G\": 3, \"M\": 4, \"N\": 5, \"K\": 6}}\n"
-                              "{\"uuid\": \"b\", \"axes\": {\"Z\": 2, \"H\": 4, \"G\": 2, \"M\": 3, \"N\": 2, \"K\": 7}}\n");
+  const Task off =
+      batch_task({"Z", "H", "M", "K"}, {"Z", "G", "K", "N"}, json::object(), {{"G", {{"type", "var"}}}},
+                 "{\"uuid\": \"a\", \"axes\": {\"Z\": 2, \"H\": 3, \"G\": 3, \"M\": 4, \"N\": 5, \"K\": 6}}\n"
+                 "{\"uuid\": \"b\", \"axes\": {\"Z\": 2, \"H\": 4, \"G\": 2, \"M\": 3, \"N\": 2, \"K\": 7}}\n");
   EXPECT_EQ(has_all(bind_error(off, binding_with(off, gemm_spec("row", "row"))).what(),
                     {"tasks.kb03_matmul_batched.B", "shape [Z, H, K, N]", "G = 2 where batch axis H is 4, workload b"}),
             "");
@@ -145,7 +148,8 @@ TEST(GemmBatch, BadBatchesAreRefusedNamingTheFieldAndWhatWasExpected) {
   rows["M"] = json::array({"H", "M"});
   EXPECT_EQ(has_all(error_for(rows), {"batch", "nothing when M is a list of axes"}), "");
   // A scalar in the epilogue must be float32.
-  const Task int_s = batch_task({"Z", "H", "M", "K"}, {"Z", "H", "K", "N"}, {{"s", {{"shape", nullptr}, {"dtype", "int64"}}}});
+  const Task int_s =
+      batch_task({"Z", "H", "M", "K"}, {"Z", "H", "K", "N"}, {{"s", {{"shape", nullptr}, {"dtype", "int64"}}}});
   json scaled = gemm_spec("row", "row");
   scaled["bias"] = "s";
   scaled["epilogue"] = "x * b";
@@ -160,7 +164,7 @@ TEST(GemmBatch, BadBatchesAreRefusedNamingTheFieldAndWhatWasExpected) {
 TEST(GemmBatch, CpuKernelsComputeTheBatchedProductExactly) {
   struct Case {
     json a, b, more, extra, spec;
-    std::string a_len, b_len, a_at, b_at;  // C++ of Z, H, G, M, N, K (and z, h, m, n, k)
+    std::string a_len, b_len, a_at, b_at;   // C++ of Z, H, G, M, N, K (and z, h, m, n, k)
     std::string more_decl, more_args, epi;  // declarations, launch arguments after A, B; C from x (double)
     std::string dims;                       // the launch's axis arguments
   };
@@ -171,25 +175,66 @@ TEST(GemmBatch, CpuKernelsComputeTheBatchedProductExactly) {
   json residual = gemm_spec("row", "row");
   residual["residual"] = "R";
   const std::vector<Case> cases = {
-      {{"Z", "H", "M", "K"}, {"Z", "H", "K", "N"}, json::object(), json::object(), gemm_spec("row", "row"),
-       "Z * H * M * K", "Z * H * K * N", "((z * H + h) * M + m) * K + k", "((z * H + h) * K + k) * N + n", "", "",
-       "x", "Z, H, M, N, K"},
-      {{"Z", "H", "M", "K"}, {"Z", "G", "N", "K"}, {{"s", {{"shape", nullptr}, {"dtype", "float32"}}}}, g1, scaled,
-       "Z * H * M * K", "Z * N * K", "((z * H + h) * M + m) * K + k", "(z * N + n) * K + k", "const float s = 0.5f;",
-       "s, ", "x * 0.5", "Z, H, M, N, K"},
-      {{"H", "M", "K"}, {"Z", "H", "K", "N"}, {{"R", {{"shape", {"H", "M", "N"}}, {"dtype", "float32"}}}},
-       json::object(), residual, "H * M * K", "Z * H * K * N", "(h * M + m) * K + k", "((z * H + h) * K + k) * N + n",
+      {{"Z", "H", "M", "K"},
+       {"Z", "H", "K", "N"},
+       json::object(),
+       json::object(),
+       gemm_spec("row", "row"),
+       "Z * H * M * K",
+       "Z * H * K * N",
+       "((z * H + h) * M + m) * K + k",
+       "((z * H + h) * K + k) * N + n",
+       "",
+       "",
+       "x",
+       "Z, H, M, N, K"},
+      {{"Z", "H", "M", "K"},
+       {"Z", "G", "N", "K"},
+       {{"s", {{"shape", nullptr}, {"dtype", "float32"}}}},
+       g1,
+       scaled,
+       "Z * H * M * K",
+       "Z * N * K",
+       "((z * H + h) * M + m) * K + k",
+       "(z * N + n) * K + k",
+       "const float s = 0.5f;",
+       "s, ",
+       "x * 0.5",
+       "Z, H, M, N, K"},
+      {{"H", "M", "K"},
+       {"Z", "H", "K", "N"},
+       {{"R", {{"shape", {"H", "M", "N"}}, {"dtype", "float32"}}}},
+       json::object(),
+       residual,
+       "H * M * K",
+       "Z * H * K * N",
+       "(h * M + m) * K + k",
+       "((z * H + h) * K + k) * N + n",
        "std::vector<float> R(H * M * N); for (long long i = 0; i < H * M * N; ++i) R[i] = float(i % 9) - 4.0f;",
-       "R.data(), ", "x + R[(h * M + m) * N + n]", "Z, H, M, N, K"},
-      {{"Z", "H", "K", "M"}, {"K", "N"}, json::object(), json::object(), gemm_spec("col", "row"), "Z * H * K * M",
-       "K * N", "((z * H + h) * K + k) * M + m", "k * N + n", "", "", "x", "Z, H, M, N, K"},
+       "R.data(), ",
+       "x + R[(h * M + m) * N + n]",
+       "Z, H, M, N, K"},
+      {{"Z", "H", "K", "M"},
+       {"K", "N"},
+       json::object(),
+       json::object(),
+       gemm_spec("col", "row"),
+       "Z * H * K * M",
+       "K * N",
+       "((z * H + h) * K + k) * M + m",
+       "k * N + n",
+       "",
+       "",
+       "x",
+       "Z, H, M, N, K"},
   };
   const Template& tp = repo_template("gemm.cpu_blocked");
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const Case& cs = cases[ci];
     const Task task = batch_task(cs.a, cs.b, cs.more, cs.extra);
     const BoundTask bt = bind_task(task, Backend::cpu, binding_with(task, cs.spec));
-    const std::string harness = fmt::format(R"(
+    const std::string harness =
+        fmt::format(R"(
 #include <cstdio>
 #include <vector>
 int main() {{
@@ -214,8 +259,7 @@ int main() {{
   std::printf("bad %lld\n", bad);
 }}
 )",
-                                            cs.a_len, cs.b_len, cs.more_decl, cs.more_args, cs.dims, cs.a_at, cs.b_at,
-                                            cs.epi);
+                    cs.a_len, cs.b_len, cs.more_decl, cs.more_args, cs.dims, cs.a_at, cs.b_at, cs.epi);
     for (const char* mr : {"4", "6"}) {
       Point p = tp.default_point();
       p["MR"] = mr;
