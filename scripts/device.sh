@@ -44,7 +44,8 @@ step() {  # step NAME TIMEOUT CMD...: run with a time limit, keep its output
   local name=$1 t=$2; shift 2
   log "$name"
   local s=$(date +%s%N)
-  timeout "$t" "$@" >"$out/$name.txt" 2>&1
+  # SIGTERM at the limit (khive bench then finishes the task in hand and keeps every finished one), SIGKILL 30 s on
+  timeout -k "${STEP_KILL_AFTER:-30}" "$t" "$@" >"$out/$name.txt" 2>&1
   local rc=$?
   local ms=$(( ($(date +%s%N) - s) / 1000000 ))
   echo "$name rc=$rc ${ms} ms" | tee -a "$out/device.log"
