@@ -60,6 +60,10 @@ what remains is classified:
                                                                                      and nothing else, or why it is not
   otherwise    the family it belongs to, for the report (conv, norm, reduction, gemm+epilogue, ...)
 
+A reference that returns several values (a backward pass's gradients, q, k and v) is read value by value (multi_output):
+each value's ops as a graph of that one output, its stages writing that task output ("output": the output's name),
+all of them one chain (op "chain"); or, when some value is no reading, the whole graph's op with "why".
+
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
 has an exact float32 counterpart; for a gemm+epilogue it is of x (the product, A @ B) and b (the bias vector's
 element of x's column), and "operands" names the inputs: {"A", "B", "layout_a", "layout_b"[, "bias"]}. Nothing here is trusted for correctness: a wrong guess only makes the tuner try a
@@ -1738,6 +1742,148 @@ def classify(graph, n_tensor_inputs, n_inputs=None, names=None):
     return r
 
 
+def _returned_values(graph):
+    """The nodes the graph returns, in order (one or several)."""
+    outs = [o for o in graph.nodes if o.op == "output"]
+    out = outs[0].args[0] if outs else None
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _one_output_graph(graph, value):
+    """A graph of the same placeholders (all of them, in order: the names stay aligned) and only the ops `value`
+    depends on, returning it: one output's cone of a reference that returns several."""
+    import torch
+    import torch.fx as fx
+    live = _live(value)
+    g = fx.Graph()
+    env = {}
+    for n in graph.nodes:
+        if n.op == "placeholder" or (n in live and n.op != "output"):
+            env[n] = g.node_copy(n, lambda a: env[a])
+    g.output(env[value])
+    root = graph.owning_module if graph.owning_module is not None else torch.nn.Module()
+    return fx.GraphModule(root, g).graph
+
+
+def _rename_tensor(stage, old, new):
+    """stage (a chain stage's dict) with the tensor name old replaced by new in what it reads and writes."""
+    word = re.compile(r"\b" + re.escape(old) + r"\b")
+    stage["inputs"] = [new if n == old else n for n in stage.get("inputs", [])]
+    if stage.get("output") == old:
+        stage["output"] = new
+    if "operands" in stage:
+        stage["operands"] = {k: ([new if e == old else e for e in v] if isinstance(v, list) else new if v == old else v)
+                             for k, v in stage["operands"].items()}
+    if isinstance(stage.get("expression"), str) and "named_inputs" in (stage.get("flags") or []):
+        stage["expression"] = word.sub(new, stage["expression"])
+    if old in (stage.get("views") or {}):
+        stage["views"] = {new if k == old else k: v for k, v in stage["views"].items()}
+    return stage
+
+
+def _output_stages(graph, value, out_name, n_tensor_inputs, n_inputs, names, first):
+    """The stages that compute one returned value, as a chain stage list writing task output out_name (its
+    intermediates numbered from khive_t<first>); or a string saying why there are none. A value that is a
+    computed result reshaped (a projection's [B, S, H * D] viewed as [B, S, H, D]) and is no stage as it is: the
+    result's stages, then a copy stage through the view."""
+    got = _output_stages_as_is(graph, value, out_name, n_tensor_inputs, n_inputs, names, first)
+    if not isinstance(got, str):
+        return got
+    from .recognize_view import VIEW_OPS, view_of
+    walk = [value]   # back through layout ops and picks of a split's pieces (a projection chunked in six)
+    pieces = {"split", "split_with_sizes", "chunk", "unbind"}
+    while getattr(walk[-1], "op", None) == "call_function" and _name(walk[-1].target) in VIEW_OPS | pieces and (
+            _name(walk[-1].target) != "getitem" or _name(getattr(walk[-1].args[0], "target", "")) in VIEW_OPS | pieces):
+        walk.append(walk[-1].args[0])
+    if len(walk) < 2 or getattr(walk[-1], "op", None) != "call_function" or _name(walk[-1].target) in VIEW_OPS | pieces:
+        return got
+    v = view_of(value, stop=walk[-1])
+    spec = v.spec(_shape(value)) if v is not None else None
+    if spec is None:
+        return got
+    inner = _output_stages_as_is(graph, walk[-1], "khive_tX", n_tensor_inputs, n_inputs, names, first)
+    if isinstance(inner, str):
+        return got
+    mid = f"khive_t{first + sum(1 for st in inner if st['output'].startswith('khive_t') and st['output'] != 'khive_tX')}"
+    for st in inner:
+        _rename_tensor(st, "khive_tX", mid)
+    return inner + [_copy_stage(mid, spec, out_name)]
+
+
+def _output_stages_as_is(graph, value, out_name, n_tensor_inputs, n_inputs, names, first):
+    """_output_stages of the value as classify() reads its cone."""
+    g = _one_output_graph(graph, value)
+    r = classify(g, n_tensor_inputs, n_inputs, names=names)
+    if r.get("op") == "chain":
+        stages = [dict(st) for st in r["stages"]]
+        mids = [st["output"] for st in stages if st.get("output") is not None]
+        for k, old in enumerate(mids):   # khive_t1.. of this output's chain: unique across the outputs
+            tmp = f"khive_m{k}_{old}"
+            for st in stages:
+                _rename_tensor(st, old, tmp)
+        for k, old in enumerate(mids):
+            for st in stages:
+                _rename_tensor(st, f"khive_m{k}_{old}", f"khive_t{first + k}")
+        stages[-1]["output"] = out_name
+        return stages
+    if not _bindable(r) or "why" in r:
+        return f"{out_name}: {r.get('op')}" + (f" ({r['why']})" if r.get("why") else "")
+    placeholders = [n for n in g.nodes if n.op == "placeholder"]
+    names_of = dict(zip(placeholders, names))
+    out = _returned(g)
+    nodes = [n for n in g.nodes if n.op == "call_function" and n in _live(out)]
+    st = _stage_of(g, nodes, out, None, names_of) if nodes else None
+    if st is None:   # a stage of layout ops alone, or what _stage does not keep: the reading of the whole graph
+        st = dict(r)
+        st.pop("ops", None)
+        if "operands" in st:
+            st["operands"] = _operand_names(st["operands"], names_of)
+        st["inputs"] = [names_of[p] for p in placeholders if any(u in _live(out) for u in p.users)]
+    st["output"] = out_name
+    return [st]
+
+
+def multi_output(graph, n_tensor_inputs, n_inputs, names, out_names):
+    """{op chain, family chain, stages} for a reference that returns several values (a backward pass's grad_input
+    and grad_weight, a projection's q, k and v): each returned value's cone read as classify() reads a graph of one
+    output, its stages writing that task output (intermediates numbered through all of them); shared ops are
+    computed again in each cone that needs them. {why} when some value is no such reading, or there are more than
+    8 stages in all."""
+    values = _returned_values(graph)
+    if len(values) != len(out_names) or not all(hasattr(v, "op") for v in values):
+        return {"why": f"the reference returns {len(values)} values for {len(out_names)} outputs"}
+    if len(set(values)) != len(values):
+        return {"why": "the reference returns one value as two outputs"}
+    stages, why = [], []
+    for v, name in zip(values, out_names):
+        got = _output_stages(graph, v, name, n_tensor_inputs, n_inputs, names,
+                             1 + sum(1 for st in stages if st["output"] not in out_names))
+        if isinstance(got, str):
+            why.append(got)
+            continue
+        for st in got:   # a stage an earlier output's stages have already (the product two outputs are sliced from)
+            key = json.dumps({k: v for k, v in st.items() if k != "output"}, sort_keys=True)
+            same = next((e for e in stages if e["output"] not in out_names and st["output"] not in out_names
+                         and json.dumps({k: v for k, v in e.items() if k != "output"}, sort_keys=True) == key), None)
+            if same is None:
+                stages.append(st)
+                continue
+            for later in got[got.index(st) + 1:]:
+                _rename_tensor(later, st["output"], same["output"])
+    if why:
+        return {"why": "outputs not read as stages: " + "; ".join(why)}
+    mids = [st["output"] for st in stages if st["output"] not in out_names]
+    for k, old in enumerate(mids):   # numbered in order again (a stage shared with an earlier output left a gap)
+        for st in stages:
+            _rename_tensor(st, old, f"khive_n{k + 1}")
+    for k in range(len(mids)):
+        for st in stages:
+            _rename_tensor(st, f"khive_n{k + 1}", f"khive_t{k + 1}")
+    if len(stages) > 8:
+        return {"why": f"{len(stages)} stages for {len(out_names)} outputs, more than 8"}
+    return {"op": "chain", "family": "chain", "stages": stages}
+
+
 def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
     """classify() of one op (with what follows it), no chains."""
     nodes = _compute_nodes(graph)
@@ -1947,6 +2093,11 @@ def recognize(torch, task, budget=None):
     order = list(task.inputs)
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
     r = classify(graph, n_tensor, len(args), names=order)
+    if len(task.outputs) > 1:   # several outputs: a chain whose stages write them (multi_output)
+        many = multi_output(graph, n_tensor, len(args), order, list(task.outputs))
+        if "why" in many:
+            return dict(r, why=many["why"])
+        return dict(many, ops=r["ops"])
     numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
     if any(numbers) and ((r.get("family") == "elementwise" and "expression" not in r)
                          or (r.get("op") == "gemm+epilogue" and "operands" in r)):

@@ -1126,5 +1126,54 @@ class Recognize(unittest.TestCase):
             self.assertTrue(torch.allclose(got, want, atol=1e-5), tuple(want.shape))
 
 
+    # -- references of several outputs (issue 24: a chain whose stages write the task's outputs) ---------------------
+    def test_several_outputs_are_a_chain_whose_stages_write_them(self):
+        # a projection with a bias viewed as heads, and a second one whose heads are transposed: two products, each
+        # then a copy stage through its view (the intermediates numbered through both), each writing its output
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "HID": {"type": "const", "value": 8},
+                "H": {"type": "const", "value": 2}, "D": {"type": "const", "value": 3},
+                "HD": {"type": "expr", "expression": "H * D"}}
+        ins = {"x": ["B", "S", "HID"], "w": ["HD", "HID"], "bias": ["HD"], "v": ["HD", "HID"]}
+        body = ("    b, s, _ = x.shape\n"
+                "    q = (torch.matmul(x, w.t()) + bias).view(b, s, 2, 3)\n"
+                "    k = torch.matmul(x, v.t()).view(b, s, 2, 3).transpose(1, 2)\n"
+                "    return q, k\n")
+        d = {"name": "qk_proj", "axes": axes,
+             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
+             "outputs": {"q": {"shape": ["B", "S", "H", "D"], "dtype": "float32"},
+                         "k": {"shape": ["B", "H", "S", "D"], "dtype": "float32"}},
+             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        r, _ = self.recognize(d, {"B": 2, "S": 5})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        st = r["stages"]
+        self.assertEqual([s["family"] for s in st], ["gemm", "elementwise", "gemm", "elementwise"])
+        self.assertEqual([s["output"] for s in st], ["khive_t1", "q", "khive_t2", "k"])
+        self.assertEqual(st[0]["operands"], {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col", "bias": "bias"})
+        self.assertEqual((st[1]["inputs"], st[3]["inputs"]), (["khive_t1"], ["khive_t2"]))
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for b, s in ((1, 1), (3, 4), (2, 9)):   # other sizes than the traced B = 2, S = 5
+            dims = {"B": b, "S": s, "HID": 8, "HD": 6}
+            env = {n: torch.randn(*[dims[a] for a in sh]) for n, sh in ins.items()}
+            want = dict(zip(("q", "k"), scope["run"](*env.values())))
+            for one in st:   # the stages in order, each product as the gemm binding reads it, each copy its view
+                if one["family"] == "gemm":
+                    env[one["output"]] = self.reading(one, env)
+                else:
+                    (src,) = one["inputs"]
+                    env[one["output"]] = self.read_view(one["views"][src], env[src], tuple(want[one["output"]].shape))
+            for name in ("q", "k"):
+                self.assertTrue(torch.allclose(env[name], want[name], atol=1e-5), (name, b, s))
+
+    def test_an_output_no_stage_computes_is_said(self):
+        d = {"name": "mm_sort", "axes": {"M": {"type": "var"}, "K": {"type": "const", "value": 4}},
+             "inputs": {"x": {"shape": ["M", "K"], "dtype": "float32"}, "w": {"shape": ["K", "K"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["M", "K"], "dtype": "float32"}, "s": {"shape": ["M", "K"], "dtype": "float32"}},
+             "reference": "import torch\n\ndef run(x, w):\n    return x @ w, torch.sort(x, dim=1).values\n"}
+        r, _ = self.recognize(d, {"M": 3})
+        self.assertNotEqual(r["op"], "chain")
+        self.assertIn("outputs not read as stages: s:", r["why"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -526,10 +526,9 @@ std::optional<Binding> rmsnorm(const Task& t, const std::string& op, std::string
 // its stage task (the task's inputs it reads and the intermediates before it) and bound as that op alone would be;
 // the intermediates shaped by their stage's family as they are bound.
 std::optional<Binding> chain(const Task& t, std::string* why) {
-  if (t.op_stages.size() < 2 || t.outputs.size() != 1) {
-    *why = fmt::format(
-        "no chain of 2 to {} stages writing one output was recognised in the reference's graph (khive.op.stages)",
-        Task::kMaxStages);
+  if (t.op_stages.size() < 2) {
+    *why = fmt::format("no chain of 2 to {} stages was recognised in the reference's graph (khive.op.stages)",
+                       Task::kMaxStages);
     return std::nullopt;
   }
   const std::string file = (t.dir.filename() / "definition.json").string();
@@ -543,17 +542,23 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
     if (st.contains("inputs") && st["inputs"].is_array())
       for (const auto& n : st["inputs"])
         if (n.is_string()) inputs.push_back(n.get<std::string>());
-    const std::string output = last                                                ? t.outputs[0].name
-                               : st.contains("output") && st["output"].is_string() ? st["output"].get<std::string>()
-                                                                                   : "";
+    // "output": an intermediate's name or one of the task's outputs (a multi-output chain); null: the task's one
+    // output, written by the last stage.
+    const std::string output = st.contains("output") && st["output"].is_string() ? st["output"].get<std::string>()
+                               : last && t.outputs.size() == 1                   ? t.outputs[0].name
+                                                                                 : "";
     if (inputs.empty() || inputs.size() != st["inputs"].size() || output.empty()) {
-      *why = fmt::format("{}: expected \"inputs\" (tensor names) and, before the last stage, \"output\"", field);
+      *why = fmt::format(
+          "{}: expected \"inputs\" (tensor names) and \"output\" (an intermediate or one of the task's outputs; "
+          "null only for the last stage of a task of one output)",
+          field);
       return std::nullopt;
     }
+    const bool mid = t.find_output(output) == nullptr;  // an intermediate, shaped here
     Task s;
     // A copy stage that writes an intermediate (a view of its input made contiguous for the next stage) has its
     // sizes recorded (khive.op.stages[i].shape): shaped before it is bound, as its views are of that shape.
-    const bool preshaped = !last && st.contains("shape") && st["shape"].is_array() && inputs.size() == 1;
+    const bool preshaped = mid && st.contains("shape") && st["shape"].is_array() && inputs.size() == 1;
     try {
       if (preshaped) {
         std::vector<std::string> exprs;
@@ -567,7 +572,7 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
       return std::nullopt;
     }
     // A product's intermediate is [M, N] (the recognisers check the output against the operands).
-    if (!last && s.op_family == "gemm" && s.op_operands.count("A") && s.op_operands.count("B")) {
+    if (mid && s.op_family == "gemm" && s.op_operands.count("A") && s.op_operands.count("B")) {
       const TensorSpec *A = s.find_input(s.op_operands.at("A")), *B = s.find_input(s.op_operands.at("B"));
       const bool arow = !s.op_operands.count("layout_a") || s.op_operands.at("layout_a") == "row",
                  brow = !s.op_operands.count("layout_b") || s.op_operands.at("layout_b") == "row";
@@ -582,7 +587,7 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
       }
     }
     // A row op's intermediate is x's shape (the rowop binder checks y against x).
-    if (!last && s.op_family == "rowop" && s.op_operands.count("x"))
+    if (mid && s.op_family == "rowop" && s.op_operands.count("x"))
       if (const TensorSpec* x = s.find_input(s.op_operands.at("x"))) {
         s.outputs[0].shape = x->shape;
         s.outputs[0].dtype = x->dtype;
@@ -598,7 +603,7 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
     ojson spec{{"family", b->family}};
     for (auto it = b->spec.begin(); it != b->spec.end(); ++it) spec[it.key()] = it.value();
     if (preshaped && b->family == "elementwise") spec["shape"] = st["shape"];
-    if (!last && !preshaped) {
+    if (mid && !preshaped) {
       try {
         layout.shape_output(b->family, spec, output, i);
       } catch (const std::exception& e) {
@@ -606,6 +611,7 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
         return std::nullopt;
       }
     }
+    if (!mid) layout.mark_written(output);
     stages.push_back(std::move(spec));
   }
   return make(t, "chain", ojson{{"stages", stages}});

@@ -396,7 +396,8 @@ Task ChainLayout::stage_task(const std::vector<std::string>& inputs, const std::
   st.outputs.clear();
   for (const auto& n : inputs) {
     if (std::any_of(st.inputs.begin(), st.inputs.end(), [&](const TensorSpec& t) { return t.name == n; })) continue;
-    if (task_.find_output(n)) throw std::runtime_error("\"" + n + "\" is the task's output, not something to read");
+    if (task_.find_output(n) && !written_.count(n))
+      throw std::runtime_error("\"" + n + "\" is a task output no earlier stage wrote, not something to read");
     st.inputs.push_back(tensor(n));
   }
   if (const TensorSpec* o = task_.find_output(output)) {

@@ -1,7 +1,12 @@
 // Chains (family "chain"): a task computed as 2 to Task::kMaxStages (8) stages, each one family's binding (a
 // convolution or GEMM with its epilogue, then a pooling, a normalisation, a reduction, a row op or a pointwise op),
-// stage i writing an intermediate tensor that stage i + 1 reads. KernelBench level 2 is mostly such compositions; each
+// stage i writing an intermediate tensor that later stages read. KernelBench level 2 is mostly such compositions; each
 // stage keeps its own templates and tuning, the chain only carries the intermediates between them.
+//
+// A task of several outputs (a backward pass's grad_input and grad_weight, a projection's q, k and v) is a chain whose
+// stages each write an intermediate or one of the task's outputs (each output written by exactly one stage, every
+// intermediate read by a later stage); a stage may read the task's inputs, the intermediates and the task outputs
+// that earlier stages wrote, so independent stages (one product per output) and shared ones both fit.
 //
 //   {"family": "chain", "stages": [
 //     {"family": "conv", "x": "x", "weight": "w", "bias": "b", "y": "t1", "stride": [1, 1]},
@@ -68,6 +73,8 @@ class ChainLayout {
   void shape_as(const std::string& output, const std::string& input, const std::vector<std::string>& exprs,
                 std::size_t stage);
   bool is_intermediate(const std::string& name) const;
+  // A task output an earlier stage wrote (a multi-output chain): later stages may read it as an input.
+  void mark_written(const std::string& output) { written_[output] = true; }
   const std::vector<TensorSpec>& intermediates() const { return mids_; }
   // The new var axes and their C++ (over the task's launch parameters), in the order they were made.
   const std::vector<std::pair<std::string, std::string>>& fresh_axes() const { return fresh_cpp_; }
@@ -94,6 +101,7 @@ class ChainLayout {
   std::vector<TensorSpec> mids_;
   std::vector<std::pair<std::string, std::string>> fresh_cpp_;
   std::map<std::string, bool> shaped_;
+  std::map<std::string, bool> written_;
 };
 
 // A chain template's name: kChainPrefix and the stages' template names joined by '+' ("chain:conv.cpu+pool.cpu").

@@ -7,6 +7,9 @@
 //     {"family": "norm", "stat": "var", "x": "t1", "y": "out", "axes": [1], "eps": 1e-5}]}
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
+
 #include "khive/tuner/bind/common.hpp"
 #include "khive/tuner/chain.hpp"
 
@@ -35,14 +38,18 @@ BoundTask bind_chain(const Ctx& c) {
       c.b.spec["stages"].size() > Task::kMaxStages)
     c.fail("stages", fmt::format("a list of 2 to {} stage bindings ({})", Task::kMaxStages, stage_families_text()),
            c.has("stages") ? c.b.spec["stages"].dump() : "nothing");
-  if (c.task.outputs.size() != 1) c.fail("stages", "a task with one output (the last stage's)", "more");
-  const TensorSpec& out = c.task.outputs[0];
   const auto& specs = c.b.spec["stages"];
   ChainLayout layout(c.task);
   BoundTask bt;
   std::set<std::string> read;
-  std::string previous;  // the intermediate the stage before wrote
+  std::map<std::string, std::size_t> wrote;  // a task output or intermediate -> the stage that wrote it
   std::string run_calls, ops, summary;
+  auto outputs_left = [&] {
+    std::string s;
+    for (const auto& o : c.task.outputs)
+      if (!wrote.count(o.name)) s += (s.empty() ? "\"" : ", \"") + o.name + "\"";
+    return s;
+  };
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const std::string f = fmt::format("stages[{}]", i);
     std::vector<std::string> inputs;
@@ -57,20 +64,28 @@ BoundTask bind_chain(const Ctx& c) {
     const bool last = i + 1 == specs.size();
     for (const auto& n : inputs) {
       const bool task_input = c.task.find_input(n) != nullptr;
-      if (!task_input && !layout.is_intermediate(n))
-        c.fail(f, "inputs that are the task's or an intermediate an earlier stage wrote", "\"" + n + "\"");
+      const bool output_before = c.task.find_output(n) != nullptr && wrote.count(n);
+      if (!task_input && !layout.is_intermediate(n) && !output_before)
+        c.fail(f,
+               "inputs that are the task's, an intermediate an earlier stage wrote or a task output an earlier stage "
+               "wrote",
+               "\"" + n + "\"" + (c.task.find_output(n) ? " (an output no earlier stage wrote)" : ""));
       read.insert(n);
     }
-    if (i > 0 && std::find(inputs.begin(), inputs.end(), previous) == inputs.end())
-      c.fail(f, "a stage that reads the intermediate \"" + previous + "\" the stage before wrote", "one that does not");
-    if (last && output != out.name)
-      c.fail(f + "." + stage_tensor_fields(family).output, "the task's output \"" + out.name + "\"",
+    const std::string of = f + "." + stage_tensor_fields(family).output;
+    const bool task_output = c.task.find_output(output) != nullptr;
+    if (task_output && wrote.count(output))
+      c.fail(of, "a task output no other stage writes (each is written exactly once)",
+             fmt::format("\"{}\", which stages[{}] wrote before", output, wrote.at(output)));
+    if (!task_output && last)
+      c.fail(of,
+             c.task.outputs.size() == 1 ? "the task's output \"" + c.task.outputs[0].name + "\""
+                                        : "a task output (left to write: " + outputs_left() + ")",
              "\"" + output + "\"");
-    if (!last && (c.task.find_input(output) || c.task.find_output(output) || layout.is_intermediate(output)))
-      c.fail(f + "." + stage_tensor_fields(family).output, "a new name for the intermediate (no tensor of the task)",
-             "\"" + output + "\"");
+    if (!task_output && (c.task.find_input(output) || layout.is_intermediate(output)))
+      c.fail(of, "a new name for the intermediate (no tensor of the task)", "\"" + output + "\"");
     try {
-      if (!last) layout.shape_output(family, specs[i], output, i);
+      if (!task_output) layout.shape_output(family, specs[i], output, i);
     } catch (const std::exception& e) {
       c.fail(f, "a stage whose output sizes its family gives", e.what());
     }
@@ -93,11 +108,21 @@ BoundTask bind_chain(const Ctx& c) {
     run_calls += fmt::format("  khive_s{}::khive_stage({});\n", i + 1, args);
     ops += (ops.empty() ? "" : ">") + s.op;
     summary += (summary.empty() ? "" : "; then ") + s.summary;
-    previous = output;
+    wrote[output] = i;
+    if (task_output) layout.mark_written(output);
     bt.stages.push_back(std::move(s));
   }
   for (const auto& t : c.task.inputs)
     if (!read.count(t.name)) c.fail("stages", "every input of the task read by a stage", "\"" + t.name + "\" left out");
+  // Every intermediate is read by a later stage, every output written (by exactly one stage: checked above).
+  for (const auto& m : layout.intermediates())
+    if (!read.count(m.name)) {
+      const std::size_t w = wrote.at(m.name);
+      c.fail(fmt::format("stages[{}].{}", w, stage_tensor_fields(specs[w]["family"].get<std::string>()).output),
+             "an intermediate a later stage reads, or a task output", "\"" + m.name + "\", which no later stage reads");
+    }
+  if (!outputs_left().empty())
+    c.fail("stages", "every output of the task written by a stage", outputs_left() + " left unwritten");
 
   // The glue: the fresh sizes, a kept buffer per intermediate, the stages in order.
   std::string run = "// The stages in order, each intermediate in a buffer kept between calls (kernels/chain/).\n";
