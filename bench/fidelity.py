@@ -409,8 +409,9 @@ def plan_kernels(plan, want, best_points, tune, kernels_dir, scratch, render, fi
         plan.kernels.append(make_best(plan, best_points, tune, kernels_dir, scratch, render))
     for label, pattern in files or []:
         path = pathlib.Path(pattern.replace("{task}", plan.dir.name))
-        plan.kernels.append(Kernel(label, path.name, path=path if path.is_file() else None, source=f"--file {label}={pattern}",
-                                   error="" if path.is_file() else f"--file {label}: no file {path}", short=label))
+        found = path.is_file()
+        plan.kernels.append(Kernel(label, path.name, path=path if found else None, source=f"--file {label}={pattern}",
+                                   error="" if found else f"--file {label}: no file {path}", short=label))
 
 
 # ---------------------------------------------------------------- khive's side: build, eval, JSON

@@ -509,10 +509,9 @@ std::string render_chain(const Template& t, const BoundTask& bt, const Point& p)
   for (std::size_t i = 0; i < t.stages.size(); ++i) {
     const Template& st = t.stages[i];
     const Point sp = stage_point(t, p, i);
-    const NamespacedBody b =
-        namespaced_body(render(st, bt.stages[i], sp), fmt::format("stage {} ({})", i + 1, st.name));
-    for (const auto& inc : b.includes)
-      if (std::find(includes.begin(), includes.end(), inc) == includes.end()) includes.push_back(inc);
+    const std::string what = fmt::format("stage {} ({})", i + 1, st.name);
+    const NamespacedBody b = namespaced_body(render(st, bt.stages[i], sp), what);
+    merge_hoisted(includes, b, what);
     stages += fmt::format("\n// ---- stage {}: {} {}\nnamespace khive_s{} {{\n{}}}  // namespace khive_s{}\n", i + 1,
                           st.name, describe_point(sp), i + 1, b.text, i + 1);
     // The next stage defines its own (its PROLOGUE's KHIVE_HD, its template's switches).

@@ -131,8 +131,9 @@ NamespacedBody namespaced_body(const std::string& rendered, const std::string& w
   return b;
 }
 
-// Adds a body's hoisted units to `hoisted` (once each, in first-use order), refusing two variants whose configuration
-// blocks for one macro differ: they cannot share one reading of the headers.
+// Adds a body's hoisted units to `hoisted` (once each, in first-use order), refusing two bodies (a composite's
+// variants, a chain's stages) whose configuration blocks for one macro differ: they cannot share one reading of the
+// headers.
 void merge_hoisted(std::vector<std::string>& hoisted, const NamespacedBody& b, const std::string& what) {
   for (const auto& unit : b.includes) {
     if (std::find(hoisted.begin(), hoisted.end(), unit) != hoisted.end()) continue;
@@ -140,7 +141,7 @@ void merge_hoisted(std::vector<std::string>& hoisted, const NamespacedBody& b, c
       for (const auto& h : hoisted)
         if (defined_macros(h).count(m))
           throw ComposeError(
-              fmt::format("{} configures {} before its headers differently from an earlier variant "
+              fmt::format("{} configures {} before its headers differently from one before it "
                           "(\"{}\" against \"{}\"): one translation unit reads the headers once",
                           what, m, unit, h));
     hoisted.push_back(unit);

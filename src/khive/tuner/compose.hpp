@@ -43,6 +43,7 @@ struct NamespacedBody {
 };
 NamespacedBody namespaced_body(const std::string& rendered, const std::string& what);
 // Adds a body's hoisted units once each; two different configuration blocks of one macro are a ComposeError.
+// Both the composites (variant_bodies) and the chains (render_chain) merge their parts' units through it.
 void merge_hoisted(std::vector<std::string>& hoisted, const NamespacedBody& b, const std::string& what);
 
 struct Variant {
