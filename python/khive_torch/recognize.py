@@ -62,7 +62,9 @@ what remains is classified:
 
 A reference that returns several values (a backward pass's gradients, q, k and v) is read value by value (multi_output):
 each value's ops as a graph of that one output, its stages writing that task output ("output": the output's name),
-all of them one chain (op "chain"); or, when some value is no reading, the whole graph's op with "why".
+all of them one chain (op "chain"); where some value is no such line (a backward pass: products in a row, a value
+read by several stages, a bias gradient's sum), the graph cut as a whole (recognize_dag.py); or, when neither reads
+it, the whole graph's op with "why".
 
 "expression" is a C expression of float x (the elementwise templates' "op"), written only where every op of the chain
 has an exact float32 counterpart; for a gemm+epilogue it is of x (the product, A @ B) and b (the bias vector's
@@ -190,8 +192,23 @@ def _reduce_over_axis(graph, node):
     src = args[0]
     while hasattr(src, "op") and src.op == "call_function" and _name(src.target) in LAYOUT and src.args:
         src = src.args[0]
-    if not (hasattr(src, "op") and src.op == "placeholder" and _shape(src) == _shape(args[0])):
+    if not (hasattr(src, "op") and src.op == "placeholder"):
         return None
+    if _shape(src) != _shape(args[0]):
+        # Leading axes merged by a view and reduced whole (grad_out.reshape(-1, H).sum(0), a bias gradient over the
+        # batch and sequence axes): the same reduction over those axes of the input as stored.
+        merged = _merged_axes(args[0], src)
+        rank = len(_shape(args[0]) or ())
+        if merged is None or n not in REDUCE_OVER_AXES or node.kwargs.get("keepdim") or (
+                len(args) > 2 and args[2]):
+            return None
+        reduced = {d % rank for d in ([dim] if isinstance(dim, int) else dim)}
+        axes = sorted({a for d in reduced for a in merged[d]})
+        # the kept axes as stored (the result's shape is the input's without the reduced ones)
+        if axes != list(range(axes[0], axes[-1] + 1)) or any(len(merged[d]) != 1 for d in range(rank)
+                                                             if d not in reduced):
+            return None
+        dim = axes if len(axes) > 1 else axes[0]
     op = REDUCE_OVER_AXIS[n]
     out = _returned(graph)
     kept = len(_shape(out) or ()) == len(_shape(args[0]) or ()) if hasattr(out, "meta") else False
@@ -207,6 +224,30 @@ def _reduce_over_axis(graph, node):
     elif out is not node:
         return None
     return op, dim, kept
+
+
+def _merged_axes(node, src):
+    """For node, src read through views and copies only (no transpose), each of them merging neighbouring axes: the
+    list, per axis of node, of src's axes it holds (a run); None otherwise (an axis split, a reorder)."""
+    n = node
+    while n is not src:
+        if getattr(n, "op", None) != "call_function" or _name(n.target) not in SAME_DATA - {"expand"} or not n.args:
+            return None
+        n = n.args[0]
+    have, want = list(_shape(src) or ()), list(_shape(node) or ())
+    groups, i = [], 0
+    for size in want:
+        run, p = [], 1
+        while i < len(have) and (p < size or (not run and have[i] == size) or (have[i] == 1 and p == size and run)):
+            p *= have[i]
+            run.append(i)
+            i += 1
+            if p == size and not (i < len(have) and have[i] == 1 and size != 1):
+                break
+        if p != size or not run:
+            return None
+        groups.append(run)
+    return groups if i == len(have) else None
 
 
 def _compute_nodes(graph):
@@ -472,6 +513,17 @@ def _row_operand(node):
     return src if flat == (math.prod(shape[:-1]), shape[-1]) else None
 
 
+def _transposed_rows(node):
+    """The placeholder when node is an input of rank >= 3, [*rows, M], read as the 2-D [prod(rows), M] and then
+    transposed (grad_out.reshape(-1, M).t(): A of a product summed over the rows); else None."""
+    if getattr(node, "op", None) != "call_function" or len(_shape(node) or ()) != 2:
+        return None
+    n = _name(node.target)
+    swap = n == "t" or (n == "transpose" and len(node.args) >= 3 and node.args[1] % 2 != node.args[2] % 2) or (
+        n == "permute" and len(node.args) >= 2 and [d % 2 for d in node.args[1]] == [1, 0])
+    return _row_operand(node.args[0]) if swap and node.args else None
+
+
 def _halves(node):
     """(x, which) when node is half of a placeholder x's last axis: getitem 0 / 1 of split(x, C, -1) (torch's
     chunk(2, -1)) or split_with_sizes(x, [C, C], -1), or slice(x, -1, 0, C) / slice(x, -1, C, 2C); which is 0 for the
@@ -638,6 +690,10 @@ def _product_operands(prod):
     if a is not None and b is not None and a[0] is not b[0]:
         return {"operands": {"A": a[0], "B": b[0], "layout_a": "col" if a[1] else "row",
                              "layout_b": "col" if b[1] else "row"}}
+    if a is None and b is None:   # [*K, M]^T @ [*K, N]: a weight's gradient summed over a batch of rows (K a list)
+        ta, rb = _transposed_rows(prod.args[0]), _row_operand(prod.args[1])
+        if ta is not None and rb is not None and ta is not rb and _shape(ta)[:-1] == _shape(rb)[:-1]:
+            return {"operands": {"A": ta, "B": rb, "layout_a": "col", "layout_b": "row"}}
     for arg, got in ((prod.args[0], a), (prod.args[1], b)):
         src = _stored(arg)
         if got is None and src is not None and len(_shape(src) or ()) == 2:
@@ -1871,7 +1927,13 @@ def multi_output(graph, n_tensor_inputs, n_inputs, names, out_names):
             for later in got[got.index(st) + 1:]:
                 _rename_tensor(later, st["output"], same["output"])
     if why:
-        return {"why": "outputs not read as stages: " + "; ".join(why)}
+        # Not each value a line of stages: the graph cut as a whole, values read by several stages stored once
+        # (recognize_dag.py: a backward pass's products in a row, a bias gradient's sum).
+        from .recognize_dag import dag_stages
+        dag = dag_stages(graph, names, out_names)
+        if "why" not in dag:
+            return dag
+        return {"why": "outputs not read as stages: " + "; ".join(why) + "; as a graph of stages: " + dag["why"]}
     mids = [st["output"] for st in stages if st["output"] not in out_names]
     for k, old in enumerate(mids):   # numbered in order again (a stage shared with an earlier output left a gap)
         for st in stages:
@@ -2068,6 +2130,16 @@ def recognize(torch, task, budget=None):
             total += math.prod(shape)
         return total
     w = min(cands, key=size)
+    if len(task.outputs) > 1:
+        # Several outputs are cut into stages whose operands are told apart by shape: a var axis of size 1 makes a
+        # [T, N] residual look like a [1, N] bias vector, so the smallest workload whose var axes are all above 1 is
+        # traced where there is one.
+        def has_one(c):
+            try:
+                return any(v == 1 for v in (c.get("axes") or {}).values())
+            except AttributeError:
+                return True
+        w = min(cands, key=lambda c: (has_one(c), size(c)))
     where = f"{task.def_file} on workload {w.get('uuid')}"
 
     def graph_of(args):
@@ -2095,6 +2167,22 @@ def recognize(torch, task, budget=None):
     r = classify(graph, n_tensor, len(args), names=order)
     if len(task.outputs) > 1:   # several outputs: a chain whose stages write them (multi_output)
         many = multi_output(graph, n_tensor, len(args), order, list(task.outputs))
+        nums = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
+        read = {n for st in many.get("stages") or [] for n in st.get("inputs", [])}
+        if "why" not in many and any(num and name not in read for num, name in zip(nums, order)):
+            # A scalar input traced as the number it was (SOL's `grad * scaling`): traced again as a 0-d tensor it
+            # stays an input that a stage reads by name; with the value and with one of the other sign, and only
+            # when both read alike (a branch on the value in Python reads as two different graphs).
+            def as_tensors(flip):
+                return [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32) if num else v
+                        for v, num in zip(args, nums)]
+            try:
+                got = [multi_output(graph_of(as_tensors(flip)), len(args), len(args), order, list(task.outputs))
+                       for flip in (False, True)]
+                if "why" not in got[0] and json.dumps(got[0], sort_keys=True) == json.dumps(got[1], sort_keys=True):
+                    many = got[0]
+            except Exception:  # noqa: BLE001 - the code wants a number there: the first reading stands
+                pass
         if "why" in many:
             return dict(r, why=many["why"])
         return dict(many, ops=r["ops"])

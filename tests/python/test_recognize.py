@@ -1174,6 +1174,124 @@ class Recognize(unittest.TestCase):
         self.assertNotEqual(r["op"], "chain")
         self.assertIn("outputs not read as stages: s:", r["why"])
 
+    # -- backward passes (issue 24: the graph cut into stages, values read by several stages stored once) -------------
+    def run_stages(self, stages, env):
+        """The recognised stages evaluated in order as the bindings read them: a product (K a list of leading axes
+        where A [*K, M] is read transposed and B is [*K, N]; a residual added), a reduction, a pointwise expression."""
+        import re
+        fns = {"tanhf": torch.tanh, "expf": torch.exp, "erff": torch.erf, "sqrtf": torch.sqrt, "fabsf": torch.abs,
+               "logf": torch.log, "rsqrtf": torch.rsqrt}
+        for st in stages:
+            if st["family"] == "gemm":
+                o = st["operands"]
+                a, b = env[o["A"]], env[o["B"]]
+                if a.dim() >= 3 and o["layout_a"] == "col":   # summed over the leading axes
+                    x = a.reshape(-1, a.shape[-1]).t() @ b.reshape(-1, b.shape[-1])
+                else:
+                    x = torch.matmul(a.transpose(-1, -2) if o["layout_a"] == "col" else a,
+                                     b.transpose(-1, -2) if o["layout_b"] == "col" else b)
+                if "residual" in o:
+                    x = x + env[o["residual"]]
+                out = eval(re.sub(r"(\d)f\b", r"\1", st["expression"]), {}, {"x": x}) if "expression" in st else x
+            elif st["family"] == "reduce":
+                self.assertEqual(st["op"], "sum")
+                out = env[st["inputs"][0]].sum(dim=st["dim"])
+            else:
+                self.assertEqual(st["family"], "elementwise", st)
+                scope = dict(fns, **{n: env[n] for n in st["inputs"]})
+                out = eval(re.sub(r"(\d)f\b", r"\1", st["expression"]), {}, scope)   # noqa: S307 - test-only
+            env[st["output"]] = out
+        return env
+
+    def test_a_backward_pass_is_a_graph_of_stages_with_reused_values_and_bias_sums(self):
+        # an MLP's backward (fc2 -> tanh-GELU -> fc1) over [B, S, H] rows: grad_fc1_out is read by three stages (its
+        # bias sum, its weight product, the input's gradient), the weight gradients are products summed over (B, S),
+        # the bias gradients sums over (B, S); fc1_bias is handed in and never read.
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 6},
+                "I": {"type": "const", "value": 10}}
+        ins = {"go": ["B", "S", "H"], "x": ["B", "S", "H"], "w1": ["I", "H"], "fc1_bias": ["I"], "w2": ["H", "I"],
+               "h1": ["B", "S", "I"], "a1": ["B", "S", "I"]}
+        outs = {"gx": ["B", "S", "H"], "gw1": ["I", "H"], "gb1": ["I"], "gw2": ["H", "I"], "gb2": ["H"]}
+        body = ("    H, I = go.shape[-1], h1.shape[-1]\n"
+                "    gb2 = go.sum(dim=(0, 1))\n"
+                "    gw2 = go.reshape(-1, H).t() @ a1.reshape(-1, I)\n"
+                "    ga = torch.matmul(go, w2)\n"
+                "    t = torch.tanh(0.79788456 * (h1 + 0.044715 * h1 * h1 * h1))\n"
+                "    g1 = ga * (0.5 * (1.0 + t) + 0.5 * h1 * (1.0 - t * t) * 0.79788456 * (1.0 + 3 * 0.044715 * h1 * h1))\n"
+                "    gb1 = g1.reshape(-1, I).sum(dim=0)\n"
+                "    gw1 = g1.reshape(-1, I).t() @ x.reshape(-1, H)\n"
+                "    gx = torch.matmul(g1, w1)\n"
+                "    return gx, gw1, gb1, gw2, gb2\n")
+        d = {"name": "mlp_back", "axes": axes,
+             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
+             "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
+             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        r, _ = self.recognize(d, {"B": 2, "S": 3})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        st = r["stages"]
+        self.assertEqual(len(st), 7, st)
+        by_out = {s["output"]: s for s in st}
+        self.assertEqual(set(outs) - set(by_out), set())
+        self.assertEqual((by_out["gb2"]["family"], by_out["gb2"]["dim"]), ("reduce", [0, 1]))
+        self.assertEqual((by_out["gb1"]["family"], by_out["gb1"]["dim"]), ("reduce", [0, 1]))
+        self.assertEqual(by_out["gw2"]["operands"], {"A": "go", "B": "a1", "layout_a": "col", "layout_b": "row"})
+        # the pointwise gradient is stored once and read by three later stages
+        (g1,) = [s["output"] for s in st if s["family"] == "elementwise"]
+        self.assertEqual(sum(1 for s in st if g1 in s["inputs"]), 3)
+        self.assertEqual(by_out["gw1"]["operands"], {"A": g1, "B": "x", "layout_a": "col", "layout_b": "row"})
+        self.assertFalse(any("fc1_bias" in s["inputs"] for s in st))
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for b, s in ((1, 1), (3, 4), (2, 9)):   # other sizes than the traced B = 2, S = 3
+            dims = {"B": b, "S": s, "H": 6, "I": 10}
+            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
+            want = dict(zip(outs, scope["run"](*env.values())))
+            got = self.run_stages(st, dict(env))
+            for name in outs:
+                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, b, s))
+
+    def test_a_sum_of_two_products_fuses_the_second_as_a_residual(self):
+        # a gated MLP's input gradient: grad_gate @ Wg + grad_up @ Wu, each gradient read by its weight's product too
+        axes = {"T": {"type": "var"}, "H": {"type": "const", "value": 4}, "I": {"type": "const", "value": 6}}
+        ins = {"go": ["T", "H"], "x": ["T", "H"], "wg": ["I", "H"], "wu": ["I", "H"], "wd": ["H", "I"],
+               "gate": ["T", "I"], "up": ["T", "I"]}
+        outs = {"gx": ["T", "H"], "gwg": ["I", "H"], "gwu": ["I", "H"]}
+        body = ("    gi = go.mm(wd)\n"
+                "    gg = gi * up * torch.sigmoid(gate)\n"
+                "    gu = gi * gate\n"
+                "    return gg.mm(wg) + gu.mm(wu), gg.t().mm(x), gu.t().mm(x)\n")
+        d = {"name": "swiglu_back", "axes": axes,
+             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
+             "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
+             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        r, _ = self.recognize(d, {"T": 5})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        st = r["stages"]
+        (gx,) = [s for s in st if s["output"] == "gx"]
+        self.assertIn("residual", gx["operands"])   # one product stored, the other adds it
+        self.assertLessEqual(len(st), 8)
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for t in (1, 3, 11):
+            dims = {"T": t, "H": 4, "I": 6}
+            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
+            want = dict(zip(outs, scope["run"](*env.values())))
+            got = self.run_stages(st, dict(env))
+            for name in outs:
+                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, t))
+
+    def test_a_bias_gradient_over_merged_leading_axes_is_a_sum_over_them(self):
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        from khive_torch.recognize import _reduce_over_axis
+        for fn, want in ((lambda x: x.reshape(-1, x.shape[-1]).sum(dim=0), ("sum", [0, 1], False)),
+                         (lambda x: x.reshape(x.shape[0], -1).mean(dim=1), ("mean", [1, 2], False)),
+                         (lambda x: x.reshape(-1, x.shape[-1]).sum(dim=1), None),   # the kept axes merged
+                         (lambda x: x.reshape(6, 2, 2).sum(dim=0), None)):           # an axis split
+            g = make_fx(fn)(torch.randn(2, 3, 4)).graph
+            node = [n for n in g.nodes if n.op == "call_function"][-1]
+            self.assertEqual(_reduce_over_axis(g, node), want)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -86,6 +86,22 @@ std::optional<ojson> recognised_product(const Task& t, std::string* why) {
     spec["M"] = rows.size() == 1 ? ojson(rows[0]) : ojson(rows);
     return spec;
   }
+  // A [*K, M] read transposed and B [*K, N] as stored, C [M, N]: a weight's gradient summed over a batch of rows
+  // (grad_out.reshape(-1, M).t() @ x.reshape(-1, N)); K is the list of their shared leading axes.
+  if (A && B && t.outputs.size() == 1 && t.outputs[0].shape.size() == 2 && A->shape.size() >= 3 &&
+      B->shape.size() == A->shape.size() && la == "col" && lb == "row") {
+    const auto& c = t.outputs[0].shape;
+    const std::vector<std::string> ka(A->shape.begin(), A->shape.end() - 1), kb(B->shape.begin(), B->shape.end() - 1);
+    if (ka != kb || A->shape.back() != c[0] || B->shape.back() != c[1]) {
+      *why = fmt::format(
+          "shapes {}[{}] (col), {}[{}] (row) -> {}[{}] are not the recognised product summed over "
+          "their leading axes",
+          A->name, fmt::join(A->shape, ","), B->name, fmt::join(B->shape, ","), t.outputs[0].name, fmt::join(c, ","));
+      return std::nullopt;
+    }
+    return ojson{{"A", A->name}, {"B", B->name}, {"C", t.outputs[0].name}, {"M", c[0]},
+                 {"N", c[1]},    {"K", ka},      {"layout_a", la},         {"layout_b", lb}};
+  }
   if (A && B && t.outputs.size() == 1 && t.outputs[0].shape.size() >= 3 && A->shape.size() >= 2 &&
       B->shape.size() >= 2) {
     const auto& c = t.outputs[0].shape;
@@ -578,6 +594,8 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
                  brow = !s.op_operands.count("layout_b") || s.op_operands.at("layout_b") == "row";
       if (A && B && A->shape.size() == 2 && B->shape.size() == 2)
         s.outputs[0].shape = {A->shape[arow ? 0 : 1], B->shape[brow ? 1 : 0]};
+      else if (A && B && A->shape.size() >= 3 && B->shape.size() == A->shape.size() && !arow && brow)
+        s.outputs[0].shape = {A->shape.back(), B->shape.back()};  // summed over their leading axes (K a list)
       else if (A && B && A->shape.size() >= 3 && B->shape.size() == 2 && arow) {  // [*rows, K] @ B: [*rows, N]
         s.outputs[0].shape.assign(A->shape.begin(), A->shape.end() - 1);
         s.outputs[0].shape.push_back(B->shape[brow ? 1 : 0]);
@@ -614,7 +632,28 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
     if (!mid) layout.mark_written(output);
     stages.push_back(std::move(spec));
   }
-  return make(t, "chain", ojson{{"stages", stages}});
+  // Tensor inputs the graph never reads (a backward pass handed the forward's bias): the chain's "unread". A scalar
+  // input no stage reads may have steered the reference's Python (traced as the value it had), so it stays refused.
+  std::set<std::string> read;
+  for (const auto& s : t.op_stages) {
+    const ojson st = ojson::parse(s);
+    for (const auto& n : st["inputs"]) read.insert(n.get<std::string>());
+  }
+  ojson unread = ojson::array();
+  for (const auto& in : t.inputs) {
+    if (read.count(in.name)) continue;
+    if (in.scalar) {
+      *why = fmt::format(
+          "input \"{}\" is a scalar that no recognised stage reads: the reference may branch on it in Python (the "
+          "trace follows the branch of one workload's value), so the stages need not compute it on every workload",
+          in.name);
+      return std::nullopt;
+    }
+    unread.push_back(in.name);
+  }
+  ojson spec{{"stages", stages}};
+  if (!unread.empty()) spec["unread"] = unread;
+  return make(t, "chain", spec);
 }
 
 }  // namespace

@@ -218,7 +218,17 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
           "batch: expected C's leading axes (a name or a list of names) of a product of [*batch, "
           "M, K] and [*batch, K, N] operands, got " +
           spec["batch"].dump());
-    if (!batch.empty()) {
+    // K a list of axes (A [*K, M] or [M, *K], B [*K, N] or [N, *K]: a weight's gradient summed over a batch of
+    // rows): the product is [M, N].
+    const bool klist = spec.contains("K") && spec["K"].is_array();
+    if (klist) {
+      const std::size_t nk = spec["K"].size();
+      if (!batch.empty() || rows || nk < 1 || a.shape.size() != nk + 1 || b.shape.size() != nk + 1)
+        throw std::runtime_error("K: a list of axes that A and B hold besides M and N, got " + spec["K"].dump() +
+                                 " for A " + bind_detail::shape_text(a.shape) + " and B " +
+                                 bind_detail::shape_text(b.shape));
+      out = {dim_of(arow ? a.shape.front() : a.shape.back()), dim_of(brow ? b.shape.back() : b.shape.front())};
+    } else if (!batch.empty()) {
       for (const auto& n : batch) out.push_back(dim_of(n));
       out.push_back(dim_of(a.shape[a.shape.size() - (arow ? 2 : 1)]));
       out.push_back(dim_of(b.shape[b.shape.size() - (brow ? 1 : 2)]));

@@ -33,12 +33,26 @@ std::vector<std::string> arg_names(const Task& t, Backend b) {
 }  // namespace
 
 BoundTask bind_chain(const Ctx& c) {
-  c.check_keys({"description", "stages"});
+  c.check_keys({"description", "stages", "unread"});
   if (!c.has("stages") || !c.b.spec["stages"].is_array() || c.b.spec["stages"].size() < 2 ||
       c.b.spec["stages"].size() > Task::kMaxStages)
     c.fail("stages", fmt::format("a list of 2 to {} stage bindings ({})", Task::kMaxStages, stage_families_text()),
            c.has("stages") ? c.b.spec["stages"].dump() : "nothing");
   const auto& specs = c.b.spec["stages"];
+  // unread: inputs of the task that the computation does not read (a backward pass handed the forward's bias, or a
+  // saved activation it recomputes from another): no stage may read them, and every other input is read.
+  std::map<std::string, std::size_t> unread;
+  if (c.has("unread")) {
+    const auto& u = c.b.spec["unread"];
+    if (!u.is_array()) c.fail("unread", "a list of the task's input names that no stage reads", u.dump());
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      const std::string f = fmt::format("unread[{}]", i);
+      if (!u[i].is_string() || !c.task.find_input(u[i].get<std::string>()))
+        c.fail(f, "an input of the task", u[i].dump());
+      if (!unread.emplace(u[i].get<std::string>(), i).second)
+        c.fail(f, "an input not listed before in unread", u[i].dump());
+    }
+  }
   ChainLayout layout(c.task);
   BoundTask bt;
   std::set<std::string> read;
@@ -70,6 +84,9 @@ BoundTask bind_chain(const Ctx& c) {
                "inputs that are the task's, an intermediate an earlier stage wrote or a task output an earlier stage "
                "wrote",
                "\"" + n + "\"" + (c.task.find_output(n) ? " (an output no earlier stage wrote)" : ""));
+      if (unread.count(n))
+        c.fail(fmt::format("unread[{}]", unread.at(n)), "an input no stage reads",
+               fmt::format("\"{}\", which {} reads", n, f));
       read.insert(n);
     }
     const std::string of = f + "." + stage_tensor_fields(family).output;
@@ -113,7 +130,8 @@ BoundTask bind_chain(const Ctx& c) {
     bt.stages.push_back(std::move(s));
   }
   for (const auto& t : c.task.inputs)
-    if (!read.count(t.name)) c.fail("stages", "every input of the task read by a stage", "\"" + t.name + "\" left out");
+    if (!read.count(t.name) && !unread.count(t.name))
+      c.fail("stages", "every input of the task read by a stage or listed in unread", "\"" + t.name + "\" left out");
   // Every intermediate is read by a later stage, every output written (by exactly one stage: checked above).
   for (const auto& m : layout.intermediates())
     if (!read.count(m.name)) {

@@ -146,9 +146,10 @@ struct Gemm {
   std::string tri, sym;                 // "triangular", "symmetric": none, upper or lower
   std::string la, lb;                   // the task's layouts of A and B: row or col
   std::string la_read;                  // the layout the kernel reads A in (below)
-  std::string M, N, K;                  // axis names; M is "b*i*j" text when rows has several
+  std::string M, N, K;                  // axis names; M ("(b*i*j)") and K ("(b*s)") text when lists
   std::string batch;                    // "" for none, the axis ("b"), or the list as text ("[b, h]")
   std::vector<std::string> rows;        // C's row axes when M is a list (A [rows..., K], C [rows..., N]); else {M}
+  std::vector<std::string> kaxes;       // the summed axes when K is a list (A [*K, M] or [M, *K]); else {K}
   std::vector<std::string> batch_axes;  // C's leading axes the batch runs over (row-major), or none
   std::vector<std::vector<int64_t>> batch_sizes;  // [workload][batch axis]
   BatchStrides sa, sb, sc, sr;                    // A's, B's, C's and the residual's strides along them
@@ -222,7 +223,22 @@ void read_shapes(const Ctx& c, Gemm& g) {
     g.M = c.str("M", true);
     g.rows = {g.M};
   }
-  g.N = c.str("N", true), g.K = c.str("K", true);
+  g.N = c.str("N", true);
+  // K: one axis, or a list of axes whose product is the GEMM's K (a weight's gradient over a batch of rows: A =
+  // grad_out [b, s, M] read transposed, B = x [b, s, N], K = [b, s]); each operand holds them together, row-major,
+  // where it holds K.
+  if (c.has("K") && c.b.spec["K"].is_array()) {
+    for (const auto& d : c.b.spec["K"])
+      if (d.is_string() && !d.get<std::string>().empty())
+        g.kaxes.push_back(d.get<std::string>());
+      else
+        c.fail("K", "an axis name or a list of axis names", c.b.spec["K"].dump());
+    if (g.kaxes.empty()) c.fail("K", "an axis name or a non-empty list of axis names", "[]");
+    g.K = fmt::format("({})", fmt::join(g.kaxes, "*"));
+  } else {
+    g.K = c.str("K", true);
+    g.kaxes = {g.K};
+  }
   // batch: one axis of C, or a list of C's leading axes (torch.matmul of N-D operands: [*batch, M, K] @
   // [*batch, K, N] = [*batch, M, N]).
   if (c.has("batch") && c.b.spec["batch"].is_array()) {
@@ -243,7 +259,7 @@ void read_shapes(const Ctx& c, Gemm& g) {
     g.batch = c.str("batch", false);
     if (!g.batch.empty()) g.batch_axes = {g.batch};
   }
-  const std::string &M = g.M, &N = g.N, &K = g.K, &batch = g.batch;
+  const std::string &M = g.M, &N = g.N, &batch = g.batch;
   if (g.rows.size() > 1) {
     if (g.la != "row") c.fail("layout_a", "row when M is a list of axes (A is [rows..., K])", "\"" + g.la + "\"");
     if (!batch.empty())
@@ -251,6 +267,23 @@ void read_shapes(const Ctx& c, Gemm& g) {
     if (g.tri != "none" || g.sym != "none")
       c.fail(g.tri != "none" ? "triangular" : "symmetric", "none when M is a list of axes", "square operands");
   }
+  if (g.kaxes.size() > 1) {
+    if (g.rows.size() > 1) c.fail("K", "one axis when M is a list of axes", c.b.spec["K"].dump());
+    if (!batch.empty()) c.fail("batch", "nothing when K is a list of axes", "\"" + batch + "\"");
+    if (g.tri != "none" || g.sym != "none")
+      c.fail(g.tri != "none" ? "triangular" : "symmetric", "none when K is a list of axes", "square operands");
+  }
+  // K's axes where an operand holds K.
+  auto with_k = [&](std::vector<std::string> before, const std::vector<std::string>& after) {
+    before.insert(before.end(), g.kaxes.begin(), g.kaxes.end());
+    before.insert(before.end(), after.begin(), after.end());
+    return before;
+  };
+  auto k_value = [&](const AxisValues& ax) {
+    int64_t k = 1;
+    for (const auto& a : g.kaxes) k *= axis_value(ax, a);
+    return k;
+  };
   // dims of a [M, last] operand: C's row axes, then last.
   auto rows_then = [&](const std::string& last) {
     std::vector<std::string> d = g.rows;
@@ -276,8 +309,8 @@ void read_shapes(const Ctx& c, Gemm& g) {
   for (const auto& ax : axes) {
     int64_t m = 1;
     for (const auto& r : g.rows) m *= axis_value(ax, r);
-    mk.push_back(m * axis_value(ax, K));
-    kn.push_back(axis_value(ax, K) * axis_value(ax, N));
+    mk.push_back(m * k_value(ax));
+    kn.push_back(k_value(ax) * axis_value(ax, N));
     mn.push_back(m * axis_value(ax, N));
   }
   // An operand [*lead, dims...]: lead aligned at the end of the batch axes (torch.matmul's rule), each lead axis the
@@ -328,9 +361,8 @@ void read_shapes(const Ctx& c, Gemm& g) {
     }
     return s;
   };
-  g.sa = operand("A", A, g.la == "row" ? rows_then(K) : std::vector<std::string>{K, M}, "khive_M * khive_K", mk);
-  g.sb = operand("B", B, g.lb == "row" ? std::vector<std::string>{K, N} : std::vector<std::string>{N, K},
-                 "khive_K * khive_N", kn);
+  g.sa = operand("A", A, g.la == "row" ? with_k(g.rows, {}) : with_k({}, {M}), "khive_M * khive_K", mk);
+  g.sb = operand("B", B, g.lb == "row" ? with_k({}, {N}) : with_k({N}, {}), "khive_K * khive_N", kn);
   // C is [*batch, rows, N], row-major.
   std::vector<std::string> c_want = g.batch_axes;
   for (const auto& d : rows_then(N)) c_want.push_back(d);
@@ -501,7 +533,8 @@ std::string gemm_prologue(const Ctx& c, const Gemm& g) {
 
 std::string gemm_entry(const Ctx& c, const Gemm& g) {
   const std::string m = g.rows.size() > 1 ? shape_product_cpp(c.task, g.rows) : axis_cpp(c.task, g.M),
-                    n = axis_cpp(c.task, g.N), k = axis_cpp(c.task, g.K);
+                    n = axis_cpp(c.task, g.N),
+                    k = g.kaxes.size() > 1 ? shape_product_cpp(c.task, g.kaxes) : axis_cpp(c.task, g.K);
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_M = {}, khive_N = {}, khive_K = {}, khive_batch = {};\n", m, n, k,
                    g.batch_axes.empty()       ? "int64_t(1)"
@@ -607,20 +640,21 @@ BoundTask bind_gemm(const Ctx& c) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
-    int64_t m = 1;  // the product of C's row axes
+    int64_t m = 1, k = 1;  // the products of C's row axes and of K's axes
     for (const auto& r : g.rows) m *= v(r);
+    for (const auto& a : g.kaxes) k *= v(a);
     int64_t nbatch = 1;  // the batch entries: the product of its axes
     for (const int64_t s : g.batch_sizes[i]) nbatch *= s;
     // Triangular and symmetric operands (never both) are square.
-    if ((tri != "none" || sym != "none") && (m != v(N) || v(K) != v(N)))
+    if ((tri != "none" || sym != "none") && (m != v(N) || k != v(N)))
       c.fail(tri != "none" ? "triangular" : "symmetric",
              tri != "none" ? "square operands (M = N = K) for a triangular product"
                            : "square operands (M = N = K) for symmetric operands",
-             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, m, N, v(N), K, v(K), c.task.workloads[i].uuid));
+             fmt::format("{} = {}, {} = {}, {} = {} on workload {}", M, m, N, v(N), K, k, c.task.workloads[i].uuid));
     add_workload(bt, c, i,
                  {{"M", m},
                   {"N", v(N)},
-                  {"K", v(K)},
+                  {"K", k},
                   {"BATCH", nbatch},
                   {"BATCH_AXES", static_cast<int64_t>(std::max<std::size_t>(g.batch_groups.size(), 1))},
                   {"ELEM_BYTES", static_cast<int64_t>(dtype_size(C.dtype))},
