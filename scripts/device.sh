@@ -381,10 +381,13 @@ PY
     # (GEMM23_SOL) with the GEMV default, SPLIT 1, ROW_BLOCKS 4 x WARPS 8, B_LOAD bulk and a tuner.dispatch composite of the sm90
     # default with the GEMV default on M <= 16, timed on the decode shapes (GEMM23_SOL_PERF, a --perf-workloads regex)
     # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
-    # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch.
+    # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch;
+    # GEMM23_FP32_KERNELS (words: tf32x3, smallk; default tf32x3) picks those and/or three gemm.cuda_smallk_3xtf32
+    # points; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk).
     # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
     gemm23) k=${GEMM23_KERNELS:-/tmp/gemm23}; rm -rf "$k"; mkdir -p "$k"
-            TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root"
+            TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root" \
+              ${GEMM23_TEST_ONLY:+--only "$GEMM23_TEST_ONLY"}
             sol=${GEMM23_SOL:-gemm_bf16,gemm_residual,attn_o_proj_residual}
             for t in ${sol//,/ }; do
               mkdir -p "$k/$t"
@@ -404,10 +407,17 @@ PY
             for t in ${fp32//,/ }; do
               mkdir -p "$k/$t"
               a=(); [ "$t" = kb08_matmul_irregular ] && a=(--set ALIGN=1)
-              khive-tune --kernels kernels point "tasks/cutegen26/$t" --backend cuda --template gemm.cuda_sm80_3xtf32 "${a[@]}" \
-                --out "$k/$t/tf32x3-default.cu" > /dev/null
-              khive-tune --kernels kernels point "tasks/cutegen26/$t" --backend cuda --template gemm.cuda_sm80_3xtf32 "${a[@]}" \
-                --set SPLIT_K=4 --out "$k/$t/tf32x3-splitk4.cu" > /dev/null
+              tp() { khive-tune --kernels kernels point "tasks/cutegen26/$t" --backend cuda "$@" > /dev/null ||
+                       echo "gemm23: $t: point $* refused" | tee -a "$out/device.log"; }
+              case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" tf32x3 "*)
+                tp --template gemm.cuda_sm80_3xtf32 "${a[@]}" --out "$k/$t/tf32x3-default.cu"
+                tp --template gemm.cuda_sm80_3xtf32 "${a[@]}" --set SPLIT_K=4 --out "$k/$t/tf32x3-splitk4.cu" ;; esac
+              # The short-K template (K <= KMAX: kb07, kb09): its default, 128x256 tiles, two 64x128 CTAs per SM.
+              case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" smallk "*)
+                tp --template gemm.cuda_smallk_3xtf32 --out "$k/$t/smallk-default.cu"
+                tp --template gemm.cuda_smallk_3xtf32 --set TB_N=256 --set W_N=64 --out "$k/$t/smallk-n256.cu"
+                tp --template gemm.cuda_smallk_3xtf32 --set TB_M=64 --set W_M=32 --set W_N=32 --set MIN_BLOCKS=2 \
+                  --out "$k/$t/smallk-m64-2cta.cu" ;; esac
             done
             TAIL=${TAIL:-60} step bench_gemm23_fp32 ${GEMM23_FP32_T:-160} khive bench tasks/cutegen26 --backend cuda --tasks "$fp32" \
               --kernels "$k" --ab-vendor --seeds 1 --out "$out/bench-gemm23-fp32" ;;

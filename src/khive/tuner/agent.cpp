@@ -332,6 +332,11 @@ class TunerAgent final : public Agent {
         s.templates = tuner::applicable_templates(lib_, s.bt);
         if (!only_.empty())  // TunerOptions::templates: the others are left out (a replay's recorded library)
           std::erase_if(s.templates, [&](const Template* t) { return !only_.count(t->name); });
+        // A template none of whose points is valid here (gemm.cuda_smallk_3xtf32 on a deep K: its fast path takes no
+        // timed shape) would only cost an agent its strategies; chains are left as they are (their spaces are large).
+        if (s.bt.stages.empty())
+          std::erase_if(s.templates,
+                        [&](const Template* t) { return !tuner::check_point(*t, s.bt, start_point(*t, s.bt, 0)).ok; });
         if (!s.templates.empty())
           st = std::move(s);
         else

@@ -291,7 +291,8 @@ TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
   std::vector<std::string> names;
   for (const auto& tpl : lib().templates)
     if (template_applies(tpl, bt)) names.push_back(tpl.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_3xtf32", "gemm.cuda_sm80_simt"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_3xtf32", "gemm.cuda_sm80_simt",
+                                             "gemm.cuda_smallk_3xtf32"}));
 
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
