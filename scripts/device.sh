@@ -382,8 +382,9 @@ PY
     # default with the GEMV default on M <= 16, timed on the decode shapes (GEMM23_SOL_PERF, a --perf-workloads regex)
     # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
     # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch;
-    # GEMM23_FP32_KERNELS (words: tf32x3, smallk; default tf32x3) picks those and/or three gemm.cuda_smallk_3xtf32
-    # points; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk).
+    # GEMM23_FP32_KERNELS (words: tf32x3, sm90x3, smallk; default tf32x3) picks those, gemm.cuda_sm90_3xtf32 points
+    # and/or three gemm.cuda_smallk_3xtf32 points; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk,
+    # sm90x3).
     # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
     gemm23) k=${GEMM23_KERNELS:-/tmp/gemm23}; rm -rf "$k"; mkdir -p "$k"
             TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root" \
@@ -412,6 +413,13 @@ PY
               case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" tf32x3 "*)
                 tp --template gemm.cuda_sm80_3xtf32 "${a[@]}" --out "$k/$t/tf32x3-default.cu"
                 tp --template gemm.cuda_sm80_3xtf32 "${a[@]}" --set SPLIT_K=4 --out "$k/$t/tf32x3-splitk4.cu" ;; esac
+              # 3xTF32 as one Sm90 TF32 GEMM of depth 3K: its default (128x256 cooperative), ping-pong 128x128, and
+              # stream-K with 4 splits where K is deep (kb06).
+              case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" sm90x3 "*)
+                tp --template gemm.cuda_sm90_3xtf32 --out "$k/$t/sm90x3-default.cu"
+                tp --template gemm.cuda_sm90_3xtf32 --set SCHEDULE=pingpong --set TILE_N=128 --out "$k/$t/sm90x3-pingpong.cu"
+                [ "$t" = kb06_matmul_large_k ] && tp --template gemm.cuda_sm90_3xtf32 --set SCHEDULER=streamk --set SPLITS=4 \
+                  --out "$k/$t/sm90x3-streamk4.cu" ;; esac
               # The short-K template (K <= KMAX: kb07, kb09): its default, 128x256 tiles, two 64x128 CTAs per SM.
               case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" smallk "*)
                 tp --template gemm.cuda_smallk_3xtf32 --out "$k/$t/smallk-default.cu"

@@ -9,7 +9,7 @@ tolerance (|got - ref| <= atol + rtol |ref|; the fp32 tasks' atol = 1e-6 K + 1e-
 fp32 cases also run cuBLAS SGEMM (pedantic math: no TF32) on the same inputs and print both errors against fp64 and
 both times: 3xTF32's error must be no worse than a few times SGEMM's, and within the tolerance everywhere.
 
-  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk]
+  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3]
 Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
 """
 import concurrent.futures
@@ -42,6 +42,8 @@ GEMV_SIZES = [(1, 6144, 4096), (16, 4096, 14336), (16, 28672, 4096), (8, 2048, 8
 RES_SIZES = [(1, 4096, 4096), (4, 1024, 4096), (8, 4096, 14336), (1, 8192, 28672), (13, 77, 1024), (3, 17, 33)]
 F32_SIZES = [(2048, 4096, 8192), (257, 511, 2049), (33, 17, 65), (128, 128, 4096), (256, 256, 131072), (1, 7, 3)]
 BATCH_SIZES = [(512, 2048, 1024, 8), (130, 257, 513, 7), (1, 70, 100, 5)]
+# kb08's perf shape (N = 5921: C's rows not 16-byte multiples) and odd sizes around it.
+IRREGULAR_SIZES = [(8205, 5921, 2949), (67, 59, 29), (1000, 1001, 1003)]
 # gemm.cuda_smallk_3xtf32 (M, N, K): kb07's perf shape (a 4 GiB C, sampled), K with a k8 tail (60, 20: the zeroed
 # columns), edges in M and N, K = 7 (pitch not a multiple of 4: the generic path), K > KMAX (generic), one row.
 SMALLK_SIZES = [(32768, 32768, 64), (2049, 1025, 64), (1000, 1000, 60), (129, 67, 64), (512, 516, 20), (1, 1000, 64),
@@ -69,6 +71,13 @@ CASES = [
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm80_3xtf32", {"SPLIT_K": "8", "TB_K": "32", "STAGES": "3"}, F32_SIZES),
     ("cutegen26/kb17_matmul_transposed_b", "gemm.cuda_sm80_3xtf32", {"W_M": "32", "W_N": "64"}, F32_SIZES[:4]),
     ("cutegen26/kb03_matmul_batched", "gemm.cuda_sm80_3xtf32", {}, BATCH_SIZES),
+    # 3xTF32 as one Sm90 TF32 GEMM over the tripled depth: kb02's row-major B (the pre-pass transposes it), kb17's
+    # K-contiguous B, ping-pong, the batch, kb08's irregular pitches (C through the padded copy), stream-K split-K.
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {}, F32_SIZES),
+    ("cutegen26/kb17_matmul_transposed_b", "gemm.cuda_sm90_3xtf32", {"SCHEDULE": "pingpong", "TILE_M": "128", "TILE_N": "128"}, F32_SIZES[:4]),
+    ("cutegen26/kb03_matmul_batched", "gemm.cuda_sm90_3xtf32", {}, BATCH_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {}, IRREGULAR_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"SCHEDULER": "streamk", "SPLITS": "4"}, F32_SIZES[3:5]),
     # The short-K template: default; 64x128 tiles of 32x32 warp tiles at two CTAs per SM with write-back stores;
     # 128x256 tiles of 64x64 warp tiles on 32-deep panels; 64x128 tiles on 32-deep panels at two CTAs per SM.
     ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {}, SMALLK_SIZES),
@@ -215,7 +224,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="khive-gemm-cuda-") as t:
         tmp = pathlib.Path(t)
         for n, (task, template, point, sizes) in enumerate(CASES):
-            if only and only != {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk"}.get(template, "tf32x3"):
+            if only and only != {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk", "gemm.cuda_sm90_3xtf32": "sm90x3"}.get(template, "tf32x3"):
                 continue
             elem, b_col, has_r, batched, call, atol, rtol, b_std = TASKS[task]
             out = tmp / f"k{n}.cu"
