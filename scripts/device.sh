@@ -383,8 +383,8 @@ PY
     # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
     # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch;
     # GEMM23_FP32_KERNELS (words: tf32x3, sm90x3, smallk; default tf32x3) picks those, gemm.cuda_sm90_3xtf32 points
-    # and/or three gemm.cuda_smallk_3xtf32 points; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk,
-    # sm90x3).
+    # and/or three gemm.cuda_smallk_3xtf32 points, GEMM23_FP32_PICK (a grep -E regex over their file names) keeps only
+    # the matching ones; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk, sm90x3; comma list).
     # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
     gemm23) k=${GEMM23_KERNELS:-/tmp/gemm23}; rm -rf "$k"; mkdir -p "$k"
             TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root" \
@@ -427,6 +427,9 @@ PY
                 tp --template gemm.cuda_smallk_3xtf32 --set TB_M=64 --set W_M=32 --set W_N=32 --set MIN_BLOCKS=2 \
                   --out "$k/$t/smallk-m64-2cta.cu" ;; esac
             done
+            if [ -n "${GEMM23_FP32_PICK:-}" ]; then
+              for f in "$k"/kb*/*.cu; do [ -e "$f" ] && { basename "$f" .cu | grep -Eq "$GEMM23_FP32_PICK" || rm -f "$f"; }; done
+            fi
             TAIL=${TAIL:-60} step bench_gemm23_fp32 ${GEMM23_FP32_T:-160} khive bench tasks/cutegen26 --backend cuda --tasks "$fp32" \
               --kernels "$k" --ab-vendor --seeds 1 --out "$out/bench-gemm23-fp32" ;;
     # Issue 23's decode GEMMs outside khive (bench/gemv_profile.py): gemm.cuda_tc_gemv points (GEMV_POINTS: lines of

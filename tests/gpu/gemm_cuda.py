@@ -9,7 +9,7 @@ tolerance (|got - ref| <= atol + rtol |ref|; the fp32 tasks' atol = 1e-6 K + 1e-
 fp32 cases also run cuBLAS SGEMM (pedantic math: no TF32) on the same inputs and print both errors against fp64 and
 both times: 3xTF32's error must be no worse than a few times SGEMM's, and within the tolerance everywhere.
 
-  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3]
+  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3[,...]]
 Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
 """
 import concurrent.futures
@@ -224,7 +224,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="khive-gemm-cuda-") as t:
         tmp = pathlib.Path(t)
         for n, (task, template, point, sizes) in enumerate(CASES):
-            if only and only != {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk", "gemm.cuda_sm90_3xtf32": "sm90x3"}.get(template, "tf32x3"):
+            if only and {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk",
+                         "gemm.cuda_sm90_3xtf32": "sm90x3"}.get(template, "tf32x3") not in only.split(","):
                 continue
             elem, b_col, has_r, batched, call, atol, rtol, b_std = TASKS[task]
             out = tmp / f"k{n}.cu"
