@@ -458,6 +458,7 @@ def _expression(graph, roots, skip=(), through=None):
 
 # A chain that uses a value twice repeats its expression (mish(mish(x)) is 160 characters): past this, none is written.
 MAX_EXPRESSION = 4096
+MAX_STAGES = 16   # Task::kMaxStages: the most stages of a chain
 TRANSPOSE = {"t", "transpose", "permute"}
 SAME_DATA = {"clone", "contiguous", "detach", "alias", "lift_fresh_copy", "_to_copy", "view", "_unsafe_view", "reshape",
              "expand"}
@@ -1672,7 +1673,7 @@ def _layout_stages(graph, names):
                         later["views"] = {f"khive_t{i + 1}": later["views"][old]}
         name = f"khive_t{k}"
         stages.append(_copy_stage(name, spec, None))
-        if len(stages) > 8:
+        if len(stages) > MAX_STAGES:
             return None
         return {"op": "chain", "family": "chain", "stages": stages}
     return None
@@ -1941,8 +1942,8 @@ def multi_output(graph, n_tensor_inputs, n_inputs, names, out_names):
     for k in range(len(mids)):
         for st in stages:
             _rename_tensor(st, f"khive_n{k + 1}", f"khive_t{k + 1}")
-    if len(stages) > 8:
-        return {"why": f"{len(stages)} stages for {len(out_names)} outputs, more than 8"}
+    if len(stages) > MAX_STAGES:
+        return {"why": f"{len(stages)} stages for {len(out_names)} outputs, more than {MAX_STAGES} (Task::kMaxStages)"}
     return {"op": "chain", "family": "chain", "stages": stages}
 
 

@@ -23,12 +23,12 @@ the task's inputs, earlier intermediates (khive_t<k>) and outputs earlier stages
 
 Every stage is what recognize._stage reads for its own graph: a binding of an existing family, nothing new.
 """
+import itertools
 import re
 
 __all__ = ["dag_stages"]
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-MAX_STAGES = 8   # Task::kMaxStages
 
 
 def _order(graph):
@@ -38,7 +38,7 @@ def _order(graph):
 def dag_stages(graph, names, out_names):
     """{op chain, family chain, stages} for the graph (its placeholders named `names`, its returned values
     `out_names`) cut into stages at the values that must be stored; {why} when it is not so cut."""
-    from .recognize import (CONSTRUCTION, FUSING_ANCHORS, LAYOUT, POINTWISE, _is_anchor, _live, _name,
+    from .recognize import (CONSTRUCTION, MAX_STAGES, FUSING_ANCHORS, LAYOUT, POINTWISE, _is_anchor, _live, _name,
                             _returned_values, _shape)
     from .recognize_view import VIEW_OPS
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
@@ -138,6 +138,65 @@ def dag_stages(graph, names, out_names):
         inside = stage_nodes[r]
         return {a for n in inside for a in n.all_input_nodes if a not in inside and hasattr(a, "op")}
 
+    def temp_names(nodes):
+        return {x: f"khive_x{i}" for i, x in enumerate(sorted(
+            {y for n in nodes for y in n.all_input_nodes if y not in nodes and hasattr(y, "op")}, key=pos.get))}
+
+    # 3b. An anchor whose stage no family binds as it reads its operands (a product of heads transposed and merged,
+    # GQA's repeat_kv, a sum over a split axis): each operand it reads through layout ops is copied first, an
+    # elementwise stage through the operand's view writing an intermediate of the operand's shape.
+    copy_src = {}   # a copied operand (the layout op's node) -> the stored value or input it is a view of
+    def binds(nodes, r):
+        """Whether the stage of nodes with result r binds, or, for a returned value's source, the stage that goes on
+        through the value's layout ops (torch.matmul's view back to [*rows, N])."""
+        if _stage_dict(graph, nodes, r, temp_names(nodes), pos) is not None:
+            return True
+        for v, b in zip(values, bases):
+            if b is r and v is not r:
+                walk, n = set(), v
+                while n is not r:
+                    walk.add(n)
+                    n = n.args[0]
+                if _stage_dict(graph, nodes | walk, v, temp_names(nodes | walk), pos) is not None:
+                    return True
+        return False
+
+    for r in sorted(anchor_of, key=pos.get):
+        if binds(stage_nodes[r], r):
+            continue
+        # Per operand, where its layout ops may be cut: None (not copied), or a node of the walk from its source,
+        # nearest the source first (the fewest ops copied); the fewest copies first.
+        options = []
+        for arg in anchor_of[r].all_input_nodes:
+            src, walk = source(arg), []
+            n = arg
+            while n is not src and n.op == "call_function" and n not in stored:
+                walk.append(n)
+                n = n.args[0]
+            options.append([None] + ([(c, src) for c in reversed(walk)] if n is src else []))
+        combos = sorted(itertools.product(*options), key=lambda cs: sum(c is not None for c in cs))
+        for cs in combos[1:65]:
+            cuts = {c: src for c, src in (x for x in cs if x is not None)}
+            inside, todo = set(), [anchor_of[r]] + tail_of[r]   # the anchor's stage up to the copied operands
+            while todo:
+                n = todo.pop()
+                if n in inside or n not in stage_nodes[r] or n in cuts:
+                    continue
+                inside.add(n)
+                todo += list(n.all_input_nodes)
+            if not binds(inside, r):
+                continue
+            for c, src in cuts.items():
+                walk, n = set(), c
+                while n is not src:
+                    walk.add(n)
+                    n = n.args[0]
+                stored.add(c)
+                copy_src[c] = src
+                stage_nodes[c] = walk
+            stage_nodes[r] = inside
+            break
+
     # 4. A product's or convolution's result read by one pointwise stage alone: fused with it where the pair is one
     # stage its family binds.
     fused = set()
@@ -150,9 +209,7 @@ def dag_stages(graph, names, out_names):
             continue
         p = readers[0]
         merged = stage_nodes[r] | stage_nodes[p]
-        st = _stage_dict(graph, merged, p, {x: f"khive_x{i}" for i, x in enumerate(
-            sorted({y for n in merged for y in n.all_input_nodes if y not in merged and hasattr(y, "op")},
-                   key=pos.get))}, pos)
+        st = _stage_dict(graph, merged, p, temp_names(merged), pos)
         if st is not None and st.get("family") in ("gemm", "conv"):
             stage_nodes[p] = merged
             del stage_nodes[r]
@@ -187,6 +244,12 @@ def dag_stages(graph, names, out_names):
             names_now[r] = f"khive_t{k}"
     stages = []
     for r in order:
+        if r in copy_src:   # an operand copied through its view
+            st = _copy(names_now[r], copy_src[r], r, names_now, shape=True)
+            if st is None:
+                return {"why": f"an operand of a product read through a view that is no strided view ({names_now[r]})"}
+            stages.append(st)
+            continue
         res, nodes_r = r, set(stage_nodes[r])
         if r in out_of and out_of[r][1] is not r:   # through the layout ops to the returned value
             v = out_of[r][1]
@@ -196,6 +259,10 @@ def dag_stages(graph, names, out_names):
             nodes_r |= set(walk[:-1])
             res = v
         st = _stage_dict(graph, nodes_r, res, names_now, pos)
+        if st is None and res is not r and _shape(res) == _shape(r):
+            # returned through casts and copies of its shape: the stage as it computes r, writing the output in the
+            # output's dtype (every family stores in its output's type)
+            st = _stage_dict(graph, stage_nodes[r], r, names_now, pos)
         if st is None:
             return {"why": f"the stage of {_name(r.target)} (writing {names_now[r]}) is no stage the tuner binds"}
         st["output"] = names_now[r]
@@ -257,12 +324,13 @@ def _stage_dict(graph, nodes, result, names, pos):
     return st
 
 
-def _copy(out, src, value, names):
-    """A copy stage writing `out` as `value`, a view of the stored `src` (an input or a stage's result)."""
+def _copy(out, src, value, names, shape=False):
+    """A copy stage writing `out` as `value`, a view of the stored `src` (an input or a stage's result); shape: with
+    the sizes of an intermediate it writes (axis expressions of the source's axes)."""
     from .recognize import _copy_stage, _shape
     from .recognize_view import view_of
     v = view_of(value, stop=src)
     spec = v.spec(_shape(value)) if v is not None else None
     if spec is None or src not in names:
         return None
-    return _copy_stage(names[src], spec, out)
+    return _copy_stage(names[src], spec, out, v.sizes_text() if shape else None)

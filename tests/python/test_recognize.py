@@ -1196,6 +1196,13 @@ class Recognize(unittest.TestCase):
             elif st["family"] == "reduce":
                 self.assertEqual(st["op"], "sum")
                 out = env[st["inputs"][0]].sum(dim=st["dim"])
+            elif "views" in st:   # a copy through a view: an intermediate of its recorded sizes, or an output
+                (src,) = st["inputs"]
+                x = env[src]
+                sym = {f"in{k}": n for k, n in enumerate(x.shape)}
+                shape = tuple(eval(e, {}, dict(sym)) for e in st["shape"]) if "shape" in st else \
+                    tuple(self.out_shapes[st["output"]])   # noqa: S307 - test-only: expressions recognize wrote
+                out = self.read_view(st["views"][src], x, shape)
             else:
                 self.assertEqual(st["family"], "elementwise", st)
                 scope = dict(fns, **{n: env[n] for n in st["inputs"]})
@@ -1279,6 +1286,41 @@ class Recognize(unittest.TestCase):
             got = self.run_stages(st, dict(env))
             for name in outs:
                 self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, t))
+
+    def test_an_operand_read_through_heads_transposed_and_merged_is_copied_once_for_both_products(self):
+        # a projection's backward from per-head gradients: g [B, H, S, D] transposed and merged to [B, S, H * D] is
+        # read by the input's gradient (a product of rows) and the weight's (summed over B and S); no gemm reads
+        # that view, so it is copied once, and both products read the copy
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 2},
+                "D": {"type": "const", "value": 3}, "HD": {"type": "expr", "expression": "H * D"},
+                "K": {"type": "const", "value": 5}}
+        ins = {"g": ["B", "H", "S", "D"], "x": ["B", "S", "K"], "w": ["HD", "K"]}
+        outs = {"gx": ["B", "S", "K"], "gw": ["HD", "K"]}
+        body = ("    b, h, s, d = g.shape\n"
+                "    gp = g.transpose(1, 2).contiguous().view(b, s, h * d)\n"
+                "    gx = torch.matmul(gp, w)\n"
+                "    gw = gp.view(-1, h * d).t() @ x.view(-1, x.shape[-1])\n"
+                "    return gx, gw\n")
+        d = {"name": "heads_back", "axes": axes,
+             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
+             "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
+             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        r, _ = self.recognize(d, {"B": 2, "S": 4})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        st = r["stages"]
+        self.assertEqual([s["family"] for s in st], ["elementwise", "gemm", "gemm"], st)
+        self.assertEqual((st[0]["inputs"], st[0]["output"]), (["g"], "khive_t1"))
+        self.assertEqual([s["operands"]["A"] for s in st[1:]], ["khive_t1", "khive_t1"])
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for b, s in ((1, 1), (3, 2), (2, 7)):
+            dims = {"B": b, "S": s, "H": 2, "D": 3, "HD": 6, "K": 5}
+            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
+            want = dict(zip(outs, scope["run"](*env.values())))
+            self.out_shapes = {n: want[n].shape for n in outs}
+            got = self.run_stages(st, dict(env))
+            for name in outs:
+                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, b, s))
 
     def test_a_bias_gradient_over_merged_leading_axes_is_a_sum_over_them(self):
         from torch.fx.experimental.proxy_tensor import make_fx

@@ -238,8 +238,9 @@ struct Task {
   // templates compute (no khive.op.attention then).
   std::string op_why;
   // The most stages a chain has (khive.op.stages and the chain binding's "stages"): KernelBench level 2's longest
-  // composition is 6; the chain glue keeps one buffer per intermediate and renders any number of stages.
-  static constexpr std::size_t kMaxStages = 8;
+  // composition is 6, SOL-ExecBench's L2 042 (an MLP's and a layer norm's backward, 7 outputs) 15; the chain glue
+  // keeps one buffer per intermediate and renders any number of stages.
+  static constexpr std::size_t kMaxStages = 16;
   // Forgets every op_* field above (what khive.op recognised), keeping op_type: a chain's stage task is what its own
   // op says, not the whole task (tuner/chain.cpp). Kept beside the fields so a new one is cleared too.
   void clear_recognised_op();

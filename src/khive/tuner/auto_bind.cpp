@@ -679,6 +679,8 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     if (auto b = gemm_epilogue(t, &detail)) return b;
     *why = fmt::format("the reference is a matrix product with further ops ({}): {}",
                        t.op_family.empty() ? "gemm" : t.op_family, detail);
+    // Why recognition read no chain of stages either (a reference of several outputs: khive.op.why).
+    if (!t.op_why.empty()) *why += "; recognition: " + t.op_why;
     return std::nullopt;
   }
   if (op == "attention") {
