@@ -331,14 +331,39 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
     shape_as(output, ins[0], exprs, stage);
     return;
   } else if (family == "elementwise") {
+    // The inputs broadcast as torch does (aligned at their last axes): each axis the first input's that is not 1 on
+    // every workload there ([B, S, 1] and [B, S, H] give [B, S, H], whichever is listed first); the dtype of the
+    // first input of the most elements.
     const TensorSpec* widest = nullptr;
+    int64_t most = -1;
+    std::vector<std::vector<Dim>> ins;
     for (const auto& n : stage_inputs(spec)) {
       const TensorSpec& t = tensor(n);
-      if (!t.scalar && (!widest || t.shape.size() > widest->shape.size())) widest = &t;
+      if (t.scalar) continue;
+      ins.push_back(dims_of(t));
+      int64_t count = 1;
+      for (const auto& d : ins.back()) count *= d.value.empty() ? 1 : d.value[0];
+      if (count > most) most = count, widest = &t;
+      if (ins.back().size() > out.size()) out.resize(ins.back().size(), dim_of("1"));
     }
     if (!widest) throw std::runtime_error("inputs: expected a tensor input");
     dtype = widest->dtype;
-    out = dims_of(*widest);
+    auto one = [](const Dim& d) {
+      return std::all_of(d.value.begin(), d.value.end(), [](int64_t v) { return v == 1; });
+    };
+    for (std::size_t p = 0; p < out.size(); ++p) {
+      bool set = false;
+      for (const auto& d : ins) {
+        if (d.size() + p < out.size()) continue;  // the input has no axis here
+        const Dim& e = d[d.size() - (out.size() - p)];
+        if (!one(e)) {
+          out[p] = e;
+          set = true;
+          break;
+        }
+        if (!set) out[p] = e;
+      }
+    }
   } else {
     throw std::runtime_error("family: expected a stage family (" + stage_families_text() + "), got \"" + family + "\"");
   }

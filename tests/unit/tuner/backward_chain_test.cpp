@@ -227,3 +227,41 @@ TEST(BackwardChain, ARecognisedGraphOfStagesBinds) {
   EXPECT_FALSE(infer_binding(mlp_back(op, true), &why2));
   EXPECT_EQ(has_all(why2, {"\"scale\"", "scalar that no recognised stage reads"}), "") << why2;
 }
+
+// An elementwise stage's intermediate is its inputs broadcast as torch does, whichever is listed first: a [B, S, 1]
+// statistic times a [B, S, H] gradient is [B, S, H] (a layer norm's backward, SOL L2 042), so the sum over (B, S)
+// after it is [H].
+TEST(BackwardChain, AnElementwiseIntermediateIsItsInputsBroadcast) {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / "imported" / "scaled_sum";
+  fs::create_directories(d);
+  auto f32 = [](std::initializer_list<const char*> s) { return json{{"shape", s}, {"dtype", "float32"}}; };
+  json def = {{"name", "scaled_sum"},
+              {"axes", {{"B", {{"type", "var"}}}, {"S", {{"type", "var"}}}, {"H", {{"type", "var"}}}}},
+              {"inputs", {{"v", f32({"B", "S", "1"})}, {"g", f32({"B", "S", "H"})}}},
+              {"outputs", {{"y", f32({"H"})}}}};
+  std::ofstream(d / "definition.json") << def.dump(2);
+  std::ofstream(d / "workload.jsonl") << "{\"uuid\": \"a\", \"axes\": {\"B\": 2, \"S\": 3, \"H\": 5}}\n";
+  const Task task = load_task(d);
+  Binding b;
+  b.key = "imported/scaled_sum";
+  b.family = "chain";
+  b.file = "sum.json";
+  b.spec = json::parse(R"J({"stages": [
+    {"family": "elementwise", "inputs": ["v", "g"], "output": "t1", "op": "v * g", "broadcast": "torch"},
+    {"family": "reduce", "op": "sum", "x": "t1", "y": "y", "dim": [0, 1]}]})J");
+  const BoundTask bt = bind_task(task, Backend::cpu, b);
+  EXPECT_NE(bt.placeholders.at("RUN").find("int64_t(1) * B * S * H"), std::string::npos) << bt.placeholders.at("RUN");
+  const Template& t = *applicable_templates(repo_library(), bt).front();
+  const std::string h =
+      "#include <cmath>\n#include <cstdio>\nint main() {\n  const long B = 3, S = 4, H = 7;\n"
+      "  float v[B * S], g[B * S * H], y[H];\n"
+      "  for (long i = 0; i < B * S; ++i) v[i] = 0.5f + i;\n"
+      "  for (long i = 0; i < B * S * H; ++i) g[i] = 1.0f / (1 + i);\n"
+      "  khive_launch(v, g, y, B, S, H);\n  long bad = 0;\n"
+      "  for (long h = 0; h < H; ++h) { double s = 0; for (long r = 0; r < B * S; ++r) s += double(v[r]) * g[r * H + "
+      "h];\n"
+      "    bad += !(std::fabs(y[h] - s) <= 1e-4 * (1 + std::fabs(s))); }\n"
+      "  std::printf(\"bad %ld\\n\", bad);\n  return 0;\n}\n";
+  EXPECT_EQ(run_cpu_kernel(generate_prelude(task, Backend::cpu) + render(t, bt, t.default_point()), h, "bcast-mid"),
+            "bad 0\n");
+}
