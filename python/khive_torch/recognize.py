@@ -134,7 +134,7 @@ UNARY_C = {
     "abs": lambda x: f"fabsf({x})",
     "neg": lambda x: f"(-({x}))",
     "sqrt": lambda x: f"sqrtf({x})",
-    "rsqrt": lambda x: f"rsqrtf({x})",
+    "rsqrt": lambda x: f"(1.0f / sqrtf({x}))",   # rsqrtf is CUDA's alone; the CPU templates have no such function
     "reciprocal": lambda x: f"(1.0f / ({x}))",
     "erf": lambda x: f"erff({x})",
     "sin": lambda x: f"sinf({x})",

@@ -1322,6 +1322,14 @@ class Recognize(unittest.TestCase):
             for name in outs:
                 self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, b, s))
 
+    def test_rsqrt_is_written_as_one_over_sqrtf(self):
+        # rsqrtf is a CUDA function; the CPU templates compile the expression with <cmath> alone (SOL L1 038's
+        # q/k RMSNorm did not build on the CPU)
+        r, _ = self.recognize(unary("rsq", "def run(x):\n    return torch.rsqrt(x + 1.0) * 2.0\n"), {"N": 8})
+        self.assertEqual(r["op"], "elementwise")
+        self.assertNotIn("rsqrtf", r["expression"])
+        self.assertIn("sqrtf", r["expression"])
+
     def test_a_bias_gradient_over_merged_leading_axes_is_a_sum_over_them(self):
         from torch.fx.experimental.proxy_tensor import make_fx
 
