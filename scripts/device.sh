@@ -413,11 +413,12 @@ PY
               case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" tf32x3 "*)
                 tp --template gemm.cuda_sm80_3xtf32 "${a[@]}" --out "$k/$t/tf32x3-default.cu"
                 tp --template gemm.cuda_sm80_3xtf32 "${a[@]}" --set SPLIT_K=4 --out "$k/$t/tf32x3-splitk4.cu" ;; esac
-              # 3xTF32 as one Sm90 TF32 GEMM of depth 3K: its default (128x256 cooperative), ping-pong 128x128, and
-              # stream-K with 4 splits where K is deep (kb06).
+              # 3xTF32 as one Sm90 TF32 GEMM of depth 3K: its default (128x128 cooperative, promoted every 4 wgmmas),
+              # ping-pong 64x128, 128x256 without promotion, and stream-K with 4 splits where K is deep (kb06).
               case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" sm90x3 "*)
                 tp --template gemm.cuda_sm90_3xtf32 --out "$k/$t/sm90x3-default.cu"
-                tp --template gemm.cuda_sm90_3xtf32 --set SCHEDULE=pingpong --set TILE_N=128 --out "$k/$t/sm90x3-pingpong.cu"
+                tp --template gemm.cuda_sm90_3xtf32 --set SCHEDULE=pingpong --set TILE_M=64 --out "$k/$t/sm90x3-pingpong.cu"
+                tp --template gemm.cuda_sm90_3xtf32 --set PROMOTE=0 --set TILE_N=256 --out "$k/$t/sm90x3-p0-n256.cu"
                 [ "$t" = kb06_matmul_large_k ] && tp --template gemm.cuda_sm90_3xtf32 --set SCHEDULER=streamk --set SPLITS=4 \
                   --out "$k/$t/sm90x3-streamk4.cu" ;; esac
               # The short-K template (K <= KMAX: kb07, kb09): its default, 128x256 tiles, two 64x128 CTAs per SM.
