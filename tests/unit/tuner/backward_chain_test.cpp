@@ -49,23 +49,9 @@ json spec() {
   ], "unread": ["fwd_bias"]})J");
 }
 
-Binding chain_binding(const json& s) {
-  Binding b;
-  b.key = "imported/mlp_back";
-  b.family = "chain";
-  b.spec = s;
-  b.file = "back.json";
-  return b;
-}
+Binding chain_binding(const json& s) { return chain_binding_of("imported/mlp_back", "back.json", s); }
 
-std::string refusal(const Task& t, const json& s) {
-  try {
-    bind_task(t, Backend::cpu, chain_binding(s));
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "bound";
-}
+std::string refusal(const Task& t, const json& s) { return refusal_of(t, chain_binding(s)); }
 
 // The rendered chain against the formula (double sums; a float32 tolerance scaled by the sum's length) over `sizes`
 // ({B, S, H, I}).

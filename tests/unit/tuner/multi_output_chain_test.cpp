@@ -42,23 +42,9 @@ json spec() {
   ]})J");
 }
 
-Binding chain_binding(const json& s) {
-  Binding b;
-  b.key = "imported/three_outputs";
-  b.family = "chain";
-  b.spec = s;
-  b.file = "multi.json";
-  return b;
-}
+Binding chain_binding(const json& s) { return chain_binding_of("imported/three_outputs", "multi.json", s); }
 
-std::string refusal(const Task& t, const json& s) {
-  try {
-    bind_task(t, Backend::cpu, chain_binding(s));
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "bound";
-}
+std::string refusal(const Task& t, const json& s) { return refusal_of(t, chain_binding(s)); }
 
 // Checks the rendered kernel against the formula (double sums, a tolerance of float32 rounding) over `sizes`.
 std::string harness(const std::vector<std::array<long, 3>>& sizes) {

@@ -113,6 +113,27 @@ inline Binding binding_with(const Task& task, const nlohmann::ordered_json& spec
   return b;
 }
 
+// A chain binding of `spec` under `key`, as a bindings file `file` would give it (a task no bindings file names).
+template <class Spec>
+inline Binding chain_binding_of(const std::string& key, const std::string& file, const Spec& spec) {
+  Binding b;
+  b.key = key;
+  b.family = "chain";
+  b.spec = spec;
+  b.file = file;
+  return b;
+}
+
+// What binding `task` with `b` on the CPU says: the error's message, or "bound".
+inline std::string refusal_of(const Task& task, const Binding& b) {
+  try {
+    bind_task(task, Backend::cpu, b);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "bound";
+}
+
 // "" when m contains every part, else what is missing (for EXPECT_EQ(has_all(msg, {...}), "")).
 inline std::string has_all(const std::string& m, std::initializer_list<const char*> parts) {
   for (const char* p : parts)
