@@ -81,6 +81,13 @@ CASES = [
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {}, IRREGULAR_SIZES),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"SCHEDULER": "streamk", "SPLITS": "4"}, F32_SIZES[3:5]),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "0", "TILE_N": "256"}, F32_SIZES[:1]),
+    # Speed against accuracy (session 14: PROMOTE 4 on 128x128 1.44x SGEMM with 0.021 of the tolerance, PROMOTE 0 on
+    # 128x256 2.02x with 0.73): longer promotion intervals, and PROMOTE 0 on 128x256 with split-K bounding each chain
+    # to 3K / 4, at kb02's shape and at K = 131072.
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "8"}, [F32_SIZES[0], F32_SIZES[4]]),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "16"}, [F32_SIZES[0], F32_SIZES[4]]),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32",
+     {"PROMOTE": "0", "TILE_N": "256", "SCHEDULER": "streamk", "SPLITS": "4"}, [F32_SIZES[0], F32_SIZES[4]]),
     # The short-K template: default; 64x128 tiles of 32x32 warp tiles at two CTAs per SM with write-back stores;
     # 128x256 tiles of 64x64 warp tiles on 32-deep panels; 64x128 tiles on 32-deep panels at two CTAs per SM.
     ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {}, SMALLK_SIZES),
