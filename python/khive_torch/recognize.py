@@ -1427,6 +1427,12 @@ def _stage_of(graph, nodes, result, previous, names_of):
     g, env, stage_names = built
     g.output(env[result])
     gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else {}, g)
+    return _stage_of_piece(gm, stage_names)
+
+
+def _stage_of_piece(gm, stage_names):
+    """The stage a cut-out piece `gm` reads as (its placeholders are the stored values `stage_names`, in order), with
+    its operands and inputs named by them; None when no family reads it."""
     stage = _stage(gm.graph, stage_names)
     if stage is None:
         return None

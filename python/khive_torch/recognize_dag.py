@@ -291,7 +291,7 @@ def _stage_dict(graph, nodes, result, names, pos):
     import torch
     import torch.fx as fx
 
-    from .recognize import _operand_names, _stage
+    from .recognize import _stage_of_piece
     inside = set(nodes)
     ext = []
     for n in sorted(inside, key=pos.get):
@@ -313,15 +313,7 @@ def _stage_dict(graph, nodes, result, names, pos):
         env[n] = g.node_copy(n, lambda x: env[x])
     g.output(env[result])
     gm = fx.GraphModule(graph.owning_module if graph.owning_module is not None else torch.nn.Module(), g)
-    stage_names = [names[a] for a in ext]
-    st = _stage(gm.graph, stage_names)
-    if st is None:
-        return None
-    if "operands" in st:
-        ph = {p: nm for p, nm in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
-        st["operands"] = _operand_names(st["operands"], ph)
-    st["inputs"] = stage_names
-    return st
+    return _stage_of_piece(gm, [names[a] for a in ext])
 
 
 def _copy(out, src, value, names, shape=False):
