@@ -60,6 +60,15 @@ def _ternary(expr):
     return expr
 
 
+def float32_definition(name, axes, ins, outs, body):
+    """A definition of float32 tensors (ins, outs: {name: shape}) whose reference runs `body` (indented source) on
+    the inputs in order."""
+    return {"name": name, "axes": axes,
+            "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
+            "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
+            "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+
+
 @unittest.skipIf(torch is None, "PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)")
 class Recognize(unittest.TestCase):
     def setUp(self):
@@ -1229,10 +1238,7 @@ class Recognize(unittest.TestCase):
                 "    gw1 = g1.reshape(-1, I).t() @ x.reshape(-1, H)\n"
                 "    gx = torch.matmul(g1, w1)\n"
                 "    return gx, gw1, gb1, gw2, gb2\n")
-        d = {"name": "mlp_back", "axes": axes,
-             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
-             "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
-             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        d = float32_definition("mlp_back", axes, ins, outs, body)
         r, _ = self.recognize(d, {"B": 2, "S": 3})
         self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
         st = r["stages"]
@@ -1267,10 +1273,7 @@ class Recognize(unittest.TestCase):
                 "    gg = gi * up * torch.sigmoid(gate)\n"
                 "    gu = gi * gate\n"
                 "    return gg.mm(wg) + gu.mm(wu), gg.t().mm(x), gu.t().mm(x)\n")
-        d = {"name": "swiglu_back", "axes": axes,
-             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
-             "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
-             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        d = float32_definition("swiglu_back", axes, ins, outs, body)
         r, _ = self.recognize(d, {"T": 5})
         self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
         st = r["stages"]
@@ -1301,10 +1304,7 @@ class Recognize(unittest.TestCase):
                 "    gx = torch.matmul(gp, w)\n"
                 "    gw = gp.view(-1, h * d).t() @ x.view(-1, x.shape[-1])\n"
                 "    return gx, gw\n")
-        d = {"name": "heads_back", "axes": axes,
-             "inputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in ins.items()},
-             "outputs": {n: {"shape": sh, "dtype": "float32"} for n, sh in outs.items()},
-             "reference": f"import torch\n\ndef run({', '.join(ins)}):\n{body}"}
+        d = float32_definition("heads_back", axes, ins, outs, body)
         r, _ = self.recognize(d, {"B": 2, "S": 4})
         self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
         st = r["stages"]
