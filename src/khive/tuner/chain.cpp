@@ -351,19 +351,12 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
     auto one = [](const Dim& d) {
       return std::all_of(d.value.begin(), d.value.end(), [](int64_t v) { return v == 1; });
     };
-    for (std::size_t p = 0; p < out.size(); ++p) {
-      bool set = false;
+    for (std::size_t p = 0; p < out.size(); ++p)
       for (const auto& d : ins) {
         if (d.size() + p < out.size()) continue;  // the input has no axis here
-        const Dim& e = d[d.size() - (out.size() - p)];
-        if (!one(e)) {
-          out[p] = e;
-          set = true;
-          break;
-        }
-        if (!set) out[p] = e;
+        out[p] = d[d.size() - (out.size() - p)];
+        if (!one(out[p])) break;  // else a later input's may be wider
       }
-    }
   } else {
     throw std::runtime_error("family: expected a stage family (" + stage_families_text() + "), got \"" + family + "\"");
   }

@@ -206,39 +206,40 @@ Gemm read_forms(const Ctx& c) {
   return g;
 }
 
+// Field `field` (M or K): one axis name, or a list of axis names whose product is the GEMM's size there. The names go
+// to *axes; returned, the text the messages use ("M", or "(b*i*j)" for a list).
+std::string axis_or_list(const Ctx& c, const char* field, std::vector<std::string>& axes) {
+  if (!c.has(field) || !c.b.spec[field].is_array()) {
+    axes = {c.str(field, true)};
+    return axes[0];
+  }
+  for (const auto& d : c.b.spec[field])
+    if (d.is_string() && !d.get<std::string>().empty())
+      axes.push_back(d.get<std::string>());
+    else
+      c.fail(field, "an axis name or a list of axis names", c.b.spec[field].dump());
+  if (axes.empty()) c.fail(field, "an axis name or a non-empty list of axis names", "[]");
+  return fmt::format("({})", fmt::join(axes, "*"));
+}
+
+// The product of the axes' values on one workload (M's rows, K's axes).
+int64_t axes_product(const AxisValues& ax, const std::vector<std::string>& names) {
+  int64_t n = 1;
+  for (const auto& a : names) n *= axis_value(ax, a);
+  return n;
+}
+
 // The axes, shapes, residual and activation; every task tensor bound.
 void read_shapes(const Ctx& c, Gemm& g) {
   const TensorSpec &A = *g.A, &B = *g.B, &C = *g.C;
   // M: one axis, or a list of C's leading axes (torch.matmul of an N-D tensor and a matrix: A [b, i, j, K] @ B
   // [K, N] = C [b, i, j, N]), whose product is the GEMM's M; those rows are A's and C's leading axes, row-major.
-  if (c.has("M") && c.b.spec["M"].is_array()) {
-    for (const auto& d : c.b.spec["M"])
-      if (d.is_string() && !d.get<std::string>().empty())
-        g.rows.push_back(d.get<std::string>());
-      else
-        c.fail("M", "an axis name or a list of axis names", c.b.spec["M"].dump());
-    if (g.rows.empty()) c.fail("M", "an axis name or a non-empty list of axis names", "[]");
-    g.M = fmt::format("({})", fmt::join(g.rows, "*"));
-  } else {
-    g.M = c.str("M", true);
-    g.rows = {g.M};
-  }
+  g.M = axis_or_list(c, "M", g.rows);
   g.N = c.str("N", true);
   // K: one axis, or a list of axes whose product is the GEMM's K (a weight's gradient over a batch of rows: A =
   // grad_out [b, s, M] read transposed, B = x [b, s, N], K = [b, s]); each operand holds them together, row-major,
   // where it holds K.
-  if (c.has("K") && c.b.spec["K"].is_array()) {
-    for (const auto& d : c.b.spec["K"])
-      if (d.is_string() && !d.get<std::string>().empty())
-        g.kaxes.push_back(d.get<std::string>());
-      else
-        c.fail("K", "an axis name or a list of axis names", c.b.spec["K"].dump());
-    if (g.kaxes.empty()) c.fail("K", "an axis name or a non-empty list of axis names", "[]");
-    g.K = fmt::format("({})", fmt::join(g.kaxes, "*"));
-  } else {
-    g.K = c.str("K", true);
-    g.kaxes = {g.K};
-  }
+  g.K = axis_or_list(c, "K", g.kaxes);
   // batch: one axis of C, or a list of C's leading axes (torch.matmul of N-D operands: [*batch, M, K] @
   // [*batch, K, N] = [*batch, M, N]).
   if (c.has("batch") && c.b.spec["batch"].is_array()) {
@@ -279,11 +280,6 @@ void read_shapes(const Ctx& c, Gemm& g) {
     before.insert(before.end(), after.begin(), after.end());
     return before;
   };
-  auto k_value = [&](const AxisValues& ax) {
-    int64_t k = 1;
-    for (const auto& a : g.kaxes) k *= axis_value(ax, a);
-    return k;
-  };
   // dims of a [M, last] operand: C's row axes, then last.
   auto rows_then = [&](const std::string& last) {
     std::vector<std::string> d = g.rows;
@@ -307,10 +303,9 @@ void read_shapes(const Ctx& c, Gemm& g) {
   // The elements of one matrix of A, B and C (or the residual) per workload, and in the ENTRY's C++.
   std::vector<int64_t> mk, kn, mn;
   for (const auto& ax : axes) {
-    int64_t m = 1;
-    for (const auto& r : g.rows) m *= axis_value(ax, r);
-    mk.push_back(m * k_value(ax));
-    kn.push_back(k_value(ax) * axis_value(ax, N));
+    const int64_t m = axes_product(ax, g.rows), k = axes_product(ax, g.kaxes);
+    mk.push_back(m * k);
+    kn.push_back(k * axis_value(ax, N));
     mn.push_back(m * axis_value(ax, N));
   }
   // An operand [*lead, dims...]: lead aligned at the end of the batch axes (torch.matmul's rule), each lead axis the
@@ -640,9 +635,7 @@ BoundTask bind_gemm(const Ctx& c) {
   for (std::size_t i = 0; i < c.task.workloads.size(); ++i) {
     const auto ax = resolve_axes(c.task, c.task.workloads[i]);
     auto v = [&](const std::string& n) { return axis_value(ax, n); };
-    int64_t m = 1, k = 1;  // the products of C's row axes and of K's axes
-    for (const auto& r : g.rows) m *= v(r);
-    for (const auto& a : g.kaxes) k *= v(a);
+    const int64_t m = axes_product(ax, g.rows), k = axes_product(ax, g.kaxes);  // C's row axes, K's axes
     int64_t nbatch = 1;  // the batch entries: the product of its axes
     for (const int64_t s : g.batch_sizes[i]) nbatch *= s;
     // Triangular and symmetric operands (never both) are square.
