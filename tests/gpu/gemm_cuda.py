@@ -9,12 +9,13 @@ tolerance (|got - ref| <= atol + rtol |ref|; the fp32 tasks' atol = 1e-6 K + 1e-
 fp32 cases also run cuBLAS SGEMM (pedantic math: no TF32) on the same inputs and print both errors against fp64 and
 both times: 3xTF32's error must be no worse than a few times SGEMM's, and within the tolerance everywhere.
 
-  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3[,...]]
+  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3[,...]] [--pick REGEX]
 Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
 """
 import concurrent.futures
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,8 @@ from gpu_harness import NORMAL, check_macro, finish, start  # noqa: E402
 tune, root, build_only, nvcc = start()
 
 only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+# --pick: only the cases whose name (task, template, point as the build directory names them) matches the regex.
+pick = re.compile(sys.argv[sys.argv.index("--pick") + 1]) if "--pick" in sys.argv else None
 cutlass = pathlib.Path(os.environ.get("KHIVE_CUTLASS", root / ".deps/cutlass"))
 
 # task: (element, B column-major, residual, batched, call, atol, rtol (None: the fp32 formula), B's std)
@@ -88,6 +91,9 @@ CASES = [
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "16"}, [F32_SIZES[0], F32_SIZES[4]]),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32",
      {"PROMOTE": "0", "TILE_N": "256", "SCHEDULER": "streamk", "SPLITS": "4"}, [F32_SIZES[0], F32_SIZES[4]]),
+    # (session 15: PROMOTE 4, 8 and 16 on 128x128 all read 1.41-1.44x; the tile without promotion separates the
+    # tile's cost from the promotion's.)
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "0"}, F32_SIZES[:1]),
     # The short-K template: default; 64x128 tiles of 32x32 warp tiles at two CTAs per SM with write-back stores;
     # 128x256 tiles of 64x64 warp tiles on 32-deep panels; 64x128 tiles on 32-deep panels at two CTAs per SM.
     ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {}, SMALLK_SIZES),
@@ -97,6 +103,15 @@ CASES = [
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32", {"TB_N": "256", "W_N": "64", "KMAX": "32"}, TALL_SIZES),
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
      {"TB_M": "64", "W_M": "32", "W_N": "32", "KMAX": "32", "MIN_BLOCKS": "2"}, TALL_SIZES),
+    # EPILOGUE bulk (C staged in shared memory, one cp.async.bulk copy per row): 128x128 at K 64 and 32, 64x256 of
+    # 32x64 warp tiles, and 64x128 at two CTAs per SM; the sizes hold column-edge tiles (register stores) and row
+    # edges (rows beyond M staged, not copied).
+    ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {"EPILOGUE": "bulk"}, SMALLK_SIZES),
+    ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32", {"EPILOGUE": "bulk", "KMAX": "32"}, TALL_SIZES),
+    ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
+     {"EPILOGUE": "bulk", "KMAX": "32", "TB_M": "64", "TB_N": "256", "W_M": "32", "W_N": "64"}, TALL_SIZES),
+    ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
+     {"EPILOGUE": "bulk", "KMAX": "32", "TB_M": "64", "W_M": "32", "W_N": "32", "MIN_BLOCKS": "2"}, TALL_SIZES),
 ]
 
 HARNESS = r"""
@@ -237,6 +252,10 @@ def main():
             if only and {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk",
                          "gemm.cuda_sm90_3xtf32": "sm90x3"}.get(template, "tf32x3") not in only.split(","):
                 continue
+            tag = "-".join(f"{k}{v}" for k, v in point.items()) or "default"
+            name = f"{n:02d}_{task.split('/')[1]}_{template.split('.')[1]}_{tag}"
+            if pick and not pick.search(name):
+                continue
             elem, b_col, has_r, batched, call, atol, rtol, b_std = TASKS[task]
             out = tmp / f"k{n}.cu"
             args = [tune, "--kernels", str(root / "kernels"), "point", str(root / "tasks" / task), "--backend", "cuda",
@@ -247,8 +266,7 @@ def main():
             if r.returncode != 0:
                 failures.append(f"{task} {template} {point}: khive-tune point: {r.stdout[-300:]}{r.stderr[-500:]}")
                 continue
-            tag = "-".join(f"{k}{v}" for k, v in point.items()) or "default"
-            cu = tmp / f"{n:02d}_{task.split('/')[1]}_{template.split('.')[1]}_{tag}.cu"
+            cu = tmp / f"{name}.cu"
             size_text = ", ".join("{%d, %d, %d, %d}" % (s[0], s[1], s[2], s[3] if len(s) > 3 else 1) for s in sizes)
             defines = (f"#define ELEM_BF16 {int(elem == 'bf16')}\n#define B_COL {int(b_col)}\n#define HAS_R {int(has_r)}\n"
                        f"#define ATOL {atol if atol is not None else -1}\n#define RTOL {rtol if rtol is not None else -1}\n"
