@@ -383,7 +383,7 @@ PY
     # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
     # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch;
     # GEMM23_FP32_KERNELS (words: tf32x3, sm90x3, smallk; default tf32x3) picks those, gemm.cuda_sm90_3xtf32 points
-    # and/or five gemm.cuda_smallk_3xtf32 points (two with EPILOGUE bulk), GEMM23_FP32_PICK (a grep -E regex over their file names) keeps only
+    # and/or up to seven gemm.cuda_smallk_3xtf32 points (EPILOGUE bulk and lines), GEMM23_FP32_PICK (a grep -E regex over their file names) keeps only
     # the matching ones; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk, sm90x3; comma list),
 # GEMM23_TEST_PICK its --pick (a regex over the case names, e.g. EPILOGUEbulk).
     # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
@@ -431,7 +431,11 @@ PY
                 # C staged in shared memory and copied out by the TMA unit (EPILOGUE bulk): 128x128, and 64x256.
                 tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=bulk --out "$k/$t/smallk-bulk.cu"
                 tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=bulk --set KMAX=32 --set TB_M=64 --set TB_N=256 \
-                  --set W_M=32 --set W_N=64 --out "$k/$t/smallk-bulk-m64n256.cu" ;; esac
+                  --set W_M=32 --set W_N=64 --out "$k/$t/smallk-bulk-m64n256.cu"
+                # Whole 128-byte lines per store (EPILOGUE lines): 128x256 on 32-deep panels (K <= 32: kb09), 64x256.
+                [ "$t" = kb09_matmul_tall_skinny ] && tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=lines --set KMAX=32 \
+                  --out "$k/$t/smallk-lines-k32.cu"
+                tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=lines --set TB_M=64 --set W_M=32 --out "$k/$t/smallk-lines-m64.cu" ;; esac
             done
             if [ -n "${GEMM23_FP32_PICK:-}" ]; then
               for f in "$k"/kb*/*.cu; do [ -e "$f" ] && { basename "$f" .cu | grep -Eq "$GEMM23_FP32_PICK" || rm -f "$f"; }; done
