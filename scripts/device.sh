@@ -385,11 +385,20 @@ PY
     # GEMM23_FP32_KERNELS (words: tf32x3, sm90x3, smallk; default tf32x3) picks those, gemm.cuda_sm90_3xtf32 points
     # and/or up to seven gemm.cuda_smallk_3xtf32 points (EPILOGUE bulk and lines), GEMM23_FP32_PICK (a grep -E regex over their file names) keeps only
     # the matching ones; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk, sm90x3; comma list),
-# GEMM23_TEST_PICK its --pick (a regex over the case names, e.g. EPILOGUEbulk).
+# GEMM23_TEST_PICK its --pick (a regex over the case names, e.g. EPILOGUEbulk); GEMM23_NCU (a --pick regex) runs
+# those cases again under ncu (throughput, memory, warp stalls, occupancy of each kernel's first call).
     # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
     gemm23) k=${GEMM23_KERNELS:-/tmp/gemm23}; rm -rf "$k"; mkdir -p "$k"
             TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root" \
               ${GEMM23_TEST_ONLY:+--only "$GEMM23_TEST_ONLY"} ${GEMM23_TEST_PICK:+--pick "$GEMM23_TEST_PICK"}
+            # ncu on the test's cases matching GEMM23_NCU (a --pick regex): the first call of each kernel whose name
+            # matches GEMM23_NCU_KERNEL (ours, the write-floor kernel, cuBLAS's), which is the case's first size.
+            if [ -n "${GEMM23_NCU:-}" ] && command -v ncu > /dev/null; then
+              TAIL=${TAIL:-40} step gemm23_ncu ${GEMM23_NCU_T:-200} ncu --target-processes all \
+                --kernel-id "::regex:${GEMM23_NCU_KERNEL:-khive_smallk|khive_test_fill|gemm}:1" --section SpeedOfLight \
+                --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats \
+                --section SchedulerStats python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root" --pick "$GEMM23_NCU"
+            fi
             sol=${GEMM23_SOL:-gemm_bf16,gemm_residual,attn_o_proj_residual}
             for t in ${sol//,/ }; do
               mkdir -p "$k/$t"
