@@ -382,11 +382,12 @@ PY
     # default with the GEMV default on M <= 16, timed on the decode shapes (GEMM23_SOL_PERF, a --perf-workloads regex)
     # and interleaved with cuBLASLt (--ab-vendor); then the cutegen26 fp32 GEMMs (GEMM23_FP32) with the 3xTF32 default
     # (ALIGN 1 where the perf shape's pitches are odd: kb08) and SPLIT_K 4, against cuBLAS (--ab-vendor) and PyTorch;
-    # GEMM23_FP32_KERNELS (words: tf32x3, sm90x3, smallk; default tf32x3) picks those, gemm.cuda_sm90_3xtf32 points
+    # GEMM23_FP32_KERNELS (words: tf32x3, sm90x3, rs3x, smallk; default tf32x3) picks those, gemm.cuda_sm90_3xtf32 points,
+    # three gemm.cuda_sm90_rs3xtf32 points
     # and/or up to seven gemm.cuda_smallk_3xtf32 points (EPILOGUE bulk and lines), GEMM23_FP32_PICK (a grep -E regex over their file names) keeps only
-    # the matching ones; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk, sm90x3; comma list),
-# GEMM23_TEST_PICK its --pick (a regex over the case names, e.g. EPILOGUEbulk); GEMM23_NCU (a --pick regex) runs
-# those cases again under ncu (throughput, memory, warp stalls, occupancy of each kernel's first call).
+    # the matching ones; GEMM23_TEST_ONLY passes --only to gemm_cuda.py (gemv, tf32x3, smallk, sm90x3, rs3x; comma list),
+    # GEMM23_TEST_PICK its --pick (a regex over the case names, e.g. EPILOGUEbulk); GEMM23_NCU (a --pick regex) runs
+    # those cases again under ncu (throughput, memory, warp stalls, occupancy of each kernel's first call).
     # Limits: GEMM23_TEST_T, GEMM23_SOL_T, GEMM23_FP32_T (seconds; the defaults fit one 600 s call).
     gemm23) k=${GEMM23_KERNELS:-/tmp/gemm23}; rm -rf "$k"; mkdir -p "$k"
             TAIL=${TAIL:-60} step gemm_cuda ${GEMM23_TEST_T:-260} python3 tests/gpu/gemm_cuda.py "$bin/khive-tune" "$root" \
@@ -431,6 +432,11 @@ PY
                 tp --template gemm.cuda_sm90_3xtf32 --set PROMOTE=0 --set TILE_N=256 --out "$k/$t/sm90x3-p0-n256.cu"
                 [ "$t" = kb06_matmul_large_k ] && tp --template gemm.cuda_sm90_3xtf32 --set SCHEDULER=streamk --set SPLITS=4 \
                   --out "$k/$t/sm90x3-streamk4.cu" ;; esac
+              # The register-A 3xTF32 kernel: its default (promoted every k-tile), PROMOTE 4, one chain on 128x256.
+              case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" rs3x "*)
+                tp --template gemm.cuda_sm90_rs3xtf32 --out "$k/$t/rs3x-default.cu"
+                tp --template gemm.cuda_sm90_rs3xtf32 --set PROMOTE=4 --out "$k/$t/rs3x-p4.cu"
+                tp --template gemm.cuda_sm90_rs3xtf32 --set PROMOTE=0 --set TILE_N=256 --set STAGES=2 --out "$k/$t/rs3x-p0-n256.cu" ;; esac
               # The short-K template (K <= KMAX: kb07, kb09): its default, 128x256 tiles, two 64x128 CTAs per SM.
               case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" smallk "*)
                 tp --template gemm.cuda_smallk_3xtf32 --out "$k/$t/smallk-default.cu"

@@ -9,7 +9,7 @@ tolerance (|got - ref| <= atol + rtol |ref|; the fp32 tasks' atol = 1e-6 K + 1e-
 fp32 cases also run cuBLAS SGEMM (pedantic math: no TF32) on the same inputs and print both errors against fp64 and
 both times: 3xTF32's error must be no worse than a few times SGEMM's, and within the tolerance everywhere.
 
-  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3[,...]] [--pick REGEX]
+  gemm_cuda.py KHIVE_TUNE ROOT [--build-only] [--only gemv|tf32x3|smallk|sm90x3|rs3x[,...]] [--pick REGEX]
 Exit 0, 1 with the failed cases, 77 (skipped) without nvcc or (unless --build-only) without a GPU.
 """
 import concurrent.futures
@@ -47,6 +47,10 @@ F32_SIZES = [(2048, 4096, 8192), (257, 511, 2049), (33, 17, 65), (128, 128, 4096
 BATCH_SIZES = [(512, 2048, 1024, 8), (130, 257, 513, 7), (1, 70, 100, 5)]
 # kb08's perf shape (N = 5921: C's rows not 16-byte multiples) and odd sizes around it.
 IRREGULAR_SIZES = [(8205, 5921, 2949), (67, 59, 29), (1000, 1001, 1003)]
+# The register-A kernel's fast path needs A's pitch K to be a multiple of 4: kb02's shapes with such a K, edges in M and
+# N inside it (partial tiles, N not a multiple of 4, one row), then F32_SIZES' odd pitches (the generic path).
+RS_SIZES = [(2048, 4096, 8192), (200, 300, 1000), (1, 50, 64), (130, 257, 512), (128, 128, 4096), (256, 256, 131072),
+            (257, 511, 2049)]
 # gemm.cuda_smallk_3xtf32 (M, N, K): kb07's perf shape (a 4 GiB C, sampled), K with a k8 tail (60, 20: the zeroed
 # columns), edges in M and N, K = 7 (pitch not a multiple of 4: the generic path), K > KMAX (generic), one row.
 SMALLK_SIZES = [(32768, 32768, 64), (2049, 1025, 64), (1000, 1000, 60), (129, 67, 64), (512, 516, 20), (1, 1000, 64),
@@ -94,6 +98,14 @@ CASES = [
     # (session 15: PROMOTE 4, 8 and 16 on 128x128 all read 1.41-1.44x; the tile without promotion separates the
     # tile's cost from the promotion's.)
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "0"}, F32_SIZES[:1]),
+    # The register-A 3xTF32 kernel (first run): its default (promoted every k-tile), PROMOTE 4, one chain on 128x256,
+    # kb17's K-contiguous B, the batch, the irregular shapes (odd pitches run the generic kernel).
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {}, RS_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {"PROMOTE": "4"}, [RS_SIZES[0], RS_SIZES[5]]),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {"PROMOTE": "0", "TILE_N": "256", "STAGES": "2"}, F32_SIZES[:1]),
+    ("cutegen26/kb17_matmul_transposed_b", "gemm.cuda_sm90_rs3xtf32", {}, RS_SIZES[:5]),
+    ("cutegen26/kb03_matmul_batched", "gemm.cuda_sm90_rs3xtf32", {}, BATCH_SIZES),
+    ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {}, IRREGULAR_SIZES),
     # The short-K template: default; 64x128 tiles of 32x32 warp tiles at two CTAs per SM with write-back stores;
     # 128x256 tiles of 64x64 warp tiles on 32-deep panels; 64x128 tiles on 32-deep panels at two CTAs per SM.
     ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {}, SMALLK_SIZES),
@@ -284,8 +296,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="khive-gemm-cuda-") as t:
         tmp = pathlib.Path(t)
         for n, (task, template, point, sizes) in enumerate(CASES):
-            if only and {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk",
-                         "gemm.cuda_sm90_3xtf32": "sm90x3"}.get(template, "tf32x3") not in only.split(","):
+            word = {"gemm.cuda_tc_gemv": "gemv", "gemm.cuda_smallk_3xtf32": "smallk", "gemm.cuda_sm90_3xtf32": "sm90x3",
+                    "gemm.cuda_sm90_rs3xtf32": "rs3x"}.get(template, "tf32x3")
+            if only and word not in only.split(","):
                 continue
             tag = "-".join(f"{k}{v}" for k, v in point.items()) or "default"
             name = f"{n:02d}_{task.split('/')[1]}_{template.split('.')[1]}_{tag}"

@@ -291,8 +291,9 @@ TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
   std::vector<std::string> names;
   for (const auto& tpl : lib().templates)
     if (template_applies(tpl, bt)) names.push_back(tpl.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_3xtf32", "gemm.cuda_sm80_simt",
-                                             "gemm.cuda_sm90_3xtf32", "gemm.cuda_smallk_3xtf32"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_3xtf32", "gemm.cuda_sm80_simt",
+                                      "gemm.cuda_sm90_3xtf32", "gemm.cuda_sm90_rs3xtf32", "gemm.cuda_smallk_3xtf32"}));
 
   TunerOptions o;
   o.kernels_dir = kRepo / "kernels";
@@ -302,14 +303,16 @@ TEST(TunerSm80Simt, TunerOffersItNextToTheHandWrittenSimtTemplate) {
   for (const char* s : {"gemm.tile_shape", "gemm.warp_shape", "gemm.pipeline", "gemm.scheduling"})
     EXPECT_NE(std::find(strategies.begin(), strategies.end(), s), strategies.end()) << s;
   // The hive deals strategies round robin over the templates: gemm.tile_shape (the SIMT ones), gemm.tf32x3_tile
-  // (CUTLASS 2.x 3xTF32's first), gemm.tf32x3_sm90_tile (the Sm90 tripled TF32 GEMM's first; gemm.cuda_smallk_3xtf32
-  // has no valid point at K = 4096 and is left out), gemm.thread_tile (the hand-written one's second),
-  // gemm.tf32x3_warp, gemm.operand_relayout (this one's second); with 6 agents the sixth starts there, i.e. from this
-  // default.
-  ASSERT_GE(strategies.size(), 6u);
+  // (CUTLASS 2.x 3xTF32's first), gemm.tf32x3_sm90_tile (the Sm90 tripled TF32 GEMM's first), gemm.rs3xtf32_tile (the
+  // register-A one's first; gemm.cuda_smallk_3xtf32 has no valid point at K = 4096 and is left out),
+  // gemm.thread_tile (the hand-written one's second), gemm.tf32x3_warp, gemm.operand_relayout (this one's second);
+  // with 7 agents the seventh starts there, i.e. from this default.
+  ASSERT_GE(strategies.size(), 7u);
   EXPECT_EQ(strategies[1], "gemm.tf32x3_tile");
   EXPECT_EQ(strategies[2], "gemm.tf32x3_sm90_tile");
-  EXPECT_EQ(strategies[5], "gemm.operand_relayout");
+  EXPECT_EQ(strategies[3], "gemm.rs3xtf32_tile");
+  EXPECT_EQ(strategies[5], "gemm.tf32x3_warp");
+  EXPECT_EQ(strategies[6], "gemm.operand_relayout");
   EXPECT_EQ(std::find(strategies.begin(), strategies.end(), "gemm.smallk_tile"), strategies.end());
 
   AgentContext ctx;

@@ -52,9 +52,10 @@ TEST(SymmetricGemm, Kb13BindsAPlainGemmOnCopiesServedByEveryFp32GemmTemplate) {
       if (template_applies(t, bt)) serving.push_back(t.name);
     std::sort(serving.begin(), serving.end());
     const std::vector<std::string> want =
-        be == Backend::cpu ? std::vector<std::string>{"gemm.cpu_blocked"}
-                           : std::vector<std::string>{"gemm.cuda_simt", "gemm.cuda_sm80_3xtf32", "gemm.cuda_sm80_simt",
-                                                      "gemm.cuda_sm90_3xtf32", "gemm.cuda_smallk_3xtf32"};
+        be == Backend::cpu
+            ? std::vector<std::string>{"gemm.cpu_blocked"}
+            : std::vector<std::string>{"gemm.cuda_simt",        "gemm.cuda_sm80_3xtf32",   "gemm.cuda_sm80_simt",
+                                       "gemm.cuda_sm90_3xtf32", "gemm.cuda_sm90_rs3xtf32", "gemm.cuda_smallk_3xtf32"};
     EXPECT_EQ(serving, want);
   }
   // On CUDA the copy S(A) is read column-major (its row-major storage is its column-major storage): M-contiguous
