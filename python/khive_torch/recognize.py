@@ -152,7 +152,8 @@ POINTWISE = set(UNARY_C) | set(BINARY_C) | {"clamp", "clamp_min", "clamp_max", "
                                             "eq", "ne", "maximum", "minimum", "leaky_relu", "hardtanh", "elu", "softplus",
                                             "hardsigmoid", "hardswish", "mish", "selu", "celu", "gelu", "logit",
                                             "threshold", "rsub", "fmod", "remainder", "square", "bitwise_not",
-                                            "logical_not", "scalar_tensor", "full_like", "ones_like", "fill", "fmin", "fmax"}
+                                            "logical_not", "scalar_tensor", "full_like", "ones_like", "fill", "fmin", "fmax",
+                                            "cat"}   # cat: parts joined along an axis (recognize_pointwise.py)
 
 
 # Reductions the reduce templates compute over one axis, by ATen name (max / min: their .dim overloads, a tuple of
@@ -333,6 +334,91 @@ def _c_float(v):
     return repr(float(v)) + "f" if "e" not in repr(float(v)) else f"{float(v):.9g}f"
 
 
+def _node_expr(node, arg):
+    """The C expression of one pointwise op of the graph (node), its operands' expressions given by arg(operand) (None
+    when an operand has none; a number is written as a float literal); None when the op has no exact float32 C form
+    here."""
+    n = _name(node.target)
+    if n == "gelu" and len(node.args) == 1 and node.kwargs in ({"approximate": "tanh"}, {"approximate": "none"}):
+        a = arg(node.args[0])   # gelu(x, approximate=...): torch's tanh form, or the erf one spelled out
+        if a is None:
+            return None
+        return (f"(0.5f * ({a}) * (1.0f + tanhf(0.79788456080286536f * (({a}) + 0.044715f * ({a}) * ({a}) * "
+                f"({a})))))" if node.kwargs["approximate"] == "tanh" else UNARY_C["gelu"](a))
+    elif n in UNARY_C and len(node.args) == 1 and not node.kwargs:
+        a = arg(node.args[0])
+        if a is None:
+            return None
+        return UNARY_C[n](a)
+    elif n in BINARY_C:
+        a, b = arg(node.args[0]), arg(node.args[1]) if len(node.args) > 1 else None
+        if a is None or b is None or node.kwargs.get("alpha", 1) != 1 or node.kwargs.get("rounding_mode"):
+            return None
+        return f"({a} {BINARY_C[n]} {b})"
+    elif n in ("minimum", "maximum", "fmin", "fmax"):   # NaN aside (fminf drops it, torch.minimum keeps it)
+        a, b = arg(node.args[0]), arg(node.args[1]) if len(node.args) > 1 else None
+        if a is None or b is None:
+            return None
+        return f"{'fminf' if n in ('minimum', 'fmin') else 'fmaxf'}({a}, {b})"
+    elif n == "rsub":
+        a, b = arg(node.args[0]), arg(node.args[1])
+        if a is None or b is None:
+            return None
+        return f"({b} - {a})"
+    elif n in ("clamp", "hardtanh"):
+        a = arg(node.args[0])
+        lo = node.args[1] if len(node.args) > 1 else node.kwargs.get("min", -1.0 if n == "hardtanh" else None)
+        hi = node.args[2] if len(node.args) > 2 else node.kwargs.get("max", 1.0 if n == "hardtanh" else None)
+        if a is None:
+            return None
+        e = a
+        if lo is not None:
+            if _c_float(lo) is None:
+                return None
+            e = f"fmaxf({e}, {_c_float(lo)})"
+        if hi is not None:
+            if _c_float(hi) is None:
+                return None
+            e = f"fminf({e}, {_c_float(hi)})"
+        return e
+    elif n in ("clamp_min", "clamp_max"):
+        a, v = arg(node.args[0]), _c_float(node.args[1])
+        if a is None or v is None:
+            return None
+        return f"{'fmaxf' if n == 'clamp_min' else 'fminf'}({a}, {v})"
+    elif n == "leaky_relu":
+        a = arg(node.args[0])
+        slope = _c_float(node.args[1] if len(node.args) > 1 else 0.01)
+        if a is None or slope is None:
+            return None
+        return f"(({a}) > 0.0f ? ({a}) : {slope} * ({a}))"
+    elif n == "pow":
+        a, p = arg(node.args[0]), node.args[1]
+        if a is None or isinstance(p, bool) or not isinstance(p, (int, float)):
+            return None
+        return f"(({a}) * ({a}))" if p == 2 else f"powf({a}, {_c_float(p)})"
+    elif n == "elu":   # elu(x, alpha, scale, input_scale): selu and celu are elu with these set
+        a = arg(node.args[0])
+        alpha, scale, in_scale = (list(node.args[1:]) + [1.0, 1.0, 1.0])[:3]
+        if a is None or None in (_c_float(alpha), _c_float(scale), _c_float(in_scale)) or node.kwargs:
+            return None
+        return (f"({_c_float(scale)} * (({a}) > 0.0f ? ({a}) : {_c_float(alpha)} * "
+                f"expm1f(({a}) * {_c_float(in_scale)})))")
+    elif n == "softplus":
+        a = arg(node.args[0])
+        beta = node.args[1] if len(node.args) > 1 else 1
+        threshold = node.args[2] if len(node.args) > 2 else 20
+        if a is None or beta != 1 or _c_float(threshold) is None:
+            return None
+        return f"(({a}) > {_c_float(threshold)} ? ({a}) : log1pf(expf({a})))"
+    elif n == "hardsigmoid":
+        a = arg(node.args[0])
+        if a is None:
+            return None
+        return f"(fminf(fmaxf(({a}) + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f))"
+    return None
+
+
 def _expression(graph, roots, skip=(), through=None):
     """The C expression the graph's output is, when every op is a unary or scalar op of the roots ({node: C
     expression}: the one tensor input as x; or a product as x and a bias as b); else None. skip: nodes left out (the
@@ -374,91 +460,17 @@ def _expression(graph, roots, skip=(), through=None):
             expr[node] = expr[src]
         elif n in CONSTRUCTION:
             continue
-        elif n == "gelu" and len(node.args) == 1 and node.kwargs in ({"approximate": "tanh"}, {"approximate": "none"}):
-            a = arg(node.args[0])   # gelu(x, approximate=...): torch's tanh form, or the erf one spelled out
-            if a is None:
-                return None
-            expr[node] = (f"(0.5f * ({a}) * (1.0f + tanhf(0.79788456080286536f * (({a}) + 0.044715f * ({a}) * ({a}) * "
-                          f"({a})))))" if node.kwargs["approximate"] == "tanh" else UNARY_C["gelu"](a))
-        elif n in UNARY_C and len(node.args) == 1 and not node.kwargs:
-            a = arg(node.args[0])
-            if a is None:
-                return None
-            expr[node] = UNARY_C[n](a)
-        elif n in BINARY_C:
-            a, b = arg(node.args[0]), arg(node.args[1]) if len(node.args) > 1 else None
-            if a is None or b is None or node.kwargs.get("alpha", 1) != 1 or node.kwargs.get("rounding_mode"):
-                return None
-            expr[node] = f"({a} {BINARY_C[n]} {b})"
-        elif n in ("minimum", "maximum", "fmin", "fmax"):   # NaN aside (fminf drops it, torch.minimum keeps it)
-            a, b = arg(node.args[0]), arg(node.args[1]) if len(node.args) > 1 else None
-            if a is None or b is None:
-                return None
-            expr[node] = f"{'fminf' if n in ('minimum', 'fmin') else 'fmaxf'}({a}, {b})"
-        elif n == "rsub":
-            a, b = arg(node.args[0]), arg(node.args[1])
-            if a is None or b is None:
-                return None
-            expr[node] = f"({b} - {a})"
-        elif n in ("clamp", "hardtanh"):
-            a = arg(node.args[0])
-            lo = node.args[1] if len(node.args) > 1 else node.kwargs.get("min", -1.0 if n == "hardtanh" else None)
-            hi = node.args[2] if len(node.args) > 2 else node.kwargs.get("max", 1.0 if n == "hardtanh" else None)
-            if a is None:
-                return None
-            e = a
-            if lo is not None:
-                if _c_float(lo) is None:
-                    return None
-                e = f"fmaxf({e}, {_c_float(lo)})"
-            if hi is not None:
-                if _c_float(hi) is None:
-                    return None
-                e = f"fminf({e}, {_c_float(hi)})"
-            expr[node] = e
-        elif n in ("clamp_min", "clamp_max"):
-            a, v = arg(node.args[0]), _c_float(node.args[1])
-            if a is None or v is None:
-                return None
-            expr[node] = f"{'fmaxf' if n == 'clamp_min' else 'fminf'}({a}, {v})"
-        elif n == "leaky_relu":
-            a = arg(node.args[0])
-            slope = _c_float(node.args[1] if len(node.args) > 1 else 0.01)
-            if a is None or slope is None:
-                return None
-            expr[node] = f"(({a}) > 0.0f ? ({a}) : {slope} * ({a}))"
-        elif n == "pow":
-            a, p = arg(node.args[0]), node.args[1]
-            if a is None or isinstance(p, bool) or not isinstance(p, (int, float)):
-                return None
-            expr[node] = f"(({a}) * ({a}))" if p == 2 else f"powf({a}, {_c_float(p)})"
-        elif n == "elu":   # elu(x, alpha, scale, input_scale): selu and celu are elu with these set
-            a = arg(node.args[0])
-            alpha, scale, in_scale = (list(node.args[1:]) + [1.0, 1.0, 1.0])[:3]
-            if a is None or None in (_c_float(alpha), _c_float(scale), _c_float(in_scale)) or node.kwargs:
-                return None
-            expr[node] = (f"({_c_float(scale)} * (({a}) > 0.0f ? ({a}) : {_c_float(alpha)} * "
-                          f"expm1f(({a}) * {_c_float(in_scale)})))")
-        elif n == "softplus":
-            a = arg(node.args[0])
-            beta = node.args[1] if len(node.args) > 1 else 1
-            threshold = node.args[2] if len(node.args) > 2 else 20
-            if a is None or beta != 1 or _c_float(threshold) is None:
-                return None
-            expr[node] = f"(({a}) > {_c_float(threshold)} ? ({a}) : log1pf(expf({a})))"
-        elif n == "hardsigmoid":
-            a = arg(node.args[0])
-            if a is None:
-                return None
-            expr[node] = f"(fminf(fmaxf(({a}) + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f))"
         else:
-            return None
+            e = _node_expr(node, arg)
+            if e is None:
+                return None
+            expr[node] = e
     return out
 
 
 # A chain that uses a value twice repeats its expression (mish(mish(x)) is 160 characters): past this, none is written.
 MAX_EXPRESSION = 4096
-MAX_STAGES = 16   # Task::kMaxStages: the most stages of a chain
+MAX_STAGES = 32   # Task::kMaxStages: the most stages of a chain
 TRANSPOSE = {"t", "transpose", "permute"}
 SAME_DATA = {"clone", "contiguous", "detach", "alias", "lift_fresh_copy", "_to_copy", "view", "_unsafe_view", "reshape",
              "expand"}
@@ -1439,7 +1451,11 @@ def _stage_of_piece(gm, stage_names):
     if "operands" in stage:
         ph = {p: name for p, name in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
         stage["operands"] = _operand_names(stage["operands"], ph)
-    stage["inputs"] = stage_names
+    stage["inputs"] = list(stage_names)
+    first = stage.pop("shape_input", None)
+    if first in stage["inputs"]:   # the input whose axes "shape" is written in goes first (chain.hpp shapes by it)
+        stage["inputs"].remove(first)
+        stage["inputs"].insert(0, first)
     return stage
 
 
@@ -1737,6 +1753,9 @@ def _stage(graph, names):
         if not all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names):
             return None
         placeholders = [p for p in graph.nodes if p.op == "placeholder"]
+        if any(_name(n.target) == "cat" for n in compute):   # parts joined: every read along its path
+            from .recognize_pointwise import paths_pointwise
+            return paths_pointwise(graph, placeholders, names, MAX_EXPRESSION)
         if not all(_read_plainly(p) for p in placeholders):
             return _viewed_pointwise(graph, placeholders, names)
         expr = _expression(graph, dict(zip(placeholders, names)))
@@ -1841,6 +1860,8 @@ def _rename_tensor(stage, old, new):
         stage["expression"] = word.sub(new, stage["expression"])
     if old in (stage.get("views") or {}):
         stage["views"] = {new if k == old else k: v for k, v in stage["views"].items()}
+    if "aliases" in stage:   # another view of the same input, named apart
+        stage["aliases"] = {k: new if v == old else v for k, v in stage["aliases"].items()}
     return stage
 
 
@@ -2034,6 +2055,16 @@ def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
         if gated is not None:
             return dict(r, op="gated", family="gated", **gated)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        if "cat" in s:   # parts joined: every read along its path (recognize_pointwise.py), the inputs by name
+            if (names is not None and n_inputs == n_tensor_inputs == len(placeholders) == len(names)
+                    and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names)):
+                from .recognize_pointwise import paths_pointwise
+                viewed = paths_pointwise(graph, placeholders, names, MAX_EXPRESSION)
+                if viewed is not None:
+                    viewed.pop("shape_input", None)
+                    viewed.pop("shape", None)
+                    return dict(r, **viewed)
+            return dict(r, op="elementwise", family="elementwise")
         # One tensor input and nothing else: a scalar input was traced as the constant it was on this workload, so
         # an expression would bake that one value in.
         if (n_tensor_inputs == 1 and (n_inputs is None or n_inputs == 1) and len(placeholders) == 1 and names
@@ -2317,7 +2348,7 @@ def write(task, r):
     if wrote:
         d["op_type"] = r["op"]
     k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
-                                       "stages", "views", "attention", "why")
+                                       "stages", "views", "aliases", "select", "attention", "why")
                if key in r}
     if wrote:
         k["op"]["wrote_op_type"] = True

@@ -162,6 +162,11 @@ def dag_stages(graph, names, out_names):
         return False
 
     for r in sorted(anchor_of, key=pos.get):
+        # An operand an earlier anchor's copy made stored (both products read grad_k_proj through one view) is read
+        # from that copy: the cone is taken again up to the stored values.
+        fresh = cone(r)
+        if fresh is not None:
+            stage_nodes[r] = fresh
         if binds(stage_nodes[r], r):
             continue
         # Per operand, where its layout ops may be cut: None (not copied), or a node of the walk from its source,
@@ -205,8 +210,8 @@ def dag_stages(graph, names, out_names):
         if _name(a.target) not in FUSING_ANCHORS or r in bases or r not in stage_nodes:
             continue
         readers = [s for s in stage_nodes if s is not r and r in reads(s)]
-        if len(readers) != 1 or readers[0] in anchor_of or readers[0] in fused:
-            continue
+        if len(readers) != 1 or readers[0] in anchor_of or readers[0] in fused or readers[0] in copy_src:
+            continue   # (a copy of an operand stays a copy: its stage is written from its source's view)
         p = readers[0]
         merged = stage_nodes[r] | stage_nodes[p]
         st = _stage_dict(graph, merged, p, temp_names(merged), pos)

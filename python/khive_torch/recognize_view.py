@@ -259,6 +259,13 @@ class View:
         del self.axes[dim]
         return True
 
+    def piece(self, dim, count):
+        """The value as one of `count` equal parts of a cat along dim, read for every element of the cat's result:
+        axis dim gains an outer piece of `count` of stride 0 (each part reads its own element at every part's place;
+        which part's value counts is the stage's khive_piece)."""
+        self.axes[dim % len(self.axes)].insert(0, [Poly.of(count), Poly(), count])
+        return True
+
     # -- the result ---------------------------------------------------------------------------------------------
     def resolve(self, out_rank):
         """The unknowns named: an axis of one piece is out<d>; one unknown among an axis' pieces is out<d> over the
@@ -363,58 +370,65 @@ def view_of(node, stop=None):
         return None
     v = View(n, shape)
     chain.reverse()
-    for i, c in enumerate(chain):
-        name, a = _name(c.target), c.args
-        if name in ("split", "split_with_sizes", "unbind"):
+    for c in chain:
+        if _name(c.target) in ("split", "split_with_sizes", "unbind"):
             continue   # read with its getitem
-        if name == "getitem":
-            sp = chain[i - 1]
-            dim = (sp.args[2] if len(sp.args) > 2 else sp.kwargs.get("dim", 0)) if _name(sp.target) != "unbind" else \
-                (sp.args[1] if len(sp.args) > 1 else sp.kwargs.get("dim", 0))
-            k = a[1]
-            if _name(sp.target) == "unbind":
-                ok = v.select(dim, k)
-            else:
-                total = v.sizes()[dim % len(v.axes)]
-                sizes = sp.args[1]
-                sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes] * -(-total // sizes)
-                start = sum(sizes[:k])
-                ok = v.slice(dim, start, min(start + sizes[k], total), 1)
-        elif name in COPIES:
-            ok = True
-        elif name == "t":
-            ok = v.permute([1, 0]) if len(v.axes) == 2 else True
-        elif name == "transpose":
-            r = len(v.axes)
-            d0, d1 = a[1] % r, a[2] % r
-            dims = list(range(r))
-            dims[d0], dims[d1] = d1, d0
-            ok = v.permute(dims)
-        elif name == "permute":
-            ok = v.permute(list(a[1]))
-        elif name in ("unsqueeze", "unsqueeze_"):
-            ok = v.unsqueeze(a[1])
-        elif name in ("squeeze", "squeeze_"):
-            dims = a[1] if len(a) > 1 else None
-            ok = v.squeeze(None if dims is None else list(dims) if isinstance(dims, (list, tuple)) else [dims])
-        elif name in ("expand", "expand_as"):
-            ok = v.expand(list(_shape(c)))
-        elif name in RESHAPES:
-            ok = v.reshape(list(_shape(c)))
-        elif name == "slice":
-            dim = a[1] if len(a) > 1 else 0
-            start = a[2] if len(a) > 2 else None
-            end = a[3] if len(a) > 3 else None
-            step = a[4] if len(a) > 4 else 1
-            ok = all(isinstance(x, int) or x is None for x in (start, end, step)) and v.slice(dim, start, end, step)
-        elif name == "select":
-            ok = isinstance(a[2], int) and v.select(a[1], a[2])
-        else:
-            ok = False
-        if not ok or tuple(v.sizes()) != tuple(_shape(c) if name not in ("split", "split_with_sizes", "unbind")
-                                               else v.sizes()):
+        if not apply_op(v, c):
             return None
     return v
+
+
+def apply_op(v, c):
+    """Replays the layout op c (an fx node; a getitem picks from the split or unbind that is its argument) on View v;
+    False when it is not a strided view or the sizes do not come out as c's."""
+    name, a = _name(c.target), c.args
+    if name == "getitem":
+        sp = a[0]
+        if getattr(sp, "op", None) != "call_function" or _name(sp.target) not in ("split", "split_with_sizes", "unbind"):
+            return False
+        dim = (sp.args[2] if len(sp.args) > 2 else sp.kwargs.get("dim", 0)) if _name(sp.target) != "unbind" else \
+            (sp.args[1] if len(sp.args) > 1 else sp.kwargs.get("dim", 0))
+        k = a[1]
+        if _name(sp.target) == "unbind":
+            ok = v.select(dim, k)
+        else:
+            total = v.sizes()[dim % len(v.axes)]
+            sizes = sp.args[1]
+            sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes] * -(-total // sizes)
+            start = sum(sizes[:k])
+            ok = v.slice(dim, start, min(start + sizes[k], total), 1)
+    elif name in COPIES:
+        ok = True
+    elif name == "t":
+        ok = v.permute([1, 0]) if len(v.axes) == 2 else True
+    elif name == "transpose":
+        r = len(v.axes)
+        d0, d1 = a[1] % r, a[2] % r
+        dims = list(range(r))
+        dims[d0], dims[d1] = d1, d0
+        ok = v.permute(dims)
+    elif name == "permute":
+        ok = v.permute(list(a[1]))
+    elif name in ("unsqueeze", "unsqueeze_"):
+        ok = v.unsqueeze(a[1])
+    elif name in ("squeeze", "squeeze_"):
+        dims = a[1] if len(a) > 1 else None
+        ok = v.squeeze(None if dims is None else list(dims) if isinstance(dims, (list, tuple)) else [dims])
+    elif name in ("expand", "expand_as"):
+        ok = v.expand(list(_shape(c)))
+    elif name in RESHAPES:
+        ok = v.reshape(list(_shape(c)))
+    elif name == "slice":
+        dim = a[1] if len(a) > 1 else 0
+        start = a[2] if len(a) > 2 else None
+        end = a[3] if len(a) > 3 else None
+        step = a[4] if len(a) > 4 else 1
+        ok = all(isinstance(x, int) or x is None for x in (start, end, step)) and v.slice(dim, start, end, step)
+    elif name == "select":
+        ok = isinstance(a[2], int) and v.select(a[1], a[2])
+    else:
+        ok = False
+    return bool(ok) and tuple(v.sizes()) == tuple(_shape(c) or ())
 
 
 def _value(p, values):

@@ -1205,6 +1205,11 @@ class Recognize(unittest.TestCase):
             elif st["family"] == "reduce":
                 self.assertEqual(st["op"], "sum")
                 out = env[st["inputs"][0]].sum(dim=st["dim"])
+            elif "select" in st or "aliases" in st:   # a cat's parts, an input read through several views
+                sym = {f"in{k}": n for k, n in enumerate(env[st["inputs"][0]].shape)}
+                shape = tuple(self.out_shapes[st["output"]]) if st["output"] in getattr(self, "out_shapes", {}) else \
+                    tuple(eval(e, {}, dict(sym)) for e in st["shape"])   # noqa: S307 - test-only
+                out = self.run_pointwise(st, env, shape)
             elif "views" in st:   # a copy through a view: an intermediate of its recorded sizes, or an output
                 (src,) = st["inputs"]
                 x = env[src]
@@ -1218,6 +1223,38 @@ class Recognize(unittest.TestCase):
                 out = eval(re.sub(r"(\d)f\b", r"\1", st["expression"]), {}, scope)   # noqa: S307 - test-only
             env[st["output"]] = out
         return env
+
+    def run_pointwise(self, st, env, out_shape):
+        """A pointwise stage evaluated as the elementwise templates read it, at every element of out_shape: each
+        name (an input or an alias of one) read through its view (else as stored, broadcast by torch's rule), and a
+        select's khive_piece the element's part along its axis; `c ? a : b` as torch.where."""
+        import re
+        fns = {"tanhf": torch.tanh, "expf": torch.exp, "erff": torch.erf, "sqrtf": torch.sqrt, "fabsf": torch.abs,
+               "logf": torch.log, "sinf": torch.sin, "cosf": torch.cos, "where": torch.where}
+        aliases = st.get("aliases") or {}
+        scope = dict(fns)
+        for name in list(st["inputs"]) + list(aliases):
+            x = env[aliases.get(name, name)]
+            v = (st.get("views") or {}).get(name)
+            scope[name] = self.read_view(v, x, out_shape) if v else x.expand(out_shape) if x.dim() else x
+        if "select" in st:
+            ax, n = st["select"]["axis"], st["select"]["pieces"]
+            shape = [1] * len(out_shape)
+            shape[ax] = out_shape[ax]
+            scope["khive_piece"] = (torch.arange(out_shape[ax]) // (out_shape[ax] // n)).view(shape).expand(out_shape)
+        expr = re.sub(r"(\d)f\b", r"\1", st["expression"])
+        while "?" in expr:   # the innermost (c ? a : b) first: as where(c, a, b)
+            q = expr.rindex("?")
+            start, end = _unmatched(expr, q, -1), _unmatched(expr, q, +1)
+            cond, rest = expr[start + 1:q], expr[q + 1:end]
+            depth = 0
+            for i, ch in enumerate(rest):
+                depth += ch == "("
+                depth -= ch == ")"
+                if ch == ":" and depth == 0:
+                    break
+            expr = expr[:start] + f"where({cond}, {rest[:i]}, {rest[i + 1:]})" + expr[end + 1:]
+        return eval(expr, {}, scope)   # noqa: S307 - test-only: an expression recognize wrote
 
     def test_a_backward_pass_is_a_graph_of_stages_with_reused_values_and_bias_sums(self):
         # an MLP's backward (fc2 -> tanh-GELU -> fc1) over [B, S, H] rows: grad_fc1_out is read by three stages (its
@@ -1341,6 +1378,101 @@ class Recognize(unittest.TestCase):
             g = make_fx(fn)(torch.randn(2, 3, 4)).graph
             node = [n for n in g.nodes if n.op == "call_function"][-1]
             self.assertEqual(_reduce_over_axis(g, node), want)
+
+    def test_rotate_half_is_a_select_of_two_views_of_one_input(self):
+        # RoPE's backward: rotate_half = cat((-x2, x1), dim=-1) reads x twice, through two views (an alias names the
+        # second), and the cat's halves are told apart by khive_piece; the sums over the heads are reduce stages.
+        axes = {"B": {"type": "var"}, "H": {"type": "var"}, "S": {"type": "var"}, "D": {"type": "const", "value": 8}}
+        ins = {"g": ["B", "H", "S", "D"], "q": ["B", "H", "S", "D"], "cos": ["B", "S", "D"], "sin": ["B", "S", "D"]}
+        outs = {"gq": ["B", "H", "S", "D"], "gcos": ["B", "S", "D"], "gsin": ["B", "S", "D"]}
+        body = ("    def rot(x):\n"
+                "        return torch.cat((-x[..., 4:], x[..., :4]), dim=-1)\n"
+                "    c, s = cos.unsqueeze(1), sin.unsqueeze(1)\n"
+                "    gq = g * c - rot(g) * s\n"
+                "    return gq, (g * q).sum(dim=1), (g * rot(q)).sum(dim=1)\n")
+        d = float32_definition("rope_back", axes, ins, outs, body)
+        r, _ = self.recognize(d, {"B": 2, "H": 3, "S": 5})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        by_out = {st["output"]: st for st in r["stages"]}
+        gq = by_out["gq"]
+        self.assertEqual(gq["select"], {"axis": 3, "pieces": 2})
+        self.assertEqual(set(gq["aliases"].values()), {"g"})
+        self.assertIn("khive_piece == 0 ?", gq["expression"])
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for b, h, s_ in ((1, 1, 1), (2, 4, 3), (3, 2, 7)):   # other sizes than the traced ones
+            dims = {"B": b, "H": h, "S": s_, "D": 8}
+            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
+            want = dict(zip(outs, scope["run"](*env.values())))
+            self.out_shapes = {n: want[n].shape for n in outs}
+            got = self.run_stages(r["stages"], dict(env))
+            for name in outs:
+                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-9), (name, b, h, s_))
+
+    def test_a_cat_of_equal_parts_of_several_inputs_and_a_slice_inside_one_part(self):
+        # q, k and v joined along the last axis (each read through its own view, the parts told apart by
+        # khive_piece); cat((e, e))[..., :D] is e itself; unequal parts, and a cat's result transposed before the
+        # output, are not read.
+        axes = {"N": {"type": "var"}, "D": {"type": "const", "value": 4}, "D3": {"type": "expr", "expression": "3 * D"}}
+        d = float32_definition("qkv_cat", axes, {"q": ["N", "D"], "k": ["N", "D"], "v": ["N", "D"]}, {"y": ["N", "D3"]},
+                               "    return torch.cat([q, k * 2.0, v], dim=-1) + 1.0\n")
+        r, _ = self.recognize(d, {"N": 3})
+        self.assertEqual((r["op"], r["select"]), ("elementwise", {"axis": 1, "pieces": 3}), r)
+        self.assertNotIn("aliases", r)
+        for n in (1, 5):
+            env = {x: torch.randn(n, 4, dtype=torch.float64) for x in "qkv"}
+            st = dict(r, inputs=["q", "k", "v"])
+            got = self.run_pointwise(st, env, (n, 12))
+            self.assertTrue(torch.equal(got, torch.cat([env["q"], env["k"] * 2.0, env["v"]], dim=-1) + 1.0))
+        d = float32_definition("emb_cat", {"N": {"type": "var"}, "D": {"type": "const", "value": 4}},
+                               {"e": ["N", "D"], "x": ["N", "D"]}, {"y": ["N", "D"]},
+                               "    return x * torch.cat((e, e), dim=-1).cos()[..., :4]\n")
+        r, _ = self.recognize(d, {"N": 3})
+        self.assertEqual((r["op"], r["expression"]), ("elementwise", "(x * cosf(e))"), r)
+        self.assertNotIn("select", r)
+        for i, body in enumerate(("    return torch.cat([q, k], dim=-1) + 1.0\n",
+                                  "    return torch.cat([q, q], dim=-1).t() * 2.0\n")):
+            d = float32_definition(f"no_cat{i}", {"N": {"type": "var"}, "D": {"type": "const", "value": 4},
+                                              "E": {"type": "const", "value": 2}, "DE": {"type": "expr", "expression": "D + E"}},
+                                   {"q": ["N", "D"], "k": ["N", "E"]}, {"y": ["N", "DE"]} if "k]" in body else {"y": ["D", "N"]},
+                                   body.replace("[q, q]", "[q[:, :2], q[:, 2:]]"))
+            r, _ = self.recognize(d, {"N": 3})
+            self.assertNotIn("expression", r, body)
+
+    def test_two_products_of_one_view_read_one_copy_and_rope_stays_one_stage(self):
+        # RoPE's backward, then the heads transposed and merged for an input-gradient product and a weight-gradient
+        # product (SOL L2 064's shape): the second product reads the copy the first one made; no product is fused
+        # into the copy.
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 2},
+                "D": {"type": "const", "value": 4}, "HID": {"type": "const", "value": 6},
+                "HD": {"type": "expr", "expression": "H * D"}}
+        ins = {"g": ["B", "H", "S", "D"], "cos": ["B", "S", "D"], "sin": ["B", "S", "D"], "x": ["B", "S", "HID"],
+               "w": ["HD", "HID"]}
+        outs = {"gx": ["B", "S", "HID"], "gw": ["HD", "HID"]}
+        body = ("    b, h, s, d = g.shape\n"
+                "    t = g * sin.unsqueeze(1)\n"
+                "    r = g * cos.unsqueeze(1) + torch.cat((t[..., 2:], -t[..., :2]), dim=-1)\n"
+                "    p = r.transpose(1, 2).contiguous().view(b, s, h * d)\n"
+                "    return torch.matmul(p, w), torch.matmul(p.view(-1, h * d).t(), x.view(-1, 6))\n")
+        d = float32_definition("rope_proj_back", axes, ins, outs, body)
+        r, _ = self.recognize(d, {"B": 2, "S": 3})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        fams = [st["family"] for st in r["stages"]]
+        self.assertEqual(fams, ["elementwise", "elementwise", "gemm", "gemm"], r["stages"])
+        rope, copy = r["stages"][:2]
+        self.assertEqual(rope["select"], {"axis": 3, "pieces": 2})
+        self.assertEqual(copy["inputs"], [rope["output"]])
+        self.assertTrue(all(st["operands"]["A"] == copy["output"] for st in r["stages"][2:]))
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for b, s_ in ((1, 1), (3, 5)):
+            dims = {"B": b, "S": s_, "H": 2, "D": 4, "HID": 6, "HD": 8}
+            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
+            want = dict(zip(outs, scope["run"](*env.values())))
+            self.out_shapes = {n: want[n].shape for n in outs}
+            got = self.run_stages(r["stages"], dict(env))
+            for name in outs:
+                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-9), (name, b, s_))
 
 
 if __name__ == "__main__":

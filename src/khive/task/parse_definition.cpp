@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "khive/task/data_constraint.hpp"
 #include "khive/task/derive_cost.hpp"
@@ -227,9 +228,9 @@ void parse_attention_reading(const Ctx& c, const json& aj, Task& t, const std::s
 // "khive.op.stages[1]" for a chain's stage, whose operands may name the chain's intermediates: t's inputs then).
 void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::string& P) {
   const json& op = c.object(opj, P);
-  c.known_keys(op, P, {"op",     "family",    "expression", "eps",           "dim",   "flags",  "operands",
-                       "ops",    "from",      "conv",       "pool",          "norm",  "stages", "inputs",
-                       "output", "attention", "why",        "wrote_op_type", "views", "shape"});
+  c.known_keys(op, P, {"op",   "family",        "expression", "eps",   "dim",     "flags",  "operands", "ops",
+                       "from", "conv",          "pool",       "norm",  "stages",  "inputs", "output",   "attention",
+                       "why",  "wrote_op_type", "views",      "shape", "aliases", "select"});
   // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
@@ -244,11 +245,31 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
       t.op_stages.push_back(st.dump());
     }
   }
+  std::set<std::string> aliases;
+  if (op.contains("aliases")) {  // {alias: input}: a second name of an input, read through its own view
+    const json& a = c.object(op["aliases"], P + ".aliases");
+    for (const auto& [name, target] : a.items()) {
+      const std::string field = P + ".aliases." + name;
+      if (!target.is_string() || !t.find_input(target.get<std::string>()))
+        c.fail(field, input_name_expected(t), target.dump());
+      if (t.find_input(name)) c.fail(field, "a name that is no input of the task", "\"" + name + "\"");
+      aliases.insert(name);
+    }
+    t.op_aliases = a.dump();
+  }
+  if (op.contains("select")) {  // {axis, pieces}: the elementwise binder checks them against the output
+    const json& s = c.object(op["select"], P + ".select");
+    c.known_keys(s, P + ".select", {"axis", "pieces"});
+    for (const char* k : {"axis", "pieces"})
+      if (!s.contains(k) || !s[k].is_number_integer())
+        c.fail(P + ".select." + k, "an integer", s.contains(k) ? s[k].dump() : "nothing");
+    t.op_select = s.dump();
+  }
   if (op.contains("views")) {  // {input: {shape, strides, offset}}: the elementwise binder checks the expressions
     const json& v = c.object(op["views"], P + ".views");
     for (const auto& [name, view] : v.items()) {
       const std::string field = P + ".views." + name;
-      if (!t.find_input(name)) c.fail(field, input_name_expected(t), "\"" + name + "\"");
+      if (!t.find_input(name) && !aliases.count(name)) c.fail(field, input_name_expected(t), "\"" + name + "\"");
       const json& o = c.object(view, field);
       c.known_keys(o, field, {"shape", "strides", "offset"});
       for (const char* k : {"shape", "strides"})

@@ -128,6 +128,8 @@ void Task::clear_recognised_op() {
   op_stages.clear();
   op_views.clear();
   op_shape.clear();
+  op_aliases.clear();
+  op_select.clear();
   op_attention.reset();
   op_why.clear();
 }

@@ -221,6 +221,12 @@ struct Task {
   // (khive.op.shape: axis expressions of its input's in0..).
   std::string op_views;
   std::vector<std::string> op_shape;
+  // An elementwise op that reads an input through more than one view (khive.op.aliases: {alias: input name}, each
+  // alias a second name of the input with its own view), and one whose output axis is cut into equal parts that the
+  // expression tells apart by khive_piece (khive.op.select: {"axis", "pieces"}: a cat's parts); the elementwise
+  // binding's "aliases" and "select", as JSON text.
+  std::string op_aliases;
+  std::string op_select;
   // An attention that is exactly what the attention templates' kind computes, o = softmax(q·k^T·scale [+ causal
   // mask])·v of three inputs (khive.op.attention, python/khive_torch/recognize_attention.py): the facts as the graph
   // and the reference's outputs showed them; the tuner binds the templates only when each is theirs.
@@ -238,9 +244,10 @@ struct Task {
   // templates compute (no khive.op.attention then).
   std::string op_why;
   // The most stages a chain has (khive.op.stages and the chain binding's "stages"): KernelBench level 2's longest
-  // composition is 6, SOL-ExecBench's L2 042 (an MLP's and a layer norm's backward, 7 outputs) 15; the chain glue
-  // keeps one buffer per intermediate and renders any number of stages.
-  static constexpr std::size_t kMaxStages = 16;
+  // composition is 6, SOL-ExecBench's L2 042 (an MLP's and a layer norm's backward, 7 outputs) 15, L2 001 and L2 003
+  // (attention backward passes through the softmax, RoPE and the q/k/v projections) 24; the chain glue keeps one
+  // buffer per intermediate and renders any number of stages.
+  static constexpr std::size_t kMaxStages = 32;
   // Forgets every op_* field above (what khive.op recognised), keeping op_type: a chain's stage task is what its own
   // op says, not the whole task (tuner/chain.cpp). Kept beside the fields so a new one is cleared too.
   void clear_recognised_op();

@@ -486,6 +486,10 @@ std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
   // Inputs read through a strided view of the output's index (khive.op.views: a transpose, heads split or merged,
   // an expand or a slice of the stored tensor): the binder checks the view on every workload.
   if (!t.op_views.empty()) spec["views"] = ojson::parse(t.op_views);
+  // An input read through several views (khive.op.aliases: the other views' names), and a cat's equal parts told
+  // apart by khive_piece (khive.op.select).
+  if (!t.op_aliases.empty()) spec["aliases"] = ojson::parse(t.op_aliases);
+  if (!t.op_select.empty()) spec["select"] = ojson::parse(t.op_select);
   return make(t, "elementwise", spec);
 }
 
@@ -572,9 +576,11 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
     }
     const bool mid = t.find_output(output) == nullptr;  // an intermediate, shaped here
     Task s;
-    // A copy stage that writes an intermediate (a view of its input made contiguous for the next stage) has its
-    // sizes recorded (khive.op.stages[i].shape): shaped before it is bound, as its views are of that shape.
-    const bool preshaped = mid && st.contains("shape") && st["shape"].is_array() && inputs.size() == 1;
+    // A copy stage that writes an intermediate (a view of its input made contiguous for the next stage), or a
+    // pointwise stage whose inputs are read through views of its result (a cat's parts), has its sizes recorded
+    // (khive.op.stages[i].shape, axis expressions of its first input's axes): shaped before it is bound, as its
+    // views are of that shape.
+    const bool preshaped = mid && st.contains("shape") && st["shape"].is_array();
     try {
       if (preshaped) {
         std::vector<std::string> exprs;

@@ -324,8 +324,8 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
                                              : computed(v, fmt::format("({} / 2)", xd.back().cpp)));
   } else if (family == "elementwise" && spec.contains("shape")) {  // a copy stage: its sizes as written
     const auto ins = stage_inputs(spec);
-    if (!spec["shape"].is_array() || ins.size() != 1)
-      throw std::runtime_error("shape: expected a list of axis expressions of in0.. (the one input's axes)");
+    if (!spec["shape"].is_array())
+      throw std::runtime_error("shape: expected a list of axis expressions of in0.. (the first input's axes)");
     std::vector<std::string> exprs;
     for (const auto& e : spec["shape"]) exprs.push_back(e.is_string() ? e.get<std::string>() : e.dump());
     shape_as(output, ins[0], exprs, stage);

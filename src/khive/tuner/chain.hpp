@@ -1,4 +1,4 @@
-// Chains (family "chain"): a task computed as 2 to Task::kMaxStages (16) stages, each one family's binding (a
+// Chains (family "chain"): a task computed as 2 to Task::kMaxStages (32) stages, each one family's binding (a
 // convolution or GEMM with its epilogue, then a pooling, a normalisation, a reduction, a row op or a pointwise op),
 // stage i writing an intermediate tensor that later stages read. KernelBench level 2 is mostly such compositions; each
 // stage keeps its own templates and tuning, the chain only carries the intermediates between them.

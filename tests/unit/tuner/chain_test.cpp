@@ -72,10 +72,10 @@ TEST(ChainBinding, EachRefusalNamesTheStageField) {
   json one = fixture_spec();
   one["stages"].erase(1);
   one["stages"].erase(1);
-  EXPECT_EQ(has_all(msg(binding_with(task, one)), {(k + "stages").c_str(), "2 to 16 stage bindings"}), "");
+  EXPECT_EQ(has_all(msg(binding_with(task, one)), {(k + "stages").c_str(), "2 to 32 stage bindings"}), "");
   json many = fixture_spec();  // more than Task::kMaxStages
   while (many["stages"].size() < Task::kMaxStages + 1) many["stages"].push_back(many["stages"][2]);
-  EXPECT_EQ(has_all(msg(binding_with(task, many)), {(k + "stages").c_str(), "2 to 16 stage bindings"}), "");
+  EXPECT_EQ(has_all(msg(binding_with(task, many)), {(k + "stages").c_str(), "2 to 32 stage bindings"}), "");
   EXPECT_EQ(has_all(msg(edited(task, 1, "x", "t9")),
                     {(k + "stages[1]").c_str(), "an intermediate an earlier stage wrote", "\"t9\""}),
             "");

@@ -5,6 +5,7 @@
 #include "khive/tuner/bind/common.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <optional>
 #include <set>
@@ -21,6 +22,7 @@ namespace {
 // axes are a contiguous run of the output's (a broadcast input: A[N] against C[N, M] is one value per row).
 struct EwInput {
   const TensorSpec* t = nullptr;
+  std::string name;  // the op's name for it: the tensor's, or an alias (another view of the same tensor)
   bool broadcast = false;
   std::size_t first = 0;  // broadcast: the output axis its first axis lines up with
   std::size_t len = 0;    // broadcast: how many output axes the run spans (extent: their product)
@@ -143,7 +145,14 @@ std::vector<std::size_t> runs_in(const std::vector<std::string>& in, const std::
   return at;
 }
 
-// The tensor inputs ("inputs"), each of the output's dtype; adds their names to covered.
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+}
+
+// The tensor inputs ("inputs"), each of the output's dtype, then the aliases ("aliases": {alias: one of the inputs},
+// another name of that tensor with its own view); adds the tensors' names to covered.
 std::vector<EwInput> read_inputs(const Ctx& c, const TensorSpec& out, std::set<std::string>& covered) {
   if (!c.has("inputs") || !c.b.spec["inputs"].is_array() || c.b.spec["inputs"].empty())
     c.fail("inputs", "a non-empty array of input tensor names",
@@ -161,8 +170,29 @@ std::vector<EwInput> read_inputs(const Ctx& c, const TensorSpec& out, std::set<s
              std::string(dtype_name(t->dtype)));
     EwInput e;
     e.t = t;
+    e.name = t->name;
     ins.push_back(std::move(e));
     covered.insert(t->name);
+  }
+  if (c.has("aliases")) {
+    const json& aj = c.b.spec["aliases"];
+    if (!aj.is_object())
+      c.fail("aliases", "an object {alias: the name of one of the binding's inputs} (another view of that input)",
+             aj.dump());
+    for (auto it = aj.begin(); it != aj.end(); ++it) {
+      const std::string f = "aliases." + it.key();
+      if (!is_identifier(it.key()) || c.task.find_input(it.key()) || c.task.find_output(it.key()))
+        c.fail(f, "a C identifier that names no tensor of the task", "\"" + it.key() + "\"");
+      auto target = std::find_if(ins.begin(), ins.end(), [&](const EwInput& e) {
+        return it.value().is_string() && e.name == it.value().get<std::string>() && e.name == e.t->name;
+      });
+      if (target == ins.end()) c.fail(f, "the name of one of the binding's inputs", it.value().dump());
+      if (ins.size() >= 64) c.fail("aliases", "at most 64 input tensors and aliases", std::to_string(ins.size() + 1));
+      EwInput e;
+      e.t = target->t;
+      e.name = it.key();
+      ins.push_back(std::move(e));
+    }
   }
   return ins;
 }
@@ -200,7 +230,7 @@ std::map<std::string, std::size_t> read_placements(const Ctx& c, const std::vect
            bj.dump());
   for (auto it = bj.begin(); it != bj.end(); ++it) {
     const std::string f = "broadcast." + it.key();
-    if (std::none_of(ins.begin(), ins.end(), [&](const EwInput& e) { return e.t->name == it.key(); }))
+    if (std::none_of(ins.begin(), ins.end(), [&](const EwInput& e) { return e.name == it.key(); }))
       c.fail(f, "the name of one of the binding's inputs", "\"" + it.key() + "\"");
     if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 ||
         it.value().get<int64_t>() >= static_cast<int64_t>(out.shape.size()))
@@ -237,7 +267,7 @@ void read_views(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out, 
   };
   for (auto it = vj.begin(); it != vj.end(); ++it) {
     const std::string f = "views." + it.key();
-    auto in = std::find_if(ins.begin(), ins.end(), [&](const EwInput& e) { return e.t->name == it.key(); });
+    auto in = std::find_if(ins.begin(), ins.end(), [&](const EwInput& e) { return e.name == it.key(); });
     if (in == ins.end()) c.fail(f, "the name of one of the binding's inputs", "\"" + it.key() + "\"");
     const json& v = it.value();
     if (!v.is_object() || !v.contains("shape") || !v.contains("strides") || !v["shape"].is_array() ||
@@ -279,17 +309,17 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
     EwInput& in = ins[k];
     const std::string f = "inputs[" + std::to_string(k) + "]";
     if (in.viewed) {
-      if (placed.count(in.t->name))
-        c.fail("broadcast." + in.t->name, "nothing for an input read through its view (views." + in.t->name + ")",
-               std::to_string(placed.at(in.t->name)));
+      if (placed.count(in.name))
+        c.fail("broadcast." + in.name, "nothing for an input read through its view (views." + in.name + ")",
+               std::to_string(placed.at(in.name)));
       continue;
     }
     bool same_count = true;
     for (const auto& ax : axes) same_count = same_count && element_count(*in.t, ax) == element_count(out, ax);
-    const auto pl = placed.find(in.t->name);
+    const auto pl = placed.find(in.name);
     if (in.t->shape == out.shape || (same_count && pl == placed.end())) {
       if (pl != placed.end() && pl->second != 0)
-        c.fail("broadcast." + in.t->name, "0 (the input has the output's shape " + shape_text(out.shape) + ")",
+        c.fail("broadcast." + in.name, "0 (the input has the output's shape " + shape_text(out.shape) + ")",
                std::to_string(pl->second));
       continue;
     }
@@ -319,7 +349,7 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
              fmt::format("\"{}\" of shape {}", in.t->name, shape_text(in.t->shape)));
     if (pl != placed.end()) {
       if (std::find(at.begin(), at.end(), pl->second) == at.end())
-        c.fail("broadcast." + in.t->name,
+        c.fail("broadcast." + in.name,
                fmt::format("an output axis where {} {} lines up with {}'s axes", in.t->name, shape_text(in.t->shape),
                            out.name),
                fmt::format("{} (axes {} of {})", pl->second,
@@ -339,8 +369,42 @@ void place_inputs(const Ctx& c, std::vector<EwInput>& ins, const TensorSpec& out
   }
 }
 
+// "select": {"axis": d, "pieces": P}: the output's axis d cut into P equal parts (a cat's), the op telling them apart
+// by khive_piece (0..P-1): element i's part is (i / pinner) % P, pinner = (size of axis d / P) x the sizes after d.
+struct Select {
+  std::size_t axis = 0;
+  int64_t pieces = 0;  // 0: none
+};
+
+Select read_select(const Ctx& c, const TensorSpec& out, const std::vector<AxisValues>& axes) {
+  Select sel;
+  if (!c.has("select")) return sel;
+  const json& sj = c.b.spec["select"];
+  const std::string want = fmt::format(
+      "{{\"axis\": an output axis index 0..{}, \"pieces\": 2..64}} (the axis cut into equal parts, told apart by "
+      "khive_piece)",
+      out.shape.empty() ? 0 : out.shape.size() - 1);
+  if (!sj.is_object() || !sj.contains("axis") || !sj.contains("pieces") || !sj["axis"].is_number_integer() ||
+      !sj["pieces"].is_number_integer() || sj.size() != 2)
+    c.fail("select", want, sj.dump());
+  const int64_t a = sj["axis"].get<int64_t>(), n = sj["pieces"].get<int64_t>();
+  if (a < 0 || a >= static_cast<int64_t>(out.shape.size())) c.fail("select.axis", want, sj["axis"].dump());
+  if (n < 2 || n > 64) c.fail("select.pieces", want, sj["pieces"].dump());
+  sel.axis = static_cast<std::size_t>(a);
+  sel.pieces = n;
+  for (std::size_t w = 0; w < axes.size(); ++w) {
+    const int64_t size = axis_value(axes[w], out.shape[sel.axis]);
+    if (size % n != 0)
+      c.fail("select.pieces",
+             fmt::format("a count that divides {}'s axis {} ({})", out.name, sel.axis, out.shape[sel.axis]),
+             fmt::format("{} against {} = {} on workload {}", n, out.shape[sel.axis], size, c.task.workloads[w].uuid));
+  }
+  return sel;
+}
+
 std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins,
-                                 const std::vector<const TensorSpec*>& scalars, const std::string& op) {
+                                 const std::vector<const TensorSpec*>& scalars, const std::string& op,
+                                 const Select& sel) {
   int nbcast = 0;
   for (const auto& in : ins) nbcast += in.broadcast;
   std::string p = typed_prologue(c, out.dtype);
@@ -372,21 +436,26 @@ std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std:
        "  return s;\n}\n";
   p += "struct khive_ins {\n  const khive_t* p[KHIVE_NIN];\n  int64_t inner[KHIVE_NIN];\n  int64_t extent[KHIVE_NIN];\n"
        "  int64_t vdim[KHIVE_NVIEW][KHIVE_VRANK];\n  int64_t vstride[KHIVE_NVIEW][KHIVE_VRANK];\n"
-       "  int64_t voff[KHIVE_NVIEW];\n};\n";
+       "  int64_t voff[KHIVE_NVIEW];\n  int64_t pinner = 1;  // select: element i is in part (i / pinner) % "
+       "KHIVE_PIECES\n};\n";
+  p += fmt::format(
+      "// The output's axis {} cut into KHIVE_PIECES equal parts (a cat's) that the op tells apart by khive_piece.\n"
+      "constexpr bool KHIVE_HAS_PIECE = {};\nconstexpr int64_t KHIVE_PIECES = {};\n",
+      sel.pieces ? std::to_string(sel.axis) : std::string("-"), sel.pieces > 0, std::max<int64_t>(sel.pieces, 1));
   p += "struct khive_scalars { ";
   for (const auto* s : scalars) p += fmt::format("float {}; ", s->name);
   p += scalars.empty() ? "int unused_; };\n" : "};\n";
   p += "// The task's function of one element (inputs as float, in binding order).\n";
-  p += "KHIVE_HD float khive_op(const float* khive_v, const khive_scalars& khive_s) {\n";
-  for (std::size_t i = 0; i < ins.size(); ++i) p += fmt::format("  const float {} = khive_v[{}];\n", ins[i].t->name, i);
+  p += "KHIVE_HD float khive_op(const float* khive_v, const khive_scalars& khive_s, int khive_piece) {\n";
+  for (std::size_t i = 0; i < ins.size(); ++i) p += fmt::format("  const float {} = khive_v[{}];\n", ins[i].name, i);
   for (const auto* s : scalars) p += fmt::format("  const float {0} = khive_s.{0};\n", s->name);
-  p += "  (void)khive_s;\n";
+  p += "  (void)khive_s;\n  (void)khive_piece;\n";
   p += fmt::format("  return {};\n}}\n", op);
   return p;
 }
 
 std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::vector<EwInput>& ins,
-                              const std::vector<const TensorSpec*>& scalars) {
+                              const std::vector<const TensorSpec*>& scalars, const Select& sel) {
   // The map of a broadcast input: extent = the product of its axes, inner = the product of the output's axes
   // after them.
   auto dims = [&](const EwInput& in, bool inner) {
@@ -434,11 +503,17 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
   }
   std::string e = launch_signature(c.task, c.backend) + " {\n";
   e += fmt::format("  const int64_t khive_n = {};\n", shape_product_cpp(c.task, out.shape));
+  const char* cst = sel.pieces ? "" : "const ";
   if (vdim_list.empty())
-    e += fmt::format("  const khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}} }};\n", in_list, inner_list, extent_list);
+    e += fmt::format("  {}khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}} }};\n", cst, in_list, inner_list, extent_list);
   else
-    e += fmt::format("  const khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}} }};\n", in_list,
+    e += fmt::format("  {}khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}} }};\n", cst, in_list,
                      inner_list, extent_list, vdim_list, vstride_list, voff_list);
+  if (sel.pieces) {
+    std::vector<std::string> after(out.shape.begin() + static_cast<std::ptrdiff_t>(sel.axis) + 1, out.shape.end());
+    e += fmt::format("  khive_in.pinner = {} * (({}) / {});\n", shape_product_cpp(c.task, after),
+                     axis_cpp(c.task, out.shape[sel.axis]), sel.pieces);
+  }
   e += fmt::format("  const khive_scalars khive_sc{{{}}};\n", sc_list);
   e += fmt::format("  khive_run(khive_in, {}, khive_n, khive_sc{});\n}}\n", out.name, launch_args_tail(c.backend));
   return e;
@@ -447,7 +522,8 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
 }  // namespace
 
 BoundTask bind_elementwise(const Ctx& c) {
-  c.check_keys({"description", "inputs", "output", "scalars", "op", "broadcast", "views", "shape"});
+  c.check_keys(
+      {"description", "inputs", "output", "scalars", "op", "broadcast", "views", "shape", "aliases", "select"});
   BoundTask bt;
   bt.op = "map";
   const TensorSpec& out = c.output("output");
@@ -465,12 +541,14 @@ BoundTask bind_elementwise(const Ctx& c) {
   const auto placed = read_placements(c, ins, out);
   const auto axes = resolved(c.task);
   read_views(c, ins, out, axes);
-  // "shape" (a chain's copy stage: the intermediate's sizes, axis expressions of in0.. of its one input, by which the
-  // chain shaped it): each the output's size on every workload.
+  const Select sel = read_select(c, out, axes);
+  // "shape" (a chain's copy stage, or a stage whose inputs are read through views of its result: the intermediate's
+  // sizes, axis expressions of in0.. of its first input, by which the chain shaped it): each the output's size on
+  // every workload.
   if (c.has("shape")) {
     const json& sj = c.b.spec["shape"];
-    if (!sj.is_array() || sj.size() != out.shape.size() || ins.size() != 1)
-      c.fail("shape", fmt::format("a list of {} axis expressions of in0.. (the one input's axes)", out.shape.size()),
+    if (!sj.is_array() || sj.size() != out.shape.size())
+      c.fail("shape", fmt::format("a list of {} axis expressions of in0.. (the first input's axes)", out.shape.size()),
              sj.dump());
     for (std::size_t w = 0; w < axes.size(); ++w) {
       const AxisValues sym = view_symbols(*ins[0].t, out, axes[w]);
@@ -509,12 +587,12 @@ BoundTask bind_elementwise(const Ctx& c) {
                   {"ELEM_BYTES", static_cast<int64_t>(dtype_size(out.dtype))}});
   }
 
-  bt.placeholders["PROLOGUE"] = elementwise_prologue(c, out, ins, scalars, op);
-  bt.placeholders["ENTRY"] = elementwise_entry(c, out, ins, scalars);
+  bt.placeholders["PROLOGUE"] = elementwise_prologue(c, out, ins, scalars, op, sel);
+  bt.placeholders["ENTRY"] = elementwise_entry(c, out, ins, scalars, sel);
   bt.dtype = std::string(dtype_name(out.dtype));
   std::string ins_s;
   for (const auto& in : ins)
-    ins_s += (ins_s.empty() ? "" : ", ") + in.t->name +
+    ins_s += (ins_s.empty() ? "" : ", ") + in.name + (in.name != in.t->name ? " (" + in.t->name + ")" : "") +
              (in.view ? fmt::format(" (view {} strides {} offset {})", shape_text(in.shape), shape_text(in.strides),
                                     in.offset)
               : !in.broadcast ? ""
@@ -522,6 +600,8 @@ BoundTask bind_elementwise(const Ctx& c) {
                             : fmt::format(" (broadcast {} over {} axes {}..{})", shape_text(in.t->shape), out.name,
                                           in.first, in.first + in.len - 1));
   bt.summary = fmt::format("{} = f({}) elementwise, f = {} ({})", out.name, ins_s, op, bt.dtype);
+  if (sel.pieces)
+    bt.summary += fmt::format(", axis {} of {} in {} parts (khive_piece)", sel.axis, out.name, sel.pieces);
   return bt;
 }
 
