@@ -53,7 +53,7 @@ def paths_pointwise(graph, placeholders, names, max_expression=4096):
         if shape is None:
             raise _Refused()
         v = None
-        if len(shape) == 0 and not tail_moves(tail):
+        if len(shape) == 0:
             key = None   # a 0-d input (a scalar traced as a tensor): one value for every element, read by name
         else:
             v = View(p, list(shape))
@@ -84,9 +84,6 @@ def paths_pointwise(graph, placeholders, names, max_expression=4096):
             reads.append((p, key))
             seen[(p, key)] = v if key is not None else None
         return f"\x00{reads.index((p, key))}\x00"
-
-    def tail_moves(tail):
-        return any(s[0] != "expand" for s in tail)
 
     def gen(node, tail):
         if not hasattr(node, "op"):

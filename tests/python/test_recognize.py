@@ -1474,6 +1474,24 @@ class Recognize(unittest.TestCase):
             for name in outs:
                 self.assertTrue(torch.allclose(got[name], want[name], atol=1e-9), (name, b, s_))
 
+    def test_a_scalar_in_a_cat_part_is_read_by_name(self):
+        # a 0-d input (a scalar retraced as a tensor) inside a part is one value everywhere: no view, read by name
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        from khive_torch.recognize import classify
+
+        def f(q, k, s):
+            return torch.cat([q * s, k], dim=-1)
+        g = make_fx(f)(torch.randn(3, 4), torch.randn(3, 4), torch.tensor(0.5)).graph
+        r = classify(g, 3, 3, names=["q", "k", "s"])
+        self.assertEqual((r["op"], r["select"]), ("elementwise", {"axis": 1, "pieces": 2}), r)
+        self.assertNotIn("s", r["views"])
+        self.assertIn("(q * s)", r["expression"])
+        for n in (1, 6):
+            env = {"q": torch.randn(n, 4), "k": torch.randn(n, 4), "s": torch.tensor(-1.5)}
+            got = self.run_pointwise(dict(r, inputs=["q", "k", "s"]), env, (n, 8))
+            self.assertTrue(torch.equal(got, f(*env.values())))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -34,7 +34,8 @@ Task rotate_task(const char* second_h = "70") {
 // A's upper half read at both halves of C's last axis (A_hi), and its lower half (A_lo): C as [N, K, 2, H / 2], the
 // part axis of stride 0.
 json half_view(const char* offset) {
-  return {{"shape", {"out0", "out1", "2", "out2 // 2"}}, {"strides", {"in1 * in2", "in2", "0", "1"}}, {"offset", offset}};
+  return {
+      {"shape", {"out0", "out1", "2", "out2 // 2"}}, {"strides", {"in1 * in2", "in2", "0", "1"}}, {"offset", offset}};
 }
 
 json rotate_spec() {
@@ -97,8 +98,8 @@ TEST(ElementwiseSelect, BadAliasesAndSelectsAreRefusedNamingTheField) {
   EXPECT_EQ(has_all(error_for(rotate_spec(), rotate_task("7")), {"views.A_hi"}), "");
 }
 
-// Rendered elementwise.cpu kernels (VEC 1 and 8, chunks that start inside rows and halves) against the formula, exactly, on
-// sizes other than the task's; a planted wrong part size fails.
+// Rendered elementwise.cpu kernels (VEC 1 and 8, chunks that start inside rows and halves) against the formula,
+// exactly, on sizes other than the task's; a planted wrong part size fails.
 TEST(ElementwiseSelect, CpuKernelsComputeTheRotateHalfExactly) {
   const Task task = rotate_task();
   const BoundTask bt = bind_task(task, Backend::cpu, binding_with(task, rotate_spec()));
