@@ -6,6 +6,13 @@
 
 // khive:include gemm_fill_k0.cuh
 
+// C's value at (i, j) of the batch entry at `bo` from the product's sum there: the residual added, then the binding's
+// epilogue (bias, activation). Every template's own stores go through it.
+__device__ __forceinline__ float khive_c_of(const khive_gemm_args& g, const khive_boffs& bo, int64_t i, int64_t j, float acc) {
+  if constexpr (KHIVE_HAS_RESIDUAL) acc += khive_to_float_t(g.R[bo.r + i * g.N + j]);
+  return khive_epi_at(acc, g, j);
+}
+
 // Generic path: a 64x64 output tile per block, 256 threads with a 4x4 micro-tile each, K in steps of 16 through
 // shared memory, bounds-checked loads through the argument strides; the grid loops over what exceeds CUDA's limits.
 constexpr int kGenT = 64, kGenK = 16;
@@ -43,9 +50,7 @@ __global__ void __launch_bounds__(256) khive_gemm_generic(khive_gemm_args g) {
         for (int j = 0; j < 4; ++j) {
           const int64_t gj = n0 + tc * 4 + j;
           if (gj >= g.N) continue;
-          float v = acc[i][j];
-          if constexpr (KHIVE_HAS_RESIDUAL) v += khive_to_float_t(g.R[bo.r + gi * g.N + gj]);
-          g.C[bo.c + gi * g.ldc + gj] = khive_from_float_t(khive_epi_at(v, g, gj));
+          g.C[bo.c + gi * g.ldc + gj] = khive_from_float_t(khive_c_of(g, bo, gi, gj, acc[i][j]));
         }
       }
     }
