@@ -437,14 +437,15 @@ PY
                 tp --template gemm.cuda_sm90_rs3xtf32 --out "$k/$t/rs3x-default.cu"
                 tp --template gemm.cuda_sm90_rs3xtf32 --set PROMOTE=4 --out "$k/$t/rs3x-p4.cu"
                 tp --template gemm.cuda_sm90_rs3xtf32 --set PROMOTE=0 --set TILE_N=256 --set STAGES=2 --out "$k/$t/rs3x-p0-n256.cu" ;; esac
-              # The short-K template (K <= KMAX: kb07, kb09): its default, 128x256 tiles, two 64x128 CTAs per SM.
+              # The short-K template (K <= KMAX: kb07, kb09): its default (128x256 tiles of 64x64 warp tiles), the
+              # earlier default's 128x128 of 64x32, two 64x128 CTAs per SM.
               case " ${GEMM23_FP32_KERNELS:-tf32x3} " in *" smallk "*)
                 tp --template gemm.cuda_smallk_3xtf32 --out "$k/$t/smallk-default.cu"
-                tp --template gemm.cuda_smallk_3xtf32 --set TB_N=256 --set W_N=64 --out "$k/$t/smallk-n256.cu"
-                tp --template gemm.cuda_smallk_3xtf32 --set TB_M=64 --set W_M=32 --set W_N=32 --set MIN_BLOCKS=2 \
+                tp --template gemm.cuda_smallk_3xtf32 --set TB_N=128 --set W_N=32 --out "$k/$t/smallk-n128.cu"
+                tp --template gemm.cuda_smallk_3xtf32 --set TB_M=64 --set TB_N=128 --set W_M=32 --set W_N=32 --set MIN_BLOCKS=2 \
                   --out "$k/$t/smallk-m64-2cta.cu"
                 # C staged in shared memory and copied out by the TMA unit (EPILOGUE bulk): 128x128, and 64x256.
-                tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=bulk --out "$k/$t/smallk-bulk.cu"
+                tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=bulk --set TB_N=128 --set W_N=32 --out "$k/$t/smallk-bulk.cu"
                 tp --template gemm.cuda_smallk_3xtf32 --set EPILOGUE=bulk --set KMAX=32 --set TB_M=64 --set TB_N=256 \
                   --set W_M=32 --set W_N=64 --out "$k/$t/smallk-bulk-m64n256.cu"
                 # Whole 128-byte lines per store (EPILOGUE lines): 128x256 on 32-deep panels (K <= 32: kb09), 64x256.

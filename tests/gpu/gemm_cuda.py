@@ -106,24 +106,26 @@ CASES = [
     ("cutegen26/kb17_matmul_transposed_b", "gemm.cuda_sm90_rs3xtf32", {}, RS_SIZES[:5]),
     ("cutegen26/kb03_matmul_batched", "gemm.cuda_sm90_rs3xtf32", {}, BATCH_SIZES),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {}, IRREGULAR_SIZES),
-    # The short-K template: default; 64x128 tiles of 32x32 warp tiles at two CTAs per SM with write-back stores;
-    # 128x256 tiles of 64x64 warp tiles on 32-deep panels; 64x128 tiles on 32-deep panels at two CTAs per SM.
+    # The short-K template: default (128x256 tiles of 64x64 warp tiles since session 15); 64x128 tiles of 32x32 warp
+    # tiles at two CTAs per SM with write-back stores; 128x256 tiles on 32-deep panels; 64x128 tiles on 32-deep panels
+    # at two CTAs per SM. Points name TB_N and W_N where they mean the 128 x 32 of the earlier default.
     ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {}, SMALLK_SIZES),
     ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32",
-     {"TB_M": "64", "W_M": "32", "W_N": "32", "KMAX": "64", "MIN_BLOCKS": "2", "STORE": "wb"}, SMALLK_SIZES),
+     {"TB_M": "64", "TB_N": "128", "W_M": "32", "W_N": "32", "KMAX": "64", "MIN_BLOCKS": "2", "STORE": "wb"}, SMALLK_SIZES),
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32", {}, TALL_SIZES),
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32", {"TB_N": "256", "W_N": "64", "KMAX": "32"}, TALL_SIZES),
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
-     {"TB_M": "64", "W_M": "32", "W_N": "32", "KMAX": "32", "MIN_BLOCKS": "2"}, TALL_SIZES),
+     {"TB_M": "64", "TB_N": "128", "W_M": "32", "W_N": "32", "KMAX": "32", "MIN_BLOCKS": "2"}, TALL_SIZES),
     # EPILOGUE bulk (C staged in shared memory, one cp.async.bulk copy per row): 128x128 at K 64 and 32, 64x256 of
     # 32x64 warp tiles, and 64x128 at two CTAs per SM; the sizes hold column-edge tiles (register stores) and row
     # edges (rows beyond M staged, not copied).
-    ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {"EPILOGUE": "bulk"}, SMALLK_SIZES),
-    ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32", {"EPILOGUE": "bulk", "KMAX": "32"}, TALL_SIZES),
+    ("cutegen26/kb07_matmul_small_k", "gemm.cuda_smallk_3xtf32", {"EPILOGUE": "bulk", "TB_N": "128", "W_N": "32"}, SMALLK_SIZES),
+    ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
+     {"EPILOGUE": "bulk", "KMAX": "32", "TB_N": "128", "W_N": "32"}, TALL_SIZES),
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
      {"EPILOGUE": "bulk", "KMAX": "32", "TB_M": "64", "TB_N": "256", "W_M": "32", "W_N": "64"}, TALL_SIZES),
     ("cutegen26/kb09_matmul_tall_skinny", "gemm.cuda_smallk_3xtf32",
-     {"EPILOGUE": "bulk", "KMAX": "32", "TB_M": "64", "W_M": "32", "W_N": "32", "MIN_BLOCKS": "2"}, TALL_SIZES),
+     {"EPILOGUE": "bulk", "KMAX": "32", "TB_M": "64", "TB_N": "128", "W_M": "32", "W_N": "32", "MIN_BLOCKS": "2"}, TALL_SIZES),
     # (session 15: bulk 2.65-2.69 ms on kb09 against 2.15 for the register stores.) EPILOGUE lines (whole 128-byte
     # lines per store through a per-warp staging): 128x256 on 32-deep panels (kb09), 64x256 on 64-deep panels (kb07)
     # beside the same tile with register stores.
