@@ -1224,6 +1224,19 @@ class Recognize(unittest.TestCase):
             env[st["output"]] = out
         return env
 
+    def assert_stages_match(self, d, stages, ins, outs, sizes, atol):
+        """The stages run in order (run_stages) on float64 normal inputs of each of `sizes` (every axis's size) give
+        the definition's reference outputs within atol, output by output."""
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference the test wrote
+        for dims in sizes:
+            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
+            want = dict(zip(outs, scope["run"](*env.values())))
+            self.out_shapes = {n: want[n].shape for n in outs}   # what a stage writing an output is shaped as
+            got = self.run_stages(stages, dict(env))
+            for name in outs:
+                self.assertTrue(torch.allclose(got[name], want[name], atol=atol), (name, dims))
+
     def run_pointwise(self, st, env, out_shape):
         """A pointwise stage evaluated as the elementwise templates read it, at every element of out_shape: each
         name (an input or an alias of one) read through its view (else as stored, broadcast by torch's rule), and a
@@ -1290,15 +1303,9 @@ class Recognize(unittest.TestCase):
         self.assertEqual(sum(1 for s in st if g1 in s["inputs"]), 3)
         self.assertEqual(by_out["gw1"]["operands"], {"A": g1, "B": "x", "layout_a": "col", "layout_b": "row"})
         self.assertFalse(any("fc1_bias" in s["inputs"] for s in st))
-        scope = {}
-        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
-        for b, s in ((1, 1), (3, 4), (2, 9)):   # other sizes than the traced B = 2, S = 3
-            dims = {"B": b, "S": s, "H": 6, "I": 10}
-            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
-            want = dict(zip(outs, scope["run"](*env.values())))
-            got = self.run_stages(st, dict(env))
-            for name in outs:
-                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, b, s))
+        # other sizes than the traced B = 2, S = 3
+        self.assert_stages_match(d, st, ins, outs,
+                                 [{"B": b, "S": s, "H": 6, "I": 10} for b, s in ((1, 1), (3, 4), (2, 9))], 1e-6)
 
     def test_a_sum_of_two_products_fuses_the_second_as_a_residual(self):
         # a gated MLP's input gradient: grad_gate @ Wg + grad_up @ Wu, each gradient read by its weight's product too
@@ -1317,15 +1324,7 @@ class Recognize(unittest.TestCase):
         (gx,) = [s for s in st if s["output"] == "gx"]
         self.assertIn("residual", gx["operands"])   # one product stored, the other adds it
         self.assertLessEqual(len(st), 8)
-        scope = {}
-        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
-        for t in (1, 3, 11):
-            dims = {"T": t, "H": 4, "I": 6}
-            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
-            want = dict(zip(outs, scope["run"](*env.values())))
-            got = self.run_stages(st, dict(env))
-            for name in outs:
-                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, t))
+        self.assert_stages_match(d, st, ins, outs, [{"T": t, "H": 4, "I": 6} for t in (1, 3, 11)], 1e-6)
 
     def test_an_operand_read_through_heads_transposed_and_merged_is_copied_once_for_both_products(self):
         # a projection's backward from per-head gradients: g [B, H, S, D] transposed and merged to [B, S, H * D] is
@@ -1348,16 +1347,9 @@ class Recognize(unittest.TestCase):
         self.assertEqual([s["family"] for s in st], ["elementwise", "gemm", "gemm"], st)
         self.assertEqual((st[0]["inputs"], st[0]["output"]), (["g"], "khive_t1"))
         self.assertEqual([s["operands"]["A"] for s in st[1:]], ["khive_t1", "khive_t1"])
-        scope = {}
-        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
-        for b, s in ((1, 1), (3, 2), (2, 7)):
-            dims = {"B": b, "S": s, "H": 2, "D": 3, "HD": 6, "K": 5}
-            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
-            want = dict(zip(outs, scope["run"](*env.values())))
-            self.out_shapes = {n: want[n].shape for n in outs}
-            got = self.run_stages(st, dict(env))
-            for name in outs:
-                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-6), (name, b, s))
+        self.assert_stages_match(d, st, ins, outs,
+                                 [{"B": b, "S": s, "H": 2, "D": 3, "HD": 6, "K": 5} for b, s in ((1, 1), (3, 2), (2, 7))],
+                                 1e-6)
 
     def test_rsqrt_is_written_as_one_over_sqrtf(self):
         # rsqrtf is a CUDA function; the CPU templates compile the expression with <cmath> alone (SOL L1 038's
@@ -1398,16 +1390,9 @@ class Recognize(unittest.TestCase):
         self.assertEqual(gq["select"], {"axis": 3, "pieces": 2})
         self.assertEqual(set(gq["aliases"].values()), {"g"})
         self.assertIn("khive_piece == 0 ?", gq["expression"])
-        scope = {}
-        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
-        for b, h, s_ in ((1, 1, 1), (2, 4, 3), (3, 2, 7)):   # other sizes than the traced ones
-            dims = {"B": b, "H": h, "S": s_, "D": 8}
-            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
-            want = dict(zip(outs, scope["run"](*env.values())))
-            self.out_shapes = {n: want[n].shape for n in outs}
-            got = self.run_stages(r["stages"], dict(env))
-            for name in outs:
-                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-9), (name, b, h, s_))
+        # other sizes than the traced ones
+        self.assert_stages_match(d, r["stages"], ins, outs,
+                                 [{"B": b, "H": h, "S": s_, "D": 8} for b, h, s_ in ((1, 1, 1), (2, 4, 3), (3, 2, 7))], 1e-9)
 
     def test_a_cat_of_equal_parts_of_several_inputs_and_a_slice_inside_one_part(self):
         # q, k and v joined along the last axis (each read through its own view, the parts told apart by
@@ -1463,16 +1448,8 @@ class Recognize(unittest.TestCase):
         self.assertEqual(rope["select"], {"axis": 3, "pieces": 2})
         self.assertEqual(copy["inputs"], [rope["output"]])
         self.assertTrue(all(st["operands"]["A"] == copy["output"] for st in r["stages"][2:]))
-        scope = {}
-        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
-        for b, s_ in ((1, 1), (3, 5)):
-            dims = {"B": b, "S": s_, "H": 2, "D": 4, "HID": 6, "HD": 8}
-            env = {n: torch.randn(*[dims[a] for a in sh], dtype=torch.float64) for n, sh in ins.items()}
-            want = dict(zip(outs, scope["run"](*env.values())))
-            self.out_shapes = {n: want[n].shape for n in outs}
-            got = self.run_stages(r["stages"], dict(env))
-            for name in outs:
-                self.assertTrue(torch.allclose(got[name], want[name], atol=1e-9), (name, b, s_))
+        self.assert_stages_match(d, r["stages"], ins, outs,
+                                 [{"B": b, "S": s_, "H": 2, "D": 4, "HID": 6, "HD": 8} for b, s_ in ((1, 1), (3, 5))], 1e-9)
 
     def test_a_scalar_in_a_cat_part_is_read_by_name(self):
         # a 0-d input (a scalar retraced as a tensor) inside a part is one value everywhere: no view, read by name
