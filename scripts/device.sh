@@ -494,12 +494,12 @@ bulk-rb1-s8-k512:B_LOAD=bulk ROW_BLOCKS=1 STAGES=8 KSTAGE=512}"
     # ATTN22_RUN_T bounds each binary, default 120 s); ATTN22_ONLY=SUBSTRING runs only the matching cases (e.g.
     # persistent, default-full). Then khive bench with the points rendered into ATTN22_KERNELS (default /tmp/attn22):
     # the sm90 default, OVERLAP 1, OVERLAP 1 with 176-key tiles, the same three with SCHEDULE persistent
-    # (sm90-persistent*), a tuner.dispatch composite of grid n176-overlap (S >= 8192) and persistent-overlap (the rest),
+    # (sm90-persistent*), OVERLAP 1 with PINGPONG 1 (grid, grid 176-key tiles, persistent: sm90-*pingpong*), a tuner.dispatch composite of grid n176-overlap (S >= 8192) and persistent-overlap (the rest),
     # and attention.cuda_flash's default (the FA2 template, for the comparison), on the perf
     # workloads of sol/attention and attention_causal (ATTN22_PERF: a --perf-workloads regex, default all) against
     # PyTorch; ATTN22_POINTS (a grep -E regex over those file names, default all) keeps only the matching kernels.
     # Limits: ATTN22_TEST_T, ATTN22_BENCH_T (seconds; the defaults fit one 600 s call with ATTN22_ONLY or
-    # ATTN22_POINTS narrowing the work: all 22 test kernels and 7 bench kernels need two calls).
+    # ATTN22_POINTS narrowing the work: all 30 test kernels and 10 bench kernels need two calls).
     attn22) k=${ATTN22_KERNELS:-/tmp/attn22}; rm -rf "$k"; mkdir -p "$k"
             TAIL=${TAIL:-90} step attention_sm90 ${ATTN22_TEST_T:-300} env PYTHONPATH="$root/.deps/torch${PYTHONPATH:+:$PYTHONPATH}" \
               python3 tests/gpu/attention_sm90.py "$bin/khive-tune" "$root" ${ATTN22_ONLY:+--only "$ATTN22_ONLY"} \
@@ -514,6 +514,12 @@ bulk-rb1-s8-k512:B_LOAD=bulk ROW_BLOCKS=1 STAGES=8 KSTAGE=512}"
               tp --template attention.cuda_sm90 --set SCHEDULE=persistent --set OVERLAP=1 --out "$k/$t/sm90-persistent-overlap.cu"
               tp --template attention.cuda_sm90 --set SCHEDULE=persistent --set OVERLAP=1 --set BLOCK_N=176 \
                 --out "$k/$t/sm90-persistent-n176-overlap.cu"
+              # PINGPONG 1 (FA3's inter-warpgroup ping-pong), grid and persistent, with the overlap
+              tp --template attention.cuda_sm90 --set OVERLAP=1 --set PINGPONG=1 --out "$k/$t/sm90-pingpong-overlap.cu"
+              tp --template attention.cuda_sm90 --set OVERLAP=1 --set PINGPONG=1 --set BLOCK_N=176 \
+                --out "$k/$t/sm90-pingpong-n176-overlap.cu"
+              tp --template attention.cuda_sm90 --set SCHEDULE=persistent --set OVERLAP=1 --set PINGPONG=1 \
+                --out "$k/$t/sm90-persistent-pingpong-overlap.cu"
               tp --template attention.cuda_flash --out "$k/$t/flash-default.cu"
               # Per shape (session 12, H100): grid n176-overlap on the long sequences (S >= 8192: 0.97-0.98x SDPA, where
               # persistent loses 2-5 %), persistent-overlap on the rest (0.80-0.99x, the many-CTA shapes +0.1-0.3x).

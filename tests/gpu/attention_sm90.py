@@ -59,6 +59,13 @@ CASES = [
     ("persistent-overlap", {"SCHEDULE": "persistent", "OVERLAP": "1"}, "bf16", SMALL + MULTI + PERF),
     ("persistent-n176-overlap", {"SCHEDULE": "persistent", "BLOCK_N": "176", "OVERLAP": "1"}, "bf16", SMALL + MULTI + PERF),
     ("persistent-stages3", {"SCHEDULE": "persistent", "STAGES": "3", "OVERLAP": "1"}, "bf16", SMALL + MULTI + PERF[4:]),
+    # PINGPONG 1: the two consumer warpgroups take turns at the tensor cores (named barriers); a turn miscounted
+    # between them hangs (the --timeout) rather than giving wrong rows
+    ("pingpong", {"PINGPONG": "1"}, "bf16", SMALL + PERF[:3]),
+    ("pingpong-overlap", {"OVERLAP": "1", "PINGPONG": "1"}, "bf16", SMALL + PERF),
+    ("pingpong-n176-overlap", {"BLOCK_N": "176", "OVERLAP": "1", "PINGPONG": "1"}, "bf16", SMALL + PERF),
+    ("persistent-pingpong-overlap", {"SCHEDULE": "persistent", "OVERLAP": "1", "PINGPONG": "1"}, "bf16",
+     SMALL + MULTI + PERF),
 ]
 TASKS = ["sol/attention", "sol/attention_causal"]
 

@@ -62,6 +62,33 @@ TEST(AttentionSm90, DefaultTakesEveryPerfShapeOnTheFastPath) {
   EXPECT_EQ(d.at("CONSUMER_WG"), "2");
   EXPECT_EQ(d.at("OVERLAP"), "0");  // the simple schedule first; the tuner turns the overlap on
   EXPECT_EQ(d.at("REGS"), "1");
+  EXPECT_EQ(d.at("PINGPONG"), "0");
+}
+
+TEST(AttentionSm90, PingPongTakesTurnsBetweenTwoWarpgroups) {
+  const BoundTask bt = bound("attention_causal");
+  const Point d = sm90().default_point();
+  // One consumer warpgroup has no one to take turns with: the point would repeat PINGPONG 0.
+  EXPECT_NE(refusal(bt, with(d, {{"BLOCK_M", "64"}, {"CONSUMER_WG", "1"}, {"PINGPONG", "1"}}))
+                .find("PINGPONG 1 needs two consumer warpgroups to take turns (CONSUMER_WG 1)"),
+            std::string::npos);
+  for (const char* overlap : {"0", "1"}) {
+    const Point p = with(d, {{"PINGPONG", "1"}, {"OVERLAP", overlap}});
+    ASSERT_TRUE(check_point(sm90(), bt, p).ok) << overlap;
+    const std::string cu = render(sm90(), bt, p);
+    for (const char* s :
+         {"constexpr bool kPingPong = 1 != 0 && kConsumerWG == 2;", "asm volatile(\"bar.sync %0, 256;\"",
+          "asm volatile(\"bar.arrive %0, 256;\"", "if (wg == 1) khive_turn_pass(wg);"})
+      EXPECT_NE(cu.find(s), std::string::npos) << overlap << ": " << s;
+  }
+  EXPECT_NE(render(sm90(), bt, d).find("constexpr bool kPingPong = 0 != 0"), std::string::npos);
+  // The tuner reaches it through the pipeline strategy.
+  const auto& strategies = sm90().strategies;
+  bool listed = false;
+  for (const auto& s : strategies)
+    if (s.name == "attention.wgmma_pipeline")
+      listed = std::find(s.params.begin(), s.params.end(), "PINGPONG") != s.params.end();
+  EXPECT_TRUE(listed);
 }
 
 TEST(AttentionSm90, WarpgroupRowsAreOneOrTwoM64Atoms) {
