@@ -47,8 +47,8 @@ F32_SIZES = [(2048, 4096, 8192), (257, 511, 2049), (33, 17, 65), (128, 128, 4096
 BATCH_SIZES = [(512, 2048, 1024, 8), (130, 257, 513, 7), (1, 70, 100, 5)]
 # kb08's perf shape (N = 5921: C's rows not 16-byte multiples) and odd sizes around it.
 IRREGULAR_SIZES = [(8205, 5921, 2949), (67, 59, 29), (1000, 1001, 1003)]
-# The register-A kernel's fast path needs A's pitch K to be a multiple of 4: kb02's shapes with such a K, edges in M and
-# N inside it (partial tiles, N not a multiple of 4, one row), then F32_SIZES' odd pitches (the generic path).
+# The register-A kernel's TMA reads A directly when its pitch K is a multiple of 4: kb02's shapes with such a K, edges
+# in M and N inside it (partial tiles, N not a multiple of 4, one row), then F32_SIZES' odd pitch (A's padded copy).
 RS_SIZES = [(2048, 4096, 8192), (200, 300, 1000), (1, 50, 64), (130, 257, 512), (128, 128, 4096), (256, 256, 131072),
             (257, 511, 2049)]
 # gemm.cuda_smallk_3xtf32 (M, N, K): kb07's perf shape (a 4 GiB C, sampled), K with a k8 tail (60, 20: the zeroed
@@ -99,7 +99,7 @@ CASES = [
     # tile's cost from the promotion's.)
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_3xtf32", {"PROMOTE": "0"}, F32_SIZES[:1]),
     # The register-A 3xTF32 kernel (first run): its default (promoted every k-tile), PROMOTE 4, one chain on 128x256,
-    # kb17's K-contiguous B, the batch, the irregular shapes (odd pitches run the generic kernel).
+    # kb17's K-contiguous B, the batch, the irregular shapes (K not a multiple of 4: A through its padded copy).
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {}, RS_SIZES),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {"PROMOTE": "4"}, [RS_SIZES[0], RS_SIZES[5]]),
     ("cutegen26/kb02_matmul_standard", "gemm.cuda_sm90_rs3xtf32", {"PROMOTE": "0", "TILE_N": "256", "STAGES": "2"}, F32_SIZES[:1]),
