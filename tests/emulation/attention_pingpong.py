@@ -144,12 +144,9 @@ def simulate(overlap, pingpong, stages, items, seed, plant=None):
                 yield  # softmax
                 for it in range(1, n):
                     yield from kw(it)
-                    if pingpong:
-                        yield from vw(it - 1)
                     yield from turn_begin()
                     issue([kr(it)])
-                    if not pingpong:
-                        yield from vw(it - 1)
+                    yield from vw(it - 1)  # inside the turn, as the kernel does
                     issue([vr(it - 1)])
                     yield from turn_end()
                     if plant == "early_release":  # V's stage freed before the P·V wgmma that reads it retired

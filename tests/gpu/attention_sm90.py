@@ -63,11 +63,13 @@ CASES = [
     # between them hangs (the --timeout) rather than giving wrong rows
     ("pingpong", {"PINGPONG": "1"}, "bf16", SMALL + PERF[:3]),
     ("pingpong-overlap", {"OVERLAP": "1", "PINGPONG": "1"}, "bf16", SMALL + PERF),
-    ("pingpong-n176-overlap", {"BLOCK_N": "176", "OVERLAP": "1", "PINGPONG": "1"}, "bf16", SMALL + PERF),
+    ("pingpong-n176-overlap", {"BLOCK_N": "176", "OVERLAP": "1", "PINGPONG": "1"}, "bf16", SMALL + PERF),   # FULL_ONLY
     ("persistent-pingpong-overlap", {"SCHEDULE": "persistent", "OVERLAP": "1", "PINGPONG": "1"}, "bf16",
      SMALL + MULTI + PERF),
 ]
 TASKS = ["sol/attention", "sol/attention_causal"]
+# Points the template's rules refuse on the causal task (PINGPONG 1 at 176-key tiles, D 128: ptxas spills there).
+FULL_ONLY = {"pingpong-n176-overlap"}
 
 HARNESS = r"""
 #include <algorithm>
@@ -238,7 +240,7 @@ def main():
             for task in TASKS:
                 causal = task.endswith("causal")
                 tag = f"{name}-{'causal' if causal else 'full'}"
-                if only and only not in tag:
+                if (only and only not in tag) or (causal and name in FULL_ONLY):
                     continue
                 out = tmp / f"k{n}{int(causal)}.cu"
                 args = [tune, "--kernels", str(root / "kernels"), "point", str(root / "tasks" / task), "--backend", "cuda",

@@ -82,6 +82,13 @@ TEST(AttentionSm90, PingPongTakesTurnsBetweenTwoWarpgroups) {
       EXPECT_NE(cu.find(s), std::string::npos) << overlap << ": " << s;
   }
   EXPECT_NE(render(sm90(), bt, d).find("constexpr bool kPingPong = 0 != 0"), std::string::npos);
+  // 176-key tiles at D 128: 196 fragment registers leave too few for the turns and the causal mask (ptxas spilled);
+  // without the mask they fit.
+  const Point n176 = with(d, {{"PINGPONG", "1"}, {"OVERLAP", "1"}, {"BLOCK_N", "176"}});
+  EXPECT_NE(refusal(bt, n176).find("PINGPONG 1 on causal attention with 196 fragment registers"), std::string::npos)
+      << refusal(bt, n176);
+  EXPECT_TRUE(check_point(sm90(), bound("attention"), n176).ok);
+  EXPECT_TRUE(check_point(sm90(), bt, with(n176, {{"PINGPONG", "0"}})).ok);
   // The tuner reaches it through the pipeline strategy.
   const auto& strategies = sm90().strategies;
   bool listed = false;
