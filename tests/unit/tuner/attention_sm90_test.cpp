@@ -167,6 +167,7 @@ TEST(AttentionSm90, RendersTheParamsTheBindingAndTheGenericPath) {
           "constexpr bool kOverlap = 1 != 0;", "constexpr bool kRegRealloc = 1 != 0 && kConsumerWG == 2;",
           "khive_run(q, k, v, o, B, S, S, Hq, Hkv, D, stream);", "#define KHIVE_ELEM_BF16 1", "cute::SM90_TMA_LOAD",
           "cutlass::arch::warpgroup_reg_alloc<kConsumerRegs>",
+          "cute::prefetch_tma_descriptor(p.tma_v.get_tma_descriptor());",
           "__global__ void __launch_bounds__(128) khive_attn_generic(", "khive_attn_generic_launch(q, k, v, o"})
       EXPECT_NE(cu.find(s), std::string::npos) << name << ": " << s;
     EXPECT_NE(cu.find(causal ? "#define KHIVE_CAUSAL 1" : "#define KHIVE_CAUSAL 0"), std::string::npos) << name;

@@ -63,7 +63,8 @@ TEST(Rs3xtf32, RendersTheCopyOfAAndItsFallback) {
        {"bool khive_a_tma_ready(const khive_gemm_args& g)", "__global__ void __launch_bounds__(256) khive_rs_pad_a(",
         "khive_workspace<2>(size_t(la * g.M * KP) * sizeof(float))",
         "if (!b2 || (!a_direct && !a_copy) || !configured)", "khive_tma_a(A, int(g.M), int(g.K), int(la), a_rs,",
-        "constexpr bool KHIVE_A_ROW = false", "khive_symm_prepare"})
+        "constexpr bool KHIVE_A_ROW = false", "khive_symm_prepare",
+        "cute::prefetch_tma_descriptor(p.tma_b.get_tma_descriptor());"})
     EXPECT_TRUE(has(cu, s)) << s;
   EXPECT_FALSE(has(cu, "{{"));
 }
