@@ -1974,6 +1974,14 @@ def multi_output(graph, n_tensor_inputs, n_inputs, names, out_names):
     return {"op": "chain", "family": "chain", "stages": stages}
 
 
+def _cut_as_graph(r):
+    """Whether a reference of one output that classify() read as `r` is cut as a graph of stages (dag_stages), as
+    references of several outputs are: when no family binds it as it is and it is no line of stages (a reduction
+    whose result pointwise ops read together with its own input: a softmax backward's y * (g - sum(y * g)), a norm
+    written out, a softmax after pointwise ops)."""
+    return not _bindable(r) and r.get("op") != "chain"
+
+
 def _classify_one(graph, n_tensor_inputs, n_inputs=None, names=None):
     """classify() of one op (with what follows it), no chains."""
     nodes = _compute_nodes(graph)
@@ -2203,7 +2211,9 @@ def recognize(torch, task, budget=None):
     order = list(task.inputs)
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
     r = classify(graph, n_tensor, len(args), names=order)
-    if len(task.outputs) > 1:   # several outputs: a chain whose stages write them (multi_output)
+    if len(task.outputs) > 1 or _cut_as_graph(r):
+        # several outputs, or one that no family and no line of stages reads: a chain whose stages write them
+        # (multi_output; for one output, the graph cut of recognize_dag.py)
         many = multi_output(graph, n_tensor, len(args), order, list(task.outputs))
         nums = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
         read = {n for st in many.get("stages") or [] for n in st.get("inputs", [])}

@@ -40,7 +40,9 @@ def dag_stages(graph, names, out_names):
     `out_names`) cut into stages at the values that must be stored; {why} when it is not so cut."""
     from .recognize import (CONSTRUCTION, MAX_STAGES, FUSING_ANCHORS, LAYOUT, POINTWISE, _is_anchor, _live, _name,
                             _returned_values, _shape)
+    from .recognize_decompose import decomposed
     from .recognize_view import VIEW_OPS
+    graph = decomposed(graph)   # a variance, a std, a vector norm: the means, sums and pointwise ops they are
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     if names is None or len(placeholders) != len(names) or not all(IDENT.fullmatch(n) for n in names):
         return {"why": "the inputs are not named as C identifiers"}

@@ -187,11 +187,13 @@ class Recognize(unittest.TestCase):
         self.assertEqual(r["expression"], "(x + b)")   # (A @ B + r) + b: the residual is in x
         r, _ = self.recognize(dict(rows, name="rows2", reference=head + "    return r + F.linear(x, w, b)\n"), {"B": 2})
         self.assertEqual((r["operands"]["residual"], r["operands"]["bias"], r["expression"]), ("r", "b", "(x + b)"))
-        # A residual added after the activation is not A @ B + R: not fused (the gemm binding adds R to the product).
+        # A residual added after the activation is not A @ B + R: not fused (the gemm binding adds R to the product);
+        # the one output is cut as a graph instead: the product (with its bias), then the activation and the add.
         r, _ = self.recognize(dict(rows, name="rows3", reference=head + "    return torch.relu(F.linear(x, w, b)) + r\n"),
                               {"B": 2})
-        self.assertEqual(r["op"], "gemm+epilogue")
-        self.assertNotIn("operands", r)
+        self.assertEqual([(s["family"], s["output"]) for s in r["stages"]], [("gemm", "khive_t1"), ("elementwise", "y")])
+        self.assertNotIn("residual", r["stages"][0]["operands"])
+        self.assertEqual(r["stages"][1]["expression"], "(fmaxf(khive_t1, 0.0f) + r)")
         # A bare product of rows: its operands (the binder reads A's leading axes as M).
         bare = dict(rows, name="rows4", inputs={k: v for k, v in rows["inputs"].items() if k in ("x", "w")},
                     reference="import torch\n\ndef run(x, w):\n    return x @ w.t()\n")
@@ -254,8 +256,15 @@ class Recognize(unittest.TestCase):
             if "v" not in args:
                 d["inputs"] = {k: v for k, v in two["inputs"].items() if k != "v"}
             r, _ = self.recognize(d, {"M": 3})
-            self.assertEqual(r["op"], "gemm+epilogue", body)
-            self.assertNotIn("operands", r, body)
+            if i == 0:
+                self.assertEqual(r["op"], "gemm+epilogue", body)
+                self.assertNotIn("operands", r, body)
+                continue
+            # the one output cut as a graph of stages (test_recognize_cut.py): the product alone, the rest after it
+            self.assertEqual(r["op"], "chain", body)
+            self.assertEqual([s["family"] for s in r["stages"]],
+                             ["gemm", "elementwise"] if i == 1 else ["gemm", "gemm", "reduce", "elementwise"], body)
+            self.assertNotIn("expression", r["stages"][0], body)
 
     def test_a_convolution_has_its_options_operands_and_epilogue(self):
         conv = {"name": "cv", "axes": {"N": {"type": "var"}},
@@ -307,6 +316,11 @@ class Recognize(unittest.TestCase):
             body = f"import torch\nimport torch.nn.functional as F\n\ndef run(x, w):\n    return {tail}\n"
             out = {"y": {"shape": ["N", "6", "6", "6"] if i else ["N", "6", "3", "3"], "dtype": "float32"}}
             r, _ = self.recognize(dict(conv, name=f"cvp{i}", reference=body, outputs=out), {"N": 1})
+            if i == 0:   # the slice read through a view by a pointwise stage after the convolution
+                self.assertEqual([s["family"] for s in r["stages"]], ["conv", "elementwise"], tail)
+                self.assertNotIn("expression", r["stages"][0], tail)
+                self.assertIn("khive_t1", r["stages"][1]["views"], tail)
+                continue
             self.assertEqual(r["family"], "conv", tail)
             self.assertNotIn("conv", r, tail)
 
@@ -362,8 +376,8 @@ class Recognize(unittest.TestCase):
         lin = {"name": "nc", "axes": {"M": {"type": "var"}},
                "inputs": {"x": {"shape": ["M", "5"], "dtype": "float32"}, "w": {"shape": ["7", "5"], "dtype": "float32"}},
                "outputs": {"y": {"shape": ["M", "7"], "dtype": "float32"}}}
+        # (the product read again past the next stage, softmax(t) + t, is a graph of stages: test_recognize_cut.py)
         for i, body in enumerate([
-                "t = x @ w.t()\n    return torch.softmax(t, dim=1) + t",       # the product read again past the next stage
                 "return torch.cumsum(x @ w.t(), dim=0)"]):                   # a scan is no stage
             r, _ = self.recognize(dict(lin, name=f"nc{i}", reference=f"import torch\n\ndef run(x, w):\n    {body}\n"),
                                   {"M": 3})

@@ -1,0 +1,175 @@
+"""khive_torch.recognize: references of one output that no family and no line of stages reads, cut as a graph of
+stages as references of several outputs are (recognize_dag.py; issue 24): a softmax backward, a softmax after
+pointwise ops, a loss, norms written out with a variance, a standard deviation or a vector norm
+(recognize_decompose.py). Each recognised chain is evaluated stage by stage against the reference on sizes other than
+the traced ones; what stays refused is checked by its message. The helpers are test_recognize.Recognize's."""
+import re
+import unittest
+
+try:
+    import torch
+except ImportError:   # the suite reports it; ctest marks the test skipped (exit code 77)
+    torch = None
+
+import test_recognize as base
+
+
+def _fmax(a, b):
+    return torch.maximum(torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64))
+
+
+def _fmin(a, b):
+    return torch.minimum(torch.as_tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64))
+
+
+def _definition(name, axes, ins, outs, body):
+    return base.float32_definition(name, axes, ins, outs, body)
+
+
+@unittest.skipIf(torch is None, "PyTorch is not installed (scripts/setup.sh installs it into .deps/torch)")
+class CutOneOutput(unittest.TestCase):
+    setUp = base.Recognize.setUp
+    tearDown = base.Recognize.tearDown
+    recognize = base.Recognize.recognize
+    read_view = base.Recognize.read_view
+    run_pointwise = base.Recognize.run_pointwise
+    base_stages = base.Recognize.run_stages
+
+    def run_stages(self, stages, env):
+        """test_recognize's run_stages, with a softmax stage (over its dim), a reduce stage (sum, mean, max, min) and a
+        pointwise stage read as stored (torch's broadcast) evaluated here."""
+        for st in stages:
+            if st["family"] == "softmax":
+                (x,) = st["inputs"]
+                env[st["output"]] = torch.softmax(env[x], dim=st["dim"])
+            elif st["family"] == "reduce":
+                (x,) = st["inputs"]
+                keep = "keepdim" in st.get("flags", [])
+                fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax, "min": torch.amin}[st["op"]]
+                env[st["output"]] = fn(env[x], dim=st["dim"], keepdim=keep)
+            elif st["family"] == "elementwise" and not {"views", "select", "aliases"} & set(st):
+                scope = {"tanhf": torch.tanh, "expf": torch.exp, "erff": torch.erf, "sqrtf": torch.sqrt,
+                         "fabsf": torch.abs, "logf": torch.log, "fmaxf": _fmax, "fminf": _fmin}
+                scope.update({n: env[n] for n in st["inputs"]})
+                expr = re.sub(r"(\d)f\b", r"\1", st["expression"])
+                env[st["output"]] = eval(expr, {}, scope)   # noqa: S307 - test-only: an expression recognize wrote
+            else:
+                self.base_stages([st], env)
+        return env
+
+    def assert_cut(self, d, traced, sizes, families, atol=1e-9):
+        """d recognised on workload axes `traced` is a chain of stages of `families` (in order) whose last stage writes
+        the output, and the stages run in order (float64) give the reference's output on each of `sizes`."""
+        r, _ = self.recognize(d, traced)
+        self.assertEqual((r.get("op"), r.get("family")), ("chain", "chain"), r)
+        stages = r["stages"]
+        self.assertEqual([st["family"] for st in stages], families, stages)
+        (out,) = d["outputs"]
+        self.assertEqual(stages[-1]["output"], out)
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference the test wrote
+        for dims in sizes:
+            env = {n: torch.randn(*[dims[a] for a in sp["shape"]], dtype=torch.float64)
+                   for n, sp in d["inputs"].items()}
+            want = scope["run"](*env.values())
+            self.out_shapes = {out: want.shape}
+            got = self.run_stages(stages, dict(env))[out]
+            self.assertEqual(tuple(got.shape), tuple(want.shape), dims)
+            self.assertTrue(torch.allclose(got, want, atol=atol), (dims, (got - want).abs().max().item()))
+        return stages
+
+    def test_a_softmax_backward_is_a_product_a_row_sum_and_a_pointwise_stage(self):
+        # y * (g - sum(y * g, -1)) * scale over [B, H, T, T]: the row sum reads y * g, the last stage reads y, g and the
+        # row sums broadcast over the last axis
+        axes = {"B": {"type": "var"}, "H": {"type": "var"}, "T": {"type": "var"}}
+        d = _definition("softmax_back", axes, {"g": ["B", "H", "T", "T"], "y": ["B", "H", "T", "T"]},
+                        {"gx": ["B", "H", "T", "T"]},
+                        "    s = (y * g).sum(dim=-1, keepdim=True)\n"
+                        "    return y * (g - s) * 0.125\n")
+        st = self.assert_cut(d, {"B": 2, "H": 3, "T": 5}, [{"B": 1, "H": 1, "T": 7}, {"B": 3, "H": 2, "T": 4}],
+                             ["elementwise", "reduce", "elementwise"])
+        self.assertEqual((st[1]["op"], st[1]["dim"], st[1]["flags"]), ("sum", -1, ["keepdim"]))
+        self.assertEqual(sorted(st[2]["inputs"]), sorted(["g", "y", st[1]["output"]]))
+
+    def test_a_softmax_after_pointwise_ops_is_a_pointwise_stage_then_the_softmax(self):
+        # Gemma's soft-capping: tanh(x / 30) * 30, then a softmax over the last axis
+        axes = {"B": {"type": "var"}, "T": {"type": "var"}}
+        d = _definition("softcap_softmax", axes, {"x": ["B", "T", "T"]}, {"p": ["B", "T", "T"]},
+                        "    return torch.softmax(torch.tanh(x / 30.0) * 30.0, dim=-1)\n")
+        st = self.assert_cut(d, {"B": 2, "T": 6}, [{"B": 1, "T": 3}, {"B": 4, "T": 9}], ["elementwise", "softmax"])
+        self.assertEqual(st[1]["dim"], 2)
+
+    def test_a_loss_is_a_pointwise_stage_then_its_reduction(self):
+        # a mean squared error per row: the reduction's operand is a pointwise value of two inputs
+        axes = {"N": {"type": "var"}, "C": {"type": "var"}}
+        d = _definition("mse_rows", axes, {"x": ["N", "C"], "t": ["N", "C"]}, {"loss": ["N"]},
+                        "    return ((x - t) ** 2).mean(dim=-1)\n")
+        st = self.assert_cut(d, {"N": 3, "C": 8}, [{"N": 1, "C": 5}, {"N": 6, "C": 17}], ["elementwise", "reduce"])
+        self.assertEqual((st[1]["op"], st[1]["dim"]), ("mean", -1))
+
+    def test_a_layer_norm_written_with_a_population_variance_is_two_means_and_pointwise_stages(self):
+        # var(unbiased=False) is the mean of the squared difference from the mean: the reference's own mean is the
+        # variance's first pass, stored once
+        axes = {"T": {"type": "var"}, "H": {"type": "var"}}
+        d = _definition("ln_written", axes, {"x": ["T", "H"], "w": ["H"], "b": ["H"]}, {"y": ["T", "H"]},
+                        "    m = x.mean(dim=-1, keepdim=True)\n"
+                        "    v = x.var(dim=-1, keepdim=True, unbiased=False)\n"
+                        "    return (x - m) / torch.sqrt(v + 1e-5) * w + b\n")
+        st = self.assert_cut(d, {"T": 3, "H": 8}, [{"T": 1, "H": 5}, {"T": 7, "H": 16}],
+                             ["reduce", "elementwise", "reduce", "elementwise"], atol=1e-7)
+        self.assertEqual([s["op"] for s in st if s["family"] == "reduce"], ["mean", "mean"])
+
+    def test_a_standard_deviation_and_a_vector_norm_are_their_means_and_sums(self):
+        axes = {"T": {"type": "var"}, "H": {"type": "var"}}
+        d = _definition("std_scaled", axes, {"x": ["T", "H"]}, {"y": ["T", "H"]},
+                        "    c = x - x.mean(dim=-1, keepdim=True)\n"
+                        "    return c / (x.std(dim=-1, keepdim=True, unbiased=False) + 1e-3)\n")
+        self.assert_cut(d, {"T": 3, "H": 8}, [{"T": 2, "H": 5}, {"T": 5, "H": 12}],
+                        ["reduce", "elementwise", "reduce", "elementwise"], atol=1e-7)
+        # x * g / |x|_2 over the last axis, g read broadcast: a sum of squares, then the rest
+        d = _definition("l2_scaled", axes, {"x": ["T", "H"], "g": ["H"]}, {"y": ["T", "H"]},
+                        "    return x * g / torch.linalg.vector_norm(x, 2, dim=-1, keepdim=True).clamp_min(1e-6)\n")
+        st = self.assert_cut(d, {"T": 3, "H": 8}, [{"T": 2, "H": 5}, {"T": 5, "H": 12}],
+                             ["elementwise", "reduce", "elementwise"], atol=1e-7)
+        self.assertEqual(st[1]["op"], "sum")
+        self.assertIn("sqrtf", st[2]["expression"])
+
+    def test_a_product_read_again_past_its_softmax_is_a_graph_of_stages(self):
+        # softmax(x @ w^T) + x @ w^T: the product stored once, read by the softmax and by the add
+        axes = {"M": {"type": "var"}, "K": {"type": "var"}, "N": {"type": "var"}}
+        d = _definition("sm_plus", axes, {"x": ["M", "K"], "w": ["N", "K"]}, {"y": ["M", "N"]},
+                        "    t = x @ w.t()\n"
+                        "    return torch.softmax(t, dim=1) + t\n")
+        st = self.assert_cut(d, {"M": 3, "K": 5, "N": 7}, [{"M": 1, "K": 2, "N": 3}, {"M": 6, "K": 9, "N": 4}],
+                             ["gemm", "softmax", "elementwise"])
+        self.assertEqual(st[0]["operands"], {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col"})
+        self.assertEqual(sorted(st[2]["inputs"]), ["khive_t1", "khive_t2"])
+
+    def test_what_no_stage_computes_stays_refused_with_the_reason(self):
+        axes = {"T": {"type": "var"}, "H": {"type": "var"}}
+        # an unbiased variance divides by H - 1, a number of the traced workload: not rewritten
+        d = _definition("var_unbiased", axes, {"x": ["T", "H"]}, {"y": ["T", "H"]},
+                        "    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + 1e-5)\n")
+        r, _ = self.recognize(d, {"T": 3, "H": 8})
+        self.assertNotEqual(r.get("op"), "chain", r)
+        self.assertIn("as a graph of stages: an op that is no stage of a chain: var", r.get("why", ""))
+        # a sort is no stage either
+        d = _definition("sorted_minus_max", axes, {"x": ["T", "H"]}, {"y": ["T", "H"]},
+                        "    return torch.sort(x, dim=-1).values - x.amax(-1, keepdim=True)\n")
+        r, _ = self.recognize(d, {"T": 3, "H": 8})
+        self.assertNotEqual(r.get("op"), "chain", r)
+        self.assertIn("an op that is no stage of a chain: sort", r.get("why", ""))
+
+    def test_what_one_family_binds_is_not_cut(self):
+        # a plain softmax and a plain row sum stay one stage each
+        axes = {"T": {"type": "var"}, "H": {"type": "var"}}
+        r, _ = self.recognize(_definition("sm", axes, {"x": ["T", "H"]}, {"y": ["T", "H"]},
+                                          "    return torch.softmax(x, dim=-1)\n"), {"T": 3, "H": 8})
+        self.assertEqual((r["op"], r.get("dim")), ("softmax", 1))
+        r, _ = self.recognize(_definition("rs", axes, {"x": ["T", "H"]}, {"y": ["T"]},
+                                          "    return x.sum(dim=-1)\n"), {"T": 3, "H": 8})
+        self.assertEqual((r["op"], r.get("dim")), ("sum", -1))
+
+
+if __name__ == "__main__":
+    unittest.main()
