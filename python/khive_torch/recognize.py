@@ -458,6 +458,11 @@ def _expression(graph, roots, skip=(), through=None):
             if src not in expr:
                 return None
             expr[node] = expr[src]
+            if n == "_to_copy" and _dtype_name(node) == "bfloat16" and _dtype_name(src) == "float32" \
+                    and node is not _returned(graph):
+                # a float32 value cast to bf16 and computed on: rounded there as the reference rounds it (the
+                # value a stage returns is rounded by its store)
+                expr[node] = f"khive_round_bf16({expr[src]})"
         elif n in CONSTRUCTION:
             continue
         else:
@@ -474,6 +479,13 @@ MAX_STAGES = 32   # Task::kMaxStages: the most stages of a chain
 TRANSPOSE = {"t", "transpose", "permute"}
 SAME_DATA = {"clone", "contiguous", "detach", "alias", "lift_fresh_copy", "_to_copy", "view", "_unsafe_view", "reshape",
              "expand"}
+
+
+def _dtype_name(node):
+    """"float32", "bfloat16", ... of a traced node's value; None when it has none."""
+    val = node.meta.get("val") if hasattr(node, "meta") else None
+    dt = getattr(val, "dtype", None)
+    return str(dt).replace("torch.", "") if dt is not None else None
 
 
 def _shape(node):
@@ -1452,6 +1464,12 @@ def _stage_of_piece(gm, stage_names):
         ph = {p: name for p, name in zip([p for p in gm.graph.nodes if p.op == "placeholder"], stage_names)}
         stage["operands"] = _operand_names(stage["operands"], ph)
     stage["inputs"] = list(stage_names)
+    # The dtype torch holds the stage's result in (float32 where a bf16 reference computes in float32): recognize()
+    # keeps it as "dtype" on pointwise stages that write an intermediate (_stored_dtypes), drops it elsewhere.
+    res = next((n.args[0] for n in gm.graph.nodes if n.op == "output"), None)
+    dt = str(getattr((getattr(res, "meta", None) or {}).get("val"), "dtype", "")).replace("torch.", "")
+    if dt in STORAGE_DTYPES:
+        stage["_dtype"] = dt
     first = stage.pop("shape_input", None)
     if first in stage["inputs"]:   # the input whose axes "shape" is written in goes first (chain.hpp shapes by it)
         stage["inputs"].remove(first)
@@ -1535,6 +1553,8 @@ def _viewed_pointwise(graph, placeholders, names):
         return None   # the result itself viewed: a copy stage after this one (_layout_stages)
     views = {}
     for p, name in zip(placeholders, names):
+        if _shape(p) is not None and len(_shape(p)) == 0:
+            continue   # a 0-d input (a scalar retraced as a tensor) is read by name, as a scalar: no view
         # the reads of p: the first op past its layout ops, each reached through one chain
         reads, todo = [], [p]
         while todo:
@@ -2150,7 +2170,68 @@ def _out_of_memory(e):
         or "std::bad_alloc" in text))
 
 
+STORAGE_DTYPES = ("float32", "bfloat16", "float16")   # what a chain may store a pointwise intermediate in
+
+
+def _stored_dtypes(r, task):
+    """Each pointwise stage that writes an intermediate gets "dtype", the type the chain stores it in (written only
+    where one of the tensors it reads is of another type): the type torch
+    holds its result in ("_dtype": float32 where a bf16 reference computes in float32; a copy's, after the casts it
+    copies through), unless a reader takes operands of one type only (a product, a norm: not elementwise, not a
+    reduction into an intermediate) and its other operands are of one other type: then that type (the value
+    rounded as the reader reads it), or none when they disagree (the chain's rule: its widest input's type). A
+    reduction writing an output reads the output's type. Every stage's "_dtype" is dropped."""
+    stages = r.get("stages") or []
+    outputs = dict(task.outputs)
+    inputs = dict(task.inputs)
+    if all(sp.get("dtype") == "float32" for sp in list(inputs.values()) + list(outputs.values())
+           if sp.get("shape") is not None):
+        stages = []   # every tensor float32: so is every intermediate, whatever the rule
+        for st in r.get("stages") or []:
+            st.pop("_dtype", None)
+    decided = {}   # intermediate -> the type it is stored in (None: the chain's rule)
+    for st in stages:
+        dt = st.pop("_dtype", None)
+        out = st.get("output")
+        if st.get("family") != "elementwise" or dt is None or out is None or out in outputs:
+            continue
+        needs = set()
+        for q in stages:
+            if out not in (q.get("inputs") or []):
+                continue
+            if q.get("family") == "elementwise":
+                continue
+            if q.get("family") == "reduce":
+                if q.get("output") in outputs:
+                    needs.add(outputs[q["output"]].get("dtype"))
+                continue
+            for n in q.get("inputs") or []:
+                if n == out:
+                    continue
+                if n in inputs:
+                    if inputs[n].get("shape") is not None:   # a scalar is read as a float whatever its type
+                        needs.add(inputs[n].get("dtype"))
+                elif n in outputs:
+                    needs.add(outputs[n].get("dtype"))
+                elif n in decided:   # an earlier pointwise intermediate (another family's: its own rule)
+                    needs.add(decided[n])
+        want = dt if not needs or needs == {dt} else next(iter(needs)) if len(needs) == 1 else None
+        # Every tensor it reads of that type already: the chain's rule gives it, nothing is written.
+        own = {inputs[n].get("dtype") if n in inputs else decided.get(n) for n in st.get("inputs") or []
+               if n not in inputs or inputs[n].get("shape") is not None}
+        if want in STORAGE_DTYPES and own != {want}:
+            st["dtype"] = want
+        decided[out] = want if want in STORAGE_DTYPES else None
+    r.pop("_dtype", None)
+    return r
+
+
 def recognize(torch, task, budget=None):
+    """recognize_graph(), with the storage types of pointwise intermediates (_stored_dtypes)."""
+    return _stored_dtypes(recognize_graph(torch, task, budget), task)
+
+
+def recognize_graph(torch, task, budget=None):
     """Traces the task's reference on its smallest correctness workload; {op, family, ops, ...} or {op: "unknown", why}.
     budget: the bytes the trace may take (memory_budget()); a workload whose inputs and outputs alone are more is not
     traced, and a trace that runs out of memory (limit_memory()) is reported, both naming the definition and the
@@ -2229,6 +2310,12 @@ def recognize(torch, task, budget=None):
                        for flip in (False, True)]
                 if "why" not in got[0] and json.dumps(got[0], sort_keys=True) == json.dumps(got[1], sort_keys=True):
                     many = got[0]
+                    # a scalar no stage reads in either trace (SOL L1 051's rms_norm_eps, taken and unused): no
+                    # branch on it either, so the chain may leave it unread (khive.op.unread_scalars)
+                    read = {n for st in many.get("stages") or [] for n in st.get("inputs", [])}
+                    unread = [name for num, name in zip(nums, order) if num and name not in read]
+                    if unread:
+                        many["unread_scalars"] = unread
             except Exception:  # noqa: BLE001 - the code wants a number there: the first reading stands
                 pass
         if "why" in many:
@@ -2358,7 +2445,8 @@ def write(task, r):
     if wrote:
         d["op_type"] = r["op"]
     k["op"] = {key: r[key] for key in ("op", "family", "expression", "eps", "dim", "flags", "operands", "conv", "pool", "norm",
-                                       "stages", "views", "aliases", "select", "attention", "why")
+                                       "stages", "views", "aliases", "select", "attention", "why",
+                                       "unread_scalars")
                if key in r}
     if wrote:
         k["op"]["wrote_op_type"] = True

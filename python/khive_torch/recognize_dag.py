@@ -332,4 +332,8 @@ def _copy(out, src, value, names, shape=False):
     spec = v.spec(_shape(value)) if v is not None else None
     if spec is None or src not in names:
         return None
-    return _copy_stage(names[src], spec, out, v.sizes_text() if shape else None)
+    st = _copy_stage(names[src], spec, out, v.sizes_text() if shape else None)
+    dt = str(_dtype(value) or "").replace("torch.", "")
+    if dt:   # the copy's type, after the casts it copies through (recognize._stored_dtypes keeps or drops it)
+        st["_dtype"] = dt
+    return st

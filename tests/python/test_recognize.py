@@ -1217,8 +1217,8 @@ class Recognize(unittest.TestCase):
                     x = x + env[o["residual"]]
                 out = eval(re.sub(r"(\d)f\b", r"\1", st["expression"]), {}, {"x": x}) if "expression" in st else x
             elif st["family"] == "reduce":
-                self.assertEqual(st["op"], "sum")
-                out = env[st["inputs"][0]].sum(dim=st["dim"])
+                self.assertIn(st["op"], ("sum", "mean"))
+                out = getattr(env[st["inputs"][0]], st["op"])(dim=st["dim"], keepdim="keepdim" in st.get("flags", []))
             elif "select" in st or "aliases" in st:   # a cat's parts, an input read through several views
                 sym = {f"in{k}": n for k, n in enumerate(env[st["inputs"][0]].shape)}
                 shape = tuple(self.out_shapes[st["output"]]) if st["output"] in getattr(self, "out_shapes", {}) else \
@@ -1235,8 +1235,26 @@ class Recognize(unittest.TestCase):
                 self.assertEqual(st["family"], "elementwise", st)
                 scope = dict(fns, **{n: env[n] for n in st["inputs"]})
                 out = eval(re.sub(r"(\d)f\b", r"\1", st["expression"]), {}, scope)   # noqa: S307 - test-only
+            if st.get("dtype") in ("bfloat16", "float16"):   # stored as the chain stores it, read back as float
+                out = out.to(getattr(torch, st["dtype"])).to(out.dtype)
             env[st["output"]] = out
         return env
+
+    def assert_stages_near(self, d, stages, sizes, rtol):
+        """The stages run in order (run_stages, in float64, each intermediate with a "dtype" rounded to it) on normal
+        inputs of their definition's dtypes, for each of `sizes`, give the reference's outputs (run on those inputs
+        in their dtypes) within rtol of each output's largest magnitude."""
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference the test wrote
+        for dims in sizes:
+            env = {n: torch.randn(*[dims[a] if a in dims else int(a) for a in sp["shape"]]).to(getattr(torch, sp["dtype"]))
+                   for n, sp in d["inputs"].items()}
+            want = dict(zip(d["outputs"], scope["run"](*env.values())))
+            self.out_shapes = {n: want[n].shape for n in want}
+            got = self.run_stages(stages, {n: x.double() for n, x in env.items()})
+            for name, w in want.items():
+                err = (got[name] - w.double()).abs().max().item()
+                self.assertLessEqual(err, rtol * w.double().abs().max().item(), (name, dims))
 
     def assert_stages_match(self, d, stages, ins, outs, sizes, atol):
         """The stages run in order (run_stages) on float64 normal inputs of each of `sizes` (every axis's size) give
@@ -1482,6 +1500,103 @@ class Recognize(unittest.TestCase):
             env = {"q": torch.randn(n, 4), "k": torch.randn(n, 4), "s": torch.tensor(-1.5)}
             got = self.run_pointwise(dict(r, inputs=["q", "k", "s"]), env, (n, 8))
             self.assertTrue(torch.equal(got, f(*env.values())))
+
+    # -- mixed float dtypes (issue 24: bf16 gradients in float32 references) ----------------------------------------
+    def test_float32_intermediates_of_a_bf16_gradient_are_stored_as_float32(self):
+        # SOL L1 013's RMSNorm backward: a bf16 gradient upcast and multiplied by float32 saved tensors; the products
+        # before the two reductions are float32 in the reference, so the chain stores them as float32 ("dtype"),
+        # and the stage that writes the bf16 output reads bf16 and float32 inputs
+        axes = {"B": {"type": "var"}, "S": {"type": "var"}, "H": {"type": "const", "value": 16}}
+        f32 = lambda sh: {"shape": sh, "dtype": "float32"}   # noqa: E731
+        bf16 = lambda sh: {"shape": sh, "dtype": "bfloat16"}   # noqa: E731
+        d = {"name": "rms_back", "axes": axes,
+             "inputs": {"g": bf16(["B", "S", "H"]), "n": f32(["B", "S", "H"]), "rstd": f32(["B", "S", "1"]),
+                        "w": f32(["H"])},
+             "outputs": {"gx": bf16(["B", "S", "H"]), "gr": bf16(["B", "S", "H"]), "gw": f32(["H"])},
+             "reference": ("import torch\n\ndef run(g, n, rstd, w):\n"
+                           "    g32 = g.to(torch.float32)\n"
+                           "    gw = (g32 * n).sum(dim=(0, 1))\n"
+                           "    gn = g32 * w\n"
+                           "    m = (gn * n).mean(dim=-1, keepdim=True)\n"
+                           "    gx = (rstd * (gn - m * n)).to(torch.bfloat16)\n"
+                           "    return gx, gx.clone(), gw\n")}
+        r, _ = self.recognize(d, {"B": 2, "S": 3})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        st = r["stages"]
+        mids = [s for s in st if s["output"].startswith("khive_t")]
+        stored = {s["output"]: s.get("dtype") for s in mids if s["family"] == "elementwise"}
+        self.assertEqual(sorted(stored.values()), ["float32", "float32"], st)
+        self.assertFalse(any("dtype" in s for s in st if not s["output"].startswith("khive_t")), st)
+        (gx,) = [s for s in st if s["output"] == "gx"]
+        self.assertIn("g", gx["inputs"])
+        self.assertIn("rstd", gx["inputs"])
+        self.assert_stages_near(d, st, [{"B": b, "S": s_, "H": 16} for b, s_ in ((1, 1), (3, 4), (2, 9))], 1e-2)
+
+    def test_an_intermediate_a_product_reads_is_stored_as_the_products_operands(self):
+        # a float32 pointwise value that a bf16 product reads (through its cast) is stored as bf16, the product's
+        # operand type; one that only pointwise stages read keeps float32
+        axes = {"M": {"type": "var"}, "N": {"type": "const", "value": 8}, "K": {"type": "const", "value": 4}}
+        d = {"name": "mixed_mm", "axes": axes,
+             "inputs": {"g": {"shape": ["M", "N"], "dtype": "bfloat16"}, "a": {"shape": ["M", "N"], "dtype": "float32"},
+                        "w": {"shape": ["N", "K"], "dtype": "bfloat16"}},
+             "outputs": {"y": {"shape": ["M", "K"], "dtype": "bfloat16"}, "z": {"shape": ["M"], "dtype": "float32"}},
+             "reference": ("import torch\n\ndef run(g, a, w):\n"
+                           "    t = g.float() * torch.sigmoid(a)\n"
+                           "    y = t.to(torch.bfloat16) @ w\n"
+                           "    u = t * a\n"
+                           "    return y, u.sum(dim=1)\n")}
+        r, _ = self.recognize(d, {"M": 5})
+        self.assertEqual((r["op"], r["family"]), ("chain", "chain"), r)
+        st = r["stages"]
+        by_out = {s["output"]: s for s in st}
+        (gemm,) = [s for s in st if s["family"] == "gemm"]
+        read = gemm["operands"]["A"]
+        self.assertEqual(by_out[read].get("dtype"), "bfloat16", st)
+        self.assertEqual([s.get("dtype") for s in st if s["family"] == "elementwise" and s["output"] != read
+                          and s["output"].startswith("khive_t")], ["float32"], st)
+
+    def test_a_pointwise_op_of_bf16_and_float32_inputs_reads_each_as_its_own_type(self):
+        # SOL L1 090: -grad_cos * sin(theta) + grad_sin * cos(theta), the gradients bf16, theta and the result float32
+        d = {"name": "rope_theta_back", "axes": {"N": {"type": "var"}},
+             "inputs": {"gc": {"shape": ["N"], "dtype": "bfloat16"}, "gs": {"shape": ["N"], "dtype": "bfloat16"},
+                        "th": {"shape": ["N"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["N"], "dtype": "float32"}},
+             "reference": ("import torch\n\ndef run(gc, gs, th):\n"
+                           "    return -gc.to(torch.float32) * torch.sin(th) + gs.to(torch.float32) * torch.cos(th)\n")}
+        r, _ = self.recognize(d, {"N": 6})
+        self.assertEqual((r["op"], r["family"]), ("elementwise", "elementwise"), r)
+        self.assertNotIn("dtype", r)
+        st = dict(r, inputs=["gc", "gs", "th"], output="y")
+        for n in (1, 7, 33):
+            env = {"gc": torch.randn(n).bfloat16(), "gs": torch.randn(n).bfloat16(), "th": torch.randn(n)}
+            want = d["reference"]
+            scope = {}
+            exec(want, scope)   # noqa: S102 - test-only: the reference written above
+            got = self.run_pointwise(st, {k: v.float() for k, v in env.items()}, (n,))
+            self.assertTrue(torch.allclose(got, scope["run"](*env.values()), atol=1e-6), n)
+
+    def test_a_cast_to_bf16_computed_on_is_rounded_there(self):
+        # SOL L1 060 / 051: (float32 math).to(bf16) then more math; the stage rounds the value where the reference
+        # does (khive_round_bf16), so the float32 result matches it exactly; a value returned as it is cast is not
+        # wrapped (its store rounds it)
+        d = {"name": "round_mid", "axes": {"N": {"type": "var"}},
+             "inputs": {"g": {"shape": ["N"], "dtype": "bfloat16"}, "w": {"shape": ["N"], "dtype": "float32"}},
+             "outputs": {"y": {"shape": ["N"], "dtype": "float32"}},
+             "reference": "import torch\n\ndef run(g, w):\n    return (g.float() * w).to(torch.bfloat16).float() * w\n"}
+        r, _ = self.recognize(d, {"N": 6})
+        self.assertEqual(r["op"], "elementwise", r)
+        self.assertIn("khive_round_bf16((g * w))", r["expression"])
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        fns = {"khive_round_bf16": lambda x: x.to(torch.bfloat16).float()}
+        for n in (1, 9, 40):
+            env = {"g": torch.randn(n).bfloat16(), "w": torch.randn(n) * 3.7}
+            got = eval(r["expression"], {}, dict(fns, g=env["g"].float(), w=env["w"]))   # noqa: S307 - test-only
+            self.assertTrue(torch.equal(got, scope["run"](**env)), n)
+        d2 = dict(d, name="round_end", outputs={"y": {"shape": ["N"], "dtype": "bfloat16"}},
+                  reference="import torch\n\ndef run(g, w):\n    return (g.float() * w).to(torch.bfloat16)\n")
+        r2, _ = self.recognize(d2, {"N": 6})
+        self.assertNotIn("khive_round_bf16", r2["expression"])
 
 
 if __name__ == "__main__":

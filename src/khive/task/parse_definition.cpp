@@ -228,9 +228,17 @@ void parse_attention_reading(const Ctx& c, const json& aj, Task& t, const std::s
 // "khive.op.stages[1]" for a chain's stage, whose operands may name the chain's intermediates: t's inputs then).
 void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::string& P) {
   const json& op = c.object(opj, P);
-  c.known_keys(op, P, {"op",   "family",        "expression", "eps",   "dim",     "flags",  "operands", "ops",
-                       "from", "conv",          "pool",       "norm",  "stages",  "inputs", "output",   "attention",
-                       "why",  "wrote_op_type", "views",      "shape", "aliases", "select"});
+  c.known_keys(op, P,
+               {"op",   "family",        "expression", "eps",   "dim",     "flags",  "operands", "ops",
+                "from", "conv",          "pool",       "norm",  "stages",  "inputs", "output",   "attention",
+                "why",  "wrote_op_type", "views",      "shape", "aliases", "select", "dtype",    "unread_scalars"});
+  // "dtype" (a chain's pointwise stage): the storage type the reference holds the intermediate it writes in (float32
+  // where a bf16 reference computes in float32); the chain (tuner/chain.hpp) stores the intermediate so.
+  if (op.contains("dtype")) {
+    const auto d = op["dtype"].is_string() ? parse_dtype(op["dtype"].get<std::string>()) : std::nullopt;
+    if (!d || (*d != DType::f32 && *d != DType::bf16 && *d != DType::f16))
+      c.fail(P + ".dtype", "float32, bfloat16 or float16 (the intermediate's storage type)", op["dtype"].dump());
+  }
   // A chain's stages (khive.op.stages): each an op object read the same way when the tuner binds the chain, against
   // its stage's tensors (tuner/chain.hpp); here only their form.
   if (op.contains("stages")) {
@@ -264,6 +272,17 @@ void parse_recognised_op(const Ctx& c, const json& opj, Task& t, const std::stri
       if (!s.contains(k) || !s[k].is_number_integer())
         c.fail(P + ".select." + k, "an integer", s.contains(k) ? s[k].dump() : "nothing");
     t.op_select = s.dump();
+  }
+  if (op.contains("unread_scalars")) {  // [scalar input]: read by no stage, the same stages with another value
+    const std::string f = P + ".unread_scalars";
+    if (!op["unread_scalars"].is_array())
+      c.fail(f, "a list of the task's scalar input names", op["unread_scalars"].dump());
+    for (std::size_t i = 0; i < op["unread_scalars"].size(); ++i) {
+      const json& n = op["unread_scalars"][i];
+      const TensorSpec* s = n.is_string() ? t.find_input(n.get<std::string>()) : nullptr;
+      if (!s || !s->scalar) c.fail(f + "[" + std::to_string(i) + "]", "a scalar input of the task", n.dump());
+      t.op_unread_scalars.push_back(s->name);
+    }
   }
   if (op.contains("views")) {  // {input: {shape, strides, offset}}: the elementwise binder checks the expressions
     const json& v = c.object(op["views"], P + ".views");

@@ -130,6 +130,7 @@ void Task::clear_recognised_op() {
   op_shape.clear();
   op_aliases.clear();
   op_select.clear();
+  op_unread_scalars.clear();
   op_attention.reset();
   op_why.clear();
 }

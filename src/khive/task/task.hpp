@@ -227,6 +227,9 @@ struct Task {
   // binding's "aliases" and "select", as JSON text.
   std::string op_aliases;
   std::string op_select;
+  // A chain's scalar inputs that its graph never reads, traced with two different values to the same stages
+  // (khive.op.unread_scalars): no Python branch on them, so the chain may leave them unread (an unused eps).
+  std::vector<std::string> op_unread_scalars;
   // An attention that is exactly what the attention templates' kind computes, o = softmax(q·k^T·scale [+ causal
   // mask])·v of three inputs (khive.op.attention, python/khive_torch/recognize_attention.py): the facts as the graph
   // and the reference's outputs showed them; the tuner binds the templates only when each is theirs.

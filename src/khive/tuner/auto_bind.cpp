@@ -68,13 +68,22 @@ std::optional<ojson> recognised_product(const Task& t, std::string* why) {
   const TensorSpec *A = t.find_input(o.at("A")), *B = t.find_input(o.at("B"));
   const std::string la = o.count("layout_a") ? o.at("layout_a") : "row",
                     lb = o.count("layout_b") ? o.at("layout_b") : "row";
+  // Axes that differ by name may still be one (a copy's head_dim where the weight says kv_proj_size =
+  // num_key_value_heads * head_dim with one KV head): the same size on every workload.
+  const auto axes = bind_detail::resolved(t);
+  auto same = [&](const std::string& a, const std::string& b) {
+    return a == b || std::all_of(axes.begin(), axes.end(), [&](const AxisValues& ax) {
+             return bind_detail::axis_value(ax, a) == bind_detail::axis_value(ax, b);
+           });
+  };
   if (A && B && t.outputs.size() == 1 && A->shape.size() >= 3 && B->shape.size() == 2 && la == "row") {
     const auto& c = t.outputs[0].shape;
     const std::vector<std::string> rows(A->shape.begin(), A->shape.end() - 1);
     const std::string k = A->shape.back();
     const bool b_ok = c.size() == A->shape.size() && std::equal(rows.begin(), rows.end(), c.begin()) &&
-                      (lb == "row" ? B->shape == std::vector<std::string>{k, c.back()}
-                                   : B->shape == std::vector<std::string>{c.back(), k});
+                      B->shape.size() == 2 &&
+                      (lb == "row" ? same(B->shape[0], k) && same(B->shape[1], c.back())
+                                   : same(B->shape[0], c.back()) && same(B->shape[1], k));
     if (!b_ok) {
       *why = fmt::format("shapes {}[{}], {}[{}] ({}) -> {}[{}] are not the recognised product of rows", A->name,
                          fmt::join(A->shape, ","), B->name, fmt::join(B->shape, ","), lb, t.outputs[0].name,
@@ -92,7 +101,7 @@ std::optional<ojson> recognised_product(const Task& t, std::string* why) {
       B->shape.size() == A->shape.size() && la == "col" && lb == "row") {
     const auto& c = t.outputs[0].shape;
     const std::vector<std::string> ka(A->shape.begin(), A->shape.end() - 1), kb(B->shape.begin(), B->shape.end() - 1);
-    if (ka != kb || A->shape.back() != c[0] || B->shape.back() != c[1]) {
+    if (ka != kb || !same(A->shape.back(), c[0]) || !same(B->shape.back(), c[1])) {
       *why = fmt::format(
           "shapes {}[{}] (col), {}[{}] (row) -> {}[{}] are not the recognised product summed over "
           "their leading axes",
@@ -455,20 +464,20 @@ bool unary_float32(const Task& t, std::string* why) {
   return true;
 }
 
-// y = f(inputs...) of a recognised pointwise chain over several inputs: every tensor of the output's float storage
-// type (float32, bfloat16, float16; the template computes the expression in float and rounds once, where a bf16
-// reference of several ops rounds after each: the guard judges the difference), every scalar a float.
+// y = f(inputs...) of a recognised pointwise chain over several inputs: every tensor of a float storage type
+// (float32, bfloat16, float16: the output's or another, each read as its own type and converted to float; the
+// template computes the expression in float and rounds once, where a bf16 reference of several ops rounds after
+// each: the guard judges the difference), every scalar a float.
 std::optional<Binding> named_elementwise(const Task& t, std::string* why) {
   ojson inputs = ojson::array(), scalars = ojson::array();
   if (t.outputs.size() != 1 || !bind_detail::is_float_storage(t.outputs[0].dtype)) {
     *why = "'elementwise' over several inputs: expected one float32, bfloat16 or float16 output";
     return std::nullopt;
   }
-  const DType out = t.outputs[0].dtype;
   for (const auto& in : t.inputs) {
-    if (in.scalar ? !dtype_is_float(in.dtype) : in.dtype != out) {
+    if (in.scalar ? !dtype_is_float(in.dtype) : !bind_detail::is_float_storage(in.dtype)) {
       *why = fmt::format("'elementwise' over several inputs: {} is {}, expected {}", in.name, dtype_name(in.dtype),
-                         in.scalar ? std::string("a float scalar") : "the output's " + std::string(dtype_name(out)));
+                         in.scalar ? "a float scalar" : "a float32, bfloat16 or float16 tensor");
       return std::nullopt;
     }
     (in.scalar ? scalars : inputs).push_back(in.name);
@@ -585,7 +594,7 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
       if (preshaped) {
         std::vector<std::string> exprs;
         for (const auto& e : st["shape"]) exprs.push_back(e.is_string() ? e.get<std::string>() : e.dump());
-        layout.shape_as(output, inputs[0], exprs, i);
+        layout.shape_as(output, inputs[0], exprs, i, ChainLayout::stored_dtype(st));
       }
       s = layout.stage_task(inputs, output, i);
       read_recognised_op(file, field, t.op_stages[i], s);
@@ -627,6 +636,9 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
     ojson spec{{"family", b->family}};
     for (auto it = b->spec.begin(); it != b->spec.end(); ++it) spec[it.key()] = it.value();
     if (preshaped && b->family == "elementwise") spec["shape"] = st["shape"];
+    // The storage type the reference holds a pointwise intermediate in (khive.op.stages[i].dtype: float32 where a
+    // bf16 reference computes in float32), else the chain's rule (its widest input's).
+    if (mid && b->family == "elementwise" && st.contains("dtype")) spec["dtype"] = st["dtype"];
     if (mid && !preshaped) {
       try {
         layout.shape_output(b->family, spec, output, i);
@@ -648,7 +660,11 @@ std::optional<Binding> chain(const Task& t, std::string* why) {
   ojson unread = ojson::array();
   for (const auto& in : t.inputs) {
     if (read.count(in.name)) continue;
-    if (in.scalar) {
+    // A scalar the graph never reads, traced with another value to the same stages (khive.op.unread_scalars: an
+    // eps the reference takes and does not use) is no branch: it is left unread like a tensor.
+    const bool checked =
+        std::find(t.op_unread_scalars.begin(), t.op_unread_scalars.end(), in.name) != t.op_unread_scalars.end();
+    if (in.scalar && !checked) {
       *why = fmt::format(
           "input \"{}\" is a scalar that no recognised stage reads: the reference may branch on it in Python (the "
           "trace follows the branch of one workload's value), so the stages need not compute it on every workload",

@@ -162,6 +162,15 @@ std::string ChainLayout::name_dim(const Dim& d, std::size_t pos, std::size_t ran
   return n;
 }
 
+std::optional<DType> ChainLayout::stored_dtype(const ojson& spec) {
+  if (!spec.contains("dtype")) return std::nullopt;
+  const auto d = spec["dtype"].is_string() ? parse_dtype(spec["dtype"].get<std::string>()) : std::nullopt;
+  if (!d || !bind_detail::is_float_storage(*d))
+    throw std::runtime_error("dtype: expected the intermediate's storage type, float32, bfloat16 or float16, got " +
+                             spec["dtype"].dump());
+  return d;
+}
+
 void ChainLayout::shape_output(const std::string& family, const ojson& spec, const std::string& output,
                                std::size_t stage) {
   std::vector<Dim> out;
@@ -328,7 +337,7 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
       throw std::runtime_error("shape: expected a list of axis expressions of in0.. (the first input's axes)");
     std::vector<std::string> exprs;
     for (const auto& e : spec["shape"]) exprs.push_back(e.is_string() ? e.get<std::string>() : e.dump());
-    shape_as(output, ins[0], exprs, stage);
+    shape_as(output, ins[0], exprs, stage, stored_dtype(spec));
     return;
   } else if (family == "elementwise") {
     // The inputs broadcast as torch does (aligned at their last axes): each axis the first input's that is not 1 on
@@ -347,7 +356,9 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
       if (ins.back().size() > out.size()) out.resize(ins.back().size(), dim_of("1"));
     }
     if (!widest) throw std::runtime_error("inputs: expected a tensor input");
-    dtype = widest->dtype;
+    // "dtype": the storage type the reference holds the value in (a float32 product of bf16 inputs), else the
+    // dtype of the first input of the most elements.
+    dtype = stored_dtype(spec).value_or(widest->dtype);
     auto one = [](const Dim& d) {
       return std::all_of(d.value.begin(), d.value.end(), [](int64_t v) { return v == 1; });
     };
@@ -371,7 +382,7 @@ void ChainLayout::shape_output(const std::string& family, const ojson& spec, con
 }
 
 void ChainLayout::shape_as(const std::string& output, const std::string& input, const std::vector<std::string>& exprs,
-                           std::size_t stage) {
+                           std::size_t stage, std::optional<DType> dtype) {
   const TensorSpec& in = tensor(input);
   const auto ind = dims_of(in);
   std::vector<Dim> out;
@@ -406,7 +417,7 @@ void ChainLayout::shape_as(const std::string& output, const std::string& input, 
   }
   TensorSpec mid;
   mid.name = output;
-  mid.dtype = in.dtype;
+  mid.dtype = dtype.value_or(in.dtype);
   for (std::size_t p = 0; p < out.size(); ++p) mid.shape.push_back(name_dim(out[p], p, out.size(), stage, mid.shape));
   mids_.erase(std::remove_if(mids_.begin(), mids_.end(), [&](const TensorSpec& t) { return t.name == output; }),
               mids_.end());

@@ -24,6 +24,7 @@
 // (intermediate buffers kept between calls) calling them in order.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,10 +69,16 @@ class ChainLayout {
   void shape_output(const std::string& family, const nlohmann::ordered_json& spec, const std::string& output,
                     std::size_t stage);
 
+  // An elementwise stage's "dtype" (the storage type of the intermediate it writes, as the reference holds it:
+  // float32 where a bf16 reference computes in float32), nullopt without one. Throws std::runtime_error naming
+  // "dtype" for anything but float32, bfloat16 or float16.
+  static std::optional<DType> stored_dtype(const nlohmann::ordered_json& spec);
+
   // A copy stage's intermediate of the sizes `exprs` (axis expressions of in0.., its input's axes: a view of
   // `input` made contiguous), shaped before the stage is bound; each size named as shape_output names them.
+  // Stored as `dtype` when given, else as `input`.
   void shape_as(const std::string& output, const std::string& input, const std::vector<std::string>& exprs,
-                std::size_t stage);
+                std::size_t stage, std::optional<DType> dtype = std::nullopt);
   bool is_intermediate(const std::string& name) const;
   // A task output an earlier stage wrote (a multi-output chain): later stages may read it as an input.
   void mark_written(const std::string& output) { written_[output] = true; }

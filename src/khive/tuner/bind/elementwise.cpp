@@ -145,14 +145,18 @@ std::vector<std::size_t> runs_in(const std::vector<std::string>& in, const std::
   return at;
 }
 
+// The suffix of an input storage type's conversions (khive_to_float_f32, _bf16, _f16).
+std::string dtype_tag(DType d) { return d == DType::f32 ? "f32" : d == DType::bf16 ? "bf16" : "f16"; }
+
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(),
                      [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
 }
 
-// The tensor inputs ("inputs"), each of the output's dtype, then the aliases ("aliases": {alias: one of the inputs},
-// another name of that tensor with its own view); adds the tensors' names to covered.
+// The tensor inputs ("inputs"), each of a float storage type (float32, bfloat16, float16: the output's or another),
+// then the aliases ("aliases": {alias: one of the inputs}, another name of that tensor with its own view); adds the
+// tensors' names to covered.
 std::vector<EwInput> read_inputs(const Ctx& c, const TensorSpec& out, std::set<std::string>& covered) {
   if (!c.has("inputs") || !c.b.spec["inputs"].is_array() || c.b.spec["inputs"].empty())
     c.fail("inputs", "a non-empty array of input tensor names",
@@ -165,9 +169,11 @@ std::vector<EwInput> read_inputs(const Ctx& c, const TensorSpec& out, std::set<s
     const TensorSpec* t = n.is_string() ? c.task.find_input(n.get<std::string>()) : nullptr;
     const std::string f = "inputs[" + std::to_string(i) + "]";
     if (!t || t->scalar) c.fail(f, "an input tensor of task '" + c.task.name + "'", n.dump());
-    if (t->dtype != out.dtype)
-      c.fail(f, std::string("the output's dtype ") + std::string(dtype_name(out.dtype)),
-             std::string(dtype_name(t->dtype)));
+    // Another float storage type than the output's (a bf16 gradient read by a float32 reference's stage): read as
+    // its own type and converted to float like the others (khive_read).
+    if (!is_float_storage(t->dtype))
+      c.fail(f, "a float32, bfloat16 or float16 tensor (read as float)",
+             fmt::format("\"{}\" of dtype {}", t->name, dtype_name(t->dtype)));
     EwInput e;
     e.t = t;
     e.name = t->name;
@@ -438,6 +444,33 @@ std::string elementwise_prologue(const Ctx& c, const TensorSpec& out, const std:
        "  int64_t vdim[KHIVE_NVIEW][KHIVE_VRANK];\n  int64_t vstride[KHIVE_NVIEW][KHIVE_VRANK];\n"
        "  int64_t voff[KHIVE_NVIEW];\n  int64_t pinner = 1;  // select: element i is in part (i / pinner) % "
        "KHIVE_PIECES\n};\n";
+  // Inputs of another float storage type than the output's (khive_foreign(k)): their pointer kept in p[k] as
+  // khive_t's, read through khive_read as their own type; the others read as khive_t.
+  uint64_t fmask = 0;
+  std::set<DType> others;
+  for (std::size_t k = 0; k < ins.size(); ++k)
+    if (ins[k].t->dtype != out.dtype) {
+      fmask |= uint64_t(1) << k;
+      others.insert(ins[k].t->dtype);
+    }
+  p += fmt::format(
+      "// Inputs of another storage type than the output's, read as their own type (khive_read).\n"
+      "constexpr unsigned long long KHIVE_FOREIGN_MASK = 0x{:x}ull;\nconstexpr bool KHIVE_ANY_FOREIGN = {};\n",
+      fmask, fmask != 0);
+  p += "KHIVE_HD constexpr bool khive_foreign(int k) { return ((KHIVE_FOREIGN_MASK >> k) & 1ull) != 0; }\n";
+  for (DType d : others) p += conversions(dtype_tag(d), d, c.backend);
+  p += "// Input k's element j as float, in its own storage type.\n"
+       "KHIVE_HD float khive_read(const khive_ins& in, int k, int64_t j) {\n";
+  if (fmask) {
+    p += "  switch (k) {\n";
+    for (std::size_t k = 0; k < ins.size(); ++k)
+      if (ins[k].t->dtype != out.dtype)
+        p += fmt::format(
+            "    case {0}: return khive_to_float_{1}(reinterpret_cast<const {2}*>(in.p[{0}])[j]);  // {3}\n", k,
+            dtype_tag(ins[k].t->dtype), storage_type(ins[k].t->dtype, c.backend), ins[k].name);
+    p += "    default: break;\n  }\n";
+  }
+  p += "  return khive_to_float_t(in.p[k][j]);\n}\n";
   p += fmt::format(
       "// The output's axis {} cut into KHIVE_PIECES equal parts (a cat's) that the op tells apart by khive_piece.\n"
       "constexpr bool KHIVE_HAS_PIECE = {};\nconstexpr int64_t KHIVE_PIECES = {};\n",
@@ -466,7 +499,9 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
   std::string in_list, inner_list, extent_list, sc_list;
   for (const auto& in : ins) {
     const char* sep = in_list.empty() ? "" : ", ";
-    in_list += sep + in.t->name;
+    // An input of another storage type: its address kept as khive_t's (khive_read reads it as its own type).
+    in_list +=
+        sep + (in.t->dtype != out.dtype ? fmt::format("reinterpret_cast<const khive_t*>({})", in.t->name) : in.t->name);
     inner_list += sep + (in.broadcast ? shape_product_cpp(c.task, dims(in, true)) : std::string("int64_t(1)"));
     extent_list += sep + (in.broadcast ? shape_product_cpp(c.task, dims(in, false)) : std::string("khive_n"));
   }
@@ -522,8 +557,8 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
 }  // namespace
 
 BoundTask bind_elementwise(const Ctx& c) {
-  c.check_keys(
-      {"description", "inputs", "output", "scalars", "op", "broadcast", "views", "shape", "aliases", "select"});
+  c.check_keys({"description", "inputs", "output", "scalars", "op", "broadcast", "views", "shape", "aliases", "select",
+                "dtype"});
   BoundTask bt;
   bt.op = "map";
   const TensorSpec& out = c.output("output");
@@ -531,6 +566,9 @@ BoundTask bind_elementwise(const Ctx& c) {
     c.fail("output", "a task with exactly one output", std::to_string(c.task.outputs.size()) + " outputs");
   if (!is_float_storage(out.dtype))
     c.fail("output", "a float32, bfloat16 or float16 tensor", std::string(dtype_name(out.dtype)));
+  // "dtype" (a chain's stage: the storage type its intermediate was given, ChainLayout::stored_dtype): the output's.
+  if (c.has("dtype") && c.b.spec["dtype"] != json(std::string(dtype_name(out.dtype))))
+    c.fail("dtype", fmt::format("{}'s storage type \"{}\"", out.name, dtype_name(out.dtype)), c.b.spec["dtype"].dump());
   std::set<std::string> covered;
   std::vector<EwInput> ins = read_inputs(c, out, covered);
   const std::vector<const TensorSpec*> scalars = read_scalars(c, covered);
@@ -593,6 +631,7 @@ BoundTask bind_elementwise(const Ctx& c) {
   std::string ins_s;
   for (const auto& in : ins)
     ins_s += (ins_s.empty() ? "" : ", ") + in.name + (in.name != in.t->name ? " (" + in.t->name + ")" : "") +
+             (in.t->dtype != out.dtype ? fmt::format(" ({})", dtype_name(in.t->dtype)) : "") +
              (in.view ? fmt::format(" (view {} strides {} offset {})", shape_text(in.shape), shape_text(in.strides),
                                     in.offset)
               : !in.broadcast ? ""

@@ -320,8 +320,14 @@ void read_shapes(const Ctx& c, Gemm& g) {
         (nb ? " (its leading batch axes may be left out, or be of size 1 or the batch axis' size on every workload, "
               "as torch.matmul broadcasts)"
             : "");
+    // An axis of another name but the same size on every workload is that axis (a copy's head_dim where the
+    // weight says kv_proj_size = num_key_value_heads * head_dim, with one KV head).
+    auto same = [&](const std::string& a, const std::string& b) {
+      return a == b || std::all_of(axes.begin(), axes.end(),
+                                   [&](const AxisValues& ax) { return axis_value(ax, a) == axis_value(ax, b); });
+    };
     if (t.shape.size() < dims.size() || t.shape.size() > dims.size() + nb ||
-        !std::equal(dims.rbegin(), dims.rend(), t.shape.rbegin()))
+        !std::equal(dims.rbegin(), dims.rend(), t.shape.rbegin(), same))
       c.fail(key, expected, shape_text(t.shape));
     const std::size_t lead = t.shape.size() - dims.size(), first = nb - lead;  // lead axis p is batch axis first + p
     BatchStrides s;
