@@ -145,6 +145,24 @@ class CutOneOutput(unittest.TestCase):
         self.assertEqual(st[0]["operands"], {"A": "x", "B": "w", "layout_a": "row", "layout_b": "col"})
         self.assertEqual(sorted(st[2]["inputs"]), ["khive_t1", "khive_t2"])
 
+    def test_a_scalar_beside_a_viewed_input_is_read_by_name(self):
+        # a 0-d input (a scalar retraced as a tensor) next to an input read through a view (SOL L2 015's
+        # x * embed_scale + pos[:S]): one value everywhere, read by name, no view of it
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        from khive_torch.recognize import classify
+
+        def f(x, pe, s):
+            return x * s + pe.t()
+        g = make_fx(f)(torch.randn(3, 4), torch.randn(4, 3), torch.tensor(0.5)).graph
+        r = classify(g, 3, 3, names=["x", "pe", "s"])
+        self.assertEqual(r["op"], "elementwise", r)
+        self.assertEqual(sorted(r["views"]), ["pe"])
+        for n in (1, 6):
+            env = {"x": torch.randn(n, 4), "pe": torch.randn(4, n), "s": torch.tensor(-1.5)}
+            got = self.run_pointwise(dict(r, inputs=["x", "pe", "s"]), env, (n, 4))
+            self.assertTrue(torch.equal(got, f(*env.values())))
+
     def test_what_no_stage_computes_stays_refused_with_the_reason(self):
         axes = {"T": {"type": "var"}, "H": {"type": "var"}}
         # an unbiased variance divides by H - 1, a number of the traced workload: not rewritten
