@@ -14,15 +14,9 @@ namespace {
 const Template& gemv() { return repo_template("gemm.cuda_tc_gemv"); }
 const Template& tf32x3() { return repo_template("gemm.cuda_sm80_3xtf32"); }
 
-BoundTask bound(const std::string& suite_task) {
-  const Task t = repo_task(suite_task);
-  return bind_task(t, Backend::cuda, *repo_library().binding_for(t));
-}
+BoundTask bound(const std::string& suite_task) { return bound_cuda(suite_task); }
 
-Point with(Point p, std::initializer_list<std::pair<const char*, const char*>> changes) {
-  for (const auto& [k, v] : changes) p[k] = v;
-  return p;
-}
+Point with(Point p, std::initializer_list<std::pair<const char*, const char*>> changes) { return with_set(p, changes); }
 
 void expect_invalid(const Template& t, const BoundTask& bt, const Point& p, const std::string& message) {
   const Validity v = check_point(t, bt, p);

@@ -57,6 +57,18 @@ inline const Template& repo_template(const std::string& name) {
 
 inline Task repo_task(const std::string& suite_task) { return load_task(repo() / "tasks" / suite_task); }
 
+// A repository task ("cutegen26/kb02_matmul_standard") bound on CUDA by the repository's binding.
+inline BoundTask bound_cuda(const std::string& suite_task) {
+  const Task t = repo_task(suite_task);
+  return bind_task(t, Backend::cuda, *repo_library().binding_for(t));
+}
+
+// p with some parameters set: with_set(t.default_point(), {{"TILE_N", "256"}, {"PROMOTE", "0"}}).
+inline Point with_set(Point p, std::initializer_list<std::pair<const char*, const char*>> changes) {
+  for (const auto& [k, v] : changes) p[k] = v;
+  return p;
+}
+
 // A copy of the task folder `src` in a fresh temporary <suite>/<task> folder (the same key, so the repository's
 // binding applies; `as`: another "<suite>/<task>", e.g. one no bindings file names) with its definition edited and,
 // when given, its workload.jsonl text edited.
