@@ -745,8 +745,13 @@ std::optional<Binding> infer_binding(const Task& t, std::string* why) {
     return std::nullopt;
   }
   if (op == "softmax" || op == "log_softmax" || op == "logsoftmax") {
-    if (!unary_float32(t, &detail)) {
-      *why = fmt::format("'{}': {}", op, detail);
+    // Of any float storage type (the row-op templates compute in float and round at the store, as torch's bf16
+    // softmax does), y of x's.
+    const bool one =
+        t.inputs.size() == 1 && t.outputs.size() == 1 && !t.inputs[0].scalar && t.inputs[0].shape == t.outputs[0].shape;
+    if (!one || !bind_detail::is_float_storage(t.inputs[0].dtype) || t.outputs[0].dtype != t.inputs[0].dtype) {
+      *why = fmt::format("'{}': expected one float32, bfloat16 or float16 input and one output of its shape and dtype",
+                         op);
       return std::nullopt;
     }
     // The axis recognised from the graph (khive.op.dim), any rank; without it only a 2-D tensor's last axis is sure.

@@ -1,0 +1,188 @@
+// References of one output cut as a graph of stages (recognize_dag.py for one output, issue 24): a softmax backward is
+// a pointwise product, a row sum kept as [*, 1] and a pointwise stage reading it broadcast; a softmax after pointwise
+// ops (Gemma's soft-capping) is a pointwise stage then the softmax, of any float storage type (bf16 here: the
+// softmax gate took float32 only). Both bind from khive.op.stages as recognize.py writes them, on cpu and cuda; the
+// rendered CPU chains are checked against the formula in double precision over sizes other than the workloads', with
+// a planted wrong stage that must fail.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "tuner_support.hpp"
+
+#include "khive/compile/builder.hpp"
+#include "khive/tuner/auto_bind.hpp"
+
+namespace {
+
+// A task of inputs `ins` and one output `out` ({name, shape}) over var axes B, H, T, of `dtype`, with khive.op = op.
+Task one_output(const std::string& name, const std::vector<std::pair<std::string, std::vector<std::string>>>& ins,
+                const std::pair<std::string, std::vector<std::string>>& out, const json& op,
+                const std::string& dtype = "float32", const std::string& out_dtype = "") {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / "imported" / name;
+  fs::create_directories(d);
+  json def = {{"name", name},
+              {"axes", {{"B", {{"type", "var"}}}, {"H", {{"type", "var"}}}, {"T", {{"type", "var"}}}}},
+              {"inputs", json::object()},
+              {"outputs", json::object()}};
+  for (const auto& [n, sh] : ins) def["inputs"][n] = {{"shape", sh}, {"dtype", dtype}};
+  def["outputs"][out.first] = {{"shape", out.second}, {"dtype", out_dtype.empty() ? dtype : out_dtype}};
+  if (!op.is_null()) def["khive"] = {{"op", op}};
+  std::ofstream(d / "definition.json") << def.dump(2);
+  std::ofstream(d / "workload.jsonl") << "{\"uuid\": \"a\", \"axes\": {\"B\": 2, \"H\": 3, \"T\": 5}}\n"
+                                         "{\"uuid\": \"b\", \"axes\": {\"B\": 1, \"H\": 4, \"T\": 33}}\n";
+  return load_task(d);
+}
+
+// gx = y * (g - sum(y * g, -1, keepdim)) * 0.125 over [B, H, T, T], as recognize.py cuts it.
+json softmax_back_op(const std::string& last = "((y * (g - khive_t2)) * 0.125f)") {
+  json op = json::parse(R"J({"op": "chain", "family": "chain", "ops": ["mul", "sum", "sub", "mul", "mul"],
+    "stages": [
+      {"op": "elementwise", "family": "elementwise", "expression": "(y * g)", "flags": ["named_inputs",
+       "torch_broadcast"], "inputs": ["y", "g"], "output": "khive_t1"},
+      {"op": "sum", "family": "reduce", "dim": -1, "flags": ["keepdim"], "inputs": ["khive_t1"], "output": "khive_t2"},
+      {"op": "elementwise", "family": "elementwise", "expression": "", "flags": ["named_inputs", "torch_broadcast"],
+       "inputs": ["y", "g", "khive_t2"], "output": "gx"}]})J");
+  op["stages"][2]["expression"] = last;
+  return op;
+}
+
+Task softmax_back(const json& op) {
+  const std::vector<std::string> s{"B", "H", "T", "T"};
+  return one_output("softmax_back", {{"g", s}, {"y", s}}, {"gx", s}, op);
+}
+
+std::string softmax_back_harness(const std::vector<std::array<long, 3>>& sizes) {
+  std::string h =
+      "#include <cmath>\n#include <cstdio>\n#include <random>\n#include <vector>\nint main() {\n"
+      "  std::mt19937 gen(3);\n  std::normal_distribution<float> d(0.0f, 1.0f);\n  long bad = 0;\n";
+  for (const auto& [B, H, T] : sizes)
+    h += fmt::format(
+        "  {{ const long B = {}, H = {}, T = {}, R = B * H * T;\n"
+        "    std::vector<float> g(R * T), y(R * T), gx(R * T, -7.f);\n"
+        "    for (auto& v : g) v = d(gen); for (auto& v : y) v = d(gen);\n"
+        "    khive_launch(g.data(), y.data(), gx.data(), B, H, T);\n"
+        "    for (long r = 0; r < R; ++r) {{ double s = 0, a = 0;\n"
+        "      for (long j = 0; j < T; ++j) {{ s += double(y[r * T + j]) * g[r * T + j]; a += std::fabs(double(y[r * "
+        "T + j]) * g[r * T + j]); }}\n"
+        "      for (long j = 0; j < T; ++j) {{ const double want = y[r * T + j] * (g[r * T + j] - s) * 0.125;\n"
+        "        bad += !(std::fabs(gx[r * T + j] - want) <= 1e-5 * (1.0 + a) * (1.0 + std::fabs(y[r * T + j]))); "
+        "}} }} }}\n",
+        B, H, T);
+  return h + "  std::printf(\"bad %ld\\n\", bad);\n  return 0;\n}\n";
+}
+
+// p = softmax(tanh(x / 30) * 30, -1) over [B, H, T], as recognize.py cuts it.
+json softcap_op(const std::string& first = "(tanhf((x / 30.0f)) * 30.0f)") {
+  json op = json::parse(R"J({"op": "chain", "family": "chain", "ops": ["div", "tanh", "mul", "_softmax"],
+    "stages": [
+      {"op": "elementwise", "family": "elementwise", "expression": "", "flags": ["named_inputs", "torch_broadcast"],
+       "inputs": ["x"], "output": "khive_t1"},
+      {"op": "softmax", "family": "softmax", "dim": 2, "inputs": ["khive_t1"], "output": "p"}]})J");
+  op["stages"][0]["expression"] = first;
+  return op;
+}
+
+Task softcap(const json& op, const std::string& dtype = "float32") {
+  const std::vector<std::string> s{"B", "H", "T"};
+  return one_output(fmt::format("softcap_{}", dtype), {{"x", s}}, {"p", s}, op, dtype);
+}
+
+std::string softcap_harness(const std::vector<std::array<long, 3>>& sizes) {
+  std::string h =
+      "#include <cmath>\n#include <cstdio>\n#include <random>\n#include <vector>\nint main() {\n"
+      "  std::mt19937 gen(4);\n  std::normal_distribution<float> d(0.0f, 40.0f);\n  long bad = 0;\n";
+  for (const auto& [B, H, T] : sizes)
+    h += fmt::format(
+        "  {{ const long B = {}, H = {}, T = {}, R = B * H;\n"
+        "    std::vector<float> x(R * T), p(R * T, -7.f);\n"
+        "    for (auto& v : x) v = d(gen);\n"
+        "    khive_launch(x.data(), p.data(), B, H, T);\n"
+        "    for (long r = 0; r < R; ++r) {{ double m = -1e300, s = 0; std::vector<double> c(T);\n"
+        "      for (long j = 0; j < T; ++j) {{ c[j] = std::tanh(double(x[r * T + j]) / 30.0) * 30.0; m = c[j] > m ? "
+        "c[j] : m; }}\n"
+        "      for (long j = 0; j < T; ++j) s += std::exp(c[j] - m);\n"
+        "      for (long j = 0; j < T; ++j) bad += !(std::fabs(p[r * T + j] - std::exp(c[j] - m) / s) <= 1e-5); }} "
+        "}}\n",
+        B, H, T);
+  return h + "  std::printf(\"bad %ld\\n\", bad);\n  return 0;\n}\n";
+}
+
+}  // namespace
+
+TEST(ReductionCut, ASoftmaxBackwardIsAProductARowSumAndAStageReadingItBroadcast) {
+  const Task task = softmax_back(softmax_back_op());
+  std::string why;
+  auto b = infer_binding(task, &why);
+  ASSERT_TRUE(b) << why;
+  ASSERT_EQ(b->family, "chain");
+  const json& st = b->spec["stages"];
+  ASSERT_EQ(st.size(), 3u);
+  EXPECT_EQ(st[1]["family"], "reduce");
+  EXPECT_EQ(st[1]["keepdim"], true);
+  for (Backend be : {Backend::cpu, Backend::cuda}) EXPECT_EQ(bind_task(task, be, *b).stages.size(), 3u);
+  const BoundTask bt = bind_task(task, Backend::cpu, *b);
+  const Template& t = *applicable_templates(repo_library(), bt).front();
+  EXPECT_EQ(t.name, "chain:elementwise.cpu+reduce.cpu+elementwise.cpu");
+  const std::string h = softmax_back_harness({{1, 1, 1}, {2, 3, 7}, {1, 2, 130}, {3, 1, 41}});
+  EXPECT_EQ(run_cpu_kernel(generate_prelude(task, Backend::cpu) + render(t, bt, t.default_point()), h, "smb"),
+            "bad 0\n");
+  // Planted: the last stage off by 1e-3 times the row sum it reads must fail the check.
+  const Task planted = softmax_back(softmax_back_op("((y * (g - khive_t2)) * 0.125f + 1e-3f * khive_t2)"));
+  auto pb = infer_binding(planted, &why);
+  ASSERT_TRUE(pb) << why;
+  const BoundTask pbt = bind_task(planted, Backend::cpu, *pb);
+  EXPECT_NE(
+      run_cpu_kernel(generate_prelude(planted, Backend::cpu) + render(t, pbt, t.default_point()), h, "smb-planted"),
+      "bad 0\n");
+}
+
+TEST(ReductionCut, ASoftmaxAfterPointwiseOpsBindsInBf16AndMatchesInFloat32) {
+  // bf16: the softmax stage binds (the row-op templates compute in float and round at the store)
+  const Task bf = softcap(softcap_op(), "bfloat16");
+  std::string why;
+  auto b = infer_binding(bf, &why);
+  ASSERT_TRUE(b) << why;
+  const json& st = b->spec["stages"];
+  ASSERT_EQ(st.size(), 2u);
+  EXPECT_EQ(st[1]["family"], "rowop");
+  EXPECT_EQ(st[1]["op"], "softmax");
+  EXPECT_EQ(st[1]["dim"], 2);
+  for (Backend be : {Backend::cpu, Backend::cuda}) {
+    const BoundTask bt = bind_task(bf, be, *b);
+    ASSERT_EQ(bt.stages.size(), 2u);
+    EXPECT_EQ(bt.stages[1].dtype, "bfloat16");
+  }
+  // float32: the rendered chain against the formula
+  const Task f = softcap(softcap_op());
+  auto fb = infer_binding(f, &why);
+  ASSERT_TRUE(fb) << why;
+  const BoundTask bt = bind_task(f, Backend::cpu, *fb);
+  const Template& t = *applicable_templates(repo_library(), bt).front();
+  const std::string h = softcap_harness({{1, 1, 1}, {2, 3, 9}, {1, 2, 200}});
+  EXPECT_EQ(run_cpu_kernel(generate_prelude(f, Backend::cpu) + render(t, bt, t.default_point()), h, "softcap"),
+            "bad 0\n");
+  const Task planted = softcap(softcap_op("(tanhf((x / 30.0f)) * 29.0f)"));
+  auto pb = infer_binding(planted, &why);
+  ASSERT_TRUE(pb) << why;
+  const BoundTask pbt = bind_task(planted, Backend::cpu, *pb);
+  EXPECT_NE(
+      run_cpu_kernel(generate_prelude(planted, Backend::cpu) + render(t, pbt, t.default_point()), h, "softcap-planted"),
+      "bad 0\n");
+}
+
+TEST(ReductionCut, ASoftmaxOfAnotherOutputTypeIsRefused) {
+  // one softmax of a bf16 input into a float32 output: the row-op templates store x's type
+  const std::vector<std::string> s{"B", "H", "T"};
+  const json op = {{"op", "softmax"}, {"family", "softmax"}, {"dim", 2}, {"ops", {"_softmax"}}};
+  const Task t = one_output("softmax_mixed", {{"x", s}}, {"p", s}, op, "bfloat16", "float32");
+  std::string why;
+  EXPECT_FALSE(infer_binding(t, &why));
+  EXPECT_NE(
+      why.find("'softmax': expected one float32, bfloat16 or float16 input and one output of its shape and dtype"),
+      std::string::npos)
+      << why;
+  const Task same = one_output("softmax_bf16", {{"x", s}}, {"p", s}, op, "bfloat16");
+  auto b = infer_binding(same, &why);
+  ASSERT_TRUE(b) << why;
+  EXPECT_EQ(b->family, "rowop");
+}
