@@ -36,7 +36,8 @@ TEST(ElementwiseBroadcast, Kb12BindsARowScaleOnBothBackends) {
     EXPECT_TRUE(has(p, "constexpr bool KHIVE_ANY_BCAST = true;")) << p;
     EXPECT_TRUE(has(p, "return A * B;")) << p;
     // A [N] over C [N, M]: index (i / M) % N; B is read at i.
-    EXPECT_TRUE(has(e, "const khive_ins khive_in{ {A, B}, {int64_t(1) * M, int64_t(1)}, {int64_t(1) * N, khive_n} };"))
+    EXPECT_TRUE(has(
+        e, "const khive_ins khive_in{ {A, B}, {int64_t(1) * M, int64_t(1)}, {int64_t(1) * N, khive_n}, {}, {}, {} };"))
         << e;
     EXPECT_TRUE(has(bt.summary, "broadcast [N] over C axes 0..0")) << bt.summary;
     ASSERT_EQ(bt.workload_vars.size(), task.workloads.size());

@@ -66,7 +66,7 @@ TEST(ElementwiseView, TheIdentityViewIsAPlainRead) {
   const BoundTask bt = bind_task(
       t, Backend::cpu, view_binding(t, {{"shape", {"N", "K * H"}}, {"strides", {"out1 * out2", "1"}}, {"offset", 0}}));
   EXPECT_TRUE(has(bt.placeholders.at("PROLOGUE"), "KHIVE_VIEW_MASK = 0x0ull;")) << bt.placeholders.at("PROLOGUE");
-  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{A, B}, {int64_t(1), int64_t(1)}, {khive_n, khive_n} };"))
+  EXPECT_TRUE(has(bt.placeholders.at("ENTRY"), "{A, B}, {int64_t(1), int64_t(1)}, {khive_n, khive_n}, {}, {}, {} };"))
       << bt.placeholders.at("ENTRY");
 }
 

@@ -540,7 +540,9 @@ std::string elementwise_entry(const Ctx& c, const TensorSpec& out, const std::ve
   e += fmt::format("  const int64_t khive_n = {};\n", shape_product_cpp(c.task, out.shape));
   const char* cst = sel.pieces ? "" : "const ";
   if (vdim_list.empty())
-    e += fmt::format("  {}khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}} }};\n", cst, in_list, inner_list, extent_list);
+    // (the views' arrays given empty: a CUDA host build with -Werror=missing-field-initializers refuses them left out)
+    e += fmt::format("  {}khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}}, {{}}, {{}}, {{}} }};\n", cst, in_list,
+                     inner_list, extent_list);
   else
     e += fmt::format("  {}khive_ins khive_in{{ {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}}, {{{}}} }};\n", cst, in_list,
                      inner_list, extent_list, vdim_list, vstride_list, voff_list);
