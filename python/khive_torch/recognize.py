@@ -1781,7 +1781,13 @@ def _stage(graph, names):
         expr = _expression(graph, dict(zip(placeholders, names)))
         if expr is None or len(expr) > MAX_EXPRESSION:
             return None
-        return {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": _named_flags(placeholders)}
+        st = {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": _named_flags(placeholders)}
+        gapped = _gapped_views(graph, placeholders, names)
+        if gapped is None:
+            return None
+        if gapped:
+            st["views"] = gapped
+        return st
     r = _classify_one(graph, n_in, n_in, names)
     r.pop("ops", None)
     fam = r.get("family")
@@ -1796,6 +1802,32 @@ def _stage(graph, names):
     if fam == "softmax" and r["op"] in ("softmax", "log_softmax") and "dim" in r:
         return r
     return None
+
+
+def _gapped_views(graph, placeholders, names):
+    """{name: view} (recognize_view's spec) for each input of a pointwise stage that torch broadcasts around a gap: its
+    axes of the output's are not one run (GRN's statistic [B, 1, 1, C] against [B, H, W, C]), which the elementwise
+    binder places only through a view (stride 0 along the broadcast axes); {} when there is none, None when such an
+    input has no view. The sizes are the traced ones: an axis of size 1 there is taken as the output's."""
+    from .recognize_view import view_of
+    out = _returned(graph)
+    out_shape = _shape(out) if out is not None else None
+    if not out_shape:
+        return {}
+    views = {}
+    for p, name in zip(placeholders, names):
+        sh = _shape(p)
+        if not sh or len(sh) > len(out_shape):
+            continue
+        sh = (1,) * (len(out_shape) - len(sh)) + tuple(sh)
+        kept = [d for d, (a, o) in enumerate(zip(sh, out_shape)) if a == o and a != 1]
+        if kept and any(a == 1 and o != 1 and kept[0] < d < kept[-1] for d, (a, o) in enumerate(zip(sh, out_shape))):
+            v = view_of(p)
+            spec = v.spec(out_shape) if v is not None else None
+            if spec is None:
+                return None
+            views[name] = spec
+    return views
 
 
 # Families whose single-op reading binds as it is (else a chain is tried): what classify() gives with the details
@@ -2292,6 +2324,24 @@ def recognize_graph(torch, task, budget=None):
     order = list(task.inputs)
     n_tensor = sum(1 for v in args if isinstance(v, torch.Tensor))
     r = classify(graph, n_tensor, len(args), names=order)
+    if len(task.outputs) == 1 and _cut_as_graph(r):
+        # One output cut as a graph of stages: traced again where no var axis is 1, as several outputs are (at B = 1 a
+        # [B, 1, 1, C] statistic read against [B, H, W, C] looks like a [C] vector).
+        def has_one(c):
+            return any(v == 1 for v in (c.get("axes") or {}).values())
+        w2 = min(cands, key=lambda c: (has_one(c), size(c)))
+        if w2 is not w and has_one(w) and not has_one(w2):
+            try:
+                axes2 = task.resolve_axes(w2)
+                if budget is None or _tensor_bytes(task, axes2) <= budget:
+                    inputs2 = make_inputs(torch, task, w2, axes2, seed=1, device="cpu")
+                    args2 = [inputs2[n] for n in task.inputs]
+                    graph2 = graph_of(args2)
+                    r2 = classify(graph2, n_tensor, len(args2), names=order)
+                    if _cut_as_graph(r2):
+                        w, args, graph, r = w2, args2, graph2, r2
+            except Exception:  # noqa: BLE001 - the first trace stands
+                pass
     if len(task.outputs) > 1 or _cut_as_graph(r):
         # several outputs, or one that no family and no line of stages reads: a chain whose stages write them
         # (multi_output; for one output, the graph cut of recognize_dag.py)

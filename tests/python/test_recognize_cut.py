@@ -3,6 +3,7 @@ stages as references of several outputs are (recognize_dag.py; issue 24): a soft
 pointwise ops, a loss, norms written out with a variance, a standard deviation or a vector norm
 (recognize_decompose.py). Each recognised chain is evaluated stage by stage against the reference on sizes other than
 the traced ones; what stays refused is checked by its message. The helpers are test_recognize.Recognize's."""
+import json
 import re
 import unittest
 
@@ -12,6 +13,7 @@ except ImportError:   # the suite reports it; ctest marks the test skipped (exit
     torch = None
 
 import test_recognize as base
+from khive_torch.task import load_task
 
 
 def _fmax(a, b):
@@ -47,6 +49,12 @@ class CutOneOutput(unittest.TestCase):
                 keep = "keepdim" in st.get("flags", [])
                 fn = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax, "min": torch.amin}[st["op"]]
                 env[st["output"]] = fn(env[x], dim=st["dim"], keepdim=keep)
+            elif st["family"] == "elementwise" and "views" in st and len(st["inputs"]) > 1:
+                # a pointwise stage with inputs read through views (a broadcast around a gap), the others by torch's
+                # broadcast: evaluated at every element of its output
+                plain = [env[n].shape for n in st["inputs"] if n not in st["views"]]
+                shape = self.out_shapes.get(st["output"]) or torch.broadcast_shapes(*plain)
+                env[st["output"]] = self.run_pointwise(st, env, tuple(shape))
             elif st["family"] == "elementwise" and not {"views", "select", "aliases"} & set(st):
                 scope = {"tanhf": torch.tanh, "expf": torch.exp, "erff": torch.erf, "sqrtf": torch.sqrt,
                          "fabsf": torch.abs, "logf": torch.log, "fmaxf": _fmax, "fminf": _fmin}
@@ -162,6 +170,41 @@ class CutOneOutput(unittest.TestCase):
             env = {"x": torch.randn(n, 4), "pe": torch.randn(4, n), "s": torch.tensor(-1.5)}
             got = self.run_pointwise(dict(r, inputs=["x", "pe", "s"]), env, (n, 4))
             self.assertTrue(torch.equal(got, f(*env.values())))
+
+    def test_a_statistic_broadcast_around_a_gap_is_read_through_a_view_traced_where_no_axis_is_1(self):
+        # ConvNeXt-V2's GRN over [B, H, W, C]: |x|_2 over (H, W) is [B, 1, 1, C], read against [B, H, W, C] around the
+        # broadcast H and W (no one run of the output's axes: the binder takes it through a view). The smallest
+        # workload has B = 1, where [1, 1, 1, C] tells no gap: the cut is traced on the smallest one without a 1.
+        axes = {"B": {"type": "var"}, "H": {"type": "var"}, "W": {"type": "var"}, "C": {"type": "const", "value": 6}}
+        d = _definition("grn", axes, {"x": ["B", "H", "W", "C"], "g": ["1", "1", "1", "C"], "b": ["1", "1", "1", "C"]},
+                        {"y": ["B", "H", "W", "C"]},
+                        "    gx = torch.linalg.vector_norm(x, 2, dim=(1, 2), keepdim=True)\n"
+                        "    nx = gx / (gx.mean(dim=-1, keepdim=True) + 1e-6)\n"
+                        "    return g * (x * nx) + b + x\n")
+        from khive_torch.recognize import recognize
+        folder = self.root / "grn"
+        folder.mkdir()
+        (folder / "definition.json").write_text(json.dumps(d))
+        (folder / "workload.jsonl").write_text(
+            json.dumps({"uuid": "one", "axes": {"B": 1, "H": 3, "W": 3}}) + "\n"
+            + json.dumps({"uuid": "two", "axes": {"B": 2, "H": 3, "W": 4}}) + "\n")
+        r = recognize(torch, load_task(folder))
+        self.assertEqual(r.get("op"), "chain", r)
+        stages = r["stages"]
+        self.assertEqual([s["family"] for s in stages], ["elementwise", "reduce", "elementwise", "reduce",
+                                                          "elementwise"])
+        gap = stages[-1]
+        self.assertEqual(list(gap["views"]), [stages[2]["output"]], gap)
+        self.assertEqual(gap["views"][stages[2]["output"]]["strides"][1], "0")
+        scope = {}
+        exec(d["reference"], scope)   # noqa: S102 - test-only: the reference written above
+        for dims in ({"B": 3, "H": 2, "W": 5, "C": 6}, {"B": 1, "H": 4, "W": 1, "C": 6}):
+            env = {n: torch.randn(*[dims[a] if a in dims else int(a) for a in sp["shape"]], dtype=torch.float64)
+                   for n, sp in d["inputs"].items()}
+            want = scope["run"](*env.values())
+            self.out_shapes = {"y": want.shape}
+            got = self.run_stages(stages, dict(env))["y"]
+            self.assertTrue(torch.allclose(got, want, atol=1e-9), dims)
 
     def test_what_no_stage_computes_stays_refused_with_the_reason(self):
         axes = {"T": {"type": "var"}, "H": {"type": "var"}}
