@@ -84,6 +84,7 @@ import json
 import math
 import re
 import sys
+import time
 
 __all__ = ["recognize", "classify"]
 
@@ -2314,7 +2315,9 @@ def recognize_graph(torch, task, budget=None):
                     f"the recognition budget of {budget / 2**30:.1f} GB (KHIVE_RECOGNIZE_MAX_GB)")}
         inputs = make_inputs(torch, task, w, axes, seed=1, device="cpu")
         args = [inputs[n] for n in task.inputs]
+        started = time.monotonic()
         graph = graph_of(args)
+        traced_s = time.monotonic() - started
     except Exception as e:  # noqa: BLE001 - the task's code: say why it could not be traced
         if _out_of_memory(e):
             return {"op": "unknown", "why": (
@@ -2326,11 +2329,12 @@ def recognize_graph(torch, task, budget=None):
     r = classify(graph, n_tensor, len(args), names=order)
     if len(task.outputs) == 1 and _cut_as_graph(r):
         # One output cut as a graph of stages: traced again where no var axis is 1, as several outputs are (at B = 1 a
-        # [B, 1, 1, C] statistic read against [B, H, W, C] looks like a [C] vector).
+        # [B, 1, 1, C] statistic read against [B, H, W, C] looks like a [C] vector), unless the first trace took over
+        # a minute (a second would pass recognition's limit; such a gap is then refused by the binder, not misread).
         def has_one(c):
             return any(v == 1 for v in (c.get("axes") or {}).values())
         w2 = min(cands, key=lambda c: (has_one(c), size(c)))
-        if w2 is not w and has_one(w) and not has_one(w2):
+        if w2 is not w and has_one(w) and not has_one(w2) and traced_s < 60:
             try:
                 axes2 = task.resolve_axes(w2)
                 if budget is None or _tensor_bytes(task, axes2) <= budget:
