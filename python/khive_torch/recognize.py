@@ -2259,6 +2259,24 @@ def _stored_dtypes(r, task):
     return r
 
 
+def _scalar_eps(stages, args, order):
+    """eps traced as the number it was, in a row op (rmsnorm) or a normalisation (group, layer, instance norm): the
+    scalar input of that value, when exactly one has it, is the stage's operand eps, named so the binding reads it per
+    call instead of this workload's value (a reference's eps argument, which workloads vary: SOL L2 023's 1e-5 and
+    1e-6), and one of the stage's inputs."""
+    numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
+    for one in stages:
+        eps = one.get("eps") if one.get("family") == "rowop" else (one.get("norm") or {}).get("eps") \
+            if one.get("family") == "norm" else None
+        if eps is None or "operands" not in one:
+            continue
+        same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == eps]
+        if len(same) == 1:
+            one["operands"]["eps"] = same[0]
+            if "inputs" in one and same[0] not in one["inputs"]:
+                one["inputs"].append(same[0])
+
+
 def recognize(torch, task, budget=None):
     """recognize_graph(), with the storage types of pointwise intermediates (_stored_dtypes)."""
     return _stored_dtypes(recognize_graph(torch, task, budget), task)
@@ -2374,6 +2392,7 @@ def recognize_graph(torch, task, budget=None):
                 pass
         if "why" in many:
             return dict(r, why=many["why"])
+        _scalar_eps(many.get("stages") or [], args, order)
         return dict(many, ops=r["ops"])
     numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
     if any(numbers) and ((r.get("family") == "elementwise" and "expression" not in r)
@@ -2397,15 +2416,7 @@ def recognize_graph(torch, task, budget=None):
     if "operands" in r:   # the graph's placeholders are run()'s arguments, in the task's input order
         names = {p: name for p, name in zip([n for n in graph.nodes if n.op == "placeholder"], order)}
         r["operands"] = _operand_names(r["operands"], names)
-    for one in [r] + list(r.get("stages") or []):
-        if one.get("family") == "rowop" and one.get("eps") is not None and "operands" in one:
-            # eps traced as the number it was: a scalar input of that value (the only one) is the eps, named so the
-            # binding reads it per call instead of this workload's value.
-            same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == one["eps"]]
-            if len(same) == 1:
-                one["operands"]["eps"] = same[0]
-                if "inputs" in one and same[0] not in one["inputs"]:
-                    one["inputs"].append(same[0])
+    _scalar_eps([r] + list(r.get("stages") or []), args, order)
     if r.get("family") == "attention":
         r.update(_attention(torch, task, fn, graph, w, cands, size, graph_of, budget))
     return r

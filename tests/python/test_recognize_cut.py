@@ -206,6 +206,41 @@ class CutOneOutput(unittest.TestCase):
             got = self.run_stages(stages, dict(env))["y"]
             self.assertTrue(torch.allclose(got, want, atol=1e-9), dims)
 
+    def test_a_norms_eps_argument_is_named_as_its_operand(self):
+        # relu(group_norm(x, eps=eps)): the norm stage's eps is the scalar input of that value, which the binding reads
+        # per call (SOL L1 002, L2 023: 1e-6 on some workloads, 1e-5 on others); a second scalar of the same value
+        # leaves it a number (which one is not known)
+        from khive_torch.recognize import recognize
+        axes = {"N": {"type": "var"}, "C": {"type": "const", "value": 4}, "L": {"type": "var"}}
+        for extra in ((), ("scale",)):
+            ins = {"x": {"shape": ["N", "C", "L"], "dtype": "float32"}, "w": {"shape": ["C"], "dtype": "float32"},
+                   "b": {"shape": ["C"], "dtype": "float32"}, "eps": {"shape": None, "dtype": "float32"}}
+            body = "    return torch.relu(F.group_norm(x, 2, w, b, eps=eps))\n"
+            values = {"eps": 1e-3}
+            for e in extra:
+                ins[e] = {"shape": None, "dtype": "float32"}
+                values[e] = 1e-3
+                body = "    return torch.relu(F.group_norm(x, 2, w, b, eps=eps)) * scale * 1000.0\n"
+            d = {"name": f"gn_eps{len(extra)}", "axes": axes, "inputs": ins,
+                 "outputs": {"y": {"shape": ["N", "C", "L"], "dtype": "float32"}},
+                 "reference": "import torch\nimport torch.nn.functional as F\n\ndef run("
+                              + ", ".join(ins) + "):\n" + body}
+            folder = self.root / d["name"]
+            folder.mkdir()
+            (folder / "definition.json").write_text(json.dumps(d))
+            (folder / "workload.jsonl").write_text(json.dumps({"uuid": "w", "axes": {"N": 2, "L": 5}, "inputs": {
+                k: {"type": "scalar", "value": v} for k, v in values.items()}}) + "\n")
+            r = recognize(torch, load_task(folder))
+            self.assertEqual(r.get("op"), "chain", r)
+            norm = r["stages"][0]
+            self.assertEqual((norm["family"], norm["norm"]["eps"], norm["norm"]["groups"]), ("norm", 1e-3, 2), norm)
+            if extra:
+                self.assertNotIn("eps", norm["operands"])
+                self.assertNotIn("eps", norm["inputs"])
+            else:
+                self.assertEqual(norm["operands"]["eps"], "eps")
+                self.assertIn("eps", norm["inputs"])
+
     def test_what_no_stage_computes_stays_refused_with_the_reason(self):
         axes = {"T": {"type": "var"}, "H": {"type": "var"}}
         # an unbiased variance divides by H - 1, a number of the traced workload: not rewritten

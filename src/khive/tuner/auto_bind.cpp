@@ -329,6 +329,8 @@ std::optional<Binding> norm(const Task& t, std::string* why) {
   ojson spec{{"stat", n.stat}, {"x", x}, {"y", t.outputs[0].name}, {"axes", n.axes}};
   if (n.groups != 1) spec["groups"] = n.groups;
   spec["eps"] = n.eps;
+  // eps read from a scalar input (khive.op.operands.eps: the one scalar input of the traced eps's value)
+  if (t.op_operands.count("eps")) spec["eps"] = t.op_operands.at("eps");
   for (const char* role : {"weight", "bias"})
     if (t.op_operands.count(role)) spec[role] = t.op_operands.at(role);
   if (!n.affine_axes.empty()) spec["affine_axes"] = n.affine_axes;

@@ -96,8 +96,9 @@ std::vector<std::string> ChainLayout::stage_inputs(const ojson& spec) {
     }
   }
   if (out.empty()) throw std::runtime_error("the stage reads no tensor");
-  // A row op's eps may name a scalar input (bind/rowop.cpp): the stage reads that too.
-  if (family_of(spec) == "rowop" && spec.contains("eps") && spec["eps"].is_string())
+  // A row op's or a normalisation's eps may name a scalar input (bind/rowop.cpp, bind/norm.cpp): the stage reads
+  // that too.
+  if ((family_of(spec) == "rowop" || family_of(spec) == "norm") && spec.contains("eps") && spec["eps"].is_string())
     out.push_back(spec["eps"].get<std::string>());
   return out;
 }

@@ -186,3 +186,107 @@ TEST(ReductionCut, ASoftmaxOfAnotherOutputTypeIsRefused) {
   ASSERT_TRUE(b) << why;
   EXPECT_EQ(b->family, "rowop");
 }
+
+namespace {
+
+// y = (x - mean) / sqrt(var + eps) * w + b over x [T, H]'s last axis, eps a scalar input (a reference's eps argument,
+// which SOL's workloads vary: L2 023 has 1e-5 and 1e-6).
+Task layer_norm_eps() {
+  const fs::path d = make_temp_dir(fs::temp_directory_path(), "khive-tuner-test") / "imported" / "ln_eps";
+  fs::create_directories(d);
+  auto f32 = [](std::initializer_list<const char*> s) { return json{{"shape", s}, {"dtype", "float32"}}; };
+  json def = {{"name", "ln_eps"},
+              {"axes", {{"T", {{"type", "var"}}}, {"H", {{"type", "var"}}}}},
+              {"inputs",
+               {{"x", f32({"T", "H"})},
+                {"w", f32({"H"})},
+                {"b", f32({"H"})},
+                {"eps", {{"shape", nullptr}, {"dtype", "float32"}}}}},
+              {"outputs", {{"y", f32({"T", "H"})}}}};
+  std::ofstream(d / "definition.json") << def.dump(2);
+  std::ofstream(d / "workload.jsonl") << "{\"uuid\": \"a\", \"axes\": {\"T\": 3, \"H\": 8}, \"inputs\": {\"eps\": "
+                                         "{\"type\": \"scalar\", \"value\": 1e-5}}}\n";
+  return load_task(d);
+}
+
+Binding norm_binding(const json& eps) {
+  Binding b;
+  b.key = "imported/ln_eps";
+  b.family = "norm";
+  b.file = "ln.json";
+  b.spec = json{{"stat", "var"}, {"x", "x"},      {"y", "y"},    {"axes", {1}},
+                {"eps", eps},    {"weight", "w"}, {"bias", "b"}, {"affine_axes", {1}}};
+  return b;
+}
+
+}  // namespace
+
+// A normalisation's eps may name a float scalar input, read per call (bind/norm.cpp), as a row op's may; a chain's
+// norm stage then reads that input (chain.cpp's stage inputs), and recognize.py names it (khive.op.operands.eps).
+TEST(ReductionCut, ANormsEpsNamesAScalarInputReadPerCall) {
+  const Task task = layer_norm_eps();
+  const BoundTask bt = bind_task(task, Backend::cpu, norm_binding("eps"));
+  EXPECT_NE(bt.placeholders.at("ENTRY").find("static_cast<float>(eps)"), std::string::npos)
+      << bt.placeholders.at("ENTRY");
+  EXPECT_NO_THROW(bind_task(task, Backend::cuda, norm_binding("eps")));
+  for (const json& bad : {json("x"), json("nope"), json(-1.0)}) {
+    try {
+      bind_task(task, Backend::cpu, norm_binding(bad));
+      ADD_FAILURE() << bad.dump() << " bound";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("eps: expected a number >= 0 or the name of a float scalar input"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // a number leaves the scalar unbound: refused, naming it
+  try {
+    bind_task(task, Backend::cpu, norm_binding(1e-5));
+    ADD_FAILURE() << "eps as a number bound with the scalar input left out";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("\"eps\" left out"), std::string::npos) << e.what();
+  }
+  // The rendered kernel reads the eps it is called with: 0.25 here, where 1e-5 would be far off.
+  const Template& t = repo_template("norm.cpu");
+  const std::string h =
+      "#include <cmath>\n#include <cstdio>\n#include <vector>\nint main() {\n  long bad = 0;\n"
+      "  for (long T : {1L, 5L}) for (long H : {3L, 70L}) {\n"
+      "    std::vector<float> x(T * H), w(H), b(H), y(T * H, -7.f);\n"
+      "    for (long i = 0; i < T * H; ++i) x[i] = 0.01f * float((i * 37) % 23) - 0.1f;\n"
+      "    for (long j = 0; j < H; ++j) { w[j] = 0.5f + 0.1f * float(j % 5); b[j] = 0.2f * float(j % 3) - 0.2f; }\n"
+      "    khive_launch(x.data(), w.data(), b.data(), 0.25f, y.data(), T, H);\n"
+      "    for (long r = 0; r < T; ++r) { double m = 0, v = 0;\n"
+      "      for (long j = 0; j < H; ++j) m += x[r * H + j]; m /= H;\n"
+      "      for (long j = 0; j < H; ++j) v += (x[r * H + j] - m) * (x[r * H + j] - m); v /= H;\n"
+      "      for (long j = 0; j < H; ++j) { const double want = (x[r * H + j] - m) / std::sqrt(v + 0.25) * w[j] + "
+      "b[j];\n"
+      "        bad += !(std::fabs(y[r * H + j] - want) <= 1e-5); } } }\n"
+      "  std::printf(\"bad %ld\\n\", bad);\n  return 0;\n}\n";
+  EXPECT_EQ(run_cpu_kernel(generate_prelude(task, Backend::cpu) + render(t, bt, t.default_point()), h, "ln-eps"),
+            "bad 0\n");
+  // Planted: the eps baked as the traced 1e-5 must fail.
+  std::string planted = render(t, bt, t.default_point());
+  const auto at = planted.find("static_cast<float>(eps)");
+  ASSERT_NE(at, std::string::npos);
+  planted.replace(at, std::string("static_cast<float>(eps)").size(), "1e-5f");
+  EXPECT_NE(run_cpu_kernel(generate_prelude(task, Backend::cpu) + planted, h, "ln-eps-planted"), "bad 0\n");
+  // In a chain, the norm stage reads the scalar: the chain task's eps is no unread input.
+  const json op = json::parse(R"J({"op": "chain", "family": "chain", "ops": ["native_layer_norm", "relu"],
+    "stages": [
+      {"op": "norm", "family": "norm", "norm": {"stat": "var", "axes": [1], "eps": 1e-05, "affine_axes": [1]},
+       "operands": {"x": "x", "weight": "w", "bias": "b", "eps": "eps"}, "inputs": ["x", "w", "b", "eps"],
+       "output": "khive_t1"},
+      {"op": "elementwise", "family": "elementwise", "expression": "fmaxf(khive_t1, 0.0f)",
+       "flags": ["named_inputs", "torch_broadcast"], "inputs": ["khive_t1"], "output": "y"}]})J");
+  const fs::path dir = task.dir;
+  json def = json::parse(std::ifstream(dir / "definition.json"));
+  def["khive"] = {{"op", op}};
+  std::ofstream(dir / "definition.json") << def.dump(2);
+  const Task chained = load_task(dir);
+  std::string why;
+  auto cb = infer_binding(chained, &why);
+  ASSERT_TRUE(cb) << why;
+  EXPECT_EQ(cb->spec["stages"][0]["eps"], "eps");
+  EXPECT_FALSE(cb->spec.contains("unread")) << cb->spec.dump();
+  for (Backend be : {Backend::cpu, Backend::cuda}) EXPECT_EQ(bind_task(chained, be, *cb).stages.size(), 2u);
+}

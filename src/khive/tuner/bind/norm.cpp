@@ -82,9 +82,20 @@ BoundTask bind_norm(const Ctx& c) {
       c.fail("groups", "an integer >= 1", c.b.spec["groups"].dump());
     groups = c.b.spec["groups"].get<int64_t>();
   }
-  if (!c.has("eps") || !c.b.spec["eps"].is_number() || !(c.b.spec["eps"].get<double>() >= 0))
-    c.fail("eps", "a number >= 0", c.has("eps") ? c.b.spec["eps"].dump() : "nothing");
-  const double eps = c.b.spec["eps"].get<double>();
+  // eps: a number, or the name of a scalar input (read per call: a reference's eps argument, which workloads vary)
+  std::string eps_cpp;
+  const TensorSpec* eps_in = nullptr;
+  if (c.has("eps") && c.b.spec["eps"].is_string()) {
+    eps_in = c.task.find_input(c.b.spec["eps"].get<std::string>());
+    if (!eps_in || !eps_in->scalar || !dtype_is_float(eps_in->dtype))
+      c.fail("eps", "a number >= 0 or the name of a float scalar input", c.b.spec["eps"].dump());
+    eps_cpp = fmt::format("static_cast<float>({})", eps_in->name);
+  } else {
+    if (!c.has("eps") || !c.b.spec["eps"].is_number() || !(c.b.spec["eps"].get<double>() >= 0))
+      c.fail("eps", "a number >= 0 or the name of a float scalar input",
+             c.has("eps") ? c.b.spec["eps"].dump() : "nothing");
+    eps_cpp = fmt::format("static_cast<float>({:.17g})", c.b.spec["eps"].get<double>());
+  }
 
   // x as [OUTER, MID, INNER] (axes before, in, after the middle run), and whether a group is a MID index (runs of
   // INNER) or an (OUTER, INNER) index (strided over MID).
@@ -142,8 +153,9 @@ BoundTask bind_norm(const Ctx& c) {
     c.fail("affine_axes", "nothing without a weight or a bias", c.b.spec["affine_axes"].dump());
   }
   for (const auto& t : c.task.inputs)
-    if (t.name != x.name && !(w && t.name == w->name) && !(b && t.name == b->name))
-      c.fail("x", "every input of the task bound (x, weight, bias)", "\"" + t.name + "\" left out");
+    if (t.name != x.name && !(w && t.name == w->name) && !(b && t.name == b->name) &&
+        !(eps_in && t.name == eps_in->name))
+      c.fail("x", "every input of the task bound (x, weight, bias, eps)", "\"" + t.name + "\" left out");
   for (const auto& t : c.task.outputs)
     if (t.name != y.name) c.fail("y", "the task's only output", "\"" + t.name + "\" left out");
 
@@ -239,11 +251,10 @@ BoundTask bind_norm(const Ctx& c) {
   const std::string mid_cpp = prod_cpp(middle, strided ? "/" : "*");
   const std::string inner_cpp = prod_cpp(after, strided ? nullptr : "/");
   std::string e = launch_signature(c.task, c.backend) + " {\n";
-  e += fmt::format(
-      "  const khive_norm_args khive_a{{{}, {}, {}, {}, {}, {}, {}, {}, {}, static_cast<float>({:.17g})}};\n", x.name,
-      w ? w->name : "nullptr", b ? b->name : "nullptr", y.name, outer_cpp, mid_cpp, inner_cpp,
-      affine.empty() ? "int64_t(1)" : shape_product_cpp(c.task, after_affine),
-      affine.empty() ? "int64_t(1)" : shape_product_cpp(c.task, affine_axes), eps);
+  e += fmt::format("  const khive_norm_args khive_a{{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n", x.name,
+                   w ? w->name : "nullptr", b ? b->name : "nullptr", y.name, outer_cpp, mid_cpp, inner_cpp,
+                   affine.empty() ? "int64_t(1)" : shape_product_cpp(c.task, after_affine),
+                   affine.empty() ? "int64_t(1)" : shape_product_cpp(c.task, affine_axes), eps_cpp);
   e += fmt::format("  khive_run(khive_a{});\n}}\n", launch_args_tail(c.backend));
   bt.placeholders["PROLOGUE"] = p;
   bt.placeholders["ENTRY"] = e;
