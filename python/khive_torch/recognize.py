@@ -2370,7 +2370,8 @@ def recognize_graph(torch, task, budget=None):
         many = multi_output(graph, n_tensor, len(args), order, list(task.outputs))
         nums = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
         read = {n for st in many.get("stages") or [] for n in st.get("inputs", [])}
-        if "why" not in many and any(num and name not in read for num, name in zip(nums, order)):
+        if "why" not in many and any(num and name not in read for num, name in zip(nums, order)) and traced_s < 90:
+            # (two more traces: not after a first one of over 90 s, which would pass recognition's 300 s limit)
             # A scalar input traced as the number it was (SOL's `grad * scaling`): traced again as a 0-d tensor it
             # stays an input that a stage reads by name; with the value and with one of the other sign, and only
             # when both read alike (a branch on the value in Python reads as two different graphs).
