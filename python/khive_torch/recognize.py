@@ -1552,7 +1552,7 @@ def _viewed_pointwise(graph, placeholders, names):
         return None
     if any(_name(n.target) in VIEW_OPS for n in [out] if getattr(n, "op", None) == "call_function"):
         return None   # the result itself viewed: a copy stage after this one (_layout_stages)
-    views = {}
+    views, aliases, roots = {}, {}, dict(zip(placeholders, names))
     for p, name in zip(placeholders, names):
         if _shape(p) is not None and len(_shape(p)) == 0:
             continue   # a 0-d input (a scalar retraced as a tensor) is read by name, as a scalar: no view
@@ -1565,30 +1565,43 @@ def _viewed_pointwise(graph, placeholders, names):
                     todo.append(u)
                 elif u.op != "output":
                     reads.append((n, u))
-        specs = set()
+        specs, read_as = [], {}   # the distinct views in the order first read; each read's view
         for n, _ in reads:
             v = view_of(n)
             if v is None or v.placeholder is not p:
                 return None
             if n is p and _shape(p) == out_shape:
-                specs.add(None)
-                continue
-            if is_plain(v) and _shape(n) == out_shape:
-                specs.add(None)
-                continue
-            spec = v.spec(out_shape)
-            if spec is None:
-                return None
-            specs.add(json.dumps(spec))
-        if len(specs) > 1:
-            return None
-        if specs and None not in specs:
-            views[name] = json.loads(specs.pop())
-    expr = _expression(graph, dict(zip(placeholders, names)))
+                spec = None
+            elif is_plain(v) and _shape(n) == out_shape:
+                spec = None
+            else:
+                spec = v.spec(out_shape)
+                if spec is None:
+                    return None
+                spec = json.dumps(spec)
+            if spec not in specs:
+                specs.append(spec)
+            read_as[n] = spec
+        # One view: the input's own. Several (adaLN's shift and scale, two slices of one product's result): the input
+        # read as stored, else its first view, keeps its name; each other view is an alias (name_v1, ...) with its
+        # own view, which the binder reads from the input's pointer, and the reads through it are written with it.
+        specs.sort(key=lambda sp: sp is not None)
+        for k, spec in enumerate(specs):
+            label = name if k == 0 else f"{name}_v{k}"
+            if k:
+                aliases[label] = name
+                for n, sp in read_as.items():
+                    if sp == spec:
+                        roots[n] = label
+            if spec is not None:
+                views[label] = json.loads(spec)
+    expr = _expression(graph, roots)
     if expr is None or len(expr) > MAX_EXPRESSION:
         return None
-    return {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": ["named_inputs"],
-            "views": views}
+    r = {"op": "elementwise", "family": "elementwise", "expression": expr, "flags": ["named_inputs"], "views": views}
+    if aliases:
+        r["aliases"] = aliases
+    return r
 
 
 def _tail_view(graph):

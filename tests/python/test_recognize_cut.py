@@ -241,6 +241,27 @@ class CutOneOutput(unittest.TestCase):
                 self.assertEqual(norm["operands"]["eps"], "eps")
                 self.assertIn("eps", norm["inputs"])
 
+    def test_an_input_read_through_two_views_is_an_alias_for_the_second(self):
+        # adaLN's modulation: shift and scale are the two halves of one [B, 2C] tensor, each unsqueezed over S: two
+        # views of one input, the second read through an alias (m_v1) with its own view
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        from khive_torch.recognize import classify
+
+        def f(x, m):
+            c = x.shape[-1]
+            return x * (1.0 + m[:, c:].unsqueeze(1)) + m[:, :c].unsqueeze(1)
+        g = make_fx(f)(torch.randn(2, 3, 4), torch.randn(2, 8)).graph
+        r = classify(g, 2, 2, names=["x", "m"])
+        self.assertEqual(r["op"], "elementwise", r)
+        self.assertEqual(r["aliases"], {"m_v1": "m"})
+        self.assertEqual(sorted(r["views"]), ["m", "m_v1"])
+        self.assertEqual({r["views"]["m"]["offset"], r["views"]["m_v1"]["offset"]}, {"0", "4"})
+        for b, s in ((1, 1), (3, 5)):   # other batch and sequence sizes (C = 4 is the traced one)
+            env = {"x": torch.randn(b, s, 4), "m": torch.randn(b, 8)}
+            got = self.run_pointwise(dict(r, inputs=["x", "m"]), env, (b, s, 4))
+            self.assertTrue(torch.allclose(got, f(*env.values()), atol=1e-6), (b, s))
+
     def test_what_no_stage_computes_stays_refused_with_the_reason(self):
         axes = {"T": {"type": "var"}, "H": {"type": "var"}}
         # an unbiased variance divides by H - 1, a number of the traced workload: not rewritten
