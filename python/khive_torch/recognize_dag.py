@@ -171,6 +171,28 @@ def dag_stages(graph, names, out_names):
             stage_nodes[r] = fresh
         if binds(stage_nodes[r], r):
             continue
+        # A normalisation's, softmax's, pooling's or reduction's result taken on through views (a layer norm's
+        # [B, H, W, C] flattened to rows for the next product, a group norm's [B, C, H, W] to [B, C, H * W]): its
+        # stage stops at the result, and the stages that read it read it through those views.
+        views = [n for n in tail_of[r] if _name(n.target) != "getitem"]
+        if views and _name(anchor_of[r].target) not in FUSING_ANCHORS and r not in bases:
+            a = anchor_of[r]
+            picks = [n for n in tail_of[r] if n not in views]
+            pick = picks[-1] if picks else a
+            readers = [s for s in stage_nodes if s is not r and r in reads(s)]
+            stored.discard(r)
+            stored.add(pick)
+            del anchor_of[r], tail_of[r], stage_nodes[r]
+            anchor_of[pick], tail_of[pick], result_of[a] = a, picks, pick
+            r = pick
+            stage_nodes[r] = cone(r)
+            for q in readers:
+                c = cone(q)
+                if c is None:
+                    return {"why": f"{_name(q.target)} reads an anchor's value other than its result"}
+                stage_nodes[q] = c
+            if binds(stage_nodes[r], r):
+                continue
         # Per operand, where its layout ops may be cut: None (not copied), or a node of the walk from its source,
         # nearest the source first (the fewest ops copied); the fewest copies first.
         options = []
