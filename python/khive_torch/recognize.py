@@ -2278,12 +2278,14 @@ def _scalar_eps(stages, args, order):
     call instead of this workload's value (a reference's eps argument, which workloads vary: SOL L2 023's 1e-5 and
     1e-6), and one of the stage's inputs."""
     numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
+    # (a scalar some stage already reads by name is that stage's: SOL L2 035's GRN eps beside the layer norm's)
+    read = {n for one in stages for n in one.get("inputs") or [] if one.get("operands", {}).get("eps") != n}
     for one in stages:
         eps = one.get("eps") if one.get("family") == "rowop" else (one.get("norm") or {}).get("eps") \
             if one.get("family") == "norm" else None
         if eps is None or "operands" not in one:
             continue
-        same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == eps]
+        same = [name for v, num, name in zip(args, numbers, order) if num and float(v) == eps and name not in read]
         if len(same) == 1:
             one["operands"]["eps"] = same[0]
             if "inputs" in one and same[0] not in one["inputs"]:
@@ -2388,22 +2390,41 @@ def recognize_graph(torch, task, budget=None):
             # A scalar input traced as the number it was (SOL's `grad * scaling`): traced again as a 0-d tensor it
             # stays an input that a stage reads by name; with the value and with one of the other sign, and only
             # when both read alike (a branch on the value in Python reads as two different graphs).
-            def as_tensors(flip):
-                return [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32) if num else v
-                        for v, num in zip(args, nums)]
-            try:
-                got = [multi_output(graph_of(as_tensors(flip)), len(args), len(args), order, list(task.outputs))
-                       for flip in (False, True)]
+            def as_tensors(flip, which=None):
+                return [torch.tensor(-float(v) - 1.5 if flip else float(v), dtype=torch.float32)
+                        if num and (which is None or name in which) else v
+                        for v, num, name in zip(args, nums, order)]
+
+            def read_alike(which=None):   # the reading with those scalars as tensors, when both traces agree
+                got = [multi_output(graph_of(as_tensors(flip, which)), len(args), len(args), order,
+                                    list(task.outputs)) for flip in (False, True)]
                 if "why" not in got[0] and json.dumps(got[0], sort_keys=True) == json.dumps(got[1], sort_keys=True):
-                    many = got[0]
+                    return got[0]
+                return None
+            try:
+                alike = read_alike()
+                if alike is not None:
+                    many = alike
                     # a scalar no stage reads in either trace (SOL L1 051's rms_norm_eps, taken and unused): no
                     # branch on it either, so the chain may leave it unread (khive.op.unread_scalars)
                     read = {n for st in many.get("stages") or [] for n in st.get("inputs", [])}
                     unread = [name for num, name in zip(nums, order) if num and name not in read]
                     if unread:
                         many["unread_scalars"] = unread
-            except Exception:  # noqa: BLE001 - the code wants a number there: the first reading stands
-                pass
+            except Exception:  # noqa: BLE001 - the code wants a number there: one scalar at a time below
+                # Some op wants a Python number (a layer norm's eps): each unread scalar as a tensor alone, kept where
+                # both traces read alike (SOL L2 035's GRN eps beside the layer norm's), while the traces are quick.
+                which = set()
+                for num, name in zip(nums, order):
+                    if not num or name in read or traced_s * 2 * (len(which) + 1) > 60:
+                        continue
+                    try:
+                        alike = read_alike(which | {name})
+                    except Exception:  # noqa: BLE001 - this one stays a number
+                        continue
+                    if alike is not None:
+                        which.add(name)
+                        many = alike
         if "why" in many:
             return dict(r, why=many["why"])
         _scalar_eps(many.get("stages") or [], args, order)

@@ -219,11 +219,11 @@ class CutOneOutput(unittest.TestCase):
 
     def test_a_norms_eps_argument_is_named_as_its_operand(self):
         # relu(group_norm(x, eps=eps)): the norm stage's eps is the scalar input of that value, which the binding reads
-        # per call (SOL L1 002, L2 023: 1e-6 on some workloads, 1e-5 on others); a second scalar of the same value
-        # leaves it a number (which one is not known)
+        # per call (SOL L1 002, L2 023: 1e-6 on some workloads, 1e-5 on others); a second norm's scalar of the same
+        # value leaves both numbers (which is which is not known)
         from khive_torch.recognize import recognize
         axes = {"N": {"type": "var"}, "C": {"type": "const", "value": 4}, "L": {"type": "var"}}
-        for extra in ((), ("scale",)):
+        for extra in ((), ("eps2",)):
             ins = {"x": {"shape": ["N", "C", "L"], "dtype": "float32"}, "w": {"shape": ["C"], "dtype": "float32"},
                    "b": {"shape": ["C"], "dtype": "float32"}, "eps": {"shape": None, "dtype": "float32"}}
             body = "    return torch.relu(F.group_norm(x, 2, w, b, eps=eps))\n"
@@ -231,7 +231,7 @@ class CutOneOutput(unittest.TestCase):
             for e in extra:
                 ins[e] = {"shape": None, "dtype": "float32"}
                 values[e] = 1e-3
-                body = "    return torch.relu(F.group_norm(x, 2, w, b, eps=eps)) * scale * 1000.0\n"
+                body = "    return F.group_norm(torch.relu(F.group_norm(x, 2, w, b, eps=eps)), 4, eps=eps2)\n"
             d = {"name": f"gn_eps{len(extra)}", "axes": axes, "inputs": ins,
                  "outputs": {"y": {"shape": ["N", "C", "L"], "dtype": "float32"}},
                  "reference": "import torch\nimport torch.nn.functional as F\n\ndef run("
@@ -246,8 +246,10 @@ class CutOneOutput(unittest.TestCase):
             norm = r["stages"][0]
             self.assertEqual((norm["family"], norm["norm"]["eps"], norm["norm"]["groups"]), ("norm", 1e-3, 2), norm)
             if extra:
-                self.assertNotIn("eps", norm["operands"])
-                self.assertNotIn("eps", norm["inputs"])
+                self.assertEqual([s["family"] for s in r["stages"]], ["norm", "elementwise", "norm"])
+                for st in (r["stages"][0], r["stages"][2]):
+                    self.assertNotIn("eps", st["operands"])
+                    self.assertFalse({"eps", "eps2"} & set(st["inputs"]))
             else:
                 self.assertEqual(norm["operands"]["eps"], "eps")
                 self.assertIn("eps", norm["inputs"])
@@ -286,6 +288,32 @@ class CutOneOutput(unittest.TestCase):
         st = self.assert_cut(d, {"B": 2, "H": 3, "W": 2}, sizes, ["norm", "elementwise"], atol=1e-7)
         self.assertEqual((st[0]["output"], st[0]["norm"]["axes"]), ("khive_t1", [3]))
         self.assertEqual(st[1]["inputs"], ["khive_t1"])
+
+    def test_scalars_a_norm_wants_as_numbers_are_traced_as_tensors_one_at_a_time(self):
+        # a layer norm's eps must be a Python number, so tracing every scalar as a tensor at once fails; each alone:
+        # the pointwise stage's eps is read by name, and the norm's eps (of the same value) is then the other one
+        from khive_torch.recognize import recognize
+        axes = {"T": {"type": "var"}, "C": {"type": "const", "value": 6}}
+        ins = {"x": {"shape": ["T", "C"], "dtype": "float32"}, "w": {"shape": ["C"], "dtype": "float32"},
+               "b": {"shape": ["C"], "dtype": "float32"}, "eps": {"shape": None, "dtype": "float32"},
+               "ln_eps": {"shape": None, "dtype": "float32"}}
+        d = {"name": "two_eps", "axes": axes, "inputs": ins, "outputs": {"y": {"shape": ["T", "C"], "dtype": "float32"}},
+             "reference": "import torch\nimport torch.nn.functional as F\n\ndef run(x, w, b, eps, ln_eps):\n"
+                          "    t = F.layer_norm(x, (6,), w, b, eps=ln_eps)\n"
+                          "    return t / (t.abs().mean(dim=-1, keepdim=True) + eps)\n"}
+        folder = self.root / "two_eps"
+        folder.mkdir()
+        (folder / "definition.json").write_text(json.dumps(d))
+        (folder / "workload.jsonl").write_text(json.dumps({"uuid": "w", "axes": {"T": 3}, "inputs": {
+            "eps": {"type": "scalar", "value": 1e-3}, "ln_eps": {"type": "scalar", "value": 1e-3}}}) + "\n")
+        r = recognize(torch, load_task(folder))
+        self.assertEqual(r.get("op"), "chain", r)
+        fams = [s["family"] for s in r["stages"]]
+        self.assertEqual(fams, ["norm", "elementwise", "reduce", "elementwise"], r["stages"])
+        self.assertEqual(r["stages"][0]["operands"].get("eps"), "ln_eps")
+        self.assertIn("eps", r["stages"][-1]["inputs"])
+        self.assertRegex(r["stages"][-1]["expression"], r"\beps\b")
+        self.assertNotIn("unread_scalars", r)
 
     def test_what_no_stage_computes_stays_refused_with_the_reason(self):
         axes = {"T": {"type": "var"}, "H": {"type": "var"}}
