@@ -2040,6 +2040,27 @@ def multi_output(graph, n_tensor_inputs, n_inputs, names, out_names):
     return {"op": "chain", "family": "chain", "stages": stages}
 
 
+def _written_in_place(graph):
+    """The name of an in-place op (copy_, masked_fill_, index_put_, ...) whose result nothing reads and that writes
+    into the cone of a returned value (a buffer built with zeros_like, then filled slice by slice); None when there
+    is none. The stages are read from the values' cones, which such a write bypasses: the cut would miss it."""
+    from .recognize_view import VIEW_OPS
+    live = set()
+    for v in _returned_values(graph):
+        if hasattr(v, "op"):
+            live |= _live(v)
+    for n in graph.nodes:
+        k = _name(n.target) if n.op == "call_function" else ""
+        if not k.endswith("_") or k in CONSTRUCTION or n.users or not n.args or not hasattr(n.args[0], "op"):
+            continue
+        base = n.args[0]
+        while base.op == "call_function" and _name(base.target) in LAYOUT | VIEW_OPS and base.args:
+            base = base.args[0]
+        if base in live:
+            return k
+    return None
+
+
 def _cut_as_graph(r):
     """Whether a reference of one output that classify() read as `r` is cut as a graph of stages (dag_stages), as
     references of several outputs are: when no family binds it as it is and it is no line of stages (a reduction
@@ -2382,6 +2403,10 @@ def recognize_graph(torch, task, budget=None):
     if len(task.outputs) > 1 or _cut_as_graph(r):
         # several outputs, or one that no family and no line of stages reads: a chain whose stages write them
         # (multi_output; for one output, the graph cut of recognize_dag.py)
+        inplace = _written_in_place(graph) if len(task.outputs) == 1 else None
+        if inplace is not None:
+            return dict(r, why=f"as a graph of stages: {inplace} writes in place into the value the reference returns "
+                                "(its stages are read from the value's ops, which that write bypasses)")
         many = multi_output(graph, n_tensor, len(args), order, list(task.outputs))
         nums = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in args]
         read = {n for st in many.get("stages") or [] for n in st.get("inputs", [])}

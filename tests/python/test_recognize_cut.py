@@ -323,6 +323,16 @@ class CutOneOutput(unittest.TestCase):
         r, _ = self.recognize(d, {"T": 3, "H": 8})
         self.assertNotEqual(r.get("op"), "chain", r)
         self.assertIn("as a graph of stages: an op that is no stage of a chain: var", r.get("why", ""))
+        # a buffer filled in place (zeros_like, then a slice assigned): the value's own ops are only the buffer, so a
+        # cut would read it as a copy of nothing the reference computes (SOL L2 060 was written as a one-stage copy)
+        d = _definition("filled", axes, {"x": ["T", "H"]}, {"y": ["T", "H"]},
+                        "    out = torch.zeros_like(x)\n"
+                        "    out[:, 1:] = x[:, 1:].exp().cumsum(1)\n"
+                        "    return out\n")
+        r, _ = self.recognize(d, {"T": 3, "H": 8})
+        self.assertNotEqual(r.get("op"), "chain", r)
+        self.assertIn("as a graph of stages: copy_ writes in place into the value the reference returns",
+                      r.get("why", ""))
         # a sort is no stage either
         d = _definition("sorted_minus_max", axes, {"x": ["T", "H"]}, {"y": ["T", "H"]},
                         "    return torch.sort(x, dim=-1).values - x.amax(-1, keepdim=True)\n")
