@@ -18,7 +18,7 @@ two-pass variance torch computes, each one stored.
 """
 __all__ = ["decomposed"]
 
-REWRITTEN = {"var", "std", "linalg_vector_norm"}
+REWRITTEN = {"var", "std", "linalg_vector_norm", "sum", "mean"}
 
 
 def _dims(node):
@@ -31,6 +31,11 @@ def _dims(node):
     rank = len(_shape(x) or ()) if hasattr(x, "meta") else 0
     if not rank or kw.get("dtype") is not None:
         return None
+    if n in ("sum", "mean"):
+        # sum.default / mean.default (every axis, a 0-d result): over the list of all axes
+        if str(node.target) not in ("aten.sum.default", "aten.mean.default") or len(args) > 1 or kw:
+            return None
+        return list(range(rank)), None, False
     if n in ("var", "std"):
         # var.correction(x, dim, *, correction, keepdim) (torch.var(..., unbiased=False)); var.dim(x, dim, unbiased,
         # keepdim)
@@ -120,7 +125,9 @@ def decomposed(graph):
         axes, extra, keep = todo[n]
         x = env[n.args[0]]
         k = _name(n.target)
-        if k in ("var", "std"):
+        if k in ("sum", "mean"):
+            r = call(aten.sum.dim_IntList if k == "sum" else aten.mean.dim, [x, axes, keep])
+        elif k in ("var", "std"):
             key = (n.args[0], tuple(axes))
             if key in means and means[key] in env:
                 m = env[means[key]]

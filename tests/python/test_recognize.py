@@ -321,6 +321,11 @@ class Recognize(unittest.TestCase):
                 self.assertNotIn("expression", r["stages"][0], tail)
                 self.assertIn("khive_t1", r["stages"][1]["views"], tail)
                 continue
+            if i == 1:   # the mean over every axis a reduce stage, added in the second convolution's epilogue
+                self.assertEqual([s["family"] for s in r["stages"]], ["conv", "reduce", "conv"], tail)
+                self.assertEqual((r["stages"][1]["op"], r["stages"][1]["dim"]), ("mean", [0, 1, 2, 3]), tail)
+                self.assertIn(r["stages"][1]["output"], r["stages"][2]["inputs"], tail)
+                continue
             self.assertEqual(r["family"], "conv", tail)
             self.assertNotIn("conv", r, tail)
 

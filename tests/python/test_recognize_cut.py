@@ -126,6 +126,15 @@ class CutOneOutput(unittest.TestCase):
         st = self.assert_cut(d, {"N": 3, "C": 8}, [{"N": 1, "C": 5}, {"N": 6, "C": 17}], ["elementwise", "reduce"])
         self.assertEqual((st[1]["op"], st[1]["dim"]), ("mean", -1))
 
+    def test_a_sum_over_every_axis_is_a_reduce_over_all_of_them(self):
+        # a squared error summed to one number (SOL L1 061's grad_gate): sum() with no dim is the sum over every axis
+        axes = {"N": {"type": "var"}, "C": {"type": "var"}}
+        d = _definition("sse", axes, {"x": ["N", "C"], "t": ["N", "C"]}, {"loss": []},
+                        "    return ((x - t) ** 2).sum() * 0.5\n")
+        st = self.assert_cut(d, {"N": 3, "C": 8}, [{"N": 1, "C": 5}, {"N": 6, "C": 17}],
+                             ["elementwise", "reduce", "elementwise"])
+        self.assertEqual((st[1]["op"], st[1]["dim"], st[1].get("flags")), ("sum", [0, 1], None))
+
     def test_a_layer_norm_written_with_a_population_variance_is_two_means_and_pointwise_stages(self):
         # var(unbiased=False) is the mean of the squared difference from the mean: the reference's own mean is the
         # variance's first pass, stored once
