@@ -8,6 +8,7 @@ and each is a mean or a sum of a pointwise value of its input.
   std(x, dims, correction=0, keepdim)   sqrt(the same)
   linalg_vector_norm(x, 2, dims, keepdim)   sqrt(sum(x * x, dims, keepdim))
   linalg_vector_norm(x, 1, dims, keepdim)   sum(|x|, dims, keepdim)
+  sum(x), mean(x)                       sum / mean over the list of every axis (a 0-d result)
 
 Only a population variance (correction 0) is rewritten: an unbiased one divides by N - 1, and N, the count of the
 reduced elements, is a number of the traced workload that an expression would bake in. A reduction over every axis
