@@ -107,6 +107,27 @@ std::string softcap_harness(const std::vector<std::array<long, 3>>& sizes) {
   return h + "  std::printf(\"bad %ld\\n\", bad);\n  return 0;\n}\n";
 }
 
+// The CPU chain `task` binds to, rendered at its default point, must pass the harness `h`; the same template
+// rendered for `planted` (one stage's formula wrong) must fail it. Returns the template's name.
+std::string expect_exact_and_planted_caught(const Task& task, const Task& planted, const std::string& h,
+                                            const std::string& tag) {
+  std::string why;
+  auto b = infer_binding(task, &why);
+  auto pb = infer_binding(planted, &why);
+  if (!b || !pb) {
+    ADD_FAILURE() << tag << ": " << why;
+    return "";
+  }
+  const BoundTask bt = bind_task(task, Backend::cpu, *b);
+  const Template& t = *applicable_templates(repo_library(), bt).front();
+  EXPECT_EQ(run_cpu_kernel(generate_prelude(task, Backend::cpu) + render(t, bt, t.default_point()), h, tag), "bad 0\n");
+  const BoundTask pbt = bind_task(planted, Backend::cpu, *pb);
+  EXPECT_NE(
+      run_cpu_kernel(generate_prelude(planted, Backend::cpu) + render(t, pbt, t.default_point()), h, tag + "-planted"),
+      "bad 0\n");
+  return t.name;
+}
+
 }  // namespace
 
 TEST(ReductionCut, ASoftmaxBackwardIsAProductARowSumAndAStageReadingItBroadcast) {
@@ -120,20 +141,11 @@ TEST(ReductionCut, ASoftmaxBackwardIsAProductARowSumAndAStageReadingItBroadcast)
   EXPECT_EQ(st[1]["family"], "reduce");
   EXPECT_EQ(st[1]["keepdim"], true);
   for (Backend be : {Backend::cpu, Backend::cuda}) EXPECT_EQ(bind_task(task, be, *b).stages.size(), 3u);
-  const BoundTask bt = bind_task(task, Backend::cpu, *b);
-  const Template& t = *applicable_templates(repo_library(), bt).front();
-  EXPECT_EQ(t.name, "chain:elementwise.cpu+reduce.cpu+elementwise.cpu");
-  const std::string h = softmax_back_harness({{1, 1, 1}, {2, 3, 7}, {1, 2, 130}, {3, 1, 41}});
-  EXPECT_EQ(run_cpu_kernel(generate_prelude(task, Backend::cpu) + render(t, bt, t.default_point()), h, "smb"),
-            "bad 0\n");
   // Planted: the last stage off by 1e-3 times the row sum it reads must fail the check.
-  const Task planted = softmax_back(softmax_back_op("((y * (g - khive_t2)) * 0.125f + 1e-3f * khive_t2)"));
-  auto pb = infer_binding(planted, &why);
-  ASSERT_TRUE(pb) << why;
-  const BoundTask pbt = bind_task(planted, Backend::cpu, *pb);
-  EXPECT_NE(
-      run_cpu_kernel(generate_prelude(planted, Backend::cpu) + render(t, pbt, t.default_point()), h, "smb-planted"),
-      "bad 0\n");
+  EXPECT_EQ(expect_exact_and_planted_caught(
+                task, softmax_back(softmax_back_op("((y * (g - khive_t2)) * 0.125f + 1e-3f * khive_t2)")),
+                softmax_back_harness({{1, 1, 1}, {2, 3, 7}, {1, 2, 130}, {3, 1, 41}}), "smb"),
+            "chain:elementwise.cpu+reduce.cpu+elementwise.cpu");
 }
 
 TEST(ReductionCut, ASoftmaxAfterPointwiseOpsBindsInBf16AndMatchesInFloat32) {
@@ -152,22 +164,11 @@ TEST(ReductionCut, ASoftmaxAfterPointwiseOpsBindsInBf16AndMatchesInFloat32) {
     ASSERT_EQ(bt.stages.size(), 2u);
     EXPECT_EQ(bt.stages[1].dtype, "bfloat16");
   }
-  // float32: the rendered chain against the formula
-  const Task f = softcap(softcap_op());
-  auto fb = infer_binding(f, &why);
-  ASSERT_TRUE(fb) << why;
-  const BoundTask bt = bind_task(f, Backend::cpu, *fb);
-  const Template& t = *applicable_templates(repo_library(), bt).front();
-  const std::string h = softcap_harness({{1, 1, 1}, {2, 3, 9}, {1, 2, 200}});
-  EXPECT_EQ(run_cpu_kernel(generate_prelude(f, Backend::cpu) + render(t, bt, t.default_point()), h, "softcap"),
-            "bad 0\n");
-  const Task planted = softcap(softcap_op("(tanhf((x / 30.0f)) * 29.0f)"));
-  auto pb = infer_binding(planted, &why);
-  ASSERT_TRUE(pb) << why;
-  const BoundTask pbt = bind_task(planted, Backend::cpu, *pb);
-  EXPECT_NE(
-      run_cpu_kernel(generate_prelude(planted, Backend::cpu) + render(t, pbt, t.default_point()), h, "softcap-planted"),
-      "bad 0\n");
+  // float32: the rendered chain against the formula; a planted wrong cap must fail it
+  EXPECT_FALSE(expect_exact_and_planted_caught(softcap(softcap_op()),
+                                               softcap(softcap_op("(tanhf((x / 30.0f)) * 29.0f)")),
+                                               softcap_harness({{1, 1, 1}, {2, 3, 9}, {1, 2, 200}}), "softcap")
+                   .empty());
 }
 
 TEST(ReductionCut, ASoftmaxOfAnotherOutputTypeIsRefused) {
